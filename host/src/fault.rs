@@ -1,0 +1,206 @@
+//! The errors a client can see: every SWF fault of the model and the generic AWS JSON errors.
+//!
+//! Everything that fails a request ends up as a [`Fault`]; `api::response` is the one place that
+//! turns a fault into HTTP. Messages follow what AWS sends (see spec §1.5), because people search
+//! for them.
+
+use std::fmt::{self, Write as _};
+
+/// An error answered to the client.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum Fault {
+    /// The named resource does not exist in the scope of the operation (or is no longer usable).
+    #[error("{0}")]
+    UnknownResource(String),
+    /// A type with this name and version exists, or an undeprecated type was undeprecated.
+    #[error("{0}")]
+    TypeAlreadyExists(String),
+    /// A domain with this name exists, or a registered domain was undeprecated.
+    #[error("{0}")]
+    DomainAlreadyExists(String),
+    /// The domain is deprecated.
+    #[error("{0}")]
+    DomainDeprecated(String),
+    /// The type is deprecated.
+    #[error("{0}")]
+    TypeDeprecated(String),
+    /// Only a deprecated type can be deleted.
+    #[error("{0}")]
+    TypeNotDeprecated(String),
+    /// An open execution with this workflow id already exists in the domain.
+    #[expect(
+        dead_code,
+        reason = "raised by StartWorkflowExecution, which comes next"
+    )]
+    #[error("{0}")]
+    WorkflowExecutionAlreadyStarted(String),
+    /// A required parameter was given neither in the request nor as a type default.
+    #[expect(
+        dead_code,
+        reason = "raised by StartWorkflowExecution, which comes next"
+    )]
+    #[error("{0}")]
+    DefaultUndefined(String),
+    /// A documented limit was reached.
+    #[error("{0}")]
+    LimitExceeded(String),
+    /// The caller may not do this. SWF raises it for IAM denials; Weft has no IAM (spec §8.17).
+    #[expect(
+        dead_code,
+        reason = "modeled for completeness; Weft has no IAM policies"
+    )]
+    #[error("{0}")]
+    OperationNotPermitted(String),
+    /// A domain would carry more tags than allowed.
+    #[error("{0}")]
+    TooManyTags(String),
+    /// The input breaks a constraint of the model or an SWF rule checked before any change.
+    #[error("{0}")]
+    Validation(String),
+    /// The body is not JSON, or a member has the wrong JSON type.
+    #[error("{0}")]
+    Serialization(String),
+    /// `X-Amz-Target` names no SWF operation.
+    #[error("{0}")]
+    UnknownOperation(String),
+    /// A recognised operation that this build does not provide yet.
+    #[error("{0}")]
+    NotImplemented(String),
+    /// The request body is larger than the service accepts.
+    #[error("{0}")]
+    RequestTooLarge(String),
+    /// A bug or a storage failure. The detail is logged, never sent to the client.
+    #[error("internal failure: {0}")]
+    Internal(String),
+}
+
+impl Fault {
+    /// The error code clients see (the part of `__type` after `#`).
+    pub(crate) fn code(&self) -> &'static str {
+        match self {
+            Fault::UnknownResource(_) => "UnknownResourceFault",
+            Fault::TypeAlreadyExists(_) => "TypeAlreadyExistsFault",
+            Fault::DomainAlreadyExists(_) => "DomainAlreadyExistsFault",
+            Fault::DomainDeprecated(_) => "DomainDeprecatedFault",
+            Fault::TypeDeprecated(_) => "TypeDeprecatedFault",
+            Fault::TypeNotDeprecated(_) => "TypeNotDeprecatedFault",
+            Fault::WorkflowExecutionAlreadyStarted(_) => "WorkflowExecutionAlreadyStartedFault",
+            Fault::DefaultUndefined(_) => "DefaultUndefinedFault",
+            Fault::LimitExceeded(_) => "LimitExceededFault",
+            Fault::OperationNotPermitted(_) => "OperationNotPermittedFault",
+            Fault::TooManyTags(_) => "TooManyTagsFault",
+            Fault::Validation(_) => "ValidationException",
+            Fault::Serialization(_) => "SerializationException",
+            Fault::UnknownOperation(_) => "UnknownOperationException",
+            Fault::NotImplemented(_) => "NotImplemented",
+            Fault::RequestTooLarge(_) => "RequestEntityTooLargeException",
+            Fault::Internal(_) => "InternalFailure",
+        }
+    }
+
+    /// The namespace that prefixes the code in `__type`, as the real service sends it.
+    pub(crate) fn namespace(&self) -> &'static str {
+        match self {
+            Fault::Validation(_) => "com.amazon.coral.validate",
+            Fault::Serialization(_)
+            | Fault::UnknownOperation(_)
+            | Fault::NotImplemented(_)
+            | Fault::RequestTooLarge(_)
+            | Fault::Internal(_) => "com.amazon.coral.service",
+            _ => "com.amazonaws.swf.base.model",
+        }
+    }
+
+    /// The message sent to the client. Internal detail stays in the log.
+    pub(crate) fn client_message(&self) -> String {
+        match self {
+            Fault::Internal(_) => "The request processing has failed because of an unknown error, \
+                                   exception or failure."
+                .to_owned(),
+            other => other.to_string(),
+        }
+    }
+
+    /// An internal failure carrying `detail` for the log.
+    pub(crate) fn internal(detail: impl fmt::Display) -> Self {
+        Fault::Internal(detail.to_string())
+    }
+}
+
+/// Collects constraint violations and renders them the way AWS's front end does:
+/// `2 validation errors detected: Value 'x' at 'name' failed to satisfy constraint: ...; Value ...`.
+#[derive(Debug, Default)]
+pub(crate) struct Violations(Vec<String>);
+
+/// How much of an offending value a message quotes; the rest is elided.
+const QUOTED_VALUE_CHARS: usize = 128;
+
+impl Violations {
+    /// Records that the value at `path` breaks `constraint`. `value` is `None` for a missing member.
+    pub(crate) fn add(&mut self, path: &str, value: Option<&str>, constraint: impl fmt::Display) {
+        let mut line = String::from("Value ");
+        match value {
+            None => line.push_str("null"),
+            Some(v) => {
+                line.push('\'');
+                line.extend(v.chars().take(QUOTED_VALUE_CHARS));
+                if v.chars().nth(QUOTED_VALUE_CHARS).is_some() {
+                    line.push_str("...");
+                }
+                line.push('\'');
+            }
+        }
+        let _ = write!(
+            line,
+            " at '{path}' failed to satisfy constraint: {constraint}"
+        );
+        self.0.push(line);
+    }
+
+    /// `Ok` if nothing was recorded, else the `ValidationException` listing every violation.
+    pub(crate) fn finish(self) -> Result<(), Fault> {
+        match self.0.len() {
+            0 => Ok(()),
+            n => Err(Fault::Validation(format!(
+                "{n} validation error{} detected: {}",
+                if n == 1 { "" } else { "s" },
+                self.0.join("; ")
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn violations_render_like_coral() {
+        let mut v = Violations::default();
+        v.add("name", None, "Member must not be null");
+        assert_eq!(
+            v.finish().unwrap_err(),
+            Fault::Validation(
+                "1 validation error detected: Value null at 'name' failed to satisfy constraint: \
+                 Member must not be null"
+                    .into()
+            )
+        );
+
+        let mut v = Violations::default();
+        v.add("a", Some("x"), "c1");
+        v.add("b.1.member", Some(&"y".repeat(200)), "c2");
+        let Fault::Validation(msg) = v.finish().unwrap_err() else {
+            panic!("not a validation fault")
+        };
+        assert!(msg.starts_with("2 validation errors detected: Value 'x' at 'a' failed"));
+        assert!(msg.contains(&format!("; Value '{}...' at 'b.1.member'", "y".repeat(128))));
+    }
+
+    #[test]
+    fn internal_detail_is_not_sent() {
+        let f = Fault::internal("disk on fire");
+        assert!(!f.client_message().contains("disk"));
+        assert_eq!(f.code(), "InternalFailure");
+    }
+}
