@@ -1,0 +1,67 @@
+//! How a Weft service is set up.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::clock::{Clock, SystemClock};
+
+/// Everything `Weft::open` needs.
+#[derive(Clone)]
+pub struct Config {
+    /// The directory holding the database; created if missing.
+    pub data_dir: PathBuf,
+    /// How long a long poll waits for a task before answering empty (AWS: 60 s).
+    pub poll_timeout: Duration,
+    /// The account id in ARNs; every caller acts as this account.
+    pub account_id: String,
+    /// The numeric limits SWF documents, adjustable for tests and benchmarks.
+    pub limits: Limits,
+    /// Where "now" comes from.
+    pub clock: Arc<dyn Clock>,
+}
+
+impl Config {
+    /// The defaults, with the data in `data_dir`.
+    pub fn new(data_dir: impl Into<PathBuf>) -> Self {
+        Config {
+            data_dir: data_dir.into(),
+            poll_timeout: Duration::from_secs(60),
+            account_id: DEFAULT_ACCOUNT_ID.to_owned(),
+            limits: Limits::default(),
+            clock: Arc::new(SystemClock),
+        }
+    }
+}
+
+/// The account id used when none is configured.
+pub const DEFAULT_ACCOUNT_ID: &str = "000000000000";
+
+/// SWF's documented limits (spec §8.16). The defaults are AWS's values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Registered plus deprecated domains per account and region.
+    pub max_domains: usize,
+    /// Registered plus deprecated workflow types, and likewise activity types, per domain.
+    pub max_types_per_kind: usize,
+    /// Tags on one domain.
+    pub max_domain_tags: usize,
+    /// Bytes in one request body.
+    pub max_request_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_domains: 100,
+            max_types_per_kind: 10_000,
+            max_domain_tags: 50,
+            max_request_bytes: 1024 * 1024,
+        }
+    }
+}
+
+/// Whether `id` is usable as an account id: AWS account ids are 12 digits.
+pub(crate) fn is_account_id(id: &str) -> bool {
+    id.len() == 12 && id.bytes().all(|b| b.is_ascii_digit())
+}

@@ -1,0 +1,20 @@
+//! The SWF domain model: wire shapes shared by operations, the rules the model states only in
+//! prose, and the records the store keeps.
+
+mod domain;
+mod rules;
+mod shapes;
+mod types;
+
+pub(crate) use domain::{Domain, DomainArn};
+pub(crate) use shapes::{ChildPolicy, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName};
+pub(crate) use types::{ActivityKind, Kind, TypeKind, TypeRecord, WorkflowKind};
+
+/// Everything a caller can see lives in one scope: an AWS account in one region, as on AWS.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Scope {
+    /// The 12-digit account id.
+    pub(crate) account: String,
+    /// The region from the request's SigV4 credential scope.
+    pub(crate) region: String,
+}

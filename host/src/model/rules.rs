@@ -1,0 +1,237 @@
+//! The input rules that the model states only in prose (spec §3): names, durations, priorities,
+//! retention and tag characters. Each check adds to a [`Violations`] in AWS's message format.
+
+use crate::fault::Violations;
+
+use super::ResourceTag;
+
+/// The longest duration SWF accepts anywhere: one year.
+const MAX_DURATION_SECS: u32 = 31_536_000;
+
+/// The longest retention period a domain may have, in days.
+const MAX_RETENTION_DAYS: u32 = 90;
+
+/// A duration member: whole seconds, or `NONE` for no limit where the member allows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Timeout {
+    /// No limit.
+    None,
+    /// A limit of this many seconds.
+    Seconds(u32),
+}
+
+impl Timeout {
+    /// Parses a duration string; `None` if it is neither `NONE` nor 0..=one year of seconds.
+    pub(crate) fn parse(s: &str) -> Option<Timeout> {
+        if s == "NONE" {
+            return Some(Timeout::None);
+        }
+        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        s.parse()
+            .ok()
+            .filter(|&n| n <= MAX_DURATION_SECS)
+            .map(Timeout::Seconds)
+    }
+}
+
+/// Whether a duration member accepts `NONE`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NoneAllowed {
+    Yes,
+    No,
+}
+
+/// The constraint AWS quotes for tag keys and values.
+const TAG_PATTERN: &str =
+    "Member must satisfy regular expression pattern: ^([\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]*)$";
+
+impl Violations {
+    /// NAME-RULE with TRIM, for names given when something is created: no `:`, `/`, `|` or
+    /// control characters, no leading or trailing whitespace, and not the literal `arn`.
+    pub(crate) fn name(&mut self, path: &str, value: &str) {
+        let problem = if value == "arn" {
+            "Member must not be the literal string 'arn'".to_owned()
+        } else if value.starts_with(char::is_whitespace) || value.ends_with(char::is_whitespace) {
+            "Member must not start or end with whitespace".to_owned()
+        } else if let Some(c) = value.chars().find(|&c| matches!(c, ':' | '/' | '|')) {
+            format!("Member must not contain '{c}'")
+        } else if value.chars().any(is_control) {
+            "Member must not contain control characters (\\u0000-\\u001f, \\u007f-\\u009f)"
+                .to_owned()
+        } else {
+            return;
+        };
+        self.add(path, Some(value), problem);
+    }
+
+    /// A duration member, if present.
+    pub(crate) fn duration(&mut self, path: &str, value: Option<&str>, none: NoneAllowed) {
+        let Some(value) = value else { return };
+        match Timeout::parse(value) {
+            Some(Timeout::None) if none == NoneAllowed::No => {
+                self.add(path, Some(value), "Member must not be NONE");
+            }
+            Some(_) => {}
+            None => self.add(
+                path,
+                Some(value),
+                format_args!(
+                    "Member must be a whole number of seconds from 0 to {MAX_DURATION_SECS}{}",
+                    if none == NoneAllowed::Yes {
+                        ", or NONE"
+                    } else {
+                        ""
+                    }
+                ),
+            ),
+        }
+    }
+
+    /// A task priority, if present: a signed 32-bit integer in a string.
+    pub(crate) fn priority(&mut self, path: &str, value: Option<&str>) {
+        if let Some(value) = value.filter(|v| v.parse::<i32>().is_err()) {
+            self.add(
+                path,
+                Some(value),
+                format_args!(
+                    "Member must be an integer from {} to {}",
+                    i32::MIN,
+                    i32::MAX
+                ),
+            );
+        }
+    }
+
+    /// A domain's retention period: `NONE`, or 0 to 90 days.
+    pub(crate) fn retention(&mut self, path: &str, value: &str) {
+        let valid = value == "NONE"
+            || (value.bytes().all(|b| b.is_ascii_digit())
+                && value
+                    .parse::<u32>()
+                    .is_ok_and(|days| days <= MAX_RETENTION_DAYS));
+        if !valid {
+            self.add(
+                path,
+                Some(value),
+                format_args!(
+                    "Member must be NONE or a number of days from 0 to {MAX_RETENTION_DAYS}"
+                ),
+            );
+        }
+    }
+
+    /// TAG-CHARS on each key and value of a list of resource tags.
+    pub(crate) fn resource_tags(&mut self, path: &str, tags: &[ResourceTag]) {
+        for (i, tag) in tags.iter().enumerate() {
+            if !tag.key.chars().all(is_tag_char) {
+                self.add(
+                    &format!("{path}.{}.member.key", i + 1),
+                    Some(&tag.key),
+                    TAG_PATTERN,
+                );
+            }
+            if let Some(value) = tag.value.as_deref().filter(|v| !v.chars().all(is_tag_char)) {
+                self.add(
+                    &format!("{path}.{}.member.value", i + 1),
+                    Some(value),
+                    TAG_PATTERN,
+                );
+            }
+        }
+    }
+}
+
+fn is_control(c: char) -> bool {
+    matches!(c, '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
+}
+
+/// Unicode letters, numbers, space separators, and `_ . : / = + - @`.
+fn is_tag_char(c: char) -> bool {
+    c.is_alphabetic()
+        || c.is_numeric()
+        || (c.is_whitespace() && !c.is_control())
+        || matches!(c, '_' | '.' | ':' | '/' | '=' | '+' | '-' | '@')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn violations(f: impl FnOnce(&mut Violations)) -> usize {
+        let mut v = Violations::default();
+        f(&mut v);
+        match v.finish() {
+            Ok(()) => 0,
+            Err(e) => e.to_string().split("; ").count(),
+        }
+    }
+
+    #[test]
+    fn names() {
+        for ok in ["d", "my-domain_1.x", "名前", "a b"] {
+            assert_eq!(violations(|v| v.name("name", ok)), 0, "{ok}");
+        }
+        for bad in [
+            "arn", "a:b", "a/b", "a|b", " a", "a ", "a\tb", "a\u{85}b", "\n",
+        ] {
+            assert_eq!(violations(|v| v.name("name", bad)), 1, "{bad:?}");
+        }
+        // Only the literal string is reserved.
+        assert_eq!(violations(|v| v.name("name", "arn1")), 0);
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(Timeout::parse("NONE"), Some(Timeout::None));
+        assert_eq!(Timeout::parse("0"), Some(Timeout::Seconds(0)));
+        assert_eq!(
+            Timeout::parse("31536000"),
+            Some(Timeout::Seconds(31_536_000))
+        );
+        for bad in ["31536001", "-1", "1.5", "none", "", " 5", "+5"] {
+            assert_eq!(Timeout::parse(bad), None, "{bad:?}");
+        }
+        assert_eq!(
+            violations(|v| v.duration("t", Some("NONE"), NoneAllowed::Yes)),
+            0
+        );
+        assert_eq!(
+            violations(|v| v.duration("t", Some("NONE"), NoneAllowed::No)),
+            1
+        );
+        assert_eq!(violations(|v| v.duration("t", None, NoneAllowed::No)), 0);
+    }
+
+    #[test]
+    fn priorities_and_retention() {
+        for ok in ["0", "-20", "2147483647", "-2147483648"] {
+            assert_eq!(violations(|v| v.priority("p", Some(ok))), 0, "{ok}");
+        }
+        for bad in ["2147483648", "high", "", "1.0"] {
+            assert_eq!(violations(|v| v.priority("p", Some(bad))), 1, "{bad:?}");
+        }
+        for ok in ["NONE", "0", "1", "90"] {
+            assert_eq!(violations(|v| v.retention("r", ok)), 0, "{ok}");
+        }
+        for bad in ["91", "-1", "none", "1d", "99999999"] {
+            assert_eq!(violations(|v| v.retention("r", bad)), 1, "{bad}");
+        }
+    }
+
+    #[test]
+    fn tag_characters() {
+        let tag = |k: &str, v: Option<&str>| ResourceTag {
+            key: k.into(),
+            value: v.map(Into::into),
+        };
+        let ok = [
+            tag("team", Some("a b_c.d:e/f=g+h-i@j")),
+            tag("Ünïcödé 42", None),
+        ];
+        assert_eq!(violations(|v| v.resource_tags("tags", &ok)), 0);
+        let bad = [tag("a#b", Some("ok")), tag("ok", Some("new\nline"))];
+        assert_eq!(violations(|v| v.resource_tags("tags", &bad)), 2);
+    }
+}

@@ -1,0 +1,293 @@
+//! Typed access to the tables: SWF-named reads shared by read snapshots and the write
+//! transaction, and the writes that only the writer performs.
+
+use std::ops::Bound;
+
+use redb::{AccessGuard, Key, ReadableTable, StorageError, TableDefinition, Value};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::clock::Timestamp;
+use crate::model::{Domain, Scope, TypeKind, TypeName, TypeRecord};
+
+use super::StoreError;
+use super::tables::{DOMAINS, META, TYPES};
+
+/// A consistent read-only view of the store.
+pub(crate) struct ReadTx(pub(super) redb::ReadTransaction);
+
+/// The writer's transaction: every change of one batch of requests, committed together.
+pub(crate) struct WriteTx {
+    pub(super) txn: redb::WriteTransaction,
+    pub(super) now: Timestamp,
+}
+
+/// One page of a listing.
+#[derive(Debug)]
+pub(crate) struct Page<T> {
+    pub(crate) items: Vec<T>,
+    /// Whether more items follow the last one.
+    pub(crate) more: bool,
+}
+
+/// A type as listed: its name and version, and its record.
+pub(crate) type TypeEntry<C> = (TypeName, TypeRecord<C>);
+
+/// Where a listing starts and which way it reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cursor<P> {
+    /// The position of the last item of the previous page.
+    pub(crate) after: Option<P>,
+    pub(crate) reverse: bool,
+    pub(crate) limit: usize,
+}
+
+/// Opens tables for reading, in either kind of transaction.
+pub(crate) trait Snapshot {
+    /// Opens `def` for reading.
+    fn table<K: Key + 'static, V: Value + 'static>(
+        &self,
+        def: TableDefinition<K, V>,
+    ) -> Result<impl ReadableTable<K, V> + '_, StoreError>;
+}
+
+impl Snapshot for ReadTx {
+    fn table<K: Key + 'static, V: Value + 'static>(
+        &self,
+        def: TableDefinition<K, V>,
+    ) -> Result<impl ReadableTable<K, V> + '_, StoreError> {
+        Ok(self.0.open_table(def)?)
+    }
+}
+
+impl Snapshot for WriteTx {
+    fn table<K: Key + 'static, V: Value + 'static>(
+        &self,
+        def: TableDefinition<K, V>,
+    ) -> Result<impl ReadableTable<K, V> + '_, StoreError> {
+        Ok(self.txn.open_table(def)?)
+    }
+}
+
+/// The reads operations make, available in read snapshots and inside the writer.
+pub(crate) trait Reads: Snapshot {
+    /// The domain `name` in `scope`.
+    fn domain(&self, scope: &Scope, name: &str) -> Result<Option<Domain>, StoreError> {
+        let table = self.table(DOMAINS)?;
+        let value = table.get((scope.account.as_str(), scope.region.as_str(), name))?;
+        value.map(|v| decode("domains", v.value())).transpose()
+    }
+
+    /// A page of the domains in `scope` that `keep` accepts, in name order.
+    fn domains(
+        &self,
+        scope: &Scope,
+        cursor: Cursor<&str>,
+        keep: impl Fn(&Domain) -> bool,
+    ) -> Result<Page<Domain>, StoreError> {
+        let table = self.table(DOMAINS)?;
+        let (account, region) = (scope.account.as_str(), scope.region.as_str());
+        // `region + "\0"` is the least string above `region`: the end of this scope's range.
+        let next_region = format!("{region}\0");
+        let range = bounds(
+            (account, region, ""),
+            (account, next_region.as_str(), ""),
+            cursor.after.map(|name| (account, region, name)),
+            cursor.reverse,
+        );
+        scan(&table, range, cursor, |_, bytes| {
+            let domain: Domain = decode("domains", bytes)?;
+            Ok(keep(&domain).then_some(domain))
+        })
+    }
+
+    /// How many domains `scope` holds, counting no further than `cap`.
+    fn domain_count(&self, scope: &Scope, cap: usize) -> Result<usize, StoreError> {
+        let cursor = Cursor {
+            after: None,
+            reverse: false,
+            limit: cap,
+        };
+        let page = self.domains(scope, cursor, |_| true)?;
+        Ok(page.items.len())
+    }
+
+    /// The type `name`/`version` of kind `K` in the domain.
+    fn type_record<K: TypeKind>(
+        &self,
+        domain: &Domain,
+        name: &str,
+        version: &str,
+    ) -> Result<Option<TypeRecord<K::Config>>, StoreError> {
+        let table = self.table(TYPES)?;
+        let value = table.get((domain.id, K::KIND as u8, name, version))?;
+        value.map(|v| decode("types", v.value())).transpose()
+    }
+
+    /// A page of the domain's types of kind `K` (only those called `name`, if given) that `keep`
+    /// accepts, in (name, version) order.
+    fn types<K: TypeKind>(
+        &self,
+        domain: &Domain,
+        name: Option<&str>,
+        cursor: Cursor<(&str, &str)>,
+        keep: impl Fn(&TypeRecord<K::Config>) -> bool,
+    ) -> Result<Page<TypeEntry<K::Config>>, StoreError> {
+        let table = self.table(TYPES)?;
+        let (id, kind) = (domain.id, K::KIND as u8);
+        let name_end = name.map(|n| format!("{n}\0"));
+        let (lo, hi) = match (name, &name_end) {
+            (Some(name), Some(end)) => ((id, kind, name, ""), (id, kind, end.as_str(), "")),
+            _ => ((id, kind, "", ""), (id, kind + 1, "", "")),
+        };
+        let after = cursor.after.map(|(n, v)| (id, kind, n, v));
+        scan(
+            &table,
+            bounds(lo, hi, after, cursor.reverse),
+            cursor,
+            |key, bytes| {
+                let record: TypeRecord<K::Config> = decode("types", bytes)?;
+                let (_, _, name, version) = key.value();
+                Ok(keep(&record).then(|| {
+                    let name = TypeName {
+                        name: name.to_owned(),
+                        version: version.to_owned(),
+                    };
+                    (name, record)
+                }))
+            },
+        )
+    }
+}
+
+impl<T: Snapshot> Reads for T {}
+
+impl WriteTx {
+    /// The time of this batch: every change in it happens "now".
+    pub(crate) fn now(&self) -> Timestamp {
+        self.now
+    }
+
+    /// Allocates a number never handed out before.
+    pub(crate) fn next_id(&mut self) -> Result<u64, StoreError> {
+        let mut meta = self.txn.open_table(META)?;
+        let next = match meta.get("next_id")? {
+            Some(v) => {
+                u64::from_le_bytes(v.value().try_into().map_err(|_| StoreError::Corrupt {
+                    table: "meta",
+                    detail: "next_id is not a u64".into(),
+                })?)
+            }
+            None => 1,
+        };
+        meta.insert("next_id", &(next + 1).to_le_bytes()[..])?;
+        Ok(next)
+    }
+
+    /// Stores `domain` in `scope`, new or changed.
+    pub(crate) fn put_domain(&mut self, scope: &Scope, domain: &Domain) -> Result<(), StoreError> {
+        let mut table = self.txn.open_table(DOMAINS)?;
+        let key = (
+            scope.account.as_str(),
+            scope.region.as_str(),
+            domain.name.as_str(),
+        );
+        table.insert(key, encode(domain).as_slice())?;
+        Ok(())
+    }
+
+    /// Stores a type of kind `K`, new or changed.
+    pub(crate) fn put_type<K: TypeKind>(
+        &mut self,
+        domain: &Domain,
+        ty: &TypeName,
+        record: &TypeRecord<K::Config>,
+    ) -> Result<(), StoreError> {
+        let mut table = self.txn.open_table(TYPES)?;
+        let key = (
+            domain.id,
+            K::KIND as u8,
+            ty.name.as_str(),
+            ty.version.as_str(),
+        );
+        table.insert(key, encode(record).as_slice())?;
+        Ok(())
+    }
+
+    /// Removes a type of kind `K`.
+    pub(crate) fn delete_type<K: TypeKind>(
+        &mut self,
+        domain: &Domain,
+        ty: &TypeName,
+    ) -> Result<(), StoreError> {
+        let mut table = self.txn.open_table(TYPES)?;
+        table.remove((
+            domain.id,
+            K::KIND as u8,
+            ty.name.as_str(),
+            ty.version.as_str(),
+        ))?;
+        Ok(())
+    }
+}
+
+/// The range `[lo, hi)`, or the part of it beyond `after` in the reading direction.
+fn bounds<T>(lo: T, hi: T, after: Option<T>, reverse: bool) -> (Bound<T>, Bound<T>) {
+    match (after, reverse) {
+        (None, _) => (Bound::Included(lo), Bound::Excluded(hi)),
+        (Some(after), false) => (Bound::Excluded(after), Bound::Excluded(hi)),
+        (Some(after), true) => (Bound::Included(lo), Bound::Excluded(after)),
+    }
+}
+
+type Entry<'a, K> = Result<(AccessGuard<'a, K>, AccessGuard<'a, &'static [u8]>), StorageError>;
+
+/// Reads `range` in the cursor's direction, keeping what `pick` returns, until a page is full.
+fn scan<'r, K: Key + 'static, T>(
+    table: &impl ReadableTable<K, &'static [u8]>,
+    range: (Bound<K::SelfType<'r>>, Bound<K::SelfType<'r>>),
+    cursor: Cursor<impl Sized>,
+    mut pick: impl FnMut(AccessGuard<'_, K>, &[u8]) -> Result<Option<T>, StoreError>,
+) -> Result<Page<T>, StoreError> {
+    let mut page = Page {
+        items: Vec::new(),
+        more: false,
+    };
+    let mut visit = |entry: Entry<'_, K>| -> Result<bool, StoreError> {
+        let (key, value) = entry?;
+        if let Some(item) = pick(key, value.value())? {
+            if page.items.len() == cursor.limit {
+                page.more = true;
+                return Ok(false);
+            }
+            page.items.push(item);
+        }
+        Ok(true)
+    };
+    let entries = table.range::<K::SelfType<'r>>(range)?;
+    if cursor.reverse {
+        for entry in entries.rev() {
+            if !visit(entry)? {
+                break;
+            }
+        }
+    } else {
+        for entry in entries {
+            if !visit(entry)? {
+                break;
+            }
+        }
+    }
+    Ok(page)
+}
+
+fn encode(record: &impl Serialize) -> Vec<u8> {
+    serde_json::to_vec(record).expect("records serialize to JSON")
+}
+
+fn decode<T: DeserializeOwned>(table: &'static str, bytes: &[u8]) -> Result<T, StoreError> {
+    serde_json::from_slice(bytes).map_err(|e| StoreError::Corrupt {
+        table,
+        detail: e.to_string(),
+    })
+}

@@ -1,0 +1,24 @@
+//! Every redb table Weft keeps, with its key layout.
+//!
+//! Values are JSON-encoded records (`model::*`): self-describing, so a record can gain members
+//! without a migration. Keys are tuples ordered the way listings read them, so every listing is a
+//! range scan.
+
+use redb::TableDefinition;
+
+/// Small named values. Keys: `"format"` (on-disk format version, u32 LE), `"next_id"` (u64 LE,
+/// the next domain id), `"secret"` (32 random bytes keying every token the service issues).
+pub(crate) const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+
+/// Domains. Key: (account id, region, domain name), so a scope's domains are one range in name
+/// order. Value: `Domain`.
+pub(crate) const DOMAINS: TableDefinition<(&str, &str, &str), &[u8]> =
+    TableDefinition::new("domains");
+
+/// Workflow and activity types. Key: (domain id, `Kind` as u8, type name, version), so a domain's
+/// types of one kind are one range in (name, version) order. Value: `TypeRecord<Config>`.
+pub(crate) const TYPES: TableDefinition<(u64, u8, &str, &str), &[u8]> =
+    TableDefinition::new("types");
+
+/// The on-disk format this build writes and reads.
+pub(crate) const FORMAT_VERSION: u32 = 1;

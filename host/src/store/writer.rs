@@ -1,0 +1,126 @@
+//! The one writer: every change goes through it, and concurrent changes share one durable commit.
+//!
+//! A durable commit costs an fsync (0.2 to 4 ms on these machines), so committing each request
+//! alone caps the service at a few hundred to a few thousand changes a second. The writer instead
+//! takes every request waiting, applies them in arrival order inside one write transaction,
+//! commits once, and only then answers all of them: throughput grows with load while latency
+//! stays one commit, and no request is acknowledged before its change is on disk.
+//!
+//! An operation applied here must make its checks before its first write: a fault leaves the
+//! transaction untouched, so the other requests of the batch still commit.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender};
+use std::thread::JoinHandle;
+
+use redb::{Database, Durability};
+use tokio::sync::oneshot;
+
+use crate::clock::Clock;
+use crate::fault::Fault;
+
+use super::{StoreError, WriteTx};
+
+/// The most requests one commit carries, so one batch cannot delay its first reply for long.
+const MAX_BATCH: usize = 1024;
+
+/// Where requests wait for the writer.
+pub(super) type Queue = Sender<Box<dyn Job>>;
+
+/// A request waiting for the writer.
+pub(super) trait Job: Send {
+    /// Applies the request inside the batch's transaction and keeps its result.
+    fn apply(&mut self, tx: &mut WriteTx);
+    /// Answers the request once the batch is committed, or failed with `error`.
+    fn finish(self: Box<Self>, error: Option<&StoreError>);
+}
+
+enum State<F, T> {
+    Waiting(F),
+    Applied(Result<T, Fault>),
+    Gone,
+}
+
+struct Request<F, T> {
+    state: State<F, T>,
+    reply: oneshot::Sender<Result<T, Fault>>,
+}
+
+impl<F, T> Job for Request<F, T>
+where
+    F: FnOnce(&mut WriteTx) -> Result<T, Fault> + Send,
+    T: Send,
+{
+    fn apply(&mut self, tx: &mut WriteTx) {
+        if let State::Waiting(op) = std::mem::replace(&mut self.state, State::Gone) {
+            self.state = State::Applied(op(tx));
+        }
+    }
+
+    fn finish(self: Box<Self>, error: Option<&StoreError>) {
+        let result = match (error, self.state) {
+            (None, State::Applied(result)) => result,
+            (Some(error), _) => Err(Fault::internal(error)),
+            (None, _) => Err(Fault::internal("request was not applied")),
+        };
+        // The client may have gone away; its change stands either way.
+        let _ = self.reply.send(result);
+    }
+}
+
+/// Wraps `op` as a job that answers on `reply`.
+pub(super) fn job<F, T>(op: F, reply: oneshot::Sender<Result<T, Fault>>) -> Box<dyn Job>
+where
+    F: FnOnce(&mut WriteTx) -> Result<T, Fault> + Send + 'static,
+    T: Send + 'static,
+{
+    Box::new(Request {
+        state: State::Waiting(op),
+        reply,
+    })
+}
+
+/// Starts the writer thread. It runs until every sender of `jobs` is gone.
+pub(super) fn spawn(
+    db: Arc<Database>,
+    clock: Arc<dyn Clock>,
+) -> std::io::Result<(Queue, JoinHandle<()>)> {
+    let (jobs, queue) = std::sync::mpsc::channel();
+    let thread = std::thread::Builder::new()
+        .name("weft-writer".into())
+        .spawn(move || run(&db, clock.as_ref(), &queue))?;
+    Ok((jobs, thread))
+}
+
+fn run(db: &Database, clock: &dyn Clock, queue: &Receiver<Box<dyn Job>>) {
+    let mut batch = Vec::with_capacity(MAX_BATCH);
+    while let Ok(first) = queue.recv() {
+        batch.push(first);
+        batch.extend(queue.try_iter().take(MAX_BATCH - 1));
+        let outcome = catch_unwind(AssertUnwindSafe(|| commit(db, clock, &mut batch)))
+            .unwrap_or_else(|_| Err(StoreError::Panicked));
+        if let Err(error) = &outcome {
+            tracing::error!(%error, requests = batch.len(), "commit failed");
+        }
+        for job in batch.drain(..) {
+            job.finish(outcome.as_ref().err());
+        }
+    }
+}
+
+/// Applies `batch` in one transaction and commits it durably. If anything fails (or panics),
+/// the transaction is dropped, which aborts it: the batch changes nothing.
+fn commit(db: &Database, clock: &dyn Clock, batch: &mut [Box<dyn Job>]) -> Result<(), StoreError> {
+    let mut txn = db.begin_write()?;
+    txn.set_durability(Durability::Immediate)?;
+    let mut tx = WriteTx {
+        txn,
+        now: clock.now(),
+    };
+    for job in batch.iter_mut() {
+        job.apply(&mut tx);
+    }
+    tx.txn.commit()?;
+    Ok(())
+}
