@@ -1,8 +1,119 @@
-//! Weft: an Amazon Simple Workflow Service (SWF) that runs in one process.
+//! Weft: an Amazon Simple Workflow Service (SWF) that runs in one process, over HTTP with the AWS
+//! JSON 1.0 protocol, with its state in redb. Unmodified AWS clients point their endpoint at it.
+//!
+//! # Layout
+//!
+//! A request flows one way: `api` (HTTP, the model-driven validation, the fault mapping) →
+//! `ops` (one file per family of SWF operations) → `store` (redb: read snapshots, and one writer
+//! that commits concurrent changes together). `model` holds the wire shapes, the prose rules of
+//! the SWF model and the stored records; `fault` the errors clients see; `seal` the
+//! authenticated tokens; `clock` the injected time.
+//!
+//! ```no_run
+//! # async fn example() -> Result<(), weft_host::Error> {
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+//! let config = weft_host::Config::new("./weft-data");
+//! weft_host::Weft::open(config)?
+//!     .serve(listener, async { tokio::signal::ctrl_c().await.unwrap() })
+//!     .await
+//! # }
+//! ```
 
+mod api;
 pub mod clock;
 mod config;
 mod fault;
 mod model;
+mod ops;
 mod seal;
 mod store;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+
+pub use config::{Config, DEFAULT_ACCOUNT_ID, Limits};
+pub use store::StoreError;
+
+use api::Api;
+use ops::Service;
+use seal::Sealer;
+use store::{Store, Writer};
+
+/// Why the service could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The store could not be opened.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The configuration is unusable.
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    /// Serving HTTP failed.
+    #[error("serving HTTP: {0}")]
+    Serve(#[source] std::io::Error),
+}
+
+/// An opened Weft service, ready to serve.
+pub struct Weft {
+    api: Arc<Api>,
+    writer: Writer,
+}
+
+impl Weft {
+    /// Opens the store in `config.data_dir`. Fails at once if another process has it open.
+    pub fn open(config: Config) -> Result<Weft, Error> {
+        if !config::is_account_id(&config.account_id) {
+            return Err(Error::Config(format!(
+                "account id {:?} is not 12 digits",
+                config.account_id
+            )));
+        }
+        let opened = Store::open(&config.data_dir, config.clock.clone())?;
+        let service = Service {
+            store: opened.store,
+            sealer: Sealer::new(opened.secret),
+            limits: config.limits,
+            clock: config.clock,
+        };
+        Ok(Weft {
+            api: Arc::new(Api {
+                service,
+                account: config.account_id,
+            }),
+            writer: opened.writer,
+        })
+    }
+
+    /// Serves SWF on `listener` until `shutdown` completes, then finishes the requests in
+    /// flight, commits what they changed and closes the store.
+    pub async fn serve(
+        self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), Error> {
+        let Weft { api, writer } = self;
+        let served = axum::serve(listener, api::router(api))
+            .with_graceful_shutdown(shutdown)
+            .await;
+        // Every request is done and the router with its store handles dropped: the writer
+        // drains its queue and stops, which closes the database.
+        if tokio::task::spawn_blocking(move || writer.join())
+            .await
+            .is_err()
+        {
+            tracing::error!("could not wait for the writer to stop");
+        }
+        served.map_err(Error::Serve)
+    }
+}
+
+/// Opens the service described by `config` and serves it on `listener` until `shutdown`.
+pub async fn run(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), Error> {
+    Weft::open(config)?.serve(listener, shutdown).await
+}

@@ -1,0 +1,157 @@
+//! The HTTP face of the service: AWS JSON 1.0 over `POST /` (spec §1).
+//!
+//! A request is read in this order: `X-Amz-Target` names the [`Operation`]; the body (at most
+//! `Limits::max_request_bytes`) must be a JSON object; [`Schema`] checks it against the model;
+//! the operation runs. Only this module knows HTTP.
+
+mod operation;
+mod response;
+mod schema;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::Response;
+use axum::routing::post;
+use serde_json::Value;
+
+use crate::fault::Fault;
+use crate::model::Scope;
+use crate::ops::{Ctx, Service};
+
+use self::operation::Operation;
+use self::schema::Schema;
+
+/// The region of requests that carry no SigV4 credential scope.
+const DEFAULT_REGION: &str = "us-east-1";
+
+/// State shared by every request.
+pub(crate) struct Api {
+    pub(crate) service: Service,
+    pub(crate) account: String,
+}
+
+/// The router: a function, so tests can drive it without a socket.
+pub(crate) fn router(api: Arc<Api>) -> Router {
+    Router::new().route("/", post(handle)).with_state(api)
+}
+
+async fn handle(State(api): State<Arc<Api>>, headers: HeaderMap, body: Body) -> Response {
+    let request_id = request_id();
+    let outcome = process(&api, &headers, body).await;
+    response::respond(&request_id, outcome)
+}
+
+async fn process(api: &Api, headers: &HeaderMap, body: Body) -> Result<Vec<u8>, Fault> {
+    let target = headers
+        .get("x-amz-target")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let operation = Operation::from_target(target)?;
+    let limit = api.service.limits.max_request_bytes;
+    let bytes = axum::body::to_bytes(body, limit)
+        .await
+        .map_err(|_| Fault::RequestTooLarge(format!("The request body exceeds {limit} bytes")))?;
+    let mut input = parse_body(&bytes)?;
+    Schema::get().validate(operation.name(), &mut input)?;
+    let ctx = Ctx {
+        scope: Scope {
+            account: api.account.clone(),
+            region: region(headers).to_owned(),
+        },
+    };
+    operation.call(&api.service, &ctx, input).await
+}
+
+/// The request body as JSON; an empty body reads as `{}`.
+fn parse_body(bytes: &[u8]) -> Result<Value, Fault> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Value::Object(Default::default()));
+    }
+    serde_json::from_slice(bytes)
+        .map_err(|e| Fault::Serialization(format!("The request body is not valid JSON: {e}")))
+}
+
+/// The region of the request's SigV4 credential scope
+/// (`Authorization: AWS4-HMAC-SHA256 Credential=AKID/DATE/REGION/swf/aws4_request, ...`).
+fn region(headers: &HeaderMap) -> &str {
+    let scope = headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|auth| auth.split("Credential=").nth(1))
+        .and_then(|credential| credential.split([',', ' ']).next());
+    scope
+        .and_then(|s| s.split('/').nth(2))
+        .filter(|r| {
+            (1..=32).contains(&r.len())
+                && r.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        })
+        .unwrap_or(DEFAULT_REGION)
+}
+
+/// A fresh request id in the UUID form AWS uses.
+fn request_id() -> String {
+    let mut b = [0u8; 16];
+    if getrandom::fill(&mut b).is_err() {
+        // Ids only correlate logs; a clock-derived one will do if the OS has no randomness.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos();
+        b = nanos.to_le_bytes();
+    }
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::HeaderValue;
+
+    use super::*;
+
+    #[test]
+    fn region_comes_from_the_credential_scope() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(region(&headers), "us-east-1");
+        headers.insert(
+            "authorization",
+            HeaderValue::from_static(
+                "AWS4-HMAC-SHA256 Credential=AKID/20240115/eu-west-2/swf/aws4_request, \
+                 SignedHeaders=host, Signature=00",
+            ),
+        );
+        assert_eq!(region(&headers), "eu-west-2");
+        headers.insert(
+            "authorization",
+            HeaderValue::from_static("AWS4-HMAC-SHA256 Credential=AKID/20240115/EU:bad/swf/x"),
+        );
+        assert_eq!(region(&headers), "us-east-1");
+    }
+
+    #[test]
+    fn request_ids_look_like_uuids() {
+        let id = request_id();
+        assert_eq!(id.len(), 36);
+        assert_eq!(id.matches('-').count(), 4);
+        assert_ne!(id, request_id());
+    }
+
+    #[test]
+    fn empty_bodies_read_as_empty_objects() {
+        assert_eq!(parse_body(b"").unwrap(), serde_json::json!({}));
+        assert_eq!(parse_body(b" \n").unwrap(), serde_json::json!({}));
+        assert!(matches!(parse_body(b"{"), Err(Fault::Serialization(_))));
+    }
+}

@@ -1,0 +1,36 @@
+//! The SWF operations, one file per family. Each operation is an `async fn(&Service, &Ctx,
+//! Input) -> Result<Output, Fault>`: it checks what the model states only in prose, then reads a
+//! snapshot or hands a change to the writer.
+
+pub(crate) mod domains;
+mod paging;
+pub(crate) mod tags;
+pub(crate) mod types;
+
+use std::sync::Arc;
+
+use crate::clock::Clock;
+use crate::config::Limits;
+use crate::fault::Fault;
+use crate::model::{Domain, Scope};
+use crate::seal::Sealer;
+use crate::store::{Reads, Store};
+
+/// What every operation works with.
+pub(crate) struct Service {
+    pub(crate) store: Store,
+    pub(crate) sealer: Sealer,
+    pub(crate) limits: Limits,
+    pub(crate) clock: Arc<dyn Clock>,
+}
+
+/// Who is asking: the scope every name in the request is resolved in.
+pub(crate) struct Ctx {
+    pub(crate) scope: Scope,
+}
+
+/// The domain `name` of `scope`, or `UnknownResourceFault`.
+fn known_domain(tx: &impl Reads, scope: &Scope, name: &str) -> Result<Domain, Fault> {
+    tx.domain(scope, name)?
+        .ok_or_else(|| Fault::UnknownResource(format!("Unknown domain: {name}")))
+}

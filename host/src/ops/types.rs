@@ -1,0 +1,342 @@
+//! Register, Deprecate, Undeprecate, Delete, Describe and List for workflow and activity types
+//! (spec §4.1–4.2). Both kinds share one life cycle, so each operation is written once, generic
+//! over the [`TypeKind`].
+
+use std::marker::PhantomData;
+
+use serde::de::{Deserializer, Error as _};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::clock::Timestamp;
+use crate::fault::{Fault, Violations};
+use crate::model::{
+    Domain, Empty, Kind, RegistrationStatus, Scope, TypeKind, TypeName, TypeRecord,
+};
+use crate::store::{Cursor, Reads};
+
+use super::paging::page_size;
+use super::{Ctx, Service, known_domain};
+
+/// `RegisterWorkflowTypeInput` / `RegisterActivityTypeInput`: the name, version and description
+/// of the type, and its defaults as the other members.
+#[derive(Deserialize)]
+#[serde(
+    rename_all = "camelCase",
+    bound(deserialize = "K::Config: Deserialize<'de>")
+)]
+pub(crate) struct RegisterTypeInput<K: TypeKind> {
+    domain: String,
+    name: String,
+    version: String,
+    description: Option<String>,
+    #[serde(flatten)]
+    config: K::Config,
+}
+
+/// The input of the operations that name one type: `domain` and `workflowType` or `activityType`.
+pub(crate) struct TypeInput<K> {
+    domain: String,
+    ty: TypeName,
+    kind: PhantomData<K>,
+}
+
+impl<'de, K: TypeKind> Deserialize<'de> for TypeInput<K> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Members {
+            domain: String,
+            // Kept raw: only the member of this kind is read; the other one is ignored.
+            workflow_type: Option<Value>,
+            activity_type: Option<Value>,
+        }
+        let m = Members::deserialize(d)?;
+        let raw = match K::KIND {
+            Kind::Workflow => m.workflow_type,
+            Kind::Activity => m.activity_type,
+        };
+        let raw = raw.ok_or_else(|| D::Error::missing_field(K::KIND.member()))?;
+        Ok(TypeInput {
+            domain: m.domain,
+            ty: TypeName::deserialize(raw).map_err(D::Error::custom)?,
+            kind: PhantomData,
+        })
+    }
+}
+
+/// `ListWorkflowTypesInput` / `ListActivityTypesInput`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ListTypesInput {
+    domain: String,
+    name: Option<String>,
+    registration_status: RegistrationStatus,
+    next_page_token: Option<String>,
+    maximum_page_size: Option<i64>,
+    #[serde(default)]
+    reverse_order: bool,
+}
+
+/// `WorkflowTypeInfo` / `ActivityTypeInfo`: the type is named by the kind's own member.
+pub(crate) struct TypeInfo {
+    kind: Kind,
+    ty: TypeName,
+    status: RegistrationStatus,
+    description: Option<String>,
+    creation_date: Timestamp,
+    deprecation_date: Option<Timestamp>,
+}
+
+impl TypeInfo {
+    fn new<C>(kind: Kind, ty: TypeName, record: &TypeRecord<C>, domain: &Domain) -> Self {
+        let deprecation_date = record.deprecated_since(domain);
+        TypeInfo {
+            kind,
+            ty,
+            status: record.status(domain),
+            description: record.description.clone(),
+            creation_date: record.created_at,
+            deprecation_date,
+        }
+    }
+}
+
+impl Serialize for TypeInfo {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry(self.kind.member(), &self.ty)?;
+        map.serialize_entry("status", &self.status)?;
+        if let Some(description) = &self.description {
+            map.serialize_entry("description", description)?;
+        }
+        map.serialize_entry("creationDate", &self.creation_date)?;
+        if let Some(date) = &self.deprecation_date {
+            map.serialize_entry("deprecationDate", date)?;
+        }
+        map.end()
+    }
+}
+
+/// `WorkflowTypeDetail` / `ActivityTypeDetail`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TypeDetail<C> {
+    type_info: TypeInfo,
+    configuration: C,
+}
+
+/// `WorkflowTypeInfos` / `ActivityTypeInfos`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TypeInfos {
+    type_infos: Vec<TypeInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_page_token: Option<String>,
+}
+
+/// Register*Type: a new type with immutable defaults, in a registered domain.
+pub(crate) async fn register<K: TypeKind>(
+    svc: &Service,
+    ctx: &Ctx,
+    input: RegisterTypeInput<K>,
+) -> Result<Empty, Fault> {
+    let mut v = Violations::default();
+    v.name("name", &input.name);
+    v.name("version", &input.version);
+    K::validate(&input.config, &mut v);
+    v.finish()?;
+
+    let scope = ctx.scope.clone();
+    let max_types = svc.limits.max_types_per_kind;
+    svc.store
+        .write(move |tx| {
+            let mut domain = known_domain(tx, &scope, &input.domain)?;
+            if domain.deprecated_at.is_some() {
+                return Err(Fault::DomainDeprecated(domain.name));
+            }
+            let ty = TypeName {
+                name: input.name,
+                version: input.version,
+            };
+            if tx
+                .type_record::<K>(&domain, &ty.name, &ty.version)?
+                .is_some()
+            {
+                return Err(Fault::TypeAlreadyExists(label(K::KIND, &ty)));
+            }
+            let count = domain.type_count(K::KIND);
+            if *count as usize >= max_types {
+                return Err(Fault::LimitExceeded(format!(
+                    "Limit of {max_types} {}s per domain reached",
+                    K::KIND.label()
+                )));
+            }
+            *count += 1;
+            let record = TypeRecord {
+                description: input.description,
+                created_at: tx.now(),
+                deprecated_at: None,
+                config: input.config,
+            };
+            tx.put_type::<K>(&domain, &ty, &record)?;
+            tx.put_domain(&scope, &domain)?;
+            Ok(Empty {})
+        })
+        .await
+}
+
+/// Deprecate*Type: no new executions or tasks of the type; running ones continue.
+pub(crate) async fn deprecate<K: TypeKind>(
+    svc: &Service,
+    ctx: &Ctx,
+    input: TypeInput<K>,
+) -> Result<Empty, Fault> {
+    let scope = ctx.scope.clone();
+    svc.store
+        .write(move |tx| {
+            let (domain, mut record) = known_type::<K>(tx, &scope, &input)?;
+            if record.status(&domain) == RegistrationStatus::Deprecated {
+                return Err(Fault::TypeDeprecated(label(K::KIND, &input.ty)));
+            }
+            record.deprecated_at = Some(tx.now());
+            tx.put_type::<K>(&domain, &input.ty, &record)?;
+            Ok(Empty {})
+        })
+        .await
+}
+
+/// Undeprecate*Type: usable for new work again.
+pub(crate) async fn undeprecate<K: TypeKind>(
+    svc: &Service,
+    ctx: &Ctx,
+    input: TypeInput<K>,
+) -> Result<Empty, Fault> {
+    let scope = ctx.scope.clone();
+    svc.store
+        .write(move |tx| {
+            let (domain, mut record) = known_type::<K>(tx, &scope, &input)?;
+            if record.status(&domain) == RegistrationStatus::Registered {
+                return Err(Fault::TypeAlreadyExists(label(K::KIND, &input.ty)));
+            }
+            // A type deprecated through its domain comes back only with the domain.
+            if domain.deprecated_at.is_some() {
+                return Err(Fault::DomainDeprecated(domain.name));
+            }
+            record.deprecated_at = None;
+            tx.put_type::<K>(&domain, &input.ty, &record)?;
+            Ok(Empty {})
+        })
+        .await
+}
+
+/// Delete*Type: removes a deprecated type; its name and version may then be registered again.
+pub(crate) async fn delete<K: TypeKind>(
+    svc: &Service,
+    ctx: &Ctx,
+    input: TypeInput<K>,
+) -> Result<Empty, Fault> {
+    let scope = ctx.scope.clone();
+    svc.store
+        .write(move |tx| {
+            let (mut domain, record) = known_type::<K>(tx, &scope, &input)?;
+            if record.status(&domain) == RegistrationStatus::Registered {
+                return Err(Fault::TypeNotDeprecated(label(K::KIND, &input.ty)));
+            }
+            tx.delete_type::<K>(&domain, &input.ty)?;
+            let count = domain.type_count(K::KIND);
+            *count = count.saturating_sub(1);
+            tx.put_domain(&scope, &domain)?;
+            Ok(Empty {})
+        })
+        .await
+}
+
+/// Describe*Type: the type's status and exactly the defaults it was registered with.
+pub(crate) async fn describe<K: TypeKind>(
+    svc: &Service,
+    ctx: &Ctx,
+    input: TypeInput<K>,
+) -> Result<TypeDetail<K::Config>, Fault> {
+    let scope = ctx.scope.clone();
+    svc.store
+        .read(move |tx| {
+            let (domain, record) = known_type::<K>(tx, &scope, &input)?;
+            let type_info = TypeInfo::new(K::KIND, input.ty, &record, &domain);
+            Ok(TypeDetail {
+                type_info,
+                configuration: record.config,
+            })
+        })
+        .await
+}
+
+/// List*Types: the domain's types of one status (and name, if given), by name then version.
+pub(crate) async fn list<K: TypeKind>(
+    svc: &Service,
+    ctx: &Ctx,
+    input: ListTypesInput,
+) -> Result<TypeInfos, Fault> {
+    let status = input.registration_status;
+    let reverse = input.reverse_order;
+    let query = (K::KIND.label(), &input.domain, &input.name, status, reverse);
+    let after: Option<(String, String)> = svc.resume(input.next_page_token.as_deref(), &query)?;
+    let limit = page_size(input.maximum_page_size);
+    let scope = ctx.scope.clone();
+    let (domain_name, name) = (input.domain.clone(), input.name.clone());
+    let (domain, page) = svc
+        .store
+        .read(move |tx| {
+            let domain = known_domain(tx, &scope, &domain_name)?;
+            let cursor = Cursor {
+                after: after.as_ref().map(|(n, v)| (n.as_str(), v.as_str())),
+                reverse,
+                limit,
+            };
+            let page = tx.types::<K>(&domain, name.as_deref(), cursor, |record| {
+                record.status(&domain) == status
+            })?;
+            Ok((domain, page))
+        })
+        .await?;
+    let next_page_token = match page.items.last() {
+        Some((ty, _)) if page.more => Some(svc.next_token(&query, &(&ty.name, &ty.version))),
+        _ => None,
+    };
+    let type_infos = page
+        .items
+        .into_iter()
+        .map(|(ty, record)| TypeInfo::new(K::KIND, ty, &record, &domain))
+        .collect();
+    Ok(TypeInfos {
+        type_infos,
+        next_page_token,
+    })
+}
+
+/// The domain and the type that `input` names, or `UnknownResourceFault`.
+fn known_type<K: TypeKind>(
+    tx: &impl Reads,
+    scope: &Scope,
+    input: &TypeInput<K>,
+) -> Result<(Domain, TypeRecord<K::Config>), Fault> {
+    let domain = known_domain(tx, scope, &input.domain)?;
+    match tx.type_record::<K>(&domain, &input.ty.name, &input.ty.version)? {
+        Some(record) => Ok((domain, record)),
+        None => Err(Fault::UnknownResource(format!(
+            "Unknown type: {}",
+            label(K::KIND, &input.ty)
+        ))),
+    }
+}
+
+/// How SWF names a type in messages: `WorkflowType=[name=N, version=V]`.
+fn label(kind: Kind, ty: &TypeName) -> String {
+    format!(
+        "{}=[name={}, version={}]",
+        kind.label(),
+        ty.name,
+        ty.version
+    )
+}
