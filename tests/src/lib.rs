@@ -1,0 +1,204 @@
+//! Test support: the real Weft server on `127.0.0.1:0` with a temporary data directory, an
+//! `aws-sdk-swf` client for it, and a raw HTTP client for requests no SDK would send.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use aws_sdk_swf::config::retry::RetryConfig;
+use aws_sdk_swf::config::timeout::TimeoutConfig;
+use aws_sdk_swf::config::{BehaviorVersion, Credentials, Region};
+use tempfile::TempDir;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use weft_host::{Config, Weft};
+
+pub use aws_sdk_swf;
+
+/// A running server. Dropping it stops the server without waiting; [`TestServer::stop`] waits
+/// until the store is closed.
+pub struct TestServer {
+    addr: SocketAddr,
+    dir: Arc<TempDir>,
+    configure: Arc<dyn Fn(&mut Config) + Send + Sync>,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<Result<(), weft_host::Error>>>,
+}
+
+impl TestServer {
+    /// Starts a server with the default configuration on a fresh data directory.
+    pub async fn start() -> Self {
+        Self::start_with(|_| {}).await
+    }
+
+    /// Starts a server on a fresh data directory, after `configure` adjusts its configuration.
+    pub async fn start_with(configure: impl Fn(&mut Config) + Send + Sync + 'static) -> Self {
+        let dir = Arc::new(tempfile::tempdir().expect("temporary directory"));
+        Self::launch(dir, Arc::new(configure)).await
+    }
+
+    async fn launch(dir: Arc<TempDir>, configure: Arc<dyn Fn(&mut Config) + Send + Sync>) -> Self {
+        let mut config = Config::new(dir.path());
+        configure(&mut config);
+        let weft = Weft::open(config).expect("the store opens");
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("local address");
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(weft.serve(listener, async {
+            let _ = stopped.await;
+        }));
+        TestServer {
+            addr,
+            dir,
+            configure,
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+
+    /// The endpoint URL, `http://127.0.0.1:PORT`.
+    pub fn endpoint(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Shuts the server down gracefully and waits until its store is closed.
+    pub async fn stop(mut self) {
+        self.shutdown().await;
+    }
+
+    /// Stops the server and starts a new one on the same data directory.
+    pub async fn restart(mut self) -> Self {
+        self.shutdown().await;
+        Self::launch(self.dir.clone(), self.configure.clone()).await
+    }
+
+    async fn shutdown(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            task.await
+                .expect("the server task does not panic")
+                .expect("the server stops cleanly");
+        }
+    }
+
+    /// A client in `us-east-1` with one attempt per call, so errors are not hidden by retries.
+    pub fn client(&self) -> aws_sdk_swf::Client {
+        self.client_in("us-east-1")
+    }
+
+    /// A client that signs for `region`.
+    pub fn client_in(&self, region: &str) -> aws_sdk_swf::Client {
+        let config = aws_sdk_swf::Config::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::new(region.to_owned()))
+            .endpoint_url(self.endpoint())
+            .credentials_provider(Credentials::new("AKIDWEFT", "secret", None, None, "tests"))
+            .retry_config(RetryConfig::disabled())
+            .timeout_config(
+                TimeoutConfig::builder()
+                    .read_timeout(Duration::from_secs(90))
+                    .build(),
+            )
+            .build();
+        aws_sdk_swf::Client::from_conf(config)
+    }
+
+    /// Sends `body` to `POST /` with `X-Amz-Target: target` (none if `None`) over a fresh
+    /// connection, exactly as given.
+    pub async fn raw(&self, target: Option<&str>, body: &[u8]) -> RawResponse {
+        let mut head = format!(
+            "POST / HTTP/1.1\r\nHost: {}\r\nContent-Type: application/x-amz-json-1.0\r\n\
+             Content-Length: {}\r\nConnection: close\r\n",
+            self.addr,
+            body.len()
+        );
+        if let Some(target) = target {
+            head.push_str(&format!("X-Amz-Target: {target}\r\n"));
+        }
+        head.push_str("\r\n");
+        let stream = TcpStream::connect(self.addr).await.expect("connect");
+        let (mut reader, mut writer) = stream.into_split();
+        // Read while writing: the server may answer (and close) before the body is all sent.
+        let read = tokio::spawn(async move {
+            let mut response = Vec::new();
+            let _ = reader.read_to_end(&mut response).await;
+            response
+        });
+        let mut request = head.into_bytes();
+        request.extend_from_slice(body);
+        let _ = writer.write_all(&request).await;
+        RawResponse::parse(&read.await.expect("reader task"))
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// An HTTP response as received.
+#[derive(Debug)]
+pub struct RawResponse {
+    /// The status code.
+    pub status: u16,
+    /// Header names (lowercase) and values.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: String,
+}
+
+impl RawResponse {
+    fn parse(bytes: &[u8]) -> Self {
+        let text = String::from_utf8_lossy(bytes);
+        let (head, body) = text
+            .split_once("\r\n\r\n")
+            .unwrap_or_else(|| panic!("no HTTP response in {text:?}"));
+        let mut lines = head.lines();
+        let status = lines
+            .next()
+            .and_then(|l| l.split(' ').nth(1))
+            .and_then(|s| s.parse().ok())
+            .expect("status line");
+        let headers = lines
+            .filter_map(|l| l.split_once(':'))
+            .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+            .collect();
+        RawResponse {
+            status,
+            headers,
+            body: body.to_owned(),
+        }
+    }
+
+    /// The value of header `name` (lowercase).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The body as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {:?}", self.body))
+    }
+
+    /// The error code of an error response: `__type` after its `#`.
+    pub fn error_code(&self) -> String {
+        let json = self.json();
+        let kind = json["__type"].as_str().expect("__type");
+        kind.rsplit('#').next().unwrap_or(kind).to_owned()
+    }
+
+    /// The `message` of an error response.
+    pub fn message(&self) -> String {
+        self.json()["message"].as_str().expect("message").to_owned()
+    }
+}

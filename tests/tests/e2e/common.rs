@@ -1,0 +1,29 @@
+//! Helpers shared by the end-to-end tests.
+
+use std::fmt::Debug;
+
+use weft_tests::aws_sdk_swf::error::{ProvideErrorMetadata, SdkError};
+
+/// The error code and message of a call that must fail.
+pub(crate) fn fault<T: Debug, E: ProvideErrorMetadata + Debug, R: Debug>(
+    result: Result<T, SdkError<E, R>>,
+) -> (String, String) {
+    let err = result.expect_err("the call should fail");
+    let code = err
+        .code()
+        .unwrap_or_else(|| panic!("no error code in {err:?}"))
+        .to_owned();
+    let message = err.message().unwrap_or_default().to_owned();
+    (code, message)
+}
+
+/// Asserts that a call failed with error code `code`, and returns its message.
+#[track_caller]
+pub(crate) fn expect_fault<T: Debug, E: ProvideErrorMetadata + Debug, R: Debug>(
+    result: Result<T, SdkError<E, R>>,
+    code: &str,
+) -> String {
+    let (actual, message) = fault(result);
+    assert_eq!(actual, code, "unexpected fault: {message}");
+    message
+}
