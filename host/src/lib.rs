@@ -34,7 +34,7 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 
 pub use config::{Config, DEFAULT_ACCOUNT_ID, Limits};
-pub use store::StoreError;
+pub use store::{StoreError, WriterStats};
 
 use api::Api;
 use ops::Service;
@@ -59,6 +59,7 @@ pub enum Error {
 pub struct Weft {
     api: Arc<Api>,
     writer: Writer,
+    stats: WriterStats,
 }
 
 impl Weft {
@@ -83,7 +84,13 @@ impl Weft {
                 account: config.account_id,
             }),
             writer: opened.writer,
+            stats: opened.stats,
         })
+    }
+
+    /// A live view of the writer's counters, usable while the service runs.
+    pub fn writer_stats(&self) -> WriterStats {
+        self.stats.clone()
     }
 
     /// Serves SWF on `listener` until `shutdown` completes, then finishes the requests in
@@ -93,7 +100,7 @@ impl Weft {
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), Error> {
-        let Weft { api, writer } = self;
+        let Weft { api, writer, .. } = self;
         let served = axum::serve(listener, api::router(api))
             .with_graceful_shutdown(shutdown)
             .await;

@@ -1,9 +1,9 @@
 //! Typed access to the tables: SWF-named reads shared by read snapshots and the write
 //! transaction, and the writes that only the writer performs.
 
-use std::ops::Bound;
+use std::ops::{Bound, Deref};
 
-use redb::{AccessGuard, Key, ReadableTable, StorageError, TableDefinition, Value};
+use redb::{AccessGuard, Key, ReadableTable, StorageError, Table, WriteTransaction};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -11,15 +11,20 @@ use crate::clock::Timestamp;
 use crate::model::{Domain, Scope, TypeKind, TypeName, TypeRecord};
 
 use super::StoreError;
-use super::tables::{DOMAINS, META, TYPES};
+use super::tables::{Bytes, DOMAINS, DomainKey, META, TYPES, TypeKey};
 
 /// A consistent read-only view of the store.
 pub(crate) struct ReadTx(pub(super) redb::ReadTransaction);
 
 /// The writer's transaction: every change of one batch of requests, committed together.
-pub(crate) struct WriteTx {
-    pub(super) txn: redb::WriteTransaction,
-    pub(super) now: Timestamp,
+///
+/// The tables stay open for the whole batch: opening and closing a table in a write transaction
+/// costs more than a lookup, and the writer is the one serial path every change takes.
+pub(crate) struct WriteTx<'t> {
+    meta: Table<'t, &'static str, Bytes>,
+    domains: Table<'t, DomainKey, Bytes>,
+    types: Table<'t, TypeKey, Bytes>,
+    now: Timestamp,
 }
 
 /// One page of a listing.
@@ -42,30 +47,49 @@ pub(crate) struct Cursor<P> {
     pub(crate) limit: usize,
 }
 
-/// Opens tables for reading, in either kind of transaction.
+/// The tables reads use, from either kind of transaction: opened on demand in a snapshot, already
+/// open in the writer.
 pub(crate) trait Snapshot {
-    /// Opens `def` for reading.
-    fn table<K: Key + 'static, V: Value + 'static>(
+    /// The domains table.
+    fn domain_table(
         &self,
-        def: TableDefinition<K, V>,
-    ) -> Result<impl ReadableTable<K, V> + '_, StoreError>;
+    ) -> Result<impl Deref<Target: ReadableTable<DomainKey, Bytes>>, StoreError>;
+    /// The types table.
+    fn type_table(&self) -> Result<impl Deref<Target: ReadableTable<TypeKey, Bytes>>, StoreError>;
 }
 
-impl Snapshot for ReadTx {
-    fn table<K: Key + 'static, V: Value + 'static>(
-        &self,
-        def: TableDefinition<K, V>,
-    ) -> Result<impl ReadableTable<K, V> + '_, StoreError> {
-        Ok(self.0.open_table(def)?)
+/// A table opened for one read.
+struct Opened<T>(T);
+
+impl<T> Deref for Opened<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
     }
 }
 
-impl Snapshot for WriteTx {
-    fn table<K: Key + 'static, V: Value + 'static>(
+impl Snapshot for ReadTx {
+    fn domain_table(
         &self,
-        def: TableDefinition<K, V>,
-    ) -> Result<impl ReadableTable<K, V> + '_, StoreError> {
-        Ok(self.txn.open_table(def)?)
+    ) -> Result<impl Deref<Target: ReadableTable<DomainKey, Bytes>>, StoreError> {
+        Ok(Opened(self.0.open_table(DOMAINS)?))
+    }
+
+    fn type_table(&self) -> Result<impl Deref<Target: ReadableTable<TypeKey, Bytes>>, StoreError> {
+        Ok(Opened(self.0.open_table(TYPES)?))
+    }
+}
+
+impl Snapshot for WriteTx<'_> {
+    fn domain_table(
+        &self,
+    ) -> Result<impl Deref<Target: ReadableTable<DomainKey, Bytes>>, StoreError> {
+        Ok(&self.domains)
+    }
+
+    fn type_table(&self) -> Result<impl Deref<Target: ReadableTable<TypeKey, Bytes>>, StoreError> {
+        Ok(&self.types)
     }
 }
 
@@ -73,7 +97,7 @@ impl Snapshot for WriteTx {
 pub(crate) trait Reads: Snapshot {
     /// The domain `name` in `scope`.
     fn domain(&self, scope: &Scope, name: &str) -> Result<Option<Domain>, StoreError> {
-        let table = self.table(DOMAINS)?;
+        let table = self.domain_table()?;
         let value = table.get((scope.account.as_str(), scope.region.as_str(), name))?;
         value.map(|v| decode("domains", v.value())).transpose()
     }
@@ -85,7 +109,7 @@ pub(crate) trait Reads: Snapshot {
         cursor: Cursor<&str>,
         keep: impl Fn(&Domain) -> bool,
     ) -> Result<Page<Domain>, StoreError> {
-        let table = self.table(DOMAINS)?;
+        let table = self.domain_table()?;
         let (account, region) = (scope.account.as_str(), scope.region.as_str());
         // `region + "\0"` is the least string above `region`: the end of this scope's range.
         let next_region = format!("{region}\0");
@@ -95,7 +119,7 @@ pub(crate) trait Reads: Snapshot {
             cursor.after.map(|name| (account, region, name)),
             cursor.reverse,
         );
-        scan(&table, range, cursor, |_, bytes| {
+        scan(&*table, range, cursor, |_, bytes| {
             let domain: Domain = decode("domains", bytes)?;
             Ok(keep(&domain).then_some(domain))
         })
@@ -119,7 +143,7 @@ pub(crate) trait Reads: Snapshot {
         name: &str,
         version: &str,
     ) -> Result<Option<TypeRecord<K::Config>>, StoreError> {
-        let table = self.table(TYPES)?;
+        let table = self.type_table()?;
         let value = table.get((domain.id, K::KIND as u8, name, version))?;
         value.map(|v| decode("types", v.value())).transpose()
     }
@@ -133,7 +157,7 @@ pub(crate) trait Reads: Snapshot {
         cursor: Cursor<(&str, &str)>,
         keep: impl Fn(&TypeRecord<K::Config>) -> bool,
     ) -> Result<Page<TypeEntry<K::Config>>, StoreError> {
-        let table = self.table(TYPES)?;
+        let table = self.type_table()?;
         let (id, kind) = (domain.id, K::KIND as u8);
         let name_end = name.map(|n| format!("{n}\0"));
         let (lo, hi) = match (name, &name_end) {
@@ -142,7 +166,7 @@ pub(crate) trait Reads: Snapshot {
         };
         let after = cursor.after.map(|(n, v)| (id, kind, n, v));
         scan(
-            &table,
+            &*table,
             bounds(lo, hi, after, cursor.reverse),
             cursor,
             |key, bytes| {
@@ -162,7 +186,17 @@ pub(crate) trait Reads: Snapshot {
 
 impl<T: Snapshot> Reads for T {}
 
-impl WriteTx {
+impl<'t> WriteTx<'t> {
+    /// Opens the tables of `txn` for a batch happening at `now`.
+    pub(super) fn open(txn: &'t WriteTransaction, now: Timestamp) -> Result<Self, StoreError> {
+        Ok(WriteTx {
+            meta: txn.open_table(META)?,
+            domains: txn.open_table(DOMAINS)?,
+            types: txn.open_table(TYPES)?,
+            now,
+        })
+    }
+
     /// The time of this batch: every change in it happens "now".
     pub(crate) fn now(&self) -> Timestamp {
         self.now
@@ -170,8 +204,7 @@ impl WriteTx {
 
     /// Allocates a number never handed out before.
     pub(crate) fn next_id(&mut self) -> Result<u64, StoreError> {
-        let mut meta = self.txn.open_table(META)?;
-        let next = match meta.get("next_id")? {
+        let next = match self.meta.get("next_id")? {
             Some(v) => {
                 u64::from_le_bytes(v.value().try_into().map_err(|_| StoreError::Corrupt {
                     table: "meta",
@@ -180,19 +213,18 @@ impl WriteTx {
             }
             None => 1,
         };
-        meta.insert("next_id", &(next + 1).to_le_bytes()[..])?;
+        self.meta.insert("next_id", &(next + 1).to_le_bytes()[..])?;
         Ok(next)
     }
 
     /// Stores `domain` in `scope`, new or changed.
     pub(crate) fn put_domain(&mut self, scope: &Scope, domain: &Domain) -> Result<(), StoreError> {
-        let mut table = self.txn.open_table(DOMAINS)?;
         let key = (
             scope.account.as_str(),
             scope.region.as_str(),
             domain.name.as_str(),
         );
-        table.insert(key, encode(domain).as_slice())?;
+        self.domains.insert(key, encode(domain).as_slice())?;
         Ok(())
     }
 
@@ -203,14 +235,13 @@ impl WriteTx {
         ty: &TypeName,
         record: &TypeRecord<K::Config>,
     ) -> Result<(), StoreError> {
-        let mut table = self.txn.open_table(TYPES)?;
         let key = (
             domain.id,
             K::KIND as u8,
             ty.name.as_str(),
             ty.version.as_str(),
         );
-        table.insert(key, encode(record).as_slice())?;
+        self.types.insert(key, encode(record).as_slice())?;
         Ok(())
     }
 
@@ -220,8 +251,7 @@ impl WriteTx {
         domain: &Domain,
         ty: &TypeName,
     ) -> Result<(), StoreError> {
-        let mut table = self.txn.open_table(TYPES)?;
-        table.remove((
+        self.types.remove((
             domain.id,
             K::KIND as u8,
             ty.name.as_str(),
@@ -240,11 +270,11 @@ fn bounds<T>(lo: T, hi: T, after: Option<T>, reverse: bool) -> (Bound<T>, Bound<
     }
 }
 
-type Entry<'a, K> = Result<(AccessGuard<'a, K>, AccessGuard<'a, &'static [u8]>), StorageError>;
+type Entry<'a, K> = Result<(AccessGuard<'a, K>, AccessGuard<'a, Bytes>), StorageError>;
 
 /// Reads `range` in the cursor's direction, keeping what `pick` returns, until a page is full.
 fn scan<'r, K: Key + 'static, T>(
-    table: &impl ReadableTable<K, &'static [u8]>,
+    table: &(impl ReadableTable<K, Bytes> + ?Sized),
     range: (Bound<K::SelfType<'r>>, Bound<K::SelfType<'r>>),
     cursor: Cursor<impl Sized>,
     mut pick: impl FnMut(AccessGuard<'_, K>, &[u8]) -> Result<Option<T>, StoreError>,

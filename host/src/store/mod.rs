@@ -19,6 +19,7 @@ use crate::clock::Clock;
 use crate::fault::Fault;
 
 pub(crate) use access::{Cursor, ReadTx, Reads, WriteTx};
+pub use writer::WriterStats;
 
 /// What can go wrong below the SWF layer. Clients see any of these as an internal failure.
 #[derive(Debug, thiserror::Error)]
@@ -102,6 +103,7 @@ pub(crate) struct Opened {
     pub(crate) writer: Writer,
     /// The key of every token the service issues; created with the database.
     pub(crate) secret: [u8; 32],
+    pub(crate) stats: WriterStats,
 }
 
 impl Store {
@@ -119,11 +121,13 @@ impl Store {
         };
         let secret = initialize(&db)?;
         let db = Arc::new(db);
-        let (jobs, thread) = writer::spawn(db.clone(), clock).map_err(dir_error)?;
+        let stats = WriterStats::default();
+        let (jobs, thread) = writer::spawn(db.clone(), clock, stats.clone()).map_err(dir_error)?;
         Ok(Opened {
             store: Store { db, jobs },
             writer: Writer(thread),
             secret,
+            stats,
         })
     }
 
@@ -147,7 +151,7 @@ impl Store {
     /// `op` must make its checks before its first write (see the `writer` module).
     pub(crate) async fn write<T, F>(&self, op: F) -> Result<T, Fault>
     where
-        F: FnOnce(&mut WriteTx) -> Result<T, Fault> + Send + 'static,
+        F: FnOnce(&mut WriteTx<'_>) -> Result<T, Fault> + Send + 'static,
         T: Send + 'static,
     {
         let (reply, answer) = oneshot::channel();
@@ -237,6 +241,55 @@ mod tests {
         // Closed cleanly: it opens again, with the same token key.
         let again = Store::open(dir.path(), Arc::new(SystemClock)).unwrap();
         assert_eq!(again.secret, first.secret);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn concurrent_writes_share_commits() {
+        let dir = tempfile::tempdir().unwrap();
+        let opened = Store::open(dir.path(), Arc::new(SystemClock)).unwrap();
+        let writes: Vec<_> = (0..200)
+            .map(|i| {
+                let store = opened.store.clone();
+                tokio::spawn(async move {
+                    store
+                        .write(move |tx| Ok(tx.put_domain(&scope(), &domain(i, &format!("d{i}")))?))
+                        .await
+                })
+            })
+            .collect();
+        for write in writes {
+            write.await.unwrap().unwrap();
+        }
+        assert_eq!(opened.stats.requests(), 200);
+        assert!(
+            opened.stats.commits() < 200,
+            "{} commits",
+            opened.stats.commits()
+        );
+        let count = opened
+            .store
+            .read(|tx| Ok(tx.domain_count(&scope(), 1000)?))
+            .await
+            .unwrap();
+        assert_eq!(count, 200);
+    }
+
+    #[tokio::test]
+    async fn a_fault_does_not_stop_other_requests() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), Arc::new(SystemClock))
+            .unwrap()
+            .store;
+        let failing = store.write(|_| Err::<(), _>(Fault::DomainDeprecated("x".into())));
+        let passing = store.write(|tx| Ok(tx.put_domain(&scope(), &domain(1, "kept"))?));
+        let (failed, passed) = tokio::join!(failing, passing);
+        assert_eq!(failed, Err(Fault::DomainDeprecated("x".into())));
+        assert_eq!(passed, Ok(()));
+        let kept = store
+            .read(|tx| Ok(tx.domain(&scope(), "kept")?.is_some()))
+            .await
+            .unwrap();
+        assert!(kept);
     }
 
     #[tokio::test]

@@ -11,6 +11,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::thread::JoinHandle;
 
@@ -31,7 +32,7 @@ pub(super) type Queue = Sender<Box<dyn Job>>;
 /// A request waiting for the writer.
 pub(super) trait Job: Send {
     /// Applies the request inside the batch's transaction and keeps its result.
-    fn apply(&mut self, tx: &mut WriteTx);
+    fn apply(&mut self, tx: &mut WriteTx<'_>);
     /// Answers the request once the batch is committed, or failed with `error`.
     fn finish(self: Box<Self>, error: Option<&StoreError>);
 }
@@ -49,10 +50,10 @@ struct Request<F, T> {
 
 impl<F, T> Job for Request<F, T>
 where
-    F: FnOnce(&mut WriteTx) -> Result<T, Fault> + Send,
+    F: FnOnce(&mut WriteTx<'_>) -> Result<T, Fault> + Send,
     T: Send,
 {
-    fn apply(&mut self, tx: &mut WriteTx) {
+    fn apply(&mut self, tx: &mut WriteTx<'_>) {
         if let State::Waiting(op) = std::mem::replace(&mut self.state, State::Gone) {
             self.state = State::Applied(op(tx));
         }
@@ -72,7 +73,7 @@ where
 /// Wraps `op` as a job that answers on `reply`.
 pub(super) fn job<F, T>(op: F, reply: oneshot::Sender<Result<T, Fault>>) -> Box<dyn Job>
 where
-    F: FnOnce(&mut WriteTx) -> Result<T, Fault> + Send + 'static,
+    F: FnOnce(&mut WriteTx<'_>) -> Result<T, Fault> + Send + 'static,
     T: Send + 'static,
 {
     Box::new(Request {
@@ -81,27 +82,56 @@ where
     })
 }
 
+/// What the writer has done since the store was opened: how well group commit is working.
+#[derive(Clone, Debug, Default)]
+pub struct WriterStats(Arc<Counters>);
+
+#[derive(Debug, Default)]
+struct Counters {
+    commits: AtomicU64,
+    requests: AtomicU64,
+}
+
+impl WriterStats {
+    /// Durable commits made.
+    pub fn commits(&self) -> u64 {
+        self.0.commits.load(Ordering::Relaxed)
+    }
+
+    /// Requests applied by those commits.
+    pub fn requests(&self) -> u64 {
+        self.0.requests.load(Ordering::Relaxed)
+    }
+}
+
 /// Starts the writer thread. It runs until every sender of `jobs` is gone.
 pub(super) fn spawn(
     db: Arc<Database>,
     clock: Arc<dyn Clock>,
+    stats: WriterStats,
 ) -> std::io::Result<(Queue, JoinHandle<()>)> {
     let (jobs, queue) = std::sync::mpsc::channel();
     let thread = std::thread::Builder::new()
         .name("weft-writer".into())
-        .spawn(move || run(&db, clock.as_ref(), &queue))?;
+        .spawn(move || run(&db, clock.as_ref(), &queue, &stats.0))?;
     Ok((jobs, thread))
 }
 
-fn run(db: &Database, clock: &dyn Clock, queue: &Receiver<Box<dyn Job>>) {
+fn run(db: &Database, clock: &dyn Clock, queue: &Receiver<Box<dyn Job>>, counters: &Counters) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while let Ok(first) = queue.recv() {
         batch.push(first);
         batch.extend(queue.try_iter().take(MAX_BATCH - 1));
         let outcome = catch_unwind(AssertUnwindSafe(|| commit(db, clock, &mut batch)))
             .unwrap_or_else(|_| Err(StoreError::Panicked));
-        if let Err(error) = &outcome {
-            tracing::error!(%error, requests = batch.len(), "commit failed");
+        match &outcome {
+            Ok(()) => {
+                counters.commits.fetch_add(1, Ordering::Relaxed);
+                counters
+                    .requests
+                    .fetch_add(batch.len() as u64, Ordering::Relaxed);
+            }
+            Err(error) => tracing::error!(%error, requests = batch.len(), "commit failed"),
         }
         for job in batch.drain(..) {
             job.finish(outcome.as_ref().err());
@@ -114,13 +144,12 @@ fn run(db: &Database, clock: &dyn Clock, queue: &Receiver<Box<dyn Job>>) {
 fn commit(db: &Database, clock: &dyn Clock, batch: &mut [Box<dyn Job>]) -> Result<(), StoreError> {
     let mut txn = db.begin_write()?;
     txn.set_durability(Durability::Immediate)?;
-    let mut tx = WriteTx {
-        txn,
-        now: clock.now(),
-    };
-    for job in batch.iter_mut() {
-        job.apply(&mut tx);
+    {
+        let mut tx = WriteTx::open(&txn, clock.now())?;
+        for job in batch.iter_mut() {
+            job.apply(&mut tx);
+        }
     }
-    tx.txn.commit()?;
+    txn.commit()?;
     Ok(())
 }
