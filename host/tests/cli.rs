@@ -1,0 +1,149 @@
+//! The `weft` binary: start-up line, configuration from flags and environment, refusal of a
+//! second server on the same data, and shutdown on SIGTERM.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn weft() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_weft"));
+    command.env("RUST_LOG", "warn");
+    for var in [
+        "WEFT_LISTEN",
+        "WEFT_DATA",
+        "WEFT_POLL_TIMEOUT",
+        "WEFT_ACCOUNT_ID",
+    ] {
+        command.env_remove(var);
+    }
+    command
+}
+
+/// Starts `command` and returns it with the address from its `listening on` line.
+fn start(mut command: Command) -> (Child, String) {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("weft starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("listening on http://")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_owned();
+    (child, addr)
+}
+
+/// Waits for `child` to exit, for at most `limit`.
+fn wait(mut child: Child, limit: Duration) -> Output {
+    let deadline = Instant::now() + limit;
+    while child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "weft did not exit in {limit:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn terminate(child: &Child) {
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+fn serve(data: &Path) -> Command {
+    let mut command = weft();
+    command.args(["serve", "--data"]).arg(data);
+    command.args(["--listen", "127.0.0.1:0"]);
+    command
+}
+
+#[test]
+fn serves_and_stops_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("nested/data");
+    let (child, addr) = start(serve(&data));
+    assert!(
+        addr.starts_with("127.0.0.1:") && !addr.ends_with(":0"),
+        "{addr}"
+    );
+    TcpStream::connect(&addr).expect("the server accepts connections");
+    assert!(
+        data.join("weft.redb").exists(),
+        "the data directory is created"
+    );
+
+    terminate(&child);
+    let output = wait(child, Duration::from_secs(10));
+    assert!(output.status.success(), "{output:?}");
+}
+
+#[test]
+fn a_second_server_on_the_same_data_fails_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, _) = start(serve(dir.path()));
+
+    let second = serve(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = wait(second, Duration::from_secs(5));
+    assert!(!output.status.success());
+    assert!(output.stdout.is_empty(), "it never says it is listening");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("is in use by another weft process"),
+        "{stderr}"
+    );
+
+    // The first one is unharmed and still serving.
+    terminate(&first);
+    assert!(wait(first, Duration::from_secs(10)).status.success());
+}
+
+#[test]
+fn reads_its_settings_from_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut command = weft();
+    command
+        .arg("serve")
+        .env("WEFT_LISTEN", "127.0.0.1:0")
+        .env("WEFT_DATA", dir.path())
+        .env("WEFT_POLL_TIMEOUT", "5");
+    let (child, addr) = start(command);
+    TcpStream::connect(addr).unwrap();
+    assert!(dir.path().join("weft.redb").exists());
+    terminate(&child);
+    assert!(wait(child, Duration::from_secs(10)).status.success());
+}
+
+#[test]
+fn bad_settings_are_refused_with_a_message() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, expected) in [
+        (&["--account-id", "12"][..], "account id"),
+        (&["--poll-timeout", "0"][..], "poll-timeout"),
+        (
+            &["--listen", "not-an-address"][..],
+            "cannot listen on not-an-address",
+        ),
+    ] {
+        let output = weft()
+            .args(["serve", "--data"])
+            .arg(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!output.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+}
