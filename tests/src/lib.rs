@@ -13,7 +13,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
-use weft_host::{Config, Weft};
+use weft_host::{Config, Weft, WriterStats};
 
 pub use aws_sdk_swf;
 
@@ -23,6 +23,7 @@ pub struct TestServer {
     addr: SocketAddr,
     dir: Arc<TempDir>,
     configure: Arc<dyn Fn(&mut Config) + Send + Sync>,
+    stats: WriterStats,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<Result<(), weft_host::Error>>>,
 }
@@ -35,7 +36,20 @@ impl TestServer {
 
     /// Starts a server on a fresh data directory, after `configure` adjusts its configuration.
     pub async fn start_with(configure: impl Fn(&mut Config) + Send + Sync + 'static) -> Self {
-        let dir = Arc::new(tempfile::tempdir().expect("temporary directory"));
+        Self::start_in(None, configure).await
+    }
+
+    /// Like [`TestServer::start_with`], with the data directory made inside `parent` (the
+    /// system's temporary directory if `None`), to choose the disk it lives on.
+    pub async fn start_in(
+        parent: Option<&std::ffi::OsStr>,
+        configure: impl Fn(&mut Config) + Send + Sync + 'static,
+    ) -> Self {
+        let dir = match parent {
+            Some(parent) => tempfile::tempdir_in(parent),
+            None => tempfile::tempdir(),
+        };
+        let dir = Arc::new(dir.expect("temporary directory"));
         Self::launch(dir, Arc::new(configure)).await
     }
 
@@ -43,6 +57,7 @@ impl TestServer {
         let mut config = Config::new(dir.path());
         configure(&mut config);
         let weft = Weft::open(config).expect("the store opens");
+        let stats = weft.writer_stats();
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("local address");
         let (stop, stopped) = oneshot::channel::<()>();
@@ -53,6 +68,7 @@ impl TestServer {
             addr,
             dir,
             configure,
+            stats,
             stop: Some(stop),
             task: Some(task),
         }
@@ -61,6 +77,11 @@ impl TestServer {
     /// The endpoint URL, `http://127.0.0.1:PORT`.
     pub fn endpoint(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// The writer's counters: commits made and requests they carried.
+    pub fn writer_stats(&self) -> &WriterStats {
+        &self.stats
     }
 
     /// Shuts the server down gracefully and waits until its store is closed.
