@@ -16,6 +16,7 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::post;
+use http_body_util::LengthLimitError;
 use serde_json::Value;
 
 use crate::fault::Fault;
@@ -52,9 +53,14 @@ async fn process(api: &Api, headers: &HeaderMap, body: Body) -> Result<Vec<u8>, 
         .unwrap_or_default();
     let operation = Operation::from_target(target)?;
     let limit = api.service.limits.max_request_bytes;
-    let bytes = axum::body::to_bytes(body, limit)
-        .await
-        .map_err(|_| Fault::RequestTooLarge(format!("The request body exceeds {limit} bytes")))?;
+    let bytes = axum::body::to_bytes(body, limit).await.map_err(|e| {
+        let too_large = std::error::Error::source(&e).is_some_and(|s| s.is::<LengthLimitError>());
+        if too_large {
+            Fault::RequestTooLarge(format!("The request body exceeds {limit} bytes"))
+        } else {
+            Fault::Serialization("The request body could not be read".into())
+        }
+    })?;
     let mut input = parse_body(&bytes)?;
     Schema::get().validate(operation.name(), &mut input)?;
     let ctx = Ctx {
