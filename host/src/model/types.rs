@@ -54,58 +54,52 @@ pub(crate) struct ActivityKind;
 
 /// `WorkflowTypeConfiguration`: defaults for executions of the type (spec §8.6).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub(crate) struct WorkflowTypeConfiguration {
     #[serde(
-        default,
         deserialize_with = "empty_as_none",
         skip_serializing_if = "Option::is_none"
     )]
     pub(crate) default_task_start_to_close_timeout: Option<String>,
     #[serde(
-        default,
         deserialize_with = "empty_as_none",
         skip_serializing_if = "Option::is_none"
     )]
     pub(crate) default_execution_start_to_close_timeout: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) default_task_list: Option<TaskList>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) default_task_priority: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) default_child_policy: Option<ChildPolicy>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) default_lambda_role: Option<String>,
 }
 
 /// `ActivityTypeConfiguration`: defaults for tasks of the type (spec §8.6).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub(crate) struct ActivityTypeConfiguration {
     #[serde(
-        default,
         deserialize_with = "empty_as_none",
         skip_serializing_if = "Option::is_none"
     )]
     pub(crate) default_task_start_to_close_timeout: Option<String>,
     #[serde(
-        default,
         deserialize_with = "empty_as_none",
         skip_serializing_if = "Option::is_none"
     )]
     pub(crate) default_task_heartbeat_timeout: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) default_task_list: Option<TaskList>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) default_task_priority: Option<String>,
     #[serde(
-        default,
         deserialize_with = "empty_as_none",
         skip_serializing_if = "Option::is_none"
     )]
     pub(crate) default_task_schedule_to_start_timeout: Option<String>,
     #[serde(
-        default,
         deserialize_with = "empty_as_none",
         skip_serializing_if = "Option::is_none"
     )]

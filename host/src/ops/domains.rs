@@ -170,10 +170,7 @@ pub(crate) async fn list_domains(
             Ok(tx.domains(&scope, cursor, |d| d.status() == status)?)
         })
         .await?;
-    let next_page_token = match page.items.last() {
-        Some(last) if page.more => Some(svc.next_token(&query, &last.name)),
-        _ => None,
-    };
+    let next_page_token = svc.next_page_token(&query, &page, |domain| &domain.name);
     Ok(DomainInfos {
         domain_infos: page
             .items

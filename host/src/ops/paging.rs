@@ -12,6 +12,7 @@ use sha2::{Digest, Sha256};
 
 use crate::fault::Fault;
 use crate::seal::Purpose;
+use crate::store::Page;
 
 use super::Service;
 
@@ -70,8 +71,20 @@ impl Service {
             .map_err(|_| invalid())
     }
 
+    /// The token for the page after `page` of `query`, if more items follow; `position` says
+    /// where an item stands.
+    pub(crate) fn next_page_token<'p, T, P: Serialize>(
+        &self,
+        query: &impl Serialize,
+        page: &'p Page<T>,
+        position: impl FnOnce(&'p T) -> P,
+    ) -> Option<String> {
+        let last = page.items.last().filter(|_| page.more)?;
+        Some(self.next_token(query, &position(last)))
+    }
+
     /// The token for the page after `position` of `query`.
-    pub(crate) fn next_token(&self, query: &impl Serialize, position: &impl Serialize) -> String {
+    fn next_token(&self, query: &impl Serialize, position: &impl Serialize) -> String {
         let mut payload = vec![TOKEN_VERSION];
         payload.extend_from_slice(&self.clock.now().as_millis().to_le_bytes());
         payload.extend_from_slice(&fingerprint(query));

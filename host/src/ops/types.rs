@@ -193,18 +193,7 @@ pub(crate) async fn deprecate<K: TypeKind>(
     ctx: &Ctx,
     input: TypeInput<K>,
 ) -> Result<Empty, Fault> {
-    let scope = ctx.scope.clone();
-    svc.store
-        .write(move |tx| {
-            let (domain, mut record) = known_type::<K>(tx, &scope, &input)?;
-            if record.status(&domain) == RegistrationStatus::Deprecated {
-                return Err(Fault::TypeDeprecated(label(K::KIND, &input.ty)));
-            }
-            record.deprecated_at = Some(tx.now());
-            tx.put_type::<K>(&domain, &input.ty, &record)?;
-            Ok(Empty {})
-        })
-        .await
+    set_deprecated(svc, ctx, input, true).await
 }
 
 /// Undeprecate*Type: usable for new work again.
@@ -213,18 +202,33 @@ pub(crate) async fn undeprecate<K: TypeKind>(
     ctx: &Ctx,
     input: TypeInput<K>,
 ) -> Result<Empty, Fault> {
+    set_deprecated(svc, ctx, input, false).await
+}
+
+async fn set_deprecated<K: TypeKind>(
+    svc: &Service,
+    ctx: &Ctx,
+    input: TypeInput<K>,
+    deprecate: bool,
+) -> Result<Empty, Fault> {
     let scope = ctx.scope.clone();
     svc.store
         .write(move |tx| {
             let (domain, mut record) = known_type::<K>(tx, &scope, &input)?;
-            if record.status(&domain) == RegistrationStatus::Registered {
-                return Err(Fault::TypeAlreadyExists(label(K::KIND, &input.ty)));
+            match (deprecate, record.status(&domain)) {
+                (true, RegistrationStatus::Deprecated) => {
+                    return Err(Fault::TypeDeprecated(label(K::KIND, &input.ty)));
+                }
+                (false, RegistrationStatus::Registered) => {
+                    return Err(Fault::TypeAlreadyExists(label(K::KIND, &input.ty)));
+                }
+                // A type deprecated through its domain comes back only with the domain.
+                (false, _) if domain.deprecated_at.is_some() => {
+                    return Err(Fault::DomainDeprecated(domain.name));
+                }
+                _ => {}
             }
-            // A type deprecated through its domain comes back only with the domain.
-            if domain.deprecated_at.is_some() {
-                return Err(Fault::DomainDeprecated(domain.name));
-            }
-            record.deprecated_at = None;
+            record.deprecated_at = deprecate.then(|| tx.now());
             tx.put_type::<K>(&domain, &input.ty, &record)?;
             Ok(Empty {})
         })
@@ -300,10 +304,7 @@ pub(crate) async fn list<K: TypeKind>(
             Ok((domain, page))
         })
         .await?;
-    let next_page_token = match page.items.last() {
-        Some((ty, _)) if page.more => Some(svc.next_token(&query, &(&ty.name, &ty.version))),
-        _ => None,
-    };
+    let next_page_token = svc.next_page_token(&query, &page, |(ty, _)| (&ty.name, &ty.version));
     let type_infos = page
         .items
         .into_iter()

@@ -18,7 +18,7 @@ use tokio::sync::oneshot;
 use crate::clock::Clock;
 use crate::fault::Fault;
 
-pub(crate) use access::{Cursor, ReadTx, Reads, WriteTx};
+pub(crate) use access::{Cursor, Page, ReadTx, Reads, WriteTx};
 pub use writer::WriterStats;
 
 /// What can go wrong below the SWF layer. Clients see any of these as an internal failure.

@@ -2,7 +2,19 @@
 
 use std::fmt::Debug;
 
+use weft_tests::aws_sdk_swf::Client;
 use weft_tests::aws_sdk_swf::error::{ProvideErrorMetadata, SdkError};
+
+/// Registers the domain `name` with a one-day retention.
+pub(crate) async fn register_domain(client: &Client, name: &str) {
+    client
+        .register_domain()
+        .name(name)
+        .workflow_execution_retention_period_in_days("1")
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("register {name}: {e:?}"));
+}
 
 /// The error code and message of a call that must fail.
 pub(crate) fn fault<T: Debug, E: ProvideErrorMetadata + Debug, R: Debug>(

@@ -4,17 +4,7 @@ use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::Client;
 use weft_tests::aws_sdk_swf::types::{RegistrationStatus, ResourceTag};
 
-use crate::common::expect_fault;
-
-async fn register(client: &Client, name: &str) {
-    client
-        .register_domain()
-        .name(name)
-        .workflow_execution_retention_period_in_days("1")
-        .send()
-        .await
-        .unwrap_or_else(|e| panic!("register {name}: {e:?}"));
-}
+use crate::common::{expect_fault, register_domain as register};
 
 async fn list(client: &Client, status: RegistrationStatus, reverse: bool) -> Vec<String> {
     client

@@ -5,6 +5,8 @@ use weft_tests::aws_sdk_swf::types::{
     ActivityType, RegistrationStatus, ResourceTag, TaskList, WorkflowType,
 };
 
+use crate::common::register_domain;
+
 #[tokio::test]
 async fn registrations_tags_and_deprecations_survive_a_restart() {
     let server = TestServer::start().await;
@@ -131,12 +133,7 @@ async fn registrations_tags_and_deprecations_survive_a_restart() {
 async fn every_acknowledged_concurrent_write_is_kept() {
     let server = TestServer::start().await;
     let c = server.client();
-    c.register_domain()
-        .name("d")
-        .workflow_execution_retention_period_in_days("1")
-        .send()
-        .await
-        .unwrap();
+    register_domain(&c, "d").await;
     let writes: Vec<_> = (0..200)
         .map(|i| {
             let c = c.clone();
@@ -178,12 +175,7 @@ async fn page_tokens_outlive_a_restart() {
     let server = TestServer::start().await;
     let c = server.client();
     for name in ["a", "b"] {
-        c.register_domain()
-            .name(name)
-            .workflow_execution_retention_period_in_days("1")
-            .send()
-            .await
-            .unwrap();
+        register_domain(&c, name).await;
     }
     let first = c
         .list_domains()

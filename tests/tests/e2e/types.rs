@@ -6,7 +6,7 @@ use weft_tests::aws_sdk_swf::types::{
     ActivityType, ChildPolicy, RegistrationStatus, TaskList, WorkflowType,
 };
 
-use crate::common::{expect_fault, fault};
+use crate::common::{expect_fault, fault, register_domain};
 
 /// One of the two kinds of type, driving the matching SDK calls.
 #[derive(Clone, Copy, Debug)]
@@ -279,13 +279,7 @@ fn act(name: &str, version: &str) -> ActivityType {
 async fn server_with_domain() -> (TestServer, Client) {
     let server = TestServer::start().await;
     let client = server.client();
-    client
-        .register_domain()
-        .name("d")
-        .workflow_execution_retention_period_in_days("1")
-        .send()
-        .await
-        .unwrap();
+    register_domain(&client, "d").await;
     (server, client)
 }
 
@@ -572,12 +566,7 @@ async fn lists_filter_and_page_both_ways() {
 async fn the_type_limit_counts_deprecated_types_but_not_deleted_ones() {
     let server = TestServer::start_with(|config| config.limits.max_types_per_kind = 3).await;
     let c = server.client();
-    c.register_domain()
-        .name("d")
-        .workflow_execution_retention_period_in_days("1")
-        .send()
-        .await
-        .unwrap();
+    register_domain(&c, "d").await;
     for kind in KINDS {
         for version in ["1", "2", "3"] {
             kind.register(&c, "d", "t", version).await.unwrap();
