@@ -1,7 +1,7 @@
 //! The `weft` binary: start-up line, configuration from flags and environment, refusal of a
 //! second server on the same data, and shutdown on SIGTERM.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
@@ -50,12 +50,33 @@ fn wait(mut child: Child, limit: Duration) -> Output {
     child.wait_with_output().unwrap()
 }
 
-fn terminate(child: &Child) {
+fn signal(child: &Child, signal: &str) {
     let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
+}
+
+fn terminate(child: &Child) {
+    signal(child, "-TERM");
+}
+
+/// Calls SWF operation `operation` with `body` on a fresh connection; returns status and body.
+fn call(addr: &str, operation: &str, body: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "POST / HTTP/1.1\r\nHost: {addr}\r\nX-Amz-Target: SimpleWorkflowService.{operation}\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let status = response[9..12].parse().unwrap();
+    let body = response.split_once("\r\n\r\n").unwrap().1.to_owned();
+    (status, body)
 }
 
 fn serve(data: &Path) -> Command {
@@ -146,4 +167,34 @@ fn bad_settings_are_refused_with_a_message() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
+}
+
+#[test]
+fn acknowledged_changes_survive_sigkill() {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, addr) = start(serve(dir.path()));
+    for i in 0..20 {
+        let body =
+            format!(r#"{{"name": "d{i:02}", "workflowExecutionRetentionPeriodInDays": "1"}}"#);
+        assert_eq!(call(&addr, "RegisterDomain", &body).0, 200);
+    }
+    // No chance to shut down: whatever was acknowledged must already be committed.
+    signal(&child, "-KILL");
+    wait(child, Duration::from_secs(10));
+
+    let (child, addr) = start(serve(dir.path()));
+    let (status, body) = call(
+        &addr,
+        "ListDomains",
+        r#"{"registrationStatus": "REGISTERED"}"#,
+    );
+    assert_eq!(status, 200);
+    for i in 0..20 {
+        assert!(
+            body.contains(&format!(r#""name":"d{i:02}""#)),
+            "d{i:02} lost: {body}"
+        );
+    }
+    terminate(&child);
+    wait(child, Duration::from_secs(10));
 }
