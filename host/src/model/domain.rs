@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
 
-use super::{Kind, RegistrationStatus, ResourceTag, Scope};
+use super::{RegistrationStatus, ResourceTag, Scope};
 
 /// A registered domain, as stored.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -20,8 +20,6 @@ pub(crate) struct Domain {
     pub(crate) deprecated_at: Option<Timestamp>,
     /// Resource tags in the order they were first added.
     pub(crate) tags: Vec<ResourceTag>,
-    /// Registered plus deprecated types of each [`Kind`], for the per-domain limit.
-    pub(crate) type_counts: [u32; 2],
 }
 
 impl Domain {
@@ -31,11 +29,6 @@ impl Domain {
             None => RegistrationStatus::Registered,
             Some(_) => RegistrationStatus::Deprecated,
         }
-    }
-
-    /// How many types of `kind` the domain holds.
-    pub(crate) fn type_count(&mut self, kind: Kind) -> &mut u32 {
-        &mut self.type_counts[kind as usize]
     }
 }
 

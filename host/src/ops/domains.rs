@@ -120,7 +120,6 @@ pub(crate) async fn register_domain(
                 retention: input.workflow_execution_retention_period_in_days,
                 deprecated_at: None,
                 tags,
-                type_counts: [0, 0],
             };
             tx.put_domain(&scope, &domain)?;
             Ok(Empty {})

@@ -14,7 +14,7 @@ use crate::fault::{Fault, Violations};
 use crate::model::{
     Domain, Empty, Kind, RegistrationStatus, Scope, TypeKind, TypeName, TypeRecord,
 };
-use crate::store::{Cursor, Reads};
+use crate::store::{Counter, Cursor, Reads};
 
 use super::paging::page_size;
 use super::{Ctx, Service, known_domain};
@@ -149,10 +149,10 @@ pub(crate) async fn register<K: TypeKind>(
     v.finish()?;
 
     let scope = ctx.scope.clone();
-    let max_types = svc.limits.max_types_per_kind;
+    let max_types = u64::try_from(svc.limits.max_types_per_kind).unwrap_or(u64::MAX);
     svc.store
         .write(move |tx| {
-            let mut domain = known_domain(tx, &scope, &input.domain)?;
+            let domain = known_domain(tx, &scope, &input.domain)?;
             if domain.deprecated_at.is_some() {
                 return Err(Fault::DomainDeprecated(domain.name));
             }
@@ -166,14 +166,13 @@ pub(crate) async fn register<K: TypeKind>(
             {
                 return Err(Fault::TypeAlreadyExists(label(K::KIND, &ty)));
             }
-            let count = domain.type_count(K::KIND);
-            if *count as usize >= max_types {
+            let counter = Counter::Types(K::KIND);
+            if tx.count(&domain, counter)? >= max_types {
                 return Err(Fault::LimitExceeded(format!(
                     "Limit of {max_types} {}s per domain reached",
                     K::KIND.label()
                 )));
             }
-            *count += 1;
             let record = TypeRecord {
                 description: input.description,
                 created_at: tx.now(),
@@ -181,7 +180,7 @@ pub(crate) async fn register<K: TypeKind>(
                 config: input.config,
             };
             tx.put_type::<K>(&domain, &ty, &record)?;
-            tx.put_domain(&scope, &domain)?;
+            tx.add_count(&domain, counter, 1)?;
             Ok(Empty {})
         })
         .await
@@ -244,14 +243,12 @@ pub(crate) async fn delete<K: TypeKind>(
     let scope = ctx.scope.clone();
     svc.store
         .write(move |tx| {
-            let (mut domain, record) = known_type::<K>(tx, &scope, &input)?;
+            let (domain, record) = known_type::<K>(tx, &scope, &input)?;
             if record.status(&domain) == RegistrationStatus::Registered {
                 return Err(Fault::TypeNotDeprecated(label(K::KIND, &input.ty)));
             }
             tx.delete_type::<K>(&domain, &input.ty)?;
-            let count = domain.type_count(K::KIND);
-            *count = count.saturating_sub(1);
-            tx.put_domain(&scope, &domain)?;
+            tx.add_count(&domain, Counter::Types(K::KIND), -1)?;
             Ok(Empty {})
         })
         .await

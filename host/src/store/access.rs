@@ -8,10 +8,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::clock::Timestamp;
-use crate::model::{Domain, Scope, TypeKind, TypeName, TypeRecord};
+use crate::model::{Domain, Kind, Scope, TypeKind, TypeName, TypeRecord};
 
 use super::StoreError;
-use super::tables::{Bytes, DOMAINS, DomainKey, META, TYPES, TypeKey};
+use super::tables::{Bytes, COUNTERS, DOMAINS, DomainKey, META, TYPES, TypeKey};
 
 /// A consistent read-only view of the store.
 pub(crate) struct ReadTx(pub(super) redb::ReadTransaction);
@@ -22,9 +22,27 @@ pub(crate) struct ReadTx(pub(super) redb::ReadTransaction);
 /// costs more than a lookup, and the writer is the one serial path every change takes.
 pub(crate) struct WriteTx<'t> {
     meta: Table<'t, &'static str, Bytes>,
+    counters: Table<'t, (u64, u8), u64>,
     domains: Table<'t, DomainKey, Bytes>,
     types: Table<'t, TypeKey, Bytes>,
     now: Timestamp,
+}
+
+/// A count a domain keeps for a limit.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Counter {
+    /// Registered plus deprecated types of a kind.
+    Types(Kind),
+}
+
+impl Counter {
+    /// The counter's part of the key. Stored: never renumber.
+    fn key(self) -> u8 {
+        match self {
+            Counter::Types(Kind::Workflow) => 0,
+            Counter::Types(Kind::Activity) => 1,
+        }
+    }
 }
 
 /// One page of a listing.
@@ -191,6 +209,7 @@ impl<'t> WriteTx<'t> {
     pub(super) fn open(txn: &'t WriteTransaction, now: Timestamp) -> Result<Self, StoreError> {
         Ok(WriteTx {
             meta: txn.open_table(META)?,
+            counters: txn.open_table(COUNTERS)?,
             domains: txn.open_table(DOMAINS)?,
             types: txn.open_table(TYPES)?,
             now,
@@ -215,6 +234,24 @@ impl<'t> WriteTx<'t> {
         };
         self.meta.insert("next_id", &(next + 1).to_le_bytes()[..])?;
         Ok(next)
+    }
+
+    /// The domain's `counter`.
+    pub(crate) fn count(&self, domain: &Domain, counter: Counter) -> Result<u64, StoreError> {
+        let value = self.counters.get((domain.id, counter.key()))?;
+        Ok(value.map_or(0, |v| v.value()))
+    }
+
+    /// Moves the domain's `counter` by `delta`.
+    pub(crate) fn add_count(
+        &mut self,
+        domain: &Domain,
+        counter: Counter,
+        delta: i64,
+    ) -> Result<(), StoreError> {
+        let count = self.count(domain, counter)?.saturating_add_signed(delta);
+        self.counters.insert((domain.id, counter.key()), count)?;
+        Ok(())
     }
 
     /// Stores `domain` in `scope`, new or changed.

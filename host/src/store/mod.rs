@@ -18,7 +18,7 @@ use tokio::sync::oneshot;
 use crate::clock::Clock;
 use crate::fault::Fault;
 
-pub(crate) use access::{Cursor, Page, ReadTx, Reads, WriteTx};
+pub(crate) use access::{Counter, Cursor, Page, ReadTx, Reads, WriteTx};
 pub use writer::WriterStats;
 
 /// What can go wrong below the SWF layer. Clients see any of these as an internal failure.
@@ -197,6 +197,7 @@ fn initialize(db: &Database) -> Result<[u8; 32], StoreError> {
             }
         }
     };
+    txn.open_table(tables::COUNTERS)?;
     txn.open_table(tables::DOMAINS)?;
     txn.open_table(tables::TYPES)?;
     txn.commit()?;
@@ -224,7 +225,6 @@ mod tests {
             retention: "1".into(),
             deprecated_at: None,
             tags: vec![],
-            type_counts: [0, 0],
         }
     }
 

@@ -25,5 +25,9 @@ pub(crate) const DOMAINS: TableDefinition<DomainKey, Bytes> = TableDefinition::n
 /// types of one kind are one range in (name, version) order. Value: `TypeRecord<Config>`.
 pub(crate) const TYPES: TableDefinition<TypeKey, Bytes> = TableDefinition::new("types");
 
+/// Per-domain counts kept for SWF's limits, so that enforcing a limit never rewrites the domain
+/// record. Key: (domain id, `Counter::key`). Value: the count.
+pub(crate) const COUNTERS: TableDefinition<(u64, u8), u64> = TableDefinition::new("counters");
+
 /// The on-disk format this build writes and reads.
 pub(crate) const FORMAT_VERSION: u32 = 1;
