@@ -48,6 +48,10 @@ pub struct Limits {
     pub max_domain_tags: usize,
     /// Bytes in one request body.
     pub max_request_bytes: usize,
+    /// Open runs per domain, children included.
+    pub max_open_runs: u64,
+    /// Concurrent long polls on one task list.
+    pub max_pollers_per_list: usize,
 }
 
 impl Default for Limits {
@@ -57,6 +61,8 @@ impl Default for Limits {
             max_types_per_kind: 10_000,
             max_domain_tags: 50,
             max_request_bytes: 1024 * 1024,
+            max_open_runs: 100_000,
+            max_pollers_per_list: 1000,
         }
     }
 }

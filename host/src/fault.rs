@@ -28,17 +28,9 @@ pub(crate) enum Fault {
     #[error("{0}")]
     TypeNotDeprecated(String),
     /// An open execution with this workflow id already exists in the domain.
-    #[expect(
-        dead_code,
-        reason = "raised by StartWorkflowExecution, which comes next"
-    )]
     #[error("{0}")]
     WorkflowExecutionAlreadyStarted(String),
     /// A required parameter was given neither in the request nor as a type default.
-    #[expect(
-        dead_code,
-        reason = "raised by StartWorkflowExecution, which comes next"
-    )]
     #[error("{0}")]
     DefaultUndefined(String),
     /// A documented limit was reached.
@@ -63,9 +55,6 @@ pub(crate) enum Fault {
     /// `X-Amz-Target` names no SWF operation.
     #[error("{0}")]
     UnknownOperation(String),
-    /// A recognised operation that this build does not provide yet.
-    #[error("{0}")]
-    NotImplemented(String),
     /// The request body is larger than the service accepts.
     #[error("{0}")]
     RequestTooLarge(String),
@@ -92,7 +81,6 @@ impl Fault {
             Fault::Validation(_) => "ValidationException",
             Fault::Serialization(_) => "SerializationException",
             Fault::UnknownOperation(_) => "UnknownOperationException",
-            Fault::NotImplemented(_) => "NotImplemented",
             Fault::RequestTooLarge(_) => "RequestEntityTooLargeException",
             Fault::Internal(_) => "InternalFailure",
         }
@@ -104,7 +92,6 @@ impl Fault {
             Fault::Validation(_) => "com.amazon.coral.validate",
             Fault::Serialization(_)
             | Fault::UnknownOperation(_)
-            | Fault::NotImplemented(_)
             | Fault::RequestTooLarge(_)
             | Fault::Internal(_) => "com.amazon.coral.service",
             _ => "com.amazonaws.swf.base.model",

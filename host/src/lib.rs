@@ -22,16 +22,20 @@
 mod api;
 pub mod clock;
 mod config;
+mod dispatch;
+mod engine;
 mod fault;
 mod model;
 mod ops;
 mod seal;
 mod store;
+mod timers;
 
 use std::future::Future;
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
+use tokio::sync::watch;
 
 pub use config::{Config, DEFAULT_ACCOUNT_ID, Limits};
 pub use store::{StoreError, WriterStats};
@@ -60,6 +64,7 @@ pub struct Weft {
     api: Arc<Api>,
     writer: Writer,
     stats: WriterStats,
+    stopping: watch::Sender<bool>,
 }
 
 impl Weft {
@@ -72,19 +77,24 @@ impl Weft {
             )));
         }
         let opened = Store::open(&config.data_dir, config.clock.clone())?;
+        let (stopping, shutdown) = watch::channel(false);
         let service = Service {
             store: opened.store,
             sealer: Sealer::new(opened.secret),
             limits: config.limits,
             clock: config.clock,
+            wakers: Default::default(),
+            poll_timeout: config.poll_timeout,
+            shutdown,
         };
         Ok(Weft {
             api: Arc::new(Api {
-                service,
+                service: Arc::new(service),
                 account: config.account_id,
             }),
             writer: opened.writer,
             stats: opened.stats,
+            stopping,
         })
     }
 
@@ -93,17 +103,31 @@ impl Weft {
         self.stats.clone()
     }
 
-    /// Serves SWF on `listener` until `shutdown` completes, then finishes the requests in
-    /// flight, commits what they changed and closes the store.
+    /// Serves SWF on `listener` until `shutdown` completes, then answers the long polls in
+    /// flight (empty), finishes the other requests, commits what they changed and closes the
+    /// store.
     pub async fn serve(
         self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), Error> {
-        let Weft { api, writer, .. } = self;
+        let Weft {
+            api,
+            writer,
+            stopping,
+            ..
+        } = self;
+        let timers = tokio::spawn(timers::run(api.service.clone(), stopping.subscribe()));
+        let shutdown = async move {
+            shutdown.await;
+            stopping.send_replace(true);
+        };
         let served = axum::serve(listener, api::router(api))
             .with_graceful_shutdown(shutdown)
             .await;
+        if timers.await.is_err() {
+            tracing::error!("the timer loop panicked");
+        }
         // Every request is done and the router with its store handles dropped: the writer
         // drains its queue and stops, which closes the database.
         if tokio::task::spawn_blocking(move || writer.join())

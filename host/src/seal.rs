@@ -18,6 +18,8 @@ const MAC_LEN: usize = 16;
 pub(crate) enum Purpose {
     /// A `nextPageToken` of a list operation.
     Page = 1,
+    /// A `taskToken` of a decision or activity task.
+    Task = 2,
 }
 
 /// Seals and opens tokens under one secret.

@@ -6,7 +6,7 @@
 
 mod operation;
 mod response;
-mod schema;
+pub(crate) mod schema;
 
 use std::sync::Arc;
 
@@ -31,7 +31,7 @@ const DEFAULT_REGION: &str = "us-east-1";
 
 /// State shared by every request.
 pub(crate) struct Api {
-    pub(crate) service: Service,
+    pub(crate) service: Arc<Service>,
     pub(crate) account: String,
 }
 

@@ -6,30 +6,30 @@ use serde_json::Value;
 
 use crate::fault::Fault;
 use crate::model::{ActivityKind, WorkflowKind};
-use crate::ops::{Ctx, Service, domains, tags, types};
+use crate::ops::{
+    Ctx, Service, activity_tasks, decision_tasks, domains, executions, history, listings, tags,
+    types,
+};
 
 macro_rules! operations {
     (
         implemented { $($op:ident => $handler:expr,)* }
-        pending { $($pending:ident,)* }
     ) => {
         /// An SWF operation, named as in `X-Amz-Target: SimpleWorkflowService.<Operation>`.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub(crate) enum Operation {
             $($op,)*
-            $($pending,)*
         }
 
         impl Operation {
             /// Every operation.
             #[cfg(test)]
-            pub(crate) const ALL: &[Operation] = &[$(Operation::$op,)* $(Operation::$pending,)*];
+            pub(crate) const ALL: &[Operation] = &[$(Operation::$op,)*];
 
             /// The operation's name.
             pub(crate) fn name(self) -> &'static str {
                 match self {
                     $(Operation::$op => stringify!($op),)*
-                    $(Operation::$pending => stringify!($pending),)*
                 }
             }
 
@@ -37,7 +37,6 @@ macro_rules! operations {
             pub(crate) fn from_name(name: &str) -> Option<Self> {
                 match name {
                     $(stringify!($op) => Some(Operation::$op),)*
-                    $(stringify!($pending) => Some(Operation::$pending),)*
                     _ => None,
                 }
             }
@@ -51,9 +50,6 @@ macro_rules! operations {
             ) -> Result<Vec<u8>, Fault> {
                 match self {
                     $(Operation::$op => encode(&$handler(svc, ctx, decode(input)?).await?),)*
-                    $(Operation::$pending => Err(Fault::NotImplemented(format!(
-                        "{} is not implemented yet", stringify!($pending)
-                    ))),)*
                 }
             }
         }
@@ -82,27 +78,25 @@ operations! {
         TagResource => tags::tag_resource,
         UntagResource => tags::untag_resource,
         ListTagsForResource => tags::list_tags_for_resource,
-    }
-    pending {
-        StartWorkflowExecution,
-        SignalWorkflowExecution,
-        RequestCancelWorkflowExecution,
-        TerminateWorkflowExecution,
-        DescribeWorkflowExecution,
-        GetWorkflowExecutionHistory,
-        ListOpenWorkflowExecutions,
-        ListClosedWorkflowExecutions,
-        CountOpenWorkflowExecutions,
-        CountClosedWorkflowExecutions,
-        CountPendingDecisionTasks,
-        CountPendingActivityTasks,
-        PollForDecisionTask,
-        RespondDecisionTaskCompleted,
-        PollForActivityTask,
-        RecordActivityTaskHeartbeat,
-        RespondActivityTaskCompleted,
-        RespondActivityTaskFailed,
-        RespondActivityTaskCanceled,
+        StartWorkflowExecution => executions::start,
+        SignalWorkflowExecution => executions::signal_execution,
+        RequestCancelWorkflowExecution => executions::request_cancel_execution,
+        TerminateWorkflowExecution => executions::terminate_execution,
+        DescribeWorkflowExecution => history::describe,
+        GetWorkflowExecutionHistory => history::get_history,
+        ListOpenWorkflowExecutions => listings::list_open,
+        ListClosedWorkflowExecutions => listings::list_closed,
+        CountOpenWorkflowExecutions => listings::count_open,
+        CountClosedWorkflowExecutions => listings::count_closed,
+        CountPendingDecisionTasks => listings::count_pending_decisions,
+        CountPendingActivityTasks => listings::count_pending_activities,
+        PollForDecisionTask => decision_tasks::poll,
+        RespondDecisionTaskCompleted => decision_tasks::respond_completed,
+        PollForActivityTask => activity_tasks::poll,
+        RecordActivityTaskHeartbeat => activity_tasks::heartbeat,
+        RespondActivityTaskCompleted => activity_tasks::completed,
+        RespondActivityTaskFailed => activity_tasks::failed,
+        RespondActivityTaskCanceled => activity_tasks::canceled,
     }
 }
 

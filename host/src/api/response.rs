@@ -41,7 +41,6 @@ pub(super) fn respond(request_id: &str, outcome: Result<Vec<u8>, Fault>) -> Resp
 fn status(fault: &Fault) -> StatusCode {
     match fault {
         Fault::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
-        Fault::NotImplemented(_) => StatusCode::NOT_IMPLEMENTED,
         Fault::RequestTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
         _ => StatusCode::BAD_REQUEST,
     }

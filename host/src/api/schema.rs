@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::fault::{Fault, Violations};
 
-static MODEL_JSON: &str = include_str!("../../model/service-2.json");
+pub(crate) static MODEL_JSON: &str = include_str!("../../model/service-2.json");
 
 /// The shapes of every operation's input.
 pub(crate) struct Schema {

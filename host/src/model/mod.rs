@@ -1,13 +1,23 @@
 //! The SWF domain model: wire shapes shared by operations, the rules the model states only in
-//! prose, and the records the store keeps.
+//! prose, the records the store keeps, and the wire format of history events and decisions.
 
+pub(crate) mod decisions;
 mod domain;
+pub(crate) mod events;
+mod execution;
 mod rules;
 mod shapes;
 mod types;
 
 pub(crate) use domain::{Domain, DomainArn};
-pub(crate) use shapes::{ChildPolicy, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName};
+pub(crate) use execution::{
+    Activity, Child, Closed, DecisionTask, ExecutionConfig, Parent, Run, Slot, Timer,
+};
+pub(crate) use rules::{NoneAllowed, Timeout};
+pub(crate) use shapes::{
+    ChildPolicy, CloseStatus, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName,
+    WorkflowExecution,
+};
 pub(crate) use types::{ActivityKind, Kind, TypeKind, TypeRecord, WorkflowKind};
 
 /// Everything a caller can see lives in one scope: an AWS account in one region, as on AWS.

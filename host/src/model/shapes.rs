@@ -51,3 +51,23 @@ pub(crate) struct Empty {}
 pub(crate) fn empty_as_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     Ok(Option::<String>::deserialize(d)?.filter(|s| !s.is_empty()))
 }
+
+/// A run, named as on the wire (`WorkflowExecution`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WorkflowExecution {
+    pub(crate) workflow_id: String,
+    pub(crate) run_id: String,
+}
+
+/// How a closed run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub(crate) enum CloseStatus {
+    Completed,
+    Failed,
+    Canceled,
+    Terminated,
+    ContinuedAsNew,
+    TimedOut,
+}

@@ -2,15 +2,25 @@
 //! Input) -> Result<Output, Fault>`: it checks what the model states only in prose, then reads a
 //! snapshot or hands a change to the writer.
 
+pub(crate) mod activity_tasks;
+pub(crate) mod decision_tasks;
 pub(crate) mod domains;
+pub(crate) mod executions;
+pub(crate) mod history;
+pub(crate) mod listings;
 mod paging;
+mod polling;
 pub(crate) mod tags;
 pub(crate) mod types;
 
 use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
 
 use crate::clock::Clock;
 use crate::config::Limits;
+use crate::dispatch::Wakers;
 use crate::fault::Fault;
 use crate::model::{Domain, Scope};
 use crate::seal::Sealer;
@@ -22,6 +32,12 @@ pub(crate) struct Service {
     pub(crate) sealer: Sealer,
     pub(crate) limits: Limits,
     pub(crate) clock: Arc<dyn Clock>,
+    /// Waiting pollers and the timer loop, woken by committed changes.
+    pub(crate) wakers: Wakers,
+    /// How long a long poll waits for a task.
+    pub(crate) poll_timeout: Duration,
+    /// Turns true when the service stops: long polls answer empty at once.
+    pub(crate) shutdown: watch::Receiver<bool>,
 }
 
 /// Who is asking: the scope every name in the request is resolved in.

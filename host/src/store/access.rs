@@ -3,7 +3,7 @@
 
 use std::ops::{Bound, Deref};
 
-use redb::{AccessGuard, Key, ReadableTable, StorageError, Table, WriteTransaction};
+use redb::{AccessGuard, Key, ReadableTable, StorageError, Table, Value, WriteTransaction};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -11,21 +11,95 @@ use crate::clock::Timestamp;
 use crate::model::{Domain, Kind, Scope, TypeKind, TypeName, TypeRecord};
 
 use super::StoreError;
-use super::tables::{Bytes, COUNTERS, DOMAINS, DomainKey, META, TYPES, TypeKey};
+use super::tables::{
+    Bytes, COUNTERS, DEADLINES, DOMAINS, DeadlineKey, DomainKey, EVENTS, LISTINGS, ListingKey,
+    META, OPEN_RUNS, RUN_IDS, RUNS, RunIdKey, TASKS, TYPES, TaskKey as TaskQueueKey, TypeKey,
+};
 
 /// A consistent read-only view of the store.
 pub(crate) struct ReadTx(pub(super) redb::ReadTransaction);
 
-/// The writer's transaction: every change of one batch of requests, committed together.
-///
-/// The tables stay open for the whole batch: opening and closing a table in a write transaction
-/// costs more than a lookup, and the writer is the one serial path every change takes.
-pub(crate) struct WriteTx<'t> {
-    meta: Table<'t, &'static str, Bytes>,
-    counters: Table<'t, (u64, u8), u64>,
-    domains: Table<'t, DomainKey, Bytes>,
-    types: Table<'t, TypeKey, Bytes>,
-    now: Timestamp,
+/// A table opened for one read.
+pub(super) struct Opened<T>(T);
+
+impl<T> Deref for Opened<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+macro_rules! tables {
+    ($($field:ident / $method:ident : $def:ident <$key:ty, $value:ty>;)*) => {
+        /// The writer's transaction: every change of one batch of requests, committed together.
+        ///
+        /// The tables stay open for the whole batch: opening and closing a table in a write
+        /// transaction costs more than a lookup, and the writer is the one serial path every
+        /// change takes.
+        pub(crate) struct WriteTx<'t> {
+            $(pub(super) $field: Table<'t, $key, $value>,)*
+            now: Timestamp,
+            after_commit: Vec<Box<dyn FnOnce() + Send>>,
+        }
+
+        /// The tables reads use, from either kind of transaction: opened on demand in a
+        /// snapshot, already open in the writer.
+        #[allow(dead_code, reason = "every table gets a reader, used or not")]
+        pub(crate) trait Snapshot {
+            $(
+                #[doc = concat!("The `", stringify!($def), "` table.")]
+                fn $method(&self) -> Result<impl Deref<Target: ReadableTable<$key, $value>>, StoreError>;
+            )*
+        }
+
+        impl Snapshot for ReadTx {
+            $(
+                fn $method(&self) -> Result<impl Deref<Target: ReadableTable<$key, $value>>, StoreError> {
+                    Ok(Opened(self.0.open_table($def)?))
+                }
+            )*
+        }
+
+        impl Snapshot for WriteTx<'_> {
+            $(
+                fn $method(&self) -> Result<impl Deref<Target: ReadableTable<$key, $value>>, StoreError> {
+                    Ok(&self.$field)
+                }
+            )*
+        }
+
+        impl<'t> WriteTx<'t> {
+            /// Opens the tables of `txn` for a batch happening at `now`.
+            pub(super) fn open(txn: &'t WriteTransaction, now: Timestamp) -> Result<Self, StoreError> {
+                Ok(WriteTx {
+                    $($field: txn.open_table($def)?,)*
+                    now,
+                    after_commit: Vec::new(),
+                })
+            }
+        }
+
+        /// Creates every table, so that read snapshots find them all.
+        pub(super) fn create_tables(txn: &WriteTransaction) -> Result<(), StoreError> {
+            $(txn.open_table($def)?;)*
+            Ok(())
+        }
+    };
+}
+
+tables! {
+    meta / meta_table: META<&'static str, Bytes>;
+    counters / counter_table: COUNTERS<(u64, u8), u64>;
+    domains / domain_table: DOMAINS<DomainKey, Bytes>;
+    types / type_table: TYPES<TypeKey, Bytes>;
+    runs / run_table: RUNS<u64, Bytes>;
+    run_ids / run_id_table: RUN_IDS<RunIdKey, u64>;
+    open_runs / open_run_table: OPEN_RUNS<(u64, &'static str), u64>;
+    events / event_table: EVENTS<(u64, u64), Bytes>;
+    listings / listing_table: LISTINGS<ListingKey, ()>;
+    tasks / task_table: TASKS<TaskQueueKey, (u64, u64)>;
+    deadlines / deadline_table: DEADLINES<DeadlineKey, ()>;
 }
 
 /// A count a domain keeps for a limit.
@@ -33,6 +107,8 @@ pub(crate) struct WriteTx<'t> {
 pub(crate) enum Counter {
     /// Registered plus deprecated types of a kind.
     Types(Kind),
+    /// Open runs.
+    OpenRuns,
 }
 
 impl Counter {
@@ -41,6 +117,7 @@ impl Counter {
         match self {
             Counter::Types(Kind::Workflow) => 0,
             Counter::Types(Kind::Activity) => 1,
+            Counter::OpenRuns => 2,
         }
     }
 }
@@ -63,52 +140,6 @@ pub(crate) struct Cursor<P> {
     pub(crate) after: Option<P>,
     pub(crate) reverse: bool,
     pub(crate) limit: usize,
-}
-
-/// The tables reads use, from either kind of transaction: opened on demand in a snapshot, already
-/// open in the writer.
-pub(crate) trait Snapshot {
-    /// The domains table.
-    fn domain_table(
-        &self,
-    ) -> Result<impl Deref<Target: ReadableTable<DomainKey, Bytes>>, StoreError>;
-    /// The types table.
-    fn type_table(&self) -> Result<impl Deref<Target: ReadableTable<TypeKey, Bytes>>, StoreError>;
-}
-
-/// A table opened for one read.
-struct Opened<T>(T);
-
-impl<T> Deref for Opened<T> {
-    type Target = T;
-
-    fn deref(&self) -> &T {
-        &self.0
-    }
-}
-
-impl Snapshot for ReadTx {
-    fn domain_table(
-        &self,
-    ) -> Result<impl Deref<Target: ReadableTable<DomainKey, Bytes>>, StoreError> {
-        Ok(Opened(self.0.open_table(DOMAINS)?))
-    }
-
-    fn type_table(&self) -> Result<impl Deref<Target: ReadableTable<TypeKey, Bytes>>, StoreError> {
-        Ok(Opened(self.0.open_table(TYPES)?))
-    }
-}
-
-impl Snapshot for WriteTx<'_> {
-    fn domain_table(
-        &self,
-    ) -> Result<impl Deref<Target: ReadableTable<DomainKey, Bytes>>, StoreError> {
-        Ok(&self.domains)
-    }
-
-    fn type_table(&self) -> Result<impl Deref<Target: ReadableTable<TypeKey, Bytes>>, StoreError> {
-        Ok(&self.types)
-    }
 }
 
 /// The reads operations make, available in read snapshots and inside the writer.
@@ -137,8 +168,8 @@ pub(crate) trait Reads: Snapshot {
             cursor.after.map(|name| (account, region, name)),
             cursor.reverse,
         );
-        scan(&*table, range, cursor, |_, bytes| {
-            let domain: Domain = decode("domains", bytes)?;
+        scan(&*table, range, cursor, |_, value| {
+            let domain: Domain = decode("domains", value.value())?;
             Ok(keep(&domain).then_some(domain))
         })
     }
@@ -187,8 +218,8 @@ pub(crate) trait Reads: Snapshot {
             &*table,
             bounds(lo, hi, after, cursor.reverse),
             cursor,
-            |key, bytes| {
-                let record: TypeRecord<K::Config> = decode("types", bytes)?;
+            |key, value| {
+                let record: TypeRecord<K::Config> = decode("types", value.value())?;
                 let (_, _, name, version) = key.value();
                 Ok(keep(&record).then(|| {
                     let name = TypeName {
@@ -204,21 +235,20 @@ pub(crate) trait Reads: Snapshot {
 
 impl<T: Snapshot> Reads for T {}
 
-impl<'t> WriteTx<'t> {
-    /// Opens the tables of `txn` for a batch happening at `now`.
-    pub(super) fn open(txn: &'t WriteTransaction, now: Timestamp) -> Result<Self, StoreError> {
-        Ok(WriteTx {
-            meta: txn.open_table(META)?,
-            counters: txn.open_table(COUNTERS)?,
-            domains: txn.open_table(DOMAINS)?,
-            types: txn.open_table(TYPES)?,
-            now,
-        })
-    }
-
+impl WriteTx<'_> {
     /// The time of this batch: every change in it happens "now".
     pub(crate) fn now(&self) -> Timestamp {
         self.now
+    }
+
+    /// Runs `action` once the batch is durably committed (never, if it is not).
+    pub(crate) fn after_commit(&mut self, action: impl FnOnce() + Send + 'static) {
+        self.after_commit.push(Box::new(action));
+    }
+
+    /// The actions to run now that the batch is committed.
+    pub(super) fn take_after_commit(&mut self) -> Vec<Box<dyn FnOnce() + Send>> {
+        std::mem::take(&mut self.after_commit)
     }
 
     /// Allocates a number never handed out before.
@@ -238,7 +268,12 @@ impl<'t> WriteTx<'t> {
 
     /// The domain's `counter`.
     pub(crate) fn count(&self, domain: &Domain, counter: Counter) -> Result<u64, StoreError> {
-        let value = self.counters.get((domain.id, counter.key()))?;
+        self.count_by_id(domain.id, counter)
+    }
+
+    /// The `counter` of the domain with id `domain`.
+    pub(crate) fn count_by_id(&self, domain: u64, counter: Counter) -> Result<u64, StoreError> {
+        let value = self.counters.get((domain, counter.key()))?;
         Ok(value.map_or(0, |v| v.value()))
     }
 
@@ -249,8 +284,20 @@ impl<'t> WriteTx<'t> {
         counter: Counter,
         delta: i64,
     ) -> Result<(), StoreError> {
-        let count = self.count(domain, counter)?.saturating_add_signed(delta);
-        self.counters.insert((domain.id, counter.key()), count)?;
+        self.add_count_by_id(domain.id, counter, delta)
+    }
+
+    /// Moves the `counter` of the domain with id `domain` by `delta`.
+    pub(crate) fn add_count_by_id(
+        &mut self,
+        domain: u64,
+        counter: Counter,
+        delta: i64,
+    ) -> Result<(), StoreError> {
+        let count = self
+            .count_by_id(domain, counter)?
+            .saturating_add_signed(delta);
+        self.counters.insert((domain, counter.key()), count)?;
         Ok(())
     }
 
@@ -299,7 +346,7 @@ impl<'t> WriteTx<'t> {
 }
 
 /// The range `[lo, hi)`, or the part of it beyond `after` in the reading direction.
-fn bounds<T>(lo: T, hi: T, after: Option<T>, reverse: bool) -> (Bound<T>, Bound<T>) {
+pub(super) fn bounds<T>(lo: T, hi: T, after: Option<T>, reverse: bool) -> (Bound<T>, Bound<T>) {
     match (after, reverse) {
         (None, _) => (Bound::Included(lo), Bound::Excluded(hi)),
         (Some(after), false) => (Bound::Excluded(after), Bound::Excluded(hi)),
@@ -307,22 +354,22 @@ fn bounds<T>(lo: T, hi: T, after: Option<T>, reverse: bool) -> (Bound<T>, Bound<
     }
 }
 
-type Entry<'a, K> = Result<(AccessGuard<'a, K>, AccessGuard<'a, Bytes>), StorageError>;
+type Entry<'a, K, V> = Result<(AccessGuard<'a, K>, AccessGuard<'a, V>), StorageError>;
 
 /// Reads `range` in the cursor's direction, keeping what `pick` returns, until a page is full.
-fn scan<'r, K: Key + 'static, T>(
-    table: &(impl ReadableTable<K, Bytes> + ?Sized),
+pub(super) fn scan<'r, K: Key + 'static, V: Value + 'static, T>(
+    table: &(impl ReadableTable<K, V> + ?Sized),
     range: (Bound<K::SelfType<'r>>, Bound<K::SelfType<'r>>),
     cursor: Cursor<impl Sized>,
-    mut pick: impl FnMut(AccessGuard<'_, K>, &[u8]) -> Result<Option<T>, StoreError>,
+    mut pick: impl FnMut(AccessGuard<'_, K>, AccessGuard<'_, V>) -> Result<Option<T>, StoreError>,
 ) -> Result<Page<T>, StoreError> {
     let mut page = Page {
         items: Vec::new(),
         more: false,
     };
-    let mut visit = |entry: Entry<'_, K>| -> Result<bool, StoreError> {
+    let mut visit = |entry: Entry<'_, K, V>| -> Result<bool, StoreError> {
         let (key, value) = entry?;
-        if let Some(item) = pick(key, value.value())? {
+        if let Some(item) = pick(key, value)? {
             if page.items.len() == cursor.limit {
                 page.more = true;
                 return Ok(false);
@@ -348,11 +395,14 @@ fn scan<'r, K: Key + 'static, T>(
     Ok(page)
 }
 
-fn encode(record: &impl Serialize) -> Vec<u8> {
+pub(super) fn encode(record: &impl Serialize) -> Vec<u8> {
     serde_json::to_vec(record).expect("records serialize to JSON")
 }
 
-fn decode<T: DeserializeOwned>(table: &'static str, bytes: &[u8]) -> Result<T, StoreError> {
+pub(super) fn decode<T: DeserializeOwned>(
+    table: &'static str,
+    bytes: &[u8],
+) -> Result<T, StoreError> {
     serde_json::from_slice(bytes).map_err(|e| StoreError::Corrupt {
         table,
         detail: e.to_string(),

@@ -5,6 +5,7 @@
 //! snapshots and never wait for the writer. Only this module knows redb.
 
 mod access;
+mod runs;
 mod tables;
 mod writer;
 
@@ -19,6 +20,7 @@ use crate::clock::Clock;
 use crate::fault::Fault;
 
 pub(crate) use access::{Counter, Cursor, Page, ReadTx, Reads, WriteTx};
+pub(crate) use runs::{Deadline, Due, Listing, RunReads, TaskKind};
 pub use writer::WriterStats;
 
 /// What can go wrong below the SWF layer. Clients see any of these as an internal failure.
@@ -52,6 +54,9 @@ pub enum StoreError {
     /// An operation panicked inside the writer; its batch was rolled back.
     #[error("an operation panicked; its batch was rolled back")]
     Panicked,
+    /// An operation failed part-way inside the writer; its batch was rolled back.
+    #[error("an operation failed inside the writer; its batch was rolled back")]
+    Aborted,
 }
 
 macro_rules! from_redb {
@@ -131,6 +136,12 @@ impl Store {
         })
     }
 
+    /// The earliest durable deadline, read directly (cheap enough for the timer loop).
+    pub(crate) fn next_deadline(&self) -> Result<Option<crate::clock::Timestamp>, StoreError> {
+        let tx = ReadTx(self.db.begin_read()?);
+        tx.next_deadline()
+    }
+
     /// Runs `op` on a consistent snapshot, off the async threads.
     pub(crate) async fn read<T, F>(&self, op: F) -> Result<T, Fault>
     where
@@ -154,9 +165,27 @@ impl Store {
         F: FnOnce(&mut WriteTx<'_>) -> Result<T, Fault> + Send + 'static,
         T: Send + 'static,
     {
+        self.submit(op, false).await
+    }
+
+    /// Like [`Store::write`], except that `op` is skipped if the caller has stopped waiting by
+    /// the time the writer reaches it: a poller that went away must not be handed a task.
+    pub(crate) async fn write_if_waited<T, F>(&self, op: F) -> Result<T, Fault>
+    where
+        F: FnOnce(&mut WriteTx<'_>) -> Result<T, Fault> + Send + 'static,
+        T: Send + 'static,
+    {
+        self.submit(op, true).await
+    }
+
+    async fn submit<T, F>(&self, op: F, skip_if_gone: bool) -> Result<T, Fault>
+    where
+        F: FnOnce(&mut WriteTx<'_>) -> Result<T, Fault> + Send + 'static,
+        T: Send + 'static,
+    {
         let (reply, answer) = oneshot::channel();
         self.jobs
-            .send(writer::job(op, reply))
+            .send(writer::job(op, reply, skip_if_gone))
             .map_err(|_| Fault::internal("the writer has stopped"))?;
         answer
             .await
@@ -197,9 +226,7 @@ fn initialize(db: &Database) -> Result<[u8; 32], StoreError> {
             }
         }
     };
-    txn.open_table(tables::COUNTERS)?;
-    txn.open_table(tables::DOMAINS)?;
-    txn.open_table(tables::TYPES)?;
+    access::create_tables(&txn)?;
     txn.commit()?;
     Ok(secret)
 }

@@ -29,5 +29,44 @@ pub(crate) const TYPES: TableDefinition<TypeKey, Bytes> = TableDefinition::new("
 /// record. Key: (domain id, `Counter::key`). Value: the count.
 pub(crate) const COUNTERS: TableDefinition<(u64, u8), u64> = TableDefinition::new("counters");
 
+/// Runs. Key: the run's seq. Value: `Run` (its identity, configuration and open state).
+pub(crate) const RUNS: TableDefinition<u64, Bytes> = TableDefinition::new("runs");
+
+/// (domain id, workflow id, run id).
+pub(crate) type RunIdKey = (u64, &'static str, &'static str);
+
+/// Every run by its names. Key: (domain id, workflow id, run id). Value: the run's seq.
+pub(crate) const RUN_IDS: TableDefinition<RunIdKey, u64> = TableDefinition::new("run_ids");
+
+/// The one open run of each workflow id. Key: (domain id, workflow id). Value: the run's seq.
+pub(crate) const OPEN_RUNS: TableDefinition<(u64, &str), u64> = TableDefinition::new("open_runs");
+
+/// Histories. Key: (run seq, event id), so a history is one range in event order. Value: the
+/// event as wire JSON, served as stored.
+pub(crate) const EVENTS: TableDefinition<(u64, u64), Bytes> = TableDefinition::new("events");
+
+/// (domain id, `Listing` as u8, time in ms, run seq).
+pub(crate) type ListingKey = (u64, u8, i64, u64);
+
+/// Visibility: runs in the order listings read them. Key: (domain id, listing, time, run seq)
+/// where the listing is open-by-start-time, closed-by-start-time or closed-by-close-time, so
+/// each List/Count call is one range of one listing.
+pub(crate) const LISTINGS: TableDefinition<ListingKey, ()> = TableDefinition::new("listings");
+
+/// (domain id, task kind, task list, rank, order).
+pub(crate) type TaskKey = (u64, u8, &'static str, u32, u64);
+
+/// Scheduled tasks waiting for a poller. Key: (domain id, kind (0 decision, 1 activity), task
+/// list, rank, order): a list's tasks are one range, highest priority first, then in scheduling
+/// order. Value: (run seq, scheduled event id).
+pub(crate) const TASKS: TableDefinition<TaskKey, (u64, u64)> = TableDefinition::new("tasks");
+
+/// (deadline in ms, run seq, event id, `Deadline` kind).
+pub(crate) type DeadlineKey = (i64, u64, u64, u8);
+
+/// Durable deadlines (timers, later timeouts). Key: (when, run seq, the event that set it, kind),
+/// so the due ones are a prefix range.
+pub(crate) const DEADLINES: TableDefinition<DeadlineKey, ()> = TableDefinition::new("deadlines");
+
 /// The on-disk format this build writes and reads.
 pub(crate) const FORMAT_VERSION: u32 = 1;

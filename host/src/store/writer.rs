@@ -31,8 +31,9 @@ pub(super) type Queue = Sender<Box<dyn Job>>;
 
 /// A request waiting for the writer.
 pub(super) trait Job: Send {
-    /// Applies the request inside the batch's transaction and keeps its result.
-    fn apply(&mut self, tx: &mut WriteTx<'_>);
+    /// Applies the request inside the batch's transaction and keeps its result. Returns false if
+    /// it failed in a way that may have left partial changes: the batch must then be dropped.
+    fn apply(&mut self, tx: &mut WriteTx<'_>) -> bool;
     /// Answers the request once the batch is committed, or failed with `error`.
     fn finish(self: Box<Self>, error: Option<&StoreError>);
 }
@@ -46,6 +47,7 @@ enum State<F, T> {
 struct Request<F, T> {
     state: State<F, T>,
     reply: oneshot::Sender<Result<T, Fault>>,
+    skip_if_gone: bool,
 }
 
 impl<F, T> Job for Request<F, T>
@@ -53,10 +55,18 @@ where
     F: FnOnce(&mut WriteTx<'_>) -> Result<T, Fault> + Send,
     T: Send,
 {
-    fn apply(&mut self, tx: &mut WriteTx<'_>) {
-        if let State::Waiting(op) = std::mem::replace(&mut self.state, State::Gone) {
-            self.state = State::Applied(op(tx));
+    fn apply(&mut self, tx: &mut WriteTx<'_>) -> bool {
+        if self.skip_if_gone && self.reply.is_closed() {
+            return true;
         }
+        if let State::Waiting(op) = std::mem::replace(&mut self.state, State::Gone) {
+            let result = op(tx);
+            // Faults are raised before any write; an internal failure may come after some.
+            let clean = !matches!(result, Err(Fault::Internal(_)));
+            self.state = State::Applied(result);
+            return clean;
+        }
+        true
     }
 
     fn finish(self: Box<Self>, error: Option<&StoreError>) {
@@ -71,7 +81,11 @@ where
 }
 
 /// Wraps `op` as a job that answers on `reply`.
-pub(super) fn job<F, T>(op: F, reply: oneshot::Sender<Result<T, Fault>>) -> Box<dyn Job>
+pub(super) fn job<F, T>(
+    op: F,
+    reply: oneshot::Sender<Result<T, Fault>>,
+    skip_if_gone: bool,
+) -> Box<dyn Job>
 where
     F: FnOnce(&mut WriteTx<'_>) -> Result<T, Fault> + Send + 'static,
     T: Send + 'static,
@@ -79,6 +93,7 @@ where
     Box::new(Request {
         state: State::Waiting(op),
         reply,
+        skip_if_gone,
     })
 }
 
@@ -124,6 +139,11 @@ fn run(db: &Database, clock: &dyn Clock, queue: &Receiver<Box<dyn Job>>, counter
         batch.extend(queue.try_iter().take(MAX_BATCH - 1));
         let outcome = catch_unwind(AssertUnwindSafe(|| commit(db, clock, &mut batch)))
             .unwrap_or_else(|_| Err(StoreError::Panicked));
+        let outcome = outcome.map(|after_commit| {
+            for action in after_commit {
+                action();
+            }
+        });
         match &outcome {
             Ok(()) => {
                 counters.commits.fetch_add(1, Ordering::Relaxed);
@@ -139,17 +159,27 @@ fn run(db: &Database, clock: &dyn Clock, queue: &Receiver<Box<dyn Job>>, counter
     }
 }
 
+/// What to do once a batch is committed.
+type AfterCommit = Vec<Box<dyn FnOnce() + Send>>;
+
 /// Applies `batch` in one transaction and commits it durably. If anything fails (or panics),
 /// the transaction is dropped, which aborts it: the batch changes nothing.
-fn commit(db: &Database, clock: &dyn Clock, batch: &mut [Box<dyn Job>]) -> Result<(), StoreError> {
+fn commit(
+    db: &Database,
+    clock: &dyn Clock,
+    batch: &mut [Box<dyn Job>],
+) -> Result<AfterCommit, StoreError> {
     let mut txn = db.begin_write()?;
     txn.set_durability(Durability::Immediate)?;
-    {
+    let after_commit = {
         let mut tx = WriteTx::open(&txn, clock.now())?;
         for job in batch.iter_mut() {
-            job.apply(&mut tx);
+            if !job.apply(&mut tx) {
+                return Err(StoreError::Aborted);
+            }
         }
-    }
+        tx.take_after_commit()
+    };
     txn.commit()?;
-    Ok(())
+    Ok(after_commit)
 }

@@ -216,24 +216,3 @@ async fn bodies_over_a_megabyte_are_refused() {
         .await;
     assert_eq!(response.error_code(), "UnknownResourceFault");
 }
-
-#[tokio::test]
-async fn operations_of_later_issues_say_they_are_not_implemented() {
-    let server = TestServer::start().await;
-    let message = expect_fault(
-        server
-            .client()
-            .poll_for_activity_task()
-            .domain("d")
-            .task_list(TaskList::builder().name("t").build().unwrap())
-            .send()
-            .await,
-        "NotImplemented",
-    );
-    assert_eq!(message, "PollForActivityTask is not implemented yet");
-    // Their input is still validated first.
-    let response = server
-        .raw(Some("SimpleWorkflowService.StartWorkflowExecution"), b"{}")
-        .await;
-    assert_eq!(response.error_code(), "ValidationException");
-}

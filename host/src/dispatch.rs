@@ -1,0 +1,101 @@
+//! Long polls: pollers waiting on task lists, and the hand-off of new tasks to them.
+//!
+//! A poll first tries to claim a queued task inside the writer. If there is none, the same writer
+//! job registers the poller here as a [`Waiter`]; since the writer is serial, no task can be queued
+//! in between. When a later job queues a task on that list, the engine claims it for the first
+//! live waiter inside that job's transaction and delivers it once the transaction has committed.
+//! Each task is claimed by exactly one writer job, so it reaches exactly one poller. A waiter whose
+//! poll has ended (timed out, or its client went away) is skipped, so it cannot swallow a task.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::sync::{Notify, oneshot};
+
+use crate::engine::Claimed;
+use crate::fault::Fault;
+use crate::store::TaskKind;
+
+/// A task list: (domain id, kind, name).
+pub(crate) type ListKey = (u64, TaskKind, String);
+
+/// A poll waiting for a task.
+pub(crate) struct Waiter {
+    /// Who polls, for the `*TaskStarted` event.
+    pub(crate) identity: Option<String>,
+    reply: oneshot::Sender<Claimed>,
+}
+
+impl Waiter {
+    /// A waiter answering on `reply`.
+    pub(crate) fn new(identity: Option<String>, reply: oneshot::Sender<Claimed>) -> Self {
+        Waiter { identity, reply }
+    }
+
+    fn is_live(&self) -> bool {
+        !self.reply.is_closed()
+    }
+
+    /// Hands the claimed task to the poll.
+    pub(crate) fn deliver(self, claimed: Claimed) {
+        if let Err(claimed) = self.reply.send(claimed) {
+            // The poll ended between the claim and the commit: the task stays started and is
+            // recovered by its start-to-close timeout, as on AWS.
+            tracing::warn!(?claimed, "a claimed task found its poller gone");
+        }
+    }
+}
+
+/// The waiters of every task list.
+#[derive(Default)]
+pub(crate) struct Dispatch {
+    lists: Mutex<HashMap<ListKey, VecDeque<Waiter>>>,
+}
+
+impl Dispatch {
+    fn lists(&self) -> MutexGuard<'_, HashMap<ListKey, VecDeque<Waiter>>> {
+        // A panic while holding the lock leaves the map consistent: every change is one call.
+        self.lists.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Registers `waiter` on `key`, unless `max` live polls already wait there.
+    pub(crate) fn wait(&self, key: ListKey, waiter: Waiter, max: usize) -> Result<(), Fault> {
+        let mut lists = self.lists();
+        let waiters = lists.entry(key).or_default();
+        waiters.retain(Waiter::is_live);
+        if waiters.len() >= max {
+            return Err(Fault::LimitExceeded(format!(
+                "The number of concurrent pollers on the task list exceeds {max}"
+            )));
+        }
+        waiters.push_back(waiter);
+        Ok(())
+    }
+
+    /// The oldest live waiter on `key`.
+    pub(crate) fn take_waiter(&self, key: &ListKey) -> Option<Waiter> {
+        let mut lists = self.lists();
+        let waiters = lists.get_mut(key)?;
+        let found = std::iter::from_fn(|| waiters.pop_front()).find(Waiter::is_live);
+        if waiters.is_empty() {
+            lists.remove(key);
+        }
+        found
+    }
+
+    /// Puts back a waiter for which there was no task after all, first in line.
+    pub(crate) fn give_back(&self, key: &ListKey, waiter: Waiter) {
+        self.lists()
+            .entry(key.clone())
+            .or_default()
+            .push_front(waiter);
+    }
+}
+
+/// What the engine wakes once a change is committed.
+#[derive(Clone, Default)]
+pub(crate) struct Wakers {
+    pub(crate) dispatch: Arc<Dispatch>,
+    /// The timer loop, when a new deadline may be earlier than the one it sleeps towards.
+    pub(crate) timers: Arc<Notify>,
+}

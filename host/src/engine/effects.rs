@@ -1,0 +1,328 @@
+//! Changes one run makes to another: starting a child, signalling or asking another run to cancel,
+//! telling a parent that its child closed, and applying a child policy. They are applied after the
+//! run that caused them is saved, in the same transaction (spec §6.10–6.12, §8.9–8.11).
+
+use crate::fault::Fault;
+use crate::model::events::{Cause, Event, attrs};
+use crate::model::{ChildPolicy, Run, TypeName, WorkflowExecution};
+use crate::store::RunReads;
+
+use super::Engine;
+use super::close::terminate;
+use super::start::{NewRun, start_run};
+
+/// How a child closed, as its parent records it.
+#[derive(Clone, Debug)]
+pub(crate) enum ChildOutcome {
+    Completed(Option<String>),
+    Failed {
+        reason: Option<String>,
+        details: Option<String>,
+    },
+    Canceled(Option<String>),
+    #[expect(dead_code, reason = "workflow timeouts come with the timeouts issue")]
+    TimedOut,
+    Terminated,
+}
+
+/// The decision that asked another run for something: its `*Initiated` event, the
+/// `DecisionTaskCompleted` of its batch, and its `control`, for the Failed event if it fails.
+#[derive(Clone, Debug)]
+pub(crate) struct Initiated {
+    pub(crate) sender: u64,
+    pub(crate) event_id: u64,
+    pub(crate) decision_task_completed_event_id: u64,
+    pub(crate) control: Option<String>,
+    pub(crate) workflow_id: String,
+    pub(crate) run_id: Option<String>,
+}
+
+/// A change to another run, or a later change to the same one.
+#[derive(Clone, Debug)]
+pub(crate) enum Effect {
+    /// Start the child run initiated by the parent's event `initiated`.
+    StartChild {
+        parent: u64,
+        initiated: u64,
+        new: Box<NewRun>,
+    },
+    /// Deliver a signal from a decision.
+    Signal {
+        from: Initiated,
+        signal_name: String,
+        input: Option<String>,
+    },
+    /// Deliver a cancel request from a decision.
+    RequestCancel { from: Initiated },
+    /// Tell the parent that its child closed.
+    ChildClosed {
+        parent: u64,
+        initiated: u64,
+        child: WorkflowExecution,
+        child_type: TypeName,
+        outcome: ChildOutcome,
+    },
+    /// Apply the closed parent's child policy to its child `child` (a workflow id).
+    ChildPolicy {
+        parent: u64,
+        child: String,
+        policy: ChildPolicy,
+    },
+}
+
+/// Applies one effect.
+pub(super) fn apply(eng: &mut Engine<'_, '_>, effect: Effect) -> Result<(), Fault> {
+    match effect {
+        Effect::StartChild {
+            parent,
+            initiated,
+            new,
+        } => start_child(eng, parent, initiated, *new),
+        Effect::Signal {
+            from,
+            signal_name,
+            input,
+        } => {
+            let target = target(eng, &from)?;
+            let sender = eng.tx.run(from.sender)?;
+            let sender_execution = sender.map(|s| s.execution);
+            match (target, sender_execution) {
+                (Some(mut target), Some(sender_execution)) => {
+                    let external = Some((sender_execution, from.event_id));
+                    signal(eng, &mut target, signal_name, input, external)?;
+                    let event = attrs::ExternalWorkflowExecutionSignaled {
+                        workflow_execution: target.execution.clone(),
+                        initiated_event_id: from.event_id,
+                    };
+                    tell_sender(eng, from.sender, event.into())
+                }
+                _ => {
+                    let event = attrs::SignalExternalWorkflowExecutionFailed {
+                        workflow_id: from.workflow_id,
+                        run_id: from.run_id,
+                        cause: Cause::UnknownExternalWorkflowExecution,
+                        initiated_event_id: from.event_id,
+                        decision_task_completed_event_id: from.decision_task_completed_event_id,
+                        control: from.control,
+                    };
+                    tell_sender(eng, from.sender, event.into())
+                }
+            }
+        }
+        Effect::RequestCancel { from } => {
+            let target = target(eng, &from)?;
+            let sender_execution = eng.tx.run(from.sender)?.map(|s| s.execution);
+            match (target, sender_execution) {
+                (Some(mut target), Some(sender_execution)) => {
+                    let external = Some((sender_execution, from.event_id));
+                    request_cancel(eng, &mut target, external, None)?;
+                    let event = attrs::ExternalWorkflowExecutionCancelRequested {
+                        workflow_execution: target.execution.clone(),
+                        initiated_event_id: from.event_id,
+                    };
+                    tell_sender(eng, from.sender, event.into())
+                }
+                _ => {
+                    let event = attrs::RequestCancelExternalWorkflowExecutionFailed {
+                        workflow_id: from.workflow_id,
+                        run_id: from.run_id,
+                        cause: Cause::UnknownExternalWorkflowExecution,
+                        initiated_event_id: from.event_id,
+                        decision_task_completed_event_id: from.decision_task_completed_event_id,
+                        control: from.control,
+                    };
+                    tell_sender(eng, from.sender, event.into())
+                }
+            }
+        }
+        Effect::ChildClosed {
+            parent,
+            initiated,
+            child,
+            child_type,
+            outcome,
+        } => {
+            let Some(mut run) = eng.open_run(parent)? else {
+                return Ok(());
+            };
+            let Some(entry) = run.children.remove(&initiated) else {
+                return Ok(());
+            };
+            let started_event_id = entry.started.map_or(0, |(_, id)| id);
+            let (workflow_execution, workflow_type) = (child, child_type);
+            let event: Event = match outcome {
+                ChildOutcome::Completed(result) => attrs::ChildWorkflowExecutionCompleted {
+                    workflow_execution,
+                    workflow_type,
+                    result,
+                    initiated_event_id: initiated,
+                    started_event_id,
+                }
+                .into(),
+                ChildOutcome::Failed { reason, details } => attrs::ChildWorkflowExecutionFailed {
+                    workflow_execution,
+                    workflow_type,
+                    reason,
+                    details,
+                    initiated_event_id: initiated,
+                    started_event_id,
+                }
+                .into(),
+                ChildOutcome::Canceled(details) => attrs::ChildWorkflowExecutionCanceled {
+                    workflow_execution,
+                    workflow_type,
+                    details,
+                    initiated_event_id: initiated,
+                    started_event_id,
+                }
+                .into(),
+                ChildOutcome::TimedOut => attrs::ChildWorkflowExecutionTimedOut {
+                    workflow_execution,
+                    workflow_type,
+                    timeout_type: Cause::StartToClose,
+                    initiated_event_id: initiated,
+                    started_event_id,
+                }
+                .into(),
+                ChildOutcome::Terminated => attrs::ChildWorkflowExecutionTerminated {
+                    workflow_execution,
+                    workflow_type,
+                    initiated_event_id: initiated,
+                    started_event_id,
+                }
+                .into(),
+            };
+            eng.record(&mut run, event)?;
+            eng.trigger(&mut run)?;
+            eng.save(&run)
+        }
+        Effect::ChildPolicy {
+            parent,
+            child,
+            policy,
+        } => {
+            let Some(mut run) = eng.tx.open_run(eng.domain, &child)? else {
+                return Ok(());
+            };
+            // The workflow id may have been reused by an unrelated run since.
+            if run.parent.as_ref().map(|p| p.seq) != Some(parent) {
+                return Ok(());
+            }
+            match policy {
+                ChildPolicy::Terminate => terminate(
+                    eng,
+                    &mut run,
+                    None,
+                    None,
+                    None,
+                    Some(Cause::ChildPolicyApplied),
+                ),
+                ChildPolicy::RequestCancel => {
+                    request_cancel(eng, &mut run, None, Some(Cause::ChildPolicyApplied))
+                }
+                ChildPolicy::Abandon => Ok(()),
+            }
+        }
+    }
+}
+
+/// Records a signal on the open `run` and saves it.
+pub(crate) fn signal(
+    eng: &mut Engine<'_, '_>,
+    run: &mut Run,
+    signal_name: String,
+    input: Option<String>,
+    external: Option<(WorkflowExecution, u64)>,
+) -> Result<(), Fault> {
+    let (external_workflow_execution, external_initiated_event_id) = external.unzip();
+    let event = attrs::WorkflowExecutionSignaled {
+        signal_name,
+        input,
+        external_workflow_execution,
+        external_initiated_event_id,
+    };
+    eng.record(run, event)?;
+    eng.trigger(run)?;
+    eng.save(run)
+}
+
+/// Records a cancel request on the open `run` and saves it.
+pub(crate) fn request_cancel(
+    eng: &mut Engine<'_, '_>,
+    run: &mut Run,
+    external: Option<(WorkflowExecution, u64)>,
+    cause: Option<Cause>,
+) -> Result<(), Fault> {
+    let (external_workflow_execution, external_initiated_event_id) = external.unzip();
+    let event = attrs::WorkflowExecutionCancelRequested {
+        external_workflow_execution,
+        external_initiated_event_id,
+        cause,
+    };
+    eng.record(run, event)?;
+    run.cancel_requested = true;
+    eng.trigger(run)?;
+    eng.save(run)
+}
+
+/// The open run a signal or cancel request is for: the named run, or without a run id the
+/// workflow id's open run.
+fn target(eng: &Engine<'_, '_>, from: &Initiated) -> Result<Option<Run>, Fault> {
+    let run = match from.run_id.as_deref().filter(|id| !id.is_empty()) {
+        Some(run_id) => eng.tx.run_named(eng.domain, &from.workflow_id, run_id)?,
+        None => eng.tx.open_run(eng.domain, &from.workflow_id)?,
+    };
+    Ok(run.filter(Run::is_open))
+}
+
+/// Records the outcome of a request on the sender, if it is still open.
+fn tell_sender(eng: &mut Engine<'_, '_>, sender: u64, event: Event) -> Result<(), Fault> {
+    let Some(mut run) = eng.open_run(sender)? else {
+        return Ok(());
+    };
+    eng.record(&mut run, event)?;
+    eng.trigger(&mut run)?;
+    eng.save(&run)
+}
+
+fn start_child(
+    eng: &mut Engine<'_, '_>,
+    parent: u64,
+    initiated: u64,
+    new: NewRun,
+) -> Result<(), Fault> {
+    if eng.tx.open_run(eng.domain, &new.workflow_id)?.is_some() {
+        let Some(mut run) = eng.open_run(parent)? else {
+            return Ok(());
+        };
+        let Some(child) = run.children.remove(&initiated) else {
+            return Ok(());
+        };
+        let event = attrs::StartChildWorkflowExecutionFailed {
+            workflow_type: child.workflow_type,
+            cause: Cause::WorkflowAlreadyRunning,
+            workflow_id: child.workflow_id,
+            initiated_event_id: initiated,
+            decision_task_completed_event_id: child.decision_task_completed_event_id,
+            control: child.control,
+        };
+        eng.record(&mut run, event)?;
+        eng.trigger(&mut run)?;
+        return eng.save(&run);
+    }
+    let child = start_run(eng, new, None)?;
+    let Some(mut run) = eng.open_run(parent)? else {
+        return Ok(());
+    };
+    let event = attrs::ChildWorkflowExecutionStarted {
+        workflow_execution: child.execution.clone(),
+        workflow_type: child.workflow_type.clone(),
+        initiated_event_id: initiated,
+    };
+    let started = eng.record(&mut run, event)?;
+    if let Some(entry) = run.children.get_mut(&initiated) {
+        entry.started = Some((child.execution, started));
+    }
+    eng.trigger(&mut run)?;
+    eng.save(&run)
+}

@@ -1,0 +1,202 @@
+//! The execution engine: SWF's rules for runs, applied inside the writer's transaction.
+//!
+//! An [`Engine`] works on one batch job. Operations load a [`Run`], change it through the engine
+//! (which appends its history events, schedules its decision tasks and queues its tasks), save it,
+//! and end with [`Engine::finish`], which applies the effects on other runs (children, external
+//! signals and cancel requests, parents told of a child's close), hands newly queued tasks to
+//! waiting pollers, and wakes the timer loop if a deadline was set. Everything happens in the one
+//! transaction, so a change and all its consequences commit together.
+//!
+//! The engine never touches HTTP; clients' faults are checked by the operations before they call it.
+
+mod close;
+mod deadlines;
+mod decide;
+mod effects;
+mod start;
+mod tasks;
+
+use std::collections::VecDeque;
+
+use crate::dispatch::Wakers;
+use crate::fault::Fault;
+use crate::model::events::{Event, HistoryEvent, attrs};
+use crate::model::{DecisionTask, Run, Slot, TaskList};
+use crate::store::{Deadline, RunReads, TaskKind, WriteTx};
+
+pub(crate) use close::terminate;
+pub(crate) use deadlines::fire;
+pub(crate) use decide::{Completion, complete_decision_task};
+pub(crate) use effects::{Effect, request_cancel, signal};
+pub(crate) use start::{NewRun, StartRequest, resolve_start, start_run};
+pub(crate) use tasks::{
+    ActivityOutcome, Claimed, DecisionClaim, TaskRef, claim, close_activity, started_activity,
+    started_decision,
+};
+
+/// Open activities, timers and children one run may have (spec §8.16).
+const MAX_OPEN_PER_RUN: usize = 1000;
+
+/// Changes to runs of one domain, inside one writer job.
+pub(crate) struct Engine<'a, 't> {
+    pub(crate) tx: &'a mut WriteTx<'t>,
+    /// The domain's id: runs affect only runs of their own domain.
+    pub(crate) domain: u64,
+    /// Open runs the domain may hold.
+    max_open_runs: u64,
+    effects: VecDeque<Effect>,
+    /// Task lists that got new tasks, to offer to waiting pollers.
+    queued: Vec<(TaskKind, String)>,
+    deadline_set: bool,
+}
+
+impl<'a, 't> Engine<'a, 't> {
+    /// An engine for changes to runs of domain `domain`.
+    pub(crate) fn new(tx: &'a mut WriteTx<'t>, domain: u64, max_open_runs: u64) -> Self {
+        Engine {
+            tx,
+            domain,
+            max_open_runs,
+            effects: VecDeque::new(),
+            queued: Vec::new(),
+            deadline_set: false,
+        }
+    }
+
+    /// The open run `seq` of this domain, if it is one.
+    pub(crate) fn open_run(&self, seq: u64) -> Result<Option<Run>, Fault> {
+        Ok(self
+            .tx
+            .run(seq)?
+            .filter(|run| run.is_open() && run.domain == self.domain))
+    }
+
+    /// Appends `event` to the run's history and returns its id.
+    pub(crate) fn record(&mut self, run: &mut Run, event: impl Into<Event>) -> Result<u64, Fault> {
+        let event_id = run.next_event_id;
+        run.next_event_id += 1;
+        let event = HistoryEvent {
+            event_id,
+            timestamp: self.tx.now(),
+            event: event.into(),
+        };
+        let json = serde_json::to_vec(&event).map_err(Fault::internal)?;
+        self.tx.put_event(run.seq, event_id, &json)?;
+        Ok(event_id)
+    }
+
+    /// Stores the run's changes.
+    pub(crate) fn save(&mut self, run: &Run) -> Result<(), Fault> {
+        Ok(self.tx.put_run(run)?)
+    }
+
+    /// A state change the decider must hear about (spec §8.2): schedules a decision task, unless
+    /// one is scheduled already (it will deliver the change too) or started (then another is owed
+    /// once it ends).
+    pub(crate) fn trigger(&mut self, run: &mut Run) -> Result<(), Fault> {
+        if !run.is_open() {
+            return Ok(());
+        }
+        match run.decision {
+            DecisionTask::Idle => self.schedule_decision(run),
+            DecisionTask::Scheduled { .. } => Ok(()),
+            DecisionTask::Started { .. } => {
+                run.decision_needed = true;
+                Ok(())
+            }
+        }
+    }
+
+    /// Records `DecisionTaskScheduled` and queues the task on the run's decision task list.
+    fn schedule_decision(&mut self, run: &mut Run) -> Result<(), Fault> {
+        let list = run.decision_task_list.clone();
+        let scheduled = self.record(
+            run,
+            attrs::DecisionTaskScheduled {
+                task_list: TaskList { name: list.clone() },
+                task_priority: Some(run.config.task_priority.clone()),
+                start_to_close_timeout: Some(run.config.task_start_to_close_timeout.clone()),
+                schedule_to_start_timeout: run.decision_schedule_to_start.clone(),
+            },
+        )?;
+        let slot = self.queue(
+            run,
+            TaskKind::Decision,
+            list,
+            &run.config.task_priority.clone(),
+            scheduled,
+        )?;
+        run.decision = DecisionTask::Scheduled { scheduled, slot };
+        run.decision_needed = false;
+        Ok(())
+    }
+
+    /// Puts a task scheduled by event `scheduled` of `run` on a task list.
+    fn queue(
+        &mut self,
+        run: &Run,
+        kind: TaskKind,
+        list: String,
+        priority: &str,
+        scheduled: u64,
+    ) -> Result<Slot, Fault> {
+        let slot = Slot {
+            rank: Slot::rank(priority.parse().unwrap_or(0)),
+            order: self.tx.next_id()?,
+            list,
+        };
+        self.tx
+            .push_task(run.domain, kind, &slot, (run.seq, scheduled))?;
+        self.queued.push((kind, slot.list.clone()));
+        Ok(slot)
+    }
+
+    /// Sets a durable deadline and makes sure the timer loop sees it.
+    fn set_deadline(
+        &mut self,
+        at: crate::clock::Timestamp,
+        run: &Run,
+        event_id: u64,
+        kind: Deadline,
+    ) -> Result<(), Fault> {
+        self.tx.set_deadline(at, run.seq, event_id, kind)?;
+        self.deadline_set = true;
+        Ok(())
+    }
+
+    /// Queues a change to another run (or a later change to this one), applied by
+    /// [`Engine::finish`] after the current run is saved.
+    fn effect(&mut self, effect: Effect) {
+        self.effects.push_back(effect);
+    }
+
+    /// Applies the pending effects, then hands queued tasks to waiting pollers and wakes the
+    /// timer loop if needed. Every change made through the engine must be saved before this.
+    pub(crate) fn finish(mut self, wakers: &Wakers) -> Result<(), Fault> {
+        while let Some(effect) = self.effects.pop_front() {
+            effects::apply(&mut self, effect)?;
+        }
+        let mut queued = std::mem::take(&mut self.queued);
+        queued.sort();
+        queued.dedup();
+        for (kind, list) in queued {
+            let key = (self.domain, kind, list);
+            while let Some(waiter) = wakers.dispatch.take_waiter(&key) {
+                match claim(&mut self, kind, &key.2, waiter.identity.clone())? {
+                    Some(claimed) => {
+                        self.tx.after_commit(move || waiter.deliver(claimed));
+                    }
+                    None => {
+                        wakers.dispatch.give_back(&key, waiter);
+                        break;
+                    }
+                }
+            }
+        }
+        if self.deadline_set {
+            let timers = wakers.timers.clone();
+            self.tx.after_commit(move || timers.notify_one());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,204 @@
+//! Starting runs: resolving a start request against its workflow type (spec §8.6), and creating
+//! the run. StartWorkflowExecution, StartChildWorkflowExecution and ContinueAsNewWorkflowExecution
+//! all start runs this way.
+
+use crate::fault::Fault;
+use crate::model::decisions::given;
+use crate::model::events::{Cause, attrs};
+use crate::model::{
+    ChildPolicy, DecisionTask, Domain, ExecutionConfig, Parent, RegistrationStatus, Run, TaskList,
+    TypeName, WorkflowExecution, WorkflowKind,
+};
+use crate::store::{Counter, Listing, Reads};
+
+use super::Engine;
+
+/// What a start asks for; unset members come from the type's defaults.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct StartRequest {
+    pub(crate) task_list: Option<TaskList>,
+    pub(crate) task_priority: Option<String>,
+    pub(crate) execution_start_to_close_timeout: Option<String>,
+    pub(crate) task_start_to_close_timeout: Option<String>,
+    pub(crate) child_policy: Option<ChildPolicy>,
+    pub(crate) lambda_role: Option<String>,
+}
+
+/// Why a start request cannot be resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StartError {
+    TypeUnknown,
+    TypeDeprecated,
+    /// Neither the request nor the type gives this member (its wire name).
+    Undefined(&'static str),
+}
+
+impl StartError {
+    /// The decision failure cause for the error.
+    pub(crate) fn cause(self) -> Cause {
+        match self {
+            StartError::TypeUnknown => Cause::WorkflowTypeDoesNotExist,
+            StartError::TypeDeprecated => Cause::WorkflowTypeDeprecated,
+            StartError::Undefined("taskList") => Cause::DefaultTaskListUndefined,
+            StartError::Undefined("executionStartToCloseTimeout") => {
+                Cause::DefaultExecutionStartToCloseTimeoutUndefined
+            }
+            StartError::Undefined("taskStartToCloseTimeout") => {
+                Cause::DefaultTaskStartToCloseTimeoutUndefined
+            }
+            StartError::Undefined(_) => Cause::DefaultChildPolicyUndefined,
+        }
+    }
+
+    /// The fault StartWorkflowExecution answers with.
+    pub(crate) fn fault(self, ty: &TypeName) -> Fault {
+        let label = format!("WorkflowType=[name={}, version={}]", ty.name, ty.version);
+        match self {
+            StartError::TypeUnknown => Fault::UnknownResource(format!("Unknown type: {label}")),
+            StartError::TypeDeprecated => Fault::TypeDeprecated(label),
+            StartError::Undefined(member) => Fault::DefaultUndefined(format!(
+                "No {member} was given and {label} has no default for it"
+            )),
+        }
+    }
+}
+
+/// Resolves `request` for workflow type `ty` of the domain: the configuration the run will have.
+pub(crate) fn resolve_start(
+    tx: &impl Reads,
+    domain: &Domain,
+    ty: &TypeName,
+    request: StartRequest,
+) -> Result<ExecutionConfig, StartError> {
+    let record = tx
+        .type_record::<WorkflowKind>(domain, &ty.name, &ty.version)
+        .ok()
+        .flatten()
+        .ok_or(StartError::TypeUnknown)?;
+    if record.status(domain) == RegistrationStatus::Deprecated {
+        return Err(StartError::TypeDeprecated);
+    }
+    let defaults = record.config;
+    let task_list = request
+        .task_list
+        .filter(|l| !l.name.is_empty())
+        .or(defaults.default_task_list)
+        .ok_or(StartError::Undefined("taskList"))?;
+    let execution_start_to_close_timeout = given(&request.execution_start_to_close_timeout)
+        .map(str::to_owned)
+        .or(defaults.default_execution_start_to_close_timeout)
+        .ok_or(StartError::Undefined("executionStartToCloseTimeout"))?;
+    let task_start_to_close_timeout = given(&request.task_start_to_close_timeout)
+        .map(str::to_owned)
+        .or(defaults.default_task_start_to_close_timeout)
+        .ok_or(StartError::Undefined("taskStartToCloseTimeout"))?;
+    let child_policy = request
+        .child_policy
+        .or(defaults.default_child_policy)
+        .ok_or(StartError::Undefined("childPolicy"))?;
+    Ok(ExecutionConfig {
+        task_start_to_close_timeout,
+        execution_start_to_close_timeout,
+        task_list,
+        task_priority: given(&request.task_priority)
+            .map(str::to_owned)
+            .or(defaults.default_task_priority)
+            .unwrap_or_else(|| "0".into()),
+        child_policy,
+        lambda_role: request.lambda_role.or(defaults.default_lambda_role),
+    })
+}
+
+/// A run about to start, fully resolved.
+#[derive(Clone, Debug)]
+pub(crate) struct NewRun {
+    pub(crate) domain_name: String,
+    pub(crate) workflow_id: String,
+    pub(crate) workflow_type: TypeName,
+    pub(crate) config: ExecutionConfig,
+    pub(crate) input: Option<String>,
+    pub(crate) tags: Vec<String>,
+    pub(crate) parent: Option<Parent>,
+    /// The run this one continues, for `continuedExecutionRunId`.
+    pub(crate) continued_from: Option<String>,
+}
+
+impl Engine<'_, '_> {
+    /// Whether the domain can hold another open run.
+    pub(crate) fn open_runs_full(&self) -> Result<bool, Fault> {
+        let open = self.tx.count_by_id(self.domain, Counter::OpenRuns)?;
+        Ok(open >= self.max_open_runs)
+    }
+}
+
+/// Starts a run (with `run_id`, or a fresh one): records `WorkflowExecutionStarted`, schedules its
+/// first decision task, and makes it visible as open. The caller has checked that no run of the
+/// workflow id is open.
+pub(crate) fn start_run(
+    eng: &mut Engine<'_, '_>,
+    new: NewRun,
+    run_id: Option<String>,
+) -> Result<Run, Fault> {
+    let seq = eng.tx.next_id()?;
+    let started_at = eng.tx.now();
+    let mut run = Run {
+        seq,
+        domain: eng.domain,
+        domain_name: new.domain_name,
+        execution: WorkflowExecution {
+            workflow_id: new.workflow_id,
+            run_id: match run_id {
+                Some(id) => id,
+                None => new_run_id()?,
+            },
+        },
+        workflow_type: new.workflow_type,
+        decision_task_list: new.config.task_list.name.clone(),
+        config: new.config,
+        tags: new.tags,
+        started_at,
+        closed: None,
+        parent: new.parent,
+        cancel_requested: false,
+        next_event_id: 1,
+        decision: DecisionTask::Idle,
+        decision_needed: false,
+        previous_started_event_id: 0,
+        decision_schedule_to_start: None,
+        latest_execution_context: None,
+        latest_activity_task_at: None,
+        activities: Default::default(),
+        timers: Default::default(),
+        children: Default::default(),
+    };
+    let config = &run.config;
+    let started = attrs::WorkflowExecutionStarted {
+        input: new.input,
+        execution_start_to_close_timeout: Some(config.execution_start_to_close_timeout.clone()),
+        task_start_to_close_timeout: Some(config.task_start_to_close_timeout.clone()),
+        child_policy: config.child_policy,
+        task_list: config.task_list.clone(),
+        task_priority: Some(config.task_priority.clone()),
+        workflow_type: run.workflow_type.clone(),
+        tag_list: (!run.tags.is_empty()).then(|| run.tags.clone()),
+        continued_execution_run_id: new.continued_from,
+        parent_workflow_execution: run.parent.as_ref().map(|p| p.execution.clone()),
+        parent_initiated_event_id: run.parent.as_ref().map(|p| p.initiated_event_id),
+        lambda_role: config.lambda_role.clone(),
+    };
+    eng.record(&mut run, started)?;
+    eng.trigger(&mut run)?;
+    eng.tx.name_run(&run)?;
+    eng.tx.list_run(&run, Listing::Open, started_at)?;
+    eng.tx.add_count_by_id(eng.domain, Counter::OpenRuns, 1)?;
+    eng.save(&run)?;
+    Ok(run)
+}
+
+/// A fresh run id: 32 random bytes, base64url (43 characters), as spec §8.1 recommends.
+pub(super) fn new_run_id() -> Result<String, Fault> {
+    use base64::Engine as _;
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(Fault::internal)?;
+    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
+}

@@ -1,0 +1,275 @@
+//! Decision and activity tasks: task tokens, claiming a queued task for a poller, and the activity
+//! worker's answers (spec §4.4–4.5, §8.4, §8.8).
+
+use serde_json::Value;
+
+use crate::fault::Fault;
+use crate::model::events::{Event, attrs};
+use crate::model::{DecisionTask, Run, TypeName, WorkflowExecution};
+use crate::seal::{Purpose, Sealer};
+use crate::store::{RunReads, TaskKind};
+
+use super::Engine;
+
+const TOKEN_VERSION: u8 = 1;
+
+/// What a task token names: one start of one task. It is valid while that start is the task's
+/// current one, so a token stops working the moment its task completes, fails, times out or its
+/// run closes, and no later task can be reached with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TaskRef {
+    pub(crate) kind: TaskKind,
+    pub(crate) run: u64,
+    pub(crate) scheduled: u64,
+    pub(crate) started: u64,
+}
+
+impl TaskRef {
+    /// The token handed to the poller.
+    pub(crate) fn seal(&self, sealer: &Sealer) -> String {
+        let mut payload = Vec::with_capacity(26);
+        payload.push(TOKEN_VERSION);
+        payload.push(self.kind as u8);
+        for n in [self.run, self.scheduled, self.started] {
+            payload.extend_from_slice(&n.to_le_bytes());
+        }
+        sealer.seal(Purpose::Task, &payload)
+    }
+
+    /// The task `token` names, if this service issued it.
+    pub(crate) fn open(sealer: &Sealer, token: &str) -> Option<TaskRef> {
+        let payload = sealer.open(Purpose::Task, token)?;
+        let [TOKEN_VERSION, kind, rest @ ..] = payload.as_slice() else {
+            return None;
+        };
+        let kind = match kind {
+            0 => TaskKind::Decision,
+            1 => TaskKind::Activity,
+            _ => return None,
+        };
+        let numbers: Vec<u64> = rest
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect();
+        let [run, scheduled, started] = numbers[..] else {
+            return None;
+        };
+        Some(TaskRef {
+            kind,
+            run,
+            scheduled,
+            started,
+        })
+    }
+}
+
+/// A decision task handed to a poller.
+#[derive(Clone, Debug)]
+pub(crate) struct DecisionClaim {
+    pub(crate) task: TaskRef,
+    pub(crate) execution: WorkflowExecution,
+    pub(crate) workflow_type: TypeName,
+    pub(crate) previous_started_event_id: u64,
+}
+
+/// An activity task handed to a poller.
+#[derive(Clone, Debug)]
+pub(crate) struct ActivityClaim {
+    pub(crate) task: TaskRef,
+    pub(crate) activity_id: String,
+    pub(crate) activity_type: TypeName,
+    pub(crate) execution: WorkflowExecution,
+    pub(crate) input: Option<String>,
+}
+
+/// A task handed to a poller.
+#[derive(Clone, Debug)]
+pub(crate) enum Claimed {
+    Decision(DecisionClaim),
+    Activity(ActivityClaim),
+}
+
+/// Takes the first task of a list for a poller: records its `*TaskStarted` event and returns it.
+/// Queue entries whose task is gone (its run closed) are dropped on the way.
+pub(crate) fn claim(
+    eng: &mut Engine<'_, '_>,
+    kind: TaskKind,
+    list: &str,
+    identity: Option<String>,
+) -> Result<Option<Claimed>, Fault> {
+    while let Some((seq, scheduled)) = eng.tx.pop_task(eng.domain, kind, list)? {
+        let Some(mut run) = eng.open_run(seq)? else {
+            continue;
+        };
+        let claimed = match kind {
+            TaskKind::Decision => claim_decision(eng, &mut run, scheduled, identity.clone())?,
+            TaskKind::Activity => claim_activity(eng, &mut run, scheduled, identity.clone())?,
+        };
+        if claimed.is_some() {
+            eng.save(&run)?;
+            return Ok(claimed);
+        }
+    }
+    Ok(None)
+}
+
+fn claim_decision(
+    eng: &mut Engine<'_, '_>,
+    run: &mut Run,
+    scheduled: u64,
+    identity: Option<String>,
+) -> Result<Option<Claimed>, Fault> {
+    if !matches!(run.decision, DecisionTask::Scheduled { scheduled: s, .. } if s == scheduled) {
+        return Ok(None);
+    }
+    let started = eng.record(
+        run,
+        attrs::DecisionTaskStarted {
+            identity,
+            scheduled_event_id: scheduled,
+        },
+    )?;
+    run.decision = DecisionTask::Started { scheduled, started };
+    Ok(Some(Claimed::Decision(DecisionClaim {
+        task: TaskRef {
+            kind: TaskKind::Decision,
+            run: run.seq,
+            scheduled,
+            started,
+        },
+        execution: run.execution.clone(),
+        workflow_type: run.workflow_type.clone(),
+        previous_started_event_id: run.previous_started_event_id,
+    })))
+}
+
+fn claim_activity(
+    eng: &mut Engine<'_, '_>,
+    run: &mut Run,
+    scheduled: u64,
+    identity: Option<String>,
+) -> Result<Option<Claimed>, Fault> {
+    let Some(activity) = run.activities.get(&scheduled).filter(|a| a.slot.is_some()) else {
+        return Ok(None);
+    };
+    let (activity_id, activity_type) =
+        (activity.activity_id.clone(), activity.activity_type.clone());
+    let started = eng.record(
+        run,
+        attrs::ActivityTaskStarted {
+            identity,
+            scheduled_event_id: scheduled,
+        },
+    )?;
+    if let Some(activity) = run.activities.get_mut(&scheduled) {
+        activity.slot = None;
+        activity.started_event_id = started;
+    }
+    // The input is in the history only, so runs stay small.
+    let input = match eng.tx.event(run.seq, scheduled)? {
+        Some(json) => serde_json::from_slice::<Value>(&json)
+            .map_err(Fault::internal)?
+            .pointer("/activityTaskScheduledEventAttributes/input")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        None => None,
+    };
+    Ok(Some(Claimed::Activity(ActivityClaim {
+        task: TaskRef {
+            kind: TaskKind::Activity,
+            run: run.seq,
+            scheduled,
+            started,
+        },
+        activity_id,
+        activity_type,
+        execution: run.execution.clone(),
+        input,
+    })))
+}
+
+/// The fault for a token that names no open task.
+fn unknown_task() -> Fault {
+    Fault::UnknownResource("Unknown task token: the task is not open".into())
+}
+
+/// The run of the started decision task `token` names.
+pub(crate) fn started_decision(eng: &Engine<'_, '_>, task: TaskRef) -> Result<Run, Fault> {
+    let run = eng.open_run(task.run)?.ok_or_else(unknown_task)?;
+    match run.decision {
+        DecisionTask::Started { scheduled, started }
+            if task.kind == TaskKind::Decision
+                && scheduled == task.scheduled
+                && started == task.started =>
+        {
+            Ok(run)
+        }
+        _ => Err(unknown_task()),
+    }
+}
+
+/// The run of the started activity task `token` names.
+pub(crate) fn started_activity(eng: &Engine<'_, '_>, task: TaskRef) -> Result<Run, Fault> {
+    let run = eng.open_run(task.run)?.ok_or_else(unknown_task)?;
+    let current = run
+        .activities
+        .get(&task.scheduled)
+        .is_some_and(|a| a.started_event_id == task.started && task.started != 0);
+    if task.kind != TaskKind::Activity || !current {
+        return Err(unknown_task());
+    }
+    Ok(run)
+}
+
+/// How a worker ended an activity task.
+#[derive(Clone, Debug)]
+pub(crate) enum ActivityOutcome {
+    Completed {
+        result: Option<String>,
+    },
+    Failed {
+        reason: Option<String>,
+        details: Option<String>,
+    },
+    Canceled {
+        details: Option<String>,
+    },
+}
+
+/// Closes the started activity task `task` of `run` with the worker's outcome and saves the run.
+pub(crate) fn close_activity(
+    eng: &mut Engine<'_, '_>,
+    run: &mut Run,
+    task: TaskRef,
+    outcome: ActivityOutcome,
+) -> Result<(), Fault> {
+    let Some(activity) = run.activities.remove(&task.scheduled) else {
+        return Err(unknown_task());
+    };
+    let (scheduled_event_id, started_event_id) = (task.scheduled, task.started);
+    let event: Event = match outcome {
+        ActivityOutcome::Completed { result } => attrs::ActivityTaskCompleted {
+            result,
+            scheduled_event_id,
+            started_event_id,
+        }
+        .into(),
+        ActivityOutcome::Failed { reason, details } => attrs::ActivityTaskFailed {
+            reason,
+            details,
+            scheduled_event_id,
+            started_event_id,
+        }
+        .into(),
+        ActivityOutcome::Canceled { details } => attrs::ActivityTaskCanceled {
+            details,
+            scheduled_event_id,
+            started_event_id,
+            latest_cancel_requested_event_id: activity.cancel_requested_event_id,
+        }
+        .into(),
+    };
+    eng.record(run, event)?;
+    eng.trigger(run)?;
+    eng.save(run)
+}

@@ -1,0 +1,316 @@
+//! Decisions: the one definition of their wire format (spec §6).
+//!
+//! A decision is `{decisionType, <decisionType>DecisionAttributes}`; only the attributes member
+//! matching the type is read. The model-driven schema has already checked every member's JSON
+//! type, length and required flag, so what is left here is choosing the member, requiring it, and
+//! the rules the model states only in prose (names, durations, priorities).
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::fault::{Fault, Violations};
+
+use super::rules::NoneAllowed;
+use super::{ChildPolicy, TaskList, TypeName};
+
+macro_rules! decisions {
+    ($(
+        $name:ident => $member:literal { $($field:ident : $ty:ty,)* }
+    )*) => {
+        /// The attributes of each decision type, named after it.
+        #[allow(dead_code, reason = "Lambda functions run with the Wasm issue; their members wait")]
+        pub(crate) mod attrs {
+            use super::*;
+            $(
+                #[doc = concat!("`", $member, "`.")]
+                #[derive(Clone, Debug, Deserialize)]
+                #[serde(rename_all = "camelCase")]
+                pub(crate) struct $name {
+                    $(pub(crate) $field: $ty,)*
+                }
+            )*
+        }
+
+        /// One decision of a RespondDecisionTaskCompleted.
+        #[derive(Clone, Debug)]
+        pub(crate) enum Decision {
+            $($name(attrs::$name),)*
+        }
+
+        impl Decision {
+            /// The attributes member of the decision's type.
+            fn member(&self) -> &'static str {
+                match self {
+                    $(Decision::$name(_) => $member,)*
+                }
+            }
+
+            /// Reads the decision at `path` (`decisions.N.member`).
+            fn read(mut value: Value, path: &str, v: &mut Violations) -> Result<Option<Decision>, Fault> {
+                let kind = value.get("decisionType").and_then(Value::as_str).unwrap_or_default().to_owned();
+                match kind.as_str() {
+                    $(stringify!($name) => {
+                        let Some(raw) = value.get_mut($member).map(Value::take) else {
+                            v.add(&format!("{path}.{}", $member), None, "Member must not be null");
+                            return Ok(None);
+                        };
+                        let attrs = attrs::$name::deserialize(raw)
+                            .map_err(|e| Fault::Serialization(format!("{path}.{}: {e}", $member)))?;
+                        Ok(Some(Decision::$name(attrs)))
+                    })*
+                    // The schema has checked the enum already.
+                    other => Err(Fault::Validation(format!("Unknown decisionType: {other}"))),
+                }
+            }
+        }
+    };
+}
+
+decisions! {
+    ScheduleActivityTask => "scheduleActivityTaskDecisionAttributes" {
+        activity_type: TypeName,
+        activity_id: String,
+        control: Option<String>,
+        input: Option<String>,
+        schedule_to_close_timeout: Option<String>,
+        task_list: Option<TaskList>,
+        task_priority: Option<String>,
+        schedule_to_start_timeout: Option<String>,
+        start_to_close_timeout: Option<String>,
+        heartbeat_timeout: Option<String>,
+    }
+    RequestCancelActivityTask => "requestCancelActivityTaskDecisionAttributes" {
+        activity_id: String,
+    }
+    CompleteWorkflowExecution => "completeWorkflowExecutionDecisionAttributes" {
+        result: Option<String>,
+    }
+    FailWorkflowExecution => "failWorkflowExecutionDecisionAttributes" {
+        reason: Option<String>,
+        details: Option<String>,
+    }
+    CancelWorkflowExecution => "cancelWorkflowExecutionDecisionAttributes" {
+        details: Option<String>,
+    }
+    ContinueAsNewWorkflowExecution => "continueAsNewWorkflowExecutionDecisionAttributes" {
+        input: Option<String>,
+        execution_start_to_close_timeout: Option<String>,
+        task_list: Option<TaskList>,
+        task_priority: Option<String>,
+        task_start_to_close_timeout: Option<String>,
+        child_policy: Option<ChildPolicy>,
+        tag_list: Option<Vec<String>>,
+        workflow_type_version: Option<String>,
+        lambda_role: Option<String>,
+    }
+    RecordMarker => "recordMarkerDecisionAttributes" {
+        marker_name: String,
+        details: Option<String>,
+    }
+    StartTimer => "startTimerDecisionAttributes" {
+        timer_id: String,
+        control: Option<String>,
+        start_to_fire_timeout: String,
+    }
+    CancelTimer => "cancelTimerDecisionAttributes" {
+        timer_id: String,
+    }
+    SignalExternalWorkflowExecution => "signalExternalWorkflowExecutionDecisionAttributes" {
+        workflow_id: String,
+        run_id: Option<String>,
+        signal_name: String,
+        input: Option<String>,
+        control: Option<String>,
+    }
+    RequestCancelExternalWorkflowExecution => "requestCancelExternalWorkflowExecutionDecisionAttributes" {
+        workflow_id: String,
+        run_id: Option<String>,
+        control: Option<String>,
+    }
+    StartChildWorkflowExecution => "startChildWorkflowExecutionDecisionAttributes" {
+        workflow_type: TypeName,
+        workflow_id: String,
+        control: Option<String>,
+        input: Option<String>,
+        execution_start_to_close_timeout: Option<String>,
+        task_list: Option<TaskList>,
+        task_priority: Option<String>,
+        task_start_to_close_timeout: Option<String>,
+        child_policy: Option<ChildPolicy>,
+        tag_list: Option<Vec<String>>,
+        lambda_role: Option<String>,
+    }
+    ScheduleLambdaFunction => "scheduleLambdaFunctionDecisionAttributes" {
+        id: String,
+        name: String,
+        control: Option<String>,
+        input: Option<String>,
+        start_to_close_timeout: Option<String>,
+    }
+}
+
+impl Decision {
+    /// Whether the decision closes the run: it must then be the last of its batch.
+    pub(crate) fn closes(&self) -> bool {
+        matches!(
+            self,
+            Decision::CompleteWorkflowExecution(_)
+                | Decision::FailWorkflowExecution(_)
+                | Decision::CancelWorkflowExecution(_)
+                | Decision::ContinueAsNewWorkflowExecution(_)
+        )
+    }
+
+    /// The prose rules of the decision's members (spec §3, §6), at `path`.
+    fn check(&self, path: &str, v: &mut Violations) {
+        let at = |member: &str| format!("{path}.{member}");
+        let list = |v: &mut Violations, list: &Option<TaskList>| {
+            if let Some(list) = list {
+                v.name(&at("taskList.name"), &list.name);
+            }
+        };
+        match self {
+            Decision::ScheduleActivityTask(a) => {
+                v.name(&at("activityId"), &a.activity_id);
+                list(v, &a.task_list);
+                v.priority(&at("taskPriority"), a.task_priority.as_deref());
+                for (member, value) in [
+                    ("scheduleToCloseTimeout", &a.schedule_to_close_timeout),
+                    ("scheduleToStartTimeout", &a.schedule_to_start_timeout),
+                    ("startToCloseTimeout", &a.start_to_close_timeout),
+                    ("heartbeatTimeout", &a.heartbeat_timeout),
+                ] {
+                    v.duration(&at(member), given(value), NoneAllowed::Yes);
+                }
+            }
+            Decision::ContinueAsNewWorkflowExecution(a) => {
+                list(v, &a.task_list);
+                v.priority(&at("taskPriority"), a.task_priority.as_deref());
+                v.duration(
+                    &at("executionStartToCloseTimeout"),
+                    given(&a.execution_start_to_close_timeout),
+                    NoneAllowed::No,
+                );
+                v.duration(
+                    &at("taskStartToCloseTimeout"),
+                    given(&a.task_start_to_close_timeout),
+                    NoneAllowed::Yes,
+                );
+            }
+            Decision::StartTimer(a) => {
+                v.name(&at("timerId"), &a.timer_id);
+                v.duration(
+                    &at("startToFireTimeout"),
+                    Some(&a.start_to_fire_timeout),
+                    NoneAllowed::No,
+                );
+            }
+            Decision::StartChildWorkflowExecution(a) => {
+                v.name(&at("workflowId"), &a.workflow_id);
+                list(v, &a.task_list);
+                v.priority(&at("taskPriority"), a.task_priority.as_deref());
+                v.duration(
+                    &at("executionStartToCloseTimeout"),
+                    given(&a.execution_start_to_close_timeout),
+                    NoneAllowed::No,
+                );
+                v.duration(
+                    &at("taskStartToCloseTimeout"),
+                    given(&a.task_start_to_close_timeout),
+                    NoneAllowed::Yes,
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
+/// An optional member, with `""` read as absent (the model lets SDKs send empty durations).
+pub(crate) fn given(value: &Option<String>) -> Option<&str> {
+    value.as_deref().filter(|s| !s.is_empty())
+}
+
+/// Reads and checks the `decisions` of a RespondDecisionTaskCompleted (spec §8.7 step 1): each
+/// needs the attributes member of its type, and a closing decision must be the last one.
+pub(crate) fn parse(values: Vec<Value>) -> Result<Vec<Decision>, Fault> {
+    let mut v = Violations::default();
+    let mut decisions = Vec::with_capacity(values.len());
+    for (i, value) in values.into_iter().enumerate() {
+        let path = format!("decisions.{}.member", i + 1);
+        if let Some(decision) = Decision::read(value, &path, &mut v)? {
+            decision.check(&format!("{path}.{}", decision.member()), &mut v);
+            decisions.push(decision);
+        }
+    }
+    v.finish()?;
+    let last = decisions.len().saturating_sub(1);
+    if decisions
+        .iter()
+        .enumerate()
+        .any(|(i, d)| d.closes() && i != last)
+    {
+        return Err(Fault::Validation(
+            "Close must be last decision in list".into(),
+        ));
+    }
+    Ok(decisions)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn reads_the_member_of_the_type_only() {
+        let decisions = parse(vec![json!({
+            "decisionType": "StartTimer",
+            "startTimerDecisionAttributes": {"timerId": "t", "startToFireTimeout": "5"},
+            "recordMarkerDecisionAttributes": {"markerName": "ignored"}
+        })])
+        .unwrap();
+        assert!(matches!(&decisions[..], [Decision::StartTimer(t)] if t.timer_id == "t"));
+    }
+
+    #[test]
+    fn the_member_of_the_type_is_required() {
+        let err = parse(vec![json!({"decisionType": "CancelTimer"})]).unwrap_err();
+        assert!(
+            matches!(&err, Fault::Validation(m)
+            if m.contains("'decisions.1.member.cancelTimerDecisionAttributes'")),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn a_close_must_be_last() {
+        let complete = json!({"decisionType": "CompleteWorkflowExecution",
+            "completeWorkflowExecutionDecisionAttributes": {}});
+        let marker = json!({"decisionType": "RecordMarker",
+            "recordMarkerDecisionAttributes": {"markerName": "m"}});
+        assert!(parse(vec![marker.clone(), complete.clone()]).is_ok());
+        for batch in [
+            vec![complete.clone(), marker],
+            vec![complete.clone(), complete],
+        ] {
+            assert_eq!(
+                parse(batch).unwrap_err(),
+                Fault::Validation("Close must be last decision in list".into())
+            );
+        }
+    }
+
+    #[test]
+    fn prose_rules_apply_with_paths() {
+        let err = parse(vec![json!({"decisionType": "StartTimer",
+            "startTimerDecisionAttributes": {"timerId": "a:b", "startToFireTimeout": "NONE"}})])
+        .unwrap_err();
+        let Fault::Validation(m) = err else { panic!() };
+        assert!(m.starts_with("2 validation errors"), "{m}");
+        assert!(
+            m.contains("decisions.1.member.startTimerDecisionAttributes.timerId"),
+            "{m}"
+        );
+    }
+}

@@ -1,0 +1,573 @@
+//! History events: the one definition of their wire format (spec §7).
+//!
+//! A [`HistoryEvent`] is `{eventId, eventTimestamp, eventType, <eventType>EventAttributes}` with the
+//! attributes member named after the type with a lower-case first letter. Each variant of [`Event`]
+//! carries its attributes struct, whose fields are the model's members: required ones as plain
+//! types, optional ones as `Option`s, left out of the JSON when absent.
+
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+
+use crate::clock::Timestamp;
+
+use super::{ChildPolicy, TaskList, TypeName, WorkflowExecution};
+
+/// Tells serde which members to leave out: absent options, and nothing else.
+trait Skip {
+    fn skip(&self) -> bool {
+        false
+    }
+}
+
+impl<T> Skip for Option<T> {
+    fn skip(&self) -> bool {
+        self.is_none()
+    }
+}
+
+impl Skip for String {}
+impl Skip for u64 {}
+impl Skip for TaskList {}
+impl Skip for TypeName {}
+impl Skip for WorkflowExecution {}
+impl Skip for ChildPolicy {}
+impl Skip for Cause {}
+
+/// Every failure cause and timeout type that events carry, as SWF spells them.
+///
+/// One enum for all of them keeps the list in one place; which values each event may carry is
+/// in spec §3 (the `*Cause` and `*TimeoutType` enums).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[allow(
+    dead_code,
+    reason = "the model's full list; timeouts and limits raise some later, IAM denials never"
+)]
+pub(crate) enum Cause {
+    UnhandledDecision,
+    OperationNotPermitted,
+    ActivityTypeDeprecated,
+    ActivityTypeDoesNotExist,
+    ActivityIdAlreadyInUse,
+    OpenActivitiesLimitExceeded,
+    DefaultScheduleToCloseTimeoutUndefined,
+    DefaultTaskListUndefined,
+    DefaultScheduleToStartTimeoutUndefined,
+    DefaultStartToCloseTimeoutUndefined,
+    DefaultHeartbeatTimeoutUndefined,
+    ActivityIdUnknown,
+    WorkflowTypeDeprecated,
+    WorkflowTypeDoesNotExist,
+    DefaultExecutionStartToCloseTimeoutUndefined,
+    DefaultTaskStartToCloseTimeoutUndefined,
+    DefaultChildPolicyUndefined,
+    TimerIdAlreadyInUse,
+    OpenTimersLimitExceeded,
+    TimerIdUnknown,
+    UnknownExternalWorkflowExecution,
+    OpenChildrenLimitExceeded,
+    OpenWorkflowsLimitExceeded,
+    WorkflowAlreadyRunning,
+    LambdaServiceNotAvailableInRegion,
+    IdAlreadyInUse,
+    ChildPolicyApplied,
+    EventLimitExceeded,
+    OperatorInitiated,
+    StartToClose,
+    ScheduleToStart,
+    ScheduleToClose,
+    Heartbeat,
+}
+
+macro_rules! events {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident => $member:literal {
+            $($field:ident : $ty:ty,)*
+        }
+    )*) => {
+        /// The attributes of each event type, named after it.
+        pub(crate) mod attrs {
+            #![allow(clippy::struct_field_names, reason = "members are named by the SWF model")]
+            use super::*;
+            $(
+                $(#[$doc])*
+                #[derive(Clone, Debug, Serialize)]
+                #[serde(rename_all = "camelCase")]
+                pub(crate) struct $name {
+                    $(
+                        #[serde(skip_serializing_if = "Skip::skip")]
+                        pub(crate) $field: $ty,
+                    )*
+                }
+            )*
+        }
+
+        /// What happened: the event type with its attributes.
+        #[derive(Clone, Debug)]
+        pub(crate) enum Event {
+            $($name(attrs::$name),)*
+        }
+
+        impl Event {
+            /// The `eventType`.
+            pub(crate) fn event_type(&self) -> &'static str {
+                match self {
+                    $(Event::$name(_) => stringify!($name),)*
+                }
+            }
+
+            fn serialize_attributes<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+                match self {
+                    $(Event::$name(a) => map.serialize_entry($member, a),)*
+                }
+            }
+        }
+
+        $(
+            impl From<attrs::$name> for Event {
+                fn from(a: attrs::$name) -> Event {
+                    Event::$name(a)
+                }
+            }
+        )*
+
+        /// Each event type with its attributes member and the snake_case names of its fields.
+        #[cfg(test)]
+        const ALL_TYPES: &[(&str, &str, &[&str])] =
+            &[$((stringify!($name), $member, &[$(stringify!($field)),*]),)*];
+    };
+}
+
+/// One event of a run's history.
+#[derive(Clone, Debug)]
+pub(crate) struct HistoryEvent {
+    pub(crate) event_id: u64,
+    pub(crate) timestamp: Timestamp,
+    pub(crate) event: Event,
+}
+
+impl Serialize for HistoryEvent {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(4))?;
+        map.serialize_entry("eventId", &self.event_id)?;
+        map.serialize_entry("eventTimestamp", &self.timestamp)?;
+        map.serialize_entry("eventType", self.event.event_type())?;
+        self.event.serialize_attributes(&mut map)?;
+        map.end()
+    }
+}
+
+events! {
+    WorkflowExecutionStarted => "workflowExecutionStartedEventAttributes" {
+        input: Option<String>,
+        execution_start_to_close_timeout: Option<String>,
+        task_start_to_close_timeout: Option<String>,
+        child_policy: ChildPolicy,
+        task_list: TaskList,
+        task_priority: Option<String>,
+        workflow_type: TypeName,
+        tag_list: Option<Vec<String>>,
+        continued_execution_run_id: Option<String>,
+        parent_workflow_execution: Option<WorkflowExecution>,
+        parent_initiated_event_id: Option<u64>,
+        lambda_role: Option<String>,
+    }
+    WorkflowExecutionCancelRequested => "workflowExecutionCancelRequestedEventAttributes" {
+        external_workflow_execution: Option<WorkflowExecution>,
+        external_initiated_event_id: Option<u64>,
+        cause: Option<Cause>,
+    }
+    WorkflowExecutionCompleted => "workflowExecutionCompletedEventAttributes" {
+        result: Option<String>,
+        decision_task_completed_event_id: u64,
+    }
+    CompleteWorkflowExecutionFailed => "completeWorkflowExecutionFailedEventAttributes" {
+        cause: Cause,
+        decision_task_completed_event_id: u64,
+    }
+    WorkflowExecutionFailed => "workflowExecutionFailedEventAttributes" {
+        reason: Option<String>,
+        details: Option<String>,
+        decision_task_completed_event_id: u64,
+    }
+    FailWorkflowExecutionFailed => "failWorkflowExecutionFailedEventAttributes" {
+        cause: Cause,
+        decision_task_completed_event_id: u64,
+    }
+    WorkflowExecutionTimedOut => "workflowExecutionTimedOutEventAttributes" {
+        timeout_type: Cause,
+        child_policy: ChildPolicy,
+    }
+    WorkflowExecutionCanceled => "workflowExecutionCanceledEventAttributes" {
+        details: Option<String>,
+        decision_task_completed_event_id: u64,
+    }
+    CancelWorkflowExecutionFailed => "cancelWorkflowExecutionFailedEventAttributes" {
+        cause: Cause,
+        decision_task_completed_event_id: u64,
+    }
+    WorkflowExecutionContinuedAsNew => "workflowExecutionContinuedAsNewEventAttributes" {
+        input: Option<String>,
+        decision_task_completed_event_id: u64,
+        new_execution_run_id: String,
+        execution_start_to_close_timeout: Option<String>,
+        task_list: TaskList,
+        task_priority: Option<String>,
+        task_start_to_close_timeout: Option<String>,
+        child_policy: ChildPolicy,
+        tag_list: Option<Vec<String>>,
+        workflow_type: TypeName,
+        lambda_role: Option<String>,
+    }
+    ContinueAsNewWorkflowExecutionFailed => "continueAsNewWorkflowExecutionFailedEventAttributes" {
+        cause: Cause,
+        decision_task_completed_event_id: u64,
+    }
+    WorkflowExecutionTerminated => "workflowExecutionTerminatedEventAttributes" {
+        reason: Option<String>,
+        details: Option<String>,
+        child_policy: ChildPolicy,
+        cause: Option<Cause>,
+    }
+    WorkflowExecutionSignaled => "workflowExecutionSignaledEventAttributes" {
+        signal_name: String,
+        input: Option<String>,
+        external_workflow_execution: Option<WorkflowExecution>,
+        external_initiated_event_id: Option<u64>,
+    }
+    DecisionTaskScheduled => "decisionTaskScheduledEventAttributes" {
+        task_list: TaskList,
+        task_priority: Option<String>,
+        start_to_close_timeout: Option<String>,
+        schedule_to_start_timeout: Option<String>,
+    }
+    DecisionTaskStarted => "decisionTaskStartedEventAttributes" {
+        identity: Option<String>,
+        scheduled_event_id: u64,
+    }
+    DecisionTaskCompleted => "decisionTaskCompletedEventAttributes" {
+        execution_context: Option<String>,
+        scheduled_event_id: u64,
+        started_event_id: u64,
+        task_list: Option<TaskList>,
+        task_list_schedule_to_start_timeout: Option<String>,
+    }
+    DecisionTaskTimedOut => "decisionTaskTimedOutEventAttributes" {
+        timeout_type: Cause,
+        scheduled_event_id: u64,
+        started_event_id: u64,
+    }
+    ActivityTaskScheduled => "activityTaskScheduledEventAttributes" {
+        activity_type: TypeName,
+        activity_id: String,
+        input: Option<String>,
+        control: Option<String>,
+        schedule_to_start_timeout: Option<String>,
+        schedule_to_close_timeout: Option<String>,
+        start_to_close_timeout: Option<String>,
+        task_list: TaskList,
+        task_priority: Option<String>,
+        decision_task_completed_event_id: u64,
+        heartbeat_timeout: Option<String>,
+    }
+    ScheduleActivityTaskFailed => "scheduleActivityTaskFailedEventAttributes" {
+        activity_type: TypeName,
+        activity_id: String,
+        cause: Cause,
+        decision_task_completed_event_id: u64,
+    }
+    ActivityTaskStarted => "activityTaskStartedEventAttributes" {
+        identity: Option<String>,
+        scheduled_event_id: u64,
+    }
+    ActivityTaskCompleted => "activityTaskCompletedEventAttributes" {
+        result: Option<String>,
+        scheduled_event_id: u64,
+        started_event_id: u64,
+    }
+    ActivityTaskFailed => "activityTaskFailedEventAttributes" {
+        reason: Option<String>,
+        details: Option<String>,
+        scheduled_event_id: u64,
+        started_event_id: u64,
+    }
+    ActivityTaskTimedOut => "activityTaskTimedOutEventAttributes" {
+        timeout_type: Cause,
+        scheduled_event_id: u64,
+        started_event_id: u64,
+        details: Option<String>,
+    }
+    ActivityTaskCanceled => "activityTaskCanceledEventAttributes" {
+        details: Option<String>,
+        scheduled_event_id: u64,
+        started_event_id: u64,
+        latest_cancel_requested_event_id: Option<u64>,
+    }
+    ActivityTaskCancelRequested => "activityTaskCancelRequestedEventAttributes" {
+        decision_task_completed_event_id: u64,
+        activity_id: String,
+    }
+    RequestCancelActivityTaskFailed => "requestCancelActivityTaskFailedEventAttributes" {
+        activity_id: String,
+        cause: Cause,
+        decision_task_completed_event_id: u64,
+    }
+    MarkerRecorded => "markerRecordedEventAttributes" {
+        marker_name: String,
+        details: Option<String>,
+        decision_task_completed_event_id: u64,
+    }
+    RecordMarkerFailed => "recordMarkerFailedEventAttributes" {
+        marker_name: String,
+        cause: Cause,
+        decision_task_completed_event_id: u64,
+    }
+    TimerStarted => "timerStartedEventAttributes" {
+        timer_id: String,
+        control: Option<String>,
+        start_to_fire_timeout: String,
+        decision_task_completed_event_id: u64,
+    }
+    StartTimerFailed => "startTimerFailedEventAttributes" {
+        timer_id: String,
+        cause: Cause,
+        decision_task_completed_event_id: u64,
+    }
+    TimerFired => "timerFiredEventAttributes" {
+        timer_id: String,
+        started_event_id: u64,
+    }
+    TimerCanceled => "timerCanceledEventAttributes" {
+        timer_id: String,
+        started_event_id: u64,
+        decision_task_completed_event_id: u64,
+    }
+    CancelTimerFailed => "cancelTimerFailedEventAttributes" {
+        timer_id: String,
+        cause: Cause,
+        decision_task_completed_event_id: u64,
+    }
+    StartChildWorkflowExecutionInitiated => "startChildWorkflowExecutionInitiatedEventAttributes" {
+        workflow_id: String,
+        workflow_type: TypeName,
+        control: Option<String>,
+        input: Option<String>,
+        execution_start_to_close_timeout: Option<String>,
+        task_list: TaskList,
+        task_priority: Option<String>,
+        decision_task_completed_event_id: u64,
+        child_policy: ChildPolicy,
+        task_start_to_close_timeout: Option<String>,
+        tag_list: Option<Vec<String>>,
+        lambda_role: Option<String>,
+    }
+    StartChildWorkflowExecutionFailed => "startChildWorkflowExecutionFailedEventAttributes" {
+        workflow_type: TypeName,
+        cause: Cause,
+        workflow_id: String,
+        initiated_event_id: u64,
+        decision_task_completed_event_id: u64,
+        control: Option<String>,
+    }
+    ChildWorkflowExecutionStarted => "childWorkflowExecutionStartedEventAttributes" {
+        workflow_execution: WorkflowExecution,
+        workflow_type: TypeName,
+        initiated_event_id: u64,
+    }
+    ChildWorkflowExecutionCompleted => "childWorkflowExecutionCompletedEventAttributes" {
+        workflow_execution: WorkflowExecution,
+        workflow_type: TypeName,
+        result: Option<String>,
+        initiated_event_id: u64,
+        started_event_id: u64,
+    }
+    ChildWorkflowExecutionFailed => "childWorkflowExecutionFailedEventAttributes" {
+        workflow_execution: WorkflowExecution,
+        workflow_type: TypeName,
+        reason: Option<String>,
+        details: Option<String>,
+        initiated_event_id: u64,
+        started_event_id: u64,
+    }
+    ChildWorkflowExecutionTimedOut => "childWorkflowExecutionTimedOutEventAttributes" {
+        workflow_execution: WorkflowExecution,
+        workflow_type: TypeName,
+        timeout_type: Cause,
+        initiated_event_id: u64,
+        started_event_id: u64,
+    }
+    ChildWorkflowExecutionCanceled => "childWorkflowExecutionCanceledEventAttributes" {
+        workflow_execution: WorkflowExecution,
+        workflow_type: TypeName,
+        details: Option<String>,
+        initiated_event_id: u64,
+        started_event_id: u64,
+    }
+    ChildWorkflowExecutionTerminated => "childWorkflowExecutionTerminatedEventAttributes" {
+        workflow_execution: WorkflowExecution,
+        workflow_type: TypeName,
+        initiated_event_id: u64,
+        started_event_id: u64,
+    }
+    SignalExternalWorkflowExecutionInitiated => "signalExternalWorkflowExecutionInitiatedEventAttributes" {
+        workflow_id: String,
+        run_id: Option<String>,
+        signal_name: String,
+        input: Option<String>,
+        decision_task_completed_event_id: u64,
+        control: Option<String>,
+    }
+    SignalExternalWorkflowExecutionFailed => "signalExternalWorkflowExecutionFailedEventAttributes" {
+        workflow_id: String,
+        run_id: Option<String>,
+        cause: Cause,
+        initiated_event_id: u64,
+        decision_task_completed_event_id: u64,
+        control: Option<String>,
+    }
+    ExternalWorkflowExecutionSignaled => "externalWorkflowExecutionSignaledEventAttributes" {
+        workflow_execution: WorkflowExecution,
+        initiated_event_id: u64,
+    }
+    RequestCancelExternalWorkflowExecutionInitiated => "requestCancelExternalWorkflowExecutionInitiatedEventAttributes" {
+        workflow_id: String,
+        run_id: Option<String>,
+        decision_task_completed_event_id: u64,
+        control: Option<String>,
+    }
+    RequestCancelExternalWorkflowExecutionFailed => "requestCancelExternalWorkflowExecutionFailedEventAttributes" {
+        workflow_id: String,
+        run_id: Option<String>,
+        cause: Cause,
+        initiated_event_id: u64,
+        decision_task_completed_event_id: u64,
+        control: Option<String>,
+    }
+    ExternalWorkflowExecutionCancelRequested => "externalWorkflowExecutionCancelRequestedEventAttributes" {
+        workflow_execution: WorkflowExecution,
+        initiated_event_id: u64,
+    }
+    LambdaFunctionScheduled => "lambdaFunctionScheduledEventAttributes" {
+        id: String,
+        name: String,
+        control: Option<String>,
+        input: Option<String>,
+        start_to_close_timeout: Option<String>,
+        decision_task_completed_event_id: u64,
+    }
+    LambdaFunctionStarted => "lambdaFunctionStartedEventAttributes" {
+        scheduled_event_id: u64,
+    }
+    LambdaFunctionCompleted => "lambdaFunctionCompletedEventAttributes" {
+        scheduled_event_id: u64,
+        started_event_id: u64,
+        result: Option<String>,
+    }
+    LambdaFunctionFailed => "lambdaFunctionFailedEventAttributes" {
+        scheduled_event_id: u64,
+        started_event_id: u64,
+        reason: Option<String>,
+        details: Option<String>,
+    }
+    LambdaFunctionTimedOut => "lambdaFunctionTimedOutEventAttributes" {
+        scheduled_event_id: u64,
+        started_event_id: u64,
+        timeout_type: Option<Cause>,
+    }
+    ScheduleLambdaFunctionFailed => "scheduleLambdaFunctionFailedEventAttributes" {
+        id: String,
+        name: String,
+        cause: Cause,
+        decision_task_completed_event_id: u64,
+    }
+    StartLambdaFunctionFailed => "startLambdaFunctionFailedEventAttributes" {
+        scheduled_event_id: Option<u64>,
+        cause: Option<Cause>,
+        message: Option<String>,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::schema::MODEL_JSON;
+
+    #[test]
+    fn every_event_type_of_the_model_is_defined_once_with_its_member() {
+        let model: serde_json::Value = serde_json::from_str(MODEL_JSON).unwrap();
+        let types = &model["shapes"]["EventType"]["enum"];
+        let members = &model["shapes"]["HistoryEvent"]["members"];
+        assert_eq!(ALL_TYPES.len(), 54);
+        assert_eq!(types.as_array().unwrap().len(), 54);
+        for (name, member, fields) in ALL_TYPES {
+            assert!(
+                types.as_array().unwrap().iter().any(|t| t == name),
+                "{name} is not in the model"
+            );
+            let mut expected = name[..1].to_ascii_lowercase();
+            expected.push_str(&name[1..]);
+            expected.push_str("EventAttributes");
+            assert_eq!(*member, expected);
+            // The struct has exactly the members the model defines for the event.
+            let shape = members[member]["shape"].as_str().unwrap();
+            let mut expected: Vec<String> = model["shapes"][shape]["members"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect();
+            let mut actual: Vec<String> = fields.iter().map(|f| camel_case(f)).collect();
+            expected.sort();
+            actual.sort();
+            assert_eq!(actual, expected, "{name}");
+        }
+    }
+
+    fn camel_case(snake: &str) -> String {
+        let mut out = String::new();
+        let mut upper = false;
+        for c in snake.chars() {
+            if c == '_' {
+                upper = true;
+            } else if upper {
+                out.push(c.to_ascii_uppercase());
+                upper = false;
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn events_serialize_with_their_type_and_only_present_members() {
+        let event = HistoryEvent {
+            event_id: 3,
+            timestamp: Timestamp::from_millis(1_500),
+            event: attrs::TimerFired {
+                timer_id: "t".into(),
+                started_event_id: 2,
+            }
+            .into(),
+        };
+        assert_eq!(
+            serde_json::to_value(&event).unwrap(),
+            serde_json::json!({
+                "eventId": 3,
+                "eventTimestamp": 1.5,
+                "eventType": "TimerFired",
+                "timerFiredEventAttributes": {"timerId": "t", "startedEventId": 2}
+            })
+        );
+        let canceled = attrs::WorkflowExecutionCancelRequested {
+            external_workflow_execution: None,
+            external_initiated_event_id: None,
+            cause: Some(Cause::ChildPolicyApplied),
+        };
+        assert_eq!(
+            serde_json::to_value(canceled).unwrap(),
+            serde_json::json!({"cause": "CHILD_POLICY_APPLIED"})
+        );
+    }
+}

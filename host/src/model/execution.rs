@@ -1,0 +1,166 @@
+//! The stored state of a workflow run: what the engine needs between two changes, and what
+//! visibility shows. The history itself is kept apart, as wire JSON (see `store::tables::EVENTS`).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::clock::Timestamp;
+
+use super::{ChildPolicy, CloseStatus, TaskList, TypeName, WorkflowExecution};
+
+/// A workflow run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Run {
+    /// A number unique in the store, the key of everything belonging to the run.
+    pub(crate) seq: u64,
+    /// The id of the domain.
+    pub(crate) domain: u64,
+    /// The domain's name: a task token names only the run, and the caller's scope must hold it.
+    pub(crate) domain_name: String,
+    pub(crate) execution: WorkflowExecution,
+    pub(crate) workflow_type: TypeName,
+    /// The configuration resolved at start (spec §8.6).
+    pub(crate) config: ExecutionConfig,
+    pub(crate) tags: Vec<String>,
+    pub(crate) started_at: Timestamp,
+    pub(crate) closed: Option<Closed>,
+    pub(crate) parent: Option<Parent>,
+    pub(crate) cancel_requested: bool,
+    /// The id the next event gets: ids start at 1 and have no gaps.
+    pub(crate) next_event_id: u64,
+    pub(crate) decision: DecisionTask,
+    /// A state change happened while a decision task was started: another one is owed when it
+    /// ends (spec §8.2 rule 4).
+    pub(crate) decision_needed: bool,
+    /// The `DecisionTaskStarted` id of the last decision task that was completed; 0 if none.
+    pub(crate) previous_started_event_id: u64,
+    /// Where decision tasks go: the configured list, or the decider's override.
+    pub(crate) decision_task_list: String,
+    /// The override's schedule-to-start timeout, while a temporary override is in force.
+    pub(crate) decision_schedule_to_start: Option<String>,
+    pub(crate) latest_execution_context: Option<String>,
+    /// When the last activity task was scheduled.
+    pub(crate) latest_activity_task_at: Option<Timestamp>,
+    /// Open activity tasks, by the id of their `ActivityTaskScheduled` event.
+    pub(crate) activities: BTreeMap<u64, Activity>,
+    /// Open timers, by timer id.
+    pub(crate) timers: BTreeMap<String, Timer>,
+    /// Open children, by the id of their `StartChildWorkflowExecutionInitiated` event.
+    pub(crate) children: BTreeMap<u64, Child>,
+}
+
+impl Run {
+    /// Whether the run can still change.
+    pub(crate) fn is_open(&self) -> bool {
+        self.closed.is_none()
+    }
+}
+
+/// `WorkflowExecutionConfiguration`: the run's settings, resolved at start.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ExecutionConfig {
+    pub(crate) task_start_to_close_timeout: String,
+    pub(crate) execution_start_to_close_timeout: String,
+    pub(crate) task_list: TaskList,
+    pub(crate) task_priority: String,
+    pub(crate) child_policy: ChildPolicy,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) lambda_role: Option<String>,
+}
+
+/// How and when a run closed.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub(crate) struct Closed {
+    pub(crate) at: Timestamp,
+    pub(crate) status: CloseStatus,
+}
+
+/// The run that started this one as its child.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Parent {
+    pub(crate) seq: u64,
+    pub(crate) execution: WorkflowExecution,
+    /// The parent's `StartChildWorkflowExecutionInitiated` event.
+    pub(crate) initiated_event_id: u64,
+}
+
+/// Where a scheduled task waits in its task list's queue.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Slot {
+    pub(crate) list: String,
+    /// Orders by priority: lower ranks are handed out first.
+    pub(crate) rank: u32,
+    /// Orders by scheduling within a rank.
+    pub(crate) order: u64,
+}
+
+impl Slot {
+    /// The rank of a task priority: higher priorities get lower ranks.
+    pub(crate) fn rank(priority: i32) -> u32 {
+        // Flipping the sign bit maps i32 order onto u32 order; inverting makes it descending.
+        !((priority as u32) ^ 0x8000_0000)
+    }
+}
+
+/// The decision task of a run: at most one is open at a time (spec §8.2).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(crate) enum DecisionTask {
+    /// None is open.
+    #[default]
+    Idle,
+    /// Scheduled and waiting in its task list.
+    Scheduled { scheduled: u64, slot: Slot },
+    /// Handed to a decider.
+    Started { scheduled: u64, started: u64 },
+}
+
+/// An open activity task.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Activity {
+    pub(crate) activity_id: String,
+    pub(crate) activity_type: TypeName,
+    /// Its place in the task list while it waits for a worker.
+    pub(crate) slot: Option<Slot>,
+    /// The `ActivityTaskStarted` event; 0 until a worker has it.
+    pub(crate) started_event_id: u64,
+    /// The last `ActivityTaskCancelRequested` event for it.
+    pub(crate) cancel_requested_event_id: Option<u64>,
+    /// What the worker last reported with a heartbeat.
+    pub(crate) heartbeat_details: Option<String>,
+}
+
+/// An open timer.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Timer {
+    pub(crate) started_event_id: u64,
+    pub(crate) fires_at: Timestamp,
+}
+
+/// A child run the parent started and has not yet seen close.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Child {
+    pub(crate) workflow_id: String,
+    pub(crate) workflow_type: TypeName,
+    pub(crate) control: Option<String>,
+    pub(crate) decision_task_completed_event_id: u64,
+    /// The child run and the parent's `ChildWorkflowExecutionStarted` event, once it started.
+    pub(crate) started: Option<(WorkflowExecution, u64)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Slot;
+
+    #[test]
+    fn higher_priorities_rank_first() {
+        let ranks: Vec<u32> = [i32::MAX, 1, 0, -1, i32::MIN]
+            .into_iter()
+            .map(Slot::rank)
+            .collect();
+        let mut sorted = ranks.clone();
+        sorted.sort_unstable();
+        assert_eq!(ranks, sorted);
+    }
+}

@@ -1,0 +1,190 @@
+//! PollForActivityTask, RecordActivityTaskHeartbeat and RespondActivityTask{Completed,Failed,
+//! Canceled} (spec §4.5).
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{ActivityOutcome, Claimed, Engine, close_activity, started_activity};
+use crate::fault::Fault;
+use crate::model::{Empty, TaskList, TypeName, WorkflowExecution};
+use crate::store::TaskKind;
+
+use super::polling::{long_poll, open_token, task_domain, unknown_token};
+use super::{Ctx, Service};
+
+/// `PollForActivityTaskInput`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PollInput {
+    domain: String,
+    task_list: TaskList,
+    identity: Option<String>,
+}
+
+/// `ActivityTask`. With no task, only `startedEventId: 0` is sent, as AWS does (spec §4.5).
+#[derive(Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ActivityTaskOutput {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    task_token: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    activity_id: Option<String>,
+    started_event_id: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    workflow_execution: Option<WorkflowExecution>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    activity_type: Option<TypeName>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input: Option<String>,
+}
+
+/// PollForActivityTask: the next activity task of the list, or an empty answer after the poll
+/// timeout.
+pub(crate) async fn poll(
+    svc: &Service,
+    ctx: &Ctx,
+    input: PollInput,
+) -> Result<ActivityTaskOutput, Fault> {
+    let claimed = long_poll(
+        svc,
+        ctx,
+        input.domain,
+        TaskKind::Activity,
+        input.task_list.name,
+        input.identity,
+    )
+    .await?;
+    match claimed {
+        Some(Claimed::Activity(c)) => Ok(ActivityTaskOutput {
+            task_token: Some(c.task.seal(&svc.sealer)),
+            activity_id: Some(c.activity_id),
+            started_event_id: c.task.started,
+            workflow_execution: Some(c.execution),
+            activity_type: Some(c.activity_type),
+            input: c.input,
+        }),
+        Some(Claimed::Decision(_)) => Err(Fault::internal("a decision task on an activity list")),
+        None => Ok(ActivityTaskOutput::default()),
+    }
+}
+
+/// `RecordActivityTaskHeartbeatInput`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct HeartbeatInput {
+    task_token: String,
+    details: Option<String>,
+}
+
+/// `ActivityTaskStatus`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ActivityTaskStatus {
+    cancel_requested: bool,
+}
+
+/// RecordActivityTaskHeartbeat: the worker is alive; tells it whether cancellation was asked.
+pub(crate) async fn heartbeat(
+    svc: &Service,
+    ctx: &Ctx,
+    input: HeartbeatInput,
+) -> Result<ActivityTaskStatus, Fault> {
+    let task = open_token(svc, &input.task_token, TaskKind::Activity)?;
+    let scope = ctx.scope.clone();
+    let max_open_runs = svc.limits.max_open_runs;
+    svc.store
+        .write(move |tx| {
+            let domain = task_domain(tx, &scope, task)?;
+            let mut eng = Engine::new(tx, domain.id, max_open_runs);
+            let mut run = started_activity(&eng, task)?;
+            let Some(activity) = run.activities.get_mut(&task.scheduled) else {
+                return Err(unknown_token());
+            };
+            let cancel_requested = activity.cancel_requested_event_id.is_some();
+            if input.details.is_some() {
+                activity.heartbeat_details = input.details;
+                eng.save(&run)?;
+            }
+            Ok(ActivityTaskStatus { cancel_requested })
+        })
+        .await
+}
+
+/// `RespondActivityTaskCompletedInput`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CompletedInput {
+    task_token: String,
+    result: Option<String>,
+}
+
+/// RespondActivityTaskCompleted.
+pub(crate) async fn completed(
+    svc: &Service,
+    ctx: &Ctx,
+    input: CompletedInput,
+) -> Result<Empty, Fault> {
+    let outcome = ActivityOutcome::Completed {
+        result: input.result,
+    };
+    respond(svc, ctx, &input.task_token, outcome).await
+}
+
+/// `RespondActivityTaskFailedInput`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FailedInput {
+    task_token: String,
+    reason: Option<String>,
+    details: Option<String>,
+}
+
+/// RespondActivityTaskFailed.
+pub(crate) async fn failed(svc: &Service, ctx: &Ctx, input: FailedInput) -> Result<Empty, Fault> {
+    let outcome = ActivityOutcome::Failed {
+        reason: input.reason,
+        details: input.details,
+    };
+    respond(svc, ctx, &input.task_token, outcome).await
+}
+
+/// `RespondActivityTaskCanceledInput`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CanceledInput {
+    task_token: String,
+    details: Option<String>,
+}
+
+/// RespondActivityTaskCanceled.
+pub(crate) async fn canceled(
+    svc: &Service,
+    ctx: &Ctx,
+    input: CanceledInput,
+) -> Result<Empty, Fault> {
+    let outcome = ActivityOutcome::Canceled {
+        details: input.details,
+    };
+    respond(svc, ctx, &input.task_token, outcome).await
+}
+
+async fn respond(
+    svc: &Service,
+    ctx: &Ctx,
+    token: &str,
+    outcome: ActivityOutcome,
+) -> Result<Empty, Fault> {
+    let task = open_token(svc, token, TaskKind::Activity)?;
+    let scope = ctx.scope.clone();
+    let wakers = svc.wakers.clone();
+    let max_open_runs = svc.limits.max_open_runs;
+    svc.store
+        .write(move |tx| {
+            let domain = task_domain(tx, &scope, task)?;
+            let mut eng = Engine::new(tx, domain.id, max_open_runs);
+            let mut run = started_activity(&eng, task)?;
+            close_activity(&mut eng, &mut run, task, outcome)?;
+            eng.finish(&wakers)?;
+            Ok(Empty {})
+        })
+        .await
+}

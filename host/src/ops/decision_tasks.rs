@@ -1,0 +1,211 @@
+//! PollForDecisionTask and RespondDecisionTaskCompleted (spec §4.4).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::engine::{
+    Claimed, Completion, DecisionClaim, Engine, TaskRef, complete_decision_task, started_decision,
+};
+use crate::fault::{Fault, Violations};
+use crate::model::{Empty, NoneAllowed, TaskList, TypeName, WorkflowExecution, decisions};
+use crate::store::{Cursor, RunReads, TaskKind};
+
+use super::history::raw_events;
+use super::paging::page_size;
+use super::polling::{long_poll, open_token, task_domain};
+use super::{Ctx, Service, known_domain};
+
+/// `PollForDecisionTaskInput`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PollInput {
+    domain: String,
+    task_list: TaskList,
+    identity: Option<String>,
+    next_page_token: Option<String>,
+    maximum_page_size: Option<i64>,
+    #[serde(default)]
+    reverse_order: bool,
+    #[serde(default)]
+    start_at_previous_started_event: bool,
+}
+
+/// `DecisionTask`. With no task, only the two zeros are sent, as AWS does (spec §4.4).
+#[derive(Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DecisionTaskOutput {
+    previous_started_event_id: u64,
+    started_event_id: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    task_token: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    workflow_execution: Option<WorkflowExecution>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    workflow_type: Option<TypeName>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    events: Option<Vec<Box<RawValue>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_page_token: Option<String>,
+}
+
+/// Where a decision task's history page continues: the task, and the last event sent.
+#[derive(Serialize, Deserialize)]
+struct HistoryPosition {
+    run: u64,
+    scheduled: u64,
+    started: u64,
+    previous_started: u64,
+    last_event: u64,
+}
+
+/// PollForDecisionTask: a decision task with (a page of) its history, or an empty answer after
+/// the poll timeout. With a `nextPageToken`, the next history page of a task already delivered.
+pub(crate) async fn poll(
+    svc: &Service,
+    ctx: &Ctx,
+    input: PollInput,
+) -> Result<DecisionTaskOutput, Fault> {
+    let query = (
+        "PollForDecisionTask",
+        &input.domain,
+        &input.task_list.name,
+        input.reverse_order,
+        input.start_at_previous_started_event,
+    );
+    if input.next_page_token.is_some() {
+        let position: HistoryPosition = svc
+            .resume(input.next_page_token.as_deref(), &query)?
+            .ok_or_else(|| Fault::Validation("Invalid nextPageToken".into()))?;
+        let scope = ctx.scope.clone();
+        let domain = input.domain.clone();
+        let run = svc
+            .store
+            .read(move |tx| {
+                let domain = known_domain(tx, &scope, &domain)?;
+                tx.run(position.run)?
+                    .filter(|run| run.domain == domain.id)
+                    .ok_or_else(|| Fault::Validation("Invalid nextPageToken".into()))
+            })
+            .await?;
+        let claim = DecisionClaim {
+            task: TaskRef {
+                kind: TaskKind::Decision,
+                run: position.run,
+                scheduled: position.scheduled,
+                started: position.started,
+            },
+            execution: run.execution,
+            workflow_type: run.workflow_type,
+            previous_started_event_id: position.previous_started,
+        };
+        return task_output(svc, &input, &query, claim, Some(position.last_event)).await;
+    }
+    let claimed = long_poll(
+        svc,
+        ctx,
+        input.domain.clone(),
+        TaskKind::Decision,
+        input.task_list.name.clone(),
+        input.identity.clone(),
+    )
+    .await?;
+    match claimed {
+        Some(Claimed::Decision(claim)) => task_output(svc, &input, &query, claim, None).await,
+        Some(Claimed::Activity(_)) => Err(Fault::internal("an activity task on a decision list")),
+        None => Ok(DecisionTaskOutput::default()),
+    }
+}
+
+/// The answer for a delivered decision task: its history from event 1 (or from the previous
+/// started event) up to its own start, one page at a time.
+async fn task_output(
+    svc: &Service,
+    input: &PollInput,
+    query: &impl Serialize,
+    claim: DecisionClaim,
+    after: Option<u64>,
+) -> Result<DecisionTaskOutput, Fault> {
+    let previous = claim.previous_started_event_id;
+    let first = if input.start_at_previous_started_event && previous > 0 {
+        previous
+    } else {
+        1
+    };
+    let cursor = Cursor {
+        after,
+        reverse: input.reverse_order,
+        limit: page_size(input.maximum_page_size),
+    };
+    let task = claim.task;
+    let page = svc
+        .store
+        .read(move |tx| Ok(tx.history(task.run, first, task.started, cursor)?))
+        .await?;
+    let next_page_token = svc.next_page_token(query, &page, |(id, _)| HistoryPosition {
+        run: task.run,
+        scheduled: task.scheduled,
+        started: task.started,
+        previous_started: previous,
+        last_event: *id,
+    });
+    Ok(DecisionTaskOutput {
+        previous_started_event_id: previous,
+        started_event_id: task.started,
+        task_token: Some(task.seal(&svc.sealer)),
+        workflow_execution: Some(claim.execution),
+        workflow_type: Some(claim.workflow_type),
+        events: Some(raw_events(page)?),
+        next_page_token,
+    })
+}
+
+/// `RespondDecisionTaskCompletedInput`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RespondInput {
+    task_token: String,
+    decisions: Option<Vec<Value>>,
+    execution_context: Option<String>,
+    task_list: Option<TaskList>,
+    task_list_schedule_to_start_timeout: Option<String>,
+}
+
+/// RespondDecisionTaskCompleted: completes the started decision task and applies its decisions.
+pub(crate) async fn respond_completed(
+    svc: &Service,
+    ctx: &Ctx,
+    input: RespondInput,
+) -> Result<Empty, Fault> {
+    let decisions = decisions::parse(input.decisions.unwrap_or_default())?;
+    let mut v = Violations::default();
+    if let Some(list) = &input.task_list {
+        v.name("taskList.name", &list.name);
+    }
+    v.duration(
+        "taskListScheduleToStartTimeout",
+        decisions::given(&input.task_list_schedule_to_start_timeout),
+        NoneAllowed::Yes,
+    );
+    v.finish()?;
+    let task = open_token(svc, &input.task_token, TaskKind::Decision)?;
+    let completion = Completion {
+        decisions,
+        execution_context: input.execution_context,
+        task_list: input.task_list,
+        task_list_schedule_to_start_timeout: input.task_list_schedule_to_start_timeout,
+    };
+    let scope = ctx.scope.clone();
+    let wakers = svc.wakers.clone();
+    let max_open_runs = svc.limits.max_open_runs;
+    svc.store
+        .write(move |tx| {
+            let domain = task_domain(tx, &scope, task)?;
+            let mut eng = Engine::new(tx, domain.id, max_open_runs);
+            let mut run = started_decision(&eng, task)?;
+            complete_decision_task(&mut eng, &domain, &mut run, task, completion)?;
+            eng.finish(&wakers)?;
+            Ok(Empty {})
+        })
+        .await
+}

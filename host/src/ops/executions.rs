@@ -1,0 +1,232 @@
+//! StartWorkflowExecution, SignalWorkflowExecution, RequestCancelWorkflowExecution and
+//! TerminateWorkflowExecution (spec §4.3).
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{
+    Engine, NewRun, StartRequest, request_cancel, resolve_start, signal, start_run, terminate,
+};
+use crate::fault::{Fault, Violations};
+use crate::model::{ChildPolicy, Empty, NoneAllowed, Run, Scope, TaskList, TypeName};
+use crate::store::{RunReads, WriteTx};
+
+use super::{Ctx, Service, known_domain};
+
+/// `StartWorkflowExecutionInput`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct StartInput {
+    domain: String,
+    workflow_id: String,
+    workflow_type: TypeName,
+    task_list: Option<TaskList>,
+    task_priority: Option<String>,
+    input: Option<String>,
+    execution_start_to_close_timeout: Option<String>,
+    tag_list: Option<Vec<String>>,
+    task_start_to_close_timeout: Option<String>,
+    child_policy: Option<ChildPolicy>,
+    lambda_role: Option<String>,
+}
+
+/// `Run`: the id of the new run.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RunOutput {
+    run_id: String,
+}
+
+/// StartWorkflowExecution: a new run of a workflow id that has no open run.
+pub(crate) async fn start(svc: &Service, ctx: &Ctx, input: StartInput) -> Result<RunOutput, Fault> {
+    let mut v = Violations::default();
+    v.name("workflowId", &input.workflow_id);
+    if let Some(list) = &input.task_list {
+        v.name("taskList.name", &list.name);
+    }
+    v.priority("taskPriority", input.task_priority.as_deref());
+    v.duration(
+        "executionStartToCloseTimeout",
+        crate::model::decisions::given(&input.execution_start_to_close_timeout),
+        NoneAllowed::No,
+    );
+    v.duration(
+        "taskStartToCloseTimeout",
+        crate::model::decisions::given(&input.task_start_to_close_timeout),
+        NoneAllowed::Yes,
+    );
+    v.finish()?;
+
+    let scope = ctx.scope.clone();
+    let wakers = svc.wakers.clone();
+    let max_open_runs = svc.limits.max_open_runs;
+    svc.store
+        .write(move |tx| {
+            let domain = known_domain(tx, &scope, &input.domain)?;
+            let request = StartRequest {
+                task_list: input.task_list,
+                task_priority: input.task_priority,
+                execution_start_to_close_timeout: input.execution_start_to_close_timeout,
+                task_start_to_close_timeout: input.task_start_to_close_timeout,
+                child_policy: input.child_policy,
+                lambda_role: input.lambda_role,
+            };
+            let config = resolve_start(tx, &domain, &input.workflow_type, request)
+                .map_err(|e| e.fault(&input.workflow_type))?;
+            if tx.open_run(domain.id, &input.workflow_id)?.is_some() {
+                return Err(Fault::WorkflowExecutionAlreadyStarted(format!(
+                    "WorkflowExecution=[workflowId={}] is already started",
+                    input.workflow_id
+                )));
+            }
+            let mut eng = Engine::new(tx, domain.id, max_open_runs);
+            if eng.open_runs_full()? {
+                return Err(Fault::LimitExceeded(format!(
+                    "The domain {} has {max_open_runs} open workflow executions",
+                    domain.name
+                )));
+            }
+            let new = NewRun {
+                domain_name: domain.name,
+                workflow_id: input.workflow_id,
+                workflow_type: input.workflow_type,
+                config,
+                input: input.input,
+                tags: input.tag_list.unwrap_or_default(),
+                parent: None,
+                continued_from: None,
+            };
+            let run = start_run(&mut eng, new, None)?;
+            eng.finish(&wakers)?;
+            Ok(RunOutput {
+                run_id: run.execution.run_id,
+            })
+        })
+        .await
+}
+
+/// `SignalWorkflowExecutionInput`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SignalInput {
+    domain: String,
+    workflow_id: String,
+    run_id: Option<String>,
+    signal_name: String,
+    input: Option<String>,
+}
+
+/// SignalWorkflowExecution: records the signal and gives the decider a task.
+pub(crate) async fn signal_execution(
+    svc: &Service,
+    ctx: &Ctx,
+    input: SignalInput,
+) -> Result<Empty, Fault> {
+    let target = (input.domain, input.workflow_id, input.run_id);
+    change_open_run(svc, ctx, target, move |eng, run| {
+        signal(eng, run, input.signal_name, input.input, None)
+    })
+    .await
+}
+
+/// `RequestCancelWorkflowExecutionInput`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RequestCancelInput {
+    domain: String,
+    workflow_id: String,
+    run_id: Option<String>,
+}
+
+/// RequestCancelWorkflowExecution: records the request; the decider decides what to do.
+pub(crate) async fn request_cancel_execution(
+    svc: &Service,
+    ctx: &Ctx,
+    input: RequestCancelInput,
+) -> Result<Empty, Fault> {
+    let target = (input.domain, input.workflow_id, input.run_id);
+    change_open_run(svc, ctx, target, |eng, run| {
+        request_cancel(eng, run, None, None)
+    })
+    .await
+}
+
+/// `TerminateWorkflowExecutionInput`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TerminateInput {
+    domain: String,
+    workflow_id: String,
+    run_id: Option<String>,
+    reason: Option<String>,
+    details: Option<String>,
+    child_policy: Option<ChildPolicy>,
+}
+
+/// TerminateWorkflowExecution: closes the run at once and applies the child policy.
+pub(crate) async fn terminate_execution(
+    svc: &Service,
+    ctx: &Ctx,
+    input: TerminateInput,
+) -> Result<Empty, Fault> {
+    let target = (input.domain, input.workflow_id, input.run_id);
+    change_open_run(svc, ctx, target, move |eng, run| {
+        terminate(
+            eng,
+            run,
+            input.reason,
+            input.details,
+            input.child_policy,
+            None,
+        )
+    })
+    .await
+}
+
+/// Applies `change` to the open run named by (domain, workflow id, run id or the open run).
+async fn change_open_run(
+    svc: &Service,
+    ctx: &Ctx,
+    (domain, workflow_id, run_id): (String, String, Option<String>),
+    change: impl FnOnce(&mut Engine<'_, '_>, &mut Run) -> Result<(), Fault> + Send + 'static,
+) -> Result<Empty, Fault> {
+    let scope = ctx.scope.clone();
+    let wakers = svc.wakers.clone();
+    let max_open_runs = svc.limits.max_open_runs;
+    svc.store
+        .write(move |tx| {
+            let (domain, run) = named_run(tx, &scope, &domain, &workflow_id, run_id.as_deref())?;
+            let mut run = run
+                .filter(Run::is_open)
+                .ok_or_else(|| unknown_execution(&workflow_id, run_id.as_deref()))?;
+            let mut eng = Engine::new(tx, domain, max_open_runs);
+            change(&mut eng, &mut run)?;
+            eng.finish(&wakers)?;
+            Ok(Empty {})
+        })
+        .await
+}
+
+/// The domain id and the run named by a workflow id and an optional run id: without one (or with
+/// an empty one) the workflow id's open run.
+pub(super) fn named_run(
+    tx: &WriteTx<'_>,
+    scope: &Scope,
+    domain: &str,
+    workflow_id: &str,
+    run_id: Option<&str>,
+) -> Result<(u64, Option<Run>), Fault> {
+    let domain = known_domain(tx, scope, domain)?;
+    let run = match run_id.filter(|id| !id.is_empty()) {
+        Some(run_id) => tx.run_named(domain.id, workflow_id, run_id)?,
+        None => tx.open_run(domain.id, workflow_id)?,
+    };
+    Ok((domain.id, run))
+}
+
+/// The fault for a run that does not exist or is not open.
+pub(super) fn unknown_execution(workflow_id: &str, run_id: Option<&str>) -> Fault {
+    Fault::UnknownResource(format!(
+        "Unknown execution: WorkflowExecution=[workflowId={workflow_id}, runId={}]",
+        run_id.unwrap_or_default()
+    ))
+}

@@ -1,0 +1,191 @@
+//! DescribeWorkflowExecution and GetWorkflowExecutionHistory (spec §4.2), and the history pages
+//! they share with PollForDecisionTask.
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::clock::Timestamp;
+use crate::fault::Fault;
+use crate::model::{CloseStatus, DecisionTask, ExecutionConfig, Run, TypeName, WorkflowExecution};
+use crate::store::{Cursor, Page, ReadTx, RunReads};
+
+use super::paging::page_size;
+use super::{Ctx, Service, known_domain};
+
+/// `WorkflowExecutionInfo`: a run as visibility calls list it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ExecutionInfo {
+    execution: WorkflowExecution,
+    workflow_type: TypeName,
+    start_timestamp: Timestamp,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    close_timestamp: Option<Timestamp>,
+    execution_status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    close_status: Option<CloseStatus>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent: Option<WorkflowExecution>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tag_list: Option<Vec<String>>,
+    cancel_requested: bool,
+}
+
+impl ExecutionInfo {
+    pub(super) fn new(run: Run) -> Self {
+        ExecutionInfo {
+            execution: run.execution,
+            workflow_type: run.workflow_type,
+            start_timestamp: run.started_at,
+            close_timestamp: run.closed.map(|c| c.at),
+            execution_status: if run.closed.is_some() {
+                "CLOSED"
+            } else {
+                "OPEN"
+            },
+            close_status: run.closed.map(|c| c.status),
+            parent: run.parent.map(|p| p.execution),
+            tag_list: (!run.tags.is_empty()).then_some(run.tags),
+            cancel_requested: run.cancel_requested,
+        }
+    }
+}
+
+/// The input of the calls that name one run.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DescribeInput {
+    domain: String,
+    execution: WorkflowExecution,
+}
+
+/// `WorkflowExecutionOpenCounts`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OpenCounts {
+    open_activity_tasks: usize,
+    open_decision_tasks: usize,
+    open_timers: usize,
+    open_child_workflow_executions: usize,
+    open_lambda_functions: usize,
+}
+
+/// `WorkflowExecutionDetail`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ExecutionDetail {
+    execution_info: ExecutionInfo,
+    execution_configuration: ExecutionConfig,
+    open_counts: OpenCounts,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    latest_activity_task_timestamp: Option<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    latest_execution_context: Option<String>,
+}
+
+/// DescribeWorkflowExecution: the run's state, configuration and open counts.
+pub(crate) async fn describe(
+    svc: &Service,
+    ctx: &Ctx,
+    input: DescribeInput,
+) -> Result<ExecutionDetail, Fault> {
+    let scope = ctx.scope.clone();
+    let run = svc
+        .store
+        .read(move |tx| named(tx, &scope, &input.domain, &input.execution))
+        .await?;
+    let open_counts = OpenCounts {
+        open_activity_tasks: run.activities.len(),
+        open_decision_tasks: usize::from(!matches!(run.decision, DecisionTask::Idle)),
+        open_timers: run.timers.len(),
+        open_child_workflow_executions: run.children.len(),
+        open_lambda_functions: 0,
+    };
+    Ok(ExecutionDetail {
+        execution_configuration: run.config.clone(),
+        latest_activity_task_timestamp: run.latest_activity_task_at,
+        latest_execution_context: run.latest_execution_context.clone(),
+        open_counts,
+        execution_info: ExecutionInfo::new(run),
+    })
+}
+
+/// `GetWorkflowExecutionHistoryInput`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct HistoryInput {
+    domain: String,
+    execution: WorkflowExecution,
+    next_page_token: Option<String>,
+    maximum_page_size: Option<i64>,
+    #[serde(default)]
+    reverse_order: bool,
+}
+
+/// `History`: a page of events, served as stored.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct HistoryOutput {
+    events: Vec<Box<RawValue>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_page_token: Option<String>,
+}
+
+/// GetWorkflowExecutionHistory: a page of a run's events, oldest first unless reversed.
+pub(crate) async fn get_history(
+    svc: &Service,
+    ctx: &Ctx,
+    input: HistoryInput,
+) -> Result<HistoryOutput, Fault> {
+    let query = (
+        "GetWorkflowExecutionHistory",
+        &input.domain,
+        &input.execution,
+        input.reverse_order,
+    );
+    let after: Option<u64> = svc.resume(input.next_page_token.as_deref(), &query)?;
+    let cursor = Cursor {
+        after,
+        reverse: input.reverse_order,
+        limit: page_size(input.maximum_page_size),
+    };
+    let scope = ctx.scope.clone();
+    let (domain, execution) = (input.domain.clone(), input.execution.clone());
+    let page = svc
+        .store
+        .read(move |tx| {
+            let run = named(tx, &scope, &domain, &execution)?;
+            Ok(tx.history(run.seq, 1, u64::MAX - 1, cursor)?)
+        })
+        .await?;
+    let next_page_token = svc.next_page_token(&query, &page, |(id, _)| *id);
+    Ok(HistoryOutput {
+        events: raw_events(page)?,
+        next_page_token,
+    })
+}
+
+/// Stored events as JSON values to embed in a response.
+pub(super) fn raw_events(page: Page<(u64, Vec<u8>)>) -> Result<Vec<Box<RawValue>>, Fault> {
+    page.items
+        .into_iter()
+        .map(|(_, json)| {
+            let json = String::from_utf8(json).map_err(Fault::internal)?;
+            RawValue::from_string(json).map_err(Fault::internal)
+        })
+        .collect()
+}
+
+/// The run `execution` names in the caller's domain, open or closed.
+fn named(
+    tx: &ReadTx,
+    scope: &crate::model::Scope,
+    domain: &str,
+    execution: &WorkflowExecution,
+) -> Result<Run, Fault> {
+    let domain = known_domain(tx, scope, domain)?;
+    tx.run_named(domain.id, &execution.workflow_id, &execution.run_id)?
+        .ok_or_else(|| {
+            super::executions::unknown_execution(&execution.workflow_id, Some(&execution.run_id))
+        })
+}

@@ -1,0 +1,77 @@
+//! What the two polls and the task-token calls share: the long poll, and finding the task a token
+//! names (spec §8.3, §8.4).
+
+use tokio::sync::oneshot;
+
+use crate::dispatch::Waiter;
+use crate::engine::{Claimed, Engine, TaskRef, claim};
+use crate::fault::Fault;
+use crate::model::{Domain, Scope};
+use crate::store::{RunReads, TaskKind, WriteTx};
+
+use super::{Ctx, Service, known_domain};
+
+/// Waits up to the poll timeout for a task on the list; `None` if none came.
+pub(super) async fn long_poll(
+    svc: &Service,
+    ctx: &Ctx,
+    domain: String,
+    kind: TaskKind,
+    list: String,
+    identity: Option<String>,
+) -> Result<Option<Claimed>, Fault> {
+    let (reply, mut answer) = oneshot::channel();
+    let waiter = Waiter::new(identity.clone(), reply);
+    let scope = ctx.scope.clone();
+    let wakers = svc.wakers.clone();
+    let (max_pollers, max_open_runs) = (svc.limits.max_pollers_per_list, svc.limits.max_open_runs);
+    // Claim a queued task, or wait for one in the same writer job: nothing can slip in between.
+    let claimed = svc
+        .store
+        .write_if_waited(move |tx| {
+            let domain = known_domain(tx, &scope, &domain)?;
+            let mut eng = Engine::new(tx, domain.id, max_open_runs);
+            let claimed = claim(&mut eng, kind, &list, identity)?;
+            eng.finish(&wakers)?;
+            if claimed.is_none() {
+                wakers
+                    .dispatch
+                    .wait((domain.id, kind, list), waiter, max_pollers)?;
+            }
+            Ok(claimed)
+        })
+        .await?;
+    if claimed.is_some() {
+        return Ok(claimed);
+    }
+    let mut shutdown = svc.shutdown.clone();
+    tokio::select! {
+        claimed = &mut answer => return Ok(claimed.ok()),
+        () = tokio::time::sleep(svc.poll_timeout) => {}
+        _ = shutdown.wait_for(|stopping| *stopping) => {}
+    }
+    // A task claimed for this poll just before it ended is still delivered.
+    answer.close();
+    Ok(answer.try_recv().ok())
+}
+
+/// The fault for a token that names no task the caller can act on.
+pub(super) fn unknown_token() -> Fault {
+    Fault::UnknownResource("Unknown task token".into())
+}
+
+/// The task a token of `kind` names, if this service issued it.
+pub(super) fn open_token(svc: &Service, token: &str, kind: TaskKind) -> Result<TaskRef, Fault> {
+    TaskRef::open(&svc.sealer, token)
+        .filter(|t| t.kind == kind)
+        .ok_or_else(unknown_token)
+}
+
+/// The domain of the task's run, which must be in the caller's scope.
+pub(super) fn task_domain(tx: &WriteTx<'_>, scope: &Scope, task: TaskRef) -> Result<Domain, Fault> {
+    let run = tx.run(task.run)?.ok_or_else(unknown_token)?;
+    known_domain(tx, scope, &run.domain_name)
+        .ok()
+        .filter(|d| d.id == run.domain)
+        .ok_or_else(unknown_token)
+}
