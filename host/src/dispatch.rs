@@ -99,3 +99,52 @@ pub(crate) struct Wakers {
     /// The timer loop, when a new deadline may be earlier than the one it sleeps towards.
     pub(crate) timers: Arc<Notify>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key() -> ListKey {
+        (1, TaskKind::Activity, "list".into())
+    }
+
+    #[test]
+    fn waiters_whose_poll_ended_are_skipped() {
+        let dispatch = Dispatch::default();
+        let (gone, gone_rx) = oneshot::channel();
+        let (live, _live_rx) = oneshot::channel();
+        dispatch
+            .wait(key(), Waiter::new(Some("gone".into()), gone), 10)
+            .unwrap();
+        dispatch
+            .wait(key(), Waiter::new(Some("live".into()), live), 10)
+            .unwrap();
+        drop(gone_rx);
+        let waiter = dispatch.take_waiter(&key()).expect("a live waiter");
+        assert_eq!(waiter.identity.as_deref(), Some("live"));
+        assert!(dispatch.take_waiter(&key()).is_none());
+        // A waiter given back is first in line again.
+        dispatch.give_back(&key(), waiter);
+        assert!(dispatch.take_waiter(&key()).is_some());
+    }
+
+    #[test]
+    fn live_pollers_per_list_are_limited() {
+        let dispatch = Dispatch::default();
+        let mut receivers = Vec::new();
+        for _ in 0..2 {
+            let (tx, rx) = oneshot::channel();
+            receivers.push(rx);
+            dispatch.wait(key(), Waiter::new(None, tx), 2).unwrap();
+        }
+        let (tx, _rx) = oneshot::channel();
+        assert!(matches!(
+            dispatch.wait(key(), Waiter::new(None, tx), 2),
+            Err(Fault::LimitExceeded(_))
+        ));
+        // Once a poll ends, its place is free.
+        receivers.pop();
+        let (tx, _rx) = oneshot::channel();
+        assert!(dispatch.wait(key(), Waiter::new(None, tx), 2).is_ok());
+    }
+}

@@ -273,3 +273,33 @@ pub(crate) fn close_activity(
     eng.trigger(run)?;
     eng.save(run)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_name_one_start_of_one_task_and_cannot_be_forged() {
+        let sealer = Sealer::new([3; 32]);
+        let task = TaskRef {
+            kind: TaskKind::Activity,
+            run: 7,
+            scheduled: 5,
+            started: 8,
+        };
+        let token = task.seal(&sealer);
+        assert!(token.len() <= 1024);
+        assert_eq!(TaskRef::open(&sealer, &token), Some(task));
+        // Another start of the same task has another token.
+        let again = TaskRef { started: 9, ..task };
+        assert_ne!(again.seal(&sealer), token);
+        // Altered, foreign or page tokens are not task tokens.
+        let mut altered = token.clone().into_bytes();
+        altered[3] = if altered[3] == b'A' { b'B' } else { b'A' };
+        let altered = String::from_utf8(altered).unwrap();
+        assert_eq!(TaskRef::open(&sealer, &altered), None);
+        assert_eq!(TaskRef::open(&Sealer::new([4; 32]), &token), None);
+        let page = sealer.seal(Purpose::Page, &[1; 26]);
+        assert_eq!(TaskRef::open(&sealer, &page), None);
+    }
+}
