@@ -6,8 +6,13 @@
 //! live waiter inside that job's transaction and delivers it once the transaction has committed.
 //! Each task is claimed by exactly one writer job, so it reaches exactly one poller. A waiter whose
 //! poll has ended (timed out, or its client went away) is skipped, so it cannot swallow a task.
+//!
+//! A poll's wait can end while a task is being claimed for it. A [`Ticket`] decides the race: the
+//! writer reserves the waiter before claiming, the poll abandons it before answering empty, and
+//! only one of them can succeed. A poll that finds its waiter reserved waits for the commit.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::{Notify, oneshot};
@@ -19,21 +24,57 @@ use crate::store::TaskKind;
 /// A task list: (domain id, kind, name).
 pub(crate) type ListKey = (u64, TaskKind, String);
 
+const WAITING: u8 = 0;
+const RESERVED: u8 = 1;
+const ABANDONED: u8 = 2;
+
+/// Who ends a wait: the writer, with a task, or the poll, without one.
+#[derive(Clone, Default)]
+pub(crate) struct Ticket(Arc<AtomicU8>);
+
+impl Ticket {
+    fn swap(&self, from: u8, to: u8) -> bool {
+        self.0
+            .compare_exchange(from, to, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    /// Ends the wait without a task, unless a task is being claimed for it: then false, and the
+    /// poll must wait for that claim's commit (or for the reservation to be returned).
+    pub(crate) fn abandon(&self) -> bool {
+        self.swap(WAITING, ABANDONED)
+    }
+}
+
 /// A poll waiting for a task.
 pub(crate) struct Waiter {
     /// Who polls, for the `*TaskStarted` event.
     pub(crate) identity: Option<String>,
     reply: oneshot::Sender<Claimed>,
+    ticket: Ticket,
 }
 
 impl Waiter {
-    /// A waiter answering on `reply`.
-    pub(crate) fn new(identity: Option<String>, reply: oneshot::Sender<Claimed>) -> Self {
-        Waiter { identity, reply }
+    /// A waiter answering on `reply`, whose wait `ticket` ends.
+    pub(crate) fn new(
+        identity: Option<String>,
+        reply: oneshot::Sender<Claimed>,
+        ticket: Ticket,
+    ) -> Self {
+        Waiter {
+            identity,
+            reply,
+            ticket,
+        }
     }
 
     fn is_live(&self) -> bool {
-        !self.reply.is_closed()
+        !self.reply.is_closed() && self.ticket.0.load(Ordering::Acquire) == WAITING
+    }
+
+    /// Reserves a live waiter for a claim.
+    fn reserve(&self) -> bool {
+        !self.reply.is_closed() && self.ticket.swap(WAITING, RESERVED)
     }
 
     /// Hands the claimed task to the poll.
@@ -72,19 +113,20 @@ impl Dispatch {
         Ok(())
     }
 
-    /// The oldest live waiter on `key`.
+    /// The oldest live waiter on `key`, reserved: hand it a task, or [`Dispatch::give_back`] it.
     pub(crate) fn take_waiter(&self, key: &ListKey) -> Option<Waiter> {
         let mut lists = self.lists();
         let waiters = lists.get_mut(key)?;
-        let found = std::iter::from_fn(|| waiters.pop_front()).find(Waiter::is_live);
+        let found = std::iter::from_fn(|| waiters.pop_front()).find(Waiter::reserve);
         if waiters.is_empty() {
             lists.remove(key);
         }
         found
     }
 
-    /// Puts back a waiter for which there was no task after all, first in line.
+    /// Puts back a reserved waiter for which there was no task after all, first in line.
     pub(crate) fn give_back(&self, key: &ListKey, waiter: Waiter) {
+        waiter.ticket.swap(RESERVED, WAITING);
         self.lists()
             .entry(key.clone())
             .or_default()
@@ -111,21 +153,32 @@ mod tests {
     #[test]
     fn waiters_whose_poll_ended_are_skipped() {
         let dispatch = Dispatch::default();
+        let register = |name: &str, reply, ticket: &Ticket| {
+            let waiter = Waiter::new(Some(name.into()), reply, ticket.clone());
+            dispatch.wait(key(), waiter, 10).unwrap();
+        };
         let (gone, gone_rx) = oneshot::channel();
+        register("gone", gone, &Ticket::default());
+        let (abandoned_tx, _abandoned_rx) = oneshot::channel();
+        let abandoned = Ticket::default();
+        register("abandoned", abandoned_tx, &abandoned);
         let (live, _live_rx) = oneshot::channel();
-        dispatch
-            .wait(key(), Waiter::new(Some("gone".into()), gone), 10)
-            .unwrap();
-        dispatch
-            .wait(key(), Waiter::new(Some("live".into()), live), 10)
-            .unwrap();
+        let live_ticket = Ticket::default();
+        register("live", live, &live_ticket);
         drop(gone_rx);
+        assert!(abandoned.abandon());
+
         let waiter = dispatch.take_waiter(&key()).expect("a live waiter");
         assert_eq!(waiter.identity.as_deref(), Some("live"));
         assert!(dispatch.take_waiter(&key()).is_none());
-        // A waiter given back is first in line again.
+        // While reserved for a claim, its poll cannot end empty.
+        assert!(!live_ticket.abandon());
+        // A waiter given back is first in line again, and its poll may end.
         dispatch.give_back(&key(), waiter);
-        assert!(dispatch.take_waiter(&key()).is_some());
+        let waiter = dispatch.take_waiter(&key()).expect("given back");
+        dispatch.give_back(&key(), waiter);
+        assert!(live_ticket.abandon());
+        assert!(dispatch.take_waiter(&key()).is_none());
     }
 
     #[test]
@@ -135,16 +188,22 @@ mod tests {
         for _ in 0..2 {
             let (tx, rx) = oneshot::channel();
             receivers.push(rx);
-            dispatch.wait(key(), Waiter::new(None, tx), 2).unwrap();
+            dispatch
+                .wait(key(), Waiter::new(None, tx, Ticket::default()), 2)
+                .unwrap();
         }
         let (tx, _rx) = oneshot::channel();
         assert!(matches!(
-            dispatch.wait(key(), Waiter::new(None, tx), 2),
+            dispatch.wait(key(), Waiter::new(None, tx, Ticket::default()), 2),
             Err(Fault::LimitExceeded(_))
         ));
         // Once a poll ends, its place is free.
         receivers.pop();
         let (tx, _rx) = oneshot::channel();
-        assert!(dispatch.wait(key(), Waiter::new(None, tx), 2).is_ok());
+        assert!(
+            dispatch
+                .wait(key(), Waiter::new(None, tx, Ticket::default()), 2)
+                .is_ok()
+        );
     }
 }

@@ -3,7 +3,7 @@
 
 use tokio::sync::oneshot;
 
-use crate::dispatch::Waiter;
+use crate::dispatch::{Ticket, Waiter};
 use crate::engine::{Claimed, Engine, TaskRef, claim};
 use crate::fault::Fault;
 use crate::model::{Domain, Scope};
@@ -21,7 +21,8 @@ pub(super) async fn long_poll(
     identity: Option<String>,
 ) -> Result<Option<Claimed>, Fault> {
     let (reply, mut answer) = oneshot::channel();
-    let waiter = Waiter::new(identity.clone(), reply);
+    let ticket = Ticket::default();
+    let waiter = Waiter::new(identity.clone(), reply, ticket.clone());
     let scope = ctx.scope.clone();
     let wakers = svc.wakers.clone();
     let (max_pollers, max_open_runs) = (svc.limits.max_pollers_per_list, svc.limits.max_open_runs);
@@ -50,10 +51,20 @@ pub(super) async fn long_poll(
         () = tokio::time::sleep(svc.poll_timeout) => {}
         _ = shutdown.wait_for(|stopping| *stopping) => {}
     }
-    // A task claimed for this poll just before it ended is still delivered.
-    answer.close();
-    Ok(answer.try_recv().ok())
+    // The wait is over, unless the writer is claiming a task for this poll right now: then the
+    // task arrives with that commit (or the reservation is returned within the writer's job).
+    loop {
+        if ticket.abandon() {
+            return Ok(None);
+        }
+        if let Ok(claimed) = tokio::time::timeout(RESERVATION_CHECK, &mut answer).await {
+            return Ok(claimed.ok());
+        }
+    }
 }
+
+/// How often a poll whose wait is over checks whether its reservation was returned.
+const RESERVATION_CHECK: std::time::Duration = std::time::Duration::from_millis(5);
 
 /// The fault for a token that names no task the caller can act on.
 pub(super) fn unknown_token() -> Fault {
