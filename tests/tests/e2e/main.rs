@@ -1,9 +1,20 @@
 //! End-to-end tests: the real server on `127.0.0.1:0`, driven by `aws-sdk-swf` (and by raw HTTP
 //! for requests an SDK would never send). One binary, so the SDK is linked once.
 
+mod children;
 mod common;
+mod decision_failures;
+mod decisions;
 mod domains;
 mod durability;
+mod executions;
+mod flow;
+mod histories;
+mod listing;
+mod polling;
 mod protocol;
 mod tags;
+mod timers;
 mod types;
+mod visibility;
+mod workflows;

@@ -2,7 +2,6 @@
 //! served. Raw HTTP where an SDK would refuse to send the request.
 
 use weft_tests::TestServer;
-use weft_tests::aws_sdk_swf::types::TaskList;
 
 use crate::common::expect_fault;
 

@@ -1,0 +1,550 @@
+//! Building blocks for the execution tests: a server with domain [`D`], types registered with
+//! defaults, the calls deciders and activity workers make, decision constructors, and history
+//! inspection.
+//!
+//! Every helper works in domain [`D`]; each test starts its own server, so nothing is shared.
+
+use std::time::{Duration, Instant};
+
+use weft_tests::TestServer;
+use weft_tests::aws_sdk_swf::Client;
+use weft_tests::aws_sdk_swf::operation::describe_workflow_execution::DescribeWorkflowExecutionOutput;
+use weft_tests::aws_sdk_swf::operation::poll_for_activity_task::PollForActivityTaskOutput;
+use weft_tests::aws_sdk_swf::operation::poll_for_decision_task::PollForDecisionTaskOutput;
+use weft_tests::aws_sdk_swf::types::builders::{
+    ContinueAsNewWorkflowExecutionDecisionAttributesBuilder,
+    ScheduleActivityTaskDecisionAttributesBuilder,
+    StartChildWorkflowExecutionDecisionAttributesBuilder,
+};
+use weft_tests::aws_sdk_swf::types::{
+    ActivityType, CancelTimerDecisionAttributes, CancelWorkflowExecutionDecisionAttributes,
+    ChildPolicy, CompleteWorkflowExecutionDecisionAttributes,
+    ContinueAsNewWorkflowExecutionDecisionAttributes, Decision, DecisionType,
+    FailWorkflowExecutionDecisionAttributes, HistoryEvent, RecordMarkerDecisionAttributes,
+    RequestCancelActivityTaskDecisionAttributes,
+    RequestCancelExternalWorkflowExecutionDecisionAttributes,
+    ScheduleActivityTaskDecisionAttributes, ScheduleLambdaFunctionDecisionAttributes,
+    SignalExternalWorkflowExecutionDecisionAttributes,
+    StartChildWorkflowExecutionDecisionAttributes, StartTimerDecisionAttributes, TaskList,
+    WorkflowExecution, WorkflowType,
+};
+
+use crate::common::register_domain;
+
+/// The domain every helper works in.
+pub(crate) const D: &str = "d";
+/// The default decision task list of the workflow types [`register_workflow`] registers.
+pub(crate) const DECIDERS: &str = "deciders";
+/// The default activity task list of the activity types [`register_activity`] registers.
+pub(crate) const WORKERS: &str = "workers";
+/// How long a helper waits for something that happens asynchronously before it gives up.
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// A server whose empty long polls answer after 1 s, with domain [`D`] registered.
+pub(crate) async fn server() -> (TestServer, Client) {
+    server_polling(Duration::from_secs(1)).await
+}
+
+/// A server whose empty long polls answer after `poll_timeout`, with domain [`D`] registered.
+pub(crate) async fn server_polling(poll_timeout: Duration) -> (TestServer, Client) {
+    let server = TestServer::start_with(move |config| config.poll_timeout = poll_timeout).await;
+    let client = server.client();
+    register_domain(&client, D).await;
+    (server, client)
+}
+
+pub(crate) fn wf_type(name: &str, version: &str) -> WorkflowType {
+    WorkflowType::builder()
+        .name(name)
+        .version(version)
+        .build()
+        .unwrap()
+}
+
+pub(crate) fn act_type(name: &str, version: &str) -> ActivityType {
+    ActivityType::builder()
+        .name(name)
+        .version(version)
+        .build()
+        .unwrap()
+}
+
+pub(crate) fn task_list(name: &str) -> TaskList {
+    TaskList::builder().name(name).build().unwrap()
+}
+
+pub(crate) fn execution(workflow_id: &str, run_id: &str) -> WorkflowExecution {
+    WorkflowExecution::builder()
+        .workflow_id(workflow_id)
+        .run_id(run_id)
+        .build()
+        .unwrap()
+}
+
+/// Registers workflow type `name`, version "1", with every default: decision list [`DECIDERS`],
+/// a 3600 s execution, 60 s decision tasks, child policy TERMINATE.
+pub(crate) async fn register_workflow(c: &Client, name: &str) {
+    c.register_workflow_type()
+        .domain(D)
+        .name(name)
+        .version("1")
+        .default_task_list(task_list(DECIDERS))
+        .default_execution_start_to_close_timeout("3600")
+        .default_task_start_to_close_timeout("60")
+        .default_child_policy(ChildPolicy::Terminate)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("register workflow type {name}: {e:?}"));
+}
+
+/// Registers workflow type `name` version `version` without any default.
+pub(crate) async fn register_bare_workflow(c: &Client, name: &str, version: &str) {
+    c.register_workflow_type()
+        .domain(D)
+        .name(name)
+        .version(version)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("register workflow type {name}: {e:?}"));
+}
+
+/// Registers activity type `name`, version "1", with every default: list [`WORKERS`], 300 s
+/// schedule-to-close, schedule-to-start and start-to-close, no heartbeat timeout.
+pub(crate) async fn register_activity(c: &Client, name: &str) {
+    c.register_activity_type()
+        .domain(D)
+        .name(name)
+        .version("1")
+        .default_task_list(task_list(WORKERS))
+        .default_task_schedule_to_close_timeout("300")
+        .default_task_schedule_to_start_timeout("300")
+        .default_task_start_to_close_timeout("300")
+        .default_task_heartbeat_timeout("NONE")
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("register activity type {name}: {e:?}"));
+}
+
+/// Starts workflow type `name` version "1" as `workflow_id` with the type's defaults; the runId.
+pub(crate) async fn start(c: &Client, workflow_id: &str, name: &str) -> String {
+    c.start_workflow_execution()
+        .domain(D)
+        .workflow_id(workflow_id)
+        .workflow_type(wf_type(name, "1"))
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("start {workflow_id}: {e:?}"))
+        .run_id()
+        .expect("a runId")
+        .to_owned()
+}
+
+/// Like [`start`], with the decision tasks on `list` instead of the type's default list.
+pub(crate) async fn start_on(c: &Client, workflow_id: &str, name: &str, list: &str) -> String {
+    c.start_workflow_execution()
+        .domain(D)
+        .workflow_id(workflow_id)
+        .workflow_type(wf_type(name, "1"))
+        .task_list(task_list(list))
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("start {workflow_id}: {e:?}"))
+        .run_id()
+        .expect("a runId")
+        .to_owned()
+}
+
+/// One PollForDecisionTask on `list`: the task, or `None` if the poll came back empty.
+pub(crate) async fn poll_decision_once(
+    c: &Client,
+    list: &str,
+) -> Option<PollForDecisionTaskOutput> {
+    let task = c
+        .poll_for_decision_task()
+        .domain(D)
+        .task_list(task_list(list))
+        .identity("decider")
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("poll decision task on {list}: {e:?}"));
+    (!task.task_token().is_empty()).then_some(task)
+}
+
+/// Polls `list` until a decision task comes (panics after 30 s).
+pub(crate) async fn decision_task(c: &Client, list: &str) -> PollForDecisionTaskOutput {
+    let began = Instant::now();
+    loop {
+        if let Some(task) = poll_decision_once(c, list).await {
+            return task;
+        }
+        assert!(
+            began.elapsed() < PATIENCE,
+            "no decision task on {list} within {PATIENCE:?}"
+        );
+    }
+}
+
+/// One PollForActivityTask on `list`: the task, or `None` if the poll came back empty.
+pub(crate) async fn poll_activity_once(
+    c: &Client,
+    list: &str,
+) -> Option<PollForActivityTaskOutput> {
+    let task = c
+        .poll_for_activity_task()
+        .domain(D)
+        .task_list(task_list(list))
+        .identity("worker")
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("poll activity task on {list}: {e:?}"));
+    (!task.task_token().is_empty()).then_some(task)
+}
+
+/// Polls `list` until an activity task comes (panics after 30 s).
+pub(crate) async fn activity_task(c: &Client, list: &str) -> PollForActivityTaskOutput {
+    let began = Instant::now();
+    loop {
+        if let Some(task) = poll_activity_once(c, list).await {
+            return task;
+        }
+        assert!(
+            began.elapsed() < PATIENCE,
+            "no activity task on {list} within {PATIENCE:?}"
+        );
+    }
+}
+
+/// Completes the decision task `token` with `decisions`.
+pub(crate) async fn respond(c: &Client, token: &str, decisions: Vec<Decision>) {
+    c.respond_decision_task_completed()
+        .task_token(token)
+        .set_decisions(Some(decisions))
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("respond decision task: {e:?}"));
+}
+
+/// The whole history of a run, oldest first, read page by page.
+pub(crate) async fn history(c: &Client, workflow_id: &str, run_id: &str) -> Vec<HistoryEvent> {
+    let mut events = Vec::new();
+    let mut token = None;
+    loop {
+        let page = c
+            .get_workflow_execution_history()
+            .domain(D)
+            .execution(execution(workflow_id, run_id))
+            .set_next_page_token(token)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("history of {workflow_id}: {e:?}"));
+        events.extend_from_slice(page.events());
+        match page.next_page_token() {
+            Some(next) => token = Some(next.to_owned()),
+            None => return events,
+        }
+    }
+}
+
+/// Reads the history of a run until it holds an event of type `event_type` (panics after 30 s).
+pub(crate) async fn wait_for_event(
+    c: &Client,
+    workflow_id: &str,
+    run_id: &str,
+    event_type: &str,
+) -> Vec<HistoryEvent> {
+    let began = Instant::now();
+    loop {
+        let events = history(c, workflow_id, run_id).await;
+        if events.iter().any(|e| e.event_type().as_str() == event_type) {
+            return events;
+        }
+        assert!(
+            began.elapsed() < PATIENCE,
+            "no {event_type} in {workflow_id} within {PATIENCE:?}: {:?}",
+            types(&events)
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// DescribeWorkflowExecution of a run.
+pub(crate) async fn describe(
+    c: &Client,
+    workflow_id: &str,
+    run_id: &str,
+) -> DescribeWorkflowExecutionOutput {
+    c.describe_workflow_execution()
+        .domain(D)
+        .execution(execution(workflow_id, run_id))
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("describe {workflow_id}: {e:?}"))
+}
+
+/// CountPendingDecisionTasks on `list`.
+pub(crate) async fn pending_decisions(c: &Client, list: &str) -> i32 {
+    c.count_pending_decision_tasks()
+        .domain(D)
+        .task_list(task_list(list))
+        .send()
+        .await
+        .unwrap()
+        .count()
+}
+
+/// CountPendingActivityTasks on `list`.
+pub(crate) async fn pending_activities(c: &Client, list: &str) -> i32 {
+    c.count_pending_activity_tasks()
+        .domain(D)
+        .task_list(task_list(list))
+        .send()
+        .await
+        .unwrap()
+        .count()
+}
+
+/// The event types of `events`, in order.
+pub(crate) fn types(events: &[HistoryEvent]) -> Vec<&str> {
+    events.iter().map(|e| e.event_type().as_str()).collect()
+}
+
+/// Asserts that `events` have exactly the types `expected`, in order.
+#[track_caller]
+pub(crate) fn assert_types(events: &[HistoryEvent], expected: &[&str]) {
+    assert_eq!(types(events), expected);
+}
+
+/// The first event of type `event_type`.
+#[track_caller]
+pub(crate) fn first<'a>(events: &'a [HistoryEvent], event_type: &str) -> &'a HistoryEvent {
+    events
+        .iter()
+        .find(|e| e.event_type().as_str() == event_type)
+        .unwrap_or_else(|| panic!("no {event_type} in {:?}", types(events)))
+}
+
+/// The last event of type `event_type`.
+#[track_caller]
+pub(crate) fn last<'a>(events: &'a [HistoryEvent], event_type: &str) -> &'a HistoryEvent {
+    events
+        .iter()
+        .rev()
+        .find(|e| e.event_type().as_str() == event_type)
+        .unwrap_or_else(|| panic!("no {event_type} in {:?}", types(events)))
+}
+
+/// How many events of type `event_type` there are.
+pub(crate) fn count(events: &[HistoryEvent], event_type: &str) -> usize {
+    events
+        .iter()
+        .filter(|e| e.event_type().as_str() == event_type)
+        .count()
+}
+
+/// Asserts that event ids run 1, 2, 3, … without a gap.
+#[track_caller]
+pub(crate) fn assert_contiguous(events: &[HistoryEvent]) {
+    let ids: Vec<i64> = events.iter().map(HistoryEvent::event_id).collect();
+    let expected: Vec<i64> = (1..=events.len() as i64).collect();
+    assert_eq!(ids, expected, "event ids of {:?}", types(events));
+}
+
+// Decisions.
+
+/// ScheduleActivityTask of type `name` version "1" as `id`, everything else from the type.
+pub(crate) fn schedule_activity(id: &str, name: &str) -> Decision {
+    schedule_activity_with(
+        ScheduleActivityTaskDecisionAttributes::builder()
+            .activity_id(id)
+            .activity_type(act_type(name, "1")),
+    )
+}
+
+/// ScheduleActivityTask with the given attributes.
+pub(crate) fn schedule_activity_with(
+    attributes: ScheduleActivityTaskDecisionAttributesBuilder,
+) -> Decision {
+    Decision::builder()
+        .decision_type(DecisionType::ScheduleActivityTask)
+        .schedule_activity_task_decision_attributes(attributes.build().unwrap())
+        .build()
+        .unwrap()
+}
+
+pub(crate) fn cancel_activity(id: &str) -> Decision {
+    Decision::builder()
+        .decision_type(DecisionType::RequestCancelActivityTask)
+        .request_cancel_activity_task_decision_attributes(
+            RequestCancelActivityTaskDecisionAttributes::builder()
+                .activity_id(id)
+                .build()
+                .unwrap(),
+        )
+        .build()
+        .unwrap()
+}
+
+pub(crate) fn complete_workflow(result: Option<&str>) -> Decision {
+    Decision::builder()
+        .decision_type(DecisionType::CompleteWorkflowExecution)
+        .complete_workflow_execution_decision_attributes(
+            CompleteWorkflowExecutionDecisionAttributes::builder()
+                .set_result(result.map(str::to_owned))
+                .build(),
+        )
+        .build()
+        .unwrap()
+}
+
+pub(crate) fn fail_workflow(reason: &str, details: &str) -> Decision {
+    Decision::builder()
+        .decision_type(DecisionType::FailWorkflowExecution)
+        .fail_workflow_execution_decision_attributes(
+            FailWorkflowExecutionDecisionAttributes::builder()
+                .reason(reason)
+                .details(details)
+                .build(),
+        )
+        .build()
+        .unwrap()
+}
+
+pub(crate) fn cancel_workflow(details: &str) -> Decision {
+    Decision::builder()
+        .decision_type(DecisionType::CancelWorkflowExecution)
+        .cancel_workflow_execution_decision_attributes(
+            CancelWorkflowExecutionDecisionAttributes::builder()
+                .details(details)
+                .build(),
+        )
+        .build()
+        .unwrap()
+}
+
+/// ContinueAsNewWorkflowExecution with the given attributes.
+pub(crate) fn continue_as_new(
+    attributes: ContinueAsNewWorkflowExecutionDecisionAttributesBuilder,
+) -> Decision {
+    Decision::builder()
+        .decision_type(DecisionType::ContinueAsNewWorkflowExecution)
+        .continue_as_new_workflow_execution_decision_attributes(attributes.build())
+        .build()
+        .unwrap()
+}
+
+/// A builder for ContinueAsNewWorkflowExecution attributes.
+pub(crate) fn continue_as_new_attributes() -> ContinueAsNewWorkflowExecutionDecisionAttributesBuilder
+{
+    ContinueAsNewWorkflowExecutionDecisionAttributes::builder()
+}
+
+pub(crate) fn marker(name: &str, details: &str) -> Decision {
+    Decision::builder()
+        .decision_type(DecisionType::RecordMarker)
+        .record_marker_decision_attributes(
+            RecordMarkerDecisionAttributes::builder()
+                .marker_name(name)
+                .details(details)
+                .build()
+                .unwrap(),
+        )
+        .build()
+        .unwrap()
+}
+
+/// StartTimer `id` firing after `seconds`.
+pub(crate) fn start_timer(id: &str, seconds: &str) -> Decision {
+    Decision::builder()
+        .decision_type(DecisionType::StartTimer)
+        .start_timer_decision_attributes(
+            StartTimerDecisionAttributes::builder()
+                .timer_id(id)
+                .start_to_fire_timeout(seconds)
+                .build()
+                .unwrap(),
+        )
+        .build()
+        .unwrap()
+}
+
+pub(crate) fn cancel_timer(id: &str) -> Decision {
+    Decision::builder()
+        .decision_type(DecisionType::CancelTimer)
+        .cancel_timer_decision_attributes(
+            CancelTimerDecisionAttributes::builder()
+                .timer_id(id)
+                .build()
+                .unwrap(),
+        )
+        .build()
+        .unwrap()
+}
+
+/// SignalExternalWorkflowExecution `signal` with input and control to `workflow_id` (`run_id`).
+pub(crate) fn signal_external(workflow_id: &str, run_id: Option<&str>, signal: &str) -> Decision {
+    Decision::builder()
+        .decision_type(DecisionType::SignalExternalWorkflowExecution)
+        .signal_external_workflow_execution_decision_attributes(
+            SignalExternalWorkflowExecutionDecisionAttributes::builder()
+                .workflow_id(workflow_id)
+                .set_run_id(run_id.map(str::to_owned))
+                .signal_name(signal)
+                .input(format!("{signal}-input"))
+                .control(format!("{signal}-control"))
+                .build()
+                .unwrap(),
+        )
+        .build()
+        .unwrap()
+}
+
+/// RequestCancelExternalWorkflowExecution of `workflow_id` (`run_id`).
+pub(crate) fn cancel_external(workflow_id: &str, run_id: Option<&str>) -> Decision {
+    Decision::builder()
+        .decision_type(DecisionType::RequestCancelExternalWorkflowExecution)
+        .request_cancel_external_workflow_execution_decision_attributes(
+            RequestCancelExternalWorkflowExecutionDecisionAttributes::builder()
+                .workflow_id(workflow_id)
+                .set_run_id(run_id.map(str::to_owned))
+                .control("cancel-control")
+                .build()
+                .unwrap(),
+        )
+        .build()
+        .unwrap()
+}
+
+/// A builder for StartChildWorkflowExecution attributes: `workflow_id` of type `name` "1".
+pub(crate) fn child_attributes(
+    workflow_id: &str,
+    name: &str,
+) -> StartChildWorkflowExecutionDecisionAttributesBuilder {
+    StartChildWorkflowExecutionDecisionAttributes::builder()
+        .workflow_id(workflow_id)
+        .workflow_type(wf_type(name, "1"))
+}
+
+/// StartChildWorkflowExecution with the given attributes.
+pub(crate) fn start_child(
+    attributes: StartChildWorkflowExecutionDecisionAttributesBuilder,
+) -> Decision {
+    Decision::builder()
+        .decision_type(DecisionType::StartChildWorkflowExecution)
+        .start_child_workflow_execution_decision_attributes(attributes.build().unwrap())
+        .build()
+        .unwrap()
+}
+
+pub(crate) fn schedule_lambda(id: &str, name: &str) -> Decision {
+    Decision::builder()
+        .decision_type(DecisionType::ScheduleLambdaFunction)
+        .schedule_lambda_function_decision_attributes(
+            ScheduleLambdaFunctionDecisionAttributes::builder()
+                .id(id)
+                .name(name)
+                .build()
+                .unwrap(),
+        )
+        .build()
+        .unwrap()
+}
