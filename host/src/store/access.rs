@@ -13,7 +13,7 @@ use crate::model::{Domain, Kind, Scope, TypeKind, TypeName, TypeRecord};
 use super::StoreError;
 use super::tables::{
     Bytes, COUNTERS, DEADLINES, DOMAINS, DeadlineKey, DomainKey, EVENTS, LISTINGS, ListingKey,
-    META, OPEN_RUNS, RUN_IDS, RUNS, RunIdKey, TASKS, TYPES, TaskKey as TaskQueueKey, TypeKey,
+    META, OPEN_RUNS, RUN_IDS, RUNS, RunIdKey, TASKS, TYPES, TaskQueueKey, TypeKey,
 };
 
 /// A consistent read-only view of the store.

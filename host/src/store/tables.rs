@@ -54,12 +54,12 @@ pub(crate) type ListingKey = (u64, u8, i64, u64);
 pub(crate) const LISTINGS: TableDefinition<ListingKey, ()> = TableDefinition::new("listings");
 
 /// (domain id, task kind, task list, rank, order).
-pub(crate) type TaskKey = (u64, u8, &'static str, u32, u64);
+pub(crate) type TaskQueueKey = (u64, u8, &'static str, u32, u64);
 
 /// Scheduled tasks waiting for a poller. Key: (domain id, kind (0 decision, 1 activity), task
 /// list, rank, order): a list's tasks are one range, highest priority first, then in scheduling
 /// order. Value: (run seq, scheduled event id).
-pub(crate) const TASKS: TableDefinition<TaskKey, (u64, u64)> = TableDefinition::new("tasks");
+pub(crate) const TASKS: TableDefinition<TaskQueueKey, (u64, u64)> = TableDefinition::new("tasks");
 
 /// (deadline in ms, run seq, event id, `Deadline` kind).
 pub(crate) type DeadlineKey = (i64, u64, u64, u8);
