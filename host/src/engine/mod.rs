@@ -15,6 +15,8 @@ mod decide;
 mod effects;
 mod start;
 mod tasks;
+#[cfg(test)]
+mod tests;
 
 use std::collections::VecDeque;
 
