@@ -1,0 +1,316 @@
+//! RespondDecisionTaskCompleted: applying a decider's batch of decisions (spec §8.7, §6). The
+//! activity decisions are in `activities.rs`, the ones that start runs in `runs.rs`.
+
+mod activities;
+mod runs;
+
+use crate::fault::Fault;
+use crate::model::decisions::{Decision, attrs as d, given};
+use crate::model::events::{Cause, Event, attrs};
+use crate::model::{CloseStatus, DecisionTask, Domain, Run, TaskList, Timeout, Timer};
+use crate::store::Deadline;
+
+use super::close::{Closing, close};
+use super::effects::{ChildOutcome, Effect, Initiated};
+use super::tasks::TaskRef;
+use super::{Engine, MAX_OPEN_PER_RUN};
+
+/// What the decider sent with its decisions.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Completion {
+    pub(crate) decisions: Vec<Decision>,
+    pub(crate) execution_context: Option<String>,
+    pub(crate) task_list: Option<TaskList>,
+    pub(crate) task_list_schedule_to_start_timeout: Option<String>,
+}
+
+/// Completes the started decision task `task` of `run` and applies its decisions in order,
+/// then saves the run.
+pub(crate) fn complete_decision_task(
+    eng: &mut Engine<'_, '_>,
+    domain: &Domain,
+    run: &mut Run,
+    task: TaskRef,
+    completion: Completion,
+) -> Result<(), Fault> {
+    // Whatever triggered while the decider worked is unhandled by this batch (spec §8.7 step 5);
+    // the batch's own triggers are collected afresh.
+    let unhandled = std::mem::take(&mut run.decision_needed);
+    let completed = eng.record(
+        run,
+        attrs::DecisionTaskCompleted {
+            execution_context: completion.execution_context.clone(),
+            scheduled_event_id: task.scheduled,
+            started_event_id: task.started,
+            task_list: completion.task_list.clone(),
+            task_list_schedule_to_start_timeout: completion
+                .task_list_schedule_to_start_timeout
+                .clone(),
+        },
+    )?;
+    run.previous_started_event_id = task.started;
+    if completion.execution_context.is_some() {
+        run.latest_execution_context = completion.execution_context;
+    }
+    if let Some(list) = completion.task_list.filter(|l| !l.name.is_empty()) {
+        run.decision_task_list = list.name;
+        run.decision_schedule_to_start =
+            given(&completion.task_list_schedule_to_start_timeout).map(str::to_owned);
+    }
+    let mut batch = Batch {
+        eng,
+        domain,
+        completed,
+        unhandled,
+    };
+    for decision in completion.decisions {
+        if !run.is_open() {
+            break;
+        }
+        batch.apply(run, decision)?;
+    }
+    // The task stayed "started" during the batch, so that its triggers were only noted.
+    if run.is_open() {
+        run.decision = DecisionTask::Idle;
+        if unhandled || std::mem::take(&mut run.decision_needed) {
+            batch.eng.trigger(run)?;
+        }
+    }
+    batch.eng.save(run)
+}
+
+struct Batch<'e, 'a, 't> {
+    eng: &'e mut Engine<'a, 't>,
+    domain: &'e Domain,
+    /// The `DecisionTaskCompleted` event every decision's events refer to.
+    completed: u64,
+    /// Whether a decision task is owed for events the decider had not seen.
+    unhandled: bool,
+}
+
+impl Batch<'_, '_, '_> {
+    fn apply(&mut self, run: &mut Run, decision: Decision) -> Result<(), Fault> {
+        let dtc = self.completed;
+        match decision {
+            Decision::ScheduleActivityTask(a) => self.schedule_activity(run, a),
+            Decision::RequestCancelActivityTask(a) => self.cancel_activity(run, a),
+            Decision::CompleteWorkflowExecution(a) => {
+                let event = attrs::WorkflowExecutionCompleted {
+                    result: a.result.clone(),
+                    decision_task_completed_event_id: dtc,
+                };
+                let failed = attrs::CompleteWorkflowExecutionFailed {
+                    cause: Cause::UnhandledDecision,
+                    decision_task_completed_event_id: dtc,
+                };
+                self.close_run(
+                    run,
+                    CloseStatus::Completed,
+                    event.into(),
+                    ChildOutcome::Completed(a.result),
+                    failed.into(),
+                )
+            }
+            Decision::FailWorkflowExecution(a) => {
+                let event = attrs::WorkflowExecutionFailed {
+                    reason: a.reason.clone(),
+                    details: a.details.clone(),
+                    decision_task_completed_event_id: dtc,
+                };
+                let failed = attrs::FailWorkflowExecutionFailed {
+                    cause: Cause::UnhandledDecision,
+                    decision_task_completed_event_id: dtc,
+                };
+                let outcome = ChildOutcome::Failed {
+                    reason: a.reason,
+                    details: a.details,
+                };
+                self.close_run(
+                    run,
+                    CloseStatus::Failed,
+                    event.into(),
+                    outcome,
+                    failed.into(),
+                )
+            }
+            Decision::CancelWorkflowExecution(a) => {
+                let event = attrs::WorkflowExecutionCanceled {
+                    details: a.details.clone(),
+                    decision_task_completed_event_id: dtc,
+                };
+                let failed = attrs::CancelWorkflowExecutionFailed {
+                    cause: Cause::UnhandledDecision,
+                    decision_task_completed_event_id: dtc,
+                };
+                let outcome = ChildOutcome::Canceled(a.details);
+                self.close_run(
+                    run,
+                    CloseStatus::Canceled,
+                    event.into(),
+                    outcome,
+                    failed.into(),
+                )
+            }
+            Decision::ContinueAsNewWorkflowExecution(a) => self.continue_as_new(run, a),
+            Decision::RecordMarker(a) => {
+                let event = attrs::MarkerRecorded {
+                    marker_name: a.marker_name,
+                    details: a.details,
+                    decision_task_completed_event_id: dtc,
+                };
+                self.eng.record(run, event).map(drop)
+            }
+            Decision::StartTimer(a) => self.start_timer(run, a),
+            Decision::CancelTimer(a) => {
+                let Some(timer) = run.timers.remove(&a.timer_id) else {
+                    let event = attrs::CancelTimerFailed {
+                        timer_id: a.timer_id,
+                        cause: Cause::TimerIdUnknown,
+                        decision_task_completed_event_id: dtc,
+                    };
+                    return self.failed(run, event.into());
+                };
+                self.eng.tx.clear_deadline(
+                    timer.fires_at,
+                    run.seq,
+                    timer.started_event_id,
+                    Deadline::Timer,
+                )?;
+                let event = attrs::TimerCanceled {
+                    timer_id: a.timer_id,
+                    started_event_id: timer.started_event_id,
+                    decision_task_completed_event_id: dtc,
+                };
+                self.eng.record(run, event).map(drop)
+            }
+            Decision::SignalExternalWorkflowExecution(a) => {
+                let event = attrs::SignalExternalWorkflowExecutionInitiated {
+                    workflow_id: a.workflow_id.clone(),
+                    run_id: a.run_id.clone(),
+                    signal_name: a.signal_name.clone(),
+                    input: a.input.clone(),
+                    decision_task_completed_event_id: dtc,
+                    control: a.control.clone(),
+                };
+                let from = self.initiated(run, event.into(), a.workflow_id, a.run_id, a.control)?;
+                self.eng.effect(Effect::Signal {
+                    from,
+                    signal_name: a.signal_name,
+                    input: a.input,
+                });
+                Ok(())
+            }
+            Decision::RequestCancelExternalWorkflowExecution(a) => {
+                let event = attrs::RequestCancelExternalWorkflowExecutionInitiated {
+                    workflow_id: a.workflow_id.clone(),
+                    run_id: a.run_id.clone(),
+                    decision_task_completed_event_id: dtc,
+                    control: a.control.clone(),
+                };
+                let from = self.initiated(run, event.into(), a.workflow_id, a.run_id, a.control)?;
+                self.eng.effect(Effect::RequestCancel { from });
+                Ok(())
+            }
+            Decision::StartChildWorkflowExecution(a) => self.start_child(run, a),
+            Decision::ScheduleLambdaFunction(a) => {
+                // No Lambda backend yet: the Wasm runtime will run functions (spec §6.13 [REC]).
+                let event = attrs::ScheduleLambdaFunctionFailed {
+                    id: a.id,
+                    name: a.name,
+                    cause: Cause::LambdaServiceNotAvailableInRegion,
+                    decision_task_completed_event_id: dtc,
+                };
+                self.failed(run, event.into())
+            }
+        }
+    }
+
+    /// Records a decision's failure event, which the decider must hear about.
+    fn failed(&mut self, run: &mut Run, event: Event) -> Result<(), Fault> {
+        self.eng.record(run, event)?;
+        self.eng.trigger(run)
+    }
+
+    /// Records the `*Initiated` event of a request to another run.
+    fn initiated(
+        &mut self,
+        run: &mut Run,
+        event: Event,
+        workflow_id: String,
+        run_id: Option<String>,
+        control: Option<String>,
+    ) -> Result<Initiated, Fault> {
+        let event_id = self.eng.record(run, event)?;
+        Ok(Initiated {
+            sender: run.seq,
+            event_id,
+            decision_task_completed_event_id: self.completed,
+            control,
+            workflow_id,
+            run_id,
+        })
+    }
+
+    /// A close decision: it fails with UNHANDLED_DECISION if the decider has not seen everything.
+    fn close_run(
+        &mut self,
+        run: &mut Run,
+        status: CloseStatus,
+        event: Event,
+        outcome: ChildOutcome,
+        unhandled: Event,
+    ) -> Result<(), Fault> {
+        if self.unhandled {
+            return self.failed(run, unhandled);
+        }
+        let closing = Closing {
+            status,
+            event,
+            outcome: Some(outcome),
+            child_policy: None,
+        };
+        close(self.eng, run, closing)
+    }
+
+    fn start_timer(&mut self, run: &mut Run, a: d::StartTimer) -> Result<(), Fault> {
+        let cause = if run.timers.contains_key(&a.timer_id) {
+            Some(Cause::TimerIdAlreadyInUse)
+        } else if run.timers.len() >= MAX_OPEN_PER_RUN {
+            Some(Cause::OpenTimersLimitExceeded)
+        } else {
+            None
+        };
+        if let Some(cause) = cause {
+            let event = attrs::StartTimerFailed {
+                timer_id: a.timer_id,
+                cause,
+                decision_task_completed_event_id: self.completed,
+            };
+            return self.failed(run, event.into());
+        }
+        let secs = match Timeout::parse(&a.start_to_fire_timeout) {
+            Some(Timeout::Seconds(secs)) => i64::from(secs),
+            // Checked with the request; NONE is not allowed for timers.
+            _ => return Err(Fault::internal("unchecked startToFireTimeout")),
+        };
+        let event = attrs::TimerStarted {
+            timer_id: a.timer_id.clone(),
+            control: a.control,
+            start_to_fire_timeout: a.start_to_fire_timeout,
+            decision_task_completed_event_id: self.completed,
+        };
+        let started_event_id = self.eng.record(run, event)?;
+        let fires_at =
+            crate::clock::Timestamp::from_millis(self.eng.tx.now().as_millis() + secs * 1000);
+        self.eng
+            .set_deadline(fires_at, run, started_event_id, Deadline::Timer)?;
+        run.timers.insert(
+            a.timer_id,
+            Timer {
+                started_event_id,
+                fires_at,
+            },
+        );
+        Ok(())
+    }
+}

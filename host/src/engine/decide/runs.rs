@@ -1,0 +1,170 @@
+//! The decisions that start runs: StartChildWorkflowExecution and ContinueAsNewWorkflowExecution
+//! (spec §6.6, §6.12).
+
+use crate::fault::Fault;
+use crate::model::decisions::attrs as d;
+use crate::model::events::{Cause, attrs};
+use crate::model::{Child, CloseStatus, Parent, Run, TypeName};
+
+use super::super::MAX_OPEN_PER_RUN;
+use super::super::close::{Closing, close};
+use super::super::effects::Effect;
+use super::super::start::{NewRun, StartError, StartRequest, new_run_id, resolve_start, start_run};
+use super::Batch;
+
+impl Batch<'_, '_, '_> {
+    pub(super) fn start_child(
+        &mut self,
+        run: &mut Run,
+        a: d::StartChildWorkflowExecution,
+    ) -> Result<(), Fault> {
+        let request = StartRequest {
+            task_list: a.task_list.clone(),
+            task_priority: a.task_priority.clone(),
+            execution_start_to_close_timeout: a.execution_start_to_close_timeout.clone(),
+            task_start_to_close_timeout: a.task_start_to_close_timeout.clone(),
+            child_policy: a.child_policy,
+            lambda_role: a.lambda_role.clone(),
+        };
+        let resolved = resolve_start(self.eng.tx, self.domain, &a.workflow_type, request);
+        // The order of the checks follows the cause table of spec §6.12.
+        let cause = match &resolved {
+            Err(e @ (StartError::TypeUnknown | StartError::TypeDeprecated)) => Some(e.cause()),
+            _ if run.children.len() >= MAX_OPEN_PER_RUN => Some(Cause::OpenChildrenLimitExceeded),
+            _ if self.eng.open_runs_full()? => Some(Cause::OpenWorkflowsLimitExceeded),
+            Err(e) => Some(e.cause()),
+            Ok(_) => None,
+        };
+        let config = match (cause, resolved) {
+            (None, Ok(config)) => config,
+            (cause, _) => {
+                let event = attrs::StartChildWorkflowExecutionFailed {
+                    workflow_type: a.workflow_type,
+                    cause: cause.unwrap_or(Cause::WorkflowTypeDoesNotExist),
+                    workflow_id: a.workflow_id,
+                    // No Initiated event was recorded for these causes (spec §6.12).
+                    initiated_event_id: 0,
+                    decision_task_completed_event_id: self.completed,
+                    control: a.control,
+                };
+                return self.failed(run, event.into());
+            }
+        };
+        let tags = a.tag_list.unwrap_or_default();
+        let event = attrs::StartChildWorkflowExecutionInitiated {
+            workflow_id: a.workflow_id.clone(),
+            workflow_type: a.workflow_type.clone(),
+            control: a.control.clone(),
+            input: a.input.clone(),
+            execution_start_to_close_timeout: Some(config.execution_start_to_close_timeout.clone()),
+            task_list: config.task_list.clone(),
+            task_priority: Some(config.task_priority.clone()),
+            decision_task_completed_event_id: self.completed,
+            child_policy: config.child_policy,
+            task_start_to_close_timeout: Some(config.task_start_to_close_timeout.clone()),
+            tag_list: (!tags.is_empty()).then(|| tags.clone()),
+            lambda_role: config.lambda_role.clone(),
+        };
+        let initiated = self.eng.record(run, event)?;
+        run.children.insert(
+            initiated,
+            Child {
+                workflow_id: a.workflow_id.clone(),
+                workflow_type: a.workflow_type.clone(),
+                control: a.control,
+                decision_task_completed_event_id: self.completed,
+                started: None,
+            },
+        );
+        let new = NewRun {
+            domain_name: run.domain_name.clone(),
+            workflow_id: a.workflow_id,
+            workflow_type: a.workflow_type,
+            config,
+            input: a.input,
+            tags,
+            parent: Some(Parent {
+                seq: run.seq,
+                execution: run.execution.clone(),
+                initiated_event_id: initiated,
+            }),
+            continued_from: None,
+        };
+        self.eng.effect(Effect::StartChild {
+            parent: run.seq,
+            initiated,
+            new: Box::new(new),
+        });
+        Ok(())
+    }
+
+    pub(super) fn continue_as_new(
+        &mut self,
+        run: &mut Run,
+        a: d::ContinueAsNewWorkflowExecution,
+    ) -> Result<(), Fault> {
+        let fail = |cause| attrs::ContinueAsNewWorkflowExecutionFailed {
+            cause,
+            decision_task_completed_event_id: self.completed,
+        };
+        if self.unhandled {
+            return self.failed(run, fail(Cause::UnhandledDecision).into());
+        }
+        let workflow_type = TypeName {
+            name: run.workflow_type.name.clone(),
+            version: a
+                .workflow_type_version
+                .clone()
+                .filter(|v| !v.is_empty())
+                .unwrap_or_else(|| run.workflow_type.version.clone()),
+        };
+        let request = StartRequest {
+            task_list: a.task_list,
+            task_priority: a.task_priority,
+            execution_start_to_close_timeout: a.execution_start_to_close_timeout,
+            task_start_to_close_timeout: a.task_start_to_close_timeout,
+            child_policy: a.child_policy,
+            lambda_role: a.lambda_role,
+        };
+        let config = match resolve_start(self.eng.tx, self.domain, &workflow_type, request) {
+            Ok(config) => config,
+            Err(e) => return self.failed(run, fail(e.cause()).into()),
+        };
+        let tags = a.tag_list.unwrap_or_default();
+        let new = NewRun {
+            domain_name: run.domain_name.clone(),
+            workflow_id: run.execution.workflow_id.clone(),
+            workflow_type: workflow_type.clone(),
+            config: config.clone(),
+            input: a.input.clone(),
+            tags: tags.clone(),
+            parent: run.parent.clone(),
+            continued_from: Some(run.execution.run_id.clone()),
+        };
+        // The new run's id goes into the old run's last event, so the old run closes first
+        // (freeing the workflow id) with an id chosen now.
+        let new_run_id = new_run_id()?;
+        let event = attrs::WorkflowExecutionContinuedAsNew {
+            input: a.input,
+            decision_task_completed_event_id: self.completed,
+            new_execution_run_id: new_run_id.clone(),
+            execution_start_to_close_timeout: Some(config.execution_start_to_close_timeout),
+            task_list: config.task_list,
+            task_priority: Some(config.task_priority),
+            task_start_to_close_timeout: Some(config.task_start_to_close_timeout),
+            child_policy: config.child_policy,
+            tag_list: (!tags.is_empty()).then_some(tags),
+            workflow_type,
+            lambda_role: config.lambda_role,
+        };
+        let closing = Closing {
+            status: CloseStatus::ContinuedAsNew,
+            event: event.into(),
+            outcome: None,
+            child_policy: None,
+        };
+        close(self.eng, run, closing)?;
+        self.eng.save(run)?;
+        start_run(self.eng, new, Some(new_run_id)).map(drop)
+    }
+}
