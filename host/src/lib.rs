@@ -81,9 +81,12 @@ impl Weft {
         let service = Service {
             store: opened.store,
             sealer: Sealer::new(opened.secret),
-            limits: config.limits,
+            limits: config.limits.clone(),
             clock: config.clock,
-            wakers: Default::default(),
+            engine: engine::Setup {
+                wakers: Default::default(),
+                max_open_runs: config.limits.max_open_runs,
+            },
             poll_timeout: config.poll_timeout,
             shutdown,
         };

@@ -22,7 +22,7 @@ const MAX_SLEEP: Duration = Duration::from_secs(60);
 pub(crate) async fn run(svc: Arc<Service>, mut stop: watch::Receiver<bool>) {
     loop {
         // Registered before reading, so a deadline set meanwhile still wakes this loop.
-        let woken = svc.wakers.timers.notified();
+        let woken = svc.engine.wakers.timers.notified();
         tokio::pin!(woken);
         woken.as_mut().enable();
         let sleep = match svc.store.next_deadline() {
@@ -53,17 +53,16 @@ pub(crate) async fn run(svc: Arc<Service>, mut stop: watch::Receiver<bool>) {
 
 /// Acts on (up to a batch of) the deadlines that have come.
 async fn fire_due(svc: &Arc<Service>) -> Result<(), crate::fault::Fault> {
-    let wakers = svc.wakers.clone();
-    let max_open_runs = svc.limits.max_open_runs;
+    let setup = svc.engine.clone();
     svc.store
         .write(move |tx| {
             for due in tx.take_due(BATCH)? {
                 let Some(domain) = tx.run(due.run)?.map(|run| run.domain) else {
                     continue;
                 };
-                let mut eng = Engine::new(tx, domain, max_open_runs);
+                let mut eng = Engine::new(tx, domain, &setup);
                 fire(&mut eng, due)?;
-                eng.finish(&wakers)?;
+                eng.finish()?;
             }
             Ok(())
         })

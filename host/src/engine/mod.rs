@@ -33,19 +33,27 @@ pub(crate) use effects::{Effect, request_cancel, signal};
 pub(crate) use start::{NewRun, StartRequest, resolve_start, start_run};
 pub(crate) use tasks::{
     ActivityOutcome, Claimed, DecisionClaim, TaskRef, claim, close_activity, started_activity,
-    started_decision,
+    started_decision, unknown_task,
 };
 
 /// Open activities, timers and children one run may have (spec §8.16).
 const MAX_OPEN_PER_RUN: usize = 1000;
+
+/// What every engine needs from the service.
+#[derive(Clone, Default)]
+pub(crate) struct Setup {
+    /// Whom committed changes wake.
+    pub(crate) wakers: Wakers,
+    /// Open runs a domain may hold.
+    pub(crate) max_open_runs: u64,
+}
 
 /// Changes to runs of one domain, inside one writer job.
 pub(crate) struct Engine<'a, 't> {
     pub(crate) tx: &'a mut WriteTx<'t>,
     /// The domain's id: runs affect only runs of their own domain.
     pub(crate) domain: u64,
-    /// Open runs the domain may hold.
-    max_open_runs: u64,
+    setup: &'a Setup,
     effects: VecDeque<Effect>,
     /// Task lists that got new tasks, to offer to waiting pollers.
     queued: Vec<(TaskKind, String)>,
@@ -54,15 +62,20 @@ pub(crate) struct Engine<'a, 't> {
 
 impl<'a, 't> Engine<'a, 't> {
     /// An engine for changes to runs of domain `domain`.
-    pub(crate) fn new(tx: &'a mut WriteTx<'t>, domain: u64, max_open_runs: u64) -> Self {
+    pub(crate) fn new(tx: &'a mut WriteTx<'t>, domain: u64, setup: &'a Setup) -> Self {
         Engine {
             tx,
             domain,
-            max_open_runs,
+            setup,
             effects: VecDeque::new(),
             queued: Vec::new(),
             deadline_set: false,
         }
+    }
+
+    /// Open runs the domain may hold.
+    pub(crate) fn max_open_runs(&self) -> u64 {
+        self.setup.max_open_runs
     }
 
     /// The open run `seq` of this domain, if it is one.
@@ -174,7 +187,8 @@ impl<'a, 't> Engine<'a, 't> {
 
     /// Applies the pending effects, then hands queued tasks to waiting pollers and wakes the
     /// timer loop if needed. Every change made through the engine must be saved before this.
-    pub(crate) fn finish(mut self, wakers: &Wakers) -> Result<(), Fault> {
+    pub(crate) fn finish(mut self) -> Result<(), Fault> {
+        let wakers = self.setup.wakers.clone();
         while let Some(effect) = self.effects.pop_front() {
             effects::apply(&mut self, effect)?;
         }

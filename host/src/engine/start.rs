@@ -127,7 +127,7 @@ impl Engine<'_, '_> {
     /// Whether the domain can hold another open run.
     pub(crate) fn open_runs_full(&self) -> Result<bool, Fault> {
         let open = self.tx.count_by_id(self.domain, Counter::OpenRuns)?;
-        Ok(open >= self.max_open_runs)
+        Ok(open >= self.max_open_runs())
     }
 }
 

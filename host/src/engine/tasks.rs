@@ -188,8 +188,8 @@ fn claim_activity(
     })))
 }
 
-/// The fault for a token that names no open task.
-fn unknown_task() -> Fault {
+/// The fault for a token that names no open task the caller can act on.
+pub(crate) fn unknown_task() -> Fault {
     Fault::UnknownResource("Unknown task token: the task is not open".into())
 }
 

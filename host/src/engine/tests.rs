@@ -14,7 +14,7 @@ use crate::model::{
 };
 use crate::store::{Cursor, RunReads, Store, TaskKind, WriteTx};
 
-use super::{Completion, Engine, NewRun, claim, complete_decision_task, signal, start_run};
+use super::{Completion, Engine, NewRun, Setup, claim, complete_decision_task, signal, start_run};
 
 fn domain() -> Domain {
     Domain {
@@ -83,9 +83,13 @@ async fn change<T: Send + 'static>(
 ) -> T {
     store
         .write(move |tx: &mut WriteTx<'_>| {
-            let mut eng = Engine::new(tx, 1, 100);
+            let setup = Setup {
+                wakers: Wakers::default(),
+                max_open_runs: 100,
+            };
+            let mut eng = Engine::new(tx, 1, &setup);
             let out = change(&mut eng)?;
-            eng.finish(&Wakers::default())?;
+            eng.finish()?;
             Ok(out)
         })
         .await

@@ -3,12 +3,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{ActivityOutcome, Claimed, Engine, close_activity, started_activity};
+use crate::engine::{
+    ActivityOutcome, Claimed, Engine, close_activity, started_activity, unknown_task,
+};
 use crate::fault::Fault;
 use crate::model::{Empty, TaskList, TypeName, WorkflowExecution};
 use crate::store::TaskKind;
 
-use super::polling::{long_poll, open_token, task_domain, unknown_token};
+use super::polling::{long_poll, open_token, task_domain};
 use super::{Ctx, Service};
 
 /// `PollForActivityTaskInput`.
@@ -90,14 +92,14 @@ pub(crate) async fn heartbeat(
 ) -> Result<ActivityTaskStatus, Fault> {
     let task = open_token(svc, &input.task_token, TaskKind::Activity)?;
     let scope = ctx.scope.clone();
-    let max_open_runs = svc.limits.max_open_runs;
+    let setup = svc.engine.clone();
     svc.store
         .write(move |tx| {
             let domain = task_domain(tx, &scope, task)?;
-            let mut eng = Engine::new(tx, domain.id, max_open_runs);
+            let mut eng = Engine::new(tx, domain.id, &setup);
             let mut run = started_activity(&eng, task)?;
             let Some(activity) = run.activities.get_mut(&task.scheduled) else {
-                return Err(unknown_token());
+                return Err(unknown_task());
             };
             let cancel_requested = activity.cancel_requested_event_id.is_some();
             if input.details.is_some() {
@@ -175,15 +177,14 @@ async fn respond(
 ) -> Result<Empty, Fault> {
     let task = open_token(svc, token, TaskKind::Activity)?;
     let scope = ctx.scope.clone();
-    let wakers = svc.wakers.clone();
-    let max_open_runs = svc.limits.max_open_runs;
+    let setup = svc.engine.clone();
     svc.store
         .write(move |tx| {
             let domain = task_domain(tx, &scope, task)?;
-            let mut eng = Engine::new(tx, domain.id, max_open_runs);
+            let mut eng = Engine::new(tx, domain.id, &setup);
             let mut run = started_activity(&eng, task)?;
             close_activity(&mut eng, &mut run, task, outcome)?;
-            eng.finish(&wakers)?;
+            eng.finish()?;
             Ok(Empty {})
         })
         .await

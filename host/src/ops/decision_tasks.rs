@@ -196,15 +196,14 @@ pub(crate) async fn respond_completed(
         task_list_schedule_to_start_timeout: input.task_list_schedule_to_start_timeout,
     };
     let scope = ctx.scope.clone();
-    let wakers = svc.wakers.clone();
-    let max_open_runs = svc.limits.max_open_runs;
+    let setup = svc.engine.clone();
     svc.store
         .write(move |tx| {
             let domain = task_domain(tx, &scope, task)?;
-            let mut eng = Engine::new(tx, domain.id, max_open_runs);
+            let mut eng = Engine::new(tx, domain.id, &setup);
             let mut run = started_decision(&eng, task)?;
             complete_decision_task(&mut eng, &domain, &mut run, task, completion)?;
-            eng.finish(&wakers)?;
+            eng.finish()?;
             Ok(Empty {})
         })
         .await

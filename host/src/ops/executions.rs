@@ -8,7 +8,7 @@ use crate::engine::{
 };
 use crate::fault::{Fault, Violations};
 use crate::model::{ChildPolicy, Empty, NoneAllowed, Run, Scope, TaskList, TypeName};
-use crate::store::{RunReads, WriteTx};
+use crate::store::{Reads, RunReads};
 
 use super::{Ctx, Service, known_domain};
 
@@ -57,8 +57,7 @@ pub(crate) async fn start(svc: &Service, ctx: &Ctx, input: StartInput) -> Result
     v.finish()?;
 
     let scope = ctx.scope.clone();
-    let wakers = svc.wakers.clone();
-    let max_open_runs = svc.limits.max_open_runs;
+    let setup = svc.engine.clone();
     svc.store
         .write(move |tx| {
             let domain = known_domain(tx, &scope, &input.domain)?;
@@ -78,11 +77,12 @@ pub(crate) async fn start(svc: &Service, ctx: &Ctx, input: StartInput) -> Result
                     input.workflow_id
                 )));
             }
-            let mut eng = Engine::new(tx, domain.id, max_open_runs);
+            let mut eng = Engine::new(tx, domain.id, &setup);
             if eng.open_runs_full()? {
                 return Err(Fault::LimitExceeded(format!(
-                    "The domain {} has {max_open_runs} open workflow executions",
-                    domain.name
+                    "The domain {} has {} open workflow executions",
+                    domain.name,
+                    eng.max_open_runs()
                 )));
             }
             let new = NewRun {
@@ -96,7 +96,7 @@ pub(crate) async fn start(svc: &Service, ctx: &Ctx, input: StartInput) -> Result
                 continued_from: None,
             };
             let run = start_run(&mut eng, new, None)?;
-            eng.finish(&wakers)?;
+            eng.finish()?;
             Ok(RunOutput {
                 run_id: run.execution.run_id,
             })
@@ -190,17 +190,16 @@ async fn change_open_run(
     change: impl FnOnce(&mut Engine<'_, '_>, &mut Run) -> Result<(), Fault> + Send + 'static,
 ) -> Result<Empty, Fault> {
     let scope = ctx.scope.clone();
-    let wakers = svc.wakers.clone();
-    let max_open_runs = svc.limits.max_open_runs;
+    let setup = svc.engine.clone();
     svc.store
         .write(move |tx| {
             let (domain, run) = named_run(tx, &scope, &domain, &workflow_id, run_id.as_deref())?;
             let mut run = run
                 .filter(Run::is_open)
                 .ok_or_else(|| unknown_execution(&workflow_id, run_id.as_deref()))?;
-            let mut eng = Engine::new(tx, domain, max_open_runs);
+            let mut eng = Engine::new(tx, domain, &setup);
             change(&mut eng, &mut run)?;
-            eng.finish(&wakers)?;
+            eng.finish()?;
             Ok(Empty {})
         })
         .await
@@ -209,7 +208,7 @@ async fn change_open_run(
 /// The domain id and the run named by a workflow id and an optional run id: without one (or with
 /// an empty one) the workflow id's open run.
 pub(super) fn named_run(
-    tx: &WriteTx<'_>,
+    tx: &(impl Reads + RunReads),
     scope: &Scope,
     domain: &str,
     workflow_id: &str,

@@ -9,8 +9,9 @@ use crate::fault::Fault;
 use crate::model::{CloseStatus, DecisionTask, ExecutionConfig, Run, TypeName, WorkflowExecution};
 use crate::store::{Cursor, Page, ReadTx, RunReads};
 
+use super::executions::{named_run, unknown_execution};
 use super::paging::page_size;
-use super::{Ctx, Service, known_domain};
+use super::{Ctx, Service};
 
 /// `WorkflowExecutionInfo`: a run as visibility calls list it.
 #[derive(Serialize)]
@@ -183,9 +184,8 @@ fn named(
     domain: &str,
     execution: &WorkflowExecution,
 ) -> Result<Run, Fault> {
-    let domain = known_domain(tx, scope, domain)?;
-    tx.run_named(domain.id, &execution.workflow_id, &execution.run_id)?
-        .ok_or_else(|| {
-            super::executions::unknown_execution(&execution.workflow_id, Some(&execution.run_id))
-        })
+    let (workflow_id, run_id) = (&execution.workflow_id, Some(execution.run_id.as_str()));
+    named_run(tx, scope, domain, workflow_id, run_id)?
+        .1
+        .ok_or_else(|| unknown_execution(workflow_id, run_id))
 }

@@ -20,7 +20,7 @@ use tokio::sync::watch;
 
 use crate::clock::Clock;
 use crate::config::Limits;
-use crate::dispatch::Wakers;
+use crate::engine::Setup;
 use crate::fault::Fault;
 use crate::model::{Domain, Scope};
 use crate::seal::Sealer;
@@ -32,8 +32,8 @@ pub(crate) struct Service {
     pub(crate) sealer: Sealer,
     pub(crate) limits: Limits,
     pub(crate) clock: Arc<dyn Clock>,
-    /// Waiting pollers and the timer loop, woken by committed changes.
-    pub(crate) wakers: Wakers,
+    /// What the engine needs: whom to wake, and the open-run limit.
+    pub(crate) engine: Setup,
     /// How long a long poll waits for a task.
     pub(crate) poll_timeout: Duration,
     /// Turns true when the service stops: long polls answer empty at once.

@@ -110,7 +110,7 @@ mod tests {
             sealer: Sealer::new(opened.secret),
             limits: Limits::default(),
             clock,
-            wakers: Default::default(),
+            engine: Default::default(),
             poll_timeout: std::time::Duration::from_secs(1),
             shutdown: tokio::sync::watch::channel(false).1,
         }

@@ -4,7 +4,7 @@
 use tokio::sync::oneshot;
 
 use crate::dispatch::{Ticket, Waiter};
-use crate::engine::{Claimed, Engine, TaskRef, claim};
+use crate::engine::{Claimed, Engine, TaskRef, claim, unknown_task};
 use crate::fault::Fault;
 use crate::model::{Domain, Scope};
 use crate::store::{RunReads, TaskKind, WriteTx};
@@ -24,18 +24,19 @@ pub(super) async fn long_poll(
     let ticket = Ticket::default();
     let waiter = Waiter::new(identity.clone(), reply, ticket.clone());
     let scope = ctx.scope.clone();
-    let wakers = svc.wakers.clone();
-    let (max_pollers, max_open_runs) = (svc.limits.max_pollers_per_list, svc.limits.max_open_runs);
+    let setup = svc.engine.clone();
+    let max_pollers = svc.limits.max_pollers_per_list;
     // Claim a queued task, or wait for one in the same writer job: nothing can slip in between.
     let claimed = svc
         .store
         .write_if_waited(move |tx| {
             let domain = known_domain(tx, &scope, &domain)?;
-            let mut eng = Engine::new(tx, domain.id, max_open_runs);
+            let mut eng = Engine::new(tx, domain.id, &setup);
             let claimed = claim(&mut eng, kind, &list, identity)?;
-            eng.finish(&wakers)?;
+            eng.finish()?;
             if claimed.is_none() {
-                wakers
+                setup
+                    .wakers
                     .dispatch
                     .wait((domain.id, kind, list), waiter, max_pollers)?;
             }
@@ -66,23 +67,18 @@ pub(super) async fn long_poll(
 /// How often a poll whose wait is over checks whether its reservation was returned.
 const RESERVATION_CHECK: std::time::Duration = std::time::Duration::from_millis(5);
 
-/// The fault for a token that names no task the caller can act on.
-pub(super) fn unknown_token() -> Fault {
-    Fault::UnknownResource("Unknown task token".into())
-}
-
 /// The task a token of `kind` names, if this service issued it.
 pub(super) fn open_token(svc: &Service, token: &str, kind: TaskKind) -> Result<TaskRef, Fault> {
     TaskRef::open(&svc.sealer, token)
         .filter(|t| t.kind == kind)
-        .ok_or_else(unknown_token)
+        .ok_or_else(unknown_task)
 }
 
 /// The domain of the task's run, which must be in the caller's scope.
 pub(super) fn task_domain(tx: &WriteTx<'_>, scope: &Scope, task: TaskRef) -> Result<Domain, Fault> {
-    let run = tx.run(task.run)?.ok_or_else(unknown_token)?;
+    let run = tx.run(task.run)?.ok_or_else(unknown_task)?;
     known_domain(tx, scope, &run.domain_name)
         .ok()
         .filter(|d| d.id == run.domain)
-        .ok_or_else(unknown_token)
+        .ok_or_else(unknown_task)
 }
