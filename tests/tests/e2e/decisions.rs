@@ -2,26 +2,15 @@
 //! RespondDecisionTaskCompleted is processed (§8.7).
 
 use serde_json::json;
-use weft_tests::aws_sdk_swf::Client;
 use weft_tests::aws_sdk_swf::types::{CompleteWorkflowExecutionFailedCause, TaskList};
 
 use crate::common::expect_fault;
 use crate::flow::{
     D, DECIDERS, WORKERS, assert_types, complete_workflow, count, decision_task, fail_workflow,
     history, marker, pending_activities, pending_decisions, poll_activity_once, poll_decision_once,
-    register_activity, register_workflow, respond, schedule_activity, server, start, start_timer,
-    task_list, types,
+    register_activity, register_workflow, respond, schedule_activity, server, signal, start,
+    start_timer, task_list, types,
 };
-
-async fn signal(c: &Client, id: &str, name: &str) {
-    c.signal_workflow_execution()
-        .domain(D)
-        .workflow_id(id)
-        .signal_name(name)
-        .send()
-        .await
-        .unwrap();
-}
 
 #[tokio::test]
 async fn a_signal_while_a_decision_task_waits_schedules_nothing_more() {

@@ -29,7 +29,7 @@ use weft_tests::aws_sdk_swf::types::{
     WorkflowExecution, WorkflowType,
 };
 
-use crate::common::register_domain;
+use crate::common::{expect_fault, fault, register_domain};
 
 /// The domain every helper works in.
 pub(crate) const D: &str = "d";
@@ -154,6 +154,17 @@ pub(crate) async fn start_on(c: &Client, workflow_id: &str, name: &str, list: &s
         .to_owned()
 }
 
+/// Signals the open run of `workflow_id` with `name` and no input.
+pub(crate) async fn signal(c: &Client, workflow_id: &str, name: &str) {
+    c.signal_workflow_execution()
+        .domain(D)
+        .workflow_id(workflow_id)
+        .signal_name(name)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("signal {workflow_id}: {e:?}"));
+}
+
 /// One PollForDecisionTask on `list`: the task, or `None` if the poll came back empty.
 pub(crate) async fn poll_decision_once(
     c: &Client,
@@ -222,6 +233,52 @@ pub(crate) async fn respond(c: &Client, token: &str, decisions: Vec<Decision>) {
         .send()
         .await
         .unwrap_or_else(|e| panic!("respond decision task: {e:?}"));
+}
+
+/// RecordActivityTaskHeartbeat for `token` with `details`: whether cancellation was requested,
+/// or the fault's code.
+pub(crate) async fn heartbeat(
+    c: &Client,
+    token: &str,
+    details: Option<&str>,
+) -> Result<bool, String> {
+    c.record_activity_task_heartbeat()
+        .task_token(token)
+        .set_details(details.map(str::to_owned))
+        .send()
+        .await
+        .map(|s| s.cancel_requested())
+        .map_err(|e| fault(Err::<(), _>(e)).0)
+}
+
+/// Asserts that every way of answering an activity task with `token` (heartbeat, complete, fail,
+/// cancel) is UnknownResourceFault.
+pub(crate) async fn assert_activity_token_dead(c: &Client, token: &str) {
+    assert_eq!(
+        heartbeat(c, token, None).await,
+        Err("UnknownResourceFault".to_owned())
+    );
+    expect_fault(
+        c.respond_activity_task_completed()
+            .task_token(token)
+            .send()
+            .await,
+        "UnknownResourceFault",
+    );
+    expect_fault(
+        c.respond_activity_task_failed()
+            .task_token(token)
+            .send()
+            .await,
+        "UnknownResourceFault",
+    );
+    expect_fault(
+        c.respond_activity_task_canceled()
+            .task_token(token)
+            .send()
+            .await,
+        "UnknownResourceFault",
+    );
 }
 
 /// The whole history of a run, oldest first, read page by page.

@@ -3,7 +3,6 @@
 
 use std::collections::BTreeSet;
 
-use weft_tests::aws_sdk_swf::Client;
 use weft_tests::aws_sdk_swf::types::{
     CloseStatus, ScheduleActivityTaskDecisionAttributes, TaskList,
 };
@@ -12,19 +11,9 @@ use crate::flow::{
     D, DECIDERS, WORKERS, act_type, activity_task, assert_contiguous, assert_types,
     cancel_activity, cancel_timer, child_attributes, complete_workflow, decision_task, describe,
     history, marker, register_activity, register_workflow, respond, schedule_activity,
-    schedule_activity_with, schedule_lambda, server, signal_external, start, start_child,
+    schedule_activity_with, schedule_lambda, server, signal, signal_external, start, start_child,
     start_timer, types,
 };
-
-async fn signal(c: &Client, id: &str, name: &str) {
-    c.signal_workflow_execution()
-        .domain(D)
-        .workflow_id(id)
-        .signal_name(name)
-        .send()
-        .await
-        .unwrap();
-}
 
 #[tokio::test]
 async fn histories_are_numbered_from_one_without_gaps() {

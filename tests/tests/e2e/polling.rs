@@ -10,12 +10,11 @@ use tokio::net::TcpStream;
 use weft_tests::aws_sdk_swf::Client;
 use weft_tests::aws_sdk_swf::types::ScheduleActivityTaskDecisionAttributes;
 
-use crate::common::expect_fault;
 use crate::flow::{
-    D, DECIDERS, WORKERS, act_type, activity_task, complete_workflow, count, decision_task,
-    history, pending_activities, pending_decisions, poll_activity_once, poll_decision_once,
-    register_activity, register_workflow, respond, schedule_activity, schedule_activity_with,
-    server, server_polling, start, task_list,
+    D, DECIDERS, WORKERS, act_type, activity_task, assert_activity_token_dead, complete_workflow,
+    count, decision_task, heartbeat, history, pending_activities, pending_decisions,
+    poll_activity_once, poll_decision_once, register_activity, register_workflow, respond,
+    schedule_activity, schedule_activity_with, server, server_polling, start, task_list,
 };
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -325,44 +324,6 @@ fn forge(token: &str) -> String {
     chars.into_iter().collect()
 }
 
-async fn heartbeat(c: &Client, token: &str) -> Result<bool, String> {
-    c.record_activity_task_heartbeat()
-        .task_token(token)
-        .send()
-        .await
-        .map(|s| s.cancel_requested())
-        .map_err(|e| crate::common::fault(Err::<(), _>(e)).0)
-}
-
-/// Every way of answering an activity task with `token`: all must be UnknownResourceFault.
-async fn assert_dead(c: &Client, token: &str) {
-    assert_eq!(
-        heartbeat(c, token).await,
-        Err("UnknownResourceFault".to_owned())
-    );
-    expect_fault(
-        c.respond_activity_task_completed()
-            .task_token(token)
-            .send()
-            .await,
-        "UnknownResourceFault",
-    );
-    expect_fault(
-        c.respond_activity_task_failed()
-            .task_token(token)
-            .send()
-            .await,
-        "UnknownResourceFault",
-    );
-    expect_fault(
-        c.respond_activity_task_canceled()
-            .task_token(token)
-            .send()
-            .await,
-        "UnknownResourceFault",
-    );
-}
-
 #[tokio::test]
 async fn stale_forged_and_reused_activity_tokens_are_unknown() {
     let (_server, c) = server().await;
@@ -379,13 +340,13 @@ async fn stale_forged_and_reused_activity_tokens_are_unknown() {
 
     let work = activity_task(&c, WORKERS).await;
     let before = history(&c, "job", &run).await;
-    assert_dead(&c, &forge(work.task_token())).await;
-    assert_dead(&c, "not-a-token").await;
+    assert_activity_token_dead(&c, &forge(work.task_token())).await;
+    assert_activity_token_dead(&c, "not-a-token").await;
     // A decision task's token is not an activity task's.
-    assert_dead(&c, task.task_token()).await;
+    assert_activity_token_dead(&c, task.task_token()).await;
     assert_eq!(history(&c, "job", &run).await, before);
     // The real token still works.
-    assert_eq!(heartbeat(&c, work.task_token()).await, Ok(false));
+    assert_eq!(heartbeat(&c, work.task_token(), None).await, Ok(false));
     c.respond_activity_task_completed()
         .task_token(work.task_token())
         .result("ok")
@@ -393,7 +354,7 @@ async fn stale_forged_and_reused_activity_tokens_are_unknown() {
         .await
         .unwrap();
     let after = history(&c, "job", &run).await;
-    assert_dead(&c, work.task_token()).await;
+    assert_activity_token_dead(&c, work.task_token()).await;
     assert_eq!(history(&c, "job", &run).await, after);
 
     // Failing and canceling close a task just as well.
@@ -404,7 +365,7 @@ async fn stale_forged_and_reused_activity_tokens_are_unknown() {
         .send()
         .await
         .unwrap();
-    assert_dead(&c, second.task_token()).await;
+    assert_activity_token_dead(&c, second.task_token()).await;
 
     // Tokens die with their execution.
     let task = decision_task(&c, DECIDERS).await;
@@ -417,7 +378,7 @@ async fn stale_forged_and_reused_activity_tokens_are_unknown() {
         .await
         .unwrap();
     let closed = history(&c, "job", &run).await;
-    assert_dead(&c, third.task_token()).await;
+    assert_activity_token_dead(&c, third.task_token()).await;
     assert_eq!(history(&c, "job", &run).await, closed);
 
     // And canceled tasks too.
@@ -430,7 +391,7 @@ async fn stale_forged_and_reused_activity_tokens_are_unknown() {
         .send()
         .await
         .unwrap();
-    assert_dead(&c, fourth.task_token()).await;
+    assert_activity_token_dead(&c, fourth.task_token()).await;
     let task = decision_task(&c, DECIDERS).await;
     respond(&c, task.task_token(), vec![complete_workflow(None)]).await;
 }

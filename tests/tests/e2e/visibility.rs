@@ -9,8 +9,8 @@ use crate::common::expect_fault;
 use crate::flow::{
     D, DECIDERS, WORKERS, activity_task, cancel_activity, cancel_timer, child_attributes,
     decision_task, describe, execution, history, pending_activities, pending_decisions,
-    register_activity, register_workflow, respond, schedule_activity, server, start, start_child,
-    start_on, start_timer, task_list,
+    register_activity, register_workflow, respond, schedule_activity, server, signal, start,
+    start_child, start_on, start_timer, task_list,
 };
 
 /// One page of event ids, and the next page token.
@@ -33,16 +33,6 @@ async fn page(
         .unwrap();
     let ids = out.events().iter().map(|e| e.event_id()).collect();
     (ids, out.next_page_token().map(str::to_owned))
-}
-
-async fn signal(c: &Client, id: &str, name: &str) {
-    c.signal_workflow_execution()
-        .domain(D)
-        .workflow_id(id)
-        .signal_name(name)
-        .send()
-        .await
-        .unwrap();
 }
 
 #[tokio::test]
