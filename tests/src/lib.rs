@@ -90,8 +90,15 @@ impl TestServer {
     }
 
     /// Stops the server and starts a new one on the same data directory.
-    pub async fn restart(mut self) -> Self {
+    pub async fn restart(self) -> Self {
+        self.restart_after(Duration::ZERO).await
+    }
+
+    /// Stops the server, waits `downtime` with no server running, and starts a new one on the
+    /// same data directory: for deadlines that pass while the service is down.
+    pub async fn restart_after(mut self, downtime: Duration) -> Self {
         self.shutdown().await;
+        tokio::time::sleep(downtime).await;
         Self::launch(self.dir.clone(), self.configure.clone()).await
     }
 

@@ -4,7 +4,7 @@
 //!
 //! Every helper works in domain [`D`]; each test starts its own server, so nothing is shared.
 
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::Client;
@@ -309,15 +309,27 @@ pub(crate) async fn wait_for_event(
     run_id: &str,
     event_type: &str,
 ) -> Vec<HistoryEvent> {
+    wait_for_events(c, workflow_id, run_id, event_type, 1).await
+}
+
+/// Reads the history of a run until it holds at least `n` events of type `event_type` (panics
+/// after 30 s).
+pub(crate) async fn wait_for_events(
+    c: &Client,
+    workflow_id: &str,
+    run_id: &str,
+    event_type: &str,
+    n: usize,
+) -> Vec<HistoryEvent> {
     let began = Instant::now();
     loop {
         let events = history(c, workflow_id, run_id).await;
-        if events.iter().any(|e| e.event_type().as_str() == event_type) {
+        if count(&events, event_type) >= n {
             return events;
         }
         assert!(
             began.elapsed() < PATIENCE,
-            "no {event_type} in {workflow_id} within {PATIENCE:?}: {:?}",
+            "not {n} {event_type} in {workflow_id} within {PATIENCE:?}: {:?}",
             types(&events)
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -396,6 +408,27 @@ pub(crate) fn count(events: &[HistoryEvent], event_type: &str) -> usize {
         .iter()
         .filter(|e| e.event_type().as_str() == event_type)
         .count()
+}
+
+/// The recording time of `event`, in milliseconds since the epoch (the wire's precision).
+pub(crate) fn millis(event: &HistoryEvent) -> i64 {
+    (event.event_timestamp().as_secs_f64() * 1e3).round() as i64
+}
+
+/// The wall clock, in milliseconds since the epoch: the server under test runs in this process
+/// on the system clock, so this compares with [`millis`].
+pub(crate) fn now_millis() -> i64 {
+    let since_epoch = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("the clock is after 1970");
+    i64::try_from(since_epoch.as_millis()).expect("a date before the year 292,000,000")
+}
+
+/// Sleeps until the wall clock reads `at` (milliseconds since the epoch); returns at once if it
+/// already does.
+pub(crate) async fn sleep_until_millis(at: i64) {
+    let wait = u64::try_from(at - now_millis()).unwrap_or(0);
+    tokio::time::sleep(Duration::from_millis(wait)).await;
 }
 
 /// Asserts that event ids run 1, 2, 3, … without a gap.

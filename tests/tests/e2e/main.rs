@@ -14,6 +14,7 @@ mod listing;
 mod polling;
 mod protocol;
 mod tags;
+mod timeouts;
 mod timers;
 mod types;
 mod visibility;
