@@ -352,7 +352,7 @@ async fn schedule_to_close_counts_the_wait_in_the_queue_and_the_run() {
     );
 
     assert_activity_token_dead(&c, work.task_token()).await;
-    assert!(poll_activity_once(&c, "nobody").await.is_none());
+    assert_eq!(pending_activities(&c, "nobody").await, 0);
     assert_eq!(history(&c, "job", &run).await, events);
 }
 
