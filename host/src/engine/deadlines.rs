@@ -4,14 +4,28 @@
 use crate::fault::Fault;
 use crate::model::Run;
 use crate::model::events::attrs;
-use crate::store::{Deadline, Due, RunReads};
+use crate::store::{Deadline, Due, RunReads, WriteTx};
 
-use super::Engine;
 use super::timeouts::{activity_timed_out, decision_timed_out, run_timed_out};
+use super::{Engine, Setup};
+
+/// Acts on up to `limit` deadlines that have come, earliest first; answers how many.
+pub(crate) fn fire_due(tx: &mut WriteTx<'_>, setup: &Setup, limit: usize) -> Result<usize, Fault> {
+    let due = tx.take_due(limit)?;
+    for &due in &due {
+        let Some(domain) = tx.run(due.run)?.map(|run| run.domain) else {
+            continue;
+        };
+        let mut eng = Engine::new(tx, domain, setup);
+        fire(&mut eng, due)?;
+        eng.finish()?;
+    }
+    Ok(due.len())
+}
 
 /// Acts on a deadline that has come. A deadline whose subject is gone (its run closed, its task
 /// answered, its timer canceled) does nothing.
-pub(crate) fn fire(eng: &mut Engine<'_, '_>, due: Due) -> Result<(), Fault> {
+fn fire(eng: &mut Engine<'_, '_>, due: Due) -> Result<(), Fault> {
     if due.kind == Deadline::Purge {
         return purge(eng, due);
     }

@@ -30,7 +30,7 @@ use crate::model::{DecisionTask, Run, Slot, TaskList, Timeout};
 use crate::store::{Deadline, RunReads, TaskKind, WriteTx};
 
 pub(crate) use close::terminate;
-pub(crate) use deadlines::fire;
+pub(crate) use deadlines::fire_due;
 pub(crate) use decide::{Completion, complete_decision_task};
 pub(crate) use effects::{Effect, request_cancel, signal};
 pub(crate) use start::{NewRun, StartRequest, resolve_start, start_run};

@@ -392,3 +392,17 @@ impl WriteTx<'_> {
         Ok(due)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Deadline;
+
+    #[test]
+    fn deadline_kinds_read_back_as_stored() {
+        for (n, kind) in Deadline::ALL.into_iter().enumerate() {
+            assert_eq!(kind as usize, n);
+            assert_eq!(Deadline::from_u8(kind as u8), Some(kind));
+        }
+        assert_eq!(Deadline::from_u8(Deadline::ALL.len() as u8), None);
+    }
+}
