@@ -42,6 +42,10 @@ struct ServeArgs {
     /// The 12-digit account id in ARNs.
     #[arg(long, env = "WEFT_ACCOUNT_ID", default_value = weft_host::DEFAULT_ACCOUNT_ID)]
     account_id: String,
+    /// Keep closed executions this many seconds instead of their domain's retention period
+    /// (for testing; SWF counts retention in days).
+    #[arg(long, env = "WEFT_RETAIN_CLOSED_FOR", value_name = "SECS")]
+    retain_closed_for: Option<u64>,
 }
 
 fn main() -> ExitCode {
@@ -72,6 +76,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let mut config = Config::new(args.data);
     config.poll_timeout = Duration::from_secs(args.poll_timeout);
     config.account_id = args.account_id;
+    config.retention_override = args.retain_closed_for.map(Duration::from_secs);
     let weft = Weft::open(config)?;
     let listener = TcpListener::bind(&args.listen)
         .await

@@ -7,9 +7,8 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use crate::engine::{Engine, fire};
+use crate::engine;
 use crate::ops::Service;
-use crate::store::RunReads;
 
 /// How many due deadlines one writer job handles, so one job stays short.
 const BATCH: usize = 256;
@@ -55,16 +54,6 @@ pub(crate) async fn run(svc: Arc<Service>, mut stop: watch::Receiver<bool>) {
 async fn fire_due(svc: &Arc<Service>) -> Result<(), crate::fault::Fault> {
     let setup = svc.engine.clone();
     svc.store
-        .write(move |tx| {
-            for due in tx.take_due(BATCH)? {
-                let Some(domain) = tx.run(due.run)?.map(|run| run.domain) else {
-                    continue;
-                };
-                let mut eng = Engine::new(tx, domain, &setup);
-                fire(&mut eng, due)?;
-                eng.finish()?;
-            }
-            Ok(())
-        })
+        .write(move |tx| engine::fire_due(tx, &setup, BATCH).map(drop))
         .await
 }

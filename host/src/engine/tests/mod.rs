@@ -1,0 +1,213 @@
+//! The engine on a real store without HTTP, with a manual clock: time moves only when a test
+//! moves it, so timeouts are checked to the millisecond without sleeping.
+
+mod timeouts;
+mod triggers;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::clock::{ManualClock, Timestamp};
+use crate::fault::Fault;
+use crate::model::{
+    ActivityKind, ChildPolicy, Domain, ExecutionConfig, Run, Scope, TaskList, TypeName, TypeRecord,
+    WorkflowKind,
+};
+use crate::store::{Cursor, Opened, RunReads, Store, WriteTx, Writer};
+use crate::{Limits, clock::Clock as _};
+
+use super::{Engine, NewRun, Setup, fire_due};
+
+fn domain() -> Domain {
+    Domain {
+        id: 1,
+        name: "d".into(),
+        description: None,
+        retention: "1".into(),
+        deprecated_at: None,
+        tags: vec![],
+    }
+}
+
+/// A run of `wf`/`1` on decision list `dl`: decision tasks time out after 60 s, the run after
+/// 600 s, and it is kept for a day once closed.
+fn new_run() -> NewRun {
+    NewRun {
+        domain_name: "d".into(),
+        workflow_id: "w".into(),
+        workflow_type: TypeName {
+            name: "wf".into(),
+            version: "1".into(),
+        },
+        config: ExecutionConfig {
+            task_start_to_close_timeout: "60".into(),
+            execution_start_to_close_timeout: "600".into(),
+            task_list: TaskList { name: "dl".into() },
+            task_priority: "0".into(),
+            child_policy: ChildPolicy::Terminate,
+            lambda_role: None,
+        },
+        input: None,
+        tags: vec![],
+        retention_days: 1,
+        parent: None,
+        continued_from: None,
+    }
+}
+
+/// The activity type every fixture registers, without defaults.
+fn act() -> TypeName {
+    TypeName {
+        name: "act".into(),
+        version: "1".into(),
+    }
+}
+
+/// A store holding domain `d` with workflow type `wf`/`1` and activity type `act`/`1`, on a
+/// manual clock.
+struct Fixture {
+    dir: tempfile::TempDir,
+    store: Store,
+    writer: Writer,
+    clock: Arc<ManualClock>,
+    setup: Setup,
+}
+
+impl Fixture {
+    async fn new() -> Fixture {
+        Fixture::with_limits(Limits::default()).await
+    }
+
+    async fn with_limits(limits: Limits) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(ManualClock::new(Timestamp::from_millis(1_000_000)));
+        let Opened { store, writer, .. } = Store::open(dir.path(), clock.clone()).unwrap();
+        store
+            .write(|tx| {
+                let scope = Scope {
+                    account: "000000000000".into(),
+                    region: "us-east-1".into(),
+                };
+                tx.put_domain(&scope, &domain())?;
+                let record = TypeRecord {
+                    description: None,
+                    created_at: Timestamp::from_millis(0),
+                    deprecated_at: None,
+                    config: Default::default(),
+                };
+                tx.put_type::<WorkflowKind>(&domain(), &new_run().workflow_type, &record)?;
+                let record = TypeRecord {
+                    description: None,
+                    created_at: Timestamp::from_millis(0),
+                    deprecated_at: None,
+                    config: Default::default(),
+                };
+                tx.put_type::<ActivityKind>(&domain(), &act(), &record)?;
+                Ok(())
+            })
+            .await
+            .unwrap();
+        Fixture {
+            dir,
+            store,
+            writer,
+            clock,
+            setup: Setup::new(&limits, None),
+        }
+    }
+
+    /// Closes the store, lets `millis` pass while it is closed, and opens it again.
+    fn restart(self, millis: i64) -> Fixture {
+        let Fixture {
+            dir,
+            store,
+            writer,
+            clock,
+            setup,
+        } = self;
+        drop(store);
+        writer.join();
+        clock.advance(millis);
+        let Opened { store, writer, .. } = Store::open(dir.path(), clock.clone()).unwrap();
+        Fixture {
+            dir,
+            store,
+            writer,
+            clock,
+            setup,
+        }
+    }
+
+    /// Runs `change` through an engine on domain `d` in one writer job.
+    async fn change<T: Send + 'static>(
+        &self,
+        change: impl FnOnce(&mut Engine<'_, '_>) -> Result<T, Fault> + Send + 'static,
+    ) -> T {
+        let setup = self.setup.clone();
+        self.store
+            .write(move |tx: &mut WriteTx<'_>| {
+                let mut eng = Engine::new(tx, 1, &setup);
+                let out = change(&mut eng)?;
+                eng.finish()?;
+                Ok(out)
+            })
+            .await
+            .unwrap()
+    }
+
+    /// Moves the clock `millis` forward, then acts on every deadline that has come, as the
+    /// timer loop does; answers how many came.
+    async fn advance(&self, millis: i64) -> usize {
+        self.clock.advance(millis);
+        let setup = self.setup.clone();
+        self.store
+            .write(move |tx| fire_due(tx, &setup, usize::MAX))
+            .await
+            .unwrap()
+    }
+
+    /// Milliseconds since the fixture's start.
+    fn elapsed(&self) -> i64 {
+        self.clock.now().as_millis() - 1_000_000
+    }
+
+    /// The events of run `seq`, as wire JSON.
+    async fn events(&self, seq: u64) -> Vec<Value> {
+        self.store
+            .read(move |tx| {
+                let cursor = Cursor {
+                    after: None,
+                    reverse: false,
+                    limit: 100_000,
+                };
+                let page = tx.history(seq, 1, u64::MAX - 1, cursor)?;
+                Ok(page
+                    .items
+                    .iter()
+                    .map(|(_, json)| serde_json::from_slice(json).unwrap())
+                    .collect())
+            })
+            .await
+            .unwrap()
+    }
+
+    /// The event types of run `seq`, in order.
+    async fn event_types(&self, seq: u64) -> Vec<String> {
+        let events = self.events(seq).await;
+        events
+            .iter()
+            .map(|e| e["eventType"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    /// The run `seq`, open or closed, if it is still kept.
+    async fn run(&self, seq: u64) -> Option<Run> {
+        self.store.read(move |tx| Ok(tx.run(seq)?)).await.unwrap()
+    }
+}
+
+/// The open run `seq`, inside a change.
+fn reload(eng: &Engine<'_, '_>, seq: u64) -> Result<Run, Fault> {
+    eng.open_run(seq)?.ok_or_else(|| Fault::internal("closed"))
+}
