@@ -13,6 +13,7 @@ mod histories;
 mod listing;
 mod polling;
 mod protocol;
+mod retention;
 mod tags;
 mod timeouts;
 mod timers;
