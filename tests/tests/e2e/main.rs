@@ -10,6 +10,7 @@ mod durability;
 mod executions;
 mod flow;
 mod histories;
+mod limits;
 mod listing;
 mod polling;
 mod protocol;
