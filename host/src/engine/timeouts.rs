@@ -3,6 +3,7 @@
 //! disarmed when its subject ends in time, and a deadline that comes is acted on only if the run
 //! still holds it: a stale one changes nothing.
 
+use crate::clock::Timestamp;
 use crate::fault::Fault;
 use crate::model::events::{Cause, attrs};
 use crate::model::{Activity, CloseStatus, DecisionTask, Run, Timeout};
@@ -95,7 +96,7 @@ pub(super) fn activity_timed_out(
     run: &mut Run,
     scheduled: u64,
     kind: Deadline,
-    at: crate::clock::Timestamp,
+    at: Timestamp,
 ) -> Result<bool, Fault> {
     let Some(activity) = run.activities.get(&scheduled) else {
         return Ok(false);
@@ -136,7 +137,7 @@ pub(super) fn decision_timed_out(
     run: &mut Run,
     scheduled: u64,
     kind: Deadline,
-    at: crate::clock::Timestamp,
+    at: Timestamp,
 ) -> Result<bool, Fault> {
     let (timeout_type, started_event_id) = match (&run.decision, kind) {
         (
@@ -178,7 +179,7 @@ pub(super) fn decision_timed_out(
 pub(super) fn run_timed_out(
     eng: &mut Engine<'_, '_>,
     run: &mut Run,
-    at: crate::clock::Timestamp,
+    at: Timestamp,
 ) -> Result<bool, Fault> {
     if run.timeout_at != Some(at) {
         return Ok(false);
