@@ -28,6 +28,17 @@ impl Timestamp {
         self.0
     }
 
+    /// The timestamp `secs` seconds later.
+    pub(crate) fn plus_secs(self, secs: u64) -> Self {
+        self.plus_millis(secs.saturating_mul(1000))
+    }
+
+    /// The timestamp `millis` milliseconds later (saturating: no real duration comes close).
+    pub(crate) fn plus_millis(self, millis: u64) -> Self {
+        let millis = i64::try_from(millis).unwrap_or(i64::MAX);
+        Timestamp(self.0.saturating_add(millis))
+    }
+
     /// The timestamp for `secs` seconds since the epoch, if it is finite and in range.
     pub fn from_secs_f64(secs: f64) -> Option<Self> {
         let millis = (secs * 1000.0).round();

@@ -19,6 +19,9 @@ pub struct Config {
     pub limits: Limits,
     /// Where "now" comes from.
     pub clock: Arc<dyn Clock>,
+    /// How long closed executions are kept, instead of their domains' retention periods. A
+    /// deviation from SWF for testing: retention is otherwise counted in days.
+    pub retention_override: Option<Duration>,
 }
 
 impl Config {
@@ -30,6 +33,7 @@ impl Config {
             account_id: DEFAULT_ACCOUNT_ID.to_owned(),
             limits: Limits::default(),
             clock: Arc::new(SystemClock),
+            retention_override: None,
         }
     }
 }
@@ -52,6 +56,10 @@ pub struct Limits {
     pub max_open_runs: u64,
     /// Concurrent long polls on one task list.
     pub max_pollers_per_list: usize,
+    /// Open activity tasks, and likewise timers and child runs, of one run.
+    pub max_open_per_run: usize,
+    /// Events in one run's history: a run that reaches it is terminated.
+    pub max_events_per_run: u64,
 }
 
 impl Default for Limits {
@@ -63,6 +71,8 @@ impl Default for Limits {
             max_request_bytes: 1024 * 1024,
             max_open_runs: 100_000,
             max_pollers_per_list: 1000,
+            max_open_per_run: 1000,
+            max_events_per_run: 25_000,
         }
     }
 }

@@ -99,10 +99,7 @@ impl Weft {
             sealer: Sealer::new(opened.secret),
             limits: config.limits.clone(),
             clock: config.clock,
-            engine: engine::Setup {
-                wakers: Default::default(),
-                max_open_runs: config.limits.max_open_runs,
-            },
+            engine: engine::Setup::new(&config.limits, config.retention_override),
             poll_timeout: config.poll_timeout,
             shutdown,
         };

@@ -1,11 +1,12 @@
-//! Closing runs: whatever ends a run (a close decision, termination, later timeouts) goes through
-//! [`close`], which discards its open tasks and timers, moves it to the closed listings, applies
-//! the child policy where SWF does (spec §8.9) and tells its parent.
+//! Closing runs: whatever ends a run (a close decision, termination, its timeout, the event limit)
+//! goes through [`close`], which discards its open tasks, timers and timeouts, moves it to the
+//! closed listings, applies the child policy where SWF does (spec §8.9), tells its parent, and
+//! arms the end of its retention (§8.15).
 
 use crate::fault::Fault;
 use crate::model::events::{Cause, Event, attrs};
-use crate::model::{ChildPolicy, CloseStatus, Closed, DecisionTask, Run};
-use crate::store::{Counter, Deadline, Listing, TaskKind};
+use crate::model::{ChildPolicy, CloseStatus, Closed, Run};
+use crate::store::{Counter, Deadline, Listing};
 
 use super::Engine;
 use super::effects::{ChildOutcome, Effect};
@@ -27,30 +28,19 @@ pub(crate) fn close(
     run: &mut Run,
     closing: Closing,
 ) -> Result<(), Fault> {
-    eng.record(run, closing.event)?;
+    let closed_by = eng.record(run, closing.event)?;
     let now = eng.tx.now();
     run.closed = Some(Closed {
         at: now,
         status: closing.status,
     });
-    if let DecisionTask::Scheduled { slot, .. } = &run.decision {
-        eng.tx.remove_task(run.domain, TaskKind::Decision, slot)?;
-    }
-    run.decision = DecisionTask::Idle;
+    eng.disarm_all(run)?;
     run.decision_needed = false;
-    for activity in std::mem::take(&mut run.activities).into_values() {
-        if let Some(slot) = &activity.slot {
-            eng.tx.remove_task(run.domain, TaskKind::Activity, slot)?;
-        }
-    }
-    for timer in std::mem::take(&mut run.timers).into_values() {
-        eng.tx.clear_deadline(
-            timer.fires_at,
-            run.seq,
-            timer.started_event_id,
-            Deadline::Timer,
-        )?;
-    }
+    let kept_until = match eng.setup.retention_override {
+        Some(kept) => now.plus_millis(u64::try_from(kept.as_millis()).unwrap_or(u64::MAX)),
+        None => now.plus_secs(u64::from(run.retention_days) * 24 * 60 * 60),
+    };
+    eng.set_deadline(kept_until, run.seq, closed_by, Deadline::Purge)?;
     for child in std::mem::take(&mut run.children).into_values() {
         let policy = closing.child_policy.filter(|p| *p != ChildPolicy::Abandon);
         if let (Some(policy), Some((execution, _))) = (policy, child.started) {

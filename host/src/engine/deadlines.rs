@@ -1,35 +1,73 @@
-//! What happens when a durable deadline comes: a timer fires (spec §6.8). Timeouts join here.
+//! What happens when a durable deadline comes: a timer fires (spec §6.8), a timeout expires
+//! (§8.5, in `timeouts.rs`), or a closed run's retention ends (§8.15).
 
 use crate::fault::Fault;
+use crate::model::Run;
 use crate::model::events::attrs;
-use crate::store::{Deadline, Due};
+use crate::store::{Deadline, Due, RunReads};
 
 use super::Engine;
+use super::timeouts::{activity_timed_out, decision_timed_out, run_timed_out};
 
-/// Acts on a deadline that has come. A deadline whose subject is gone (its run closed, its timer
-/// canceled) does nothing.
+/// Acts on a deadline that has come. A deadline whose subject is gone (its run closed, its task
+/// answered, its timer canceled) does nothing.
 pub(crate) fn fire(eng: &mut Engine<'_, '_>, due: Due) -> Result<(), Fault> {
+    if due.kind == Deadline::Purge {
+        return purge(eng, due);
+    }
     let Some(mut run) = eng.open_run(due.run)? else {
         return Ok(());
     };
-    match due.kind {
-        Deadline::Timer => {
-            let timer_id = run
-                .timers
-                .iter()
-                .find(|(_, t)| t.started_event_id == due.event_id)
-                .map(|(id, _)| id.clone());
-            let Some(timer_id) = timer_id else {
-                return Ok(());
-            };
-            run.timers.remove(&timer_id);
-            let event = attrs::TimerFired {
-                timer_id,
-                started_event_id: due.event_id,
-            };
-            eng.record(&mut run, event)?;
-            eng.trigger(&mut run)?;
-            eng.save(&run)
+    let (event_id, at) = (due.event_id, due.at);
+    let changed = match due.kind {
+        Deadline::Timer => timer_fired(eng, &mut run, event_id)?,
+        Deadline::ActivityScheduleToClose
+        | Deadline::ActivityStartToClose
+        | Deadline::ActivityHeartbeat
+        | Deadline::ActivityScheduleToStart => {
+            activity_timed_out(eng, &mut run, event_id, due.kind, at)?
         }
+        Deadline::DecisionStartToClose | Deadline::DecisionScheduleToStart => {
+            decision_timed_out(eng, &mut run, event_id, due.kind, at)?
+        }
+        Deadline::RunStartToClose => run_timed_out(eng, &mut run, at)?,
+        Deadline::Purge => false,
+    };
+    if changed {
+        eng.save(&mut run)?;
     }
+    Ok(())
+}
+
+/// The timer started by event `started` fires, if it is still open.
+fn timer_fired(eng: &mut Engine<'_, '_>, run: &mut Run, started: u64) -> Result<bool, Fault> {
+    let timer_id = run
+        .timers
+        .iter()
+        .find(|(_, t)| t.started_event_id == started)
+        .map(|(id, _)| id.clone());
+    let Some(timer_id) = timer_id else {
+        return Ok(false);
+    };
+    run.timers.remove(&timer_id);
+    let event = attrs::TimerFired {
+        timer_id,
+        started_event_id: started,
+    };
+    eng.record(run, event)?;
+    eng.trigger(run)?;
+    Ok(true)
+}
+
+/// A closed run's retention is over: it goes, with its history and its index entries.
+fn purge(eng: &mut Engine<'_, '_>, due: Due) -> Result<(), Fault> {
+    let Some(run) = eng.tx.run(due.run)? else {
+        return Ok(());
+    };
+    if run.is_open() {
+        // Runs never reopen; failing here would stall every deadline behind this one.
+        tracing::error!(run = run.seq, "a retention deadline for an open run");
+        return Ok(());
+    }
+    Ok(eng.tx.purge_run(&run)?)
 }

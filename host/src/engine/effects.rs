@@ -20,7 +20,6 @@ pub(crate) enum ChildOutcome {
         details: Option<String>,
     },
     Canceled(Option<String>),
-    #[expect(dead_code, reason = "workflow timeouts come with the timeouts issue")]
     TimedOut,
     Terminated,
 }
@@ -194,7 +193,7 @@ pub(super) fn apply(eng: &mut Engine<'_, '_>, effect: Effect) -> Result<(), Faul
             };
             eng.record(&mut run, event)?;
             eng.trigger(&mut run)?;
-            eng.save(&run)
+            eng.save(&mut run)
         }
         Effect::ChildPolicy {
             parent,
@@ -282,7 +281,7 @@ fn tell_sender(eng: &mut Engine<'_, '_>, sender: u64, event: Event) -> Result<()
     };
     eng.record(&mut run, event)?;
     eng.trigger(&mut run)?;
-    eng.save(&run)
+    eng.save(&mut run)
 }
 
 fn start_child(
@@ -308,7 +307,7 @@ fn start_child(
         };
         eng.record(&mut run, event)?;
         eng.trigger(&mut run)?;
-        return eng.save(&run);
+        return eng.save(&mut run);
     }
     let child = start_run(eng, new, None)?;
     let Some(mut run) = eng.open_run(parent)? else {
@@ -324,5 +323,5 @@ fn start_child(
         entry.started = Some((child.execution, started));
     }
     eng.trigger(&mut run)?;
-    eng.save(&run)
+    eng.save(&mut run)
 }

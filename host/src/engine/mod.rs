@@ -17,13 +17,16 @@ mod start;
 mod tasks;
 #[cfg(test)]
 mod tests;
+mod timeouts;
 
 use std::collections::VecDeque;
+use std::time::Duration;
 
+use crate::clock::Timestamp;
 use crate::dispatch::Wakers;
 use crate::fault::Fault;
-use crate::model::events::{Event, HistoryEvent, attrs};
-use crate::model::{DecisionTask, Run, Slot, TaskList};
+use crate::model::events::{Cause, Event, HistoryEvent, attrs};
+use crate::model::{DecisionTask, Run, Slot, TaskList, Timeout};
 use crate::store::{Deadline, RunReads, TaskKind, WriteTx};
 
 pub(crate) use close::terminate;
@@ -32,20 +35,36 @@ pub(crate) use decide::{Completion, complete_decision_task};
 pub(crate) use effects::{Effect, request_cancel, signal};
 pub(crate) use start::{NewRun, StartRequest, resolve_start, start_run};
 pub(crate) use tasks::{
-    ActivityOutcome, Claimed, DecisionClaim, TaskRef, claim, close_activity, started_activity,
-    started_decision, unknown_task,
+    ActivityOutcome, Claimed, DecisionClaim, TaskRef, claim, close_activity, record_heartbeat,
+    started_activity, started_decision, unknown_task,
 };
 
-/// Open activities, timers and children one run may have (spec §8.16).
-const MAX_OPEN_PER_RUN: usize = 1000;
-
 /// What every engine needs from the service.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub(crate) struct Setup {
     /// Whom committed changes wake.
     pub(crate) wakers: Wakers,
     /// Open runs a domain may hold.
     pub(crate) max_open_runs: u64,
+    /// Open activities, timers and children one run may have, each.
+    pub(crate) max_open_per_run: usize,
+    /// Events one run may record before it is terminated.
+    pub(crate) max_events_per_run: u64,
+    /// How long closed runs are kept, overriding their domains' retention (for testing).
+    pub(crate) retention_override: Option<Duration>,
+}
+
+impl Setup {
+    /// The setup for `limits`, with nobody to wake yet.
+    pub(crate) fn new(limits: &crate::Limits, retention_override: Option<Duration>) -> Self {
+        Setup {
+            wakers: Wakers::default(),
+            max_open_runs: limits.max_open_runs,
+            max_open_per_run: limits.max_open_per_run,
+            max_events_per_run: limits.max_events_per_run,
+            retention_override,
+        }
+    }
 }
 
 /// Changes to runs of one domain, inside one writer job.
@@ -100,8 +119,19 @@ impl<'a, 't> Engine<'a, 't> {
         Ok(event_id)
     }
 
-    /// Stores the run's changes.
-    pub(crate) fn save(&mut self, run: &Run) -> Result<(), Fault> {
+    /// Open activities, timers and children one run may have, each.
+    pub(crate) fn max_open_per_run(&self) -> usize {
+        self.setup.max_open_per_run
+    }
+
+    /// Stores the run's changes. A change that brought an open run to the event limit
+    /// terminates it first (spec §8.16): so events coming one at a time, the termination is
+    /// the limit's last event. The caller must not assume the run is still open.
+    pub(crate) fn save(&mut self, run: &mut Run) -> Result<(), Fault> {
+        if run.is_open() && run.next_event_id >= self.setup.max_events_per_run {
+            let cause = Some(Cause::EventLimitExceeded);
+            return terminate(self, run, None, None, None, cause);
+        }
         Ok(self.tx.put_run(run)?)
     }
 
@@ -122,7 +152,8 @@ impl<'a, 't> Engine<'a, 't> {
         }
     }
 
-    /// Records `DecisionTaskScheduled` and queues the task on the run's decision task list.
+    /// Records `DecisionTaskScheduled` and queues the task on the run's decision task list, with
+    /// the override's schedule-to-start timeout armed if one is in force.
     fn schedule_decision(&mut self, run: &mut Run) -> Result<(), Fault> {
         let list = run.decision_task_list.clone();
         let scheduled = self.record(
@@ -141,7 +172,18 @@ impl<'a, 't> Engine<'a, 't> {
             &run.config.task_priority.clone(),
             scheduled,
         )?;
-        run.decision = DecisionTask::Scheduled { scheduled, slot };
+        let limit = run.decision_schedule_to_start.as_deref();
+        let timeout_at = self.arm(
+            run.seq,
+            scheduled,
+            Deadline::DecisionScheduleToStart,
+            limit.and_then(Timeout::seconds),
+        )?;
+        run.decision = DecisionTask::Scheduled {
+            scheduled,
+            slot,
+            timeout_at,
+        };
         run.decision_needed = false;
         Ok(())
     }
@@ -166,16 +208,48 @@ impl<'a, 't> Engine<'a, 't> {
         Ok(slot)
     }
 
-    /// Sets a durable deadline and makes sure the timer loop sees it.
+    /// Sets a durable deadline for event `event_id` of run `seq`, and makes sure the timer loop
+    /// sees it.
     fn set_deadline(
         &mut self,
-        at: crate::clock::Timestamp,
-        run: &Run,
+        at: Timestamp,
+        seq: u64,
         event_id: u64,
         kind: Deadline,
     ) -> Result<(), Fault> {
-        self.tx.set_deadline(at, run.seq, event_id, kind)?;
+        self.tx.set_deadline(at, seq, event_id, kind)?;
         self.deadline_set = true;
+        Ok(())
+    }
+
+    /// Arms a deadline `secs` seconds from now and returns when it comes; `None` (no limit)
+    /// arms nothing.
+    fn arm(
+        &mut self,
+        seq: u64,
+        event_id: u64,
+        kind: Deadline,
+        secs: Option<u32>,
+    ) -> Result<Option<Timestamp>, Fault> {
+        let Some(secs) = secs else {
+            return Ok(None);
+        };
+        let at = self.tx.now().plus_secs(u64::from(secs));
+        self.set_deadline(at, seq, event_id, kind)?;
+        Ok(Some(at))
+    }
+
+    /// Disarms a deadline [`Engine::arm`] armed, if it did.
+    fn disarm(
+        &mut self,
+        seq: u64,
+        event_id: u64,
+        kind: Deadline,
+        at: Option<Timestamp>,
+    ) -> Result<(), Fault> {
+        if let Some(at) = at {
+            self.tx.clear_deadline(at, seq, event_id, kind)?;
+        }
         Ok(())
     }
 

@@ -118,6 +118,8 @@ pub(crate) struct NewRun {
     pub(crate) config: ExecutionConfig,
     pub(crate) input: Option<String>,
     pub(crate) tags: Vec<String>,
+    /// Days the run is kept once closed: its domain's retention.
+    pub(crate) retention_days: u32,
     pub(crate) parent: Option<Parent>,
     /// The run this one continues, for `continuedExecutionRunId`.
     pub(crate) continued_from: Option<String>,
@@ -157,6 +159,8 @@ pub(crate) fn start_run(
         config: new.config,
         tags: new.tags,
         started_at,
+        timeout_at: None,
+        retention_days: new.retention_days,
         closed: None,
         parent: new.parent,
         cancel_requested: false,
@@ -187,11 +191,12 @@ pub(crate) fn start_run(
         lambda_role: config.lambda_role.clone(),
     };
     eng.record(&mut run, started)?;
+    eng.arm_run_timeout(&mut run)?;
     eng.trigger(&mut run)?;
     eng.tx.name_run(&run)?;
     eng.tx.list_run(&run, Listing::Open, started_at)?;
     eng.tx.add_count_by_id(eng.domain, Counter::OpenRuns, 1)?;
-    eng.save(&run)?;
+    eng.save(&mut run)?;
     Ok(run)
 }
 

@@ -5,9 +5,9 @@ use serde_json::Value;
 
 use crate::fault::Fault;
 use crate::model::events::{Event, attrs};
-use crate::model::{DecisionTask, Run, TypeName, WorkflowExecution};
+use crate::model::{DecisionTask, Run, Timeout, TypeName, WorkflowExecution};
 use crate::seal::{Purpose, Sealer};
-use crate::store::{RunReads, TaskKind};
+use crate::store::{Deadline, RunReads, TaskKind};
 
 use super::Engine;
 
@@ -106,8 +106,11 @@ pub(crate) fn claim(
             TaskKind::Activity => claim_activity(eng, &mut run, scheduled, identity.clone())?,
         };
         if claimed.is_some() {
-            eng.save(&run)?;
-            return Ok(claimed);
+            eng.save(&mut run)?;
+            // Its Started event may have brought the run to the event limit, which closed it.
+            if run.is_open() {
+                return Ok(claimed);
+            }
         }
     }
     Ok(None)
@@ -119,9 +122,23 @@ fn claim_decision(
     scheduled: u64,
     identity: Option<String>,
 ) -> Result<Option<Claimed>, Fault> {
-    if !matches!(run.decision, DecisionTask::Scheduled { scheduled: s, .. } if s == scheduled) {
+    let DecisionTask::Scheduled {
+        scheduled: current,
+        timeout_at,
+        ..
+    } = run.decision
+    else {
+        return Ok(None);
+    };
+    if current != scheduled {
         return Ok(None);
     }
+    eng.disarm(
+        run.seq,
+        scheduled,
+        Deadline::DecisionScheduleToStart,
+        timeout_at,
+    )?;
     let started = eng.record(
         run,
         attrs::DecisionTaskStarted {
@@ -129,7 +146,13 @@ fn claim_decision(
             scheduled_event_id: scheduled,
         },
     )?;
-    run.decision = DecisionTask::Started { scheduled, started };
+    let limit = Timeout::seconds(&run.config.task_start_to_close_timeout);
+    let timeout_at = eng.arm(run.seq, scheduled, Deadline::DecisionStartToClose, limit)?;
+    run.decision = DecisionTask::Started {
+        scheduled,
+        started,
+        timeout_at,
+    };
     Ok(Some(Claimed::Decision(DecisionClaim {
         task: TaskRef {
             kind: TaskKind::Decision,
@@ -154,6 +177,10 @@ fn claim_activity(
     };
     let (activity_id, activity_type) =
         (activity.activity_id.clone(), activity.activity_type.clone());
+    let (start_to_close, heartbeat) = (activity.start_to_close, activity.heartbeat);
+    let waited = activity.due.schedule_to_start;
+    let seq = run.seq;
+    eng.disarm(seq, scheduled, Deadline::ActivityScheduleToStart, waited)?;
     let started = eng.record(
         run,
         attrs::ActivityTaskStarted {
@@ -161,9 +188,19 @@ fn claim_activity(
             scheduled_event_id: scheduled,
         },
     )?;
+    let start_to_close = eng.arm(
+        seq,
+        scheduled,
+        Deadline::ActivityStartToClose,
+        start_to_close,
+    )?;
+    let heartbeat = eng.arm(seq, scheduled, Deadline::ActivityHeartbeat, heartbeat)?;
     if let Some(activity) = run.activities.get_mut(&scheduled) {
         activity.slot = None;
         activity.started_event_id = started;
+        activity.due.schedule_to_start = None;
+        activity.due.start_to_close = start_to_close;
+        activity.due.heartbeat = heartbeat;
     }
     // The input is in the history only, so runs stay small.
     let input = match eng.tx.event(run.seq, scheduled)? {
@@ -197,10 +234,11 @@ pub(crate) fn unknown_task() -> Fault {
 pub(crate) fn started_decision(eng: &Engine<'_, '_>, task: TaskRef) -> Result<Run, Fault> {
     let run = eng.open_run(task.run)?.ok_or_else(unknown_task)?;
     match run.decision {
-        DecisionTask::Started { scheduled, started }
-            if task.kind == TaskKind::Decision
-                && scheduled == task.scheduled
-                && started == task.started =>
+        DecisionTask::Started {
+            scheduled, started, ..
+        } if task.kind == TaskKind::Decision
+            && scheduled == task.scheduled
+            && started == task.started =>
         {
             Ok(run)
         }
@@ -243,7 +281,7 @@ pub(crate) fn close_activity(
     task: TaskRef,
     outcome: ActivityOutcome,
 ) -> Result<(), Fault> {
-    let Some(activity) = run.activities.remove(&task.scheduled) else {
+    let Some(activity) = eng.drop_activity(run, task.scheduled)? else {
         return Err(unknown_task());
     };
     let (scheduled_event_id, started_event_id) = (task.scheduled, task.started);
@@ -272,6 +310,36 @@ pub(crate) fn close_activity(
     eng.record(run, event)?;
     eng.trigger(run)?;
     eng.save(run)
+}
+
+/// Records a heartbeat of the started activity task `task` of `run`: keeps its details, restarts
+/// its heartbeat timeout, and saves the run. Answers whether its cancellation was requested.
+pub(crate) fn record_heartbeat(
+    eng: &mut Engine<'_, '_>,
+    run: &mut Run,
+    task: TaskRef,
+    details: Option<String>,
+) -> Result<bool, Fault> {
+    let seq = run.seq;
+    let Some(activity) = run.activities.get_mut(&task.scheduled) else {
+        return Err(unknown_task());
+    };
+    let cancel_requested = activity.cancel_requested_event_id.is_some();
+    let armed = activity.due.heartbeat;
+    if details.is_none() && armed.is_none() {
+        return Ok(cancel_requested);
+    }
+    if details.is_some() {
+        activity.heartbeat_details = details;
+    }
+    let (limit, kind) = (activity.heartbeat, Deadline::ActivityHeartbeat);
+    eng.disarm(seq, task.scheduled, kind, armed)?;
+    let rearmed = eng.arm(seq, task.scheduled, kind, limit)?;
+    if let Some(activity) = run.activities.get_mut(&task.scheduled) {
+        activity.due.heartbeat = rearmed;
+    }
+    eng.save(run)?;
+    Ok(cancel_requested)
 }
 
 #[cfg(test)]

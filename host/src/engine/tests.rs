@@ -5,7 +5,6 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::clock::{ManualClock, Timestamp};
-use crate::dispatch::Wakers;
 use crate::fault::Fault;
 use crate::model::decisions::{Decision, attrs as d};
 use crate::model::{
@@ -45,6 +44,7 @@ fn new_run() -> NewRun {
         },
         input: None,
         tags: vec![],
+        retention_days: 1,
         parent: None,
         continued_from: None,
     }
@@ -83,10 +83,7 @@ async fn change<T: Send + 'static>(
 ) -> T {
     store
         .write(move |tx: &mut WriteTx<'_>| {
-            let setup = Setup {
-                wakers: Wakers::default(),
-                max_open_runs: 100,
-            };
+            let setup = Setup::new(&crate::Limits::default(), None);
             let mut eng = Engine::new(tx, 1, &setup);
             let out = change(&mut eng)?;
             eng.finish()?;

@@ -30,6 +30,12 @@ impl Domain {
             Some(_) => RegistrationStatus::Deprecated,
         }
     }
+
+    /// Days a closed run is kept; 0 (for `"NONE"` and `"0"`) means it goes as soon as it
+    /// closes (spec §3 RegisterDomain).
+    pub(crate) fn retention_days(&self) -> u32 {
+        self.retention.parse().unwrap_or(0)
+    }
 }
 
 /// A domain ARN: `arn:aws:swf:REGION:ACCOUNT:/domain/NAME`.

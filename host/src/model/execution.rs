@@ -24,6 +24,13 @@ pub(crate) struct Run {
     pub(crate) config: ExecutionConfig,
     pub(crate) tags: Vec<String>,
     pub(crate) started_at: Timestamp,
+    /// When the run times out (execution start-to-close); `None` for no limit.
+    #[serde(default)]
+    pub(crate) timeout_at: Option<Timestamp>,
+    /// Days a closed run is kept: the domain's retention, copied at start because SWF never
+    /// changes it. 0 means the run goes as soon as it closes.
+    #[serde(default)]
+    pub(crate) retention_days: u32,
     pub(crate) closed: Option<Closed>,
     pub(crate) parent: Option<Parent>,
     pub(crate) cancel_requested: bool,
@@ -110,10 +117,21 @@ pub(crate) enum DecisionTask {
     /// None is open.
     #[default]
     Idle,
-    /// Scheduled and waiting in its task list.
-    Scheduled { scheduled: u64, slot: Slot },
-    /// Handed to a decider.
-    Started { scheduled: u64, started: u64 },
+    /// Scheduled and waiting in its task list; `timeout_at` is its schedule-to-start deadline,
+    /// set only while a decider's task-list override with a timeout is in force.
+    Scheduled {
+        scheduled: u64,
+        slot: Slot,
+        #[serde(default)]
+        timeout_at: Option<Timestamp>,
+    },
+    /// Handed to a decider; `timeout_at` is its start-to-close deadline.
+    Started {
+        scheduled: u64,
+        started: u64,
+        #[serde(default)]
+        timeout_at: Option<Timestamp>,
+    },
 }
 
 /// An open activity task.
@@ -129,6 +147,24 @@ pub(crate) struct Activity {
     pub(crate) cancel_requested_event_id: Option<u64>,
     /// What the worker last reported with a heartbeat.
     pub(crate) heartbeat_details: Option<String>,
+    /// The resolved start-to-close and heartbeat timeouts in seconds, armed once a worker has
+    /// the task; `None` for no limit.
+    #[serde(default)]
+    pub(crate) start_to_close: Option<u32>,
+    #[serde(default)]
+    pub(crate) heartbeat: Option<u32>,
+    /// When each armed timeout fires.
+    #[serde(default)]
+    pub(crate) due: ActivityDue,
+}
+
+/// The deadlines armed for an activity task, one per timeout type (spec §8.5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct ActivityDue {
+    pub(crate) schedule_to_start: Option<Timestamp>,
+    pub(crate) schedule_to_close: Option<Timestamp>,
+    pub(crate) start_to_close: Option<Timestamp>,
+    pub(crate) heartbeat: Option<Timestamp>,
 }
 
 /// An open timer.

@@ -11,7 +11,7 @@ mod types;
 
 pub(crate) use domain::{Domain, DomainArn};
 pub(crate) use execution::{
-    Activity, Child, Closed, DecisionTask, ExecutionConfig, Parent, Run, Slot, Timer,
+    Activity, ActivityDue, Child, Closed, DecisionTask, ExecutionConfig, Parent, Run, Slot, Timer,
 };
 pub(crate) use rules::{NoneAllowed, Timeout};
 pub(crate) use shapes::{

@@ -34,6 +34,15 @@ impl Timeout {
             .filter(|&n| n <= MAX_DURATION_SECS)
             .map(Timeout::Seconds)
     }
+
+    /// The limit in seconds a resolved duration sets; `None` for `NONE`. Stored durations were
+    /// validated on the way in, so anything else also means no limit.
+    pub(crate) fn seconds(s: &str) -> Option<u32> {
+        match Timeout::parse(s) {
+            Some(Timeout::Seconds(secs)) => Some(secs),
+            _ => None,
+        }
+    }
 }
 
 /// Whether a duration member accepts `NONE`.

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{
-    ActivityOutcome, Claimed, Engine, close_activity, started_activity, unknown_task,
+    ActivityOutcome, Claimed, Engine, close_activity, record_heartbeat, started_activity,
 };
 use crate::fault::Fault;
 use crate::model::{Empty, TaskList, TypeName, WorkflowExecution};
@@ -98,14 +98,8 @@ pub(crate) async fn heartbeat(
             let domain = task_domain(tx, &scope, task)?;
             let mut eng = Engine::new(tx, domain.id, &setup);
             let mut run = started_activity(&eng, task)?;
-            let Some(activity) = run.activities.get_mut(&task.scheduled) else {
-                return Err(unknown_task());
-            };
-            let cancel_requested = activity.cancel_requested_event_id.is_some();
-            if input.details.is_some() {
-                activity.heartbeat_details = input.details;
-                eng.save(&run)?;
-            }
+            let cancel_requested = record_heartbeat(&mut eng, &mut run, task, input.details)?;
+            eng.finish()?;
             Ok(ActivityTaskStatus { cancel_requested })
         })
         .await

@@ -86,6 +86,7 @@ pub(crate) async fn start(svc: &Service, ctx: &Ctx, input: StartInput) -> Result
                 )));
             }
             let new = NewRun {
+                retention_days: domain.retention_days(),
                 domain_name: domain.name,
                 workflow_id: input.workflow_id,
                 workflow_type: input.workflow_type,

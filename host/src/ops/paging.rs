@@ -110,7 +110,7 @@ mod tests {
             sealer: Sealer::new(opened.secret),
             limits: Limits::default(),
             clock,
-            engine: Default::default(),
+            engine: crate::engine::Setup::new(&Default::default(), None),
             poll_timeout: std::time::Duration::from_secs(1),
             shutdown: tokio::sync::watch::channel(false).1,
         }

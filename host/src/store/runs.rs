@@ -29,25 +29,51 @@ pub(crate) enum Listing {
     ClosedByClose = 2,
 }
 
-/// What a durable deadline does when it comes. Stored: never renumber.
+/// What a durable deadline does when it comes, and which event it belongs to. Stored: never
+/// renumber.
+///
+/// Deadlines of one activity task share its `ActivityTaskScheduled` event, so at one instant
+/// they come in the order of their numbers: the spec's tie order (§8.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Deadline {
     /// A timer fires; the event is its `TimerStarted`.
     Timer = 0,
+    /// Activity timeouts; the event is the task's `ActivityTaskScheduled`.
+    ActivityScheduleToClose = 1,
+    ActivityStartToClose = 2,
+    ActivityHeartbeat = 3,
+    ActivityScheduleToStart = 4,
+    /// Decision task timeouts; the event is the task's `DecisionTaskScheduled`.
+    DecisionStartToClose = 5,
+    DecisionScheduleToStart = 6,
+    /// The run times out; the event is its `WorkflowExecutionStarted`.
+    RunStartToClose = 7,
+    /// A closed run's retention ends; the event is its last.
+    Purge = 8,
 }
 
 impl Deadline {
+    const ALL: [Deadline; 9] = [
+        Deadline::Timer,
+        Deadline::ActivityScheduleToClose,
+        Deadline::ActivityStartToClose,
+        Deadline::ActivityHeartbeat,
+        Deadline::ActivityScheduleToStart,
+        Deadline::DecisionStartToClose,
+        Deadline::DecisionScheduleToStart,
+        Deadline::RunStartToClose,
+        Deadline::Purge,
+    ];
+
     fn from_u8(kind: u8) -> Option<Deadline> {
-        match kind {
-            0 => Some(Deadline::Timer),
-            _ => None,
-        }
+        Deadline::ALL.get(usize::from(kind)).copied()
     }
 }
 
-/// A deadline that has come: which run, set by which event, for what.
+/// A deadline that has come: when, which run, set by which event, for what.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Due {
+    pub(crate) at: Timestamp,
     pub(crate) run: u64,
     pub(crate) event_id: u64,
     pub(crate) kind: Deadline,
@@ -201,6 +227,21 @@ impl WriteTx<'_> {
         Ok(())
     }
 
+    /// Removes a closed run with its names, history and listings: its retention is over.
+    pub(crate) fn purge_run(&mut self, run: &Run) -> Result<(), StoreError> {
+        let id = &run.execution;
+        self.run_ids
+            .remove((run.domain, id.workflow_id.as_str(), id.run_id.as_str()))?;
+        self.events
+            .retain_in((run.seq, 0)..=(run.seq, u64::MAX), |_, _| false)?;
+        self.unlist_run(run, Listing::ClosedByStart, run.started_at)?;
+        if let Some(closed) = run.closed {
+            self.unlist_run(run, Listing::ClosedByClose, closed.at)?;
+        }
+        self.runs.remove(run.seq)?;
+        Ok(())
+    }
+
     /// Appends an event (wire JSON) to the run's history.
     pub(crate) fn put_event(
         &mut self,
@@ -338,9 +379,10 @@ impl WriteTx<'_> {
         let mut due = Vec::with_capacity(keys.len());
         for key in keys {
             self.deadlines.remove(key)?;
-            let (_, run, event_id, kind) = key;
+            let (at, run, event_id, kind) = key;
             if let Some(kind) = Deadline::from_u8(kind) {
                 due.push(Due {
+                    at: Timestamp::from_millis(at),
                     run,
                     event_id,
                     kind,

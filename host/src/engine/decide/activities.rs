@@ -3,10 +3,9 @@
 use crate::fault::Fault;
 use crate::model::decisions::{attrs as d, given};
 use crate::model::events::{Cause, attrs};
-use crate::model::{Activity, ActivityKind, RegistrationStatus, Run};
-use crate::store::{Reads, TaskKind};
+use crate::model::{Activity, ActivityDue, ActivityKind, RegistrationStatus, Run, Timeout};
+use crate::store::{Deadline, Reads, TaskKind};
 
-use super::super::MAX_OPEN_PER_RUN;
 use super::Batch;
 
 impl Batch<'_, '_, '_> {
@@ -37,7 +36,7 @@ impl Batch<'_, '_, '_> {
             .any(|x| x.activity_id == a.activity_id)
         {
             Some(Cause::ActivityIdAlreadyInUse)
-        } else if run.activities.len() >= MAX_OPEN_PER_RUN {
+        } else if run.activities.len() >= self.eng.max_open_per_run() {
             Some(Cause::OpenActivitiesLimitExceeded)
         } else {
             None
@@ -97,6 +96,12 @@ impl Batch<'_, '_, '_> {
         };
         let priority = or_default(&a.task_priority, defaults.default_task_priority)
             .unwrap_or_else(|| "0".into());
+        let limits = (
+            Timeout::seconds(&schedule_to_start),
+            Timeout::seconds(&schedule_to_close),
+            Timeout::seconds(&start_to_close),
+            Timeout::seconds(&heartbeat),
+        );
         let event = attrs::ActivityTaskScheduled {
             activity_type: a.activity_type.clone(),
             activity_id: a.activity_id.clone(),
@@ -118,6 +123,22 @@ impl Batch<'_, '_, '_> {
             &priority,
             scheduled,
         )?;
+        let seq = run.seq;
+        let due = ActivityDue {
+            schedule_to_start: self.eng.arm(
+                seq,
+                scheduled,
+                Deadline::ActivityScheduleToStart,
+                limits.0,
+            )?,
+            schedule_to_close: self.eng.arm(
+                seq,
+                scheduled,
+                Deadline::ActivityScheduleToClose,
+                limits.1,
+            )?,
+            ..ActivityDue::default()
+        };
         run.latest_activity_task_at = Some(self.eng.tx.now());
         run.activities.insert(
             scheduled,
@@ -128,6 +149,9 @@ impl Batch<'_, '_, '_> {
                 started_event_id: 0,
                 cancel_requested_event_id: None,
                 heartbeat_details: None,
+                start_to_close: limits.2,
+                heartbeat: limits.3,
+                due,
             },
         );
         Ok(())
@@ -161,11 +185,8 @@ impl Batch<'_, '_, '_> {
         };
         activity.cancel_requested_event_id = Some(requested);
         // A task no worker has yet is canceled by the service (spec §8.8).
-        if let Some(slot) = activity.slot.take() {
-            run.activities.remove(&scheduled);
-            self.eng
-                .tx
-                .remove_task(run.domain, TaskKind::Activity, &slot)?;
+        if activity.slot.is_some() {
+            self.eng.drop_activity(run, scheduled)?;
             let event = attrs::ActivityTaskCanceled {
                 details: None,
                 scheduled_event_id: scheduled,

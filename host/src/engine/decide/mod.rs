@@ -10,10 +10,10 @@ use crate::model::events::{Cause, Event, attrs};
 use crate::model::{CloseStatus, DecisionTask, Domain, Run, TaskList, Timeout, Timer};
 use crate::store::Deadline;
 
+use super::Engine;
 use super::close::{Closing, close};
 use super::effects::{ChildOutcome, Effect, Initiated};
 use super::tasks::TaskRef;
-use super::{Engine, MAX_OPEN_PER_RUN};
 
 /// What the decider sent with its decisions.
 #[derive(Clone, Debug, Default)]
@@ -33,6 +33,17 @@ pub(crate) fn complete_decision_task(
     task: TaskRef,
     completion: Completion,
 ) -> Result<(), Fault> {
+    // The task is answered in time: its start-to-close timeout is over.
+    let seq = run.seq;
+    if let DecisionTask::Started {
+        scheduled,
+        timeout_at,
+        ..
+    } = &mut run.decision
+    {
+        let kind = Deadline::DecisionStartToClose;
+        eng.disarm(seq, *scheduled, kind, timeout_at.take())?;
+    }
     // Whatever triggered while the decider worked is unhandled by this batch (spec §8.7 step 5);
     // the batch's own triggers are collected afresh.
     let unhandled = std::mem::take(&mut run.decision_needed);
@@ -170,12 +181,9 @@ impl Batch<'_, '_, '_> {
                     };
                     return self.failed(run, event.into());
                 };
-                self.eng.tx.clear_deadline(
-                    timer.fires_at,
-                    run.seq,
-                    timer.started_event_id,
-                    Deadline::Timer,
-                )?;
+                let (seq, started) = (run.seq, timer.started_event_id);
+                self.eng
+                    .disarm(seq, started, Deadline::Timer, Some(timer.fires_at))?;
                 let event = attrs::TimerCanceled {
                     timer_id: a.timer_id,
                     started_event_id: timer.started_event_id,
@@ -275,7 +283,7 @@ impl Batch<'_, '_, '_> {
     fn start_timer(&mut self, run: &mut Run, a: d::StartTimer) -> Result<(), Fault> {
         let cause = if run.timers.contains_key(&a.timer_id) {
             Some(Cause::TimerIdAlreadyInUse)
-        } else if run.timers.len() >= MAX_OPEN_PER_RUN {
+        } else if run.timers.len() >= self.eng.max_open_per_run() {
             Some(Cause::OpenTimersLimitExceeded)
         } else {
             None
@@ -288,11 +296,9 @@ impl Batch<'_, '_, '_> {
             };
             return self.failed(run, event.into());
         }
-        let secs = match Timeout::parse(&a.start_to_fire_timeout) {
-            Some(Timeout::Seconds(secs)) => i64::from(secs),
-            // Checked with the request; NONE is not allowed for timers.
-            _ => return Err(Fault::internal("unchecked startToFireTimeout")),
-        };
+        // Checked with the request: timers take whole seconds, never NONE.
+        let secs = Timeout::seconds(&a.start_to_fire_timeout)
+            .ok_or_else(|| Fault::internal("unchecked startToFireTimeout"))?;
         let event = attrs::TimerStarted {
             timer_id: a.timer_id.clone(),
             control: a.control,
@@ -300,10 +306,10 @@ impl Batch<'_, '_, '_> {
             decision_task_completed_event_id: self.completed,
         };
         let started_event_id = self.eng.record(run, event)?;
-        let fires_at =
-            crate::clock::Timestamp::from_millis(self.eng.tx.now().as_millis() + secs * 1000);
-        self.eng
-            .set_deadline(fires_at, run, started_event_id, Deadline::Timer)?;
+        let fires_at = self
+            .eng
+            .arm(run.seq, started_event_id, Deadline::Timer, Some(secs))?
+            .ok_or_else(|| Fault::internal("a timer without a deadline"))?;
         run.timers.insert(
             a.timer_id,
             Timer {

@@ -6,7 +6,6 @@ use crate::model::decisions::attrs as d;
 use crate::model::events::{Cause, attrs};
 use crate::model::{Child, CloseStatus, Parent, Run, TypeName};
 
-use super::super::MAX_OPEN_PER_RUN;
 use super::super::close::{Closing, close};
 use super::super::effects::Effect;
 use super::super::start::{NewRun, StartError, StartRequest, new_run_id, resolve_start, start_run};
@@ -30,7 +29,9 @@ impl Batch<'_, '_, '_> {
         // The order of the checks follows the cause table of spec §6.12.
         let cause = match &resolved {
             Err(e @ (StartError::TypeUnknown | StartError::TypeDeprecated)) => Some(e.cause()),
-            _ if run.children.len() >= MAX_OPEN_PER_RUN => Some(Cause::OpenChildrenLimitExceeded),
+            _ if run.children.len() >= self.eng.max_open_per_run() => {
+                Some(Cause::OpenChildrenLimitExceeded)
+            }
             _ if self.eng.open_runs_full()? => Some(Cause::OpenWorkflowsLimitExceeded),
             Err(e) => Some(e.cause()),
             Ok(_) => None,
@@ -83,6 +84,7 @@ impl Batch<'_, '_, '_> {
             config,
             input: a.input,
             tags,
+            retention_days: self.domain.retention_days(),
             parent: Some(Parent {
                 seq: run.seq,
                 execution: run.execution.clone(),
@@ -138,6 +140,7 @@ impl Batch<'_, '_, '_> {
             config: config.clone(),
             input: a.input.clone(),
             tags: tags.clone(),
+            retention_days: self.domain.retention_days(),
             parent: run.parent.clone(),
             continued_from: Some(run.execution.run_id.clone()),
         };

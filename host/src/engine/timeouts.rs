@@ -1,0 +1,199 @@
+//! The seven timeouts (spec §8.5): arming them as tasks and runs change state, and what happens
+//! when one comes. Each armed deadline is kept in the run as well as in the store, so it is
+//! disarmed when its subject ends in time, and a deadline that comes is acted on only if the run
+//! still holds it: a stale one changes nothing.
+
+use crate::fault::Fault;
+use crate::model::events::{Cause, attrs};
+use crate::model::{Activity, CloseStatus, DecisionTask, Run, Timeout};
+use crate::store::{Deadline, TaskKind};
+
+use super::Engine;
+use super::close::{Closing, close};
+use super::effects::ChildOutcome;
+
+impl Engine<'_, '_> {
+    /// Arms the run's execution start-to-close timeout.
+    pub(super) fn arm_run_timeout(&mut self, run: &mut Run) -> Result<(), Fault> {
+        let limit = Timeout::seconds(&run.config.execution_start_to_close_timeout);
+        run.timeout_at = self.arm(run.seq, 1, Deadline::RunStartToClose, limit)?;
+        Ok(())
+    }
+
+    /// Disarms every deadline of the open run and takes its tasks off their lists: it is
+    /// closing.
+    pub(super) fn disarm_all(&mut self, run: &mut Run) -> Result<(), Fault> {
+        let seq = run.seq;
+        self.disarm(seq, 1, Deadline::RunStartToClose, run.timeout_at.take())?;
+        self.drop_decision(run)?;
+        let scheduled: Vec<u64> = run.activities.keys().copied().collect();
+        for id in scheduled {
+            self.drop_activity(run, id)?;
+        }
+        for timer in std::mem::take(&mut run.timers).into_values() {
+            let (started, at) = (timer.started_event_id, Some(timer.fires_at));
+            self.disarm(seq, started, Deadline::Timer, at)?;
+        }
+        Ok(())
+    }
+
+    /// Ends the run's open decision task, whatever its state: off its list, timeouts disarmed.
+    fn drop_decision(&mut self, run: &mut Run) -> Result<(), Fault> {
+        match std::mem::take(&mut run.decision) {
+            DecisionTask::Idle => {}
+            DecisionTask::Scheduled {
+                scheduled,
+                slot,
+                timeout_at,
+            } => {
+                self.tx.remove_task(run.domain, TaskKind::Decision, &slot)?;
+                let kind = Deadline::DecisionScheduleToStart;
+                self.disarm(run.seq, scheduled, kind, timeout_at)?;
+            }
+            DecisionTask::Started {
+                scheduled,
+                timeout_at,
+                ..
+            } => {
+                let kind = Deadline::DecisionStartToClose;
+                self.disarm(run.seq, scheduled, kind, timeout_at)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes the activity task scheduled by event `scheduled` from the run: off its list,
+    /// timeouts disarmed. Returns it, if it was open.
+    pub(super) fn drop_activity(
+        &mut self,
+        run: &mut Run,
+        scheduled: u64,
+    ) -> Result<Option<Activity>, Fault> {
+        let Some(activity) = run.activities.remove(&scheduled) else {
+            return Ok(None);
+        };
+        if let Some(slot) = &activity.slot {
+            self.tx.remove_task(run.domain, TaskKind::Activity, slot)?;
+        }
+        let due = activity.due;
+        for (kind, at) in [
+            (Deadline::ActivityScheduleToStart, due.schedule_to_start),
+            (Deadline::ActivityScheduleToClose, due.schedule_to_close),
+            (Deadline::ActivityStartToClose, due.start_to_close),
+            (Deadline::ActivityHeartbeat, due.heartbeat),
+        ] {
+            self.disarm(run.seq, scheduled, kind, at)?;
+        }
+        Ok(Some(activity))
+    }
+}
+
+/// An activity timeout of the task scheduled by event `scheduled` came at `at`: the task closes
+/// with `ActivityTaskTimedOut` and the decider hears of it. Answers whether anything changed.
+pub(super) fn activity_timed_out(
+    eng: &mut Engine<'_, '_>,
+    run: &mut Run,
+    scheduled: u64,
+    kind: Deadline,
+    at: crate::clock::Timestamp,
+) -> Result<bool, Fault> {
+    let Some(activity) = run.activities.get(&scheduled) else {
+        return Ok(false);
+    };
+    let (armed, timeout_type) = match kind {
+        Deadline::ActivityScheduleToStart => {
+            (activity.due.schedule_to_start, Cause::ScheduleToStart)
+        }
+        Deadline::ActivityScheduleToClose => {
+            (activity.due.schedule_to_close, Cause::ScheduleToClose)
+        }
+        Deadline::ActivityStartToClose => (activity.due.start_to_close, Cause::StartToClose),
+        Deadline::ActivityHeartbeat => (activity.due.heartbeat, Cause::Heartbeat),
+        _ => return Err(Fault::internal("not an activity timeout")),
+    };
+    if armed != Some(at) {
+        return Ok(false);
+    }
+    let Some(activity) = eng.drop_activity(run, scheduled)? else {
+        return Ok(false);
+    };
+    let event = attrs::ActivityTaskTimedOut {
+        timeout_type,
+        scheduled_event_id: scheduled,
+        started_event_id: activity.started_event_id,
+        details: activity.heartbeat_details,
+    };
+    eng.record(run, event)?;
+    eng.trigger(run)?;
+    Ok(true)
+}
+
+/// A decision task timeout came at `at` for the task scheduled by event `scheduled`:
+/// `DecisionTaskTimedOut`, then a new decision task. A task that was never picked up from the
+/// decider's task-list override goes back to the run's own list (spec §8.5).
+pub(super) fn decision_timed_out(
+    eng: &mut Engine<'_, '_>,
+    run: &mut Run,
+    scheduled: u64,
+    kind: Deadline,
+    at: crate::clock::Timestamp,
+) -> Result<bool, Fault> {
+    let (timeout_type, started_event_id) = match (&run.decision, kind) {
+        (
+            DecisionTask::Started {
+                scheduled: s,
+                started,
+                timeout_at,
+            },
+            Deadline::DecisionStartToClose,
+        ) if *s == scheduled && *timeout_at == Some(at) => (Cause::StartToClose, *started),
+        (
+            DecisionTask::Scheduled {
+                scheduled: s,
+                timeout_at,
+                ..
+            },
+            Deadline::DecisionScheduleToStart,
+        ) if *s == scheduled && *timeout_at == Some(at) => (Cause::ScheduleToStart, 0),
+        _ => return Ok(false),
+    };
+    eng.drop_decision(run)?;
+    if timeout_type == Cause::ScheduleToStart {
+        run.decision_task_list = run.config.task_list.name.clone();
+        run.decision_schedule_to_start = None;
+    }
+    let event = attrs::DecisionTaskTimedOut {
+        timeout_type,
+        scheduled_event_id: scheduled,
+        started_event_id,
+    };
+    eng.record(run, event)?;
+    // The decider saw nothing of what happened meanwhile; the new task carries it all.
+    eng.schedule_decision(run)?;
+    Ok(true)
+}
+
+/// The run's execution start-to-close timeout came at `at`: it closes TIMED_OUT, its child policy
+/// applies, and its parent hears of it.
+pub(super) fn run_timed_out(
+    eng: &mut Engine<'_, '_>,
+    run: &mut Run,
+    at: crate::clock::Timestamp,
+) -> Result<bool, Fault> {
+    if run.timeout_at != Some(at) {
+        return Ok(false);
+    }
+    let child_policy = run.config.child_policy;
+    let event = attrs::WorkflowExecutionTimedOut {
+        timeout_type: Cause::StartToClose,
+        child_policy,
+    };
+    let closing = Closing {
+        status: CloseStatus::TimedOut,
+        event: event.into(),
+        outcome: Some(ChildOutcome::TimedOut),
+        child_policy: Some(child_policy),
+    };
+    close(eng, run, closing)?;
+    Ok(true)
+}
