@@ -93,8 +93,10 @@ fn seed() -> u64 {
 /// Starts `weft` off the async threads.
 async fn start(data: &Path, log: &Path) -> Weft {
     let (data, log): (PathBuf, PathBuf) = (data.into(), log.into());
-    tokio::task::spawn_blocking(move || Weft::start(&data, &log))
+    let starting = tokio::task::spawn_blocking(move || Weft::start(&data, &log));
+    tokio::time::timeout(Duration::from_secs(30), starting)
         .await
+        .expect("weft starts within 30 s")
         .expect("weft starts")
 }
 

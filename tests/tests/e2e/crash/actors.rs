@@ -40,6 +40,7 @@ const RETRY: Duration = Duration::from_millis(50);
 /// timeout happen in every run of the test: named by the workflow's input.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Mishap {
+    /// The workflow just runs.
     Nothing,
     /// The second step's first attempt fails.
     FailedActivity,
@@ -194,6 +195,7 @@ fn code<E: ProvideErrorMetadata, R>(error: &SdkError<E, R>) -> String {
 /// Starts workflows `ids` one after another, `pause` apart.
 pub(super) async fn starter(mut conn: Conn, crew: Crew, ids: Vec<String>, pause: Duration) {
     for (i, id) in ids.into_iter().enumerate() {
+        tokio::time::sleep(pause).await;
         let input = Mishap::of(i).input();
         let answer = until_answered(&mut conn, &crew, |c| {
             c.start_workflow_execution()
@@ -204,25 +206,18 @@ pub(super) async fn starter(mut conn: Conn, crew: Crew, ids: Vec<String>, pause:
                 .send()
         })
         .await;
-        match answer {
+        let surprise = match answer {
             Some(Ok(started)) => {
                 let run = started.run_id().unwrap_or_default().to_owned();
                 crew.ledger.lock().starts.insert(id, run);
+                continue;
             }
             // An attempt that got no answer had started it.
-            Some(Err(e)) if code(&e) == "WorkflowExecutionAlreadyStartedFault" => {}
-            Some(Err(e)) => crew
-                .ledger
-                .lock()
-                .surprises
-                .push(format!("start {id}: {e:?}")),
-            None => crew
-                .ledger
-                .lock()
-                .surprises
-                .push(format!("start {id}: no answer")),
-        }
-        tokio::time::sleep(pause).await;
+            Some(Err(e)) if code(&e) == "WorkflowExecutionAlreadyStartedFault" => continue,
+            Some(Err(e)) => format!("start {id}: {e:?}"),
+            None => format!("start {id}: no answer"),
+        };
+        crew.ledger.lock().surprises.push(surprise);
     }
 }
 
