@@ -20,6 +20,11 @@
 //!   one names that start; members the opening event and later ones both carry (`timerId`,
 //!   `workflowId`, …) agree.
 //! * At most one decision task is open (scheduled or started) at a time.
+//! * A change the decider must hear about (spec §7's "decision task" column) is followed by a
+//!   `DecisionTaskScheduled`, unless one is scheduled already; if a decision task is started, by
+//!   the end of that task. The decisions of a task cannot close the run while a change recorded
+//!   during it is unhandled (UNHANDLED_DECISION). So the history of an open run never ends with
+//!   a change owed a decision task and none open: that run would wait forever.
 //! * Events recorded for a decision name the latest `DecisionTaskCompleted`: a batch is recorded
 //!   in one step, right after its completion.
 //! * At most one event closes the run, and it is the last.
@@ -35,13 +40,15 @@ use serde_json::{Map, Value};
 
 use rules::{Need, Ref, Role, Start};
 
-/// The problems in `events`, a run's whole history (or the part recorded so far) in wire JSON;
-/// empty if it is consistent. Each problem names the event it was found at.
+/// The problems in `events`, a run's history in wire JSON as stored or served (whole, or as far
+/// as recorded: the events of one step are recorded together, so a history never ends in the
+/// middle of one); empty if it is consistent. Each problem names the event it was found at.
 pub fn check_history(events: &[Value]) -> Vec<String> {
     let mut checker = Checker::default();
     for (position, event) in events.iter().enumerate() {
         checker.event(position as u64 + 1, event);
     }
+    checker.finish();
     checker.problems
 }
 
@@ -115,6 +122,10 @@ struct Checker<'a> {
     /// The decision task open now, by its `DecisionTaskScheduled`.
     open_decision: Option<u64>,
     latest_completion: Option<u64>,
+    /// The first change since the last `DecisionTaskScheduled` that a decision task is owed for.
+    owed: Option<u64>,
+    /// What was owed when the latest decision task completed: changes its decider had not seen.
+    unhandled: Option<u64>,
     /// The event that closed the run.
     closed_by: Option<u64>,
 }
@@ -197,11 +208,61 @@ impl<'a> Checker<'a> {
                 );
             }
         }
-        if event_type == "DecisionTaskCompleted" {
-            self.latest_completion = Some(here.id);
+        if rule.decided
+            && rule.closes_run
+            && let Some(unhandled) = self.unhandled
+        {
+            self.problem(
+                here,
+                format_args!(
+                    "closes the run although event {unhandled}, recorded while its decision \
+                     task was started, is unhandled"
+                ),
+            );
         }
+        self.owe(here, rule.triggers);
         if rule.closes_run && self.closed_by.is_none() {
             self.closed_by = Some(here.id);
+        }
+    }
+
+    /// Keeps track of the decision task the run owes, after an event that `triggers` one or not.
+    fn owe(&mut self, here: Here<'_>, triggers: bool) {
+        match here.event_type {
+            "DecisionTaskScheduled" => self.owed = None,
+            "DecisionTaskCompleted" => {
+                self.latest_completion = Some(here.id);
+                self.unhandled = self.owed;
+            }
+            _ => {}
+        }
+        // A decision task scheduled and not yet started will deliver the change with the rest.
+        let waiting = self
+            .open_decision
+            .is_some_and(|open| self.things[&open].started.is_none());
+        if triggers && !waiting && self.owed.is_none() {
+            self.owed = Some(here.id);
+        }
+    }
+
+    /// The rules about the history's end.
+    fn finish(&mut self) {
+        if let (None, Some(owed), None) = (self.closed_by, self.owed, self.open_decision) {
+            let last = Here {
+                id: self.types.len() as u64,
+                event_type: self
+                    .types
+                    .last()
+                    .copied()
+                    .flatten()
+                    .unwrap_or("no eventType"),
+            };
+            self.problem(
+                last,
+                format_args!(
+                    "the run is open and owes event {owed} a decision task, but none is open"
+                ),
+            );
         }
     }
 

@@ -55,6 +55,9 @@ pub(super) struct Rule {
     /// are not.
     pub(super) decided: bool,
     pub(super) closes_run: bool,
+    /// A change the decider must hear about: the run owes a decision task (spec §7's
+    /// "decision task" column, §8.2).
+    pub(super) triggers: bool,
 }
 
 impl Rule {
@@ -65,6 +68,7 @@ impl Rule {
             refs,
             decided: false,
             closes_run: false,
+            triggers: false,
         }
     }
 
@@ -78,6 +82,13 @@ impl Rule {
     const fn closes_run(self) -> Rule {
         Rule {
             closes_run: true,
+            ..self
+        }
+    }
+
+    const fn triggers(self) -> Rule {
+        Rule {
+            triggers: true,
             ..self
         }
     }
@@ -161,25 +172,33 @@ const BY_INITIATED: &str = "initiatedEventId";
 /// Every event type of the model, with its rule.
 pub(super) static RULES: &[Rule] = &[
     // Workflow execution.
-    Rule::new("WorkflowExecutionStarted", Other, &[]),
-    Rule::new("WorkflowExecutionSignaled", Other, &[]),
-    Rule::new("WorkflowExecutionCancelRequested", Other, &[]),
+    Rule::new("WorkflowExecutionStarted", Other, &[]).triggers(),
+    Rule::new("WorkflowExecutionSignaled", Other, &[]).triggers(),
+    Rule::new("WorkflowExecutionCancelRequested", Other, &[]).triggers(),
     Rule::new("WorkflowExecutionCompleted", Other, &[DECISION])
         .decided()
         .closes_run(),
-    Rule::new("CompleteWorkflowExecutionFailed", Other, &[DECISION]).decided(),
+    Rule::new("CompleteWorkflowExecutionFailed", Other, &[DECISION])
+        .decided()
+        .triggers(),
     Rule::new("WorkflowExecutionFailed", Other, &[DECISION])
         .decided()
         .closes_run(),
-    Rule::new("FailWorkflowExecutionFailed", Other, &[DECISION]).decided(),
+    Rule::new("FailWorkflowExecutionFailed", Other, &[DECISION])
+        .decided()
+        .triggers(),
     Rule::new("WorkflowExecutionCanceled", Other, &[DECISION])
         .decided()
         .closes_run(),
-    Rule::new("CancelWorkflowExecutionFailed", Other, &[DECISION]).decided(),
+    Rule::new("CancelWorkflowExecutionFailed", Other, &[DECISION])
+        .decided()
+        .triggers(),
     Rule::new("WorkflowExecutionContinuedAsNew", Other, &[DECISION])
         .decided()
         .closes_run(),
-    Rule::new("ContinueAsNewWorkflowExecutionFailed", Other, &[DECISION]).decided(),
+    Rule::new("ContinueAsNewWorkflowExecutionFailed", Other, &[DECISION])
+        .decided()
+        .triggers(),
     Rule::new("WorkflowExecutionTimedOut", Other, &[]).closes_run(),
     Rule::new("WorkflowExecutionTerminated", Other, &[]).closes_run(),
     // Decision tasks.
@@ -198,10 +217,13 @@ pub(super) static RULES: &[Rule] = &[
         "DecisionTaskTimedOut",
         Role::Closes(BY_SCHEDULED, IfAny),
         &[DECISION_TASK, DECISION_START_IF_ANY],
-    ),
+    )
+    .triggers(),
     // Activity tasks.
     Rule::new("ActivityTaskScheduled", Opens, &[DECISION]).decided(),
-    Rule::new("ScheduleActivityTaskFailed", Other, &[DECISION]).decided(),
+    Rule::new("ScheduleActivityTaskFailed", Other, &[DECISION])
+        .decided()
+        .triggers(),
     Rule::new(
         "ActivityTaskStarted",
         Role::Starts(BY_SCHEDULED),
@@ -211,78 +233,98 @@ pub(super) static RULES: &[Rule] = &[
         "ActivityTaskCompleted",
         Role::Closes(BY_SCHEDULED, Required),
         &[ACTIVITY, ACTIVITY_START],
-    ),
+    )
+    .triggers(),
     Rule::new(
         "ActivityTaskFailed",
         Role::Closes(BY_SCHEDULED, Required),
         &[ACTIVITY, ACTIVITY_START],
-    ),
+    )
+    .triggers(),
     Rule::new(
         "ActivityTaskTimedOut",
         Role::Closes(BY_SCHEDULED, IfAny),
         &[ACTIVITY, ACTIVITY_START_IF_ANY],
-    ),
+    )
+    .triggers(),
     Rule::new(
         "ActivityTaskCanceled",
         Role::Closes(BY_SCHEDULED, IfAny),
         &[ACTIVITY, ACTIVITY_START_IF_ANY, CANCEL_REQUESTED],
-    ),
+    )
+    .triggers(),
     Rule::new("ActivityTaskCancelRequested", Other, &[DECISION]).decided(),
-    Rule::new("RequestCancelActivityTaskFailed", Other, &[DECISION]).decided(),
+    Rule::new("RequestCancelActivityTaskFailed", Other, &[DECISION])
+        .decided()
+        .triggers(),
     // Markers and timers.
     Rule::new("MarkerRecorded", Other, &[DECISION]).decided(),
-    Rule::new("RecordMarkerFailed", Other, &[DECISION]).decided(),
+    Rule::new("RecordMarkerFailed", Other, &[DECISION])
+        .decided()
+        .triggers(),
     Rule::new("TimerStarted", Opens, &[DECISION]).decided(),
-    Rule::new("StartTimerFailed", Other, &[DECISION]).decided(),
+    Rule::new("StartTimerFailed", Other, &[DECISION])
+        .decided()
+        .triggers(),
     Rule::new(
         "TimerFired",
         Role::Closes("startedEventId", Unnamed),
         &[TIMER],
-    ),
+    )
+    .triggers(),
     Rule::new(
         "TimerCanceled",
         Role::Closes("startedEventId", Unnamed),
         &[TIMER, DECISION],
     )
     .decided(),
-    Rule::new("CancelTimerFailed", Other, &[DECISION]).decided(),
+    Rule::new("CancelTimerFailed", Other, &[DECISION])
+        .decided()
+        .triggers(),
     // Child workflows.
     Rule::new("StartChildWorkflowExecutionInitiated", Opens, &[DECISION]).decided(),
     Rule::new(
         "StartChildWorkflowExecutionFailed",
         Role::Closes(BY_INITIATED, Unnamed),
         &[CHILD_IF_ANY, DECISION],
-    ),
+    )
+    .triggers(),
     Rule::new(
         "ChildWorkflowExecutionStarted",
         Role::Starts(BY_INITIATED),
         &[CHILD],
-    ),
+    )
+    .triggers(),
     Rule::new(
         "ChildWorkflowExecutionCompleted",
         Role::Closes(BY_INITIATED, Required),
         &[CHILD, CHILD_START],
-    ),
+    )
+    .triggers(),
     Rule::new(
         "ChildWorkflowExecutionFailed",
         Role::Closes(BY_INITIATED, Required),
         &[CHILD, CHILD_START],
-    ),
+    )
+    .triggers(),
     Rule::new(
         "ChildWorkflowExecutionTimedOut",
         Role::Closes(BY_INITIATED, Required),
         &[CHILD, CHILD_START],
-    ),
+    )
+    .triggers(),
     Rule::new(
         "ChildWorkflowExecutionCanceled",
         Role::Closes(BY_INITIATED, Required),
         &[CHILD, CHILD_START],
-    ),
+    )
+    .triggers(),
     Rule::new(
         "ChildWorkflowExecutionTerminated",
         Role::Closes(BY_INITIATED, Required),
         &[CHILD, CHILD_START],
-    ),
+    )
+    .triggers(),
     // External signals and cancel requests.
     Rule::new(
         "SignalExternalWorkflowExecutionInitiated",
@@ -294,12 +336,14 @@ pub(super) static RULES: &[Rule] = &[
         "SignalExternalWorkflowExecutionFailed",
         Role::Closes(BY_INITIATED, Unnamed),
         &[SIGNAL, DECISION],
-    ),
+    )
+    .triggers(),
     Rule::new(
         "ExternalWorkflowExecutionSignaled",
         Role::Closes(BY_INITIATED, Unnamed),
         &[SIGNAL],
-    ),
+    )
+    .triggers(),
     Rule::new(
         "RequestCancelExternalWorkflowExecutionInitiated",
         Opens,
@@ -310,12 +354,14 @@ pub(super) static RULES: &[Rule] = &[
         "RequestCancelExternalWorkflowExecutionFailed",
         Role::Closes(BY_INITIATED, Unnamed),
         &[CANCEL, DECISION],
-    ),
+    )
+    .triggers(),
     Rule::new(
         "ExternalWorkflowExecutionCancelRequested",
         Role::Closes(BY_INITIATED, Unnamed),
         &[CANCEL],
-    ),
+    )
+    .triggers(),
     // Lambda functions.
     Rule::new("LambdaFunctionScheduled", Opens, &[DECISION]).decided(),
     Rule::new(
@@ -327,21 +373,27 @@ pub(super) static RULES: &[Rule] = &[
         "LambdaFunctionCompleted",
         Role::Closes(BY_SCHEDULED, Required),
         &[LAMBDA, LAMBDA_START],
-    ),
+    )
+    .triggers(),
     Rule::new(
         "LambdaFunctionFailed",
         Role::Closes(BY_SCHEDULED, Required),
         &[LAMBDA, LAMBDA_START],
-    ),
+    )
+    .triggers(),
     Rule::new(
         "LambdaFunctionTimedOut",
         Role::Closes(BY_SCHEDULED, Required),
         &[LAMBDA, LAMBDA_START],
-    ),
-    Rule::new("ScheduleLambdaFunctionFailed", Other, &[DECISION]).decided(),
+    )
+    .triggers(),
+    Rule::new("ScheduleLambdaFunctionFailed", Other, &[DECISION])
+        .decided()
+        .triggers(),
     Rule::new(
         "StartLambdaFunctionFailed",
         Role::Closes(BY_SCHEDULED, Unnamed),
         &[LAMBDA_IF_ANY],
-    ),
+    )
+    .triggers(),
 ];

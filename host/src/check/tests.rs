@@ -109,12 +109,64 @@ fn assert_problem(events: &[Value], needles: &[&str]) {
     );
 }
 
+/// The ends of the steps of [`good`]: the events of one step are recorded together, so these
+/// are the histories a server can show.
+const STEP_ENDS: &[usize] = &[0, 2, 3, 5, 6, 7, 11, 12, 13, 16, 17, 18, 19, 20, 22, 23, 25];
+
 #[test]
-fn a_good_history_and_each_of_its_prefixes_pass() {
+fn a_good_history_passes_at_the_end_of_each_step() {
     let events = good();
-    for end in 0..=events.len() {
+    for &end in STEP_ENDS {
         assert_eq!(check_history(&events[..end]), Vec::<String>::new(), "{end}");
     }
+}
+
+#[test]
+fn an_open_run_never_waits_for_a_decision_task_that_is_not_coming() {
+    let events = good();
+    // Started, and no decision task scheduled.
+    assert_problem(
+        &events[..1],
+        &["owes event 1 a decision task, but none is open"],
+    );
+    // The decision task timed out, and no new one.
+    assert_problem(&events[..4], &["event 4", "owes event 4 a decision task"]);
+    // The signal came while the decider worked; its batch is recorded, and no new task.
+    assert_problem(&events[..10], &["event 10", "owes event 7 a decision task"]);
+    // The activity completed while the decider worked, and nothing after its batch.
+    assert_problem(&events[..21], &["owes event 19 a decision task"]);
+}
+
+#[test]
+fn a_change_the_decider_has_not_seen_keeps_the_run_open() {
+    let mut events = good();
+    // A signal comes while the last decision task is started, and the batch still closes.
+    events.insert(
+        23,
+        event(
+            24,
+            "WorkflowExecutionSignaled",
+            json!({"signalName": "late"}),
+        ),
+    );
+    events[24] = event(
+        25,
+        "DecisionTaskCompleted",
+        json!({"scheduledEventId": 22, "startedEventId": 23}),
+    );
+    events[25] = event(
+        26,
+        "WorkflowExecutionCompleted",
+        json!({"decisionTaskCompletedEventId": 25}),
+    );
+    assert_problem(
+        &events,
+        &[
+            "event 26",
+            "closes the run although event 24",
+            "is unhandled",
+        ],
+    );
 }
 
 #[test]
