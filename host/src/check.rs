@@ -3,7 +3,7 @@
 //! serves it.
 //!
 //! Tests run it on the histories they fetch. Debug builds also run it over every stored history
-//! when the store opens ([`stored`]), so that a crash that left a history broken is noticed at
+//! when the store opens, so that a crash that left a history broken is noticed at
 //! the next start rather than by a confused decider much later.
 //!
 //! # Rules

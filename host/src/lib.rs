@@ -7,7 +7,7 @@
 //! `ops` (one file per family of SWF operations) → `store` (redb: read snapshots, and one writer
 //! that commits concurrent changes together). `model` holds the wire shapes, the prose rules of
 //! the SWF model and the stored records; `fault` the errors clients see; `seal` the
-//! authenticated tokens; `clock` the injected time.
+//! authenticated tokens; `clock` the injected time; `check` the rules every history keeps.
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), weft_host::Error> {

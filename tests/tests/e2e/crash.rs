@@ -10,6 +10,10 @@
 //! client starts sending a change, when a commit or its answer is most likely in flight. The
 //! kill times come from a seed printed at the start; set `WEFT_CRASH_SEED` to replay them (the
 //! rest of the interleaving is up to the scheduler).
+//!
+//! The binary is `target/<profile>/weft`, which `cargo test --workspace` builds; after changing
+//! the host, `cargo test -p weft-tests` alone does not, so build it first
+//! (`cargo build -p weft-host --bin weft`).
 
 mod actors;
 mod ledger;
