@@ -7,7 +7,7 @@
 //! `ops` (one file per family of SWF operations) → `store` (redb: read snapshots, and one writer
 //! that commits concurrent changes together). `model` holds the wire shapes, the prose rules of
 //! the SWF model and the stored records; `fault` the errors clients see; `seal` the
-//! authenticated tokens; `clock` the injected time.
+//! authenticated tokens; `clock` the injected time; `check` the rules every history keeps.
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), weft_host::Error> {
@@ -20,6 +20,7 @@
 //! ```
 
 mod api;
+pub mod check;
 pub mod clock;
 mod config;
 mod dispatch;
@@ -57,6 +58,14 @@ pub enum Error {
     /// Serving HTTP failed.
     #[error("serving HTTP: {0}")]
     Serve(#[source] std::io::Error),
+    /// A stored history breaks the rules of [`check`]. Only debug builds look, at start-up.
+    #[error("the stored history of run {run} is inconsistent: {}", .problems.join("; "))]
+    InconsistentHistory {
+        /// The run: domain, workflow id and run id, and its seq in the store.
+        run: String,
+        /// What is wrong, event by event.
+        problems: Vec<String>,
+    },
 }
 
 /// An opened Weft service, ready to serve.
@@ -77,6 +86,13 @@ impl Weft {
             )));
         }
         let opened = Store::open(&config.data_dir, config.clock.clone())?;
+        #[cfg(debug_assertions)]
+        if let Err(inconsistent) = check::stored(&opened.store) {
+            // Close the store before answering, so the caller may open the directory again.
+            drop(opened.store);
+            opened.writer.join();
+            return Err(inconsistent);
+        }
         let (stopping, shutdown) = watch::channel(false);
         let service = Service {
             store: opened.store,

@@ -120,46 +120,97 @@ impl TestServer {
 
     /// A client that signs for `region`.
     pub fn client_in(&self, region: &str) -> aws_sdk_swf::Client {
-        let config = aws_sdk_swf::Config::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .region(Region::new(region.to_owned()))
-            .endpoint_url(self.endpoint())
-            .credentials_provider(Credentials::new("AKIDWEFT", "secret", None, None, "tests"))
-            .retry_config(RetryConfig::disabled())
-            .timeout_config(
-                TimeoutConfig::builder()
-                    .read_timeout(Duration::from_secs(90))
-                    .build(),
-            )
+        let timeouts = TimeoutConfig::builder()
+            .read_timeout(Duration::from_secs(90))
             .build();
-        aws_sdk_swf::Client::from_conf(config)
+        client(&self.endpoint(), region, timeouts)
     }
 
     /// Sends `body` to `POST /` with `X-Amz-Target: target` (none if `None`) over a fresh
     /// connection, exactly as given.
     pub async fn raw(&self, target: Option<&str>, body: &[u8]) -> RawResponse {
-        let mut head = format!(
-            "POST / HTTP/1.1\r\nHost: {}\r\nContent-Type: application/x-amz-json-1.0\r\n\
-             Content-Length: {}\r\nConnection: close\r\n",
-            self.addr,
-            body.len()
+        raw_request(&self.addr.to_string(), target, body).await
+    }
+}
+
+/// A client in `us-east-1` for the server at `endpoint` (`http://HOST:PORT`), with one attempt
+/// per call and the given timeouts: for servers this crate did not start, such as a `weft`
+/// process.
+pub fn client_at(endpoint: &str, timeouts: TimeoutConfig) -> aws_sdk_swf::Client {
+    client(endpoint, "us-east-1", timeouts)
+}
+
+fn client(endpoint: &str, region: &str, timeouts: TimeoutConfig) -> aws_sdk_swf::Client {
+    let config = aws_sdk_swf::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new(region.to_owned()))
+        .endpoint_url(endpoint)
+        .credentials_provider(Credentials::new("AKIDWEFT", "secret", None, None, "tests"))
+        .retry_config(RetryConfig::disabled())
+        .timeout_config(timeouts)
+        .build();
+    aws_sdk_swf::Client::from_conf(config)
+}
+
+/// Sends `body` to `POST /` of the server at `addr` (`HOST:PORT`) with `X-Amz-Target: target`
+/// (none if `None`) over a fresh connection, exactly as given.
+pub async fn raw_request(addr: &str, target: Option<&str>, body: &[u8]) -> RawResponse {
+    let mut head = format!(
+        "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/x-amz-json-1.0\r\n\
+         Content-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    if let Some(target) = target {
+        head.push_str(&format!("X-Amz-Target: {target}\r\n"));
+    }
+    head.push_str("\r\n");
+    let stream = TcpStream::connect(addr).await.expect("connect");
+    let (mut reader, mut writer) = stream.into_split();
+    // Read while writing: the server may answer (and close) before the body is all sent.
+    let read = tokio::spawn(async move {
+        let mut response = Vec::new();
+        let _ = reader.read_to_end(&mut response).await;
+        response
+    });
+    let mut request = head.into_bytes();
+    request.extend_from_slice(body);
+    let _ = writer.write_all(&request).await;
+    RawResponse::parse(&read.await.expect("reader task"))
+}
+
+/// The whole history of a run as the wire JSON of its events, read page by page from the server
+/// at `addr` (`HOST:PORT`).
+pub async fn history_json(
+    addr: &str,
+    domain: &str,
+    workflow_id: &str,
+    run_id: &str,
+) -> Vec<serde_json::Value> {
+    let mut events = Vec::new();
+    let mut request = serde_json::json!({
+        "domain": domain,
+        "execution": {"workflowId": workflow_id, "runId": run_id},
+    });
+    loop {
+        let response = raw_request(
+            addr,
+            Some("SimpleWorkflowService.GetWorkflowExecutionHistory"),
+            request.to_string().as_bytes(),
+        )
+        .await;
+        assert_eq!(
+            response.status, 200,
+            "history of {workflow_id}/{run_id}: {}",
+            response.body
         );
-        if let Some(target) = target {
-            head.push_str(&format!("X-Amz-Target: {target}\r\n"));
+        let mut page = response.json();
+        if let Some(serde_json::Value::Array(more)) = page.get_mut("events").map(|e| e.take()) {
+            events.extend(more);
         }
-        head.push_str("\r\n");
-        let stream = TcpStream::connect(self.addr).await.expect("connect");
-        let (mut reader, mut writer) = stream.into_split();
-        // Read while writing: the server may answer (and close) before the body is all sent.
-        let read = tokio::spawn(async move {
-            let mut response = Vec::new();
-            let _ = reader.read_to_end(&mut response).await;
-            response
-        });
-        let mut request = head.into_bytes();
-        request.extend_from_slice(body);
-        let _ = writer.write_all(&request).await;
-        RawResponse::parse(&read.await.expect("reader task"))
+        match page.get("nextPageToken") {
+            Some(token) => request["nextPageToken"] = token.clone(),
+            None => return events,
+        }
     }
 }
 

@@ -142,6 +142,13 @@ impl Store {
         tx.next_deadline()
     }
 
+    /// A consistent snapshot taken on the calling thread, for start-up work done before
+    /// serving (requests use [`Store::read`]).
+    #[cfg(debug_assertions)]
+    pub(crate) fn snapshot(&self) -> Result<ReadTx, StoreError> {
+        Ok(ReadTx(self.db.begin_read()?))
+    }
+
     /// Runs `op` on a consistent snapshot, off the async threads.
     pub(crate) async fn read<T, F>(&self, op: F) -> Result<T, Fault>
     where
@@ -190,6 +197,28 @@ impl Store {
         answer
             .await
             .map_err(|_| Fault::internal("the writer dropped a request"))?
+    }
+}
+
+#[cfg(debug_assertions)]
+impl ReadTx {
+    /// The seq of every run that has a history, in order.
+    pub(crate) fn history_seqs(&self) -> Result<Vec<u64>, StoreError> {
+        use access::Snapshot as _;
+
+        let table = self.event_table()?;
+        let mut seqs = Vec::new();
+        let mut from = 0;
+        // One lookup per run: each jumps past the previous run's events.
+        while let Some(entry) = table.range((from, 0)..)?.next() {
+            let seq = entry?.0.value().0;
+            seqs.push(seq);
+            match seq.checked_add(1) {
+                Some(next) => from = next,
+                None => break,
+            }
+        }
+        Ok(seqs)
     }
 }
 

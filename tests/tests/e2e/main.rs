@@ -3,6 +3,7 @@
 
 mod children;
 mod common;
+mod crash;
 mod decision_failures;
 mod decisions;
 mod domains;

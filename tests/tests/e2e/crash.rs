@@ -1,0 +1,361 @@
+//! Crash safety: the real `weft` binary is killed with SIGKILL several times while deciders,
+//! activity workers, a starter and a signaller keep it busy, and restarted on the same data each
+//! time. Afterwards every workflow must have completed, every acknowledged call must be in its
+//! run's history, no task may have been handed out twice, and every history must pass
+//! `weft_host::check`.
+//!
+//! Tasks handed out but lost in a crash come back through their start-to-close timeouts, which
+//! are a few seconds here; every fourth workflow also loses a task on purpose, so that timeouts
+//! armed before a crash fire after it. Half the kills come at any moment, half just after a
+//! client starts sending a change, when a commit or its answer is most likely in flight. The
+//! kill times come from a seed printed at the start; set `WEFT_CRASH_SEED` to replay them (the
+//! rest of the interleaving is up to the scheduler).
+//!
+//! The binary is `target/<profile>/weft`, which `cargo test --workspace` builds; after changing
+//! the host, `cargo test -p weft-tests` alone does not, so build it first
+//! (`cargo build -p weft-host --bin weft`).
+
+mod actors;
+mod ledger;
+mod process;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use weft_tests::aws_sdk_swf::Client;
+use weft_tests::aws_sdk_swf::primitives::DateTime;
+use weft_tests::aws_sdk_swf::types::{ChildPolicy, ExecutionTimeFilter};
+
+use crate::common::register_domain;
+use crate::flow::{D, DECIDERS, WORKERS, task_list};
+use actors::{ACTIVITY, Conn, Crew, Mishap, WORKFLOW};
+use ledger::Run;
+use process::Weft;
+
+/// Workflows started, one every [`START_PAUSE`].
+const WORKFLOWS: usize = 40;
+const START_PAUSE: Duration = Duration::from_millis(150);
+const DECIDERS_RUNNING: usize = 3;
+const WORKERS_RUNNING: usize = 6;
+/// How many times the server is killed.
+const KILLS: usize = 8;
+/// How long the server runs between a start and the next kill, in ms.
+const UP_MS: (u64, u64) = (500, 1500);
+/// How long after a client starts sending a change an aimed kill comes, at most, in µs.
+const AIM_US: u64 = 8000;
+/// How long it stays down, in ms.
+const DOWN_MS: (u64, u64) = (0, 400);
+/// The decision and activity start-to-close timeouts: how long a task lost in a crash waits.
+const TASK_TIMEOUT: &str = "3";
+/// How long the whole test may take before it gives up waiting for the workflows.
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// A small xorshift generator: reproducible from its seed, good enough to pick moments.
+struct XorShift(u64);
+
+impl XorShift {
+    fn new(seed: u64) -> XorShift {
+        // Zero is xorshift's one fixed point.
+        XorShift(seed.max(1))
+    }
+
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    fn millis(&mut self, low: u64, high: u64) -> Duration {
+        Duration::from_millis(low + self.below(high - low + 1))
+    }
+}
+
+/// The seed: `WEFT_CRASH_SEED` if set, else the clock.
+fn seed() -> u64 {
+    if let Some(seed) = std::env::var("WEFT_CRASH_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        return seed;
+    }
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    now.as_nanos() as u64
+}
+
+/// Starts `weft` off the async threads.
+async fn start(data: &Path, log: &Path) -> Weft {
+    let (data, log): (PathBuf, PathBuf) = (data.into(), log.into());
+    let starting = tokio::task::spawn_blocking(move || Weft::start(&data, &log));
+    tokio::time::timeout(Duration::from_secs(30), starting)
+        .await
+        .expect("weft starts within 30 s")
+        .expect("weft starts")
+}
+
+/// Registers the domain and the types, with short task timeouts.
+async fn register(c: &Client) {
+    register_domain(c, D).await;
+    c.register_workflow_type()
+        .domain(D)
+        .name(WORKFLOW)
+        .version("1")
+        .default_task_list(task_list(DECIDERS))
+        .default_execution_start_to_close_timeout("300")
+        .default_task_start_to_close_timeout(TASK_TIMEOUT)
+        .default_child_policy(ChildPolicy::Terminate)
+        .send()
+        .await
+        .expect("register the workflow type");
+    c.register_activity_type()
+        .domain(D)
+        .name(ACTIVITY)
+        .version("1")
+        .default_task_list(task_list(WORKERS))
+        .default_task_schedule_to_close_timeout("NONE")
+        .default_task_schedule_to_start_timeout("NONE")
+        .default_task_start_to_close_timeout(TASK_TIMEOUT)
+        .default_task_heartbeat_timeout("NONE")
+        .send()
+        .await
+        .expect("register the activity type");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acknowledged_work_survives_sigkill() {
+    let seed = seed();
+    println!("crash test seed {seed} (replay the kill times with WEFT_CRASH_SEED={seed})");
+    let mut rng = XorShift::new(seed);
+    let began = Instant::now();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let (data, log) = (dir.path().join("data"), dir.path().join("weft.log"));
+    let server = start(&data, &log).await;
+    let (publish, endpoint) = watch::channel(server.endpoint());
+    register(&Conn::new(endpoint.clone()).client()).await;
+
+    let crew = Crew::default();
+    let ids: Vec<String> = (0..WORKFLOWS).map(|i| format!("wf-{i}")).collect();
+    let actors = spawn_actors(&endpoint, &crew, &ids, &mut rng);
+    let mut server = Some(server);
+    for kill in 1..=KILLS {
+        tokio::time::sleep(rng.millis(UP_MS.0, UP_MS.1)).await;
+        // Every other kill is aimed at a change on its way to the server, being committed or
+        // being answered; the others come at any moment.
+        let aim = if kill % 2 == 0 {
+            let sending = crew.sending.notified();
+            let _ = tokio::time::timeout(Duration::from_secs(1), sending).await;
+            Duration::from_micros(rng.below(AIM_US))
+        } else {
+            Duration::ZERO
+        };
+        let dying = server.take();
+        // Off the async threads: the timer wheel is too coarse for the aim, and the kill waits
+        // for the process to be gone.
+        tokio::task::spawn_blocking(move || {
+            std::thread::sleep(aim);
+            drop(dying);
+        })
+        .await
+        .expect("the kill");
+        let killed = began.elapsed();
+        tokio::time::sleep(rng.millis(DOWN_MS.0, DOWN_MS.1)).await;
+        let restarted = start(&data, &log).await;
+        publish.send_replace(restarted.endpoint());
+        server = Some(restarted);
+        println!(
+            "kill {kill} at {killed:.1?}, back at {:.1?}",
+            began.elapsed()
+        );
+    }
+    let server = server.expect("the last restart");
+
+    let client = Conn::new(endpoint.clone()).client();
+    let all_closed = wait_until_closed(&client, began + LIMIT).await;
+    println!("all closed: {all_closed} at {:.1?}", began.elapsed());
+    crew.stop.store(true, Ordering::Relaxed);
+    for actor in actors {
+        tokio::time::timeout(Duration::from_secs(15), actor)
+            .await
+            .expect("the actors stop")
+            .expect("no actor panics");
+    }
+
+    let runs = runs(&client, &server.addr).await;
+    let ledger = crew.ledger.lock();
+    println!(
+        "{} runs; acknowledged: {} starts, {} signals, {} activity completions, {} decision \
+         completions; {} tasks handed out; {} calls retried then answered, {} of them with a \
+         fault; {:.1?} in all",
+        runs.len(),
+        ledger.starts.len(),
+        ledger.signals.len(),
+        ledger.completions.len(),
+        ledger.decisions.len(),
+        ledger.hand_offs(),
+        ledger.retried.0 + ledger.retried.1,
+        ledger.retried.1,
+        began.elapsed()
+    );
+    let mut problems = ledger::verify(&ledger, &ids, &runs);
+    problems.extend(mishaps_seen(&runs));
+    problems.extend(logged_errors(&log));
+    if !problems.is_empty() {
+        drop(server);
+        let kept = dir.keep();
+        panic!(
+            "seed {seed}: {} problems (data and log kept in {}):\n{}",
+            problems.len(),
+            kept.display(),
+            problems.join("\n")
+        );
+    }
+}
+
+/// Starts the starter, the signaller, the deciders and the workers.
+fn spawn_actors(
+    endpoint: &watch::Receiver<String>,
+    crew: &Crew,
+    ids: &[String],
+    rng: &mut XorShift,
+) -> Vec<JoinHandle<()>> {
+    let conn = || Conn::new(endpoint.clone());
+    let (ids, crew) = (ids.to_vec(), crew.clone());
+    let mut actors = vec![
+        tokio::spawn(actors::starter(
+            conn(),
+            crew.clone(),
+            ids.clone(),
+            START_PAUSE,
+        )),
+        tokio::spawn(actors::signaller(conn(), crew.clone(), ids, rng.next())),
+    ];
+    for i in 0..DECIDERS_RUNNING {
+        let name = format!("decider-{i}");
+        actors.push(tokio::spawn(actors::decider(conn(), crew.clone(), name)));
+    }
+    for i in 0..WORKERS_RUNNING {
+        let (name, seed) = (format!("worker-{i}"), rng.next());
+        actors.push(tokio::spawn(actors::worker(
+            conn(),
+            crew.clone(),
+            name,
+            seed,
+        )));
+    }
+    actors
+}
+
+/// Whether the planned mishaps show in the histories: every lost decision and lost activity
+/// timed out, crashes or not. Prints what the histories hold.
+fn mishaps_seen(runs: &[Run]) -> Vec<String> {
+    let count = |event_type: &str| {
+        let events = runs.iter().flat_map(|r| &r.events);
+        events.filter(|e| e["eventType"] == event_type).count()
+    };
+    let planned = |mishap| (0..WORKFLOWS).filter(|i| Mishap::of(*i) == mishap).count();
+    let timed_out = [
+        (
+            "decision",
+            count("DecisionTaskTimedOut"),
+            planned(Mishap::LostDecision),
+        ),
+        (
+            "activity",
+            count("ActivityTaskTimedOut"),
+            planned(Mishap::LostActivity),
+        ),
+    ];
+    println!(
+        "timed out: {} decision tasks, {} activity tasks; {} signals delivered",
+        timed_out[0].1,
+        timed_out[1].1,
+        count("WorkflowExecutionSignaled"),
+    );
+    timed_out
+        .into_iter()
+        .filter(|(_, seen, planned)| seen < planned)
+        .map(|(kind, seen, planned)| format!("{seen} {kind} tasks timed out, not {planned}"))
+        .collect()
+}
+
+/// The errors and panics in the server's log.
+fn logged_errors(log: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    text.lines()
+        .filter(|line| line.contains("ERROR") || line.contains("panicked"))
+        .map(|line| format!("weft logged: {line}"))
+        .collect()
+}
+
+/// Waits until every workflow has closed, or `deadline`; whether they did.
+async fn wait_until_closed(c: &Client, deadline: Instant) -> bool {
+    while Instant::now() < deadline {
+        let closed = c
+            .count_closed_workflow_executions()
+            .domain(D)
+            .start_time_filter(since_ever())
+            .send()
+            .await;
+        if closed.is_ok_and(|count| count.count() as usize >= WORKFLOWS) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    false
+}
+
+fn since_ever() -> ExecutionTimeFilter {
+    ExecutionTimeFilter::builder()
+        .oldest_date(DateTime::from_secs(0))
+        .build()
+        .expect("a time filter")
+}
+
+/// Every run in the domain, open or closed, with its history.
+async fn runs(c: &Client, addr: &str) -> Vec<Run> {
+    let closed = c
+        .list_closed_workflow_executions()
+        .domain(D)
+        .start_time_filter(since_ever())
+        .into_paginator()
+        .items()
+        .send()
+        .try_collect()
+        .await
+        .expect("list closed runs");
+    let open = c
+        .list_open_workflow_executions()
+        .domain(D)
+        .start_time_filter(since_ever())
+        .into_paginator()
+        .items()
+        .send()
+        .try_collect()
+        .await
+        .expect("list open runs");
+    let mut runs = Vec::new();
+    for info in closed.into_iter().chain(open) {
+        let Some(execution) = info.execution() else {
+            continue;
+        };
+        let (workflow_id, run_id) = (execution.workflow_id(), execution.run_id());
+        runs.push(Run {
+            workflow_id: workflow_id.to_owned(),
+            run_id: run_id.to_owned(),
+            close_status: info.close_status().map(|s| s.as_str().to_owned()),
+            events: weft_tests::history_json(addr, D, workflow_id, run_id).await,
+        });
+    }
+    runs
+}

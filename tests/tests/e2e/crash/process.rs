@@ -1,0 +1,100 @@
+//! The real `weft` binary as a child process, which the crash test kills with SIGKILL and starts
+//! again on the same data directory.
+
+use std::fs::OpenOptions;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Stdio};
+
+/// A running `weft serve`. Dropping it kills the process.
+pub(super) struct Weft {
+    child: Child,
+    /// Kept open so the process never writes to a closed pipe.
+    _stdout: BufReader<ChildStdout>,
+    /// `HOST:PORT`, from its start-up line.
+    pub(super) addr: String,
+}
+
+/// Where `cargo test` put the `weft` binary: beside the `deps` directory that holds this test
+/// binary (`target/debug/deps/e2e-HASH` → `target/debug/weft`).
+fn binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test binary lives in target/<profile>/deps");
+    let weft = dir.join(format!("weft{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        weft.exists(),
+        "{} is missing: build it with `cargo build -p weft-host --bin weft`",
+        weft.display()
+    );
+    weft
+}
+
+impl Weft {
+    /// Starts `weft serve` on `data` with 1 s long polls, appending its log to `log`, and waits
+    /// for its start-up line. Blocks: call it off the async threads.
+    pub(super) fn start(data: &Path, log: &Path) -> Weft {
+        let log_file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .expect("the log file opens");
+        let mut command = Command::new(binary());
+        command
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--poll-timeout",
+                "1",
+                "--data",
+            ])
+            .arg(data)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(log_file);
+        for var in [
+            "WEFT_LISTEN",
+            "WEFT_DATA",
+            "WEFT_POLL_TIMEOUT",
+            "WEFT_ACCOUNT_ID",
+        ] {
+            command.env_remove(var);
+        }
+        let mut child = command.spawn().expect("weft starts");
+        let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let mut line = String::new();
+        let _ = stdout.read_line(&mut line);
+        let Some(addr) = line.trim().strip_prefix("listening on http://") else {
+            let _ = child.kill();
+            let _ = child.wait();
+            let log = std::fs::read_to_string(log).unwrap_or_default();
+            panic!(
+                "weft did not start on {}: first line {line:?}; log:\n{log}",
+                data.display()
+            );
+        };
+        Weft {
+            addr: addr.to_owned(),
+            child,
+            _stdout: stdout,
+        }
+    }
+
+    /// `http://HOST:PORT`.
+    pub(super) fn endpoint(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+impl Drop for Weft {
+    /// SIGKILL: no shutdown and no flush, so only what the store committed survives. Waits until
+    /// the process is gone, so the next one can open the data directory.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
