@@ -332,12 +332,9 @@ pub(crate) fn record_heartbeat(
     if details.is_some() {
         activity.heartbeat_details = details;
     }
-    let (limit, kind) = (activity.heartbeat, Deadline::ActivityHeartbeat);
+    let kind = Deadline::ActivityHeartbeat;
     eng.disarm(seq, task.scheduled, kind, armed)?;
-    let rearmed = eng.arm(seq, task.scheduled, kind, limit)?;
-    if let Some(activity) = run.activities.get_mut(&task.scheduled) {
-        activity.due.heartbeat = rearmed;
-    }
+    activity.due.heartbeat = eng.arm(seq, task.scheduled, kind, activity.heartbeat)?;
     eng.save(run)?;
     Ok(cancel_requested)
 }

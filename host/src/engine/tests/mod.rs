@@ -64,6 +64,16 @@ fn act() -> TypeName {
     }
 }
 
+/// A type registered at time 0 without defaults.
+fn registered<C: Default>() -> TypeRecord<C> {
+    TypeRecord {
+        description: None,
+        created_at: Timestamp::from_millis(0),
+        deprecated_at: None,
+        config: C::default(),
+    }
+}
+
 /// A store holding domain `d` with workflow type `wf`/`1` and activity type `act`/`1`, on a
 /// manual clock.
 struct Fixture {
@@ -90,20 +100,8 @@ impl Fixture {
                     region: "us-east-1".into(),
                 };
                 tx.put_domain(&scope, &domain())?;
-                let record = TypeRecord {
-                    description: None,
-                    created_at: Timestamp::from_millis(0),
-                    deprecated_at: None,
-                    config: Default::default(),
-                };
-                tx.put_type::<WorkflowKind>(&domain(), &new_run().workflow_type, &record)?;
-                let record = TypeRecord {
-                    description: None,
-                    created_at: Timestamp::from_millis(0),
-                    deprecated_at: None,
-                    config: Default::default(),
-                };
-                tx.put_type::<ActivityKind>(&domain(), &act(), &record)?;
+                tx.put_type::<WorkflowKind>(&domain(), &new_run().workflow_type, &registered())?;
+                tx.put_type::<ActivityKind>(&domain(), &act(), &registered())?;
                 Ok(())
             })
             .await
