@@ -1,6 +1,6 @@
 //! Building blocks for the execution tests: a server with domain [`D`], types registered with
 //! defaults, the calls deciders and activity workers make, decision constructors, and history
-//! inspection.
+//! inspection. The decision constructors are in `decisions.rs`.
 //!
 //! Every helper works in domain [`D`]; each test starts its own server, so nothing is shared.
 
@@ -11,25 +11,16 @@ use weft_tests::aws_sdk_swf::Client;
 use weft_tests::aws_sdk_swf::operation::describe_workflow_execution::DescribeWorkflowExecutionOutput;
 use weft_tests::aws_sdk_swf::operation::poll_for_activity_task::PollForActivityTaskOutput;
 use weft_tests::aws_sdk_swf::operation::poll_for_decision_task::PollForDecisionTaskOutput;
-use weft_tests::aws_sdk_swf::types::builders::{
-    ContinueAsNewWorkflowExecutionDecisionAttributesBuilder,
-    ScheduleActivityTaskDecisionAttributesBuilder,
-    StartChildWorkflowExecutionDecisionAttributesBuilder,
-};
+use weft_tests::aws_sdk_swf::operation::start_workflow_execution::builders::StartWorkflowExecutionFluentBuilder;
 use weft_tests::aws_sdk_swf::types::{
-    ActivityType, CancelTimerDecisionAttributes, CancelWorkflowExecutionDecisionAttributes,
-    ChildPolicy, CompleteWorkflowExecutionDecisionAttributes,
-    ContinueAsNewWorkflowExecutionDecisionAttributes, Decision, DecisionType,
-    FailWorkflowExecutionDecisionAttributes, HistoryEvent, RecordMarkerDecisionAttributes,
-    RequestCancelActivityTaskDecisionAttributes,
-    RequestCancelExternalWorkflowExecutionDecisionAttributes,
-    ScheduleActivityTaskDecisionAttributes, ScheduleLambdaFunctionDecisionAttributes,
-    SignalExternalWorkflowExecutionDecisionAttributes,
-    StartChildWorkflowExecutionDecisionAttributes, StartTimerDecisionAttributes, TaskList,
-    WorkflowExecution, WorkflowType,
+    ActivityType, ChildPolicy, Decision, HistoryEvent, TaskList, WorkflowExecution, WorkflowType,
 };
 
 use crate::common::{expect_fault, fault, register_domain};
+
+mod decisions;
+
+pub(crate) use decisions::*;
 
 /// The domain every helper works in.
 pub(crate) const D: &str = "d";
@@ -127,25 +118,27 @@ pub(crate) async fn register_activity(c: &Client, name: &str) {
 
 /// Starts workflow type `name` version "1" as `workflow_id` with the type's defaults; the runId.
 pub(crate) async fn start(c: &Client, workflow_id: &str, name: &str) -> String {
-    c.start_workflow_execution()
-        .domain(D)
-        .workflow_id(workflow_id)
-        .workflow_type(wf_type(name, "1"))
-        .send()
-        .await
-        .unwrap_or_else(|e| panic!("start {workflow_id}: {e:?}"))
-        .run_id()
-        .expect("a runId")
-        .to_owned()
+    start_with(c, workflow_id, name, |s| s).await
 }
 
 /// Like [`start`], with the decision tasks on `list` instead of the type's default list.
 pub(crate) async fn start_on(c: &Client, workflow_id: &str, name: &str, list: &str) -> String {
-    c.start_workflow_execution()
+    start_with(c, workflow_id, name, |s| s.task_list(task_list(list))).await
+}
+
+/// Like [`start`], with whatever else `configure` sets on the request.
+pub(crate) async fn start_with(
+    c: &Client,
+    workflow_id: &str,
+    name: &str,
+    configure: impl FnOnce(StartWorkflowExecutionFluentBuilder) -> StartWorkflowExecutionFluentBuilder,
+) -> String {
+    let request = c
+        .start_workflow_execution()
         .domain(D)
         .workflow_id(workflow_id)
-        .workflow_type(wf_type(name, "1"))
-        .task_list(task_list(list))
+        .workflow_type(wf_type(name, "1"));
+    configure(request)
         .send()
         .await
         .unwrap_or_else(|e| panic!("start {workflow_id}: {e:?}"))
@@ -437,204 +430,4 @@ pub(crate) fn assert_contiguous(events: &[HistoryEvent]) {
     let ids: Vec<i64> = events.iter().map(HistoryEvent::event_id).collect();
     let expected: Vec<i64> = (1..=events.len() as i64).collect();
     assert_eq!(ids, expected, "event ids of {:?}", types(events));
-}
-
-// Decisions.
-
-/// ScheduleActivityTask of type `name` version "1" as `id`, everything else from the type.
-pub(crate) fn schedule_activity(id: &str, name: &str) -> Decision {
-    schedule_activity_with(
-        ScheduleActivityTaskDecisionAttributes::builder()
-            .activity_id(id)
-            .activity_type(act_type(name, "1")),
-    )
-}
-
-/// ScheduleActivityTask with the given attributes.
-pub(crate) fn schedule_activity_with(
-    attributes: ScheduleActivityTaskDecisionAttributesBuilder,
-) -> Decision {
-    Decision::builder()
-        .decision_type(DecisionType::ScheduleActivityTask)
-        .schedule_activity_task_decision_attributes(attributes.build().unwrap())
-        .build()
-        .unwrap()
-}
-
-pub(crate) fn cancel_activity(id: &str) -> Decision {
-    Decision::builder()
-        .decision_type(DecisionType::RequestCancelActivityTask)
-        .request_cancel_activity_task_decision_attributes(
-            RequestCancelActivityTaskDecisionAttributes::builder()
-                .activity_id(id)
-                .build()
-                .unwrap(),
-        )
-        .build()
-        .unwrap()
-}
-
-pub(crate) fn complete_workflow(result: Option<&str>) -> Decision {
-    Decision::builder()
-        .decision_type(DecisionType::CompleteWorkflowExecution)
-        .complete_workflow_execution_decision_attributes(
-            CompleteWorkflowExecutionDecisionAttributes::builder()
-                .set_result(result.map(str::to_owned))
-                .build(),
-        )
-        .build()
-        .unwrap()
-}
-
-pub(crate) fn fail_workflow(reason: &str, details: &str) -> Decision {
-    Decision::builder()
-        .decision_type(DecisionType::FailWorkflowExecution)
-        .fail_workflow_execution_decision_attributes(
-            FailWorkflowExecutionDecisionAttributes::builder()
-                .reason(reason)
-                .details(details)
-                .build(),
-        )
-        .build()
-        .unwrap()
-}
-
-pub(crate) fn cancel_workflow(details: &str) -> Decision {
-    Decision::builder()
-        .decision_type(DecisionType::CancelWorkflowExecution)
-        .cancel_workflow_execution_decision_attributes(
-            CancelWorkflowExecutionDecisionAttributes::builder()
-                .details(details)
-                .build(),
-        )
-        .build()
-        .unwrap()
-}
-
-/// ContinueAsNewWorkflowExecution with the given attributes.
-pub(crate) fn continue_as_new(
-    attributes: ContinueAsNewWorkflowExecutionDecisionAttributesBuilder,
-) -> Decision {
-    Decision::builder()
-        .decision_type(DecisionType::ContinueAsNewWorkflowExecution)
-        .continue_as_new_workflow_execution_decision_attributes(attributes.build())
-        .build()
-        .unwrap()
-}
-
-/// A builder for ContinueAsNewWorkflowExecution attributes.
-pub(crate) fn continue_as_new_attributes() -> ContinueAsNewWorkflowExecutionDecisionAttributesBuilder
-{
-    ContinueAsNewWorkflowExecutionDecisionAttributes::builder()
-}
-
-pub(crate) fn marker(name: &str, details: &str) -> Decision {
-    Decision::builder()
-        .decision_type(DecisionType::RecordMarker)
-        .record_marker_decision_attributes(
-            RecordMarkerDecisionAttributes::builder()
-                .marker_name(name)
-                .details(details)
-                .build()
-                .unwrap(),
-        )
-        .build()
-        .unwrap()
-}
-
-/// StartTimer `id` firing after `seconds`.
-pub(crate) fn start_timer(id: &str, seconds: &str) -> Decision {
-    Decision::builder()
-        .decision_type(DecisionType::StartTimer)
-        .start_timer_decision_attributes(
-            StartTimerDecisionAttributes::builder()
-                .timer_id(id)
-                .start_to_fire_timeout(seconds)
-                .build()
-                .unwrap(),
-        )
-        .build()
-        .unwrap()
-}
-
-pub(crate) fn cancel_timer(id: &str) -> Decision {
-    Decision::builder()
-        .decision_type(DecisionType::CancelTimer)
-        .cancel_timer_decision_attributes(
-            CancelTimerDecisionAttributes::builder()
-                .timer_id(id)
-                .build()
-                .unwrap(),
-        )
-        .build()
-        .unwrap()
-}
-
-/// SignalExternalWorkflowExecution `signal` with input and control to `workflow_id` (`run_id`).
-pub(crate) fn signal_external(workflow_id: &str, run_id: Option<&str>, signal: &str) -> Decision {
-    Decision::builder()
-        .decision_type(DecisionType::SignalExternalWorkflowExecution)
-        .signal_external_workflow_execution_decision_attributes(
-            SignalExternalWorkflowExecutionDecisionAttributes::builder()
-                .workflow_id(workflow_id)
-                .set_run_id(run_id.map(str::to_owned))
-                .signal_name(signal)
-                .input(format!("{signal}-input"))
-                .control(format!("{signal}-control"))
-                .build()
-                .unwrap(),
-        )
-        .build()
-        .unwrap()
-}
-
-/// RequestCancelExternalWorkflowExecution of `workflow_id` (`run_id`).
-pub(crate) fn cancel_external(workflow_id: &str, run_id: Option<&str>) -> Decision {
-    Decision::builder()
-        .decision_type(DecisionType::RequestCancelExternalWorkflowExecution)
-        .request_cancel_external_workflow_execution_decision_attributes(
-            RequestCancelExternalWorkflowExecutionDecisionAttributes::builder()
-                .workflow_id(workflow_id)
-                .set_run_id(run_id.map(str::to_owned))
-                .control("cancel-control")
-                .build()
-                .unwrap(),
-        )
-        .build()
-        .unwrap()
-}
-
-/// A builder for StartChildWorkflowExecution attributes: `workflow_id` of type `name` "1".
-pub(crate) fn child_attributes(
-    workflow_id: &str,
-    name: &str,
-) -> StartChildWorkflowExecutionDecisionAttributesBuilder {
-    StartChildWorkflowExecutionDecisionAttributes::builder()
-        .workflow_id(workflow_id)
-        .workflow_type(wf_type(name, "1"))
-}
-
-/// StartChildWorkflowExecution with the given attributes.
-pub(crate) fn start_child(
-    attributes: StartChildWorkflowExecutionDecisionAttributesBuilder,
-) -> Decision {
-    Decision::builder()
-        .decision_type(DecisionType::StartChildWorkflowExecution)
-        .start_child_workflow_execution_decision_attributes(attributes.build().unwrap())
-        .build()
-        .unwrap()
-}
-
-pub(crate) fn schedule_lambda(id: &str, name: &str) -> Decision {
-    Decision::builder()
-        .decision_type(DecisionType::ScheduleLambdaFunction)
-        .schedule_lambda_function_decision_attributes(
-            ScheduleLambdaFunctionDecisionAttributes::builder()
-                .id(id)
-                .name(name)
-                .build()
-                .unwrap(),
-        )
-        .build()
-        .unwrap()
 }

@@ -1,0 +1,253 @@
+//! The four activity timeouts: schedule-to-start, start-to-close, heartbeat, schedule-to-close.
+
+use super::*;
+
+#[tokio::test]
+async fn an_activity_nobody_picks_up_times_out_schedule_to_start() {
+    let (_server, c) = server().await;
+    // Its schedule-to-close deadline comes later, once the task is closed: it must not fire too.
+    let run = job(
+        &c,
+        vec![timed_activity("a1", "nobody", |a| {
+            a.schedule_to_start_timeout("1")
+                .schedule_to_close_timeout("2")
+        })],
+    )
+    .await;
+    let scheduled = millis(&history(&c, "job", &run).await[4]);
+
+    // Shortly before the deadline the task still waits on its list.
+    sleep_until_millis(scheduled + 700).await;
+    let events = history(&c, "job", &run).await;
+    assert_eq!(count(&events, "ActivityTaskTimedOut"), 0);
+    assert_eq!(pending_activities(&c, "nobody").await, 1);
+
+    let events = wait_for_event(&c, "job", &run, "ActivityTaskTimedOut").await;
+    assert_types(
+        &events,
+        &activity_history(&["ActivityTaskTimedOut", "DecisionTaskScheduled"]),
+    );
+    assert_on_time(&events[5], scheduled, 1);
+    let timed_out = only_activity_timeout(&events);
+    assert_eq!(
+        timed_out.timeout_type(),
+        &ActivityTaskTimeoutType::ScheduleToStart
+    );
+    assert_eq!(timed_out.scheduled_event_id(), 5);
+    assert_eq!(timed_out.started_event_id(), 0);
+    assert_eq!(timed_out.details(), None);
+
+    // The task left its list: no worker ever gets it.
+    assert_eq!(pending_activities(&c, "nobody").await, 0);
+    assert!(poll_activity_once(&c, "nobody").await.is_none());
+    // Past the schedule-to-close deadline too, the one timeout is all there is; the decider
+    // hears of it.
+    sleep_until_millis(scheduled + 2500).await;
+    let task = decision_task(&c, DECIDERS).await;
+    assert_eq!(
+        types(task.events())[..7],
+        activity_history(&["ActivityTaskTimedOut", "DecisionTaskScheduled"])
+    );
+    assert_eq!(count(task.events(), "ActivityTaskTimedOut"), 1);
+    respond(&c, task.task_token(), vec![complete_workflow(None)]).await;
+    assert_eq!(
+        count(&history(&c, "job", &run).await, "ActivityTaskTimedOut"),
+        1
+    );
+}
+
+/// Heartbeats `token` every 0.5 s with details "beat-1", "beat-2", … until a heartbeat is refused
+/// (at most `limit` times); the details of the last one accepted and the refusal's fault.
+async fn heartbeat_until_refused(c: &Client, token: &str, limit: usize) -> (String, String) {
+    let mut accepted = String::new();
+    for n in 1..=limit {
+        let details = format!("beat-{n}");
+        match heartbeat(c, token, Some(&details)).await {
+            Ok(cancel_requested) => {
+                assert!(!cancel_requested);
+                accepted = details;
+            }
+            Err(fault) => return (accepted, fault),
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    panic!("{limit} heartbeats were all accepted: the task never timed out");
+}
+
+#[tokio::test]
+async fn a_running_activity_times_out_start_to_close_whatever_its_heartbeats() {
+    let (_server, c) = server().await;
+    let run = job(
+        &c,
+        vec![timed_activity("a1", WORKERS, |a| {
+            a.start_to_close_timeout("2")
+        })],
+    )
+    .await;
+    let work = activity_task(&c, WORKERS).await;
+    // Heartbeats do not extend start-to-close: it fires 2 s after the start all the same.
+    let (last_details, refusal) = heartbeat_until_refused(&c, work.task_token(), 12).await;
+    assert_eq!(refusal, "UnknownResourceFault");
+
+    let events = wait_for_event(&c, "job", &run, "ActivityTaskTimedOut").await;
+    assert_types(
+        &events,
+        &activity_history(&[
+            "ActivityTaskStarted",
+            "ActivityTaskTimedOut",
+            "DecisionTaskScheduled",
+        ]),
+    );
+    assert_on_time(&events[6], millis(&events[5]), 2);
+    let timed_out = only_activity_timeout(&events);
+    assert_eq!(
+        timed_out.timeout_type(),
+        &ActivityTaskTimeoutType::StartToClose
+    );
+    assert_eq!(timed_out.scheduled_event_id(), 5);
+    assert_eq!(timed_out.started_event_id(), 6);
+    assert!(
+        last_details.starts_with("beat-"),
+        "no heartbeat was accepted"
+    );
+    assert_eq!(timed_out.details(), Some(last_details.as_str()));
+
+    // Too late to answer.
+    assert_activity_token_dead(&c, work.task_token()).await;
+    assert_eq!(history(&c, "job", &run).await, events);
+    let task = decision_task(&c, DECIDERS).await;
+    assert_eq!(count(task.events(), "ActivityTaskTimedOut"), 1);
+}
+
+#[tokio::test]
+async fn heartbeats_keep_an_activity_alive_until_they_stop() {
+    let (_server, c) = server().await;
+    let run = job(
+        &c,
+        vec![timed_activity("a1", WORKERS, |a| a.heartbeat_timeout("2"))],
+    )
+    .await;
+    let work = activity_task(&c, WORKERS).await;
+    // Six heartbeats 0.5 s apart keep it alive for 3 s, past its 2 s heartbeat timeout.
+    let mut last_sent = 0;
+    for n in 1..=6 {
+        last_sent = now_millis();
+        let details = format!("beat-{n}");
+        assert_eq!(
+            heartbeat(&c, work.task_token(), Some(&details)).await,
+            Ok(false),
+            "{details}"
+        );
+        if n < 6 {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+    let events = history(&c, "job", &run).await;
+    assert_eq!(
+        count(&events, "ActivityTaskTimedOut"),
+        0,
+        "{:?}",
+        types(&events)
+    );
+    let started = millis(&events[5]);
+    assert!(
+        last_sent - started >= 2500,
+        "the heartbeats took {} ms",
+        last_sent - started
+    );
+
+    // Then it stops: 2 s after the last heartbeat, it is timed out with that heartbeat's details.
+    let events = wait_for_event(&c, "job", &run, "ActivityTaskTimedOut").await;
+    assert_types(
+        &events,
+        &activity_history(&[
+            "ActivityTaskStarted",
+            "ActivityTaskTimedOut",
+            "DecisionTaskScheduled",
+        ]),
+    );
+    assert_on_time(&events[6], last_sent, 2);
+    let timed_out = only_activity_timeout(&events);
+    assert_eq!(
+        timed_out.timeout_type(),
+        &ActivityTaskTimeoutType::Heartbeat
+    );
+    assert_eq!(timed_out.scheduled_event_id(), 5);
+    assert_eq!(timed_out.started_event_id(), 6);
+    assert_eq!(timed_out.details(), Some("beat-6"));
+
+    assert_activity_token_dead(&c, work.task_token()).await;
+    assert_eq!(history(&c, "job", &run).await, events);
+    let task = decision_task(&c, DECIDERS).await;
+    assert_eq!(count(task.events(), "ActivityTaskTimedOut"), 1);
+}
+
+#[tokio::test]
+async fn schedule_to_close_counts_the_wait_in_the_queue_and_the_run() {
+    let (_server, c) = server().await;
+    let run = job(
+        &c,
+        vec![
+            timed_activity("picked", WORKERS, |a| a.schedule_to_close_timeout("2")),
+            timed_activity("queued", "nobody", |a| a.schedule_to_close_timeout("2")),
+        ],
+    )
+    .await;
+    let events = history(&c, "job", &run).await;
+    assert_types(&events, &activity_history(&["ActivityTaskScheduled"]));
+    let scheduled = millis(&events[4]);
+    // "picked" waits 1 s in its queue before a worker takes it: its deadline does not move.
+    sleep_until_millis(scheduled + 1000).await;
+    let work = activity_task(&c, WORKERS).await;
+    assert_eq!(work.activity_id(), "picked");
+    assert_eq!(
+        heartbeat(&c, work.task_token(), Some("half")).await,
+        Ok(false)
+    );
+
+    let events = wait_for_events(&c, "job", &run, "ActivityTaskTimedOut", 2).await;
+    let started = first(&events, "ActivityTaskStarted");
+    assert_eq!(started.event_id(), 7);
+    let mut timeouts: Vec<&HistoryEvent> = events
+        .iter()
+        .filter(|e| e.event_type().as_str() == "ActivityTaskTimedOut")
+        .collect();
+    assert_eq!(timeouts.len(), 2, "{:?}", types(&events));
+    timeouts.sort_by_key(|e| {
+        e.activity_task_timed_out_event_attributes()
+            .unwrap()
+            .scheduled_event_id()
+    });
+    for (event, scheduled_event_id, started_event_id, details) in
+        [(timeouts[0], 5, 7, Some("half")), (timeouts[1], 6, 0, None)]
+    {
+        assert_on_time(event, scheduled, 2);
+        let timed_out = event.activity_task_timed_out_event_attributes().unwrap();
+        assert_eq!(
+            timed_out.timeout_type(),
+            &ActivityTaskTimeoutType::ScheduleToClose
+        );
+        assert_eq!(timed_out.scheduled_event_id(), scheduled_event_id);
+        assert_eq!(timed_out.started_event_id(), started_event_id);
+        assert_eq!(timed_out.details(), details);
+    }
+    // Counted from the scheduling, not from the start 1 s later.
+    assert!(millis(timeouts[0]) - millis(started) < 2000);
+    // One decision task for both.
+    assert_eq!(
+        count(&events, "DecisionTaskScheduled"),
+        2,
+        "{:?}",
+        types(&events)
+    );
+    let first_timeout = first(&events, "ActivityTaskTimedOut").event_id();
+    assert!(
+        last(&events, "DecisionTaskScheduled").event_id() > first_timeout,
+        "{:?}",
+        types(&events)
+    );
+
+    assert_activity_token_dead(&c, work.task_token()).await;
+    assert_eq!(pending_activities(&c, "nobody").await, 0);
+    assert_eq!(history(&c, "job", &run).await, events);
+}
