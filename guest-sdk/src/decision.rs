@@ -1,0 +1,614 @@
+//! Constructors for the 13 decisions, builders for those with optional parts, and the response.
+//!
+//! Durations are whole seconds. A timeout left unset takes the default registered with the type
+//! (or given when the execution started), as in SWF.
+
+use crate::decisions::{
+    CancelTimerDecisionAttributes, CancelWorkflowExecutionDecisionAttributes,
+    CompleteWorkflowExecutionDecisionAttributes, Decision, FailWorkflowExecutionDecisionAttributes,
+    RecordMarkerDecisionAttributes, RequestCancelActivityTaskDecisionAttributes,
+};
+use crate::tasks::DecisionResponse;
+use builders::{
+    ContinueAsNew, RequestCancelExternal, ScheduleActivity, ScheduleLambda, SignalExternal,
+    StartChild, StartTimer,
+};
+
+impl Decision {
+    /// `ScheduleActivityTask`: runs an activity of type `name`/`version` under the id `id`,
+    /// which names it in the history (see [`History::activity`](crate::History::activity)).
+    ///
+    /// ```
+    /// use weft_guest::Decision;
+    ///
+    /// let d: Decision = Decision::schedule_activity("charge", "ChargeCreditCard", "1.0")
+    ///     .input(r#"{"amount_cents":1999}"#)
+    ///     .task_list("order-activities")
+    ///     .start_to_close(30)
+    ///     .into();
+    /// # assert!(matches!(d, Decision::ScheduleActivityTask(_)));
+    /// ```
+    pub fn schedule_activity(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        version: impl Into<String>,
+    ) -> ScheduleActivity {
+        ScheduleActivity::new(id.into(), name.into(), version.into())
+    }
+
+    /// `RequestCancelActivityTask`: asks the activity `id` to stop (its worker learns it from its
+    /// next heartbeat).
+    ///
+    /// ```
+    /// # use weft_guest::Decision;
+    /// let d = Decision::request_cancel_activity("ship");
+    /// # assert!(matches!(d, Decision::RequestCancelActivityTask(_)));
+    /// ```
+    pub fn request_cancel_activity(id: impl Into<String>) -> Decision {
+        Decision::RequestCancelActivityTask(RequestCancelActivityTaskDecisionAttributes {
+            activity_id: id.into(),
+        })
+    }
+
+    /// `CompleteWorkflowExecution`: closes the execution as completed, with an optional result.
+    ///
+    /// ```
+    /// # use weft_guest::Decision;
+    /// let d = Decision::complete(Some(r#"{"tracking":"T1"}"#.to_string()));
+    /// # assert!(matches!(d, Decision::CompleteWorkflowExecution(_)));
+    /// ```
+    pub fn complete(result: Option<String>) -> Decision {
+        Decision::CompleteWorkflowExecution(CompleteWorkflowExecutionDecisionAttributes { result })
+    }
+
+    /// `FailWorkflowExecution`: closes the execution as failed, with a reason and optional
+    /// details.
+    ///
+    /// ```
+    /// # use weft_guest::Decision;
+    /// let d = Decision::fail("payment declined", Some("card ending 0000".to_string()));
+    /// # assert!(matches!(d, Decision::FailWorkflowExecution(_)));
+    /// ```
+    pub fn fail(reason: impl Into<String>, details: Option<String>) -> Decision {
+        Decision::FailWorkflowExecution(FailWorkflowExecutionDecisionAttributes {
+            reason: Some(reason.into()),
+            details,
+        })
+    }
+
+    /// `CancelWorkflowExecution`: closes the execution as canceled, with optional details.
+    ///
+    /// ```
+    /// # use weft_guest::Decision;
+    /// let d = Decision::cancel(Some("canceled by the customer".to_string()));
+    /// # assert!(matches!(d, Decision::CancelWorkflowExecution(_)));
+    /// ```
+    pub fn cancel(details: Option<String>) -> Decision {
+        Decision::CancelWorkflowExecution(CancelWorkflowExecutionDecisionAttributes { details })
+    }
+
+    /// `ContinueAsNewWorkflowExecution`: closes this run and starts a new run of the same
+    /// execution, by default with the same settings and no input.
+    ///
+    /// ```
+    /// # use weft_guest::Decision;
+    /// let d: Decision = Decision::continue_as_new().input("page 2").into();
+    /// # assert!(matches!(d, Decision::ContinueAsNewWorkflowExecution(_)));
+    /// ```
+    pub fn continue_as_new() -> ContinueAsNew {
+        ContinueAsNew::new()
+    }
+
+    /// `RecordMarker`: writes a marker into the history, for the decider's later turns or for
+    /// people reading it (see [`History::markers`](crate::History::markers)).
+    ///
+    /// ```
+    /// # use weft_guest::Decision;
+    /// let d = Decision::record_marker("cancel-too-late", None);
+    /// # assert!(matches!(d, Decision::RecordMarker(_)));
+    /// ```
+    pub fn record_marker(name: impl Into<String>, details: Option<String>) -> Decision {
+        Decision::RecordMarker(RecordMarkerDecisionAttributes {
+            marker_name: name.into(),
+            details,
+        })
+    }
+
+    /// `StartTimer`: starts the timer `id`, which fires after `seconds` (see
+    /// [`History::timer`](crate::History::timer)).
+    ///
+    /// ```
+    /// # use weft_guest::Decision;
+    /// let d: Decision = Decision::start_timer("cancel-window", 30).into();
+    /// # assert!(matches!(d, Decision::StartTimer(_)));
+    /// ```
+    pub fn start_timer(id: impl Into<String>, seconds: u64) -> StartTimer {
+        StartTimer::new(id.into(), seconds)
+    }
+
+    /// `CancelTimer`: cancels the open timer `id`.
+    ///
+    /// ```
+    /// # use weft_guest::Decision;
+    /// let d = Decision::cancel_timer("cancel-window");
+    /// # assert!(matches!(d, Decision::CancelTimer(_)));
+    /// ```
+    pub fn cancel_timer(id: impl Into<String>) -> Decision {
+        Decision::CancelTimer(CancelTimerDecisionAttributes {
+            timer_id: id.into(),
+        })
+    }
+
+    /// `SignalExternalWorkflowExecution`: sends the signal `signal_name` to the execution
+    /// `workflow_id` (its current run unless a run id is given).
+    ///
+    /// ```
+    /// # use weft_guest::Decision;
+    /// let d: Decision = Decision::signal_external("order-17", "cancel").input("too slow").into();
+    /// # assert!(matches!(d, Decision::SignalExternalWorkflowExecution(_)));
+    /// ```
+    pub fn signal_external(
+        workflow_id: impl Into<String>,
+        signal_name: impl Into<String>,
+    ) -> SignalExternal {
+        SignalExternal::new(workflow_id.into(), signal_name.into())
+    }
+
+    /// `RequestCancelExternalWorkflowExecution`: asks the execution `workflow_id` to cancel.
+    ///
+    /// ```
+    /// # use weft_guest::Decision;
+    /// let d: Decision = Decision::request_cancel_external("order-17").into();
+    /// # assert!(matches!(d, Decision::RequestCancelExternalWorkflowExecution(_)));
+    /// ```
+    pub fn request_cancel_external(workflow_id: impl Into<String>) -> RequestCancelExternal {
+        RequestCancelExternal::new(workflow_id.into())
+    }
+
+    /// `StartChildWorkflowExecution`: starts a child execution `workflow_id` of the workflow
+    /// type `name`/`version` (see [`History::child`](crate::History::child)).
+    ///
+    /// ```
+    /// # use weft_guest::Decision;
+    /// let d: Decision = Decision::start_child("quote-1-item-0", "PriceItem", "1.0")
+    ///     .input(r#"{"sku":"apple","quantity":3}"#)
+    ///     .into();
+    /// # assert!(matches!(d, Decision::StartChildWorkflowExecution(_)));
+    /// ```
+    pub fn start_child(
+        workflow_id: impl Into<String>,
+        name: impl Into<String>,
+        version: impl Into<String>,
+    ) -> StartChild {
+        StartChild::new(workflow_id.into(), name.into(), version.into())
+    }
+
+    /// `ScheduleLambdaFunction`: runs the function `name` under the id `id` (see
+    /// [`History::lambda`](crate::History::lambda)).
+    ///
+    /// ```
+    /// # use weft_guest::Decision;
+    /// let d: Decision = Decision::schedule_lambda("price", "price").input("{}").into();
+    /// # assert!(matches!(d, Decision::ScheduleLambdaFunction(_)));
+    /// ```
+    pub fn schedule_lambda(id: impl Into<String>, name: impl Into<String>) -> ScheduleLambda {
+        ScheduleLambda::new(id.into(), name.into())
+    }
+}
+
+impl From<Vec<Decision>> for DecisionResponse {
+    /// A response with these decisions and nothing else.
+    fn from(decisions: Vec<Decision>) -> Self {
+        DecisionResponse {
+            decisions,
+            execution_context: None,
+            task_list: None,
+            task_list_schedule_to_start_timeout: None,
+        }
+    }
+}
+
+impl DecisionResponse {
+    /// The same response with this execution context, kept with the execution for later tasks
+    /// and for visibility (`DescribeWorkflowExecution`).
+    ///
+    /// ```
+    /// use weft_guest::Response;
+    ///
+    /// let response = Response::from(vec![]).execution_context("step 2");
+    /// assert_eq!(response.execution_context.as_deref(), Some("step 2"));
+    /// ```
+    #[must_use]
+    pub fn execution_context(mut self, context: impl Into<String>) -> Self {
+        self.execution_context = Some(context.into());
+        self
+    }
+
+    /// The same response, sending the execution's next decision tasks to `task_list`; if one
+    /// waits there longer than `schedule_to_start` seconds it goes back to the execution's own
+    /// task list.
+    ///
+    /// ```
+    /// use weft_guest::Response;
+    ///
+    /// let response = Response::from(vec![]).task_list("urgent-decisions", 10);
+    /// assert_eq!(response.task_list.map(|t| t.name).as_deref(), Some("urgent-decisions"));
+    /// ```
+    #[must_use]
+    pub fn task_list(mut self, task_list: impl Into<String>, schedule_to_start: u64) -> Self {
+        self.task_list = Some(crate::types::TaskList {
+            name: task_list.into(),
+        });
+        self.task_list_schedule_to_start_timeout = Some(schedule_to_start.to_string());
+        self
+    }
+}
+
+/// The builders that [`Decision`]'s constructors return for the decisions with optional parts.
+/// Each converts into a [`Decision`] with `.into()`.
+pub mod builders {
+    use crate::decisions::{
+        ContinueAsNewWorkflowExecutionDecisionAttributes, Decision,
+        RequestCancelExternalWorkflowExecutionDecisionAttributes,
+        ScheduleActivityTaskDecisionAttributes, ScheduleLambdaFunctionDecisionAttributes,
+        SignalExternalWorkflowExecutionDecisionAttributes,
+        StartChildWorkflowExecutionDecisionAttributes, StartTimerDecisionAttributes,
+    };
+    use crate::types::{ActivityType, ChildPolicy, TaskList, WorkflowType};
+
+    fn secs(seconds: u64) -> Option<String> {
+        Some(seconds.to_string())
+    }
+
+    fn task_list(name: impl Into<String>) -> Option<TaskList> {
+        Some(TaskList { name: name.into() })
+    }
+
+    /// Declares a builder: a newtype over the decision's attributes that converts into the
+    /// decision.
+    macro_rules! builder {
+        ($(#[$doc:meta])* $name:ident($attributes:ident) => $variant:ident) => {
+            $(#[$doc])*
+            #[derive(Clone, Debug, PartialEq)]
+            #[must_use = "a builder does nothing until it is turned into a Decision with .into()"]
+            pub struct $name($attributes);
+
+            impl From<$name> for Decision {
+                fn from(builder: $name) -> Self {
+                    Decision::$variant(builder.0)
+                }
+            }
+
+            impl $name {
+                /// The attributes built so far.
+                pub fn attributes(&self) -> &$attributes {
+                    &self.0
+                }
+            }
+        };
+    }
+
+    /// Declares builder methods that set one optional field each.
+    macro_rules! setters {
+        ($name:ident { $($(#[$doc:meta])* $method:ident($arg:ident: $ty:ty) => $field:ident = $value:expr;)* }) => {
+            impl $name {
+                $(
+                    $(#[$doc])*
+                    pub fn $method(mut self, $arg: $ty) -> Self {
+                        self.0.$field = $value;
+                        self
+                    }
+                )*
+            }
+        };
+    }
+
+    builder! {
+        /// A `ScheduleActivityTask` decision, from
+        /// [`Decision::schedule_activity`](crate::Decision::schedule_activity).
+        ///
+        /// ```
+        /// use weft_guest::Decision;
+        ///
+        /// let d: Decision = Decision::schedule_activity("ship", "ShipOrder", "1.0")
+        ///     .input("{}")
+        ///     .control("attempt 1")
+        ///     .task_list("order-activities")
+        ///     .task_priority(5)
+        ///     .schedule_to_close(600)
+        ///     .schedule_to_start(300)
+        ///     .start_to_close(300)
+        ///     .heartbeat(60)
+        ///     .into();
+        /// ```
+        ScheduleActivity(ScheduleActivityTaskDecisionAttributes) => ScheduleActivityTask
+    }
+
+    impl ScheduleActivity {
+        pub(crate) fn new(id: String, name: String, version: String) -> Self {
+            ScheduleActivity(ScheduleActivityTaskDecisionAttributes {
+                activity_type: ActivityType { name, version },
+                activity_id: id,
+                control: None,
+                input: None,
+                schedule_to_close_timeout: None,
+                task_list: None,
+                task_priority: None,
+                schedule_to_start_timeout: None,
+                start_to_close_timeout: None,
+                heartbeat_timeout: None,
+            })
+        }
+    }
+
+    setters!(ScheduleActivity {
+        /// The input the worker gets.
+        input(input: impl Into<String>) => input = Some(input.into());
+        /// Data for the decider's later turns, kept in the `ActivityTaskScheduled` event.
+        control(control: impl Into<String>) => control = Some(control.into());
+        /// The task list to schedule it on, instead of the type's default.
+        task_list(name: impl Into<String>) => task_list = task_list(name);
+        /// Its priority on that task list (higher first).
+        task_priority(priority: i32) => task_priority = Some(priority.to_string());
+        /// Seconds from scheduling to closing.
+        schedule_to_close(seconds: u64) => schedule_to_close_timeout = secs(seconds);
+        /// Seconds it may wait for a worker.
+        schedule_to_start(seconds: u64) => schedule_to_start_timeout = secs(seconds);
+        /// Seconds a worker may take.
+        start_to_close(seconds: u64) => start_to_close_timeout = secs(seconds);
+        /// Seconds allowed between two heartbeats.
+        heartbeat(seconds: u64) => heartbeat_timeout = secs(seconds);
+    });
+
+    builder! {
+        /// A `StartTimer` decision, from [`Decision::start_timer`](crate::Decision::start_timer).
+        ///
+        /// ```
+        /// use weft_guest::Decision;
+        ///
+        /// let d: Decision = Decision::start_timer("retry", 10).control("attempt 2").into();
+        /// ```
+        StartTimer(StartTimerDecisionAttributes) => StartTimer
+    }
+
+    impl StartTimer {
+        pub(crate) fn new(id: String, seconds: u64) -> Self {
+            StartTimer(StartTimerDecisionAttributes {
+                timer_id: id,
+                control: None,
+                start_to_fire_timeout: seconds.to_string(),
+            })
+        }
+    }
+
+    setters!(StartTimer {
+        /// Data for the decider's later turns, kept in the `TimerStarted` event.
+        control(control: impl Into<String>) => control = Some(control.into());
+    });
+
+    builder! {
+        /// A `ContinueAsNewWorkflowExecution` decision, from
+        /// [`Decision::continue_as_new`](crate::Decision::continue_as_new).
+        ///
+        /// ```
+        /// use weft_guest::{types::ChildPolicy, Decision};
+        ///
+        /// let d: Decision = Decision::continue_as_new()
+        ///     .input("page 2")
+        ///     .execution_start_to_close(3600)
+        ///     .task_list("order-decisions")
+        ///     .task_priority(0)
+        ///     .task_start_to_close(30)
+        ///     .child_policy(ChildPolicy::Terminate)
+        ///     .tags(["batch"])
+        ///     .workflow_type_version("2.0")
+        ///     .lambda_role("weft")
+        ///     .into();
+        /// ```
+        ContinueAsNew(ContinueAsNewWorkflowExecutionDecisionAttributes) => ContinueAsNewWorkflowExecution
+    }
+
+    impl ContinueAsNew {
+        pub(crate) fn new() -> Self {
+            ContinueAsNew(ContinueAsNewWorkflowExecutionDecisionAttributes {
+                input: None,
+                execution_start_to_close_timeout: None,
+                task_list: None,
+                task_priority: None,
+                task_start_to_close_timeout: None,
+                child_policy: None,
+                tag_list: None,
+                workflow_type_version: None,
+                lambda_role: None,
+            })
+        }
+    }
+
+    setters!(ContinueAsNew {
+        /// The new run's input.
+        input(input: impl Into<String>) => input = Some(input.into());
+        /// Seconds the new run may take.
+        execution_start_to_close(seconds: u64) => execution_start_to_close_timeout = secs(seconds);
+        /// The new run's decision task list.
+        task_list(name: impl Into<String>) => task_list = task_list(name);
+        /// The priority of the new run's decision tasks.
+        task_priority(priority: i32) => task_priority = Some(priority.to_string());
+        /// Seconds a decider may take on one of the new run's decision tasks.
+        task_start_to_close(seconds: u64) => task_start_to_close_timeout = secs(seconds);
+        /// What happens to the new run's children if it is terminated or times out.
+        child_policy(policy: ChildPolicy) => child_policy = Some(policy);
+        /// The new run's tags (at most 5).
+        tags(tags: impl IntoIterator<Item = impl Into<String>>) => tag_list = Some(tags.into_iter().map(Into::into).collect());
+        /// The version of the workflow type the new run uses.
+        workflow_type_version(version: impl Into<String>) => workflow_type_version = Some(version.into());
+        /// The role the new run's Lambda functions run with.
+        lambda_role(role: impl Into<String>) => lambda_role = Some(role.into());
+    });
+
+    builder! {
+        /// A `SignalExternalWorkflowExecution` decision, from
+        /// [`Decision::signal_external`](crate::Decision::signal_external).
+        ///
+        /// ```
+        /// use weft_guest::Decision;
+        ///
+        /// let d: Decision = Decision::signal_external("order-17", "cancel")
+        ///     .run_id("run-1")
+        ///     .input("too slow")
+        ///     .control("sent once")
+        ///     .into();
+        /// ```
+        SignalExternal(SignalExternalWorkflowExecutionDecisionAttributes) => SignalExternalWorkflowExecution
+    }
+
+    impl SignalExternal {
+        pub(crate) fn new(workflow_id: String, signal_name: String) -> Self {
+            SignalExternal(SignalExternalWorkflowExecutionDecisionAttributes {
+                workflow_id,
+                run_id: None,
+                signal_name,
+                input: None,
+                control: None,
+            })
+        }
+    }
+
+    setters!(SignalExternal {
+        /// The run to signal, instead of the execution's current run.
+        run_id(run_id: impl Into<String>) => run_id = Some(run_id.into());
+        /// The signal's input.
+        input(input: impl Into<String>) => input = Some(input.into());
+        /// Data for the decider's later turns.
+        control(control: impl Into<String>) => control = Some(control.into());
+    });
+
+    builder! {
+        /// A `RequestCancelExternalWorkflowExecution` decision, from
+        /// [`Decision::request_cancel_external`](crate::Decision::request_cancel_external).
+        ///
+        /// ```
+        /// use weft_guest::Decision;
+        ///
+        /// let d: Decision = Decision::request_cancel_external("order-17")
+        ///     .run_id("run-1")
+        ///     .control("asked once")
+        ///     .into();
+        /// ```
+        RequestCancelExternal(RequestCancelExternalWorkflowExecutionDecisionAttributes) => RequestCancelExternalWorkflowExecution
+    }
+
+    impl RequestCancelExternal {
+        pub(crate) fn new(workflow_id: String) -> Self {
+            RequestCancelExternal(RequestCancelExternalWorkflowExecutionDecisionAttributes {
+                workflow_id,
+                run_id: None,
+                control: None,
+            })
+        }
+    }
+
+    setters!(RequestCancelExternal {
+        /// The run to cancel, instead of the execution's current run.
+        run_id(run_id: impl Into<String>) => run_id = Some(run_id.into());
+        /// Data for the decider's later turns.
+        control(control: impl Into<String>) => control = Some(control.into());
+    });
+
+    builder! {
+        /// A `StartChildWorkflowExecution` decision, from
+        /// [`Decision::start_child`](crate::Decision::start_child).
+        ///
+        /// ```
+        /// use weft_guest::{types::ChildPolicy, Decision};
+        ///
+        /// let d: Decision = Decision::start_child("quote-1-item-0", "PriceItem", "1.0")
+        ///     .input("{}")
+        ///     .control("line 0")
+        ///     .execution_start_to_close(300)
+        ///     .task_list("quote-decisions")
+        ///     .task_priority(0)
+        ///     .task_start_to_close(30)
+        ///     .child_policy(ChildPolicy::Terminate)
+        ///     .tags(["quote"])
+        ///     .lambda_role("weft")
+        ///     .into();
+        /// ```
+        StartChild(StartChildWorkflowExecutionDecisionAttributes) => StartChildWorkflowExecution
+    }
+
+    impl StartChild {
+        pub(crate) fn new(workflow_id: String, name: String, version: String) -> Self {
+            StartChild(StartChildWorkflowExecutionDecisionAttributes {
+                workflow_type: WorkflowType { name, version },
+                workflow_id,
+                control: None,
+                input: None,
+                execution_start_to_close_timeout: None,
+                task_list: None,
+                task_priority: None,
+                task_start_to_close_timeout: None,
+                child_policy: None,
+                tag_list: None,
+                lambda_role: None,
+            })
+        }
+    }
+
+    setters!(StartChild {
+        /// The child's input.
+        input(input: impl Into<String>) => input = Some(input.into());
+        /// Data for the decider's later turns.
+        control(control: impl Into<String>) => control = Some(control.into());
+        /// Seconds the child may take.
+        execution_start_to_close(seconds: u64) => execution_start_to_close_timeout = secs(seconds);
+        /// The child's decision task list.
+        task_list(name: impl Into<String>) => task_list = task_list(name);
+        /// The priority of the child's decision tasks.
+        task_priority(priority: i32) => task_priority = Some(priority.to_string());
+        /// Seconds a decider may take on one of the child's decision tasks.
+        task_start_to_close(seconds: u64) => task_start_to_close_timeout = secs(seconds);
+        /// What happens to the child's own children if it is terminated or times out.
+        child_policy(policy: ChildPolicy) => child_policy = Some(policy);
+        /// The child's tags (at most 5).
+        tags(tags: impl IntoIterator<Item = impl Into<String>>) => tag_list = Some(tags.into_iter().map(Into::into).collect());
+        /// The role the child's Lambda functions run with.
+        lambda_role(role: impl Into<String>) => lambda_role = Some(role.into());
+    });
+
+    builder! {
+        /// A `ScheduleLambdaFunction` decision, from
+        /// [`Decision::schedule_lambda`](crate::Decision::schedule_lambda).
+        ///
+        /// ```
+        /// use weft_guest::Decision;
+        ///
+        /// let d: Decision = Decision::schedule_lambda("price", "price")
+        ///     .input("{}")
+        ///     .control("line 0")
+        ///     .start_to_close(5)
+        ///     .into();
+        /// ```
+        ScheduleLambda(ScheduleLambdaFunctionDecisionAttributes) => ScheduleLambdaFunction
+    }
+
+    impl ScheduleLambda {
+        pub(crate) fn new(id: String, name: String) -> Self {
+            ScheduleLambda(ScheduleLambdaFunctionDecisionAttributes {
+                id,
+                name,
+                control: None,
+                input: None,
+                start_to_close_timeout: None,
+            })
+        }
+    }
+
+    setters!(ScheduleLambda {
+        /// The function's input.
+        input(input: impl Into<String>) => input = Some(input.into());
+        /// Data for the decider's later turns.
+        control(control: impl Into<String>) => control = Some(control.into());
+        /// Seconds the function may take.
+        start_to_close(seconds: u64) => start_to_close_timeout = secs(seconds);
+    });
+}
