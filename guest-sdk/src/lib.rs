@@ -41,34 +41,35 @@
 //! wit-bindgen describes each generated world in a `component-type:*` custom section, and when
 //! `wasm-component-ld` turns the core module into a component, wit-component takes the union of
 //! every such section in the binary as the component's world. Had this crate generated the three
-//! worlds plainly, every guest would carry all three sections, and wit-component would then
-//! require a decider to export `run` and `invoke` as well as `decide` (it looks for a definition
-//! of every export of that union). Relying on the linker to keep only the sections of what a
-//! guest uses does not hold: rustc puts items in codegen units as it likes, and LTO or
+//! worlds plainly, every guest would carry all three sections, and a decider would fail to link:
+//! tried with the decider and activity-worker worlds generated side by side and only `decide`
+//! exported, `wasm-component-ld` stops with "failed to decode world from module: failed to find
+//! export of function `run`". Relying on the linker to keep only the sections of what a guest
+//! uses does not hold either: rustc puts items in codegen units as it likes, and LTO or
 //! `codegen-units = 1` puts all of them into one object. Cargo features per world fail too: cargo
 //! unifies features, so building two examples together turns every world on for both.
 //!
 //! What works is wit-bindgen's own answer for bindings meant to be exported from another crate,
 //! `pub_export_macro: true`. Each world is generated once here, in its own module, and:
 //!
-//! - the section this crate carries for a world describes only that world's **imports** (wit-bindgen
-//!   encodes a copy of the world with its exports removed). wit-component keeps only the imports
-//!   the core module really calls, so `heartbeat` appears in a component only if the guest calls
-//!   [`heartbeat`], and an unused `log` disappears as well;
+//! - the section this crate carries for a world describes only that world's **imports**
+//!   (wit-bindgen encodes a copy of the world with its exports removed). wit-component keeps only
+//!   the imports the core module really calls, so `heartbeat` appears in a component only if the
+//!   guest calls [`heartbeat`];
 //! - the section with the world's **exports** is emitted by the world's export macro, so it lands
 //!   in the guest crate that invokes [`decider!`], [`activity_worker!`] or [`function!`], and only
 //!   there.
 //!
 //! The other two worlds reuse the decider world's generated types (`with`), so there is one Rust
-//! type per WIT type. Evidence, read back from the built components (`weft-host`'s
-//! `examples` tests decode each with `wit-parser` and check these exact lists): the order decider
-//! imports `weft:swf/log` and the type-only interfaces and exports only `decide`; the order
-//! activities import `heartbeat`-free `log` and export only `run`; the price function exports
-//! only `invoke`; the hostile activity worker alone imports `weft:swf/heartbeat`. Every one also
-//! imports the `wasi:io` and `wasi:cli` interfaces that Rust's standard library uses to report a
-//! panic, and nothing else unless its code asks for it (the impure test decider, which reads the
-//! clock and asks for random bytes, imports `wasi:clocks` and `wasi:random`). Cargo features play
-//! no part, so building every guest in one `cargo build` changes nothing.
+//! type per WIT type. Cargo features play no part, so building every guest in one `cargo build`
+//! changes nothing. Evidence: `weft-host`'s test `tests/guest_worlds.rs` builds every guest and
+//! decodes its component: each decider imports `weft:swf/log` and exports only `decide`, each
+//! activity worker exports only `run` (and imports `weft:swf/heartbeat` only if it heartbeats),
+//! each function exports only `invoke`. Besides, every guest imports the package's type-only
+//! interfaces (`types`, `history`, `decisions`, `tasks`) and the `wasi:io` and `wasi:cli`
+//! interfaces through which Rust's standard library reports a panic; and nothing else unless its
+//! own code asks for it (the impure test decider, which reads the clock and asks for random
+//! bytes, imports `wasi:clocks` and `wasi:random`, for the host to refuse).
 
 extern crate self as weft_guest;
 

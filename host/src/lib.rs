@@ -25,6 +25,7 @@ pub mod clock;
 mod config;
 mod dispatch;
 mod engine;
+pub mod examples;
 mod fault;
 mod model;
 mod ops;

@@ -56,8 +56,14 @@ mod tests {
     fn task(input: &str) -> ActivityTask {
         ActivityTask {
             activity_id: "a".into(),
-            activity_type: ActivityType { name: "Hostile".into(), version: "1".into() },
-            workflow_execution: WorkflowExecution { workflow_id: "w".into(), run_id: "r".into() },
+            activity_type: ActivityType {
+                name: "Hostile".into(),
+                version: "1".into(),
+            },
+            workflow_execution: WorkflowExecution {
+                workflow_id: "w".into(),
+                run_id: "r".into(),
+            },
             input: Some(input.into()),
             started_event_id: 5,
         }
@@ -65,10 +71,18 @@ mod tests {
 
     #[test]
     fn the_harmless_behaviours() {
-        assert_eq!(run(&task("hello")), Outcome::Completed(Some("hello".into())));
+        assert_eq!(
+            run(&task("hello")),
+            Outcome::Completed(Some("hello".into()))
+        );
         assert!(matches!(run(&task("fail")), Outcome::Failed(_)));
-        assert_eq!(run(&task("heartbeat:3")), Outcome::Completed(Some("3".into())));
-        let Outcome::Completed(Some(big)) = run(&task("big")) else { panic!() };
+        assert_eq!(
+            run(&task("heartbeat:3")),
+            Outcome::Completed(Some("3".into()))
+        );
+        let Outcome::Completed(Some(big)) = run(&task("big")) else {
+            panic!()
+        };
         assert_eq!(big.len(), misbehave::BIG_OUTPUT);
     }
 }

@@ -54,10 +54,17 @@ mod tests {
 
     #[test]
     fn the_harmless_behaviours() {
-        assert_eq!(decide_on("hi"), Ok(vec![Decision::complete(Some("hi".into()))]));
+        assert_eq!(
+            decide_on("hi"),
+            Ok(vec![Decision::complete(Some("hi".into()))])
+        );
         assert_eq!(decide_on("error"), Err("asked to fail".into()));
-        let Ok(decisions) = decide_on("long-activity-id") else { panic!() };
-        let [Decision::ScheduleActivityTask(activity)] = &decisions[..] else { panic!() };
+        let Ok(decisions) = decide_on("long-activity-id") else {
+            panic!()
+        };
+        let [Decision::ScheduleActivityTask(activity)] = &decisions[..] else {
+            panic!()
+        };
         assert_eq!(activity.activity_id.len(), 300);
     }
 }

@@ -36,7 +36,13 @@ mod tests {
     fn the_harmless_behaviours() {
         assert_eq!(invoke(Some("hi".into())), Ok(Some("hi".into())));
         assert_eq!(invoke(None), Ok(None));
-        assert_eq!(invoke(Some("fail".into())), Err(Failure::new("asked to fail")));
-        assert_eq!(invoke(Some("big".into())).unwrap().unwrap().len(), misbehave::BIG_OUTPUT);
+        assert_eq!(
+            invoke(Some("fail".into())),
+            Err(Failure::new("asked to fail"))
+        );
+        assert_eq!(
+            invoke(Some("big".into())).unwrap().unwrap().len(),
+            misbehave::BIG_OUTPUT
+        );
     }
 }
