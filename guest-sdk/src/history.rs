@@ -431,10 +431,10 @@ impl History {
         let mut status = Status::Scheduled;
         for e in &events[start + 1..] {
             match &e.attributes {
-                E::ActivityTaskStarted(a) if a.scheduled_event_id == scheduled => {
-                    if status == Status::Scheduled {
-                        status = Status::Started;
-                    }
+                E::ActivityTaskStarted(a)
+                    if a.scheduled_event_id == scheduled && status == Status::Scheduled =>
+                {
+                    status = Status::Started;
                 }
                 E::ActivityTaskCancelRequested(a) if a.activity_id == id => {
                     status = Status::CancelRequested;

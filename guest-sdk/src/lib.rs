@@ -79,6 +79,8 @@ mod decision;
 mod history;
 mod logging;
 pub mod testing;
+#[cfg(test)]
+mod tests;
 
 pub use activity::heartbeat;
 pub use decision::builders;

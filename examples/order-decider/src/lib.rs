@@ -99,7 +99,7 @@ pub fn decide(history: &History) -> Result<Vec<Decision>, String> {
     };
     match step {
         Step::Wait => {}
-        Step::Schedule(decision) => decisions.push(decision),
+        Step::Schedule(decision) => decisions.push(*decision),
         Step::Complete(result) => decisions.push(Decision::complete(Some(result))),
         Step::Fail(reason, details) => {
             if history
@@ -119,7 +119,7 @@ enum Step {
     /// Nothing: an activity or the cancellation window is still running.
     Wait,
     /// Schedule the next activity.
-    Schedule(Decision),
+    Schedule(Box<Decision>),
     /// Complete the workflow with this result.
     Complete(String),
     /// Fail the workflow with this reason and details.
@@ -130,7 +130,13 @@ enum Step {
 /// complete.
 fn next_after_verify(history: &History, order: &str, charge: Option<Status<'_>>) -> Step {
     let charge = match charge {
-        None => return Step::Schedule(activity(ids::CHARGE, CHARGE_CREDIT_CARD, order.into())),
+        None => {
+            return Step::Schedule(Box::new(activity(
+                ids::CHARGE,
+                CHARGE_CREDIT_CARD,
+                order.into(),
+            )));
+        }
         Some(Status::Completed(receipt)) => receipt.unwrap_or("null"),
         Some(_) => return Step::Wait,
     };
@@ -140,7 +146,7 @@ fn next_after_verify(history: &History, order: &str, charge: Option<Status<'_>>)
             .timer(CANCEL_WINDOW_TIMER)
             .is_some_and(|t| t.is_open()) =>
         {
-            return Step::Schedule(activity(ids::SHIP, SHIP_ORDER, order.into()));
+            return Step::Schedule(Box::new(activity(ids::SHIP, SHIP_ORDER, order.into())));
         }
         None => return Step::Wait,
         Some(Status::Completed(shipment)) => shipment.unwrap_or("null"),
@@ -153,11 +159,11 @@ fn next_after_verify(history: &History, order: &str, charge: Option<Status<'_>>)
         "shipment": parse(shipment),
     });
     match history.activity(ids::RECORD) {
-        None => Step::Schedule(activity(
+        None => Step::Schedule(Box::new(activity(
             ids::RECORD,
             RECORD_COMPLETION,
             summary.to_string(),
-        )),
+        ))),
         Some(Status::Completed(_)) => Step::Complete(
             json!({
                 "order_id": summary["order"]["order_id"],
