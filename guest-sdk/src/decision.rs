@@ -279,21 +279,35 @@ pub mod builders {
                 }
             }
 
-            impl $name {
-                /// The attributes built so far.
-                pub fn attributes(&self) -> &$attributes {
-                    &self.0
-                }
-            }
         };
     }
 
-    /// Declares builder methods that set one optional field each.
+    /// Declares builder methods that set one optional field each, with a doc example that
+    /// calls each on the builder `$start` with the argument after `e.g.`.
     macro_rules! setters {
-        ($name:ident { $($(#[$doc:meta])* $method:ident($arg:ident: $ty:ty) => $field:ident = $value:expr;)* }) => {
+        ($name:ident($attributes:ident) from $start:expr; {
+            $($(#[$doc:meta])* $method:ident($arg:ident: $ty:ty) => $field:ident = $value:expr, e.g. $example:expr;)*
+        }) => {
             impl $name {
+                /// The decision's attributes, as built so far.
+                ///
+                #[doc = concat!(
+                    "```\nlet builder = ", stringify!($start), ";\n",
+                    "println!(\"{:?}\", builder.attributes());\n```"
+                )]
+                pub fn attributes(&self) -> &$attributes {
+                    &self.0
+                }
+
                 $(
                     $(#[$doc])*
+                    ///
+                    #[doc = concat!(
+                        "```\nlet builder = ", stringify!($start), ".", stringify!($method),
+                        "(", stringify!($example), ");\nassert!(builder.attributes().",
+                        stringify!($field), ".is_some());\nlet decision: weft_guest::Decision = ",
+                        "builder.into();\n```"
+                    )]
                     pub fn $method(mut self, $arg: $ty) -> Self {
                         self.0.$field = $value;
                         self
@@ -341,23 +355,23 @@ pub mod builders {
         }
     }
 
-    setters!(ScheduleActivity {
+    setters!(ScheduleActivity(ScheduleActivityTaskDecisionAttributes) from weft_guest::Decision::schedule_activity("ship", "ShipOrder", "1.0"); {
         /// The input the worker gets.
-        input(input: impl Into<String>) => input = Some(input.into());
+        input(input: impl Into<String>) => input = Some(input.into()), e.g. "{}";
         /// Data for the decider's later turns, kept in the `ActivityTaskScheduled` event.
-        control(control: impl Into<String>) => control = Some(control.into());
+        control(control: impl Into<String>) => control = Some(control.into()), e.g. "attempt 2";
         /// The task list to schedule it on, instead of the type's default.
-        task_list(name: impl Into<String>) => task_list = task_list(name);
+        task_list(name: impl Into<String>) => task_list = task_list(name), e.g. "order-activities";
         /// Its priority on that task list (higher first).
-        task_priority(priority: i32) => task_priority = Some(priority.to_string());
+        task_priority(priority: i32) => task_priority = Some(priority.to_string()), e.g. 5;
         /// Seconds from scheduling to closing.
-        schedule_to_close(seconds: u64) => schedule_to_close_timeout = secs(seconds);
+        schedule_to_close(seconds: u64) => schedule_to_close_timeout = secs(seconds), e.g. 600;
         /// Seconds it may wait for a worker.
-        schedule_to_start(seconds: u64) => schedule_to_start_timeout = secs(seconds);
+        schedule_to_start(seconds: u64) => schedule_to_start_timeout = secs(seconds), e.g. 300;
         /// Seconds a worker may take.
-        start_to_close(seconds: u64) => start_to_close_timeout = secs(seconds);
+        start_to_close(seconds: u64) => start_to_close_timeout = secs(seconds), e.g. 30;
         /// Seconds allowed between two heartbeats.
-        heartbeat(seconds: u64) => heartbeat_timeout = secs(seconds);
+        heartbeat(seconds: u64) => heartbeat_timeout = secs(seconds), e.g. 60;
     });
 
     builder! {
@@ -381,9 +395,9 @@ pub mod builders {
         }
     }
 
-    setters!(StartTimer {
+    setters!(StartTimer(StartTimerDecisionAttributes) from weft_guest::Decision::start_timer("retry", 10); {
         /// Data for the decider's later turns, kept in the `TimerStarted` event.
-        control(control: impl Into<String>) => control = Some(control.into());
+        control(control: impl Into<String>) => control = Some(control.into()), e.g. "attempt 2";
     });
 
     builder! {
@@ -424,25 +438,25 @@ pub mod builders {
         }
     }
 
-    setters!(ContinueAsNew {
+    setters!(ContinueAsNew(ContinueAsNewWorkflowExecutionDecisionAttributes) from weft_guest::Decision::continue_as_new(); {
         /// The new run's input.
-        input(input: impl Into<String>) => input = Some(input.into());
+        input(input: impl Into<String>) => input = Some(input.into()), e.g. "{}";
         /// Seconds the new run may take.
-        execution_start_to_close(seconds: u64) => execution_start_to_close_timeout = secs(seconds);
+        execution_start_to_close(seconds: u64) => execution_start_to_close_timeout = secs(seconds), e.g. 3600;
         /// The new run's decision task list.
-        task_list(name: impl Into<String>) => task_list = task_list(name);
+        task_list(name: impl Into<String>) => task_list = task_list(name), e.g. "order-activities";
         /// The priority of the new run's decision tasks.
-        task_priority(priority: i32) => task_priority = Some(priority.to_string());
+        task_priority(priority: i32) => task_priority = Some(priority.to_string()), e.g. 5;
         /// Seconds a decider may take on one of the new run's decision tasks.
-        task_start_to_close(seconds: u64) => task_start_to_close_timeout = secs(seconds);
+        task_start_to_close(seconds: u64) => task_start_to_close_timeout = secs(seconds), e.g. 30;
         /// What happens to the new run's children if it is terminated or times out.
-        child_policy(policy: ChildPolicy) => child_policy = Some(policy);
+        child_policy(policy: ChildPolicy) => child_policy = Some(policy), e.g. weft_guest::types::ChildPolicy::Abandon;
         /// The new run's tags (at most 5).
-        tags(tags: impl IntoIterator<Item = impl Into<String>>) => tag_list = Some(tags.into_iter().map(Into::into).collect());
+        tags(tags: impl IntoIterator<Item = impl Into<String>>) => tag_list = Some(tags.into_iter().map(Into::into).collect()), e.g. ["batch"];
         /// The version of the workflow type the new run uses.
-        workflow_type_version(version: impl Into<String>) => workflow_type_version = Some(version.into());
+        workflow_type_version(version: impl Into<String>) => workflow_type_version = Some(version.into()), e.g. "2.0";
         /// The role the new run's Lambda functions run with.
-        lambda_role(role: impl Into<String>) => lambda_role = Some(role.into());
+        lambda_role(role: impl Into<String>) => lambda_role = Some(role.into()), e.g. "weft";
     });
 
     builder! {
@@ -473,13 +487,13 @@ pub mod builders {
         }
     }
 
-    setters!(SignalExternal {
+    setters!(SignalExternal(SignalExternalWorkflowExecutionDecisionAttributes) from weft_guest::Decision::signal_external("order-17", "cancel"); {
         /// The run to signal, instead of the execution's current run.
-        run_id(run_id: impl Into<String>) => run_id = Some(run_id.into());
+        run_id(run_id: impl Into<String>) => run_id = Some(run_id.into()), e.g. "run-1";
         /// The signal's input.
-        input(input: impl Into<String>) => input = Some(input.into());
+        input(input: impl Into<String>) => input = Some(input.into()), e.g. "{}";
         /// Data for the decider's later turns.
-        control(control: impl Into<String>) => control = Some(control.into());
+        control(control: impl Into<String>) => control = Some(control.into()), e.g. "attempt 2";
     });
 
     builder! {
@@ -507,11 +521,11 @@ pub mod builders {
         }
     }
 
-    setters!(RequestCancelExternal {
+    setters!(RequestCancelExternal(RequestCancelExternalWorkflowExecutionDecisionAttributes) from weft_guest::Decision::request_cancel_external("order-17"); {
         /// The run to cancel, instead of the execution's current run.
-        run_id(run_id: impl Into<String>) => run_id = Some(run_id.into());
+        run_id(run_id: impl Into<String>) => run_id = Some(run_id.into()), e.g. "run-1";
         /// Data for the decider's later turns.
-        control(control: impl Into<String>) => control = Some(control.into());
+        control(control: impl Into<String>) => control = Some(control.into()), e.g. "attempt 2";
     });
 
     builder! {
@@ -554,25 +568,25 @@ pub mod builders {
         }
     }
 
-    setters!(StartChild {
+    setters!(StartChild(StartChildWorkflowExecutionDecisionAttributes) from weft_guest::Decision::start_child("quote-1-item-0", "PriceItem", "1.0"); {
         /// The child's input.
-        input(input: impl Into<String>) => input = Some(input.into());
+        input(input: impl Into<String>) => input = Some(input.into()), e.g. "{}";
         /// Data for the decider's later turns.
-        control(control: impl Into<String>) => control = Some(control.into());
+        control(control: impl Into<String>) => control = Some(control.into()), e.g. "attempt 2";
         /// Seconds the child may take.
-        execution_start_to_close(seconds: u64) => execution_start_to_close_timeout = secs(seconds);
+        execution_start_to_close(seconds: u64) => execution_start_to_close_timeout = secs(seconds), e.g. 3600;
         /// The child's decision task list.
-        task_list(name: impl Into<String>) => task_list = task_list(name);
+        task_list(name: impl Into<String>) => task_list = task_list(name), e.g. "order-activities";
         /// The priority of the child's decision tasks.
-        task_priority(priority: i32) => task_priority = Some(priority.to_string());
+        task_priority(priority: i32) => task_priority = Some(priority.to_string()), e.g. 5;
         /// Seconds a decider may take on one of the child's decision tasks.
-        task_start_to_close(seconds: u64) => task_start_to_close_timeout = secs(seconds);
+        task_start_to_close(seconds: u64) => task_start_to_close_timeout = secs(seconds), e.g. 30;
         /// What happens to the child's own children if it is terminated or times out.
-        child_policy(policy: ChildPolicy) => child_policy = Some(policy);
+        child_policy(policy: ChildPolicy) => child_policy = Some(policy), e.g. weft_guest::types::ChildPolicy::Abandon;
         /// The child's tags (at most 5).
-        tags(tags: impl IntoIterator<Item = impl Into<String>>) => tag_list = Some(tags.into_iter().map(Into::into).collect());
+        tags(tags: impl IntoIterator<Item = impl Into<String>>) => tag_list = Some(tags.into_iter().map(Into::into).collect()), e.g. ["batch"];
         /// The role the child's Lambda functions run with.
-        lambda_role(role: impl Into<String>) => lambda_role = Some(role.into());
+        lambda_role(role: impl Into<String>) => lambda_role = Some(role.into()), e.g. "weft";
     });
 
     builder! {
@@ -603,12 +617,12 @@ pub mod builders {
         }
     }
 
-    setters!(ScheduleLambda {
+    setters!(ScheduleLambda(ScheduleLambdaFunctionDecisionAttributes) from weft_guest::Decision::schedule_lambda("price", "price"); {
         /// The function's input.
-        input(input: impl Into<String>) => input = Some(input.into());
+        input(input: impl Into<String>) => input = Some(input.into()), e.g. "{}";
         /// Data for the decider's later turns.
-        control(control: impl Into<String>) => control = Some(control.into());
+        control(control: impl Into<String>) => control = Some(control.into()), e.g. "attempt 2";
         /// Seconds the function may take.
-        start_to_close(seconds: u64) => start_to_close_timeout = secs(seconds);
+        start_to_close(seconds: u64) => start_to_close_timeout = secs(seconds), e.g. 30;
     });
 }

@@ -33,6 +33,22 @@ pub struct History {
 }
 
 /// Where an activity, a child workflow or a Lambda function stands.
+///
+/// ```
+/// use weft_guest::{Decision, History, Status};
+///
+/// fn next(history: &History) -> Vec<Decision> {
+///     match history.activity("charge") {
+///         None => vec![Decision::schedule_activity("charge", "Charge", "1.0").into()],
+///         Some(Status::Completed(receipt)) => vec![Decision::complete(receipt.map(str::to_owned))],
+///         Some(Status::Failed { reason, .. }) => {
+///             vec![Decision::fail(reason.unwrap_or("charge failed"), None)]
+///         }
+///         Some(status) if status.is_open() => vec![],
+///         Some(other) => vec![Decision::fail(format!("charge: {other:?}"), None)],
+///     }
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status<'a> {
     /// Scheduled (or, for a child, initiated), not started yet.
@@ -106,6 +122,18 @@ impl<'a> Status<'a> {
 }
 
 /// Where a timer stands, with the event that put it there.
+///
+/// ```
+/// use weft_guest::{History, Timer};
+///
+/// /// Whether a signal arrived before the timer `window` fired.
+/// fn in_time(history: &History, signal_event: u64) -> bool {
+///     match history.timer("window") {
+///         Some(Timer::Fired { event_id }) => signal_event < event_id,
+///         _ => true,
+///     }
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Timer {
     /// Started, not fired yet (`TimerStarted`).
@@ -163,6 +191,14 @@ impl Timer {
 }
 
 /// A signal the execution received (`WorkflowExecutionSignaled`).
+///
+/// ```
+/// use weft_guest::{History, Signal};
+///
+/// fn cancel_signal(history: &History) -> Option<Signal<'_>> {
+///     history.signals().find(|s| s.name == "cancel")
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Signal<'a> {
     /// The signal's name.
@@ -174,6 +210,14 @@ pub struct Signal<'a> {
 }
 
 /// A marker the decider recorded (`MarkerRecorded`).
+///
+/// ```
+/// use weft_guest::{History, Marker};
+///
+/// fn attempts(history: &History) -> usize {
+///     history.markers().filter(|m: &Marker<'_>| m.name == "attempt").count()
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Marker<'a> {
     /// The marker's name.

@@ -90,6 +90,15 @@ pub use log;
 
 /// The names SWF gives to types, executions and task lists, and its enumerations: the WIT
 /// interface `weft:swf/types`.
+///
+/// ```
+/// use weft_guest::types::{ChildPolicy, TaskList, WorkflowType};
+///
+/// let child = WorkflowType { name: "PriceItem".into(), version: "1.0".into() };
+/// let list = TaskList { name: "quote-decisions".into() };
+/// assert_ne!(ChildPolicy::Terminate, ChildPolicy::Abandon);
+/// # let _ = (child, list);
+/// ```
 #[doc(inline)]
 pub use bindings::decider::weft::swf::types;
 
