@@ -28,9 +28,11 @@ mod engine;
 mod fault;
 mod model;
 mod ops;
+mod runtime;
 mod seal;
 mod store;
 mod timers;
+mod workers;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -68,6 +70,9 @@ pub enum Error {
     },
 }
 
+/// How long stopping waits for in-process workers to finish their tasks.
+const WORKERS_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// An opened Weft service, ready to serve.
 pub struct Weft {
     api: Arc<Api>,
@@ -93,6 +98,8 @@ impl Weft {
             opened.writer.join();
             return Err(inconsistent);
         }
+        let runtime = runtime::Runtime::new(Some(config.data_dir.join("compiled")))
+            .map_err(Error::Config)?;
         let (stopping, shutdown) = watch::channel(false);
         let service = Service {
             store: opened.store,
@@ -102,6 +109,8 @@ impl Weft {
             engine: engine::Setup::new(&config.limits, config.retention_override),
             poll_timeout: config.poll_timeout,
             shutdown,
+            runtime: Arc::new(runtime),
+            bindings_changed: watch::Sender::new(()),
         };
         Ok(Weft {
             api: Arc::new(Api {
@@ -134,6 +143,10 @@ impl Weft {
             ..
         } = self;
         let timers = tokio::spawn(timers::run(api.service.clone(), stopping.subscribe()));
+        let workers = tokio::spawn(workers::supervise(
+            api.service.clone(),
+            stopping.subscribe(),
+        ));
         let shutdown = async move {
             shutdown.await;
             stopping.send_replace(true);
@@ -143,6 +156,13 @@ impl Weft {
             .await;
         if timers.await.is_err() {
             tracing::error!("the timer loop panicked");
+        }
+        // In-process workers finish the tasks they hold, within reason: a guest that is still
+        // running then is cut off, and its task times out as a crashed worker's would.
+        let workers_abort = workers.abort_handle();
+        if tokio::time::timeout(WORKERS_GRACE, workers).await.is_err() {
+            tracing::warn!("in-process workers still busy after {WORKERS_GRACE:?}; stopping them");
+            workers_abort.abort();
         }
         // Every request is done and the router with its store handles dropped: the writer
         // drains its queue and stops, which closes the database.

@@ -4,7 +4,7 @@
 //! `Limits::max_request_bytes`) must be a JSON object; [`Schema`] checks it against the model;
 //! the operation runs. Only this module knows HTTP.
 
-mod operation;
+pub(crate) mod operation;
 mod response;
 pub(crate) mod schema;
 
@@ -23,7 +23,7 @@ use crate::fault::Fault;
 use crate::model::Scope;
 use crate::ops::{Ctx, Service};
 
-use self::operation::Operation;
+pub(crate) use self::operation::Operation;
 use self::schema::Schema;
 
 /// The region of requests that carry no SigV4 credential scope.
@@ -70,6 +70,22 @@ async fn process(api: &Api, headers: &HeaderMap, body: Body) -> Result<Vec<u8>, 
         },
     };
     operation.call(&api.service, &ctx, input).await
+}
+
+/// Runs `operation` for `scope` on `input` as if it had come over HTTP (schema check included),
+/// and answers its output as JSON: how in-process workers poll and respond.
+pub(crate) async fn call(
+    service: &Service,
+    scope: &Scope,
+    operation: Operation,
+    mut input: Value,
+) -> Result<Value, Fault> {
+    Schema::get().validate(operation.name(), &mut input)?;
+    let ctx = Ctx {
+        scope: scope.clone(),
+    };
+    let output = operation.call(service, &ctx, input).await?;
+    serde_json::from_slice(&output).map_err(Fault::internal)
 }
 
 /// The request body as JSON; an empty body reads as `{}`.

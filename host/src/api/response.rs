@@ -42,6 +42,7 @@ fn status(fault: &Fault) -> StatusCode {
     match fault {
         Fault::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         Fault::RequestTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+        Fault::InUse(_) => StatusCode::CONFLICT,
         _ => StatusCode::BAD_REQUEST,
     }
 }

@@ -8,6 +8,7 @@ mod execution;
 mod rules;
 mod shapes;
 mod types;
+mod wasm;
 
 pub(crate) use domain::{Domain, DomainArn};
 pub(crate) use execution::{
@@ -18,6 +19,7 @@ pub(crate) use shapes::{
     ChildPolicy, CloseStatus, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName,
     WorkflowExecution,
 };
+pub(crate) use wasm::{Binding, BindingKind, GuestFailureRecord, ModuleRecord};
 pub(crate) use types::{ActivityKind, Kind, TypeKind, TypeRecord, WorkflowKind};
 
 /// Everything a caller can see lives in one scope: an AWS account in one region, as on AWS.

@@ -12,6 +12,7 @@ mod paging;
 mod polling;
 pub(crate) mod tags;
 pub(crate) mod types;
+pub(crate) mod wasm;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,6 +24,7 @@ use crate::config::Limits;
 use crate::engine::Setup;
 use crate::fault::Fault;
 use crate::model::{Domain, Scope};
+use crate::runtime::Runtime;
 use crate::seal::Sealer;
 use crate::store::{Reads, Store};
 
@@ -38,6 +40,10 @@ pub(crate) struct Service {
     pub(crate) poll_timeout: Duration,
     /// Turns true when the service stops: long polls answer empty at once.
     pub(crate) shutdown: watch::Receiver<bool>,
+    /// The Wasm runtime that checks uploads and runs the bound guests.
+    pub(crate) runtime: Arc<Runtime>,
+    /// Told after every committed change to the bindings, so the workers follow them.
+    pub(crate) bindings_changed: watch::Sender<()>,
 }
 
 /// Who is asking: the scope every name in the request is resolved in.

@@ -7,6 +7,7 @@
 mod access;
 mod runs;
 mod tables;
+mod wasm;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -21,6 +22,7 @@ use crate::fault::Fault;
 
 pub(crate) use access::{Counter, Cursor, Page, ReadTx, Reads, WriteTx};
 pub(crate) use runs::{Deadline, Due, Listing, RunReads, TaskKind};
+pub(crate) use wasm::WasmReads;
 pub use writer::WriterStats;
 
 /// What can go wrong below the SWF layer. Clients see any of these as an internal failure.
