@@ -18,7 +18,6 @@ macro_rules! decisions {
         $name:ident => $member:literal { $($field:ident : $ty:ty,)* }
     )*) => {
         /// The attributes of each decision type, named after it.
-        #[allow(dead_code, reason = "Lambda functions run with the Wasm issue; their members wait")]
         pub(crate) mod attrs {
             use super::*;
             $(

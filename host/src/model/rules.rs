@@ -11,6 +11,9 @@ const MAX_DURATION_SECS: u32 = 31_536_000;
 /// The start-to-close timeouts a Lambda function task may have, in seconds (spec §6.13).
 const LAMBDA_TIMEOUT_SECS: std::ops::RangeInclusive<u32> = 1..=900;
 
+/// The start-to-close timeout of a Lambda function task scheduled without one (spec §6.13).
+pub(crate) const LAMBDA_DEFAULT_TIMEOUT: &str = "900";
+
 /// The longest retention period a domain may have, in days.
 const MAX_RETENTION_DAYS: u32 = 90;
 
@@ -250,6 +253,7 @@ mod tests {
             );
         }
         assert_eq!(violations(|v| v.lambda_timeout("t", None)), 0);
+        assert_eq!(Timeout::seconds(LAMBDA_DEFAULT_TIMEOUT), Some(900));
     }
 
     #[test]

@@ -56,9 +56,10 @@ pub(crate) const LISTINGS: TableDefinition<ListingKey, ()> = TableDefinition::ne
 /// (domain id, task kind, task list, rank, order).
 pub(crate) type TaskQueueKey = (u64, u8, &'static str, u32, u64);
 
-/// Scheduled tasks waiting for a poller. Key: (domain id, kind (0 decision, 1 activity), task
-/// list, rank, order): a list's tasks are one range, highest priority first, then in scheduling
-/// order. Value: (run seq, scheduled event id).
+/// Scheduled tasks waiting for a poller. Key: (domain id, kind (0 decision, 1 activity,
+/// 2 Lambda function), task list (for a function: its name), rank, order): a list's tasks are
+/// one range, highest priority first, then in scheduling order. Value: (run seq, scheduled
+/// event id).
 pub(crate) const TASKS: TableDefinition<TaskQueueKey, (u64, u64)> = TableDefinition::new("tasks");
 
 /// (deadline in ms, run seq, event id, `Deadline` kind).
@@ -67,6 +68,12 @@ pub(crate) type DeadlineKey = (i64, u64, u64, u8);
 /// Durable deadlines (timers, later timeouts). Key: (when, run seq, the event that set it, kind),
 /// so the due ones are a prefix range.
 pub(crate) const DEADLINES: TableDefinition<DeadlineKey, ()> = TableDefinition::new("deadlines");
+
+/// (domain id, `BindingKind` as u8, task list or function name).
+pub(crate) type BindingKey = (u64, u8, &'static str);
+
+/// Wasm modules bound to serve a domain's decision task list (kind 0), activity task list (kind 1) or function name (kind 2). Value: `Binding` (JSON).
+pub(crate) const BINDINGS: TableDefinition<BindingKey, Bytes> = TableDefinition::new("bindings");
 
 /// The on-disk format this build writes and reads.
 pub(crate) const FORMAT_VERSION: u32 = 1;
