@@ -12,9 +12,10 @@ mod wasm;
 
 pub(crate) use domain::{Domain, DomainArn};
 pub(crate) use execution::{
-    Activity, ActivityDue, Child, Closed, DecisionTask, ExecutionConfig, Parent, Run, Slot, Timer,
+    Activity, ActivityDue, Child, Closed, DecisionTask, ExecutionConfig, Lambda, Parent, Run, Slot,
+    Timer,
 };
-pub(crate) use rules::{NoneAllowed, Timeout};
+pub(crate) use rules::{LAMBDA_DEFAULT_TIMEOUT, NoneAllowed, Timeout};
 pub(crate) use shapes::{
     ChildPolicy, CloseStatus, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName,
     WorkflowExecution,

@@ -21,6 +21,10 @@ use crate::clock::Clock;
 use crate::fault::Fault;
 
 pub(crate) use access::{Counter, Cursor, Page, ReadTx, Reads, WriteTx};
+#[allow(
+    unused_imports,
+    reason = "the Wasm runtime writes bindings; only engine tests use the kinds here yet"
+)]
 pub(crate) use runs::{Deadline, Due, Listing, RunReads, TaskKind};
 pub(crate) use wasm::WasmReads;
 pub use writer::WriterStats;

@@ -56,9 +56,10 @@ pub(crate) const LISTINGS: TableDefinition<ListingKey, ()> = TableDefinition::ne
 /// (domain id, task kind, task list, rank, order).
 pub(crate) type TaskQueueKey = (u64, u8, &'static str, u32, u64);
 
-/// Scheduled tasks waiting for a poller. Key: (domain id, kind (0 decision, 1 activity), task
-/// list, rank, order): a list's tasks are one range, highest priority first, then in scheduling
-/// order. Value: (run seq, scheduled event id).
+/// Scheduled tasks waiting for a poller. Key: (domain id, kind (0 decision, 1 activity,
+/// 2 Lambda function), task list (for a function: its name), rank, order): a list's tasks are
+/// one range, highest priority first, then in scheduling order. Value: (run seq, scheduled
+/// event id).
 pub(crate) const TASKS: TableDefinition<TaskQueueKey, (u64, u64)> = TableDefinition::new("tasks");
 
 /// (deadline in ms, run seq, event id, `Deadline` kind).
