@@ -4,18 +4,13 @@
 //! the decider hears about (spec §7 [REC]). A function task has the life cycle of an activity task
 //! without cancellation, heartbeats or other timeouts.
 
-#![allow(
-    dead_code,
-    reason = "the in-process function worker, which comes with the Wasm runtime, calls this API"
-)]
-
 use crate::fault::Fault;
 use crate::model::events::{Event, attrs};
 use crate::model::{Run, WorkflowExecution};
 use crate::store::{Deadline, TaskKind};
 
 use super::Engine;
-use super::tasks::{Claimed, TaskRef, claim, scheduled_input, unknown_task};
+use super::tasks::{Claimed, TaskRef, scheduled_input, unknown_task};
 
 /// The longest `result` and `details` the history takes (the model's `Data`).
 const MAX_DATA_CHARS: usize = 32_768;
@@ -31,20 +26,20 @@ pub(crate) struct FunctionClaim {
     pub(crate) id: String,
     /// The function to run, as bound in the domain.
     pub(crate) name: String,
+    /// What the decider passed to it.
     pub(crate) input: Option<String>,
-    /// The name of the run's domain.
-    pub(crate) domain: String,
     /// The run that scheduled the task.
     pub(crate) execution: WorkflowExecution,
 }
 
 /// Takes the first queued task of function `name` in the engine's domain for the function worker:
 /// records `LambdaFunctionStarted` and arms its start-to-close timeout. `None` if none waits.
+#[cfg(test)]
 pub(crate) fn claim_lambda(
     eng: &mut Engine<'_, '_>,
     name: &str,
 ) -> Result<Option<FunctionClaim>, Fault> {
-    match claim(eng, TaskKind::Function, name, None)? {
+    match super::tasks::claim(eng, TaskKind::Function, name, None)? {
         Some(Claimed::Function(claimed)) => Ok(Some(claimed)),
         Some(_) => Err(Fault::internal(
             "another kind of task in a function's queue",
@@ -91,7 +86,6 @@ pub(super) fn claim_function(
         id,
         name,
         input,
-        domain: run.domain_name.clone(),
         execution: run.execution.clone(),
     })))
 }

@@ -90,10 +90,6 @@ pub(crate) struct ActivityClaim {
 pub(crate) enum Claimed {
     Decision(DecisionClaim),
     Activity(ActivityClaim),
-    #[allow(
-        dead_code,
-        reason = "read by the function worker, which comes with the Wasm runtime"
-    )]
     Function(FunctionClaim),
 }
 

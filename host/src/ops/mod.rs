@@ -6,6 +6,7 @@ pub(crate) mod activity_tasks;
 pub(crate) mod decision_tasks;
 pub(crate) mod domains;
 pub(crate) mod executions;
+pub(crate) mod functions;
 pub(crate) mod history;
 pub(crate) mod listings;
 mod paging;

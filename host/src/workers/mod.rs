@@ -7,6 +7,7 @@
 
 mod activity;
 mod decider;
+mod function;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -166,11 +167,7 @@ impl Worker {
         match self.binding.kind {
             BindingKind::Decision => decider::serve_one(self, stop).await,
             BindingKind::Activity => activity::serve_one(self, stop).await,
-            // Function tasks come from the engine's function queue, not from a poll (to do).
-            BindingKind::Function => {
-                let _ = stop.wait_for(|s| *s).await;
-                Ok(())
-            }
+            BindingKind::Function => function::serve_one(self, stop).await,
         }
     }
 

@@ -181,7 +181,6 @@ async fn a_bound_function_is_scheduled_started_and_completed() {
         ("l1", FUNCTION)
     );
     assert_eq!(claimed.input.as_deref(), Some("in"));
-    assert_eq!(claimed.domain, "d");
     assert_eq!(claimed.execution, run.execution);
     assert_eq!(queued(&fx, FUNCTION).await, 0);
     assert!(take(&fx, FUNCTION).await.is_none(), "one start per task");
