@@ -123,6 +123,11 @@ impl Weft {
         })
     }
 
+    /// The service behind the API, for in-process drivers such as the demo.
+    pub(crate) fn service(&self) -> Arc<Service> {
+        self.api.service.clone()
+    }
+
     /// A live view of the writer's counters, usable while the service runs.
     pub fn writer_stats(&self) -> WriterStats {
         self.stats.clone()

@@ -1,5 +1,7 @@
 //! Serving a decision task with a Wasm decider.
 
+use std::time::Instant;
+
 use serde_json::Value;
 use tokio::sync::watch;
 
@@ -12,7 +14,8 @@ use super::Worker;
 ///
 /// A decider that fails (traps, breaks a limit, answers an error or decisions the service
 /// rejects) leaves its task unanswered: it times out and is scheduled again, as for a crashed
-/// decider, so a broken decider neither spins nor holds anything but its own runs.
+/// decider, so a broken decider neither spins nor holds anything but its own runs. Failing again
+/// and again on one run pauses the guest for that run, longer each time (`backoff`).
 pub(super) async fn serve_one(
     worker: &Worker,
     stop: &mut watch::Receiver<bool>,
@@ -20,14 +23,20 @@ pub(super) async fn serve_one(
     let Some(mut task) = worker.poll(Operation::PollForDecisionTask, stop).await? else {
         return Ok(());
     };
+    let execution = task["workflowExecution"].clone();
+    let run_id = execution["runId"].as_str().unwrap_or_default().to_owned();
+    if worker.backoff.paused(&run_id, Instant::now()) {
+        tracing::debug!(guest = &*worker.call.label, run_id, "decider paused on this run");
+        return Ok(());
+    }
     whole_history(worker, &mut task).await?;
     let started = task["startedEventId"].as_u64().unwrap_or_default();
     let name = format!("decision task {started}");
-    let execution = task["workflowExecution"].clone();
     let mut response = match worker.svc.runtime.decide(&worker.module, &worker.call, &task).await
     {
         Ok(response) => response,
         Err(failure) => {
+            worker.backoff.failed(&run_id, Instant::now());
             worker.failed(&execution, name, failure.reason()).await;
             return Ok(());
         }
@@ -37,9 +46,13 @@ pub(super) async fn serve_one(
         .call(Operation::RespondDecisionTaskCompleted, response)
         .await
     {
-        Ok(_) => Ok(()),
+        Ok(_) => {
+            worker.backoff.succeeded(&run_id);
+            Ok(())
+        }
         Err(fault @ Fault::Internal(_)) => Err(fault),
         Err(fault) => {
+            worker.backoff.failed(&run_id, Instant::now());
             let reason = format!("weft: invalid answer: {}: {fault}", fault.code());
             worker.failed(&execution, name, reason).await;
             Ok(())

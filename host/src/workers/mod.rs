@@ -6,6 +6,7 @@
 //! it starts the workers of new bindings and stops those of removed or replaced ones.
 
 mod activity;
+mod backoff;
 mod decider;
 mod function;
 
@@ -112,6 +113,7 @@ async fn follow(
             identity: format!("weft:{}", &binding.module[..12]),
             binding: binding.clone(),
             module,
+            backoff: Default::default(),
         });
         for _ in 0..binding.concurrency {
             let (worker, stopped) = (worker.clone(), stopped.clone());
@@ -146,6 +148,8 @@ struct Worker {
     module: Arc<Module>,
     call: Call,
     identity: String,
+    /// Runs this binding's decider keeps failing on.
+    backoff: backoff::Backoff,
 }
 
 impl Worker {
