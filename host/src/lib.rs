@@ -98,8 +98,8 @@ impl Weft {
             opened.writer.join();
             return Err(inconsistent);
         }
-        let runtime = runtime::Runtime::new(Some(config.data_dir.join("compiled")))
-            .map_err(Error::Config)?;
+        let runtime =
+            runtime::Runtime::new(Some(config.data_dir.join("compiled"))).map_err(Error::Config)?;
         let (stopping, shutdown) = watch::channel(false);
         let service = Service {
             store: opened.store,

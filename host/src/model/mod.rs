@@ -19,8 +19,8 @@ pub(crate) use shapes::{
     ChildPolicy, CloseStatus, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName,
     WorkflowExecution,
 };
-pub(crate) use wasm::{Binding, BindingKind, GuestFailureRecord, ModuleRecord};
 pub(crate) use types::{ActivityKind, Kind, TypeKind, TypeRecord, WorkflowKind};
+pub(crate) use wasm::{Binding, BindingKind, GuestFailureRecord, ModuleRecord};
 
 /// Everything a caller can see lives in one scope: an AWS account in one region, as on AWS.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -24,7 +24,11 @@ pub(super) async fn serve_one(
     let started = task["startedEventId"].as_u64().unwrap_or_default();
     let name = format!("decision task {started}");
     let execution = task["workflowExecution"].clone();
-    let mut response = match worker.svc.runtime.decide(&worker.module, &worker.call, &task).await
+    let mut response = match worker
+        .svc
+        .runtime
+        .decide(&worker.module, &worker.call, &task)
+        .await
     {
         Ok(response) => response,
         Err(failure) => {
@@ -54,10 +58,9 @@ async fn whole_history(worker: &Worker, task: &mut Value) -> Result<(), Fault> {
         let mut input = worker.poll_input();
         input["nextPageToken"] = token;
         let mut page = worker.call(Operation::PollForDecisionTask, input).await?;
-        if let (Some(events), Some(more)) = (
-            task["events"].as_array_mut(),
-            page["events"].as_array_mut(),
-        ) {
+        if let (Some(events), Some(more)) =
+            (task["events"].as_array_mut(), page["events"].as_array_mut())
+        {
             events.append(more);
         }
         next = page.get_mut("nextPageToken").map(Value::take);
