@@ -20,7 +20,8 @@ pub(crate) use shapes::{
     WorkflowExecution,
 };
 pub(crate) use types::{ActivityKind, Kind, TypeKind, TypeRecord, WorkflowKind};
-pub(crate) use wasm::{Binding, BindingKind, GuestFailureRecord, ModuleRecord};
+pub use wasm::BindingKind;
+pub(crate) use wasm::{Binding, GuestFailureRecord, ModuleRecord};
 
 /// Everything a caller can see lives in one scope: an AWS account in one region, as on AWS.
 #[derive(Clone, Debug, PartialEq, Eq)]
