@@ -8,6 +8,8 @@
 //! that commits concurrent changes together). `model` holds the wire shapes, the prose rules of
 //! the SWF model and the stored records; `fault` the errors clients see; `seal` the
 //! authenticated tokens; `clock` the injected time; `check` the rules every history keeps.
+//! Beside SWF, `api` serves Weft's `/v1` API for Wasm modules and bindings (`ops::wasm`), and
+//! `client` is its client, as the `weft` command uses it.
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), weft_host::Error> {
@@ -21,6 +23,7 @@
 
 mod api;
 pub mod check;
+pub mod client;
 pub mod clock;
 mod config;
 mod dispatch;
@@ -98,8 +101,8 @@ impl Weft {
             opened.writer.join();
             return Err(inconsistent);
         }
-        let runtime = runtime::Runtime::new(Some(config.data_dir.join("compiled")))
-            .map_err(Error::Config)?;
+        let runtime =
+            runtime::Runtime::new(Some(config.data_dir.join("compiled"))).map_err(Error::Config)?;
         let (stopping, shutdown) = watch::channel(false);
         let service = Service {
             store: opened.store,

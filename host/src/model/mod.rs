@@ -20,8 +20,9 @@ pub(crate) use shapes::{
     ChildPolicy, CloseStatus, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName,
     WorkflowExecution,
 };
-pub(crate) use wasm::{Binding, BindingKind, GuestFailureRecord, ModuleRecord};
 pub(crate) use types::{ActivityKind, Kind, TypeKind, TypeRecord, WorkflowKind};
+pub use wasm::BindingKind;
+pub(crate) use wasm::{Binding, GuestFailureRecord, ModuleRecord};
 
 /// Everything a caller can see lives in one scope: an AWS account in one region, as on AWS.
 #[derive(Clone, Debug, PartialEq, Eq)]

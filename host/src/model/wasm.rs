@@ -23,7 +23,7 @@ pub(crate) struct ModuleRecord {
 /// What a binding serves. Stored as its number in keys: never renumber.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) enum BindingKind {
+pub enum BindingKind {
     /// A decision task list, served by a decider.
     Decision = 0,
     /// An activity task list, served by an activity worker.
@@ -50,7 +50,7 @@ impl BindingKind {
     }
 
     /// Its name in URLs and JSON.
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             BindingKind::Decision => "decision",
             BindingKind::Activity => "activity",

@@ -37,6 +37,11 @@ pub(crate) async fn upload_module(
     ctx: &Ctx,
     code: Vec<u8>,
 ) -> Result<ModuleRecord, Fault> {
+    if code.is_empty() {
+        return Err(Fault::Validation(
+            "Invalid module: it is empty; send the bytes of a WebAssembly component".into(),
+        ));
+    }
     if code.len() > MAX_MODULE_BYTES {
         return Err(Fault::RequestTooLarge(format!(
             "A module may be at most {MAX_MODULE_BYTES} bytes"

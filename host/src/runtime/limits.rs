@@ -6,9 +6,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 /// The limits of one call into a guest. Every binding has its own; absent members take the
-/// defaults, and no member may exceed [`GuestLimits::CEILING`].
+/// defaults, unknown ones are refused (a misspelt limit must not silently take its default), and
+/// no member may exceed [`GuestLimits::CEILING`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct GuestLimits {
     /// CPU time one call may take, in milliseconds (time spent waiting in the host, such as in a
     /// heartbeat, does not count).
@@ -85,5 +86,6 @@ mod tests {
         let limits: GuestLimits = serde_json::from_str(r#"{"cpuMs": 50}"#).unwrap();
         assert_eq!(limits.cpu_ms, 50);
         assert_eq!(limits.memory_bytes, GuestLimits::default().memory_bytes);
+        assert!(serde_json::from_str::<GuestLimits>(r#"{"cpu_ms": 50}"#).is_err());
     }
 }

@@ -154,8 +154,12 @@ impl Runtime {
         if let Some(module) = self.lock().get(&digest) {
             return Ok(module.clone());
         }
-        let component = self.compile(&digest, code)?;
+        let (component, compiled) = self.compile(&digest, code)?;
         let module = Arc::new(self.check(digest.clone(), &component)?);
+        // Only a module that passed its checks leaves compiled code behind.
+        if compiled {
+            self.cache(&digest, &component);
+        }
         self.lock().insert(digest, module.clone());
         Ok(module)
     }
@@ -169,7 +173,9 @@ impl Runtime {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Module>>> {
-        self.loaded.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.loaded
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn cached(&self, digest: &str) -> Option<PathBuf> {
@@ -177,17 +183,17 @@ impl Runtime {
         Some(dir.join(format!("{digest}.cwasm")))
     }
 
-    /// The component, from the cache when its code is there and fits this engine.
-    fn compile(&self, digest: &str, code: &[u8]) -> Result<Component, InvalidModule> {
-        let cached = self.cached(digest);
-        if let Some(path) = cached.as_ref().filter(|p| p.exists()) {
+    /// The component, from the cache when its code is there and fits this engine; true if it
+    /// was compiled now (and is not in the cache).
+    fn compile(&self, digest: &str, code: &[u8]) -> Result<(Component, bool), InvalidModule> {
+        if let Some(path) = self.cached(digest).filter(|p| p.exists()) {
             // SAFETY: the cache holds only what `Component::serialize` wrote for this digest;
             // wasmtime checks that it was compiled by this version with this configuration. A
             // process that can rewrite the data directory can change everything Weft stores.
             #[allow(unsafe_code, reason = "loading our own compiled-code cache")]
             let component = unsafe { Component::deserialize_file(&self.engine, path) };
             match component {
-                Ok(component) => return Ok(component),
+                Ok(component) => return Ok((component, false)),
                 Err(e) => tracing::info!("recompiling {digest}: cached code unusable: {e}"),
             }
         }
@@ -200,18 +206,26 @@ impl Runtime {
         }
         let component = Component::new(&self.engine, code)
             .map_err(|e| InvalidModule(format!("not a valid component: {e:#}")))?;
-        if let Some(path) = cached {
-            let written = component.serialize().map_err(|e| e.to_string()).and_then(|bytes| {
+        Ok((component, true))
+    }
+
+    /// Writes the compiled code of `component` to the cache; a failure only costs a recompile.
+    fn cache(&self, digest: &str, component: &Component) {
+        let Some(path) = self.cached(digest) else {
+            return;
+        };
+        let written = component
+            .serialize()
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| {
                 let tmp = path.with_extension("tmp");
                 std::fs::write(&tmp, bytes)
                     .and_then(|()| std::fs::rename(&tmp, &path))
                     .map_err(|e| e.to_string())
             });
-            if let Err(e) = written {
-                tracing::warn!("could not cache the compiled code of {digest}: {e}");
-            }
+        if let Err(e) = written {
+            tracing::warn!("could not cache the compiled code of {digest}: {e}");
         }
-        Ok(component)
     }
 
     /// Checks `component` against the world its export names, and pre-instantiates it.
@@ -248,8 +262,9 @@ impl Runtime {
                 world.name()
             ))
         })?;
-        let mismatch =
-            |e: wasmtime::Error| InvalidModule(format!("not a {} of weft:swf@0.1.0: {e:#}", world.name()));
+        let mismatch = |e: wasmtime::Error| {
+            InvalidModule(format!("not a {} of weft:swf@0.1.0: {e:#}", world.name()))
+        };
         let pre = match world {
             World::Decider => Pre::Decider(decider::DeciderPre::new(pre).map_err(mismatch)?),
             World::ActivityWorker => {
@@ -321,7 +336,12 @@ impl Runtime {
             return Err(GuestFailure::Invalid("not an activity worker".into()));
         };
         let _slot = self.slots.acquire().await;
-        let mut store = guest::store(&self.engine, call.label.clone(), &call.limits, Some(heartbeat));
+        let mut store = guest::store(
+            &self.engine,
+            call.label.clone(),
+            &call.limits,
+            Some(heartbeat),
+        );
         let outcome = async {
             let worker = pre.instantiate_async(&mut store).await?;
             worker.call_run(&mut store, task).await
@@ -411,9 +431,14 @@ fn config() -> wasmtime::Config {
 
 /// Whether a decider importing `name` could stop being a pure function of its history.
 fn impure(name: &str) -> bool {
-    ["wasi:clocks/", "wasi:random/", "wasi:sockets/", "wasi:http/"]
-        .iter()
-        .any(|prefix| name.starts_with(prefix))
+    [
+        "wasi:clocks/",
+        "wasi:random/",
+        "wasi:sockets/",
+        "wasi:http/",
+    ]
+    .iter()
+    .any(|prefix| name.starts_with(prefix))
 }
 
 /// Whether `code` starts like a component (and not a core module).

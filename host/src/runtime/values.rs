@@ -49,7 +49,9 @@ pub(crate) fn from_json(json: &Value, ty: &Type) -> Result<Val, String> {
             )
         }
         Type::Enum(cases) => {
-            let wire = json.as_str().ok_or_else(|| expected("an enum value", json))?;
+            let wire = json
+                .as_str()
+                .ok_or_else(|| expected("an enum value", json))?;
             let case = wire.to_ascii_lowercase().replace('_', "-");
             if !cases.names().any(|name| name == case) {
                 return Err(format!("{wire:?} is not a known value"));
@@ -57,7 +59,9 @@ pub(crate) fn from_json(json: &Value, ty: &Type) -> Result<Val, String> {
             Val::Enum(case)
         }
         Type::Record(record) => {
-            let object = json.as_object().ok_or_else(|| expected("an object", json))?;
+            let object = json
+                .as_object()
+                .ok_or_else(|| expected("an object", json))?;
             let mut fields = Vec::with_capacity(record.fields().len());
             for field in record.fields() {
                 let val = match (&field.ty, field.name) {
@@ -204,7 +208,10 @@ mod tests {
         assert_eq!(camel("result"), "result");
         assert_eq!(pascal("activity-task-completed"), "ActivityTaskCompleted");
         assert_eq!(kebab("ActivityTaskCompleted"), "activity-task-completed");
-        assert_eq!(kebab(&pascal("start-child-workflow-execution")), "start-child-workflow-execution");
+        assert_eq!(
+            kebab(&pascal("start-child-workflow-execution")),
+            "start-child-workflow-execution"
+        );
     }
 
     #[test]

@@ -52,7 +52,9 @@ pub(crate) trait WasmReads: Snapshot {
     /// Whether a function called `name` is bound in domain `domain`.
     fn function_bound(&self, domain: u64, name: &str) -> Result<bool, StoreError> {
         let table = self.binding_table()?;
-        Ok(table.get((domain, BindingKind::Function as u8, name))?.is_some())
+        Ok(table
+            .get((domain, BindingKind::Function as u8, name))?
+            .is_some())
     }
 
     /// The bindings of domain `domain` (all domains if `None`), with their domain ids.
@@ -136,8 +138,10 @@ impl WriteTx<'_> {
     ) -> Result<bool, StoreError> {
         let removed = self.bindings.remove((domain, kind as u8, name))?.is_some();
         let kind = kind as u8;
-        self.guest_failures
-            .retain_in((domain, kind, name, 0)..=(domain, kind, name, u64::MAX), |_, _| false)?;
+        self.guest_failures.retain_in(
+            (domain, kind, name, 0)..=(domain, kind, name, u64::MAX),
+            |_, _| false,
+        )?;
         Ok(removed)
     }
 

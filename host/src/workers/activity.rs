@@ -40,23 +40,35 @@ pub(super) async fn serve_one(
     let outcome = worker
         .svc
         .runtime
-        .run(&worker.module, &worker.call, &typed, heartbeat(worker, &token))
+        .run(
+            &worker.module,
+            &worker.call,
+            &typed,
+            heartbeat(worker, &token),
+        )
         .await;
     let (operation, mut answer) = match outcome {
-        Ok(tasks::ActivityOutcome::Completed(result)) => {
-            (Operation::RespondActivityTaskCompleted, json!({"result": result}))
-        }
+        Ok(tasks::ActivityOutcome::Completed(result)) => (
+            Operation::RespondActivityTaskCompleted,
+            json!({"result": result}),
+        ),
         Ok(tasks::ActivityOutcome::Failed(failure)) => (
             Operation::RespondActivityTaskFailed,
             json!({"reason": failure.reason, "details": failure.details}),
         ),
-        Ok(tasks::ActivityOutcome::Canceled(details)) => {
-            (Operation::RespondActivityTaskCanceled, json!({"details": details}))
-        }
+        Ok(tasks::ActivityOutcome::Canceled(details)) => (
+            Operation::RespondActivityTaskCanceled,
+            json!({"details": details}),
+        ),
         Err(failure) => {
             let reason = failure.reason();
-            worker.failed(&execution, name.clone(), reason.clone()).await;
-            (Operation::RespondActivityTaskFailed, json!({"reason": reason}))
+            worker
+                .failed(&execution, name.clone(), reason.clone())
+                .await;
+            (
+                Operation::RespondActivityTaskFailed,
+                json!({"reason": reason}),
+            )
         }
     };
     answer["taskToken"] = Value::String(token.clone());
@@ -74,7 +86,10 @@ pub(super) async fn serve_one(
                 .collect();
             worker.failed(&execution, name, reason.clone()).await;
             let failed = json!({"taskToken": token, "reason": reason});
-            match worker.call(Operation::RespondActivityTaskFailed, failed).await {
+            match worker
+                .call(Operation::RespondActivityTaskFailed, failed)
+                .await
+            {
                 Ok(_) | Err(Fault::UnknownResource(_)) => Ok(()),
                 Err(fault) => Err(fault),
             }

@@ -67,10 +67,9 @@ async fn whole_history(worker: &Worker, task: &mut Value) -> Result<(), Fault> {
         let mut input = worker.poll_input();
         input["nextPageToken"] = token;
         let mut page = worker.call(Operation::PollForDecisionTask, input).await?;
-        if let (Some(events), Some(more)) = (
-            task["events"].as_array_mut(),
-            page["events"].as_array_mut(),
-        ) {
+        if let (Some(events), Some(more)) =
+            (task["events"].as_array_mut(), page["events"].as_array_mut())
+        {
             events.append(more);
         }
         next = page.get_mut("nextPageToken").map(Value::take);

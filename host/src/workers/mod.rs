@@ -106,8 +106,13 @@ async fn follow(
             },
             domain_id: key.0,
             call: Call {
-                label: format!("{} {} {}", binding.domain, binding.kind.name(), binding.name)
-                    .into(),
+                label: format!(
+                    "{} {} {}",
+                    binding.domain,
+                    binding.kind.name(),
+                    binding.name
+                )
+                .into(),
                 limits: binding.limits,
             },
             identity: format!("weft:{}", &binding.module[..12]),
