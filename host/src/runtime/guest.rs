@@ -28,7 +28,7 @@ pub(crate) type Heartbeat =
 /// Why a guest call did not produce an answer. Its `Display` is the reason recorded in the
 /// history (at most 256 characters).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum GuestFailure {
+pub(crate) enum GuestFailure {
     /// The call used up its CPU time.
     #[error("weft: CPU time limit exceeded ({0} ms)")]
     Cpu(u64),

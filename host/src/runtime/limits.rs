@@ -10,14 +10,14 @@ use serde::{Deserialize, Serialize};
 /// no member may exceed [`GuestLimits::CEILING`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
-pub struct GuestLimits {
+pub(crate) struct GuestLimits {
     /// CPU time one call may take, in milliseconds (time spent waiting in the host, such as in a
     /// heartbeat, does not count).
-    pub cpu_ms: u64,
+    pub(crate) cpu_ms: u64,
     /// Linear memory the guest may grow to, in bytes.
-    pub memory_bytes: u64,
+    pub(crate) memory_bytes: u64,
     /// Size of what one call may answer, in bytes of its JSON form.
-    pub output_bytes: u64,
+    pub(crate) output_bytes: u64,
 }
 
 impl Default for GuestLimits {
@@ -33,14 +33,14 @@ impl Default for GuestLimits {
 impl GuestLimits {
     /// The most any binding may allow: 15 minutes of CPU (SWF's longest Lambda), 1 GiB of memory
     /// (the size of one slot in the instance pool), 4 MiB of output.
-    pub const CEILING: GuestLimits = GuestLimits {
+    pub(crate) const CEILING: GuestLimits = GuestLimits {
         cpu_ms: 15 * 60 * 1000,
         memory_bytes: 1 << 30,
         output_bytes: 4 << 20,
     };
 
     /// The first member above its ceiling, as a message for the client.
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         let ceiling = GuestLimits::CEILING;
         let over = [
             ("cpuMs", self.cpu_ms, ceiling.cpu_ms),
@@ -56,7 +56,7 @@ impl GuestLimits {
     }
 
     /// The CPU budget as a duration.
-    pub fn cpu(&self) -> Duration {
+    pub(crate) fn cpu(&self) -> Duration {
         Duration::from_millis(self.cpu_ms)
     }
 }

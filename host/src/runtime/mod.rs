@@ -27,7 +27,7 @@ use self::guest::GuestState;
 
 pub(crate) use self::bindings::{tasks, types};
 pub(crate) use self::guest::{GuestFailure, Heartbeat};
-pub use self::limits::GuestLimits;
+pub(crate) use self::limits::GuestLimits;
 
 /// Guest instances alive at once, across all bindings: the size of the instance pool.
 const POOL_SIZE: u32 = 256;
@@ -35,7 +35,7 @@ const POOL_SIZE: u32 = 256;
 /// What a module is, by the world it was built for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum World {
+pub(crate) enum World {
     /// Exports `decide`: serves decision task lists.
     Decider,
     /// Exports `run`: serves activity task lists.
@@ -55,7 +55,7 @@ impl World {
     }
 
     /// Its name in `wit/worlds.wit`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             World::Decider => "decider",
             World::ActivityWorker => "activity-worker",
@@ -67,7 +67,7 @@ impl World {
 /// Why a module cannot be loaded: a message for whoever uploaded it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct InvalidModule(pub String);
+pub(crate) struct InvalidModule(pub(crate) String);
 
 /// A loaded module: compiled, checked against its world, and ready to instantiate.
 pub(crate) struct Module {
@@ -242,14 +242,13 @@ impl Runtime {
                  (activity-worker) or `invoke` (function); this one exports {exports:?}"
             )));
         };
-        if world == World::Decider {
-            if let Some((name, _)) = ty.imports(&self.engine).find(|(name, _)| impure(name)) {
-                return Err(InvalidModule(format!(
-                    "a decider must be deterministic, but this one imports `{name}` (clocks, \
-                     randomness and sockets are not available to deciders; a std HashMap needs \
-                     randomness: use a BTreeMap)"
-                )));
-            }
+        let impure_import = ty.imports(&self.engine).find(|(name, _)| impure(name));
+        if let (World::Decider, Some((name, _))) = (world, impure_import) {
+            return Err(InvalidModule(format!(
+                "a decider must be deterministic, but this one imports `{name}` (clocks, \
+                 randomness and sockets are not available to deciders; a std HashMap needs \
+                 randomness: use a BTreeMap)"
+            )));
         }
         let linker = match world {
             World::Decider => &self.linkers.decider,
