@@ -56,7 +56,7 @@ pub struct Limits {
     pub max_open_runs: u64,
     /// Concurrent long polls on one task list.
     pub max_pollers_per_list: usize,
-    /// Open activity tasks, and likewise timers and child runs, of one run.
+    /// Open activity tasks, and likewise timers, child runs and Lambda function tasks, of one run.
     pub max_open_per_run: usize,
     /// Events in one run's history: a run that reaches it is terminated.
     pub max_events_per_run: u64,

@@ -58,6 +58,9 @@ pub(crate) enum Fault {
     /// The request body is larger than the service accepts.
     #[error("{0}")]
     RequestTooLarge(String),
+    /// The resource is in use and cannot be removed (Weft's extension API).
+    #[error("{0}")]
+    InUse(String),
     /// A bug or a storage failure. The detail is logged, never sent to the client.
     #[error("internal failure: {0}")]
     Internal(String),
@@ -82,6 +85,7 @@ impl Fault {
             Fault::Serialization(_) => "SerializationException",
             Fault::UnknownOperation(_) => "UnknownOperationException",
             Fault::RequestTooLarge(_) => "RequestEntityTooLargeException",
+            Fault::InUse(_) => "ResourceInUseException",
             Fault::Internal(_) => "InternalFailure",
         }
     }

@@ -8,6 +8,8 @@
 //! that commits concurrent changes together). `model` holds the wire shapes, the prose rules of
 //! the SWF model and the stored records; `fault` the errors clients see; `seal` the
 //! authenticated tokens; `clock` the injected time; `check` the rules every history keeps.
+//! Beside SWF, `api` serves Weft's `/v1` API for Wasm modules and bindings (`ops::wasm`), and
+//! `client` is its client, as the `weft` command uses it.
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), weft_host::Error> {
@@ -21,6 +23,7 @@
 
 mod api;
 pub mod check;
+pub mod client;
 pub mod clock;
 mod config;
 mod dispatch;
@@ -29,9 +32,11 @@ pub mod examples;
 mod fault;
 mod model;
 mod ops;
+mod runtime;
 mod seal;
 mod store;
 mod timers;
+mod workers;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -69,6 +74,9 @@ pub enum Error {
     },
 }
 
+/// How long stopping waits for in-process workers to finish their tasks.
+const WORKERS_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// An opened Weft service, ready to serve.
 pub struct Weft {
     api: Arc<Api>,
@@ -94,6 +102,8 @@ impl Weft {
             opened.writer.join();
             return Err(inconsistent);
         }
+        let runtime =
+            runtime::Runtime::new(Some(config.data_dir.join("compiled"))).map_err(Error::Config)?;
         let (stopping, shutdown) = watch::channel(false);
         let service = Service {
             store: opened.store,
@@ -103,6 +113,8 @@ impl Weft {
             engine: engine::Setup::new(&config.limits, config.retention_override),
             poll_timeout: config.poll_timeout,
             shutdown,
+            runtime: Arc::new(runtime),
+            bindings_changed: watch::Sender::new(()),
         };
         Ok(Weft {
             api: Arc::new(Api {
@@ -113,6 +125,11 @@ impl Weft {
             stats: opened.stats,
             stopping,
         })
+    }
+
+    /// The service behind the API, for in-process drivers such as the demo.
+    pub(crate) fn service(&self) -> Arc<Service> {
+        self.api.service.clone()
     }
 
     /// A live view of the writer's counters, usable while the service runs.
@@ -135,6 +152,10 @@ impl Weft {
             ..
         } = self;
         let timers = tokio::spawn(timers::run(api.service.clone(), stopping.subscribe()));
+        let workers = tokio::spawn(workers::supervise(
+            api.service.clone(),
+            stopping.subscribe(),
+        ));
         let shutdown = async move {
             shutdown.await;
             stopping.send_replace(true);
@@ -144,6 +165,13 @@ impl Weft {
             .await;
         if timers.await.is_err() {
             tracing::error!("the timer loop panicked");
+        }
+        // In-process workers finish the tasks they hold, within reason: a guest that is still
+        // running then is cut off, and its task times out as a crashed worker's would.
+        let workers_abort = workers.abort_handle();
+        if tokio::time::timeout(WORKERS_GRACE, workers).await.is_err() {
+            tracing::warn!("in-process workers still busy after {WORKERS_GRACE:?}; stopping them");
+            workers_abort.abort();
         }
         // Every request is done and the router with its store handles dropped: the writer
         // drains its queue and stops, which closes the database.

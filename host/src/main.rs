@@ -1,13 +1,16 @@
-//! The `weft` command: clap → config → `Weft::serve`. Nothing else lives here.
+//! The `weft` command: clap → config → `Weft::serve`, and the commands that drive a running
+//! server's `/v1` API through `weft_host::client`. Nothing else lives here.
 
 use std::io::IsTerminal as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
+use serde_json::{Value, json};
 use tokio::net::TcpListener;
+use weft_host::client::{Bind, BindingKind, Client, Limits, show};
 use weft_host::{Config, Weft};
 
 #[derive(Parser)]
@@ -25,6 +28,21 @@ struct Cli {
 enum Command {
     /// Serve the SWF API over HTTP.
     Serve(ServeArgs),
+    #[command(flatten)]
+    Remote(RemoteCommand),
+}
+
+/// The commands that drive a running server.
+#[derive(Subcommand)]
+enum RemoteCommand {
+    /// Upload, list or delete Wasm modules on a running server.
+    Module(ModuleArgs),
+    /// Bind a module to a domain's decision or activity task list, or to a function name.
+    Bind(BindArgs),
+    /// List, remove or inspect a domain's bindings on a running server.
+    Binding(BindingArgs),
+    /// Upload a module and bind it, in one step.
+    Deploy(DeployArgs),
 }
 
 #[derive(Args)]
@@ -48,6 +66,173 @@ struct ServeArgs {
     retain_closed_for: Option<u64>,
 }
 
+/// Where the server is, and how to print its answers.
+#[derive(Args)]
+struct Remote {
+    /// The server's URL.
+    #[arg(
+        long,
+        env = "WEFT_ENDPOINT",
+        default_value = "http://127.0.0.1:8080",
+        global = true
+    )]
+    endpoint: String,
+    /// The region to act in, sent as in a SigV4 credential scope (as AWS clients do).
+    #[arg(long, default_value = "us-east-1", global = true)]
+    region: String,
+    /// Print the server's JSON instead of short lines.
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct ModuleArgs {
+    #[command(subcommand)]
+    action: ModuleAction,
+    #[command(flatten)]
+    remote: Remote,
+}
+
+#[derive(Subcommand)]
+enum ModuleAction {
+    /// Upload a component (.wasm built for wasm32-wasip2); prints its digest.
+    Upload {
+        /// The component's file.
+        file: PathBuf,
+    },
+    /// List the modules.
+    List,
+    /// Delete a module that no binding uses.
+    Delete {
+        /// The module's digest.
+        digest: String,
+    },
+}
+
+/// What a binding serves: exactly one of a decision task list, an activity task list or a
+/// function name.
+#[derive(Args)]
+#[group(required = true, multiple = false)]
+struct Target {
+    /// A decision task list, served by a decider.
+    #[arg(long, value_name = "TASK_LIST")]
+    decisions: Option<String>,
+    /// An activity task list, served by an activity worker.
+    #[arg(long, value_name = "TASK_LIST")]
+    activities: Option<String>,
+    /// A Lambda function name, served by a function.
+    #[arg(long, value_name = "NAME")]
+    function: Option<String>,
+}
+
+impl Target {
+    fn get(&self) -> (BindingKind, &str) {
+        match (&self.decisions, &self.activities, &self.function) {
+            (Some(name), _, _) => (BindingKind::Decision, name),
+            (_, Some(name), _) => (BindingKind::Activity, name),
+            (_, _, Some(name)) => (BindingKind::Function, name),
+            // clap requires one of the group.
+            (None, None, None) => unreachable!("clap requires a target"),
+        }
+    }
+}
+
+/// A binding's concurrency and limits; the server's defaults where absent.
+#[derive(Args)]
+struct Tuning {
+    /// Tasks run at once (default 4).
+    #[arg(long, value_name = "N")]
+    concurrency: Option<u32>,
+    /// CPU time per call, in milliseconds (default 10000).
+    #[arg(long, value_name = "MS")]
+    cpu_ms: Option<u64>,
+    /// Memory per instance, in MiB (default 64).
+    #[arg(long, value_name = "MB")]
+    memory_mb: Option<u64>,
+    /// Size of one answer, in KiB (default 1024).
+    #[arg(long, value_name = "KB")]
+    output_kb: Option<u64>,
+}
+
+impl Tuning {
+    fn bind(&self, digest: &str) -> Bind {
+        Bind {
+            concurrency: self.concurrency,
+            limits: Limits {
+                cpu_ms: self.cpu_ms,
+                memory_bytes: self.memory_mb.map(|mb| mb.saturating_mul(1 << 20)),
+                output_bytes: self.output_kb.map(|kb| kb.saturating_mul(1 << 10)),
+            },
+            ..Bind::module(digest)
+        }
+    }
+}
+
+#[derive(Args)]
+struct BindArgs {
+    /// The domain.
+    #[arg(long)]
+    domain: String,
+    #[command(flatten)]
+    target: Target,
+    /// The module's digest.
+    #[arg(long)]
+    module: String,
+    #[command(flatten)]
+    tuning: Tuning,
+    #[command(flatten)]
+    remote: Remote,
+}
+
+#[derive(Args)]
+struct BindingArgs {
+    #[command(subcommand)]
+    action: BindingAction,
+    #[command(flatten)]
+    remote: Remote,
+}
+
+#[derive(Subcommand)]
+enum BindingAction {
+    /// List a domain's bindings.
+    List {
+        /// The domain.
+        #[arg(long)]
+        domain: String,
+    },
+    /// Remove a binding: its workers stop after their current task.
+    Remove {
+        /// The domain.
+        #[arg(long)]
+        domain: String,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Show a binding's latest guest failures, oldest first.
+    Failures {
+        /// The domain.
+        #[arg(long)]
+        domain: String,
+        #[command(flatten)]
+        target: Target,
+    },
+}
+
+#[derive(Args)]
+struct DeployArgs {
+    /// The component's file.
+    file: PathBuf,
+    /// The domain.
+    #[arg(long)]
+    domain: String,
+    #[command(flatten)]
+    target: Target,
+    #[command(flatten)]
+    tuning: Tuning,
+    #[command(flatten)]
+    remote: Remote,
+}
+
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -62,6 +247,7 @@ fn main() -> ExitCode {
         .context("cannot start the async runtime")
         .and_then(|runtime| match cli.command {
             Command::Serve(args) => runtime.block_on(serve(args)),
+            Command::Remote(command) => runtime.block_on(remote(command)),
         });
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -89,6 +275,93 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     weft.serve(listener, shutdown).await?;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Runs a command against a running server's `/v1` API and prints what it answers.
+async fn remote(command: RemoteCommand) -> anyhow::Result<()> {
+    let connect = |remote: &Remote| Client::new(&remote.endpoint, &remote.region);
+    match command {
+        RemoteCommand::Module(ModuleArgs { action, remote }) => {
+            let client = connect(&remote)?;
+            match action {
+                ModuleAction::Upload { file } => {
+                    let module = client.upload_module(read(&file)?).await?;
+                    print(remote.json, &module, [show::module(&module)]);
+                }
+                ModuleAction::List => {
+                    let list = client.list_modules().await?;
+                    print(remote.json, &list, items(&list, "modules", show::module));
+                }
+                ModuleAction::Delete { digest } => {
+                    client.delete_module(&digest).await?;
+                    print(remote.json, &json!({}), [format!("deleted {digest}")]);
+                }
+            }
+        }
+        RemoteCommand::Bind(args) => {
+            let client = connect(&args.remote)?;
+            let (kind, name) = args.target.get();
+            let bind = args.tuning.bind(&args.module);
+            let binding = client.bind(&args.domain, kind, name, &bind).await?;
+            print(args.remote.json, &binding, [show::binding(&binding)]);
+        }
+        RemoteCommand::Binding(BindingArgs { action, remote }) => {
+            let client = connect(&remote)?;
+            match action {
+                BindingAction::List { domain } => {
+                    let list = client.list_bindings(&domain).await?;
+                    print(remote.json, &list, items(&list, "bindings", show::binding));
+                }
+                BindingAction::Remove { domain, target } => {
+                    let (kind, name) = target.get();
+                    client.unbind(&domain, kind, name).await?;
+                    let line = format!("removed {} {name} in {domain}", kind.name());
+                    print(remote.json, &json!({}), [line]);
+                }
+                BindingAction::Failures { domain, target } => {
+                    let (kind, name) = target.get();
+                    let list = client.failures(&domain, kind, name).await?;
+                    print(remote.json, &list, items(&list, "failures", show::failure));
+                }
+            }
+        }
+        RemoteCommand::Deploy(args) => {
+            let client = connect(&args.remote)?;
+            let (kind, name) = args.target.get();
+            let code = read(&args.file)?;
+            let module = client.upload_module(code).await?;
+            let digest = module["digest"].as_str().unwrap_or_default();
+            let bind = args.tuning.bind(digest);
+            let binding = client.bind(&args.domain, kind, name, &bind).await?;
+            let lines = [show::module(&module), show::binding(&binding)];
+            let both = json!({"module": module, "binding": binding});
+            print(args.remote.json, &both, lines);
+        }
+    }
+    Ok(())
+}
+
+fn read(file: &Path) -> anyhow::Result<Vec<u8>> {
+    std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))
+}
+
+/// The lines of the records in `answer[member]`.
+fn items(answer: &Value, member: &str, line: fn(&Value) -> String) -> Vec<String> {
+    answer[member]
+        .as_array()
+        .map(|records| records.iter().map(line).collect())
+        .unwrap_or_default()
+}
+
+/// Prints `answer` as JSON, or its `lines`.
+fn print(json: bool, answer: &Value, lines: impl IntoIterator<Item = String>) {
+    if json {
+        println!("{answer}");
+    } else {
+        for line in lines {
+            println!("{line}");
+        }
+    }
 }
 
 /// Installs the SIGINT and SIGTERM handlers now, and completes on either.

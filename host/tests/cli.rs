@@ -1,5 +1,6 @@
 //! The `weft` binary: start-up line, configuration from flags and environment, refusal of a
-//! second server on the same data, and shutdown on SIGTERM.
+//! second server on the same data, shutdown on SIGTERM, and the commands that drive a running
+//! server's `/v1` API.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -15,6 +16,7 @@ fn weft() -> Command {
         "WEFT_DATA",
         "WEFT_POLL_TIMEOUT",
         "WEFT_ACCOUNT_ID",
+        "WEFT_ENDPOINT",
     ] {
         command.env_remove(var);
     }
@@ -197,4 +199,122 @@ fn acknowledged_changes_survive_sigkill() {
     }
     terminate(&child);
     wait(child, Duration::from_secs(10));
+}
+
+/// Runs `weft ARGS --endpoint http://ADDR` to its end.
+fn remote(addr: &str, args: &[&str]) -> Output {
+    weft()
+        .args(args)
+        .args(["--endpoint", &format!("http://{addr}")])
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn module_commands_print_the_servers_answers_and_refusals() {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, addr) = start(serve(&dir.path().join("data")));
+
+    // Nothing uploaded: no lines, or the empty list as JSON.
+    let listed = remote(&addr, &["module", "list"]);
+    assert!(listed.status.success(), "{listed:?}");
+    assert_eq!(text(&listed.stdout), "");
+    let listed = remote(&addr, &["module", "list", "--json"]);
+    assert!(listed.status.success(), "{listed:?}");
+    assert_eq!(text(&listed.stdout).trim(), r#"{"modules":[]}"#);
+
+    // A core module is not a component: the server says so, and the command fails.
+    let core = dir.path().join("core.wasm");
+    std::fs::write(&core, b"\0asm\x01\0\0\0").unwrap();
+    let uploaded = remote(&addr, &["module", "upload", core.to_str().unwrap()]);
+    assert!(!uploaded.status.success());
+    assert_eq!(text(&uploaded.stdout), "");
+    let stderr = text(&uploaded.stderr);
+    assert!(
+        stderr.contains("Invalid module: not a WebAssembly component")
+            && stderr.contains("ValidationException"),
+        "{stderr}"
+    );
+
+    let deleted = remote(&addr, &["module", "delete", "abc"]);
+    assert!(!deleted.status.success());
+    assert!(text(&deleted.stderr).contains("Unknown module: abc"));
+
+    terminate(&child);
+    wait(child, Duration::from_secs(10));
+}
+
+#[test]
+fn binding_names_reach_the_server_intact() {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, addr) = start(serve(dir.path()));
+    let body = r#"{"name": "d", "workflowExecutionRetentionPeriodInDays": "1"}"#;
+    assert_eq!(call(&addr, "RegisterDomain", body).0, 200);
+
+    // Characters that must be percent-encoded in a path come back in the server's message as
+    // they were given.
+    let name = "a b/c?%d";
+    let failures = remote(
+        &addr,
+        &["binding", "failures", "--domain", "d", "--activities", name],
+    );
+    assert!(!failures.status.success());
+    let stderr = text(&failures.stderr);
+    assert!(
+        stderr.contains(&format!("No activity binding: {name}")),
+        "{stderr}"
+    );
+
+    // The endpoint may come from the environment.
+    let listed = weft()
+        .args(["binding", "list", "--domain", "d", "--json"])
+        .env("WEFT_ENDPOINT", format!("http://{addr}"))
+        .output()
+        .unwrap();
+    assert!(listed.status.success(), "{listed:?}");
+    assert_eq!(text(&listed.stdout).trim(), r#"{"bindings":[]}"#);
+
+    terminate(&child);
+    wait(child, Duration::from_secs(10));
+}
+
+#[test]
+fn deploy_without_a_server_fails_with_a_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("guest.wasm");
+    std::fs::write(&file, b"\0asm\x0d\0\x01\0").unwrap();
+    // A port nobody listens on: bound, then released.
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .to_string();
+    let args = [
+        "deploy",
+        file.to_str().unwrap(),
+        "--domain",
+        "d",
+        "--decisions",
+        "deciders",
+    ];
+    let output = remote(&addr, &args);
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains(&format!("cannot reach weft at http://{addr}"))
+            && stderr.contains("is `weft serve` running there?"),
+        "{stderr}"
+    );
+
+    // A missing file is named before anything is sent.
+    let output = remote(
+        &addr,
+        &["deploy", "nope.wasm", "--domain", "d", "--function", "f"],
+    );
+    assert!(!output.status.success());
+    assert!(text(&output.stderr).contains("cannot read nope.wasm"));
 }

@@ -113,6 +113,17 @@ impl TestServer {
         }
     }
 
+    /// Sends `method path` with `body` over a fresh connection, exactly as given: for Weft's
+    /// `/v1` API.
+    pub async fn http(&self, method: &str, path: &str, body: &[u8]) -> RawResponse {
+        raw_http(&self.addr.to_string(), method, path, &[], body).await
+    }
+
+    /// The data directory.
+    pub fn data_dir(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+
     /// A client in `us-east-1` with one attempt per call, so errors are not hidden by retries.
     pub fn client(&self) -> aws_sdk_swf::Client {
         self.client_in("us-east-1")
@@ -155,13 +166,28 @@ fn client(endpoint: &str, region: &str, timeouts: TimeoutConfig) -> aws_sdk_swf:
 /// Sends `body` to `POST /` of the server at `addr` (`HOST:PORT`) with `X-Amz-Target: target`
 /// (none if `None`) over a fresh connection, exactly as given.
 pub async fn raw_request(addr: &str, target: Option<&str>, body: &[u8]) -> RawResponse {
+    let mut headers = vec![("Content-Type", "application/x-amz-json-1.0")];
+    if let Some(target) = target {
+        headers.push(("X-Amz-Target", target));
+    }
+    raw_http(addr, "POST", "/", &headers, body).await
+}
+
+/// Sends `method path` with `headers` and `body` to the server at `addr` (`HOST:PORT`) over a
+/// fresh connection, exactly as given (`Host`, `Content-Length` and `Connection: close` added).
+pub async fn raw_http(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> RawResponse {
     let mut head = format!(
-        "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/x-amz-json-1.0\r\n\
-         Content-Length: {}\r\nConnection: close\r\n",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\nConnection: close\r\n",
         body.len()
     );
-    if let Some(target) = target {
-        head.push_str(&format!("X-Amz-Target: {target}\r\n"));
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
     }
     head.push_str("\r\n");
     let stream = TcpStream::connect(addr).await.expect("connect");

@@ -1,10 +1,13 @@
-//! The HTTP face of the service: AWS JSON 1.0 over `POST /` (spec §1).
+//! The HTTP face of the service: AWS JSON 1.0 over `POST /` (spec §1), and Weft's own JSON API
+//! under `/v1` beside it (`extension`: modules and bindings).
 //!
-//! A request is read in this order: `X-Amz-Target` names the [`Operation`]; the body (at most
-//! `Limits::max_request_bytes`) must be a JSON object; [`Schema`] checks it against the model;
-//! the operation runs. Only this module knows HTTP.
+//! An SWF request is read in this order: `X-Amz-Target` names the [`Operation`]; the body (at
+//! most `Limits::max_request_bytes`) must be a JSON object; [`Schema`] checks it against the
+//! model; the operation runs. Both faces derive the caller's scope the same way ([`Api::ctx`])
+//! and answer through `response`. Only this module knows HTTP.
 
-mod operation;
+mod extension;
+pub(crate) mod operation;
 mod response;
 pub(crate) mod schema;
 
@@ -16,6 +19,7 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::post;
+use bytes::Bytes;
 use http_body_util::LengthLimitError;
 use serde_json::Value;
 
@@ -23,7 +27,8 @@ use crate::fault::Fault;
 use crate::model::Scope;
 use crate::ops::{Ctx, Service};
 
-use self::operation::Operation;
+pub(crate) use self::operation::Operation;
+use self::response::Face;
 use self::schema::Schema;
 
 /// The region of requests that carry no SigV4 credential scope.
@@ -35,15 +40,31 @@ pub(crate) struct Api {
     pub(crate) account: String,
 }
 
+impl Api {
+    /// Who is asking: the configured account, in the region of the request's credential scope.
+    /// Every request, SWF's or the extension's, is scoped here and nowhere else.
+    fn ctx(&self, headers: &HeaderMap) -> Ctx {
+        Ctx {
+            scope: Scope {
+                account: self.account.clone(),
+                region: region(headers).to_owned(),
+            },
+        }
+    }
+}
+
 /// The router: a function, so tests can drive it without a socket.
 pub(crate) fn router(api: Arc<Api>) -> Router {
-    Router::new().route("/", post(handle)).with_state(api)
+    Router::new()
+        .route("/", post(handle))
+        .merge(extension::routes())
+        .with_state(api)
 }
 
 async fn handle(State(api): State<Arc<Api>>, headers: HeaderMap, body: Body) -> Response {
     let request_id = request_id();
     let outcome = process(&api, &headers, body).await;
-    response::respond(&request_id, outcome)
+    response::respond(Face::Swf, &request_id, outcome)
 }
 
 async fn process(api: &Api, headers: &HeaderMap, body: Body) -> Result<Vec<u8>, Fault> {
@@ -52,24 +73,38 @@ async fn process(api: &Api, headers: &HeaderMap, body: Body) -> Result<Vec<u8>, 
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
     let operation = Operation::from_target(target)?;
-    let limit = api.service.limits.max_request_bytes;
-    let bytes = axum::body::to_bytes(body, limit).await.map_err(|e| {
+    let bytes = read_body(body, api.service.limits.max_request_bytes).await?;
+    let mut input = parse_body(&bytes)?;
+    Schema::get().validate(operation.name(), &mut input)?;
+    operation.call(&api.service, &api.ctx(headers), input).await
+}
+
+/// The whole body, if it is at most `limit` bytes.
+async fn read_body(body: Body, limit: usize) -> Result<Bytes, Fault> {
+    axum::body::to_bytes(body, limit).await.map_err(|e| {
         let too_large = std::error::Error::source(&e).is_some_and(|s| s.is::<LengthLimitError>());
         if too_large {
             Fault::RequestTooLarge(format!("The request body exceeds {limit} bytes"))
         } else {
             Fault::Serialization("The request body could not be read".into())
         }
-    })?;
-    let mut input = parse_body(&bytes)?;
+    })
+}
+
+/// Runs `operation` for `scope` on `input` as if it had come over HTTP (schema check included),
+/// and answers its output as JSON: how in-process workers poll and respond.
+pub(crate) async fn call(
+    service: &Service,
+    scope: &Scope,
+    operation: Operation,
+    mut input: Value,
+) -> Result<Value, Fault> {
     Schema::get().validate(operation.name(), &mut input)?;
     let ctx = Ctx {
-        scope: Scope {
-            account: api.account.clone(),
-            region: region(headers).to_owned(),
-        },
+        scope: scope.clone(),
     };
-    operation.call(&api.service, &ctx, input).await
+    let output = operation.call(service, &ctx, input).await?;
+    serde_json::from_slice(&output).map_err(Fault::internal)
 }
 
 /// The request body as JSON; an empty body reads as `{}`.

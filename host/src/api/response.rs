@@ -6,10 +6,28 @@ use serde_json::json;
 
 use crate::fault::Fault;
 
-const CONTENT_TYPE: HeaderValue = HeaderValue::from_static("application/x-amz-json-1.0");
+/// Which API answers: SWF's own, or Weft's `/v1` extension beside it. Both send faults in the
+/// same body; they differ in content type and in the statuses of some faults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Face {
+    /// `POST /`: AWS JSON 1.0, where every client error is a 400 as SWF answers it.
+    Swf,
+    /// `/v1/...`: plain JSON, with the statuses a REST client expects (404 for an unknown
+    /// resource, 409 for one in use, 413 for a body too large).
+    Extension,
+}
+
+impl Face {
+    fn content_type(self) -> HeaderValue {
+        match self {
+            Face::Swf => HeaderValue::from_static("application/x-amz-json-1.0"),
+            Face::Extension => HeaderValue::from_static("application/json"),
+        }
+    }
+}
 
 /// The response to a request: its output, or its fault as `{"__type", "message"}`.
-pub(super) fn respond(request_id: &str, outcome: Result<Vec<u8>, Fault>) -> Response {
+pub(super) fn respond(face: Face, request_id: &str, outcome: Result<Vec<u8>, Fault>) -> Response {
     let (status, body, error_type) = match outcome {
         Ok(body) => (StatusCode::OK, body, None),
         Err(fault) => {
@@ -19,7 +37,7 @@ pub(super) fn respond(request_id: &str, outcome: Result<Vec<u8>, Fault>) -> Resp
                 "message": fault.client_message(),
             });
             (
-                status(&fault),
+                status(face, &fault),
                 body.to_string().into_bytes(),
                 Some(fault.code()),
             )
@@ -27,7 +45,7 @@ pub(super) fn respond(request_id: &str, outcome: Result<Vec<u8>, Fault>) -> Resp
     };
     let mut response = (status, body).into_response();
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, CONTENT_TYPE);
+    headers.insert(header::CONTENT_TYPE, face.content_type());
     if let Ok(id) = HeaderValue::from_str(request_id) {
         headers.insert("x-amzn-requestid", id);
     }
@@ -38,10 +56,14 @@ pub(super) fn respond(request_id: &str, outcome: Result<Vec<u8>, Fault>) -> Resp
     response
 }
 
-fn status(fault: &Fault) -> StatusCode {
-    match fault {
-        Fault::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
-        Fault::RequestTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+fn status(face: Face, fault: &Fault) -> StatusCode {
+    match (face, fault) {
+        (_, Fault::Internal(_)) => StatusCode::INTERNAL_SERVER_ERROR,
+        (_, Fault::RequestTooLarge(_)) => StatusCode::PAYLOAD_TOO_LARGE,
+        (_, Fault::InUse(_)) => StatusCode::CONFLICT,
+        (Face::Extension, Fault::UnknownResource(_) | Fault::UnknownOperation(_)) => {
+            StatusCode::NOT_FOUND
+        }
         _ => StatusCode::BAD_REQUEST,
     }
 }

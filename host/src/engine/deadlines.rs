@@ -6,7 +6,7 @@ use crate::model::Run;
 use crate::model::events::attrs;
 use crate::store::{Deadline, Due, RunReads, WriteTx};
 
-use super::timeouts::{activity_timed_out, decision_timed_out, run_timed_out};
+use super::timeouts::{activity_timed_out, decision_timed_out, lambda_timed_out, run_timed_out};
 use super::{Engine, Setup};
 
 /// Acts on up to `limit` deadlines that have come, earliest first; answers how many.
@@ -44,6 +44,7 @@ fn fire(eng: &mut Engine<'_, '_>, due: Due) -> Result<(), Fault> {
         Deadline::DecisionStartToClose | Deadline::DecisionScheduleToStart => {
             decision_timed_out(eng, &mut run, event_id, due.kind, at)?
         }
+        Deadline::LambdaStartToClose => lambda_timed_out(eng, &mut run, event_id, at)?,
         Deadline::RunStartToClose => run_timed_out(eng, &mut run, at)?,
         Deadline::Purge => false,
     };

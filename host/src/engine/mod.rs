@@ -13,6 +13,7 @@ mod close;
 mod deadlines;
 mod decide;
 mod effects;
+mod lambdas;
 mod start;
 mod tasks;
 #[cfg(test)]
@@ -33,6 +34,9 @@ pub(crate) use close::terminate;
 pub(crate) use deadlines::fire_due;
 pub(crate) use decide::{Completion, complete_decision_task};
 pub(crate) use effects::{Effect, request_cancel, signal};
+#[cfg(test)]
+pub(crate) use lambdas::{claim_lambda, started_lambda};
+pub(crate) use lambdas::{FunctionClaim, LambdaOutcome, close_lambda};
 pub(crate) use start::{NewRun, StartRequest, resolve_start, start_run};
 pub(crate) use tasks::{
     ActivityOutcome, Claimed, DecisionClaim, TaskRef, claim, close_activity, record_heartbeat,
@@ -46,7 +50,7 @@ pub(crate) struct Setup {
     pub(crate) wakers: Wakers,
     /// Open runs a domain may hold.
     pub(crate) max_open_runs: u64,
-    /// Open activities, timers and children one run may have, each.
+    /// Open activities, timers, children and Lambda function tasks one run may have, each.
     pub(crate) max_open_per_run: usize,
     /// Events one run may record before it is terminated.
     pub(crate) max_events_per_run: u64,
@@ -119,7 +123,7 @@ impl<'a, 't> Engine<'a, 't> {
         Ok(event_id)
     }
 
-    /// Open activities, timers and children one run may have, each.
+    /// Open activities, timers, children and Lambda function tasks one run may have, each.
     pub(crate) fn max_open_per_run(&self) -> usize {
         self.setup.max_open_per_run
     }

@@ -174,6 +174,7 @@ pub(crate) fn start_run(
         activities: Default::default(),
         timers: Default::default(),
         children: Default::default(),
+        lambdas: Default::default(),
     };
     let config = &run.config;
     let started = attrs::WorkflowExecutionStarted {

@@ -1,5 +1,6 @@
-//! Decision and activity tasks: task tokens, claiming a queued task for a poller, and the activity
-//! worker's answers (spec §4.4–4.5, §8.4, §8.8).
+//! Decision, activity and Lambda function tasks: task tokens, claiming a queued task for a poller
+//! (or the function worker), and the activity worker's answers (spec §4.4–4.5, §8.4, §8.8). The
+//! function worker's answers are in `lambdas.rs`.
 
 use serde_json::Value;
 
@@ -10,6 +11,7 @@ use crate::seal::{Purpose, Sealer};
 use crate::store::{Deadline, RunReads, TaskKind};
 
 use super::Engine;
+use super::lambdas::{FunctionClaim, claim_function};
 
 const TOKEN_VERSION: u8 = 1;
 
@@ -45,6 +47,7 @@ impl TaskRef {
         let kind = match kind {
             0 => TaskKind::Decision,
             1 => TaskKind::Activity,
+            2 => TaskKind::Function,
             _ => return None,
         };
         let numbers: Vec<u64> = rest
@@ -87,9 +90,11 @@ pub(crate) struct ActivityClaim {
 pub(crate) enum Claimed {
     Decision(DecisionClaim),
     Activity(ActivityClaim),
+    Function(FunctionClaim),
 }
 
-/// Takes the first task of a list for a poller: records its `*TaskStarted` event and returns it.
+/// Takes the first task of a list for a poller: records its `*TaskStarted` event (for a Lambda
+/// function task, `LambdaFunctionStarted`; its list is the function's name) and returns it.
 /// Queue entries whose task is gone (its run closed) are dropped on the way.
 pub(crate) fn claim(
     eng: &mut Engine<'_, '_>,
@@ -104,6 +109,7 @@ pub(crate) fn claim(
         let claimed = match kind {
             TaskKind::Decision => claim_decision(eng, &mut run, scheduled, identity.clone())?,
             TaskKind::Activity => claim_activity(eng, &mut run, scheduled, identity.clone())?,
+            TaskKind::Function => claim_function(eng, &mut run, scheduled)?,
         };
         if claimed.is_some() {
             eng.save(&mut run)?;
@@ -202,15 +208,12 @@ fn claim_activity(
         activity.due.start_to_close = start_to_close;
         activity.due.heartbeat = heartbeat;
     }
-    // The input is in the history only, so runs stay small.
-    let input = match eng.tx.event(run.seq, scheduled)? {
-        Some(json) => serde_json::from_slice::<Value>(&json)
-            .map_err(Fault::internal)?
-            .pointer("/activityTaskScheduledEventAttributes/input")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        None => None,
-    };
+    let input = scheduled_input(
+        eng,
+        run.seq,
+        scheduled,
+        "activityTaskScheduledEventAttributes",
+    )?;
     Ok(Some(Claimed::Activity(ActivityClaim {
         task: TaskRef {
             kind: TaskKind::Activity,
@@ -223,6 +226,25 @@ fn claim_activity(
         execution: run.execution.clone(),
         input,
     })))
+}
+
+/// The input of the task scheduled by event `scheduled` of run `seq`, whose attributes are
+/// `member`. The input is in the history only, so runs stay small.
+pub(super) fn scheduled_input(
+    eng: &Engine<'_, '_>,
+    seq: u64,
+    scheduled: u64,
+    member: &str,
+) -> Result<Option<String>, Fault> {
+    let Some(json) = eng.tx.event(seq, scheduled)? else {
+        return Ok(None);
+    };
+    let event: Value = serde_json::from_slice(&json).map_err(Fault::internal)?;
+    Ok(event
+        .get(member)
+        .and_then(|attributes| attributes.get("input"))
+        .and_then(Value::as_str)
+        .map(str::to_owned))
 }
 
 /// The fault for a token that names no open task the caller can act on.
@@ -342,6 +364,20 @@ pub(crate) fn record_heartbeat(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_task_kind_survives_a_token() {
+        let sealer = Sealer::new([3; 32]);
+        for kind in [TaskKind::Decision, TaskKind::Activity, TaskKind::Function] {
+            let task = TaskRef {
+                kind,
+                run: 1,
+                scheduled: 2,
+                started: 3,
+            };
+            assert_eq!(TaskRef::open(&sealer, &task.seal(&sealer)), Some(task));
+        }
+    }
 
     #[test]
     fn tokens_name_one_start_of_one_task_and_cannot_be_forged() {

@@ -1,12 +1,13 @@
-//! The seven timeouts (spec §8.5): arming them as tasks and runs change state, and what happens
-//! when one comes. Each armed deadline is kept in the run as well as in the store, so it is
+//! The eight timeouts (spec §8.5: the run's, two of decision tasks, four of activity tasks, a
+//! Lambda function task's start-to-close): arming them as tasks and runs change state, and what
+//! happens when one comes. Each armed deadline is kept in the run as well as in the store, so it is
 //! disarmed when its subject ends in time, and a deadline that comes is acted on only if the run
 //! still holds it: a stale one changes nothing.
 
 use crate::clock::Timestamp;
 use crate::fault::Fault;
 use crate::model::events::{Cause, attrs};
-use crate::model::{Activity, CloseStatus, DecisionTask, Run, Timeout};
+use crate::model::{Activity, CloseStatus, DecisionTask, Lambda, Run, Timeout};
 use crate::store::{Deadline, TaskKind};
 
 use super::Engine;
@@ -30,6 +31,10 @@ impl Engine<'_, '_> {
         let scheduled: Vec<u64> = run.activities.keys().copied().collect();
         for id in scheduled {
             self.drop_activity(run, id)?;
+        }
+        let scheduled: Vec<u64> = run.lambdas.keys().copied().collect();
+        for id in scheduled {
+            self.drop_lambda(run, id)?;
         }
         for timer in std::mem::take(&mut run.timers).into_values() {
             let (started, at) = (timer.started_event_id, Some(timer.fires_at));
@@ -87,6 +92,24 @@ impl Engine<'_, '_> {
         }
         Ok(Some(activity))
     }
+
+    /// Removes the Lambda function task scheduled by event `scheduled` from the run: off its
+    /// function's queue, timeout disarmed. Returns it, if it was open.
+    pub(super) fn drop_lambda(
+        &mut self,
+        run: &mut Run,
+        scheduled: u64,
+    ) -> Result<Option<Lambda>, Fault> {
+        let Some(lambda) = run.lambdas.remove(&scheduled) else {
+            return Ok(None);
+        };
+        if let Some(slot) = &lambda.slot {
+            self.tx.remove_task(run.domain, TaskKind::Function, slot)?;
+        }
+        let kind = Deadline::LambdaStartToClose;
+        self.disarm(run.seq, scheduled, kind, lambda.timeout_at)?;
+        Ok(Some(lambda))
+    }
 }
 
 /// An activity timeout of the task scheduled by event `scheduled` came at `at`: the task closes
@@ -123,6 +146,32 @@ pub(super) fn activity_timed_out(
         scheduled_event_id: scheduled,
         started_event_id: activity.started_event_id,
         details: activity.heartbeat_details,
+    };
+    eng.record(run, event)?;
+    eng.trigger(run)?;
+    Ok(true)
+}
+
+/// The start-to-close timeout of the Lambda function task scheduled by event `scheduled` came at
+/// `at`: the task closes with `LambdaFunctionTimedOut` and the decider hears of it. Answers
+/// whether anything changed.
+pub(super) fn lambda_timed_out(
+    eng: &mut Engine<'_, '_>,
+    run: &mut Run,
+    scheduled: u64,
+    at: Timestamp,
+) -> Result<bool, Fault> {
+    let armed = run.lambdas.get(&scheduled).and_then(|l| l.timeout_at);
+    if armed != Some(at) {
+        return Ok(false);
+    }
+    let Some(lambda) = eng.drop_lambda(run, scheduled)? else {
+        return Ok(false);
+    };
+    let event = attrs::LambdaFunctionTimedOut {
+        scheduled_event_id: scheduled,
+        started_event_id: lambda.started_event_id,
+        timeout_type: Some(Cause::StartToClose),
     };
     eng.record(run, event)?;
     eng.trigger(run)?;

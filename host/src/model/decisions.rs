@@ -18,7 +18,6 @@ macro_rules! decisions {
         $name:ident => $member:literal { $($field:ident : $ty:ty,)* }
     )*) => {
         /// The attributes of each decision type, named after it.
-        #[allow(dead_code, reason = "Lambda functions run with the Wasm issue; their members wait")]
         pub(crate) mod attrs {
             use super::*;
             $(
@@ -205,6 +204,10 @@ impl Decision {
                     NoneAllowed::No,
                 );
             }
+            Decision::ScheduleLambdaFunction(a) => {
+                // An empty duration is absent: the default applies (spec §6.13).
+                v.lambda_timeout(&at("startToCloseTimeout"), given(&a.start_to_close_timeout));
+            }
             Decision::StartChildWorkflowExecution(a) => {
                 v.name(&at("workflowId"), &a.workflow_id);
                 list(v, &a.task_list);
@@ -298,6 +301,31 @@ mod tests {
                 parse(batch).unwrap_err(),
                 Fault::Validation("Close must be last decision in list".into())
             );
+        }
+    }
+
+    #[test]
+    fn a_lambda_timeout_is_one_to_900_seconds() {
+        let lambda = |timeout: Option<&str>| {
+            let mut attributes = json!({"id": "l", "name": "f"});
+            if let Some(t) = timeout {
+                attributes["startToCloseTimeout"] = json!(t);
+            }
+            parse(vec![json!({"decisionType": "ScheduleLambdaFunction",
+                "scheduleLambdaFunctionDecisionAttributes": attributes})])
+        };
+        for ok in [None, Some(""), Some("1"), Some("900")] {
+            assert!(lambda(ok).is_ok(), "{ok:?}");
+        }
+        for bad in ["0", "901", "NONE"] {
+            let Err(Fault::Validation(m)) = lambda(Some(bad)) else {
+                panic!("{bad} was accepted")
+            };
+            assert!(
+                m.contains("decisions.1.member.scheduleLambdaFunctionDecisionAttributes.startToCloseTimeout"),
+                "{m}"
+            );
+            assert!(m.contains("from 1 to 900"), "{m}");
         }
     }
 

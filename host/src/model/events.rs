@@ -69,6 +69,7 @@ pub(crate) enum Cause {
     OpenWorkflowsLimitExceeded,
     WorkflowAlreadyRunning,
     LambdaServiceNotAvailableInRegion,
+    OpenLambdaFunctionsLimitExceeded,
     IdAlreadyInUse,
     ChildPolicyApplied,
     EventLimitExceeded,

@@ -55,6 +55,9 @@ pub(crate) struct Run {
     pub(crate) timers: BTreeMap<String, Timer>,
     /// Open children, by the id of their `StartChildWorkflowExecutionInitiated` event.
     pub(crate) children: BTreeMap<u64, Child>,
+    /// Open Lambda function tasks, by the id of their `LambdaFunctionScheduled` event.
+    #[serde(default)]
+    pub(crate) lambdas: BTreeMap<u64, Lambda>,
 }
 
 impl Run {
@@ -165,6 +168,24 @@ pub(crate) struct ActivityDue {
     pub(crate) schedule_to_close: Option<Timestamp>,
     pub(crate) start_to_close: Option<Timestamp>,
     pub(crate) heartbeat: Option<Timestamp>,
+}
+
+/// An open Lambda function task (spec §6.13): scheduled, then started by the function worker,
+/// until it completes, fails or times out.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Lambda {
+    /// The decider's id for it: no two open ones of a run share one.
+    pub(crate) id: String,
+    /// The bound function that runs it; its tasks are queued under this name.
+    pub(crate) name: String,
+    /// Its place in the function's queue while it waits for the worker.
+    pub(crate) slot: Option<Slot>,
+    /// The `LambdaFunctionStarted` event; 0 until the worker has it.
+    pub(crate) started_event_id: u64,
+    /// The resolved start-to-close timeout in seconds, armed when the worker takes the task.
+    pub(crate) start_to_close: u32,
+    /// When the armed start-to-close timeout fires.
+    pub(crate) timeout_at: Option<Timestamp>,
 }
 
 /// An open timer.

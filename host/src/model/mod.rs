@@ -8,17 +8,21 @@ mod execution;
 mod rules;
 mod shapes;
 mod types;
+mod wasm;
 
 pub(crate) use domain::{Domain, DomainArn};
 pub(crate) use execution::{
-    Activity, ActivityDue, Child, Closed, DecisionTask, ExecutionConfig, Parent, Run, Slot, Timer,
+    Activity, ActivityDue, Child, Closed, DecisionTask, ExecutionConfig, Lambda, Parent, Run, Slot,
+    Timer,
 };
-pub(crate) use rules::{NoneAllowed, Timeout};
+pub(crate) use rules::{LAMBDA_DEFAULT_TIMEOUT, NoneAllowed, Timeout};
 pub(crate) use shapes::{
     ChildPolicy, CloseStatus, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName,
     WorkflowExecution,
 };
 pub(crate) use types::{ActivityKind, Kind, TypeKind, TypeRecord, WorkflowKind};
+pub use wasm::BindingKind;
+pub(crate) use wasm::{Binding, GuestFailureRecord, ModuleRecord};
 
 /// Everything a caller can see lives in one scope: an AWS account in one region, as on AWS.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,6 +8,12 @@ use super::ResourceTag;
 /// The longest duration SWF accepts anywhere: one year.
 const MAX_DURATION_SECS: u32 = 31_536_000;
 
+/// The start-to-close timeouts a Lambda function task may have, in seconds (spec §6.13).
+const LAMBDA_TIMEOUT_SECS: std::ops::RangeInclusive<u32> = 1..=900;
+
+/// The start-to-close timeout of a Lambda function task scheduled without one (spec §6.13).
+pub(crate) const LAMBDA_DEFAULT_TIMEOUT: &str = "900";
+
 /// The longest retention period a domain may have, in days.
 const MAX_RETENTION_DAYS: u32 = 90;
 
@@ -95,6 +101,27 @@ impl Violations {
                     }
                 ),
             ),
+        }
+    }
+
+    /// A Lambda function task's start-to-close timeout, if present: whole seconds from 1 to 900,
+    /// never `NONE`.
+    pub(crate) fn lambda_timeout(&mut self, path: &str, value: Option<&str>) {
+        let Some(value) = value else { return };
+        let valid = value.bytes().all(|b| b.is_ascii_digit())
+            && value
+                .parse::<u32>()
+                .is_ok_and(|secs| LAMBDA_TIMEOUT_SECS.contains(&secs));
+        if !valid {
+            self.add(
+                path,
+                Some(value),
+                format_args!(
+                    "Member must be a whole number of seconds from {} to {}",
+                    LAMBDA_TIMEOUT_SECS.start(),
+                    LAMBDA_TIMEOUT_SECS.end()
+                ),
+            );
         }
     }
 
@@ -211,6 +238,22 @@ mod tests {
             1
         );
         assert_eq!(violations(|v| v.duration("t", None, NoneAllowed::No)), 0);
+    }
+
+    #[test]
+    fn lambda_timeouts() {
+        for ok in ["1", "60", "900"] {
+            assert_eq!(violations(|v| v.lambda_timeout("t", Some(ok))), 0, "{ok}");
+        }
+        for bad in ["0", "901", "NONE", "-1", "1.5", "", "+5", "99999999999"] {
+            assert_eq!(
+                violations(|v| v.lambda_timeout("t", Some(bad))),
+                1,
+                "{bad:?}"
+            );
+        }
+        assert_eq!(violations(|v| v.lambda_timeout("t", None)), 0);
+        assert_eq!(Timeout::seconds(LAMBDA_DEFAULT_TIMEOUT), Some(900));
     }
 
     #[test]

@@ -64,7 +64,9 @@ pub(crate) async fn poll(
             activity_type: Some(c.activity_type),
             input: c.input,
         }),
-        Some(Claimed::Decision(_)) => Err(Fault::internal("a decision task on an activity list")),
+        Some(Claimed::Decision(_) | Claimed::Function(_)) => {
+            Err(Fault::internal("another kind of task on an activity list"))
+        }
         None => Ok(ActivityTaskOutput::default()),
     }
 }

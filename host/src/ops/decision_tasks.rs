@@ -112,7 +112,9 @@ pub(crate) async fn poll(
     .await?;
     match claimed {
         Some(Claimed::Decision(claim)) => task_output(svc, &input, &query, claim, None).await,
-        Some(Claimed::Activity(_)) => Err(Fault::internal("an activity task on a decision list")),
+        Some(Claimed::Activity(_) | Claimed::Function(_)) => {
+            Err(Fault::internal("another kind of task on a decision list"))
+        }
         None => Ok(DecisionTaskOutput::default()),
     }
 }

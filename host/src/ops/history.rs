@@ -100,7 +100,7 @@ pub(crate) async fn describe(
         open_decision_tasks: usize::from(!matches!(run.decision, DecisionTask::Idle)),
         open_timers: run.timers.len(),
         open_child_workflow_executions: run.children.len(),
-        open_lambda_functions: 0,
+        open_lambda_functions: run.lambdas.len(),
     };
     Ok(ExecutionDetail {
         execution_configuration: run.config.clone(),

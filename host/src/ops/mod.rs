@@ -6,12 +6,14 @@ pub(crate) mod activity_tasks;
 pub(crate) mod decision_tasks;
 pub(crate) mod domains;
 pub(crate) mod executions;
+pub(crate) mod functions;
 pub(crate) mod history;
 pub(crate) mod listings;
 mod paging;
 mod polling;
 pub(crate) mod tags;
 pub(crate) mod types;
+pub(crate) mod wasm;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,6 +25,7 @@ use crate::config::Limits;
 use crate::engine::Setup;
 use crate::fault::Fault;
 use crate::model::{Domain, Scope};
+use crate::runtime::Runtime;
 use crate::seal::Sealer;
 use crate::store::{Reads, Store};
 
@@ -38,6 +41,10 @@ pub(crate) struct Service {
     pub(crate) poll_timeout: Duration,
     /// Turns true when the service stops: long polls answer empty at once.
     pub(crate) shutdown: watch::Receiver<bool>,
+    /// The Wasm runtime that checks uploads and runs the bound guests.
+    pub(crate) runtime: Arc<Runtime>,
+    /// Told after every committed change to the bindings, so the workers follow them.
+    pub(crate) bindings_changed: watch::Sender<()>,
 }
 
 /// Who is asking: the scope every name in the request is resolved in.

@@ -113,6 +113,8 @@ mod tests {
             engine: crate::engine::Setup::new(&Default::default(), None),
             poll_timeout: std::time::Duration::from_secs(1),
             shutdown: tokio::sync::watch::channel(false).1,
+            runtime: Arc::new(crate::runtime::Runtime::new(None).unwrap()),
+            bindings_changed: tokio::sync::watch::Sender::new(()),
         }
     }
 

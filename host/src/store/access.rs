@@ -12,8 +12,9 @@ use crate::model::{Domain, Kind, Scope, TypeKind, TypeName, TypeRecord};
 
 use super::StoreError;
 use super::tables::{
-    Bytes, COUNTERS, DEADLINES, DOMAINS, DeadlineKey, DomainKey, EVENTS, LISTINGS, ListingKey,
-    META, OPEN_RUNS, RUN_IDS, RUNS, RunIdKey, TASKS, TYPES, TaskQueueKey, TypeKey,
+    BINDINGS, BindingKey, Bytes, COUNTERS, DEADLINES, DOMAINS, DeadlineKey, DomainKey, EVENTS,
+    FailureKey, GUEST_FAILURES, LISTINGS, ListingKey, META, MODULE_CODE, MODULES, ModuleKey,
+    OPEN_RUNS, RUN_IDS, RUNS, RunIdKey, TASKS, TYPES, TaskQueueKey, TypeKey,
 };
 
 /// A consistent read-only view of the store.
@@ -100,6 +101,10 @@ tables! {
     listings / listing_table: LISTINGS<ListingKey, ()>;
     tasks / task_table: TASKS<TaskQueueKey, (u64, u64)>;
     deadlines / deadline_table: DEADLINES<DeadlineKey, ()>;
+    modules / module_table: MODULES<ModuleKey, Bytes>;
+    module_code / module_code_table: MODULE_CODE<ModuleKey, Bytes>;
+    bindings / binding_table: BINDINGS<BindingKey, Bytes>;
+    guest_failures / guest_failure_table: GUEST_FAILURES<FailureKey, Bytes>;
 }
 
 /// A count a domain keeps for a limit.

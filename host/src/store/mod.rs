@@ -7,6 +7,7 @@
 mod access;
 mod runs;
 mod tables;
+mod wasm;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -20,7 +21,12 @@ use crate::clock::Clock;
 use crate::fault::Fault;
 
 pub(crate) use access::{Counter, Cursor, Page, ReadTx, Reads, WriteTx};
+#[allow(
+    unused_imports,
+    reason = "the Wasm runtime writes bindings; only engine tests use the kinds here yet"
+)]
 pub(crate) use runs::{Deadline, Due, Listing, RunReads, TaskKind};
+pub(crate) use wasm::WasmReads;
 pub use writer::WriterStats;
 
 /// What can go wrong below the SWF layer. Clients see any of these as an internal failure.

@@ -1,5 +1,5 @@
 //! Typed access to the tables of runs: run records and their names, histories, listings, task
-//! queues and deadlines.
+//! queues and deadlines, and whether a function is bound to run a domain's Lambda tasks.
 
 use std::ops::Bound;
 
@@ -11,11 +11,15 @@ use crate::model::{Run, Slot};
 use super::StoreError;
 use super::access::{Cursor, Page, Snapshot, WriteTx, bounds, decode, encode, scan};
 
-/// The two kinds of task list; they are separate namespaces (spec §8.3).
+/// The kinds of task queue; they are separate namespaces (spec §8.3). Stored (in task queue keys
+/// and task tokens): never renumber.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum TaskKind {
     Decision = 0,
     Activity = 1,
+    /// Lambda function tasks (spec §6.13), queued under the function's name. Only the
+    /// in-process function worker takes them; HTTP polls never ask for this kind.
+    Function = 2,
 }
 
 /// The orders in which visibility lists runs. Stored: never renumber.
@@ -50,10 +54,12 @@ pub(crate) enum Deadline {
     RunStartToClose = 7,
     /// A closed run's retention ends; the event is its last.
     Purge = 8,
+    /// A started Lambda function task times out; the event is its `LambdaFunctionScheduled`.
+    LambdaStartToClose = 9,
 }
 
 impl Deadline {
-    const ALL: [Deadline; 9] = [
+    const ALL: [Deadline; 10] = [
         Deadline::Timer,
         Deadline::ActivityScheduleToClose,
         Deadline::ActivityStartToClose,
@@ -63,6 +69,7 @@ impl Deadline {
         Deadline::DecisionScheduleToStart,
         Deadline::RunStartToClose,
         Deadline::Purge,
+        Deadline::LambdaStartToClose,
     ];
 
     fn from_u8(kind: u8) -> Option<Deadline> {
@@ -359,6 +366,19 @@ impl WriteTx<'_> {
     ) -> Result<(), StoreError> {
         self.deadlines
             .remove((at.as_millis(), seq, event_id, kind as u8))?;
+        Ok(())
+    }
+
+    /// Binds `name` in the domain with a raw `Binding` value, as the Wasm runtime will.
+    #[cfg(test)]
+    pub(crate) fn put_binding_raw(
+        &mut self,
+        domain: u64,
+        kind: crate::model::BindingKind,
+        name: &str,
+        value: &[u8],
+    ) -> Result<(), StoreError> {
+        self.bindings.insert((domain, kind as u8, name), value)?;
         Ok(())
     }
 

@@ -56,9 +56,10 @@ pub(crate) const LISTINGS: TableDefinition<ListingKey, ()> = TableDefinition::ne
 /// (domain id, task kind, task list, rank, order).
 pub(crate) type TaskQueueKey = (u64, u8, &'static str, u32, u64);
 
-/// Scheduled tasks waiting for a poller. Key: (domain id, kind (0 decision, 1 activity), task
-/// list, rank, order): a list's tasks are one range, highest priority first, then in scheduling
-/// order. Value: (run seq, scheduled event id).
+/// Scheduled tasks waiting for a poller. Key: (domain id, kind (0 decision, 1 activity,
+/// 2 Lambda function), task list (for a function: its name), rank, order): a list's tasks are
+/// one range, highest priority first, then in scheduling order. Value: (run seq, scheduled
+/// event id).
 pub(crate) const TASKS: TableDefinition<TaskQueueKey, (u64, u64)> = TableDefinition::new("tasks");
 
 /// (deadline in ms, run seq, event id, `Deadline` kind).
@@ -70,3 +71,29 @@ pub(crate) const DEADLINES: TableDefinition<DeadlineKey, ()> = TableDefinition::
 
 /// The on-disk format this build writes and reads.
 pub(crate) const FORMAT_VERSION: u32 = 1;
+
+/// (account id, module digest in lowercase hex).
+pub(crate) type ModuleKey = (&'static str, &'static str);
+
+/// Uploaded Wasm modules. Key: (account id, digest). Value: `ModuleRecord`.
+pub(crate) const MODULES: TableDefinition<ModuleKey, Bytes> = TableDefinition::new("modules");
+
+/// The code of each uploaded module, apart from its record so that listing modules never reads
+/// code. Key: as `MODULES`. Value: the component's bytes.
+pub(crate) const MODULE_CODE: TableDefinition<ModuleKey, Bytes> =
+    TableDefinition::new("module_code");
+
+/// (domain id, `BindingKind` as u8, task list or function name).
+pub(crate) type BindingKey = (u64, u8, &'static str);
+
+/// Wasm modules bound to serve a domain's decision task list (kind 0), activity task list
+/// (kind 1) or function name (kind 2). Value: `Binding`.
+pub(crate) const BINDINGS: TableDefinition<BindingKey, Bytes> = TableDefinition::new("bindings");
+
+/// (domain id, `BindingKind` as u8, task list or function name, sequence).
+pub(crate) type FailureKey = (u64, u8, &'static str, u64);
+
+/// The latest tasks each binding's guest failed, oldest first. Key: the binding's key and a
+/// sequence from `next_id`. Value: `GuestFailureRecord`.
+pub(crate) const GUEST_FAILURES: TableDefinition<FailureKey, Bytes> =
+    TableDefinition::new("guest_failures");

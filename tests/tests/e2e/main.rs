@@ -1,5 +1,5 @@
 //! End-to-end tests: the real server on `127.0.0.1:0`, driven by `aws-sdk-swf` (and by raw HTTP
-//! for requests an SDK would never send). One binary, so the SDK is linked once.
+//! for requests an SDK would never send, and for Weft's own `/v1` API). One binary, so the SDK is linked once.
 
 mod children;
 mod common;
@@ -21,4 +21,5 @@ mod timeouts;
 mod timers;
 mod types;
 mod visibility;
+mod wasm_api;
 mod workflows;

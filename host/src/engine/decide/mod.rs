@@ -1,7 +1,9 @@
 //! RespondDecisionTaskCompleted: applying a decider's batch of decisions (spec §8.7, §6). The
-//! activity decisions are in `activities.rs`, the ones that start runs in `runs.rs`.
+//! activity decisions are in `activities.rs`, ScheduleLambdaFunction in `lambdas.rs`, the ones
+//! that start runs in `runs.rs`.
 
 mod activities;
+mod lambdas;
 mod runs;
 
 use crate::fault::Fault;
@@ -220,16 +222,7 @@ impl Batch<'_, '_, '_> {
                 Ok(())
             }
             Decision::StartChildWorkflowExecution(a) => self.start_child(run, a),
-            Decision::ScheduleLambdaFunction(a) => {
-                // No Lambda backend yet: the Wasm runtime will run functions (spec §6.13 [REC]).
-                let event = attrs::ScheduleLambdaFunctionFailed {
-                    id: a.id,
-                    name: a.name,
-                    cause: Cause::LambdaServiceNotAvailableInRegion,
-                    decision_task_completed_event_id: dtc,
-                };
-                self.failed(run, event.into())
-            }
+            Decision::ScheduleLambdaFunction(a) => self.schedule_lambda(run, a),
         }
     }
 

@@ -29,6 +29,7 @@ async fn claim_task(fx: &Fixture, kind: TaskKind, list: &'static str) -> Option<
         Ok(match claim(eng, kind, list, None)? {
             Some(Claimed::Decision(c)) => Some(c.task),
             Some(Claimed::Activity(c)) => Some(c.task),
+            Some(Claimed::Function(c)) => Some(c.task),
             None => None,
         })
     })

@@ -1,0 +1,453 @@
+//! Weft's own API beside SWF's, under `/v1`: upload, list and delete Wasm modules, bind them to a
+//! domain's task lists and function names, read what their guests failed.
+//!
+//! Plain JSON in and out. Faults have SWF's body (`{"__type", "message"}`, `x-amzn-errortype`)
+//! with REST statuses: 400 for bad input, 404 for an unknown resource or route, 409 for a module
+//! still bound, 413 for a body too large. Path segments are percent-decoded, so a task list name
+//! may hold any character.
+//!
+//! | route | answer |
+//! | --- | --- |
+//! | `POST /v1/modules` (body: the `.wasm` bytes) | the module |
+//! | `GET /v1/modules` | `{"modules": [...]}` |
+//! | `DELETE /v1/modules/{digest}` | `{}` |
+//! | `PUT /v1/domains/{domain}/bindings/{kind}/{name}` (body: `{"module", "concurrency"?, "limits"?}`) | the binding |
+//! | `GET /v1/domains/{domain}/bindings` | `{"bindings": [...]}` |
+//! | `DELETE /v1/domains/{domain}/bindings/{kind}/{name}` | `{}` |
+//! | `GET /v1/domains/{domain}/bindings/{kind}/{name}/failures` | `{"failures": [...]}` |
+//!
+//! `kind` is `decision`, `activity` or `function`.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{FromRequestParts, Path, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, Method, Uri};
+use axum::response::Response;
+use axum::routing::{any, get, post, put};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::response::{self, Face};
+use super::{Api, read_body, request_id};
+use crate::fault::Fault;
+use crate::model::BindingKind;
+use crate::ops::wasm::{self, BindInput, MAX_MODULE_BYTES};
+
+/// The extension's routes, to merge into the router.
+pub(super) fn routes() -> Router<Arc<Api>> {
+    Router::new()
+        .route("/v1/modules", post(upload_module).get(list_modules))
+        .route("/v1/modules/{digest}", axum::routing::delete(delete_module))
+        .route("/v1/domains/{domain}/bindings", get(list_bindings))
+        .route(
+            "/v1/domains/{domain}/bindings/{kind}/{name}",
+            put(bind).delete(unbind),
+        )
+        .route(
+            "/v1/domains/{domain}/bindings/{kind}/{name}/failures",
+            get(failures),
+        )
+        .route("/v1", any(no_route))
+        .route("/v1/{*rest}", any(no_route))
+}
+
+/// A binding's place: domain, kind and name, as the path names them.
+type Place = (String, String, String);
+
+async fn upload_module(State(api): State<Arc<Api>>, headers: HeaderMap, body: Body) -> Response {
+    reply(
+        async {
+            let code = read_body(body, MAX_MODULE_BYTES).await?;
+            wasm::upload_module(&api.service, &api.ctx(&headers), code.into()).await
+        }
+        .await,
+    )
+}
+
+async fn list_modules(State(api): State<Arc<Api>>, headers: HeaderMap) -> Response {
+    let modules = wasm::list_modules(&api.service, &api.ctx(&headers)).await;
+    reply(modules.map(|modules| json!({ "modules": modules })))
+}
+
+async fn delete_module(
+    State(api): State<Arc<Api>>,
+    Params(digest): Params<String>,
+    headers: HeaderMap,
+) -> Response {
+    let deleted = wasm::delete_module(&api.service, &api.ctx(&headers), digest).await;
+    reply(deleted.map(|()| json!({})))
+}
+
+async fn bind(
+    State(api): State<Arc<Api>>,
+    Params((domain, kind, name)): Params<Place>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    reply(
+        async {
+            let kind = kind_named(&kind)?;
+            let body = read_body(body, api.service.limits.max_request_bytes).await?;
+            let input: BindInput = parse_input(&body)?;
+            wasm::bind(&api.service, &api.ctx(&headers), domain, kind, name, input).await
+        }
+        .await,
+    )
+}
+
+async fn list_bindings(
+    State(api): State<Arc<Api>>,
+    Params(domain): Params<String>,
+    headers: HeaderMap,
+) -> Response {
+    let bindings = wasm::list_bindings(&api.service, &api.ctx(&headers), domain).await;
+    reply(bindings.map(|bindings| json!({ "bindings": bindings })))
+}
+
+async fn unbind(
+    State(api): State<Arc<Api>>,
+    Params((domain, kind, name)): Params<Place>,
+    headers: HeaderMap,
+) -> Response {
+    reply(
+        async {
+            let kind = kind_named(&kind)?;
+            wasm::unbind(&api.service, &api.ctx(&headers), domain, kind, name).await?;
+            Ok(json!({}))
+        }
+        .await,
+    )
+}
+
+async fn failures(
+    State(api): State<Arc<Api>>,
+    Params((domain, kind, name)): Params<Place>,
+    headers: HeaderMap,
+) -> Response {
+    reply(
+        async {
+            let kind = kind_named(&kind)?;
+            let failures =
+                wasm::failures(&api.service, &api.ctx(&headers), domain, kind, name).await?;
+            Ok(json!({ "failures": failures }))
+        }
+        .await,
+    )
+}
+
+/// Any other method or path under `/v1`.
+async fn no_route(method: Method, uri: Uri) -> Response {
+    reply::<Value>(Err(Fault::UnknownOperation(format!(
+        "No route for {method} {}",
+        uri.path()
+    ))))
+}
+
+/// The extension's answer: `outcome` as JSON, or its fault.
+fn reply<T: Serialize>(outcome: Result<T, Fault>) -> Response {
+    let body = outcome.and_then(|output| serde_json::to_vec(&output).map_err(Fault::internal));
+    response::respond(Face::Extension, &request_id(), body)
+}
+
+fn kind_named(name: &str) -> Result<BindingKind, Fault> {
+    BindingKind::from_name(name).ok_or_else(|| {
+        Fault::Validation(format!(
+            "Unknown binding kind: {name}; it must be decision, activity or function"
+        ))
+    })
+}
+
+/// The body as the input `T`: malformed JSON is a `SerializationException`, well-formed JSON of
+/// the wrong shape (a missing or unknown member, a wrong type) a `ValidationException`.
+fn parse_input<T: DeserializeOwned>(body: &[u8]) -> Result<T, Fault> {
+    serde_json::from_slice(body).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => Fault::Validation(format!("Invalid input: {e}")),
+        _ => Fault::Serialization(format!("The request body is not valid JSON: {e}")),
+    })
+}
+
+/// Path parameters, percent-decoded. A path that does not decode (such as `%FF`, not UTF-8) is
+/// the client's error, answered like any other fault.
+struct Params<T>(T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for Params<T> {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Response> {
+        match Path::<T>::from_request_parts(parts, state).await {
+            Ok(Path(params)) => Ok(Params(params)),
+            Err(rejection) => Err(reply::<Value>(Err(Fault::Validation(format!(
+                "Invalid path: {}",
+                rejection.body_text()
+            ))))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::{Request, StatusCode};
+    use tower::ServiceExt as _;
+
+    use super::*;
+    use crate::{Config, Weft};
+
+    /// A router on a fresh store, and the directory it lives in.
+    struct Harness {
+        router: Router,
+        dir: tempfile::TempDir,
+        _weft: Weft,
+    }
+
+    struct Answer {
+        status: StatusCode,
+        error_type: Option<String>,
+        content_type: String,
+        json: Value,
+    }
+
+    impl Answer {
+        fn code(&self) -> &str {
+            let kind = self.json["__type"].as_str().unwrap_or_default();
+            kind.rsplit('#').next().unwrap_or(kind)
+        }
+
+        fn message(&self) -> &str {
+            self.json["message"].as_str().unwrap_or_default()
+        }
+    }
+
+    fn harness() -> Harness {
+        let dir = tempfile::tempdir().unwrap();
+        let weft = Weft::open(Config::new(dir.path())).unwrap();
+        Harness {
+            router: super::super::router(weft.api.clone()),
+            dir,
+            _weft: weft,
+        }
+    }
+
+    impl Harness {
+        async fn call(&self, method: &str, uri: &str, body: impl Into<Body>) -> Answer {
+            self.call_in("us-east-1", method, uri, vec![], body).await
+        }
+
+        async fn call_in(
+            &self,
+            region: &str,
+            method: &str,
+            uri: &str,
+            headers: Vec<(&str, &str)>,
+            body: impl Into<Body>,
+        ) -> Answer {
+            let auth = format!(
+                "AWS4-HMAC-SHA256 Credential=weft/20260101/{region}/swf/aws4_request, \
+                 SignedHeaders=host, Signature=0"
+            );
+            let mut request = Request::builder()
+                .method(method)
+                .uri(uri)
+                .header("authorization", auth);
+            for (name, value) in headers {
+                request = request.header(name, value);
+            }
+            let response = self
+                .router
+                .clone()
+                .oneshot(request.body(body.into()).unwrap())
+                .await
+                .unwrap();
+            let status = response.status();
+            let header = |name: &str| {
+                response
+                    .headers()
+                    .get(name)
+                    .map(|v| v.to_str().unwrap().to_owned())
+            };
+            let error_type = header("x-amzn-errortype");
+            let content_type = header("content-type").unwrap_or_default();
+            let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+                .await
+                .unwrap();
+            let json = serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+                panic!("{method} {uri}: {e}: {:?}", String::from_utf8_lossy(&bytes))
+            });
+            Answer {
+                status,
+                error_type,
+                content_type,
+                json,
+            }
+        }
+
+        async fn register_domain(&self, region: &str, name: &str) {
+            let body = json!({"name": name, "workflowExecutionRetentionPeriodInDays": "1"});
+            let target = ("x-amz-target", "SimpleWorkflowService.RegisterDomain");
+            let answer = self
+                .call_in(region, "POST", "/", vec![target], body.to_string())
+                .await;
+            assert_eq!(answer.status, StatusCode::OK, "{}", answer.json);
+        }
+    }
+
+    #[tokio::test]
+    async fn refused_uploads_leave_nothing_behind() {
+        let h = harness();
+        let empty_component = b"\0asm\x0d\0\x01\0".to_vec();
+        let answer = h.call("POST", "/v1/modules", empty_component).await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+        assert_eq!(answer.error_type.as_deref(), Some("ValidationException"));
+        assert!(
+            answer.message().contains("world decider"),
+            "{}",
+            answer.json
+        );
+
+        let listed = h.call("GET", "/v1/modules", Body::empty()).await;
+        assert_eq!(listed.status, StatusCode::OK);
+        assert_eq!(listed.content_type, "application/json");
+        assert_eq!(listed.json, json!({"modules": []}));
+        // It compiled, but its code was not cached: only modules that pass are.
+        let compiled = h.dir.path().join("compiled");
+        let cached: Vec<_> = std::fs::read_dir(&compiled).unwrap().collect();
+        assert!(cached.is_empty(), "{cached:?}");
+    }
+
+    #[tokio::test]
+    async fn modules_over_the_size_limit_are_refused_with_413() {
+        let h = harness();
+        let answer = h
+            .call("POST", "/v1/modules", vec![0u8; MAX_MODULE_BYTES + 1])
+            .await;
+        assert_eq!(answer.status, StatusCode::PAYLOAD_TOO_LARGE);
+        assert_eq!(answer.code(), "RequestEntityTooLargeException");
+        // The limit is the module's, not SWF's 1 MiB: a 2 MiB body is read and judged.
+        let answer = h.call("POST", "/v1/modules", vec![0u8; 2 << 20]).await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+        assert!(
+            answer.message().contains("not a WebAssembly component"),
+            "{}",
+            answer.json
+        );
+    }
+
+    #[tokio::test]
+    async fn bind_bodies_are_checked_before_anything_is_looked_up() {
+        let h = harness();
+        h.register_domain("us-east-1", "d").await;
+        let uri = "/v1/domains/d/bindings/activity/work";
+        for (body, code, needle) in [
+            ("{", "SerializationException", "not valid JSON"),
+            ("", "SerializationException", "not valid JSON"),
+            ("[]", "ValidationException", "Invalid input"),
+            (r#"{"modul": "x"}"#, "ValidationException", "unknown field"),
+            (
+                r#"{"module": "x", "concurrency": -1}"#,
+                "ValidationException",
+                "Invalid input",
+            ),
+            (
+                r#"{"module": "x", "limits": {"cpu_ms": 5}}"#,
+                "ValidationException",
+                "unknown field",
+            ),
+            (
+                r#"{"module": "x", "limits": {"memoryBytes": 0}}"#,
+                "ValidationException",
+                "memoryBytes is 0",
+            ),
+            (
+                r#"{"module": "x", "concurrency": 65}"#,
+                "ValidationException",
+                "concurrency must be 1 to 64",
+            ),
+        ] {
+            let answer = h.call("PUT", uri, body).await;
+            assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{body}");
+            assert_eq!(answer.code(), code, "{body}: {}", answer.json);
+            assert!(answer.message().contains(needle), "{body}: {}", answer.json);
+        }
+    }
+
+    #[tokio::test]
+    async fn path_segments_are_percent_decoded() {
+        let h = harness();
+        h.register_domain("us-east-1", "d 1").await;
+        let answer = h
+            .call(
+                "DELETE",
+                "/v1/domains/d%201/bindings/activity/a%20b%2Fc%3F",
+                Body::empty(),
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{}", answer.json);
+        assert_eq!(answer.message(), "No activity binding: a b/c?");
+
+        // Not UTF-8 once decoded: the client's error, not the server's.
+        let answer = h
+            .call("GET", "/v1/domains/%FF/bindings", Body::empty())
+            .await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{}", answer.json);
+        assert_eq!(answer.code(), "ValidationException");
+    }
+
+    #[tokio::test]
+    async fn unknown_routes_and_kinds() {
+        let h = harness();
+        for (method, uri) in [
+            ("GET", "/v1/nothing"),
+            ("GET", "/v1"),
+            ("PATCH", "/v1/modules/abc/more"),
+        ] {
+            let answer = h.call(method, uri, Body::empty()).await;
+            assert_eq!(answer.status, StatusCode::NOT_FOUND, "{method} {uri}");
+            assert_eq!(answer.code(), "UnknownOperationException");
+        }
+        let answer = h
+            .call(
+                "GET",
+                "/v1/domains/d/bindings/workflow/x/failures",
+                Body::empty(),
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+        assert!(answer.message().contains("Unknown binding kind: workflow"));
+    }
+
+    #[tokio::test]
+    async fn scope_comes_from_the_credential_scope_as_for_swf() {
+        let h = harness();
+        h.register_domain("eu-west-2", "d").await;
+        let uri = "/v1/domains/d/bindings";
+        let there = h
+            .call_in("eu-west-2", "GET", uri, vec![], Body::empty())
+            .await;
+        assert_eq!(there.status, StatusCode::OK);
+        assert_eq!(there.json, json!({"bindings": []}));
+        let elsewhere = h.call("GET", uri, Body::empty()).await;
+        assert_eq!(elsewhere.status, StatusCode::NOT_FOUND);
+        assert_eq!(elsewhere.message(), "Unknown domain: d");
+    }
+
+    #[tokio::test]
+    async fn swf_keeps_its_own_statuses() {
+        let h = harness();
+        let target = ("x-amz-target", "SimpleWorkflowService.DescribeDomain");
+        let answer = h
+            .call_in(
+                "us-east-1",
+                "POST",
+                "/",
+                vec![target],
+                r#"{"name": "nope"}"#,
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+        assert_eq!(answer.code(), "UnknownResourceFault");
+        assert_eq!(answer.content_type, "application/x-amz-json-1.0");
+    }
+}

@@ -1,0 +1,417 @@
+//! A client for Weft's `/v1` API (modules and bindings), as the `weft` command uses it.
+//!
+//! One plain-HTTP request per call, on a fresh connection. Answers are the server's JSON as
+//! is; [`show`] renders them as short lines for people. Until requests are signed (the server
+//! does not check signatures yet), the client sends an `Authorization` header that carries only
+//! the SigV4 credential scope, whose region is what scopes every name on the server.
+//!
+//! ```no_run
+//! # async fn example() -> Result<(), weft_host::client::ClientError> {
+//! use weft_host::client::{Bind, BindingKind, Client};
+//!
+//! let client = Client::new("http://127.0.0.1:8080", "us-east-1")?;
+//! let module = client.upload_module(std::fs::read("decider.wasm").unwrap()).await?;
+//! let digest = module["digest"].as_str().unwrap_or_default();
+//! client
+//!     .bind("orders", BindingKind::Decision, "deciders", &Bind::module(digest))
+//!     .await?;
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod show;
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt as _, Full};
+use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST};
+use hyper::{Method, Request, Uri};
+use hyper_util::rt::TokioIo;
+use serde::Serialize;
+use serde_json::Value;
+use tokio::net::TcpStream;
+
+pub use crate::model::BindingKind;
+
+/// How long connecting may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a whole call may take: uploading compiles the module before answering.
+const CALL_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Why a call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The endpoint is not an `http://host[:port]` URL.
+    #[error("invalid endpoint {endpoint:?}: {reason}")]
+    Endpoint {
+        /// The endpoint as given.
+        endpoint: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The region is not a region name.
+    #[error("invalid region {0:?}: lowercase letters, digits and dashes, such as us-east-1")]
+    Region(String),
+    /// No server answers at the endpoint.
+    #[error("cannot reach weft at {endpoint}: {reason}; is `weft serve` running there?")]
+    Connect {
+        /// The endpoint.
+        endpoint: String,
+        /// Why, as the system says it.
+        reason: String,
+    },
+    /// The exchange broke off, or the answer is not what the API sends.
+    #[error("talking to {endpoint}: {reason}")]
+    Protocol {
+        /// The endpoint.
+        endpoint: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The server refused the request.
+    #[error("{message} ({code})")]
+    Refused {
+        /// The HTTP status.
+        status: u16,
+        /// The error code, such as `UnknownResourceFault`.
+        code: String,
+        /// The server's message.
+        message: String,
+    },
+}
+
+/// What a binding asks for (the body of `PUT .../bindings/{kind}/{name}`); absent members take
+/// the server's defaults.
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Bind {
+    /// The module's digest.
+    pub module: String,
+    /// Tasks run at once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<u32>,
+    /// Limits of each call.
+    #[serde(skip_serializing_if = "Limits::is_empty")]
+    pub limits: Limits,
+}
+
+impl Bind {
+    /// A binding to `digest` with the server's defaults.
+    pub fn module(digest: &str) -> Bind {
+        Bind {
+            module: digest.to_owned(),
+            ..Bind::default()
+        }
+    }
+}
+
+/// The limits of each call into a bound guest; absent members take the server's defaults.
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Limits {
+    /// CPU time per call, in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_ms: Option<u64>,
+    /// Linear memory, in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_bytes: Option<u64>,
+    /// Size of one answer, in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_bytes: Option<u64>,
+}
+
+impl Limits {
+    fn is_empty(&self) -> bool {
+        self.cpu_ms.is_none() && self.memory_bytes.is_none() && self.output_bytes.is_none()
+    }
+}
+
+/// A client of one server, acting in one region.
+#[derive(Clone, Debug)]
+pub struct Client {
+    /// The endpoint as given, for messages.
+    endpoint: String,
+    /// `host:port`: where to connect, and the `Host` header.
+    authority: String,
+    authorization: String,
+}
+
+impl Client {
+    /// A client of the server at `endpoint` (`http://host[:port]`), acting in `region`.
+    pub fn new(endpoint: &str, region: &str) -> Result<Client, ClientError> {
+        let invalid = |reason: &str| ClientError::Endpoint {
+            endpoint: endpoint.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let uri: Uri = endpoint
+            .parse()
+            .map_err(|_| invalid("not a URL; expected http://host:port"))?;
+        match uri.scheme_str() {
+            Some("http") => {}
+            Some("https") => return Err(invalid("https is not supported; use http://")),
+            _ => return Err(invalid("expected http://host:port")),
+        }
+        if !matches!(uri.path(), "" | "/") || uri.query().is_some() {
+            return Err(invalid("expected no path: http://host:port"));
+        }
+        let authority = uri
+            .authority()
+            .filter(|a| !a.host().is_empty())
+            .ok_or_else(|| invalid("no host"))?;
+        let is_region = (1..=32).contains(&region.len())
+            && region
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+        if !is_region {
+            return Err(ClientError::Region(region.to_owned()));
+        }
+        Ok(Client {
+            endpoint: endpoint.trim_end_matches('/').to_owned(),
+            authority: format!(
+                "{}:{}",
+                authority.host(),
+                authority.port_u16().unwrap_or(80)
+            ),
+            authorization: format!(
+                "AWS4-HMAC-SHA256 Credential=weft/20260101/{region}/swf/aws4_request, \
+                 SignedHeaders=host, Signature=0"
+            ),
+        })
+    }
+
+    /// Uploads a module's bytes; answers the module (`digest`, `world`, `size`, `uploadedAt`).
+    pub async fn upload_module(&self, code: Vec<u8>) -> Result<Value, ClientError> {
+        let path = "/v1/modules".to_owned();
+        self.call(Method::POST, path, Some(("application/wasm", code)))
+            .await
+    }
+
+    /// The modules: `{"modules": [...]}`.
+    pub async fn list_modules(&self) -> Result<Value, ClientError> {
+        self.call(Method::GET, "/v1/modules".into(), None).await
+    }
+
+    /// Deletes a module no binding uses.
+    pub async fn delete_module(&self, digest: &str) -> Result<(), ClientError> {
+        let path = format!("/v1/modules/{}", encode(digest));
+        self.call(Method::DELETE, path, None).await?;
+        Ok(())
+    }
+
+    /// Binds a module to serve `kind` `name` in `domain`; answers the binding.
+    pub async fn bind(
+        &self,
+        domain: &str,
+        kind: BindingKind,
+        name: &str,
+        bind: &Bind,
+    ) -> Result<Value, ClientError> {
+        let body = serde_json::to_vec(bind).map_err(|e| self.protocol(e))?;
+        let path = binding_path(domain, kind, name);
+        self.call(Method::PUT, path, Some(("application/json", body)))
+            .await
+    }
+
+    /// The domain's bindings: `{"bindings": [...]}`.
+    pub async fn list_bindings(&self, domain: &str) -> Result<Value, ClientError> {
+        let path = format!("/v1/domains/{}/bindings", encode(domain));
+        self.call(Method::GET, path, None).await
+    }
+
+    /// Removes a binding.
+    pub async fn unbind(
+        &self,
+        domain: &str,
+        kind: BindingKind,
+        name: &str,
+    ) -> Result<(), ClientError> {
+        self.call(Method::DELETE, binding_path(domain, kind, name), None)
+            .await?;
+        Ok(())
+    }
+
+    /// A binding's latest failures: `{"failures": [...]}`.
+    pub async fn failures(
+        &self,
+        domain: &str,
+        kind: BindingKind,
+        name: &str,
+    ) -> Result<Value, ClientError> {
+        let path = format!("{}/failures", binding_path(domain, kind, name));
+        self.call(Method::GET, path, None).await
+    }
+
+    /// Sends `method path` with `body` (its content type and bytes) and answers the JSON of a
+    /// success, or the server's refusal.
+    async fn call(
+        &self,
+        method: Method,
+        path: String,
+        body: Option<(&'static str, Vec<u8>)>,
+    ) -> Result<Value, ClientError> {
+        tokio::time::timeout(CALL_TIMEOUT, self.exchange(method, path, body))
+            .await
+            .unwrap_or_else(|_| Err(self.protocol(format!("no answer in {CALL_TIMEOUT:?}"))))
+    }
+
+    async fn exchange(
+        &self,
+        method: Method,
+        path: String,
+        body: Option<(&'static str, Vec<u8>)>,
+    ) -> Result<Value, ClientError> {
+        let connect = |reason: String| ClientError::Connect {
+            endpoint: self.endpoint.clone(),
+            reason,
+        };
+        let stream = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(&self.authority))
+            .await
+            .map_err(|_| connect(format!("no connection in {CONNECT_TIMEOUT:?}")))?
+            .map_err(|e| connect(e.to_string()))?;
+        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|e| self.protocol(e))?;
+        let connection = tokio::spawn(connection);
+        let mut request = Request::builder()
+            .method(method)
+            .uri(path)
+            .header(HOST, &self.authority)
+            .header(AUTHORIZATION, &self.authorization);
+        let body = match body {
+            Some((content_type, bytes)) => {
+                request = request.header(CONTENT_TYPE, content_type);
+                bytes
+            }
+            None => Vec::new(),
+        };
+        let request = request
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|e| self.protocol(e))?;
+        let response = sender
+            .send_request(request)
+            .await
+            .map_err(|e| self.protocol(e))?;
+        let status = response.status();
+        let error_type = response
+            .headers()
+            .get("x-amzn-errortype")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let bytes = response
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| self.protocol(e))?
+            .to_bytes();
+        connection.abort();
+        let json: Option<Value> = serde_json::from_slice(&bytes).ok();
+        if status.is_success() {
+            return json.ok_or_else(|| self.protocol("the answer is not JSON"));
+        }
+        let field = |name: &str| {
+            json.as_ref()
+                .and_then(|j| j.get(name))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        let code = field("__type")
+            .map(|t| t.rsplit('#').next().unwrap_or_default().to_owned())
+            .or(error_type)
+            .unwrap_or_else(|| format!("HTTP {}", status.as_u16()));
+        let message = field("message").unwrap_or_else(|| {
+            format!("the server answered {status} (is it a weft server with the /v1 API?)")
+        });
+        Err(ClientError::Refused {
+            status: status.as_u16(),
+            code,
+            message,
+        })
+    }
+
+    fn protocol(&self, reason: impl std::fmt::Display) -> ClientError {
+        ClientError::Protocol {
+            endpoint: self.endpoint.clone(),
+            reason: reason.to_string(),
+        }
+    }
+}
+
+fn binding_path(domain: &str, kind: BindingKind, name: &str) -> String {
+    format!(
+        "/v1/domains/{}/bindings/{}/{}",
+        encode(domain),
+        kind.name(),
+        encode(name)
+    )
+}
+
+/// `segment` percent-encoded for one path segment: everything but RFC 3986's unreserved
+/// characters, so a name with `/`, `%`, `?` or spaces stays one segment and decodes back.
+fn encode(segment: &str) -> String {
+    segment.bytes().fold(String::new(), |mut out, b| {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+        out
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_are_percent_encoded() {
+        assert_eq!(encode("tasks-1.a_b~"), "tasks-1.a_b~");
+        assert_eq!(encode("a b/c?%"), "a%20b%2Fc%3F%25");
+        assert_eq!(encode("é"), "%C3%A9");
+        assert_eq!(
+            binding_path("d/1", BindingKind::Activity, "x y"),
+            "/v1/domains/d%2F1/bindings/activity/x%20y"
+        );
+    }
+
+    #[test]
+    fn endpoints_and_regions_are_checked() {
+        let client = Client::new("http://localhost", "eu-west-2").unwrap();
+        assert_eq!(client.authority, "localhost:80");
+        assert!(client.authorization.contains("/eu-west-2/swf/aws4_request"));
+        let client = Client::new("http://127.0.0.1:9000/", "us-east-1").unwrap();
+        assert_eq!(client.authority, "127.0.0.1:9000");
+        for bad in ["127.0.0.1:9000", "https://x", "http://x/v1", "", "http://"] {
+            assert!(
+                matches!(
+                    Client::new(bad, "us-east-1"),
+                    Err(ClientError::Endpoint { .. })
+                ),
+                "{bad}"
+            );
+        }
+        assert!(matches!(
+            Client::new("http://x", "EU"),
+            Err(ClientError::Region(_))
+        ));
+    }
+
+    #[test]
+    fn bind_bodies_leave_out_what_is_not_set() {
+        let json = serde_json::to_value(Bind::module("abc")).unwrap();
+        assert_eq!(json, serde_json::json!({"module": "abc"}));
+        let bind = Bind {
+            concurrency: Some(2),
+            limits: Limits {
+                cpu_ms: Some(5),
+                ..Limits::default()
+            },
+            ..Bind::module("abc")
+        };
+        assert_eq!(
+            serde_json::to_value(bind).unwrap(),
+            serde_json::json!({"module": "abc", "concurrency": 2, "limits": {"cpuMs": 5}})
+        );
+    }
+}

@@ -1,0 +1,74 @@
+//! The ScheduleLambdaFunction decision (spec §6.13).
+//!
+//! Weft runs Lambda functions only as Wasm modules bound to a function name in the domain
+//! (`store::tables::BINDINGS`), by the in-process function worker; the task waits in a queue
+//! named after the function until that worker claims it (`engine::tasks`).
+
+use crate::fault::Fault;
+use crate::model::decisions::{attrs as d, given};
+use crate::model::events::{Cause, attrs};
+use crate::model::{LAMBDA_DEFAULT_TIMEOUT, Lambda, Run, Timeout};
+use crate::store::{TaskKind, WasmReads};
+
+use super::Batch;
+
+/// Lambda tasks have no priority of their own: they go at the default one.
+const PRIORITY: &str = "0";
+
+impl Batch<'_, '_, '_> {
+    pub(super) fn schedule_lambda(
+        &mut self,
+        run: &mut Run,
+        a: d::ScheduleLambdaFunction,
+    ) -> Result<(), Fault> {
+        // No IAM: a run without a `lambdaRole` may schedule functions too (spec §6.13 [REC]).
+        // Only open functions hold their ids (spec §9 [REC]).
+        let cause = if run.lambdas.values().any(|l| l.id == a.id) {
+            Some(Cause::IdAlreadyInUse)
+        } else if run.lambdas.len() >= self.eng.max_open_per_run() {
+            Some(Cause::OpenLambdaFunctionsLimitExceeded)
+        } else if !self.eng.tx.function_bound(self.domain.id, &a.name)? {
+            // [REC] Weft has no Lambda service: only functions bound as Wasm modules run.
+            Some(Cause::LambdaServiceNotAvailableInRegion)
+        } else {
+            None
+        };
+        if let Some(cause) = cause {
+            let event = attrs::ScheduleLambdaFunctionFailed {
+                id: a.id,
+                name: a.name,
+                cause,
+                decision_task_completed_event_id: self.completed,
+            };
+            return self.failed(run, event.into());
+        }
+        // Checked with the request: 1 to 900 seconds, or absent for the default.
+        let timeout = given(&a.start_to_close_timeout).unwrap_or(LAMBDA_DEFAULT_TIMEOUT);
+        let start_to_close = Timeout::seconds(timeout)
+            .ok_or_else(|| Fault::internal("unchecked Lambda startToCloseTimeout"))?;
+        let event = attrs::LambdaFunctionScheduled {
+            id: a.id.clone(),
+            name: a.name.clone(),
+            control: a.control,
+            input: a.input,
+            start_to_close_timeout: Some(timeout.to_owned()),
+            decision_task_completed_event_id: self.completed,
+        };
+        let scheduled = self.eng.record(run, event)?;
+        let slot = self
+            .eng
+            .queue(run, TaskKind::Function, a.name.clone(), PRIORITY, scheduled)?;
+        run.lambdas.insert(
+            scheduled,
+            Lambda {
+                id: a.id,
+                name: a.name,
+                slot: Some(slot),
+                started_event_id: 0,
+                start_to_close,
+                timeout_at: None,
+            },
+        );
+        Ok(())
+    }
+}

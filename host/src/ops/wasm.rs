@@ -1,0 +1,252 @@
+//! Weft's extension beside SWF: upload, list and delete Wasm modules; bind them to a domain's
+//! task lists and function names; read what their guests failed. Every change is committed by
+//! the writer like any SWF change, and the in-process workers follow the bindings.
+
+use serde::Deserialize;
+
+use crate::fault::Fault;
+use crate::model::{Binding, BindingKind, GuestFailureRecord, ModuleRecord};
+use crate::runtime::GuestLimits;
+use crate::store::WasmReads;
+
+use super::{Ctx, Service, known_domain};
+
+/// The largest module accepted, in bytes.
+pub(crate) const MAX_MODULE_BYTES: usize = 32 << 20;
+/// Modules one account may keep.
+pub(crate) const MAX_MODULES: usize = 100;
+
+/// What a binding asks for: a module, and optionally its concurrency and limits.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct BindInput {
+    /// The module's digest.
+    pub(crate) module: String,
+    /// Tasks run at once (default 4).
+    pub(crate) concurrency: Option<u32>,
+    /// Limits per call; absent members take the defaults.
+    #[serde(default)]
+    pub(crate) limits: GuestLimits,
+}
+
+/// Uploads `code`: checks that it is a component of one of the three worlds (compiling it, which
+/// also fills the compiled-code cache), then stores it under its digest. Uploading the same
+/// bytes again answers the same record.
+pub(crate) async fn upload_module(
+    svc: &Service,
+    ctx: &Ctx,
+    code: Vec<u8>,
+) -> Result<ModuleRecord, Fault> {
+    if code.is_empty() {
+        return Err(Fault::Validation(
+            "Invalid module: it is empty; send the bytes of a WebAssembly component".into(),
+        ));
+    }
+    if code.len() > MAX_MODULE_BYTES {
+        return Err(Fault::RequestTooLarge(format!(
+            "A module may be at most {MAX_MODULE_BYTES} bytes"
+        )));
+    }
+    let runtime = svc.runtime.clone();
+    let (code, module) = tokio::task::spawn_blocking(move || {
+        let module = runtime.load(&code);
+        (code, module)
+    })
+    .await
+    .map_err(Fault::internal)?;
+    let module = module.map_err(|e| Fault::Validation(format!("Invalid module: {e}")))?;
+    let account = ctx.scope.account.clone();
+    let record = ModuleRecord {
+        digest: module.digest.clone(),
+        world: module.world,
+        size: code.len() as u64,
+        uploaded_at: svc.clock.now(),
+    };
+    svc.store
+        .write(move |tx| {
+            if let Some(existing) = tx.module(&account, &record.digest)? {
+                return Ok(existing);
+            }
+            if tx.modules(&account)?.len() >= MAX_MODULES {
+                return Err(Fault::LimitExceeded(format!(
+                    "Limit of {MAX_MODULES} modules reached"
+                )));
+            }
+            tx.put_module(&account, &record, &code)?;
+            Ok(record)
+        })
+        .await
+}
+
+/// The account's modules, by digest.
+pub(crate) async fn list_modules(svc: &Service, ctx: &Ctx) -> Result<Vec<ModuleRecord>, Fault> {
+    let account = ctx.scope.account.clone();
+    svc.store.read(move |tx| Ok(tx.modules(&account)?)).await
+}
+
+/// Deletes a module no binding uses.
+pub(crate) async fn delete_module(svc: &Service, ctx: &Ctx, digest: String) -> Result<(), Fault> {
+    let account = ctx.scope.account.clone();
+    let unloaded = digest.clone();
+    svc.store
+        .write(move |tx| {
+            if tx.module(&account, &digest)?.is_none() {
+                return Err(unknown_module(&digest));
+            }
+            let users: Vec<String> = tx
+                .bindings(None)?
+                .into_iter()
+                .filter(|(_, b)| b.account == account && b.module == digest)
+                .map(|(_, b)| format!("{} {} {}", b.domain, b.kind.name(), b.name))
+                .collect();
+            if !users.is_empty() {
+                return Err(Fault::InUse(format!(
+                    "Module {digest} is bound: {}",
+                    users.join(", ")
+                )));
+            }
+            tx.delete_module(&account, &digest)?;
+            Ok(())
+        })
+        .await?;
+    svc.runtime.unload(&unloaded);
+    Ok(())
+}
+
+/// Binds a module to serve `kind` `name` in `domain`, replacing any binding it had.
+pub(crate) async fn bind(
+    svc: &Service,
+    ctx: &Ctx,
+    domain: String,
+    kind: BindingKind,
+    name: String,
+    input: BindInput,
+) -> Result<Binding, Fault> {
+    if name.is_empty() || name.len() > 256 {
+        return Err(Fault::Validation(format!(
+            "A {} name must be 1 to 256 characters",
+            kind.name()
+        )));
+    }
+    input
+        .limits
+        .check()
+        .map_err(|e| Fault::Validation(format!("Invalid limits: {e}")))?;
+    let concurrency = input.concurrency.unwrap_or(4);
+    if !(1..=Binding::MAX_CONCURRENCY).contains(&concurrency) {
+        return Err(Fault::Validation(format!(
+            "concurrency must be 1 to {}",
+            Binding::MAX_CONCURRENCY
+        )));
+    }
+    let scope = ctx.scope.clone();
+    let now = svc.clock.now();
+    let binding = svc
+        .store
+        .write(move |tx| {
+            let domain = known_domain(tx, &scope, &domain)?;
+            if domain.deprecated_at.is_some() {
+                return Err(Fault::DomainDeprecated(format!(
+                    "Domain is deprecated: {}",
+                    domain.name
+                )));
+            }
+            let module = tx
+                .module(&scope.account, &input.module)?
+                .ok_or_else(|| unknown_module(&input.module))?;
+            if module.world != kind.world() {
+                return Err(Fault::Validation(format!(
+                    "Module {} is a {}; a {} binding needs a {}",
+                    module.digest,
+                    module.world.name(),
+                    kind.name(),
+                    kind.world().name()
+                )));
+            }
+            let binding = Binding {
+                account: scope.account.clone(),
+                region: scope.region.clone(),
+                domain: domain.name.clone(),
+                kind,
+                name,
+                module: module.digest,
+                concurrency,
+                limits: input.limits,
+                created_at: now,
+            };
+            tx.put_binding(domain.id, &binding)?;
+            Ok(binding)
+        })
+        .await?;
+    svc.bindings_changed.send_replace(());
+    Ok(binding)
+}
+
+/// The domain's bindings, by kind then name.
+pub(crate) async fn list_bindings(
+    svc: &Service,
+    ctx: &Ctx,
+    domain: String,
+) -> Result<Vec<Binding>, Fault> {
+    let scope = ctx.scope.clone();
+    svc.store
+        .read(move |tx| {
+            let domain = known_domain(tx, &scope, &domain)?;
+            Ok(tx
+                .bindings(Some(domain.id))?
+                .into_iter()
+                .map(|(_, b)| b)
+                .collect())
+        })
+        .await
+}
+
+/// Removes a binding: its workers stop after the task each is running.
+pub(crate) async fn unbind(
+    svc: &Service,
+    ctx: &Ctx,
+    domain: String,
+    kind: BindingKind,
+    name: String,
+) -> Result<(), Fault> {
+    let scope = ctx.scope.clone();
+    svc.store
+        .write(move |tx| {
+            let domain = known_domain(tx, &scope, &domain)?;
+            if !tx.delete_binding(domain.id, kind, &name)? {
+                return Err(unknown_binding(kind, &name));
+            }
+            Ok(())
+        })
+        .await?;
+    svc.bindings_changed.send_replace(());
+    Ok(())
+}
+
+/// The latest failures of a binding's guest, oldest first.
+pub(crate) async fn failures(
+    svc: &Service,
+    ctx: &Ctx,
+    domain: String,
+    kind: BindingKind,
+    name: String,
+) -> Result<Vec<GuestFailureRecord>, Fault> {
+    let scope = ctx.scope.clone();
+    svc.store
+        .read(move |tx| {
+            let domain = known_domain(tx, &scope, &domain)?;
+            if tx.binding(domain.id, kind, &name)?.is_none() {
+                return Err(unknown_binding(kind, &name));
+            }
+            Ok(tx.guest_failures(domain.id, kind, &name)?)
+        })
+        .await
+}
+
+fn unknown_module(digest: &str) -> Fault {
+    Fault::UnknownResource(format!("Unknown module: {digest}"))
+}
+
+fn unknown_binding(kind: BindingKind, name: &str) -> Fault {
+    Fault::UnknownResource(format!("No {} binding: {name}", kind.name()))
+}

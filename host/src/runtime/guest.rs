@@ -1,0 +1,210 @@
+//! One call into a guest: its store (fresh for every task), the host functions it may import,
+//! and how a call that breaks a limit or traps becomes a [`GuestFailure`].
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use wasmtime::component::ResourceTable;
+use wasmtime::{ResourceLimiter, Store, Trap, UpdateDeadline};
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use super::bindings::{heartbeat, log};
+use super::limits::GuestLimits;
+
+/// How often the epoch ticker advances; the granularity of the CPU limit.
+pub(crate) const TICK: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// Log lines one call may write; the rest are dropped, so a guest cannot flood the log.
+const MAX_LOG_LINES: u32 = 100;
+/// Longest log line kept, in bytes.
+const MAX_LOG_LINE: usize = 4096;
+
+/// Records a heartbeat for the running activity task and answers whether its cancellation was
+/// requested.
+pub(crate) type Heartbeat =
+    Arc<dyn Fn(Option<String>) -> Pin<Box<dyn Future<Output = bool> + Send>> + Send + Sync>;
+
+/// Why a guest call did not produce an answer. Its `Display` is the reason recorded in the
+/// history (at most 256 characters).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum GuestFailure {
+    /// The call used up its CPU time.
+    #[error("weft: CPU time limit exceeded ({0} ms)")]
+    Cpu(u64),
+    /// The guest tried to grow its memory past the limit.
+    #[error("weft: memory limit exceeded ({0} bytes)")]
+    Memory(u64),
+    /// The guest overflowed its stack.
+    #[error("weft: stack overflow")]
+    StackOverflow,
+    /// The guest trapped (a panic, `unreachable`, an out-of-bounds access...).
+    #[error("weft: the guest trapped: {0}")]
+    Trap(String),
+    /// The answer is larger than the output limit.
+    #[error("weft: output of {size} bytes exceeds the limit of {limit} bytes")]
+    Output {
+        /// Its size, in bytes of JSON.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The answer is not one the service accepts.
+    #[error("weft: invalid answer: {0}")]
+    Invalid(String),
+    /// A decider answered an error of its own.
+    #[error("weft: the decider failed: {0}")]
+    Decider(String),
+}
+
+impl GuestFailure {
+    /// The reason as SWF stores it: at most 256 characters.
+    pub(crate) fn reason(&self) -> String {
+        self.to_string().chars().take(256).collect()
+    }
+}
+
+/// The state of one guest call: what its imports work on.
+pub(crate) struct GuestState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    memory: MemoryCap,
+    /// Who the guest is, for log lines: module and task.
+    label: Arc<str>,
+    log_lines: u32,
+    heartbeat: Option<Heartbeat>,
+    /// Ticks of CPU time left.
+    ticks_left: u64,
+}
+
+impl GuestState {
+    fn new(label: Arc<str>, limits: &GuestLimits, heartbeat: Option<Heartbeat>) -> Self {
+        // No arguments, environment, preopened directories or network; stdio goes nowhere.
+        let wasi = WasiCtx::builder().allow_tcp(false).allow_udp(false).build();
+        let ticks = limits.cpu().as_millis() / TICK.as_millis();
+        GuestState {
+            wasi,
+            table: ResourceTable::new(),
+            memory: MemoryCap {
+                limit: limits.memory_bytes,
+                refused: false,
+            },
+            label,
+            log_lines: 0,
+            heartbeat,
+            ticks_left: u64::try_from(ticks).unwrap_or(u64::MAX),
+        }
+    }
+}
+
+/// A fresh store for one call, with the call's limits in force.
+pub(crate) fn store(
+    engine: &wasmtime::Engine,
+    label: Arc<str>,
+    limits: &GuestLimits,
+    heartbeat: Option<Heartbeat>,
+) -> Store<GuestState> {
+    let mut store = Store::new(engine, GuestState::new(label, limits, heartbeat));
+    store.limiter(|state| &mut state.memory);
+    // The deadline must be set before instantiation: a new store's deadline has already passed.
+    store.set_epoch_deadline(1);
+    store.epoch_deadline_callback(|mut store| {
+        let state = store.data_mut();
+        if state.ticks_left == 0 {
+            return Ok(UpdateDeadline::Interrupt);
+        }
+        state.ticks_left -= 1;
+        // Yield at every tick so a busy guest never holds a runtime thread.
+        Ok(UpdateDeadline::Yield(1))
+    });
+    store
+}
+
+/// What a failed call into the guest in `store` means for its task.
+pub(crate) fn failure(
+    store: &Store<GuestState>,
+    limits: &GuestLimits,
+    error: wasmtime::Error,
+) -> GuestFailure {
+    if store.data().memory.refused {
+        return GuestFailure::Memory(limits.memory_bytes);
+    }
+    match error.downcast_ref::<Trap>() {
+        Some(Trap::Interrupt) => GuestFailure::Cpu(limits.cpu_ms),
+        Some(Trap::StackOverflow) => GuestFailure::StackOverflow,
+        Some(trap) => GuestFailure::Trap(trap.to_string()),
+        None => GuestFailure::Trap(format!("{error:#}")),
+    }
+}
+
+/// The memory limit, remembering whether it refused a growth: a guest that runs out of memory
+/// usually aborts, and the abort is reported as what it is.
+struct MemoryCap {
+    limit: u64,
+    refused: bool,
+}
+
+impl ResourceLimiter for MemoryCap {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        let allowed = u64::try_from(desired).is_ok_and(|d| d <= self.limit);
+        self.refused |= !allowed;
+        Ok(allowed)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= 100_000)
+    }
+}
+
+impl WasiView for GuestState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+impl log::Host for GuestState {
+    fn write(&mut self, level: log::Level, message: String) {
+        self.log_lines += 1;
+        if self.log_lines > MAX_LOG_LINES {
+            return;
+        }
+        let mut message = message;
+        if message.len() > MAX_LOG_LINE {
+            let mut end = MAX_LOG_LINE;
+            while !message.is_char_boundary(end) {
+                end -= 1;
+            }
+            message.truncate(end);
+        }
+        let guest = &*self.label;
+        match level {
+            log::Level::Debug => tracing::debug!(target: "weft::guest", guest, "{message}"),
+            log::Level::Info => tracing::info!(target: "weft::guest", guest, "{message}"),
+            log::Level::Warn => tracing::warn!(target: "weft::guest", guest, "{message}"),
+            log::Level::Error => tracing::error!(target: "weft::guest", guest, "{message}"),
+        }
+    }
+}
+
+impl heartbeat::Host for GuestState {
+    async fn record_heartbeat(&mut self, details: Option<String>) -> bool {
+        match &self.heartbeat {
+            Some(heartbeat) => heartbeat(details).await,
+            // Only activity workers import the heartbeat; answer "stop" if anyone else could.
+            None => true,
+        }
+    }
+}

@@ -1,0 +1,461 @@
+//! The Wasm runtime: one wasmtime engine with a pooling allocator and an epoch ticker, the modules
+//! it has loaded (compiled once per sha256, the compiled code cached on disk, pre-instantiated),
+//! and calls into them, each in a fresh store with its CPU, memory and output limits.
+//!
+//! Only this module knows wasmtime.
+
+mod bindings;
+mod guest;
+mod limits;
+mod values;
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest as _, Sha256};
+use tokio::sync::Semaphore;
+use wasmtime::component::{Component, HasSelf, Linker, Val};
+use wasmtime::{Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+
+use self::bindings::{activity, decider, function, heartbeat, log};
+use self::guest::GuestState;
+
+pub(crate) use self::bindings::{tasks, types};
+pub(crate) use self::guest::{GuestFailure, Heartbeat};
+pub(crate) use self::limits::GuestLimits;
+
+/// Guest instances alive at once, across all bindings: the size of the instance pool.
+const POOL_SIZE: u32 = 256;
+
+/// What a module is, by the world it was built for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum World {
+    /// Exports `decide`: serves decision task lists.
+    Decider,
+    /// Exports `run`: serves activity task lists.
+    ActivityWorker,
+    /// Exports `invoke`: runs as a Lambda function.
+    Function,
+}
+
+impl World {
+    /// The one function a module of this world exports.
+    fn export(self) -> &'static str {
+        match self {
+            World::Decider => "decide",
+            World::ActivityWorker => "run",
+            World::Function => "invoke",
+        }
+    }
+
+    /// Its name in `wit/worlds.wit`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            World::Decider => "decider",
+            World::ActivityWorker => "activity-worker",
+            World::Function => "function",
+        }
+    }
+}
+
+/// Why a module cannot be loaded: a message for whoever uploaded it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct InvalidModule(pub(crate) String);
+
+/// A loaded module: compiled, checked against its world, and ready to instantiate.
+pub(crate) struct Module {
+    /// The sha256 of its bytes, in lowercase hex.
+    pub(crate) digest: String,
+    /// The world it was built for.
+    pub(crate) world: World,
+    pre: Pre,
+}
+
+enum Pre {
+    Decider(decider::DeciderPre<GuestState>),
+    Activity(activity::ActivityWorkerPre<GuestState>),
+    Function(function::FunctionPre<GuestState>),
+}
+
+/// Who is calling and within which limits: the label names the guest in log lines.
+pub(crate) struct Call {
+    pub(crate) label: Arc<str>,
+    pub(crate) limits: GuestLimits,
+}
+
+/// The engine, its linkers and the loaded modules.
+pub(crate) struct Runtime {
+    engine: Engine,
+    linkers: Linkers,
+    /// Where compiled code is cached, by digest; none keeps it in memory only.
+    cache_dir: Option<PathBuf>,
+    loaded: Mutex<HashMap<String, Arc<Module>>>,
+    /// Slots in the instance pool: a call waits for one rather than fail.
+    slots: Arc<Semaphore>,
+    ticker_stop: Arc<AtomicBool>,
+}
+
+struct Linkers {
+    decider: Linker<GuestState>,
+    activity: Linker<GuestState>,
+    function: Linker<GuestState>,
+}
+
+impl Runtime {
+    /// A runtime caching compiled code in `cache_dir`, with its epoch ticker running.
+    pub(crate) fn new(cache_dir: Option<PathBuf>) -> Result<Runtime, String> {
+        let engine = Engine::new(&config()).map_err(|e| format!("wasmtime: {e:#}"))?;
+        let linkers = Linkers::new(&engine).map_err(|e| format!("wasmtime linker: {e:#}"))?;
+        if let Some(dir) = &cache_dir {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        let ticker_stop = Arc::new(AtomicBool::new(false));
+        let (ticking, stop) = (engine.clone(), ticker_stop.clone());
+        std::thread::Builder::new()
+            .name("weft-epoch".into())
+            .spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(guest::TICK);
+                    ticking.increment_epoch();
+                }
+            })
+            .map_err(|e| format!("starting the epoch ticker: {e}"))?;
+        Ok(Runtime {
+            engine,
+            linkers,
+            cache_dir,
+            loaded: Mutex::new(HashMap::new()),
+            slots: Arc::new(Semaphore::new(POOL_SIZE as usize)),
+            ticker_stop,
+        })
+    }
+
+    /// The sha256 of `code`, in lowercase hex: a module's name.
+    pub(crate) fn digest(code: &[u8]) -> String {
+        Sha256::digest(code)
+            .iter()
+            .fold(String::with_capacity(64), |mut hex, b| {
+                let _ = write!(hex, "{b:02x}");
+                hex
+            })
+    }
+
+    /// Loads `code`: a component of one of the three worlds that imports only what its world
+    /// may. Compiling is slow (tens of milliseconds and up): call it off the async threads.
+    pub(crate) fn load(&self, code: &[u8]) -> Result<Arc<Module>, InvalidModule> {
+        let digest = Self::digest(code);
+        if let Some(module) = self.lock().get(&digest) {
+            return Ok(module.clone());
+        }
+        let (component, compiled) = self.compile(&digest, code)?;
+        let module = Arc::new(self.check(digest.clone(), &component)?);
+        // Only a module that passed its checks leaves compiled code behind.
+        if compiled {
+            self.cache(&digest, &component);
+        }
+        self.lock().insert(digest, module.clone());
+        Ok(module)
+    }
+
+    /// Forgets a loaded module (its cached code stays until the module is deleted).
+    pub(crate) fn unload(&self, digest: &str) {
+        self.lock().remove(digest);
+        if let Some(path) = self.cached(digest) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Module>>> {
+        self.loaded
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn cached(&self, digest: &str) -> Option<PathBuf> {
+        let dir = self.cache_dir.as_ref()?;
+        Some(dir.join(format!("{digest}.cwasm")))
+    }
+
+    /// The component, from the cache when its code is there and fits this engine; true if it
+    /// was compiled now (and is not in the cache).
+    fn compile(&self, digest: &str, code: &[u8]) -> Result<(Component, bool), InvalidModule> {
+        if let Some(path) = self.cached(digest).filter(|p| p.exists()) {
+            // SAFETY: the cache holds only what `Component::serialize` wrote for this digest;
+            // wasmtime checks that it was compiled by this version with this configuration. A
+            // process that can rewrite the data directory can change everything Weft stores.
+            #[allow(unsafe_code, reason = "loading our own compiled-code cache")]
+            let component = unsafe { Component::deserialize_file(&self.engine, path) };
+            match component {
+                Ok(component) => return Ok((component, false)),
+                Err(e) => tracing::info!("recompiling {digest}: cached code unusable: {e}"),
+            }
+        }
+        if !wasmparser_is_component(code) {
+            return Err(InvalidModule(
+                "not a WebAssembly component (a core module or something else); build it for \
+                 wasm32-wasip2"
+                    .into(),
+            ));
+        }
+        let component = Component::new(&self.engine, code)
+            .map_err(|e| InvalidModule(format!("not a valid component: {e:#}")))?;
+        Ok((component, true))
+    }
+
+    /// Writes the compiled code of `component` to the cache; a failure only costs a recompile.
+    fn cache(&self, digest: &str, component: &Component) {
+        let Some(path) = self.cached(digest) else {
+            return;
+        };
+        let written = component
+            .serialize()
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| {
+                let tmp = path.with_extension("tmp");
+                std::fs::write(&tmp, bytes)
+                    .and_then(|()| std::fs::rename(&tmp, &path))
+                    .map_err(|e| e.to_string())
+            });
+        if let Err(e) = written {
+            tracing::warn!("could not cache the compiled code of {digest}: {e}");
+        }
+    }
+
+    /// Checks `component` against the world its export names, and pre-instantiates it.
+    fn check(&self, digest: String, component: &Component) -> Result<Module, InvalidModule> {
+        let ty = component.component_type();
+        let exports: Vec<&str> = ty.exports(&self.engine).map(|(name, _)| name).collect();
+        let worlds: Vec<World> = [World::Decider, World::ActivityWorker, World::Function]
+            .into_iter()
+            .filter(|w| exports.contains(&w.export()))
+            .collect();
+        let [world] = worlds[..] else {
+            return Err(InvalidModule(format!(
+                "a component must export exactly one of `decide` (world decider), `run` \
+                 (activity-worker) or `invoke` (function); this one exports {exports:?}"
+            )));
+        };
+        let impure_import = ty.imports(&self.engine).find(|(name, _)| impure(name));
+        if let (World::Decider, Some((name, _))) = (world, impure_import) {
+            return Err(InvalidModule(format!(
+                "a decider must be deterministic, but this one imports `{name}` (clocks, \
+                 randomness and sockets are not available to deciders; a std HashMap needs \
+                 randomness: use a BTreeMap)"
+            )));
+        }
+        let linker = match world {
+            World::Decider => &self.linkers.decider,
+            World::ActivityWorker => &self.linkers.activity,
+            World::Function => &self.linkers.function,
+        };
+        let pre = linker.instantiate_pre(component).map_err(|e| {
+            InvalidModule(format!(
+                "a {} may not import what this component imports: {e:#}",
+                world.name()
+            ))
+        })?;
+        let mismatch = |e: wasmtime::Error| {
+            InvalidModule(format!("not a {} of weft:swf@0.1.0: {e:#}", world.name()))
+        };
+        let pre = match world {
+            World::Decider => Pre::Decider(decider::DeciderPre::new(pre).map_err(mismatch)?),
+            World::ActivityWorker => {
+                Pre::Activity(activity::ActivityWorkerPre::new(pre).map_err(mismatch)?)
+            }
+            World::Function => Pre::Function(function::FunctionPre::new(pre).map_err(mismatch)?),
+        };
+        Ok(Module { digest, world, pre })
+    }
+
+    /// Runs decider `module` on a decision task in its wire JSON (`PollForDecisionTask`'s
+    /// answer, all events included) and answers its decision response in wire JSON
+    /// (`RespondDecisionTaskCompleted`'s input, less the token).
+    pub(crate) async fn decide(
+        &self,
+        module: &Module,
+        call: &Call,
+        task: &Value,
+    ) -> Result<Value, GuestFailure> {
+        let Pre::Decider(pre) = &module.pre else {
+            return Err(GuestFailure::Invalid("not a decider".into()));
+        };
+        let _slot = self.slots.acquire().await;
+        let mut store = guest::store(&self.engine, call.label.clone(), &call.limits, None);
+        let instance = pre
+            .instance_pre()
+            .instantiate_async(&mut store)
+            .await
+            .map_err(|e| guest::failure(&store, &call.limits, e))?;
+        let func = instance
+            .get_func(&mut store, "decide")
+            .ok_or_else(|| GuestFailure::Invalid("no `decide` export".into()))?;
+        let param = func.ty(&store).params().next().map(|(_, ty)| ty);
+        let param = param.ok_or_else(|| GuestFailure::Invalid("`decide` takes nothing".into()))?;
+        let arg = values::from_json(task, &param)
+            .map_err(|e| GuestFailure::Invalid(format!("the decision task does not fit: {e}")))?;
+        let mut results = [Val::Bool(false)];
+        func.call_async(&mut store, &[arg], &mut results)
+            .await
+            .map_err(|e| guest::failure(&store, &call.limits, e))?;
+        let [Val::Result(answer)] = results else {
+            return Err(GuestFailure::Invalid("`decide` answered no result".into()));
+        };
+        let response = match answer {
+            Ok(Some(response)) => values::to_json(&response).map_err(GuestFailure::Invalid)?,
+            Ok(None) => return Err(GuestFailure::Invalid("an empty answer".into())),
+            Err(error) => {
+                let message = match error.as_deref() {
+                    Some(Val::String(s)) => s.clone(),
+                    _ => String::new(),
+                };
+                return Err(GuestFailure::Decider(message));
+            }
+        };
+        let size = serde_json::to_vec(&response).map_or(u64::MAX, |b| b.len() as u64);
+        check_output(size, &call.limits)?;
+        Ok(response)
+    }
+
+    /// Runs activity worker `module` on `task`; `heartbeat` serves its heartbeats.
+    pub(crate) async fn run(
+        &self,
+        module: &Module,
+        call: &Call,
+        task: &tasks::ActivityTask,
+        heartbeat: Heartbeat,
+    ) -> Result<tasks::ActivityOutcome, GuestFailure> {
+        let Pre::Activity(pre) = &module.pre else {
+            return Err(GuestFailure::Invalid("not an activity worker".into()));
+        };
+        let _slot = self.slots.acquire().await;
+        let mut store = guest::store(
+            &self.engine,
+            call.label.clone(),
+            &call.limits,
+            Some(heartbeat),
+        );
+        let outcome = async {
+            let worker = pre.instantiate_async(&mut store).await?;
+            worker.call_run(&mut store, task).await
+        }
+        .await
+        .map_err(|e| guest::failure(&store, &call.limits, e))?;
+        let size = match &outcome {
+            tasks::ActivityOutcome::Completed(result) => len(result),
+            tasks::ActivityOutcome::Failed(failure) => len(&failure.reason) + len(&failure.details),
+            tasks::ActivityOutcome::Canceled(details) => len(details),
+        };
+        check_output(size, &call.limits)?;
+        Ok(outcome)
+    }
+
+    /// Runs function `module` on `input`.
+    pub(crate) async fn invoke(
+        &self,
+        module: &Module,
+        call: &Call,
+        input: Option<&str>,
+    ) -> Result<Result<Option<String>, tasks::Failure>, GuestFailure> {
+        let Pre::Function(pre) = &module.pre else {
+            return Err(GuestFailure::Invalid("not a function".into()));
+        };
+        let _slot = self.slots.acquire().await;
+        let mut store = guest::store(&self.engine, call.label.clone(), &call.limits, None);
+        let answer = async {
+            let function = pre.instantiate_async(&mut store).await?;
+            function.call_invoke(&mut store, input).await
+        }
+        .await
+        .map_err(|e| guest::failure(&store, &call.limits, e))?;
+        let size = match &answer {
+            Ok(result) => len(result),
+            Err(failure) => len(&failure.reason) + len(&failure.details),
+        };
+        check_output(size, &call.limits)?;
+        Ok(answer)
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.ticker_stop.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Linkers {
+    fn new(engine: &Engine) -> wasmtime::Result<Linkers> {
+        let base = || -> wasmtime::Result<Linker<GuestState>> {
+            let mut linker = Linker::new(engine);
+            // The WASI a std guest links against; the context grants nothing (see `guest`).
+            wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
+            log::add_to_linker::<_, HasSelf<GuestState>>(&mut linker, |state| state)?;
+            Ok(linker)
+        };
+        let mut activity = base()?;
+        heartbeat::add_to_linker::<_, HasSelf<GuestState>>(&mut activity, |state| state)?;
+        Ok(Linkers {
+            decider: base()?,
+            activity,
+            function: base()?,
+        })
+    }
+}
+
+/// The engine's configuration: epoch interruption for the CPU limit, and a pool of instance
+/// slots so that a task's instance costs microseconds.
+fn config() -> wasmtime::Config {
+    let mut pool = PoolingAllocationConfig::default();
+    pool.total_component_instances(POOL_SIZE)
+        .total_core_instances(POOL_SIZE * 8)
+        .total_memories(POOL_SIZE * 2)
+        .total_tables(POOL_SIZE * 4)
+        .total_stacks(POOL_SIZE)
+        .max_memory_size(GuestLimits::CEILING.memory_bytes as usize)
+        .linear_memory_keep_resident(256 << 10)
+        .table_keep_resident(256 << 10);
+    let mut config = wasmtime::Config::new();
+    config
+        .wasm_component_model(true)
+        .epoch_interruption(true)
+        .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    config
+}
+
+/// Whether a decider importing `name` could stop being a pure function of its history.
+fn impure(name: &str) -> bool {
+    [
+        "wasi:clocks/",
+        "wasi:random/",
+        "wasi:sockets/",
+        "wasi:http/",
+    ]
+    .iter()
+    .any(|prefix| name.starts_with(prefix))
+}
+
+/// Whether `code` starts like a component (and not a core module).
+fn wasmparser_is_component(code: &[u8]) -> bool {
+    // Preamble: magic, then version 0x0d with layer 1 for components (core modules: 1, layer 0).
+    code.len() >= 8 && code[..4] == *b"\0asm" && code[6..8] == [1, 0]
+}
+
+fn len(text: &Option<String>) -> u64 {
+    text.as_ref().map_or(0, |s| s.len() as u64)
+}
+
+fn check_output(size: u64, limits: &GuestLimits) -> Result<(), GuestFailure> {
+    if size > limits.output_bytes {
+        return Err(GuestFailure::Output {
+            size,
+            limit: limits.output_bytes,
+        });
+    }
+    Ok(())
+}

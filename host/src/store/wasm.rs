@@ -1,0 +1,175 @@
+//! Typed access to the tables of Weft's Wasm extension: modules, their code, bindings, and the
+//! failures of each binding's guest.
+
+use redb::ReadableTable;
+
+use crate::model::{Binding, BindingKind, GuestFailureRecord, ModuleRecord};
+
+use super::StoreError;
+use super::access::{Snapshot, WriteTx, decode, encode};
+
+/// Failures kept per binding: the latest ones.
+pub(crate) const FAILURES_KEPT: usize = 50;
+
+/// The reads of modules and bindings, available in read snapshots and inside the writer.
+pub(crate) trait WasmReads: Snapshot {
+    /// The record of module `digest` of `account`.
+    fn module(&self, account: &str, digest: &str) -> Result<Option<ModuleRecord>, StoreError> {
+        let table = self.module_table()?;
+        let value = table.get((account, digest))?;
+        value.map(|v| decode("modules", v.value())).transpose()
+    }
+
+    /// The code of module `digest` of `account`.
+    fn module_code(&self, account: &str, digest: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let table = self.module_code_table()?;
+        Ok(table.get((account, digest))?.map(|v| v.value().to_vec()))
+    }
+
+    /// Every module of `account`, by digest.
+    fn modules(&self, account: &str) -> Result<Vec<ModuleRecord>, StoreError> {
+        let table = self.module_table()?;
+        let end = format!("{account}\0");
+        let mut modules = Vec::new();
+        for entry in table.range((account, "")..(end.as_str(), ""))? {
+            modules.push(decode("modules", entry?.1.value())?);
+        }
+        Ok(modules)
+    }
+
+    /// The binding of `kind` and `name` in domain `domain`.
+    fn binding(
+        &self,
+        domain: u64,
+        kind: BindingKind,
+        name: &str,
+    ) -> Result<Option<Binding>, StoreError> {
+        let table = self.binding_table()?;
+        let value = table.get((domain, kind as u8, name))?;
+        value.map(|v| decode("bindings", v.value())).transpose()
+    }
+
+    /// Whether a function called `name` is bound in domain `domain`.
+    fn function_bound(&self, domain: u64, name: &str) -> Result<bool, StoreError> {
+        let table = self.binding_table()?;
+        Ok(table
+            .get((domain, BindingKind::Function as u8, name))?
+            .is_some())
+    }
+
+    /// The bindings of domain `domain` (all domains if `None`), with their domain ids.
+    fn bindings(&self, domain: Option<u64>) -> Result<Vec<(u64, Binding)>, StoreError> {
+        let table = self.binding_table()?;
+        let mut bindings = Vec::new();
+        let mut keep = |entry: Result<(redb::AccessGuard<'_, _>, redb::AccessGuard<'_, _>), _>| {
+            let (key, value) = entry?;
+            let (id, _, _): (u64, u8, &str) = key.value();
+            bindings.push((id, decode("bindings", value.value())?));
+            Ok::<_, StoreError>(())
+        };
+        match domain {
+            Some(id) => {
+                for entry in table.range((id, 0u8, "")..(id + 1, 0u8, ""))? {
+                    keep(entry)?;
+                }
+            }
+            None => {
+                for entry in table.iter()? {
+                    keep(entry)?;
+                }
+            }
+        }
+        Ok(bindings)
+    }
+
+    /// The latest failures of a binding's guest, oldest first.
+    fn guest_failures(
+        &self,
+        domain: u64,
+        kind: BindingKind,
+        name: &str,
+    ) -> Result<Vec<GuestFailureRecord>, StoreError> {
+        let table = self.guest_failure_table()?;
+        let kind = kind as u8;
+        let mut failures = Vec::new();
+        for entry in table.range((domain, kind, name, 0)..=(domain, kind, name, u64::MAX))? {
+            failures.push(decode("guest_failures", entry?.1.value())?);
+        }
+        Ok(failures)
+    }
+}
+
+impl<T: Snapshot> WasmReads for T {}
+
+impl WriteTx<'_> {
+    /// Stores a module and its code.
+    pub(crate) fn put_module(
+        &mut self,
+        account: &str,
+        record: &ModuleRecord,
+        code: &[u8],
+    ) -> Result<(), StoreError> {
+        let key = (account, record.digest.as_str());
+        self.modules.insert(key, encode(record).as_slice())?;
+        self.module_code.insert(key, code)?;
+        Ok(())
+    }
+
+    /// Removes a module and its code.
+    pub(crate) fn delete_module(&mut self, account: &str, digest: &str) -> Result<(), StoreError> {
+        self.modules.remove((account, digest))?;
+        self.module_code.remove((account, digest))?;
+        Ok(())
+    }
+
+    /// Stores a binding of domain `domain`, new or replacing the one it names.
+    pub(crate) fn put_binding(&mut self, domain: u64, binding: &Binding) -> Result<(), StoreError> {
+        let key = (domain, binding.kind as u8, binding.name.as_str());
+        self.bindings.insert(key, encode(binding).as_slice())?;
+        Ok(())
+    }
+
+    /// Removes a binding and its failures; answers whether there was one.
+    pub(crate) fn delete_binding(
+        &mut self,
+        domain: u64,
+        kind: BindingKind,
+        name: &str,
+    ) -> Result<bool, StoreError> {
+        let removed = self.bindings.remove((domain, kind as u8, name))?.is_some();
+        let kind = kind as u8;
+        self.guest_failures.retain_in(
+            (domain, kind, name, 0)..=(domain, kind, name, u64::MAX),
+            |_, _| false,
+        )?;
+        Ok(removed)
+    }
+
+    /// Records a failure of a binding's guest, forgetting the oldest beyond [`FAILURES_KEPT`].
+    pub(crate) fn record_guest_failure(
+        &mut self,
+        domain: u64,
+        kind: BindingKind,
+        name: &str,
+        failure: &GuestFailureRecord,
+    ) -> Result<(), StoreError> {
+        let seq = self.next_id()?;
+        let k = kind as u8;
+        self.guest_failures
+            .insert((domain, k, name, seq), encode(failure).as_slice())?;
+        let range = (domain, k, name, 0)..=(domain, k, name, u64::MAX);
+        let kept = self.guest_failures.range(range.clone())?.count();
+        if kept > FAILURES_KEPT {
+            let oldest: Vec<u64> = self
+                .guest_failures
+                .range(range)?
+                .take(kept - FAILURES_KEPT)
+                .map(|e| e.map(|(key, _)| key.value().3))
+                .collect::<Result<_, _>>()?;
+            for seq in oldest {
+                self.guest_failures.remove((domain, k, name, seq))?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,74 @@
+//! Serving a Lambda function task with a Wasm function.
+
+use tokio::sync::watch;
+
+use crate::engine::LambdaOutcome;
+use crate::fault::Fault;
+use crate::model::WorkflowExecution;
+use crate::ops::{Ctx, functions};
+
+use super::Worker;
+
+/// Waits for a task of the binding's function and runs it: its result or failure, or the
+/// guest's own failure (a trap, a limit), is recorded as `LambdaFunctionCompleted` or
+/// `LambdaFunctionFailed`.
+pub(super) async fn serve_one(
+    worker: &Worker,
+    stop: &mut watch::Receiver<bool>,
+) -> Result<(), Fault> {
+    let ctx = Ctx {
+        scope: worker.scope.clone(),
+    };
+    let (domain, name) = (worker.binding.domain.clone(), worker.binding.name.clone());
+    let claim = tokio::select! {
+        claim = functions::poll(&worker.svc, &ctx, domain, name) => claim?,
+        _ = stop.wait_for(|s| *s) => return Ok(()),
+    };
+    let Some(claim) = claim else {
+        return Ok(());
+    };
+    let answer = worker
+        .svc
+        .runtime
+        .invoke(&worker.module, &worker.call, claim.input.as_deref())
+        .await;
+    let outcome = match answer {
+        Ok(Ok(result)) => LambdaOutcome::Completed { result },
+        Ok(Err(failure)) => LambdaOutcome::Failed {
+            reason: failure.reason,
+            details: failure.details,
+        },
+        Err(failure) => {
+            let reason = failure.reason();
+            let task = format!("function {} ({})", claim.name, claim.id);
+            worker.failed(&execution(&claim.execution), task, reason.clone()).await;
+            LambdaOutcome::Failed {
+                reason: Some(reason),
+                details: None,
+            }
+        }
+    };
+    match functions::close(&worker.svc, &ctx, claim.task, outcome).await {
+        Ok(()) | Err(Fault::UnknownResource(_)) => Ok(()),
+        Err(fault @ Fault::Internal(_)) => Err(fault),
+        Err(fault) => {
+            // The service refused the answer (a result too long, say): fail the task with why.
+            let reason = format!("weft: invalid answer: {}: {fault}", fault.code());
+            let reason: String = reason.chars().take(256).collect();
+            let task = format!("function {}", claim.id);
+            worker.failed(&execution(&claim.execution), task, reason.clone()).await;
+            let failed = LambdaOutcome::Failed {
+                reason: Some(reason),
+                details: None,
+            };
+            match functions::close(&worker.svc, &ctx, claim.task, failed).await {
+                Ok(()) | Err(Fault::UnknownResource(_)) => Ok(()),
+                Err(fault) => Err(fault),
+            }
+        }
+    }
+}
+
+fn execution(execution: &WorkflowExecution) -> serde_json::Value {
+    serde_json::json!({"workflowId": execution.workflow_id, "runId": execution.run_id})
+}

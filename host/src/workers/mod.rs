@@ -1,0 +1,241 @@
+//! In-process workers: for each binding, `concurrency` loops that poll its task list through the
+//! very operations HTTP pollers use (so one task goes to exactly one worker, in-process or
+//! external), run the bound guest, and answer as an SWF worker would.
+//!
+//! The supervisor follows the bindings table: at start, and after every committed change to it,
+//! it starts the workers of new bindings and stops those of removed or replaced ones.
+
+mod activity;
+mod backoff;
+mod decider;
+mod function;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use crate::api::{self, Operation};
+use crate::fault::Fault;
+use crate::model::{Binding, BindingKind, GuestFailureRecord, Scope};
+use crate::ops::Service;
+use crate::runtime::{Call, Module};
+use crate::store::WasmReads;
+
+/// How long a worker waits before polling again after an unexpected error.
+const ERROR_PAUSE: Duration = Duration::from_secs(1);
+
+/// One binding's workers.
+struct Running {
+    binding: Binding,
+    stop: watch::Sender<bool>,
+}
+
+/// Runs the workers of every binding until `stopping` turns true, then waits for them to finish
+/// the tasks they hold.
+pub(crate) async fn supervise(svc: Arc<Service>, mut stopping: watch::Receiver<bool>) {
+    let mut changed = svc.bindings_changed.subscribe();
+    let mut running: HashMap<(u64, BindingKind, String), Running> = HashMap::new();
+    let mut workers = JoinSet::new();
+    loop {
+        changed.mark_unchanged();
+        match current_bindings(&svc).await {
+            Ok(bindings) => follow(&svc, &mut running, &mut workers, bindings).await,
+            Err(fault) => tracing::error!("reading the bindings: {fault}"),
+        }
+        tokio::select! {
+            _ = changed.changed() => {}
+            _ = stopping.wait_for(|s| *s) => break,
+        }
+        // Reap finished workers so the set does not grow.
+        while workers.try_join_next().is_some() {}
+    }
+    for run in running.values() {
+        run.stop.send_replace(true);
+    }
+    while workers.join_next().await.is_some() {}
+}
+
+async fn current_bindings(svc: &Service) -> Result<Vec<(u64, Binding)>, Fault> {
+    svc.store.read(|tx| Ok(tx.bindings(None)?)).await
+}
+
+/// Starts and stops workers so that exactly `bindings` run.
+async fn follow(
+    svc: &Arc<Service>,
+    running: &mut HashMap<(u64, BindingKind, String), Running>,
+    workers: &mut JoinSet<()>,
+    bindings: Vec<(u64, Binding)>,
+) {
+    let wanted: HashMap<_, _> = bindings
+        .into_iter()
+        .map(|(domain, b)| ((domain, b.kind, b.name.clone()), b))
+        .collect();
+    running.retain(|key, run| {
+        let keep = wanted.get(key) == Some(&run.binding);
+        if !keep {
+            run.stop.send_replace(true);
+        }
+        keep
+    });
+    for (key, binding) in wanted {
+        if running.contains_key(&key) {
+            continue;
+        }
+        let module = match load(svc, &binding).await {
+            Ok(module) => module,
+            Err(e) => {
+                tracing::error!(
+                    domain = binding.domain,
+                    binding = binding.name,
+                    "cannot load module {}: {e}",
+                    binding.module
+                );
+                continue;
+            }
+        };
+        let (stop, stopped) = watch::channel(false);
+        let worker = Arc::new(Worker {
+            svc: svc.clone(),
+            scope: Scope {
+                account: binding.account.clone(),
+                region: binding.region.clone(),
+            },
+            domain_id: key.0,
+            call: Call {
+                label: format!(
+                    "{} {} {}",
+                    binding.domain,
+                    binding.kind.name(),
+                    binding.name
+                )
+                .into(),
+                limits: binding.limits,
+            },
+            identity: format!("weft:{}", &binding.module[..12]),
+            binding: binding.clone(),
+            module,
+            backoff: Default::default(),
+        });
+        for _ in 0..binding.concurrency {
+            let (worker, stopped) = (worker.clone(), stopped.clone());
+            workers.spawn(async move { worker.serve(stopped).await });
+        }
+        running.insert(key, Running { binding, stop });
+    }
+}
+
+/// The module a binding names, loaded (from the compiled-code cache when it is there).
+async fn load(svc: &Service, binding: &Binding) -> Result<Arc<Module>, String> {
+    let (account, digest) = (binding.account.clone(), binding.module.clone());
+    let code = svc
+        .store
+        .read(move |tx| Ok(tx.module_code(&account, &digest)?))
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or("the module is gone")?;
+    let runtime = svc.runtime.clone();
+    tokio::task::spawn_blocking(move || runtime.load(&code))
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())
+}
+
+/// What every loop of one binding shares.
+struct Worker {
+    svc: Arc<Service>,
+    scope: Scope,
+    domain_id: u64,
+    binding: Binding,
+    module: Arc<Module>,
+    call: Call,
+    identity: String,
+    /// Runs this binding's decider keeps failing on.
+    backoff: backoff::Backoff,
+}
+
+impl Worker {
+    /// Polls and serves tasks until told to stop. A task being served is finished first.
+    async fn serve(&self, mut stop: watch::Receiver<bool>) {
+        while !*stop.borrow() {
+            if let Err(fault) = self.serve_one(&mut stop).await {
+                tracing::warn!(guest = &*self.call.label, "in-process worker: {fault}");
+                tokio::select! {
+                    _ = tokio::time::sleep(ERROR_PAUSE) => {}
+                    _ = stop.wait_for(|s| *s) => break,
+                }
+            }
+        }
+    }
+
+    /// Waits for one task and serves it.
+    async fn serve_one(&self, stop: &mut watch::Receiver<bool>) -> Result<(), Fault> {
+        match self.binding.kind {
+            BindingKind::Decision => decider::serve_one(self, stop).await,
+            BindingKind::Activity => activity::serve_one(self, stop).await,
+            BindingKind::Function => function::serve_one(self, stop).await,
+        }
+    }
+
+    /// Long-polls with `operation` until a task comes (its JSON, which has a `taskToken`), the
+    /// poll ends empty, or the worker is told to stop (both `None`).
+    async fn poll(
+        &self,
+        operation: Operation,
+        stop: &mut watch::Receiver<bool>,
+    ) -> Result<Option<Value>, Fault> {
+        let task = tokio::select! {
+            task = self.call(operation, self.poll_input()) => task?,
+            _ = stop.wait_for(|s| *s) => return Ok(None),
+        };
+        Ok(task.get("taskToken").is_some().then_some(task))
+    }
+
+    /// Runs `operation` as this binding's domain's account.
+    async fn call(&self, operation: Operation, input: Value) -> Result<Value, Fault> {
+        api::call(&self.svc, &self.scope, operation, input).await
+    }
+
+    /// The input of a poll on this binding's task list.
+    fn poll_input(&self) -> Value {
+        json!({
+            "domain": self.binding.domain,
+            "taskList": {"name": self.binding.name},
+            "identity": self.identity,
+        })
+    }
+
+    /// Logs a task the guest did not finish and keeps it in the binding's failure log.
+    async fn failed(&self, execution: &Value, task: String, reason: String) {
+        tracing::warn!(guest = &*self.call.label, task, "guest failed: {reason}");
+        let record = GuestFailureRecord {
+            at: self.svc.clock.now(),
+            workflow_id: text(&execution["workflowId"]),
+            run_id: text(&execution["runId"]),
+            task,
+            reason,
+        };
+        let (domain, kind, name) = (self.domain_id, self.binding.kind, self.binding.name.clone());
+        let written = self
+            .svc
+            .store
+            .write(move |tx| {
+                // A binding removed meanwhile keeps no log.
+                if tx.binding(domain, kind, &name)?.is_some() {
+                    tx.record_guest_failure(domain, kind, &name, &record)?;
+                }
+                Ok(())
+            })
+            .await;
+        if let Err(fault) = written {
+            tracing::error!("recording a guest failure: {fault}");
+        }
+    }
+}
+
+fn text(value: &Value) -> String {
+    value.as_str().unwrap_or_default().to_owned()
+}
