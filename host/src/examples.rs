@@ -250,4 +250,160 @@ mod tests {
         );
         assert_components(&build_test_guests().unwrap(), &TEST_GUESTS);
     }
+
+    /// The guests against the real runtime: each loads as its world (the impure decider is
+    /// refused), answers what its example promises, and each misbehaviour becomes the guest's
+    /// failure.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn the_runtime_loads_the_guests_and_contains_their_misbehaviour() {
+        use crate::runtime::{
+            Call, GuestFailure, GuestLimits, Heartbeat, Runtime, World, tasks, types,
+        };
+        use serde_json::json;
+        use std::sync::Arc;
+
+        let examples = build().unwrap();
+        let hostile = build_test_guests().unwrap();
+        let runtime = Runtime::new(None).unwrap();
+        let load = |name: &str| {
+            let path = examples.get(name).or_else(|| hostile.get(name)).unwrap();
+            runtime.load(&fs::read(path).unwrap())
+        };
+        let worlds = [
+            ("order-decider", World::Decider),
+            ("quote-decider", World::Decider),
+            ("hostile-decider", World::Decider),
+            ("order-activities", World::ActivityWorker),
+            ("hostile-activity", World::ActivityWorker),
+            ("price-function", World::Function),
+            ("hostile-function", World::Function),
+        ];
+        for (name, world) in worlds {
+            assert_eq!(
+                load(name).unwrap_or_else(|e| panic!("{name}: {e}")).world,
+                world
+            );
+        }
+        let Err(impure) = load("impure-decider") else {
+            panic!("the impure decider loaded");
+        };
+        assert!(impure.0.contains("deterministic"), "{impure}");
+
+        let call = Call {
+            label: "test".into(),
+            limits: GuestLimits {
+                cpu_ms: 500,
+                memory_bytes: 16 << 20,
+                output_bytes: 1 << 20,
+            },
+        };
+        let decision_task = |name: &str, input: &str| {
+            json!({
+                "workflowExecution": {"workflowId": "w", "runId": "r"},
+                "workflowType": {"name": name, "version": "1.0"},
+                "previousStartedEventId": 0,
+                "startedEventId": 3,
+                "events": [
+                    {"eventId": 1, "eventTimestamp": 1.0, "eventType": "WorkflowExecutionStarted",
+                     "workflowExecutionStartedEventAttributes": {
+                        "input": input, "childPolicy": "TERMINATE", "taskList": {"name": "d"},
+                        "workflowType": {"name": name, "version": "1.0"}}},
+                    {"eventId": 2, "eventTimestamp": 2.0, "eventType": "DecisionTaskScheduled",
+                     "decisionTaskScheduledEventAttributes": {"taskList": {"name": "d"}}},
+                    {"eventId": 3, "eventTimestamp": 3.0, "eventType": "DecisionTaskStarted",
+                     "decisionTaskStartedEventAttributes": {"scheduledEventId": 2}},
+                ],
+            })
+        };
+        let order = load("order-decider").unwrap();
+        let response = runtime
+            .decide(
+                &order,
+                &call,
+                &decision_task(order::WORKFLOW.name, order::SAMPLE_ORDER),
+            )
+            .await
+            .unwrap();
+        let types: Vec<&str> = response["decisions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["decisionType"].as_str().unwrap())
+            .collect();
+        assert_eq!(types, ["StartTimer", "ScheduleActivityTask"]);
+
+        let activity_task = |name: &str, input: &str| tasks::ActivityTask {
+            activity_id: "a".into(),
+            activity_type: types::ActivityType {
+                name: name.into(),
+                version: "1.0".into(),
+            },
+            workflow_execution: types::WorkflowExecution {
+                workflow_id: "w".into(),
+                run_id: "r".into(),
+            },
+            input: Some(input.into()),
+            started_event_id: 5,
+        };
+        let beats = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let counted = beats.clone();
+        let heartbeat: Heartbeat = Arc::new(move |_| {
+            let n = counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            Box::pin(async move { n >= 3 })
+        });
+        let activities = load("order-activities").unwrap();
+        let charge = activity_task(order::CHARGE_CREDIT_CARD.name, order::SAMPLE_DECLINED_ORDER);
+        let declined = runtime
+            .run(&activities, &call, &charge, heartbeat.clone())
+            .await
+            .unwrap();
+        assert!(
+            matches!(declined, tasks::ActivityOutcome::Failed(f) if f.reason.as_deref() == Some("card declined"))
+        );
+        let hostile_activity = load("hostile-activity").unwrap();
+        let canceled = runtime
+            .run(
+                &hostile_activity,
+                &call,
+                &activity_task("Hostile", "heartbeat"),
+                heartbeat,
+            )
+            .await
+            .unwrap();
+        assert!(
+            matches!(&canceled, tasks::ActivityOutcome::Canceled(Some(d)) if d == "canceled after 3 heartbeats"),
+            "{canceled:?}"
+        );
+
+        let price = load("price-function").unwrap();
+        let line = runtime
+            .invoke(&price, &call, Some(r#"{"sku":"tea","quantity":3}"#))
+            .await
+            .unwrap();
+        assert!(line.unwrap().unwrap().contains(r#""line_cents":1350"#));
+
+        let hostile_function = load("hostile-function").unwrap();
+        for (input, expected) in [
+            ("loop", "CPU time"),
+            ("alloc", "memory limit"),
+            // Rust's own stack lives in linear memory: running off it is an out-of-bounds access.
+            ("stack", "out of bounds memory access"),
+            ("call-depth", "stack overflow"),
+            ("trap", "trapped"),
+            ("panic", "trapped"),
+            ("big", "exceeds the limit"),
+        ] {
+            let failure: GuestFailure = runtime
+                .invoke(&hostile_function, &call, Some(input))
+                .await
+                .expect_err(input);
+            assert!(failure.to_string().contains(expected), "{input}: {failure}");
+        }
+        let hostile_decider = load("hostile-decider").unwrap();
+        let error = runtime
+            .decide(&hostile_decider, &call, &decision_task("Hostile", "error"))
+            .await
+            .unwrap_err();
+        assert_eq!(error, GuestFailure::Decider("asked to fail".into()));
+    }
 }

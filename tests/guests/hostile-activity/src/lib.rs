@@ -4,7 +4,8 @@
 //! | --- | --- |
 //! | `loop` | spins forever, never yielding |
 //! | `alloc` | allocates and touches memory without bound |
-//! | `stack` | recurses until the stack overflows |
+//! | `stack` | recurses until its stack in linear memory overflows (an out-of-bounds trap) |
+//! | `call-depth` | recurses until the engine's call stack overflows (a stack-overflow trap) |
 //! | `trap` | aborts (a Wasm `unreachable`) |
 //! | `panic` | panics |
 //! | `big` | completes with a 10 MiB result |
