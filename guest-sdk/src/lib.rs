@@ -69,7 +69,8 @@
 //! interfaces (`types`, `history`, `decisions`, `tasks`) and the `wasi:io` and `wasi:cli`
 //! interfaces through which Rust's standard library reports a panic; and nothing else unless its
 //! own code asks for it (the impure test decider, which reads the clock and asks for random
-//! bytes, imports `wasi:clocks` and `wasi:random`, for the host to refuse).
+//! bytes, imports `wasi:clocks` and `wasi:random`, for the host to refuse). The host's runtime loads each
+//! guest as its world and refuses the impure decider (`weft_host::examples`' tests).
 
 extern crate self as weft_guest;
 
