@@ -26,6 +26,7 @@ pub mod check;
 pub mod client;
 pub mod clock;
 mod config;
+pub mod demo;
 mod dispatch;
 mod engine;
 pub mod examples;

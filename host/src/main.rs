@@ -28,6 +28,9 @@ struct Cli {
 enum Command {
     /// Serve the SWF API over HTTP.
     Serve(ServeArgs),
+    /// Run the demo: the e-commerce order workflow as in-process Wasm guests, on a fresh data
+    /// directory, with a timeline of every order.
+    Demo(DemoArgs),
     #[command(flatten)]
     Remote(RemoteCommand),
 }
@@ -43,6 +46,22 @@ enum RemoteCommand {
     Binding(BindingArgs),
     /// Upload a module and bind it, in one step.
     Deploy(DeployArgs),
+}
+
+#[derive(Args)]
+struct DemoArgs {
+    /// Orders to start.
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    orders: u32,
+    /// Keep serving afterwards, so you can look with the AWS CLI (Ctrl-C stops).
+    #[arg(long)]
+    serve: bool,
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: String,
+    /// Data directory (default: a fresh one under the system's temporary directory).
+    #[arg(long)]
+    data: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -234,19 +253,25 @@ struct DeployArgs {
 }
 
 fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // The demo tells its own story on stdout; the log then shows only what goes wrong.
+    let default_filter = match cli.command {
+        Command::Demo(_) => "warn",
+        _ => "info",
+    };
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter)),
         )
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
-    let cli = Cli::parse();
     let outcome = tokio::runtime::Runtime::new()
         .context("cannot start the async runtime")
         .and_then(|runtime| match cli.command {
             Command::Serve(args) => runtime.block_on(serve(args)),
+            Command::Demo(args) => runtime.block_on(demo(args)),
             Command::Remote(command) => runtime.block_on(remote(command)),
         });
     match outcome {
@@ -362,6 +387,17 @@ fn print(json: bool, answer: &Value, lines: impl IntoIterator<Item = String>) {
             println!("{line}");
         }
     }
+}
+
+async fn demo(args: DemoArgs) -> anyhow::Result<()> {
+    let options = weft_host::demo::DemoOptions {
+        orders: args.orders,
+        listen: args.listen,
+        data_dir: args.data,
+        serve: args.serve,
+    };
+    let shutdown = shutdown_signal().context("cannot install signal handlers")?;
+    weft_host::demo::run(options, shutdown).await
 }
 
 /// Installs the SIGINT and SIGTERM handlers now, and completes on either.

@@ -34,9 +34,9 @@ pub(crate) use close::terminate;
 pub(crate) use deadlines::fire_due;
 pub(crate) use decide::{Completion, complete_decision_task};
 pub(crate) use effects::{Effect, request_cancel, signal};
+pub(crate) use lambdas::{FunctionClaim, LambdaOutcome, close_lambda};
 #[cfg(test)]
 pub(crate) use lambdas::{claim_lambda, started_lambda};
-pub(crate) use lambdas::{FunctionClaim, LambdaOutcome, close_lambda};
 pub(crate) use start::{NewRun, StartRequest, resolve_start, start_run};
 pub(crate) use tasks::{
     ActivityOutcome, Claimed, DecisionClaim, TaskRef, claim, close_activity, record_heartbeat,

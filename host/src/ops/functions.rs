@@ -17,7 +17,9 @@ pub(crate) async fn poll(
 ) -> Result<Option<FunctionClaim>, Fault> {
     match long_poll(svc, ctx, domain, TaskKind::Function, name, None).await? {
         Some(Claimed::Function(claim)) => Ok(Some(claim)),
-        Some(_) => Err(Fault::internal("another kind of task in a function's queue")),
+        Some(_) => Err(Fault::internal(
+            "another kind of task in a function's queue",
+        )),
         None => Ok(None),
     }
 }

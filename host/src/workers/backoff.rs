@@ -45,7 +45,9 @@ impl Backoff {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Failing>> {
-        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 

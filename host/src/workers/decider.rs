@@ -26,13 +26,21 @@ pub(super) async fn serve_one(
     let execution = task["workflowExecution"].clone();
     let run_id = execution["runId"].as_str().unwrap_or_default().to_owned();
     if worker.backoff.paused(&run_id, Instant::now()) {
-        tracing::debug!(guest = &*worker.call.label, run_id, "decider paused on this run");
+        tracing::debug!(
+            guest = &*worker.call.label,
+            run_id,
+            "decider paused on this run"
+        );
         return Ok(());
     }
     whole_history(worker, &mut task).await?;
     let started = task["startedEventId"].as_u64().unwrap_or_default();
     let name = format!("decision task {started}");
-    let mut response = match worker.svc.runtime.decide(&worker.module, &worker.call, &task).await
+    let mut response = match worker
+        .svc
+        .runtime
+        .decide(&worker.module, &worker.call, &task)
+        .await
     {
         Ok(response) => response,
         Err(failure) => {

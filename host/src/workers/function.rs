@@ -41,7 +41,9 @@ pub(super) async fn serve_one(
         Err(failure) => {
             let reason = failure.reason();
             let task = format!("function {} ({})", claim.name, claim.id);
-            worker.failed(&execution(&claim.execution), task, reason.clone()).await;
+            worker
+                .failed(&execution(&claim.execution), task, reason.clone())
+                .await;
             LambdaOutcome::Failed {
                 reason: Some(reason),
                 details: None,
@@ -56,7 +58,9 @@ pub(super) async fn serve_one(
             let reason = format!("weft: invalid answer: {}: {fault}", fault.code());
             let reason: String = reason.chars().take(256).collect();
             let task = format!("function {}", claim.id);
-            worker.failed(&execution(&claim.execution), task, reason.clone()).await;
+            worker
+                .failed(&execution(&claim.execution), task, reason.clone())
+                .await;
             let failed = LambdaOutcome::Failed {
                 reason: Some(reason),
                 details: None,

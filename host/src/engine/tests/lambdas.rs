@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 use crate::Limits;
 use crate::check::check_history;
 use crate::fault::Fault;
-use crate::model::decisions::{Decision, attrs as d};
 use crate::model::BindingKind;
+use crate::model::decisions::{Decision, attrs as d};
 use crate::store::{RunReads, TaskKind};
 
 use super::super::{
