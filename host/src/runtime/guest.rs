@@ -132,6 +132,12 @@ pub(crate) fn failure(
     match error.downcast_ref::<Trap>() {
         Some(Trap::Interrupt) => GuestFailure::Cpu(limits.cpu_ms),
         Some(Trap::StackOverflow) => GuestFailure::StackOverflow,
+        // Rust keeps its own stack in linear memory, below the data: overflowing it wraps to
+        // an address far out of bounds.
+        Some(Trap::MemoryOutOfBounds) => GuestFailure::Trap(format!(
+            "{} (a stack overflow or a bad pointer)",
+            Trap::MemoryOutOfBounds
+        )),
         Some(trap) => GuestFailure::Trap(trap.to_string()),
         None => GuestFailure::Trap(format!("{error:#}")),
     }
@@ -201,10 +207,17 @@ impl log::Host for GuestState {
 
 impl heartbeat::Host for GuestState {
     async fn record_heartbeat(&mut self, details: Option<String>) -> bool {
-        match &self.heartbeat {
-            Some(heartbeat) => heartbeat(details).await,
+        let Some(heartbeat) = &self.heartbeat else {
             // Only activity workers import the heartbeat; answer "stop" if anyone else could.
-            None => true,
+            return true;
+        };
+        let began = std::time::Instant::now();
+        let cancel = heartbeat(details).await;
+        // The epoch moved on while the host waited: the guest's next check charges it one tick
+        // that it did not spend computing. Give it back, so only CPU time counts.
+        if began.elapsed() >= TICK {
+            self.ticks_left = self.ticks_left.saturating_add(1);
         }
+        cancel
     }
 }
