@@ -116,7 +116,8 @@ pub mod order {
 /// total. Guests: `quote-decider` (decider for both workflow types) and `price-function`
 /// (function).
 ///
-/// A function may only run in an execution that has a Lambda role: start the quote with one (or
+/// On AWS a function may only run in an execution that has a Lambda role (Weft does not require
+/// one), so the example behaves like a portable SWF workflow: start the quote with one (or
 /// register [`QUOTE_WORKFLOW`](quote::QUOTE_WORKFLOW) with a default Lambda role); the parent
 /// passes its role on to each child.
 pub mod quote {
