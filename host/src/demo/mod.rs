@@ -1,7 +1,8 @@
 //! `weft demo`: the whole story on a fresh data directory. It starts the service in-process,
 //! registers the example domain and types, uploads and binds the example guests, starts a batch
 //! of orders (some with a failing card, one cancelled by signal), shows progress while they run,
-//! then prints each order's outcome and timeline, and the throughput.
+//! then prints each order's outcome and timeline, runs one quote (child workflows and a
+//! Lambda-style function), and prints the throughput.
 //!
 //! The demo drives the service through the same operations HTTP clients reach, in-process.
 
@@ -178,7 +179,9 @@ impl Demo {
 
     /// The demo proper: set up, start the orders, follow them, report.
     async fn orders(&self, modules: &Modules, count: u32) -> anyhow::Result<()> {
-        println!("Registering domain {DOMAIN:?} and its types; uploading and binding the guests:");
+        println!(
+            "Registering domain {DOMAIN:?} and the examples' types; uploading and binding the guests:"
+        );
         self.set_up(modules).await?;
         let orders = orders::orders(count);
         println!(
@@ -202,7 +205,11 @@ impl Demo {
             }
             runs.push((order, run_id));
         }
-        let closed = self.wait_for_all(&runs).await?;
+        let ids: Vec<_> = runs
+            .iter()
+            .map(|(order, run_id)| (order.workflow_id.clone(), run_id.clone()))
+            .collect();
+        let closed = self.wait_for(&ids).await?;
         let elapsed = started.elapsed();
         let (mut decisions, mut activities) = (0, 0);
         for ((order, run_id), status) in runs.iter().zip(closed) {
@@ -222,6 +229,7 @@ impl Demo {
             }
         }
         let secs = elapsed.as_secs_f64();
+        self.quote().await?;
         println!();
         println!(
             "{count} orders closed in {secs:.2} s, each waiting out its 1 s cancellation window: \
@@ -232,18 +240,54 @@ impl Demo {
         Ok(())
     }
 
+    /// The quote example: a child workflow per line item, each pricing its item with the
+    /// Lambda-style function `price`; the parent totals them.
+    async fn quote(&self) -> anyhow::Result<()> {
+        println!();
+        println!(
+            "And a quote: one child workflow per line item, each running the function `price`..."
+        );
+        let run = self
+            .call(
+                Operation::StartWorkflowExecution,
+                orders::quote_start(DOMAIN),
+            )
+            .await?;
+        let run_id = run["runId"].as_str().unwrap_or_default().to_owned();
+        let status = self
+            .wait_for(&[("quote-1".to_owned(), run_id.clone())])
+            .await?;
+        let history = self.history("quote-1", &run_id).await?;
+        println!("quote-1: {}, {} events", status[0], history.len());
+        for line in timeline::lines(&history) {
+            println!("{line}");
+        }
+        let children = history.iter().filter_map(|e| {
+            let child = &e["childWorkflowExecutionStartedEventAttributes"]["workflowExecution"];
+            Some((child["workflowId"].as_str()?, child["runId"].as_str()?))
+        });
+        for (workflow_id, run_id) in children {
+            let history = self.history(workflow_id, run_id).await?;
+            println!("  child {workflow_id}, {} events", history.len());
+            for line in timeline::lines(&history) {
+                println!("  {line}");
+            }
+        }
+        Ok(())
+    }
+
     /// Waits until every run is closed, showing progress; answers each one's close status.
-    async fn wait_for_all(&self, runs: &[(&orders::Order, String)]) -> anyhow::Result<Vec<String>> {
+    async fn wait_for(&self, runs: &[(String, String)]) -> anyhow::Result<Vec<String>> {
         let tty = std::io::stdout().is_terminal();
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
             let mut statuses = Vec::with_capacity(runs.len());
-            for (order, run_id) in runs {
+            for (workflow_id, run_id) in runs {
                 let described = self
                     .call(
                         Operation::DescribeWorkflowExecution,
                         json!({"domain": DOMAIN, "execution": {
-                            "workflowId": order.workflow_id, "runId": run_id}}),
+                            "workflowId": workflow_id, "runId": run_id}}),
                     )
                     .await?;
                 let info = &described["executionInfo"];
@@ -251,18 +295,18 @@ impl Demo {
             }
             let closed = statuses.iter().filter(|s| s.is_some()).count();
             if tty {
-                print!("\r  {closed}/{} orders closed", runs.len());
+                print!("\r  {closed}/{} closed", runs.len());
                 let _ = std::io::stdout().flush();
             }
             if closed == runs.len() {
                 if !tty {
-                    println!("  {closed}/{} orders closed", runs.len());
+                    println!("  {closed}/{} closed", runs.len());
                 }
                 return Ok(statuses.into_iter().flatten().collect());
             }
             if Instant::now() > deadline {
                 bail!(
-                    "orders still open after two minutes: {closed}/{} closed",
+                    "still open after two minutes: {closed}/{} closed",
                     runs.len()
                 );
             }

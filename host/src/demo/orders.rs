@@ -1,7 +1,8 @@
-//! The demo's workload: the order example's types, and a batch of orders with known outcomes.
+//! The demo's workload: the two examples' types and guests, a batch of orders with known
+//! outcomes, and a quote.
 
 use serde_json::{Value, json};
-use weft_examples::order;
+use weft_examples::{order, quote};
 
 use crate::api::Operation;
 use crate::model::BindingKind;
@@ -15,8 +16,9 @@ pub(crate) struct Guest {
     pub(crate) serves: &'static str,
 }
 
-/// The order example's two guests.
-pub(crate) const GUESTS: [Guest; 2] = [
+/// The examples' guests: the order workflow's decider and activity worker, the quote's decider
+/// and its function.
+pub(crate) const GUESTS: [Guest; 4] = [
     Guest {
         name: "order-decider",
         kind: BindingKind::Decision,
@@ -27,6 +29,16 @@ pub(crate) const GUESTS: [Guest; 2] = [
         kind: BindingKind::Activity,
         serves: order::ACTIVITY_TASK_LIST,
     },
+    Guest {
+        name: "quote-decider",
+        kind: BindingKind::Decision,
+        serves: quote::DECISION_TASK_LIST,
+    },
+    Guest {
+        name: "price-function",
+        kind: BindingKind::Function,
+        serves: quote::PRICE_FUNCTION,
+    },
 ];
 
 /// One SWF call that registers part of the example.
@@ -35,8 +47,22 @@ pub(crate) struct Registration {
     pub(crate) input: Value,
 }
 
-/// The workflow type and the six activity types of the order example, in `domain`.
+/// The types of both examples, in `domain`: the order workflow and its six activity types, and
+/// the quote's two workflow types.
 pub(crate) fn registrations(domain: &str) -> Vec<Registration> {
+    let quotes = [quote::QUOTE_WORKFLOW, quote::PRICE_ITEM_WORKFLOW].map(|ty| Registration {
+        operation: Operation::RegisterWorkflowType,
+        input: json!({
+            "domain": domain,
+            "name": ty.name,
+            "version": ty.version,
+            "defaultTaskList": {"name": quote::DECISION_TASK_LIST},
+            "defaultExecutionStartToCloseTimeout": quote::EXECUTION_TIMEOUT_SECS.to_string(),
+            "defaultTaskStartToCloseTimeout": quote::TASK_TIMEOUT_SECS.to_string(),
+            "defaultChildPolicy": "TERMINATE",
+            "defaultLambdaRole": quote::LAMBDA_ROLE,
+        }),
+    });
     let workflow = Registration {
         operation: Operation::RegisterWorkflowType,
         input: json!({
@@ -58,7 +84,23 @@ pub(crate) fn registrations(domain: &str) -> Vec<Registration> {
             "defaultTaskList": {"name": order::ACTIVITY_TASK_LIST},
         }),
     });
-    std::iter::once(workflow).chain(activities).collect()
+    std::iter::once(workflow)
+        .chain(activities)
+        .chain(quotes)
+        .collect()
+}
+
+/// `StartWorkflowExecution`'s input for the sample quote.
+pub(crate) fn quote_start(domain: &str) -> Value {
+    json!({
+        "domain": domain,
+        "workflowId": "quote-1",
+        "workflowType": {
+            "name": quote::QUOTE_WORKFLOW.name,
+            "version": quote::QUOTE_WORKFLOW.version,
+        },
+        "input": quote::SAMPLE_QUOTE,
+    })
 }
 
 /// One order of the batch and what should become of it.
@@ -152,6 +194,6 @@ mod tests {
                 .unwrap()
                 .ends_with(order::DECLINED_CARD_SUFFIX)
         );
-        assert_eq!(registrations("d").len(), 1 + order::ACTIVITIES.len());
+        assert_eq!(registrations("d").len(), 3 + order::ACTIVITIES.len());
     }
 }

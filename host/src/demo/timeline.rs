@@ -4,11 +4,12 @@
 use serde_json::Value;
 
 /// Events that are bookkeeping rather than story: left out of the timeline.
-const QUIET: [&str; 4] = [
+const QUIET: [&str; 5] = [
     "DecisionTaskScheduled",
     "DecisionTaskStarted",
     "DecisionTaskCompleted",
     "ActivityTaskStarted",
+    "LambdaFunctionStarted",
 ];
 
 /// The lines of `events` (wire JSON, oldest first), less the bookkeeping ([`QUIET`]).
