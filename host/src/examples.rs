@@ -39,13 +39,15 @@ pub const EXAMPLES: [&str; 4] = [
 ];
 
 /// The test guests, by crate name: a decider, an activity worker and a function that misbehave
-/// as their input asks, and a decider that imports a clock and randomness (see
-/// `tests/guests/*/src/lib.rs` for the inputs each understands).
-pub const TEST_GUESTS: [&str; 4] = [
+/// as their input asks, a decider that imports a clock and randomness (see
+/// `tests/guests/*/src/lib.rs` for the inputs each understands), and the benchmarks' decider of
+/// a workflow with one activity.
+pub const TEST_GUESTS: [&str; 5] = [
     "hostile-decider",
     "hostile-activity",
     "hostile-function",
     "impure-decider",
+    "one-activity-decider",
 ];
 
 /// Built components, by crate name.
@@ -273,6 +275,7 @@ mod tests {
             ("order-decider", World::Decider),
             ("quote-decider", World::Decider),
             ("hostile-decider", World::Decider),
+            ("one-activity-decider", World::Decider),
             ("order-activities", World::ActivityWorker),
             ("hostile-activity", World::ActivityWorker),
             ("price-function", World::Function),

@@ -9,7 +9,8 @@
 //! the SWF model and the stored records; `fault` the errors clients see; `seal` the
 //! authenticated tokens; `clock` the injected time; `check` the rules every history keeps.
 //! Beside SWF, `api` serves Weft's `/v1` API for Wasm modules and bindings (`ops::wasm`), and
-//! `client` is its client, as the `weft` command uses it.
+//! `client` is its client, as the `weft` command uses it. The hidden `bench` lets benchmarks call
+//! a guest as the in-process workers do, without the service around it.
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), weft_host::Error> {
@@ -22,6 +23,8 @@
 //! ```
 
 mod api;
+#[doc(hidden)]
+pub mod bench;
 pub mod check;
 pub mod client;
 pub mod clock;

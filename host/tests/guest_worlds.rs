@@ -74,10 +74,11 @@ fn own_imports(imports: &[String]) -> Vec<&str> {
 fn each_guest_has_exactly_its_worlds_imports_and_exports() {
     let examples = weft_host::examples::build().unwrap();
     let tests = weft_host::examples::build_test_guests().unwrap();
-    let expected: [(&str, &[&str], &[&str]); 8] = [
+    let expected: [(&str, &[&str], &[&str]); 9] = [
         ("order-decider", &["weft:swf/log"], &["decide"]),
         ("quote-decider", &["weft:swf/log"], &["decide"]),
         ("hostile-decider", &["weft:swf/log"], &["decide"]),
+        ("one-activity-decider", &["weft:swf/log"], &["decide"]),
         ("order-activities", &["weft:swf/log"], &["run"]),
         (
             "hostile-activity",

@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -82,6 +83,20 @@ enum Pre {
     Decider(decider::DeciderPre<GuestState>),
     Activity(activity::ActivityWorkerPre<GuestState>),
     Function(function::FunctionPre<GuestState>),
+}
+
+/// Where the time of one [`Runtime::decide`] went, for benchmarks (`crate::bench` re-exports
+/// it). Dropping the store, after the last phase, is in none of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DecidePhases {
+    /// A fresh store, the instance from the pre-instantiated component, and finding `decide`.
+    pub instantiate: Duration,
+    /// The task's wire JSON to the component value `decide` takes.
+    pub task_to_value: Duration,
+    /// The call: copying the task into the guest, the guest's work, copying its answer out.
+    pub call: Duration,
+    /// The answer to wire JSON, and measuring its size against the output limit.
+    pub answer_to_json: Duration,
 }
 
 /// Who is calling and within which limits: the label names the guest in log lines.
@@ -283,10 +298,24 @@ impl Runtime {
         call: &Call,
         task: &Value,
     ) -> Result<Value, GuestFailure> {
+        self.decide_timed(module, call, task, &mut DecidePhases::default())
+            .await
+    }
+
+    /// [`Runtime::decide`], noting in `phases` how long each step took (for benchmarks); left
+    /// as they were if the call fails.
+    pub(crate) async fn decide_timed(
+        &self,
+        module: &Module,
+        call: &Call,
+        task: &Value,
+        phases: &mut DecidePhases,
+    ) -> Result<Value, GuestFailure> {
         let Pre::Decider(pre) = &module.pre else {
             return Err(GuestFailure::Invalid("not a decider".into()));
         };
         let _slot = self.slots.acquire().await;
+        let began = Instant::now();
         let mut store = guest::store(&self.engine, call.label.clone(), &call.limits, None);
         let instance = pre
             .instance_pre()
@@ -298,12 +327,15 @@ impl Runtime {
             .ok_or_else(|| GuestFailure::Invalid("no `decide` export".into()))?;
         let param = func.ty(&store).params().next().map(|(_, ty)| ty);
         let param = param.ok_or_else(|| GuestFailure::Invalid("`decide` takes nothing".into()))?;
+        let instantiated = Instant::now();
         let arg = values::from_json(task, &param)
             .map_err(|e| GuestFailure::Invalid(format!("the decision task does not fit: {e}")))?;
+        let converted = Instant::now();
         let mut results = [Val::Bool(false)];
         func.call_async(&mut store, &[arg], &mut results)
             .await
             .map_err(|e| guest::failure(&store, &call.limits, e))?;
+        let called = Instant::now();
         let [Val::Result(answer)] = results else {
             return Err(GuestFailure::Invalid("`decide` answered no result".into()));
         };
@@ -320,6 +352,12 @@ impl Runtime {
         };
         let size = serde_json::to_vec(&response).map_or(u64::MAX, |b| b.len() as u64);
         check_output(size, &call.limits)?;
+        *phases = DecidePhases {
+            instantiate: instantiated - began,
+            task_to_value: converted - instantiated,
+            call: called - converted,
+            answer_to_json: called.elapsed(),
+        };
         Ok(response)
     }
 
