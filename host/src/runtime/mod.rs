@@ -80,7 +80,8 @@ pub(crate) struct Module {
 }
 
 enum Pre {
-    Decider(decider::DeciderPre<GuestState>),
+    /// A decider, with how to read its decision tasks.
+    Decider(decider::DeciderPre<GuestState>, values::Plan),
     Activity(activity::ActivityWorkerPre<GuestState>),
     Function(function::FunctionPre<GuestState>),
 }
@@ -280,7 +281,10 @@ impl Runtime {
             InvalidModule(format!("not a {} of weft:swf@0.1.0: {e:#}", world.name()))
         };
         let pre = match world {
-            World::Decider => Pre::Decider(decider::DeciderPre::new(pre).map_err(mismatch)?),
+            World::Decider => {
+                let pre = decider::DeciderPre::new(pre).map_err(mismatch)?;
+                Pre::Decider(pre, decision_task_plan(&self.engine, &ty)?)
+            }
             World::ActivityWorker => {
                 Pre::Activity(activity::ActivityWorkerPre::new(pre).map_err(mismatch)?)
             }
@@ -311,7 +315,7 @@ impl Runtime {
         task: &Value,
         phases: &mut DecidePhases,
     ) -> Result<Value, GuestFailure> {
-        let Pre::Decider(pre) = &module.pre else {
+        let Pre::Decider(pre, plan) = &module.pre else {
             return Err(GuestFailure::Invalid("not a decider".into()));
         };
         let _slot = self.slots.acquire().await;
@@ -325,10 +329,9 @@ impl Runtime {
         let func = instance
             .get_func(&mut store, "decide")
             .ok_or_else(|| GuestFailure::Invalid("no `decide` export".into()))?;
-        let param = func.ty(&store).params().next().map(|(_, ty)| ty);
-        let param = param.ok_or_else(|| GuestFailure::Invalid("`decide` takes nothing".into()))?;
         let instantiated = Instant::now();
-        let arg = values::from_json(task, &param)
+        let arg = plan
+            .read(task)
             .map_err(|e| GuestFailure::Invalid(format!("the decision task does not fit: {e}")))?;
         let converted = Instant::now();
         let mut results = [Val::Bool(false)];
@@ -464,6 +467,22 @@ fn config() -> wasmtime::Config {
         .epoch_interruption(true)
         .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
     config
+}
+
+/// How to read decision tasks for the decider whose component type is `ty` (already checked to
+/// export `decide` as `wit/worlds.wit` says).
+fn decision_task_plan(
+    engine: &Engine,
+    ty: &wasmtime::component::types::Component,
+) -> Result<values::Plan, InvalidModule> {
+    let param = match ty.get_export(engine, "decide").map(|e| e.ty) {
+        Some(wasmtime::component::types::ComponentItem::ComponentFunc(func)) => {
+            func.params().next().map(|(_, ty)| ty)
+        }
+        _ => None,
+    };
+    let param = param.ok_or_else(|| InvalidModule("`decide` takes no decision task".into()))?;
+    values::Plan::new(&param).map_err(|e| InvalidModule(format!("the decision task type: {e}")))
 }
 
 /// Whether a decider importing `name` could stop being a pure function of its history.
