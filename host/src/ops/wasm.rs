@@ -88,7 +88,8 @@ pub(crate) async fn list_modules(svc: &Service, ctx: &Ctx) -> Result<Vec<ModuleR
 pub(crate) async fn delete_module(svc: &Service, ctx: &Ctx, digest: String) -> Result<(), Fault> {
     let account = ctx.scope.account.clone();
     let unloaded = digest.clone();
-    svc.store
+    let kept_elsewhere = svc
+        .store
         .write(move |tx| {
             if tx.module(&account, &digest)?.is_none() {
                 return Err(unknown_module(&digest));
@@ -106,10 +107,13 @@ pub(crate) async fn delete_module(svc: &Service, ctx: &Ctx, digest: String) -> R
                 )));
             }
             tx.delete_module(&account, &digest)?;
-            Ok(())
+            Ok(tx.module_held(&digest)?)
         })
         .await?;
-    svc.runtime.unload(&unloaded);
+    // Compiled code is shared by digest: keep it while another account has the same module.
+    if !kept_elsewhere {
+        svc.runtime.unload(&unloaded);
+    }
     Ok(())
 }
 

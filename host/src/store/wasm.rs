@@ -37,6 +37,17 @@ pub(crate) trait WasmReads: Snapshot {
         Ok(modules)
     }
 
+    /// Whether any account has module `digest`.
+    fn module_held(&self, digest: &str) -> Result<bool, StoreError> {
+        let table = self.module_table()?;
+        for entry in table.iter()? {
+            if entry?.0.value().1 == digest {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// The binding of `kind` and `name` in domain `domain`.
     fn binding(
         &self,
