@@ -389,8 +389,14 @@ mod tests {
             // Rust's own stack lives in linear memory: running off it is an out-of-bounds access.
             ("stack", "out of bounds memory access"),
             ("call-depth", "stack overflow"),
-            ("trap", "trapped"),
-            ("panic", "trapped"),
+            (
+                "trap",
+                "the guest trapped: wasm `unreachable` instruction executed",
+            ),
+            (
+                "panic",
+                "the guest trapped: wasm `unreachable` instruction executed",
+            ),
             ("big", "exceeds the limit"),
         ] {
             let failure: GuestFailure = runtime

@@ -136,10 +136,20 @@ pub(crate) fn failure(
         // an address far out of bounds.
         Some(Trap::MemoryOutOfBounds) => GuestFailure::Trap(format!(
             "{} (a stack overflow or a bad pointer)",
-            Trap::MemoryOutOfBounds
+            describe(Trap::MemoryOutOfBounds)
         )),
-        Some(trap) => GuestFailure::Trap(trap.to_string()),
+        Some(trap) => GuestFailure::Trap(describe(*trap)),
         None => GuestFailure::Trap(format!("{error:#}")),
+    }
+}
+
+/// What `trap` was, without the "wasm trap: " its `Display` starts with: the reason already says
+/// that the guest trapped.
+fn describe(trap: Trap) -> String {
+    let text = trap.to_string();
+    match text.strip_prefix("wasm trap: ") {
+        Some(what) => what.to_owned(),
+        None => text,
     }
 }
 
