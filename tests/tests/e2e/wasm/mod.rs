@@ -21,8 +21,8 @@ mod activities;
 // mod bindings;
 mod deciders;
 // mod examples;
-// mod functions;
-// mod heartbeats;
+mod functions;
+mod heartbeats;
 // mod mixed;
 // mod modules;
 
