@@ -23,7 +23,7 @@ mod deciders;
 // mod examples;
 mod functions;
 mod heartbeats;
-// mod mixed;
+mod mixed;
 // mod modules;
 
 use std::time::Duration;
