@@ -24,7 +24,7 @@ mod deciders;
 mod functions;
 mod heartbeats;
 mod mixed;
-// mod modules;
+mod modules;
 
 use std::time::Duration;
 
