@@ -18,7 +18,7 @@
 //! reads to the end is checked with `weft_host::check::check_history`.
 
 mod activities;
-// mod bindings;
+mod bindings;
 mod deciders;
 // mod examples;
 mod functions;
@@ -31,7 +31,7 @@ use std::time::Duration;
 use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::Client;
 use weft_tests::aws_sdk_swf::types::{HistoryEvent, WorkflowExecution};
-use weft_tests::guests::{self, Closed, WeftClient};
+use weft_tests::guests::{self, Bind, BindingKind, Closed, WeftClient, order, quote};
 
 use crate::flow::{D, first, wf_type};
 
@@ -47,6 +47,73 @@ async fn server() -> (TestServer, Client, WeftClient) {
     guests::register_examples(&c, D).await;
     let weft = guests::weft_client(&server);
     (server, c, weft)
+}
+
+/// Deploys the order example: its decider and activity worker, with the default binding; their
+/// digests.
+async fn deploy_order(weft: &WeftClient) -> (String, String) {
+    let decider = guests::deploy(
+        weft,
+        "order-decider",
+        D,
+        BindingKind::Decision,
+        order::DECISION_TASK_LIST,
+        Bind::default(),
+    )
+    .await;
+    let activities = guests::deploy(
+        weft,
+        "order-activities",
+        D,
+        BindingKind::Activity,
+        order::ACTIVITY_TASK_LIST,
+        Bind::default(),
+    )
+    .await;
+    (decider, activities)
+}
+
+/// Deploys the quote example: its decider and the function `price`.
+async fn deploy_quote(weft: &WeftClient) {
+    guests::deploy(
+        weft,
+        "quote-decider",
+        D,
+        BindingKind::Decision,
+        quote::DECISION_TASK_LIST,
+        Bind::default(),
+    )
+    .await;
+    guests::deploy(
+        weft,
+        "price-function",
+        D,
+        BindingKind::Function,
+        quote::PRICE_FUNCTION,
+        Bind::default(),
+    )
+    .await;
+}
+
+/// Starts order `workflow_id` with `input`; the runId.
+async fn start_order(c: &Client, workflow_id: &str, input: &str) -> String {
+    start(
+        c,
+        workflow_id,
+        order::WORKFLOW.name,
+        order::WORKFLOW.version,
+        input,
+    )
+    .await
+}
+
+/// The sample order with `changes` made to its JSON.
+fn order_with(changes: serde_json::Value) -> String {
+    let mut input: serde_json::Value = serde_json::from_str(order::SAMPLE_ORDER).unwrap();
+    for (member, value) in changes.as_object().unwrap() {
+        input[member] = value.clone();
+    }
+    input.to_string()
 }
 
 /// Starts `workflow_id` of type `name` version `version` with `input` and the type's defaults;
