@@ -20,7 +20,7 @@
 mod activities;
 mod bindings;
 mod deciders;
-// mod examples;
+mod examples;
 mod functions;
 mod heartbeats;
 mod mixed;
