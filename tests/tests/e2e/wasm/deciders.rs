@@ -95,12 +95,16 @@ async fn hostile_deciders_leave_their_tasks_to_time_out_and_back_off() {
     }
     // The runs fail side by side; check each as its fourth decision task starts.
     let mut checks = tokio::task::JoinSet::new();
-    for ((input, reason), run) in cases().into_iter().zip(runs) {
+    for ((input, reason), run) in cases().into_iter().zip(runs.clone()) {
         let (c, weft, wasm) = (c.clone(), weft.clone(), wasm_identity(&digest));
         checks.spawn(async move { check(&c, &weft, input, &run, &reason, &wasm).await });
     }
     while let Some(checked) = checks.join_next().await {
         checked.expect("a check panicked");
+    }
+    // Open as they are, their histories keep every rule.
+    for ((input, _), run) in cases().into_iter().zip(&runs) {
+        guests::history_wire(&server, D, input, run).await;
     }
 
     // The same guest still decides for a run it can serve.
