@@ -3,12 +3,16 @@
 
 use std::collections::BTreeSet;
 
+use weft_tests::aws_sdk_swf::types::{
+    CloseStatus, Decision, ScheduleActivityTaskDecisionAttributes,
+};
 use weft_tests::guests::{self, Bind, BindingKind, SMALL_LIMITS};
 
 use super::{activity_ids, closed, identities, server, wasm_identity};
 use crate::flow::{
-    D, DECIDERS, WORKERS, complete_workflow, count, decision_task, first, register_activity,
-    register_workflow, respond, schedule_activity_with, start_on, wait_for_event, wait_for_events,
+    D, DECIDERS, WORKERS, act_type, complete_workflow, count, decision_task, first,
+    register_activity, register_workflow, respond, schedule_activity_with, start_on,
+    wait_for_event, wait_for_events,
 };
 
 /// Each input, and the reason its ActivityTaskFailed must give.
@@ -37,12 +41,11 @@ const CASES: [(&str, &str); 8] = [
 ];
 
 /// ScheduleActivityTask of type "hostile" as `id` with `input`, on the hostile worker's list.
-pub(super) fn hostile_activity(id: &str, input: &str) -> weft_tests::aws_sdk_swf::types::Decision {
-    use weft_tests::aws_sdk_swf::types::ScheduleActivityTaskDecisionAttributes;
+fn hostile_activity(id: &str, input: &str) -> Decision {
     schedule_activity_with(
         ScheduleActivityTaskDecisionAttributes::builder()
             .activity_id(id)
-            .activity_type(crate::flow::act_type("hostile", "1"))
+            .activity_type(act_type("hostile", "1"))
             .input(input),
     )
 }
@@ -133,8 +136,5 @@ async fn hostile_activities_fail_with_their_cause_and_the_host_keeps_serving() {
     let task = decision_task(&c, DECIDERS).await;
     respond(&c, task.task_token(), vec![complete_workflow(None)]).await;
     let run = closed(&server, "hostile", &run).await;
-    assert_eq!(
-        run.status,
-        weft_tests::aws_sdk_swf::types::CloseStatus::Completed
-    );
+    assert_eq!(run.status, CloseStatus::Completed, "{:?}", run.types());
 }
