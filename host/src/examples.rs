@@ -392,8 +392,14 @@ mod tests {
             // Rust's own stack lives in linear memory: running off it is an out-of-bounds access.
             ("stack", "out of bounds memory access"),
             ("call-depth", "stack overflow"),
-            ("trap", "trapped"),
-            ("panic", "trapped"),
+            (
+                "trap",
+                "the guest trapped: wasm `unreachable` instruction executed",
+            ),
+            (
+                "panic",
+                "the guest trapped: wasm `unreachable` instruction executed",
+            ),
             ("big", "exceeds the limit"),
         ] {
             let failure: GuestFailure = runtime
@@ -408,5 +414,53 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(error, GuestFailure::Decider("asked to fail".into()));
+    }
+
+    /// Only the guest's own computing counts against its CPU limit: two thousand heartbeats
+    /// that each keep the host 300 µs (under one tick, so that about a third of them straddle a
+    /// tick) take far longer than the 100 ms the guest may compute, and it still completes.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn heartbeat_waits_are_not_charged_as_cpu_time() {
+        use crate::runtime::{Call, GuestLimits, Heartbeat, Runtime, tasks, types};
+        use std::sync::Arc;
+        use std::time::{Duration, Instant};
+
+        let hostile = build_test_guests().unwrap();
+        let runtime = Runtime::new(None).unwrap();
+        let code = fs::read(hostile.get("hostile-activity").unwrap()).unwrap();
+        let worker = runtime.load(&code).unwrap();
+        let call = Call {
+            label: "test".into(),
+            limits: GuestLimits {
+                cpu_ms: 100,
+                ..GuestLimits::default()
+            },
+        };
+        let task = tasks::ActivityTask {
+            activity_id: "a".into(),
+            activity_type: types::ActivityType {
+                name: "Hostile".into(),
+                version: "1.0".into(),
+            },
+            workflow_execution: types::WorkflowExecution {
+                workflow_id: "w".into(),
+                run_id: "r".into(),
+            },
+            input: Some("heartbeat:2000".into()),
+            started_event_id: 5,
+        };
+        let heartbeat: Heartbeat = Arc::new(|_| {
+            Box::pin(async {
+                std::thread::sleep(Duration::from_micros(300));
+                false
+            })
+        });
+        let began = Instant::now();
+        let outcome = runtime.run(&worker, &call, &task, heartbeat).await;
+        assert!(
+            matches!(&outcome, Ok(tasks::ActivityOutcome::Completed(Some(n))) if n == "2000"),
+            "{outcome:?}"
+        );
+        assert!(began.elapsed() > Duration::from_millis(500));
     }
 }

@@ -1,5 +1,6 @@
 //! Test support: the real Weft server on `127.0.0.1:0` with a temporary data directory, an
-//! `aws-sdk-swf` client for it, and a raw HTTP client for requests no SDK would send.
+//! `aws-sdk-swf` client for it, a raw HTTP client for requests no SDK would send, and real Wasm
+//! guests to run on it ([`guests`]).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -16,6 +17,8 @@ use tokio::task::JoinHandle;
 use weft_host::{Config, Weft, WriterStats};
 
 pub use aws_sdk_swf;
+
+pub mod guests;
 
 /// A running server. Dropping it stops the server without waiting; [`TestServer::stop`] waits
 /// until the store is closed.

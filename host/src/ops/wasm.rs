@@ -160,11 +160,11 @@ pub(crate) async fn bind(
                 .ok_or_else(|| unknown_module(&input.module))?;
             if module.world != kind.world() {
                 return Err(Fault::Validation(format!(
-                    "Module {} is a {}; a {} binding needs a {}",
+                    "Module {} is {}; {} binding needs {}",
                     module.digest,
-                    module.world.name(),
-                    kind.name(),
-                    kind.world().name()
+                    a(module.world.name()),
+                    a(kind.name()),
+                    a(kind.world().name())
                 )));
             }
             let binding = Binding {
@@ -245,6 +245,16 @@ pub(crate) async fn failures(
             Ok(tx.guest_failures(domain.id, kind, &name)?)
         })
         .await
+}
+
+/// `word` with its indefinite article: "a decider", "an activity-worker".
+fn a(word: &str) -> String {
+    let article = if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {word}")
 }
 
 fn unknown_module(digest: &str) -> Fault {

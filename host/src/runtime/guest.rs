@@ -4,6 +4,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use wasmtime::component::ResourceTable;
 use wasmtime::{ResourceLimiter, Store, Trap, UpdateDeadline};
@@ -14,6 +15,24 @@ use super::limits::GuestLimits;
 
 /// How often the epoch ticker advances; the granularity of the CPU limit.
 pub(crate) const TICK: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// The epoch ticker's count of ticks, kept beside the engine's epoch (which wasmtime does not let
+/// the host read), so that a host call that waited can tell whether a tick passed meanwhile.
+#[derive(Clone, Default)]
+pub(crate) struct Ticks(Arc<AtomicU64>);
+
+impl Ticks {
+    /// Advances the count, then the engine's epoch: whoever sees the epoch moved sees the count
+    /// moved too.
+    pub(crate) fn tick(&self, engine: &wasmtime::Engine) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        engine.increment_epoch();
+    }
+
+    fn count(&self) -> u64 {
+        self.0.load(Ordering::SeqCst)
+    }
+}
 
 /// Log lines one call may write; the rest are dropped, so a guest cannot flood the log.
 const MAX_LOG_LINES: u32 = 100;
@@ -75,13 +94,20 @@ pub(crate) struct GuestState {
     heartbeat: Option<Heartbeat>,
     /// Ticks of CPU time left.
     ticks_left: u64,
+    /// The ticker's count, to tell whether the epoch moved while the host waited.
+    ticks: Ticks,
 }
 
 impl GuestState {
-    fn new(label: Arc<str>, limits: &GuestLimits, heartbeat: Option<Heartbeat>) -> Self {
+    fn new(
+        ticks: Ticks,
+        label: Arc<str>,
+        limits: &GuestLimits,
+        heartbeat: Option<Heartbeat>,
+    ) -> Self {
         // No arguments, environment, preopened directories or network; stdio goes nowhere.
         let wasi = WasiCtx::builder().allow_tcp(false).allow_udp(false).build();
-        let ticks = limits.cpu().as_millis() / TICK.as_millis();
+        let ticks_left = limits.cpu().as_millis() / TICK.as_millis();
         GuestState {
             wasi,
             table: ResourceTable::new(),
@@ -92,7 +118,8 @@ impl GuestState {
             label,
             log_lines: 0,
             heartbeat,
-            ticks_left: u64::try_from(ticks).unwrap_or(u64::MAX),
+            ticks_left: u64::try_from(ticks_left).unwrap_or(u64::MAX),
+            ticks,
         }
     }
 }
@@ -100,11 +127,13 @@ impl GuestState {
 /// A fresh store for one call, with the call's limits in force.
 pub(crate) fn store(
     engine: &wasmtime::Engine,
+    ticks: &Ticks,
     label: Arc<str>,
     limits: &GuestLimits,
     heartbeat: Option<Heartbeat>,
 ) -> Store<GuestState> {
-    let mut store = Store::new(engine, GuestState::new(label, limits, heartbeat));
+    let state = GuestState::new(ticks.clone(), label, limits, heartbeat);
+    let mut store = Store::new(engine, state);
     store.limiter(|state| &mut state.memory);
     // The deadline must be set before instantiation: a new store's deadline has already passed.
     store.set_epoch_deadline(1);
@@ -136,10 +165,20 @@ pub(crate) fn failure(
         // an address far out of bounds.
         Some(Trap::MemoryOutOfBounds) => GuestFailure::Trap(format!(
             "{} (a stack overflow or a bad pointer)",
-            Trap::MemoryOutOfBounds
+            describe(Trap::MemoryOutOfBounds)
         )),
-        Some(trap) => GuestFailure::Trap(trap.to_string()),
+        Some(trap) => GuestFailure::Trap(describe(*trap)),
         None => GuestFailure::Trap(format!("{error:#}")),
+    }
+}
+
+/// What `trap` was, without the "wasm trap: " its `Display` starts with: the reason already says
+/// that the guest trapped.
+fn describe(trap: Trap) -> String {
+    let text = trap.to_string();
+    match text.strip_prefix("wasm trap: ") {
+        Some(what) => what.to_owned(),
+        None => text,
     }
 }
 
@@ -211,11 +250,12 @@ impl heartbeat::Host for GuestState {
             // Only activity workers import the heartbeat; answer "stop" if anyone else could.
             return true;
         };
-        let began = std::time::Instant::now();
+        let before = self.ticks.count();
         let cancel = heartbeat(details).await;
-        // The epoch moved on while the host waited: the guest's next check charges it one tick
-        // that it did not spend computing. Give it back, so only CPU time counts.
-        if began.elapsed() >= TICK {
+        // The epoch moved on while the host waited (however short the wait: a tick may fall in
+        // it): the guest's next check charges it one tick that it did not spend computing, and
+        // only one, however many passed. Give it back, so only CPU time counts.
+        if self.ticks.count() != before {
             self.ticks_left = self.ticks_left.saturating_add(1);
         }
         cancel

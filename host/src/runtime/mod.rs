@@ -27,6 +27,7 @@ use self::bindings::{activity, decider, function, heartbeat, log};
 use self::guest::GuestState;
 
 pub(crate) use self::bindings::{tasks, types};
+use self::guest::Ticks;
 pub(crate) use self::guest::{GuestFailure, Heartbeat};
 pub(crate) use self::limits::GuestLimits;
 
@@ -115,6 +116,8 @@ pub(crate) struct Runtime {
     loaded: Mutex<HashMap<String, Arc<Module>>>,
     /// Slots in the instance pool: a call waits for one rather than fail.
     slots: Arc<Semaphore>,
+    /// The epoch ticker's count, which guests' host calls read.
+    ticks: Ticks,
     ticker_stop: Arc<AtomicBool>,
 }
 
@@ -133,13 +136,14 @@ impl Runtime {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }
         let ticker_stop = Arc::new(AtomicBool::new(false));
-        let (ticking, stop) = (engine.clone(), ticker_stop.clone());
+        let ticks = Ticks::default();
+        let (ticking, counting, stop) = (engine.clone(), ticks.clone(), ticker_stop.clone());
         std::thread::Builder::new()
             .name("weft-epoch".into())
             .spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
                     std::thread::sleep(guest::TICK);
-                    ticking.increment_epoch();
+                    counting.tick(&ticking);
                 }
             })
             .map_err(|e| format!("starting the epoch ticker: {e}"))?;
@@ -149,6 +153,7 @@ impl Runtime {
             cache_dir,
             loaded: Mutex::new(HashMap::new()),
             slots: Arc::new(Semaphore::new(POOL_SIZE as usize)),
+            ticks,
             ticker_stop,
         })
     }
@@ -320,7 +325,13 @@ impl Runtime {
         };
         let _slot = self.slots.acquire().await;
         let began = Instant::now();
-        let mut store = guest::store(&self.engine, call.label.clone(), &call.limits, None);
+        let mut store = guest::store(
+            &self.engine,
+            &self.ticks,
+            call.label.clone(),
+            &call.limits,
+            None,
+        );
         let instance = pre
             .instance_pre()
             .instantiate_async(&mut store)
@@ -378,6 +389,7 @@ impl Runtime {
         let _slot = self.slots.acquire().await;
         let mut store = guest::store(
             &self.engine,
+            &self.ticks,
             call.label.clone(),
             &call.limits,
             Some(heartbeat),
@@ -408,7 +420,13 @@ impl Runtime {
             return Err(GuestFailure::Invalid("not a function".into()));
         };
         let _slot = self.slots.acquire().await;
-        let mut store = guest::store(&self.engine, call.label.clone(), &call.limits, None);
+        let mut store = guest::store(
+            &self.engine,
+            &self.ticks,
+            call.label.clone(),
+            &call.limits,
+            None,
+        );
         let answer = async {
             let function = pre.instantiate_async(&mut store).await?;
             function.call_invoke(&mut store, input).await

@@ -21,5 +21,6 @@ mod timeouts;
 mod timers;
 mod types;
 mod visibility;
+mod wasm;
 mod wasm_api;
 mod workflows;

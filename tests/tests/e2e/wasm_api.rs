@@ -1,5 +1,5 @@
 //! Weft's `/v1` API for modules and bindings, over HTTP: what it refuses, and that a refusal
-//! stores nothing. (Tests with real guests come with the example components.)
+//! stores nothing. (Tests with real guests are in `wasm/`.)
 
 use weft_tests::{RawResponse, TestServer};
 

@@ -1,0 +1,189 @@
+//! Real Wasm guests on the real server, driven through real clients: `aws-sdk-swf` for SWF (the
+//! tests act as deciders and workers where the guests do not), Weft's `/v1` client for modules
+//! and bindings. The guests are the examples (`examples/`) and the hostile test guests
+//! (`tests/guests/`), built once per test binary (`weft_tests::guests`).
+//!
+//! | file | what |
+//! | --- | --- |
+//! | `activities.rs` | hostile activity workers: each misbehaviour fails its task with the cause |
+//! | `deciders.rs` | hostile deciders: nothing is applied, the task times out, the guest backs off |
+//! | `functions.rs` | hostile functions, and a function that outlives its timeout |
+//! | `heartbeats.rs` | a Wasm activity heartbeating past its heartbeat timeout, then canceled |
+//! | `mixed.rs` | a task list served by a Wasm worker and SDK pollers at once, each task once |
+//! | `modules.rs` | uploads, refusals, and deleting a bound module |
+//! | `bindings.rs` | bindings across a restart, and unbinding |
+//! | `examples.rs` | the order and quote examples end to end |
+//!
+//! Every test works in domain [`D`] (with the examples' types registered); every history it
+//! reads to the end is checked with `weft_host::check::check_history`.
+
+mod activities;
+mod bindings;
+mod deciders;
+mod examples;
+mod functions;
+mod heartbeats;
+mod mixed;
+mod modules;
+
+use std::time::Duration;
+
+use weft_tests::TestServer;
+use weft_tests::aws_sdk_swf::Client;
+use weft_tests::aws_sdk_swf::types::{HistoryEvent, WorkflowExecution};
+use weft_tests::guests::{self, Bind, BindingKind, Closed, WeftClient, order, quote};
+
+use crate::flow::{D, first, wf_type};
+
+/// How long a run that should close may take.
+const CLOSE_WITHIN: Duration = Duration::from_secs(30);
+
+/// A server whose empty long polls answer after 1 s, with domain [`D`] and the examples' types
+/// registered; its SWF and `/v1` clients.
+async fn server() -> (TestServer, Client, WeftClient) {
+    let server =
+        TestServer::start_with(|config| config.poll_timeout = Duration::from_secs(1)).await;
+    let c = server.client();
+    guests::register_examples(&c, D).await;
+    let weft = guests::weft_client(&server);
+    (server, c, weft)
+}
+
+/// Deploys the order example: its decider and activity worker, with the default binding; their
+/// digests.
+async fn deploy_order(weft: &WeftClient) -> (String, String) {
+    let decider = guests::deploy(
+        weft,
+        "order-decider",
+        D,
+        BindingKind::Decision,
+        order::DECISION_TASK_LIST,
+        Bind::default(),
+    )
+    .await;
+    let activities = guests::deploy(
+        weft,
+        "order-activities",
+        D,
+        BindingKind::Activity,
+        order::ACTIVITY_TASK_LIST,
+        Bind::default(),
+    )
+    .await;
+    (decider, activities)
+}
+
+/// Deploys the quote example: its decider and the function `price`.
+async fn deploy_quote(weft: &WeftClient) {
+    guests::deploy(
+        weft,
+        "quote-decider",
+        D,
+        BindingKind::Decision,
+        quote::DECISION_TASK_LIST,
+        Bind::default(),
+    )
+    .await;
+    guests::deploy(
+        weft,
+        "price-function",
+        D,
+        BindingKind::Function,
+        quote::PRICE_FUNCTION,
+        Bind::default(),
+    )
+    .await;
+}
+
+/// Starts order `workflow_id` with `input`; the runId.
+async fn start_order(c: &Client, workflow_id: &str, input: &str) -> String {
+    start(
+        c,
+        workflow_id,
+        order::WORKFLOW.name,
+        order::WORKFLOW.version,
+        input,
+    )
+    .await
+}
+
+/// The sample order with `changes` made to its JSON.
+fn order_with(changes: serde_json::Value) -> String {
+    let mut input: serde_json::Value = serde_json::from_str(order::SAMPLE_ORDER).unwrap();
+    for (member, value) in changes.as_object().unwrap() {
+        input[member] = value.clone();
+    }
+    input.to_string()
+}
+
+/// Starts `workflow_id` of type `name` version `version` with `input` and the type's defaults;
+/// the runId.
+async fn start(c: &Client, workflow_id: &str, name: &str, version: &str, input: &str) -> String {
+    c.start_workflow_execution()
+        .domain(D)
+        .workflow_id(workflow_id)
+        .workflow_type(wf_type(name, version))
+        .input(input)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("start {workflow_id}: {e:?}"))
+        .run_id
+        .expect("a runId")
+}
+
+/// Waits until the run closes; its close status and history (checked).
+async fn closed(server: &TestServer, workflow_id: &str, run_id: &str) -> Closed {
+    guests::wait_closed(server, D, workflow_id, run_id, CLOSE_WITHIN).await
+}
+
+/// The activity id of each ActivityTaskScheduled, by event id.
+fn activity_ids(events: &[HistoryEvent]) -> std::collections::BTreeMap<i64, String> {
+    events
+        .iter()
+        .filter_map(|e| {
+            let scheduled = e.activity_task_scheduled_event_attributes()?;
+            Some((e.event_id(), scheduled.activity_id().to_owned()))
+        })
+        .collect()
+}
+
+/// The identity in every event of type `event_type` (DecisionTaskStarted or
+/// ActivityTaskStarted).
+fn identities<'a>(events: &'a [HistoryEvent], event_type: &str) -> Vec<&'a str> {
+    events
+        .iter()
+        .filter(|e| e.event_type().as_str() == event_type)
+        .map(|e| {
+            e.decision_task_started_event_attributes()
+                .and_then(|a| a.identity())
+                .or_else(|| {
+                    e.activity_task_started_event_attributes()
+                        .and_then(|a| a.identity())
+                })
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The identity of the in-process workers of a module.
+fn wasm_identity(digest: &str) -> String {
+    format!("weft:{}", &digest[..12])
+}
+
+/// The result of the run's WorkflowExecutionCompleted, as JSON.
+#[track_caller]
+fn result_json(run: &Closed) -> serde_json::Value {
+    let completed = first(&run.events, "WorkflowExecutionCompleted")
+        .workflow_execution_completed_event_attributes()
+        .unwrap();
+    serde_json::from_str(completed.result().expect("a result")).expect("a JSON result")
+}
+
+/// The execution a ChildWorkflowExecutionStarted names, for each child, in order.
+fn children(events: &[HistoryEvent]) -> Vec<WorkflowExecution> {
+    events
+        .iter()
+        .filter_map(|e| e.child_workflow_execution_started_event_attributes())
+        .filter_map(|a| a.workflow_execution().cloned())
+        .collect()
+}
