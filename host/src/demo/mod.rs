@@ -79,7 +79,14 @@ pub async fn run(
             region: REGION.to_owned(),
         },
     };
-    let outcome = demo.orders(&modules, options.orders).await;
+    let mut shutdown = std::pin::pin!(shutdown);
+    let outcome = tokio::select! {
+        outcome = demo.orders(&modules, options.orders) => outcome,
+        () = &mut shutdown => Err(anyhow::anyhow!("interrupted")),
+    };
+    // The demo's handle on the service must go before the server stops: the store closes only
+    // once nobody holds it.
+    drop(demo);
     if outcome.is_ok() && options.serve {
         println!();
         println!("Still serving on http://{addr}; press Ctrl-C to stop. Try:");
