@@ -9,7 +9,7 @@ use crate::api::{self, Operation};
 use crate::fault::Fault;
 use crate::runtime::{Heartbeat, tasks, types};
 
-use super::{Worker, text};
+use super::{Worker, refused, text};
 
 /// Polls the binding's activity task list and serves the task that comes, if one does. A guest
 /// that fails has its task failed with a reason naming the cause.
@@ -80,10 +80,7 @@ pub(super) async fn serve_one(
         Err(Fault::UnknownResource(_)) => Ok(()),
         Err(fault) => {
             // The service refused the answer (a result too long, say): fail the task with why.
-            let reason: String = format!("weft: invalid answer: {}: {fault}", fault.code())
-                .chars()
-                .take(256)
-                .collect();
+            let reason = refused(&fault).reason();
             worker.failed(&execution, name, reason.clone()).await;
             let failed = json!({"taskToken": token, "reason": reason});
             match worker

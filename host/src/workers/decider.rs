@@ -8,7 +8,7 @@ use tokio::sync::watch;
 use crate::api::Operation;
 use crate::fault::Fault;
 
-use super::Worker;
+use super::{Worker, refused};
 
 /// Polls the binding's decision task list and serves the task that comes, if one does.
 ///
@@ -61,8 +61,9 @@ pub(super) async fn serve_one(
         Err(fault @ Fault::Internal(_)) => Err(fault),
         Err(fault) => {
             worker.backoff.failed(&run_id, Instant::now());
-            let reason = format!("weft: invalid answer: {}: {fault}", fault.code());
-            worker.failed(&execution, name, reason).await;
+            worker
+                .failed(&execution, name, refused(&fault).to_string())
+                .await;
             Ok(())
         }
     }

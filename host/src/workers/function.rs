@@ -7,7 +7,7 @@ use crate::fault::Fault;
 use crate::model::WorkflowExecution;
 use crate::ops::{Ctx, functions};
 
-use super::Worker;
+use super::{Worker, refused};
 
 /// Waits for a task of the binding's function and runs it: its result or failure, or the
 /// guest's own failure (a trap, a limit), is recorded as `LambdaFunctionCompleted` or
@@ -55,9 +55,8 @@ pub(super) async fn serve_one(
         Err(fault @ Fault::Internal(_)) => Err(fault),
         Err(fault) => {
             // The service refused the answer (a result too long, say): fail the task with why.
-            let reason = format!("weft: invalid answer: {}: {fault}", fault.code());
-            let reason: String = reason.chars().take(256).collect();
-            let task = format!("function {}", claim.id);
+            let reason = refused(&fault).reason();
+            let task = format!("function {} ({})", claim.name, claim.id);
             worker
                 .failed(&execution(&claim.execution), task, reason.clone())
                 .await;

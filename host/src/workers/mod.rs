@@ -22,7 +22,7 @@ use crate::api::{self, Operation};
 use crate::fault::Fault;
 use crate::model::{Binding, BindingKind, GuestFailureRecord, Scope};
 use crate::ops::Service;
-use crate::runtime::{Call, Module};
+use crate::runtime::{Call, GuestFailure, Module};
 use crate::store::WasmReads;
 
 /// How long a worker waits before polling again after an unexpected error.
@@ -234,6 +234,11 @@ impl Worker {
             tracing::error!("recording a guest failure: {fault}");
         }
     }
+}
+
+/// The failure of a guest whose answer the service refused with `fault`.
+fn refused(fault: &Fault) -> GuestFailure {
+    GuestFailure::Invalid(format!("{}: {fault}", fault.code()))
 }
 
 fn text(value: &Value) -> String {
