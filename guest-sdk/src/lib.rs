@@ -79,15 +79,17 @@ mod bindings;
 mod decision;
 mod history;
 mod logging;
+mod status;
 pub mod testing;
 #[cfg(test)]
 mod tests;
 
 pub use activity::heartbeat;
 pub use decision::builders;
-pub use history::{History, Marker, Signal, Status, Timer};
+pub use history::History;
 #[doc(inline)]
 pub use log;
+pub use status::{Marker, Signal, Status, Timer};
 
 /// The names SWF gives to types, executions and task lists, and its enumerations: the WIT
 /// interface `weft:swf/types`.
