@@ -218,7 +218,7 @@ impl Runtime {
                 Err(e) => tracing::info!("recompiling {digest}: cached code unusable: {e}"),
             }
         }
-        if !wasmparser_is_component(code) {
+        if !is_component(code) {
             return Err(InvalidModule(
                 "not a WebAssembly component (a core module or something else); build it for \
                  wasm32-wasip2"
@@ -516,7 +516,7 @@ fn impure(name: &str) -> bool {
 }
 
 /// Whether `code` starts like a component (and not a core module).
-fn wasmparser_is_component(code: &[u8]) -> bool {
+fn is_component(code: &[u8]) -> bool {
     // Preamble: magic, then version 0x0d with layer 1 for components (core modules: 1, layer 0).
     code.len() >= 8 && code[..4] == *b"\0asm" && code[6..8] == [1, 0]
 }
