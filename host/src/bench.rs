@@ -43,6 +43,9 @@ impl Probe {
             call: Call {
                 label: "bench".into(),
                 limits: GuestLimits::default(),
+                share: Arc::new(tokio::sync::Semaphore::new(
+                    crate::runtime::POOL_SIZE as usize,
+                )),
             },
             heartbeat: Arc::new(|_| Box::pin(async { false })),
         })

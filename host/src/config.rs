@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::clock::{Clock, SystemClock};
+use crate::tenancy::TenantConfig;
 
 /// Everything `Weft::open` needs.
 #[derive(Clone)]
@@ -13,7 +14,7 @@ pub struct Config {
     pub data_dir: PathBuf,
     /// How long a long poll waits for a task before answering empty (AWS: 60 s).
     pub poll_timeout: Duration,
-    /// The account id in ARNs; every caller acts as this account.
+    /// The account id of the open tenant, when no tenants are configured.
     pub account_id: String,
     /// The numeric limits SWF documents, adjustable for tests and benchmarks.
     pub limits: Limits,
@@ -22,6 +23,10 @@ pub struct Config {
     /// How long closed executions are kept, instead of their domains' retention periods. A
     /// deviation from SWF for testing: retention is otherwise counted in days.
     pub retention_override: Option<Duration>,
+    /// Who may call. Empty: one open tenant on `account_id`, and requests are not authenticated.
+    pub tenants: Vec<TenantConfig>,
+    /// How far a signed request's time may be from the server's (AWS: 15 minutes).
+    pub max_clock_skew: Duration,
 }
 
 impl Config {
@@ -34,6 +39,8 @@ impl Config {
             limits: Limits::default(),
             clock: Arc::new(SystemClock),
             retention_override: None,
+            tenants: Vec::new(),
+            max_clock_skew: Duration::from_secs(15 * 60),
         }
     }
 }

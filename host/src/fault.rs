@@ -61,6 +61,24 @@ pub(crate) enum Fault {
     /// The resource is in use and cannot be removed (Weft's extension API).
     #[error("{0}")]
     InUse(String),
+    /// The request carries no `Authorization` header (and tenants are configured).
+    #[error("{0}")]
+    MissingAuthenticationToken(String),
+    /// The `Authorization` header or its credential scope is malformed.
+    #[error("{0}")]
+    IncompleteSignature(String),
+    /// The access key belongs to no tenant.
+    #[error("{0}")]
+    UnrecognizedClient(String),
+    /// The signature does not match, or was made too far from now.
+    #[error("{0}")]
+    InvalidSignature(String),
+    /// The tenant may not use this domain.
+    #[error("{0}")]
+    AccessDenied(String),
+    /// The tenant's request rate is used up; SDKs retry.
+    #[error("{0}")]
+    Throttling(String),
     /// A bug or a storage failure. The detail is logged, never sent to the client.
     #[error("internal failure: {0}")]
     Internal(String),
@@ -86,6 +104,12 @@ impl Fault {
             Fault::UnknownOperation(_) => "UnknownOperationException",
             Fault::RequestTooLarge(_) => "RequestEntityTooLargeException",
             Fault::InUse(_) => "ResourceInUseException",
+            Fault::MissingAuthenticationToken(_) => "MissingAuthenticationTokenException",
+            Fault::IncompleteSignature(_) => "IncompleteSignatureException",
+            Fault::UnrecognizedClient(_) => "UnrecognizedClientException",
+            Fault::InvalidSignature(_) => "InvalidSignatureException",
+            Fault::AccessDenied(_) => "AccessDeniedException",
+            Fault::Throttling(_) => "ThrottlingException",
             Fault::Internal(_) => "InternalFailure",
         }
     }
@@ -97,7 +121,13 @@ impl Fault {
             Fault::Serialization(_)
             | Fault::UnknownOperation(_)
             | Fault::RequestTooLarge(_)
+            | Fault::MissingAuthenticationToken(_)
+            | Fault::IncompleteSignature(_)
+            | Fault::UnrecognizedClient(_)
+            | Fault::InvalidSignature(_)
+            | Fault::AccessDenied(_)
             | Fault::Internal(_) => "com.amazon.coral.service",
+            Fault::Throttling(_) => "com.amazon.coral.availability",
             _ => "com.amazonaws.swf.base.model",
         }
     }

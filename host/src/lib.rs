@@ -39,6 +39,7 @@ mod ops;
 mod runtime;
 mod seal;
 mod store;
+mod tenancy;
 mod timers;
 mod workers;
 
@@ -50,6 +51,7 @@ use tokio::sync::watch;
 
 pub use config::{Config, DEFAULT_ACCOUNT_ID, Limits};
 pub use store::{StoreError, WriterStats};
+pub use tenancy::{AccessKey, Quotas, TenantConfig};
 
 use api::Api;
 use ops::Service;
@@ -98,6 +100,7 @@ impl Weft {
                 config.account_id
             )));
         }
+        let tenants = tenancy::Tenants::new(&config).map_err(Error::Config)?;
         let opened = Store::open(&config.data_dir, config.clock.clone())?;
         #[cfg(debug_assertions)]
         if let Err(inconsistent) = check::stored(&opened.store) {
@@ -119,16 +122,21 @@ impl Weft {
             shutdown,
             runtime: Arc::new(runtime),
             bindings_changed: watch::Sender::new(()),
+            tenants,
         };
         Ok(Weft {
             api: Arc::new(Api {
                 service: Arc::new(service),
-                account: config.account_id,
             }),
             writer: opened.writer,
             stats: opened.stats,
             stopping,
         })
+    }
+
+    /// Whether requests go unauthenticated: no tenants are configured.
+    pub fn is_open(&self) -> bool {
+        self.api.service.tenants.is_open()
     }
 
     /// The service behind the API, for in-process drivers such as the demo.

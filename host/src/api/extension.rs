@@ -21,10 +21,9 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::body::Body;
 use axum::extract::{FromRequestParts, Path, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, Method, Uri};
+use axum::http::{Method, Uri};
 use axum::response::Response;
 use axum::routing::{any, get, post, put};
 use serde::Serialize;
@@ -32,7 +31,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::response::{self, Face};
-use super::{Api, read_body, request_id};
+use super::{Api, auth, request_id};
 use crate::fault::Fault;
 use crate::model::BindingKind;
 use crate::ops::wasm::{self, BindInput, MAX_MODULE_BYTES};
@@ -58,42 +57,41 @@ pub(super) fn routes() -> Router<Arc<Api>> {
 /// A binding's place: domain, kind and name, as the path names them.
 type Place = (String, String, String);
 
-async fn upload_module(State(api): State<Arc<Api>>, headers: HeaderMap, body: Body) -> Response {
-    reply(
-        async {
-            let code = read_body(body, MAX_MODULE_BYTES).await?;
-            wasm::upload_module(&api.service, &api.ctx(&headers), code.into()).await
-        }
-        .await,
-    )
+/// An admitted request whose body is at most the service's request limit.
+type Admitted = auth::Admitted<0>;
+
+async fn upload_module(
+    State(api): State<Arc<Api>>,
+    auth::Admitted { ctx, body }: auth::Admitted<MAX_MODULE_BYTES>,
+) -> Response {
+    reply(wasm::upload_module(&api.service, &ctx, body.into()).await)
 }
 
-async fn list_modules(State(api): State<Arc<Api>>, headers: HeaderMap) -> Response {
-    let modules = wasm::list_modules(&api.service, &api.ctx(&headers)).await;
+async fn list_modules(State(api): State<Arc<Api>>, Admitted { ctx, .. }: Admitted) -> Response {
+    let modules = wasm::list_modules(&api.service, &ctx).await;
     reply(modules.map(|modules| json!({ "modules": modules })))
 }
 
 async fn delete_module(
     State(api): State<Arc<Api>>,
     Params(digest): Params<String>,
-    headers: HeaderMap,
+    Admitted { ctx, .. }: Admitted,
 ) -> Response {
-    let deleted = wasm::delete_module(&api.service, &api.ctx(&headers), digest).await;
+    let deleted = wasm::delete_module(&api.service, &ctx, digest).await;
     reply(deleted.map(|()| json!({})))
 }
 
 async fn bind(
     State(api): State<Arc<Api>>,
     Params((domain, kind, name)): Params<Place>,
-    headers: HeaderMap,
-    body: Body,
+    Admitted { ctx, body }: Admitted,
 ) -> Response {
     reply(
         async {
             let kind = kind_named(&kind)?;
-            let body = read_body(body, api.service.limits.max_request_bytes).await?;
+            auth::authorize_domain(&ctx, "Bind", &domain)?;
             let input: BindInput = parse_input(&body)?;
-            wasm::bind(&api.service, &api.ctx(&headers), domain, kind, name, input).await
+            wasm::bind(&api.service, &ctx, domain, kind, name, input).await
         }
         .await,
     )
@@ -102,21 +100,28 @@ async fn bind(
 async fn list_bindings(
     State(api): State<Arc<Api>>,
     Params(domain): Params<String>,
-    headers: HeaderMap,
+    Admitted { ctx, .. }: Admitted,
 ) -> Response {
-    let bindings = wasm::list_bindings(&api.service, &api.ctx(&headers), domain).await;
-    reply(bindings.map(|bindings| json!({ "bindings": bindings })))
+    reply(
+        async {
+            auth::authorize_domain(&ctx, "ListBindings", &domain)?;
+            let bindings = wasm::list_bindings(&api.service, &ctx, domain).await?;
+            Ok(json!({ "bindings": bindings }))
+        }
+        .await,
+    )
 }
 
 async fn unbind(
     State(api): State<Arc<Api>>,
     Params((domain, kind, name)): Params<Place>,
-    headers: HeaderMap,
+    Admitted { ctx, .. }: Admitted,
 ) -> Response {
     reply(
         async {
             let kind = kind_named(&kind)?;
-            wasm::unbind(&api.service, &api.ctx(&headers), domain, kind, name).await?;
+            auth::authorize_domain(&ctx, "Unbind", &domain)?;
+            wasm::unbind(&api.service, &ctx, domain, kind, name).await?;
             Ok(json!({}))
         }
         .await,
@@ -126,13 +131,13 @@ async fn unbind(
 async fn failures(
     State(api): State<Arc<Api>>,
     Params((domain, kind, name)): Params<Place>,
-    headers: HeaderMap,
+    Admitted { ctx, .. }: Admitted,
 ) -> Response {
     reply(
         async {
             let kind = kind_named(&kind)?;
-            let failures =
-                wasm::failures(&api.service, &api.ctx(&headers), domain, kind, name).await?;
+            auth::authorize_domain(&ctx, "ListBindingFailures", &domain)?;
+            let failures = wasm::failures(&api.service, &ctx, domain, kind, name).await?;
             Ok(json!({ "failures": failures }))
         }
         .await,
@@ -192,6 +197,8 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for Params<
 mod tests {
     use axum::http::{Request, StatusCode};
     use tower::ServiceExt as _;
+
+    use axum::body::Body;
 
     use super::*;
     use crate::{Config, Weft};

@@ -1,11 +1,14 @@
 //! The HTTP face of the service: AWS JSON 1.0 over `POST /` (spec §1), and Weft's own JSON API
 //! under `/v1` beside it (`extension`: modules and bindings).
 //!
-//! An SWF request is read in this order: `X-Amz-Target` names the [`Operation`]; the body (at
-//! most `Limits::max_request_bytes`) must be a JSON object; [`Schema`] checks it against the
-//! model; the operation runs. Both faces derive the caller's scope the same way ([`Api::ctx`])
-//! and answer through `response`. Only this module knows HTTP.
+//! An SWF request is read in this order: the body (at most `Limits::max_request_bytes`); who
+//! sent it and whether its tenant has rate left (`auth`: SigV4 when tenants are configured);
+//! `X-Amz-Target` names the [`Operation`]; the body must be a JSON object; [`Schema`] checks it
+//! against the model; the tenant must be allowed the domain it names; the operation runs. Both
+//! faces admit requests the same way ([`Api::admit`]) and answer through `response`. Only this
+//! module knows HTTP.
 
+mod auth;
 mod extension;
 pub(crate) mod operation;
 mod response;
@@ -15,8 +18,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::State;
-use axum::http::HeaderMap;
+use axum::extract::{Request, State};
 use axum::response::Response;
 use axum::routing::post;
 use bytes::Bytes;
@@ -24,33 +26,15 @@ use http_body_util::LengthLimitError;
 use serde_json::Value;
 
 use crate::fault::Fault;
-use crate::model::Scope;
 use crate::ops::{Ctx, Service};
 
 pub(crate) use self::operation::Operation;
 use self::response::Face;
 use self::schema::Schema;
 
-/// The region of requests that carry no SigV4 credential scope.
-const DEFAULT_REGION: &str = "us-east-1";
-
 /// State shared by every request.
 pub(crate) struct Api {
     pub(crate) service: Arc<Service>,
-    pub(crate) account: String,
-}
-
-impl Api {
-    /// Who is asking: the configured account, in the region of the request's credential scope.
-    /// Every request, SWF's or the extension's, is scoped here and nowhere else.
-    fn ctx(&self, headers: &HeaderMap) -> Ctx {
-        Ctx {
-            scope: Scope {
-                account: self.account.clone(),
-                region: region(headers).to_owned(),
-            },
-        }
-    }
 }
 
 /// The router: a function, so tests can drive it without a socket.
@@ -61,22 +45,26 @@ pub(crate) fn router(api: Arc<Api>) -> Router {
         .with_state(api)
 }
 
-async fn handle(State(api): State<Arc<Api>>, headers: HeaderMap, body: Body) -> Response {
+async fn handle(State(api): State<Arc<Api>>, request: Request) -> Response {
     let request_id = request_id();
-    let outcome = process(&api, &headers, body).await;
+    let outcome = process(&api, request).await;
     response::respond(Face::Swf, &request_id, outcome)
 }
 
-async fn process(api: &Api, headers: &HeaderMap, body: Body) -> Result<Vec<u8>, Fault> {
-    let target = headers
+async fn process(api: &Api, request: Request) -> Result<Vec<u8>, Fault> {
+    let (parts, body) = request.into_parts();
+    let bytes = read_body(body, api.service.limits.max_request_bytes).await?;
+    let ctx = api.admit(&parts, &bytes)?;
+    let target = parts
+        .headers
         .get("x-amz-target")
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
     let operation = Operation::from_target(target)?;
-    let bytes = read_body(body, api.service.limits.max_request_bytes).await?;
     let mut input = parse_body(&bytes)?;
     Schema::get().validate(operation.name(), &mut input)?;
-    operation.call(&api.service, &api.ctx(headers), input).await
+    auth::authorize(&ctx, operation, &input)?;
+    operation.call(&api.service, &ctx, input).await
 }
 
 /// The whole body, if it is at most `limit` bytes.
@@ -91,19 +79,18 @@ async fn read_body(body: Body, limit: usize) -> Result<Bytes, Fault> {
     })
 }
 
-/// Runs `operation` for `scope` on `input` as if it had come over HTTP (schema check included),
-/// and answers its output as JSON: how in-process workers poll and respond.
+/// Runs `operation` for `ctx` on `input` as if it had come over HTTP (schema and domain checks
+/// included, authentication and rate left out), and answers its output as JSON: how in-process
+/// workers poll and respond.
 pub(crate) async fn call(
     service: &Service,
-    scope: &Scope,
+    ctx: &Ctx,
     operation: Operation,
     mut input: Value,
 ) -> Result<Value, Fault> {
     Schema::get().validate(operation.name(), &mut input)?;
-    let ctx = Ctx {
-        scope: scope.clone(),
-    };
-    let output = operation.call(service, &ctx, input).await?;
+    auth::authorize(ctx, operation, &input)?;
+    let output = operation.call(service, ctx, input).await?;
     serde_json::from_slice(&output).map_err(Fault::internal)
 }
 
@@ -114,24 +101,6 @@ fn parse_body(bytes: &[u8]) -> Result<Value, Fault> {
     }
     serde_json::from_slice(bytes)
         .map_err(|e| Fault::Serialization(format!("The request body is not valid JSON: {e}")))
-}
-
-/// The region of the request's SigV4 credential scope
-/// (`Authorization: AWS4-HMAC-SHA256 Credential=AKID/DATE/REGION/swf/aws4_request, ...`).
-fn region(headers: &HeaderMap) -> &str {
-    let scope = headers
-        .get(axum::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|auth| auth.split("Credential=").nth(1))
-        .and_then(|credential| credential.split([',', ' ']).next());
-    scope
-        .and_then(|s| s.split('/').nth(2))
-        .filter(|r| {
-            (1..=32).contains(&r.len())
-                && r.bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        })
-        .unwrap_or(DEFAULT_REGION)
 }
 
 /// A fresh request id in the UUID form AWS uses.
@@ -158,28 +127,7 @@ fn request_id() -> String {
 
 #[cfg(test)]
 mod tests {
-    use axum::http::HeaderValue;
-
     use super::*;
-
-    #[test]
-    fn region_comes_from_the_credential_scope() {
-        let mut headers = HeaderMap::new();
-        assert_eq!(region(&headers), "us-east-1");
-        headers.insert(
-            "authorization",
-            HeaderValue::from_static(
-                "AWS4-HMAC-SHA256 Credential=AKID/20240115/eu-west-2/swf/aws4_request, \
-                 SignedHeaders=host, Signature=00",
-            ),
-        );
-        assert_eq!(region(&headers), "eu-west-2");
-        headers.insert(
-            "authorization",
-            HeaderValue::from_static("AWS4-HMAC-SHA256 Credential=AKID/20240115/EU:bad/swf/x"),
-        );
-        assert_eq!(region(&headers), "us-east-1");
-    }
 
     #[test]
     fn request_ids_look_like_uuids() {

@@ -64,6 +64,15 @@ fn status(face: Face, fault: &Fault) -> StatusCode {
         (Face::Extension, Fault::UnknownResource(_) | Fault::UnknownOperation(_)) => {
             StatusCode::NOT_FOUND
         }
+        (Face::Extension, Fault::Throttling(_)) => StatusCode::TOO_MANY_REQUESTS,
+        (
+            Face::Extension,
+            Fault::MissingAuthenticationToken(_)
+            | Fault::IncompleteSignature(_)
+            | Fault::UnrecognizedClient(_)
+            | Fault::InvalidSignature(_)
+            | Fault::AccessDenied(_),
+        ) => StatusCode::FORBIDDEN,
         _ => StatusCode::BAD_REQUEST,
     }
 }

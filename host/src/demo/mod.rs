@@ -22,8 +22,9 @@ use tokio::net::TcpListener;
 use crate::api::{self, Operation};
 use crate::examples::{self, Modules};
 use crate::fault::Fault;
-use crate::model::{BindingKind, Scope};
+use crate::model::BindingKind;
 use crate::ops::{Ctx, Service, wasm};
+use crate::tenancy::Caller;
 use crate::{Config, DEFAULT_ACCOUNT_ID, Weft};
 
 /// What `weft demo` does.
@@ -72,12 +73,17 @@ pub async fn run(
         data_dir.display()
     );
 
+    let tenant = svc
+        .tenants
+        .by_account(DEFAULT_ACCOUNT_ID)
+        .cloned()
+        .context("the open tenant is missing")?;
     let demo = Demo {
         svc,
-        scope: Scope {
-            account: DEFAULT_ACCOUNT_ID.to_owned(),
+        ctx: Ctx::new(Caller {
+            tenant,
             region: REGION.to_owned(),
-        },
+        }),
     };
     let mut shutdown = std::pin::pin!(shutdown);
     let outcome = tokio::select! {
@@ -117,20 +123,19 @@ fn fresh_dir() -> PathBuf {
 
 struct Demo {
     svc: Arc<Service>,
-    scope: Scope,
+    /// The open tenant, in the demo's region.
+    ctx: Ctx,
 }
 
 impl Demo {
     async fn call(&self, operation: Operation, input: Value) -> anyhow::Result<Value> {
-        api::call(&self.svc, &self.scope, operation, input)
+        api::call(&self.svc, &self.ctx, operation, input)
             .await
             .map_err(|fault| anyhow::anyhow!("{}: {fault}", operation.name()))
     }
 
     fn ctx(&self) -> Ctx {
-        Ctx {
-            scope: self.scope.clone(),
-        }
+        self.ctx.clone()
     }
 
     /// Registers the domain and the example's types, and uploads and binds its guests.

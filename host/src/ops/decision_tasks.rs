@@ -198,7 +198,7 @@ pub(crate) async fn respond_completed(
         task_list_schedule_to_start_timeout: input.task_list_schedule_to_start_timeout,
     };
     let scope = ctx.scope.clone();
-    let setup = svc.engine.clone();
+    let setup = svc.engine_for(ctx);
     svc.store
         .write(move |tx| {
             let domain = task_domain(tx, &scope, task)?;

@@ -102,13 +102,13 @@ pub(crate) async fn register_domain(
     check_tag_count(svc, &tags)?;
 
     let scope = ctx.scope.clone();
-    let max_domains = svc.limits.max_domains;
+    let max_domains = ctx.tenant.quotas.domains;
     svc.store
         .write(move |tx| {
             if tx.domain(&scope, &input.name)?.is_some() {
                 return Err(Fault::DomainAlreadyExists(input.name));
             }
-            if tx.domain_count(&scope, max_domains)? >= max_domains {
+            if tx.domain_count(&scope.account, max_domains)? >= max_domains {
                 return Err(Fault::LimitExceeded(format!(
                     "Limit of {max_domains} registered domains reached"
                 )));

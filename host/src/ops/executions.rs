@@ -57,7 +57,7 @@ pub(crate) async fn start(svc: &Service, ctx: &Ctx, input: StartInput) -> Result
     v.finish()?;
 
     let scope = ctx.scope.clone();
-    let setup = svc.engine.clone();
+    let setup = svc.engine_for(ctx);
     svc.store
         .write(move |tx| {
             let domain = known_domain(tx, &scope, &input.domain)?;

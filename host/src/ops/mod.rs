@@ -28,6 +28,7 @@ use crate::model::{Domain, Scope};
 use crate::runtime::Runtime;
 use crate::seal::Sealer;
 use crate::store::{Reads, Store};
+use crate::tenancy::{Caller, Tenant, Tenants};
 
 /// What every operation works with.
 pub(crate) struct Service {
@@ -45,11 +46,38 @@ pub(crate) struct Service {
     pub(crate) runtime: Arc<Runtime>,
     /// Told after every committed change to the bindings, so the workers follow them.
     pub(crate) bindings_changed: watch::Sender<()>,
+    /// Who may call, and within which quotas.
+    pub(crate) tenants: Tenants,
 }
 
-/// Who is asking: the scope every name in the request is resolved in.
+impl Service {
+    /// The engine setup for changes made on behalf of `ctx`: its tenant's open-run quota.
+    pub(crate) fn engine_for(&self, ctx: &Ctx) -> Setup {
+        Setup {
+            max_open_runs: ctx.tenant.quotas.open_executions,
+            ..self.engine.clone()
+        }
+    }
+}
+
+/// Who is asking: the tenant, and the scope every name in the request is resolved in.
+#[derive(Clone)]
 pub(crate) struct Ctx {
     pub(crate) scope: Scope,
+    pub(crate) tenant: Arc<Tenant>,
+}
+
+impl Ctx {
+    /// The context of `caller`: its tenant's account, in the region it signed for.
+    pub(crate) fn new(caller: Caller) -> Ctx {
+        Ctx {
+            scope: Scope {
+                account: caller.tenant.account.clone(),
+                region: caller.region,
+            },
+            tenant: caller.tenant,
+        }
+    }
 }
 
 /// The domain `name` of `scope`, or `UnknownResourceFault`.

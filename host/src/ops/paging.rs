@@ -115,6 +115,7 @@ mod tests {
             shutdown: tokio::sync::watch::channel(false).1,
             runtime: Arc::new(crate::runtime::Runtime::new(None).unwrap()),
             bindings_changed: tokio::sync::watch::Sender::new(()),
+            tenants: crate::tenancy::Tenants::new(&crate::Config::new(dir)).unwrap(),
         }
     }
 

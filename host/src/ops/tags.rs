@@ -161,6 +161,7 @@ mod tests {
                 account: "000000000000".into(),
                 region: "us-east-1".into(),
             },
+            tenant: crate::tenancy::open_tenant(),
         };
         assert!(resolve(&ctx, "arn:aws:swf:us-east-1:000000000000:/domain/d").is_ok());
         for arn in [

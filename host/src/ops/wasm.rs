@@ -8,14 +8,12 @@ use crate::fault::Fault;
 use crate::model::{Binding, BindingKind, GuestFailureRecord, ModuleRecord};
 use crate::runtime::GuestLimits;
 use crate::store::WasmReads;
+use crate::tenancy::Quotas;
 
 use super::{Ctx, Service, known_domain};
 
 /// The largest module accepted, in bytes.
 pub(crate) const MAX_MODULE_BYTES: usize = 32 << 20;
-/// Modules one account may keep.
-pub(crate) const MAX_MODULES: usize = 100;
-
 /// What a binding asks for: a module, and optionally its concurrency and limits.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -24,9 +22,48 @@ pub(crate) struct BindInput {
     pub(crate) module: String,
     /// Tasks run at once (default 4).
     pub(crate) concurrency: Option<u32>,
-    /// Limits per call; absent members take the defaults.
+    /// Limits per call; absent members take the defaults, within the tenant's quotas.
     #[serde(default)]
-    pub(crate) limits: GuestLimits,
+    pub(crate) limits: LimitsInput,
+}
+
+/// The limits a binding asks for, member by member.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct LimitsInput {
+    cpu_ms: Option<u64>,
+    memory_bytes: Option<u64>,
+    output_bytes: Option<u64>,
+}
+
+impl LimitsInput {
+    /// The limits to bind with: what was asked, else the default lowered to the tenant's quota.
+    /// Asking for more than the quota is `LimitExceededFault`, more than the host's ceiling
+    /// a `ValidationException`.
+    fn resolve(self, ctx: &Ctx) -> Result<GuestLimits, Fault> {
+        let defaults = ctx.tenant.clamp(GuestLimits::default());
+        let limits = GuestLimits {
+            cpu_ms: self.cpu_ms.unwrap_or(defaults.cpu_ms),
+            memory_bytes: self.memory_bytes.unwrap_or(defaults.memory_bytes),
+            output_bytes: self.output_bytes.unwrap_or(defaults.output_bytes),
+        };
+        limits
+            .check()
+            .map_err(|e| Fault::Validation(format!("Invalid limits: {e}")))?;
+        let quotas = &ctx.tenant.quotas;
+        let over = [
+            ("cpuMs", limits.cpu_ms, quotas.wasm_cpu_ms),
+            ("memoryBytes", limits.memory_bytes, quotas.wasm_memory_bytes),
+        ]
+        .into_iter()
+        .find(|(_, asked, quota)| asked > quota);
+        match over {
+            Some((name, asked, quota)) => Err(Fault::LimitExceeded(format!(
+                "{name} {asked} is over the tenant's quota of {quota}"
+            ))),
+            None => Ok(limits),
+        }
+    }
 }
 
 /// Uploads `code`: checks that it is a component of one of the three worlds (compiling it, which
@@ -47,6 +84,14 @@ pub(crate) async fn upload_module(
             "A module may be at most {MAX_MODULE_BYTES} bytes"
         )));
     }
+    // Checked before compiling, so a refused upload costs no compile (and again when stored).
+    let account = ctx.scope.account.clone();
+    let quotas = ctx.tenant.quotas.clone();
+    let size = code.len() as u64;
+    let digest = crate::runtime::Runtime::digest(&code);
+    svc.store
+        .read(move |tx| module_room(tx, &account, &digest, size, &quotas).map(drop))
+        .await?;
     let runtime = svc.runtime.clone();
     let (code, module) = tokio::task::spawn_blocking(move || {
         let module = runtime.load(&code);
@@ -56,6 +101,7 @@ pub(crate) async fn upload_module(
     .map_err(Fault::internal)?;
     let module = module.map_err(|e| Fault::Validation(format!("Invalid module: {e}")))?;
     let account = ctx.scope.account.clone();
+    let quotas = ctx.tenant.quotas.clone();
     let record = ModuleRecord {
         digest: module.digest.clone(),
         world: module.world,
@@ -64,18 +110,43 @@ pub(crate) async fn upload_module(
     };
     svc.store
         .write(move |tx| {
-            if let Some(existing) = tx.module(&account, &record.digest)? {
+            if let Some(existing) = module_room(tx, &account, &record.digest, record.size, &quotas)?
+            {
                 return Ok(existing);
-            }
-            if tx.modules(&account)?.len() >= MAX_MODULES {
-                return Err(Fault::LimitExceeded(format!(
-                    "Limit of {MAX_MODULES} modules reached"
-                )));
             }
             tx.put_module(&account, &record, &code)?;
             Ok(record)
         })
         .await
+}
+
+/// The module `digest` if `account` has it already; else whether the tenant has room for one
+/// more module of `size` bytes within its `quotas`, or `LimitExceededFault`.
+fn module_room(
+    tx: &impl WasmReads,
+    account: &str,
+    digest: &str,
+    size: u64,
+    quotas: &Quotas,
+) -> Result<Option<ModuleRecord>, Fault> {
+    if let Some(existing) = tx.module(account, digest)? {
+        return Ok(Some(existing));
+    }
+    let modules = tx.modules(account)?;
+    if modules.len() >= quotas.modules {
+        return Err(Fault::LimitExceeded(format!(
+            "Limit of {} modules reached",
+            quotas.modules
+        )));
+    }
+    let held: u64 = modules.iter().map(|m| m.size).sum();
+    if held + size > quotas.module_bytes {
+        return Err(Fault::LimitExceeded(format!(
+            "The tenant's modules may take {} bytes; {held} are taken and this one has {size}",
+            quotas.module_bytes
+        )));
+    }
+    Ok(None)
 }
 
 /// The account's modules, by digest.
@@ -132,10 +203,7 @@ pub(crate) async fn bind(
             kind.name()
         )));
     }
-    input
-        .limits
-        .check()
-        .map_err(|e| Fault::Validation(format!("Invalid limits: {e}")))?;
+    let limits = input.limits.resolve(ctx)?;
     let concurrency = input.concurrency.unwrap_or(4);
     if !(1..=Binding::MAX_CONCURRENCY).contains(&concurrency) {
         return Err(Fault::Validation(format!(
@@ -175,7 +243,7 @@ pub(crate) async fn bind(
                 name,
                 module: module.digest,
                 concurrency,
-                limits: input.limits,
+                limits,
                 created_at: now,
             };
             tx.put_binding(domain.id, &binding)?;

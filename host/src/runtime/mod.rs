@@ -4,6 +4,7 @@
 //!
 //! Only this module knows wasmtime.
 
+mod admission;
 mod bindings;
 mod guest;
 mod limits;
@@ -32,7 +33,7 @@ pub(crate) use self::guest::{GuestFailure, Heartbeat};
 pub(crate) use self::limits::GuestLimits;
 
 /// Guest instances alive at once, across all bindings: the size of the instance pool.
-const POOL_SIZE: u32 = 256;
+pub(crate) const POOL_SIZE: u32 = 256;
 
 /// What a module is, by the world it was built for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -101,10 +102,12 @@ pub struct DecidePhases {
     pub answer_to_json: Duration,
 }
 
-/// Who is calling and within which limits: the label names the guest in log lines.
+/// Who is calling and within which limits: the label names the guest in log lines, and the
+/// share is its tenant's, a permit per instance it may run at once.
 pub(crate) struct Call {
     pub(crate) label: Arc<str>,
     pub(crate) limits: GuestLimits,
+    pub(crate) share: Arc<Semaphore>,
 }
 
 /// The engine, its linkers and the loaded modules.
@@ -114,8 +117,9 @@ pub(crate) struct Runtime {
     /// Where compiled code is cached, by digest; none keeps it in memory only.
     cache_dir: Option<PathBuf>,
     loaded: Mutex<HashMap<String, Arc<Module>>>,
-    /// Slots in the instance pool: a call waits for one rather than fail.
-    slots: Arc<Semaphore>,
+    /// Slots in the instance pool, shared fairly by tenants: a call waits for one rather than
+    /// fail.
+    admission: admission::Admission,
     /// The epoch ticker's count, which guests' host calls read.
     ticks: Ticks,
     ticker_stop: Arc<AtomicBool>,
@@ -152,7 +156,7 @@ impl Runtime {
             linkers,
             cache_dir,
             loaded: Mutex::new(HashMap::new()),
-            slots: Arc::new(Semaphore::new(POOL_SIZE as usize)),
+            admission: admission::Admission::new(POOL_SIZE as usize),
             ticks,
             ticker_stop,
         })
@@ -323,7 +327,7 @@ impl Runtime {
         let Pre::Decider(pre, plan) = &module.pre else {
             return Err(GuestFailure::Invalid("not a decider".into()));
         };
-        let _slot = self.slots.acquire().await;
+        let _slot = self.admission.enter(&call.share).await;
         let began = Instant::now();
         let mut store = guest::store(
             &self.engine,
@@ -386,7 +390,7 @@ impl Runtime {
         let Pre::Activity(pre) = &module.pre else {
             return Err(GuestFailure::Invalid("not an activity worker".into()));
         };
-        let _slot = self.slots.acquire().await;
+        let _slot = self.admission.enter(&call.share).await;
         let mut store = guest::store(
             &self.engine,
             &self.ticks,
@@ -419,7 +423,7 @@ impl Runtime {
         let Pre::Function(pre) = &module.pre else {
             return Err(GuestFailure::Invalid("not a function".into()));
         };
-        let _slot = self.slots.acquire().await;
+        let _slot = self.admission.enter(&call.share).await;
         let mut store = guest::store(
             &self.engine,
             &self.ticks,

@@ -179,15 +179,18 @@ pub(crate) trait Reads: Snapshot {
         })
     }
 
-    /// How many domains `scope` holds, counting no further than `cap`.
-    fn domain_count(&self, scope: &Scope, cap: usize) -> Result<usize, StoreError> {
-        let cursor = Cursor {
-            after: None,
-            reverse: false,
-            limit: cap,
-        };
-        let page = self.domains(scope, cursor, |_| true)?;
-        Ok(page.items.len())
+    /// How many domains `account` holds in all regions, counting no further than `cap`.
+    fn domain_count(&self, account: &str, cap: usize) -> Result<usize, StoreError> {
+        let table = self.domain_table()?;
+        // `account + "\0"` is the least string above `account`: the end of its range.
+        let next_account = format!("{account}\0");
+        let range = table.range((account, "", "")..(next_account.as_str(), "", ""))?;
+        let mut count = 0;
+        for entry in range.take(cap) {
+            entry?;
+            count += 1;
+        }
+        Ok(count)
     }
 
     /// The type `name`/`version` of kind `K` in the domain.

@@ -330,7 +330,7 @@ mod tests {
         );
         let count = opened
             .store
-            .read(|tx| Ok(tx.domain_count(&scope(), 1000)?))
+            .read(|tx| Ok(tx.domain_count(&scope().account, 1000)?))
             .await
             .unwrap();
         assert_eq!(count, 200);

@@ -97,13 +97,13 @@ pub(super) async fn serve_one(
 /// The guest's heartbeat: `RecordActivityTaskHeartbeat` with the task's token. A task that is
 /// gone (timed out, or its run closed) answers "cancel", so the guest stops.
 fn heartbeat(worker: &Worker, token: &str) -> Heartbeat {
-    let (svc, scope, token) = (worker.svc.clone(), worker.scope.clone(), token.to_owned());
+    let (svc, ctx, token) = (worker.svc.clone(), worker.ctx.clone(), token.to_owned());
     Arc::new(move |details| {
-        let (svc, scope) = (svc.clone(), scope.clone());
+        let (svc, ctx) = (svc.clone(), ctx.clone());
         let mut input = json!({"taskToken": token, "details": details});
         strip_nulls(&mut input);
         Box::pin(async move {
-            match api::call(&svc, &scope, Operation::RecordActivityTaskHeartbeat, input).await {
+            match api::call(&svc, &ctx, Operation::RecordActivityTaskHeartbeat, input).await {
                 Ok(status) => status["cancelRequested"].as_bool().unwrap_or(false),
                 Err(Fault::UnknownResource(_)) => true,
                 Err(fault) => {

@@ -5,7 +5,7 @@ use tokio::sync::watch;
 use crate::engine::LambdaOutcome;
 use crate::fault::Fault;
 use crate::model::WorkflowExecution;
-use crate::ops::{Ctx, functions};
+use crate::ops::functions;
 
 use super::{Worker, refused};
 
@@ -16,12 +16,10 @@ pub(super) async fn serve_one(
     worker: &Worker,
     stop: &mut watch::Receiver<bool>,
 ) -> Result<(), Fault> {
-    let ctx = Ctx {
-        scope: worker.scope.clone(),
-    };
+    let ctx = &worker.ctx;
     let (domain, name) = (worker.binding.domain.clone(), worker.binding.name.clone());
     let claim = tokio::select! {
-        claim = functions::poll(&worker.svc, &ctx, domain, name) => claim?,
+        claim = functions::poll(&worker.svc, ctx, domain, name) => claim?,
         _ = stop.wait_for(|s| *s) => return Ok(()),
     };
     let Some(claim) = claim else {

@@ -20,10 +20,11 @@ use tokio::task::JoinSet;
 
 use crate::api::{self, Operation};
 use crate::fault::Fault;
-use crate::model::{Binding, BindingKind, GuestFailureRecord, Scope};
-use crate::ops::Service;
+use crate::model::{Binding, BindingKind, GuestFailureRecord};
+use crate::ops::{Ctx, Service};
 use crate::runtime::{Call, GuestFailure, Module};
 use crate::store::WasmReads;
+use crate::tenancy::Caller;
 
 /// How long a worker waits before polling again after an unexpected error.
 const ERROR_PAUSE: Duration = Duration::from_secs(1);
@@ -97,14 +98,18 @@ async fn follow(
                 continue;
             }
         };
+        let Some(tenant) = svc.tenants.by_account(&binding.account).cloned() else {
+            tracing::warn!(
+                domain = binding.domain,
+                binding = binding.name,
+                "account {} is no tenant's; its binding is not served",
+                binding.account
+            );
+            continue;
+        };
         let (stop, stopped) = watch::channel(false);
         let worker = Arc::new(Worker {
             svc: svc.clone(),
-            scope: Scope {
-                account: binding.account.clone(),
-                region: binding.region.clone(),
-            },
-            domain_id: key.0,
             call: Call {
                 label: format!(
                     "{} {} {}",
@@ -113,8 +118,15 @@ async fn follow(
                     binding.name
                 )
                 .into(),
-                limits: binding.limits,
+                // The tenant's quotas may have shrunk since the binding was made.
+                limits: tenant.clamp(binding.limits),
+                share: tenant.instances.clone(),
             },
+            ctx: Ctx::new(Caller {
+                tenant,
+                region: binding.region.clone(),
+            }),
+            domain_id: key.0,
             identity: format!("weft:{}", &binding.module[..12]),
             binding: binding.clone(),
             module,
@@ -147,7 +159,8 @@ async fn load(svc: &Service, binding: &Binding) -> Result<Arc<Module>, String> {
 /// What every loop of one binding shares.
 struct Worker {
     svc: Arc<Service>,
-    scope: Scope,
+    /// Its tenant, in its domain's region.
+    ctx: Ctx,
     domain_id: u64,
     binding: Binding,
     module: Arc<Module>,
@@ -196,7 +209,7 @@ impl Worker {
 
     /// Runs `operation` as this binding's domain's account.
     async fn call(&self, operation: Operation, input: Value) -> Result<Value, Fault> {
-        api::call(&self.svc, &self.scope, operation, input).await
+        api::call(&self.svc, &self.ctx, operation, input).await
     }
 
     /// The input of a poll on this binding's task list.

@@ -1,0 +1,386 @@
+//! Tenants: who may call, with which keys, in which domains, within which quotas (DESIGN §6).
+//!
+//! Everything a tenant owns is stored under its account id, so isolation comes from the scope
+//! every request is resolved in; this module decides which tenant a request is. Configured
+//! tenants sign every request with SigV4 ([`sigv4`]); without any, one open tenant serves local
+//! use and nothing is authenticated.
+
+mod bucket;
+pub(crate) mod sigv4;
+mod verify;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::Deserialize;
+use tokio::sync::Semaphore;
+
+use crate::config::{Config, Limits, is_account_id};
+use crate::runtime::GuestLimits;
+
+use self::bucket::Bucket;
+pub(crate) use self::verify::Caller;
+
+/// One tenant as configured: its name, account, keys, domains and quotas.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TenantConfig {
+    /// A name for logs and error messages.
+    pub name: String,
+    /// The 12-digit AWS account id its resources live under. Unique per tenant.
+    pub account_id: String,
+    /// Its access key pairs; any of them signs for it.
+    pub keys: Vec<AccessKey>,
+    /// The domains it may create and use: a name, a prefix ending in `*` (`acme-*`), or `*`.
+    pub domains: Vec<String>,
+    /// What it may use.
+    #[serde(default)]
+    pub quotas: Quotas,
+    /// Hosts (`name` or `name:port`) its activity bindings may be granted outgoing HTTP to.
+    #[serde(default)]
+    pub http_hosts: Vec<String>,
+}
+
+/// An access key pair.
+#[derive(Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccessKey {
+    /// The access key id clients send in the clear.
+    pub id: String,
+    /// The secret they sign with.
+    pub secret: String,
+}
+
+impl std::fmt::Debug for AccessKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AccessKey")
+            .field("id", &self.id)
+            .field("secret", &"<redacted>")
+            .finish()
+    }
+}
+
+/// What a tenant may use. Counts beyond them fail with `LimitExceededFault`, rates with
+/// `ThrottlingException`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Quotas {
+    /// Domains, registered or deprecated, across all regions.
+    pub domains: usize,
+    /// Uploaded Wasm modules.
+    pub modules: usize,
+    /// Bytes of all its uploaded modules together.
+    pub module_bytes: u64,
+    /// Linear memory of one Wasm instance; bindings may ask for less, never more.
+    pub wasm_memory_bytes: u64,
+    /// CPU time of one Wasm call, in milliseconds; bindings may ask for less, never more.
+    pub wasm_cpu_ms: u64,
+    /// Wasm instances running at once, across all its bindings.
+    pub wasm_instances: u32,
+    /// Open executions in one domain, children included.
+    pub open_executions: u64,
+    /// Requests per second over HTTP, refilling a bucket of `request_burst`; none: unlimited.
+    pub requests_per_second: Option<f64>,
+    /// The bucket's size: requests that may come at once (default: one second's worth).
+    pub request_burst: Option<u32>,
+}
+
+impl Default for Quotas {
+    fn default() -> Self {
+        Quotas {
+            domains: 100,
+            modules: 100,
+            module_bytes: 256 << 20,
+            wasm_memory_bytes: 256 << 20,
+            wasm_cpu_ms: 60_000,
+            wasm_instances: 32,
+            open_executions: 100_000,
+            requests_per_second: None,
+            request_burst: None,
+        }
+    }
+}
+
+impl Quotas {
+    /// The open tenant's quotas: SWF's limits, and as much Wasm as a binding may ever ask for.
+    fn open(limits: &Limits) -> Self {
+        Quotas {
+            domains: limits.max_domains,
+            modules: 100,
+            module_bytes: 4 << 30,
+            wasm_memory_bytes: GuestLimits::CEILING.memory_bytes,
+            wasm_cpu_ms: GuestLimits::CEILING.cpu_ms,
+            wasm_instances: crate::runtime::POOL_SIZE,
+            open_executions: limits.max_open_runs,
+            requests_per_second: None,
+            request_burst: None,
+        }
+    }
+}
+
+/// A tenant, as requests and workers see it.
+pub(crate) struct Tenant {
+    pub(crate) name: String,
+    pub(crate) account: String,
+    /// `None`: any domain.
+    domains: Option<Vec<DomainRule>>,
+    pub(crate) quotas: Quotas,
+    pub(crate) http_hosts: Vec<String>,
+    /// Its request rate; none when unlimited.
+    bucket: Option<Mutex<Bucket>>,
+    /// Its share of the instance pool: one permit per Wasm instance it may run at once.
+    pub(crate) instances: Arc<Semaphore>,
+}
+
+/// One entry of a tenant's `domains`.
+#[derive(Debug)]
+enum DomainRule {
+    Name(String),
+    Prefix(String),
+}
+
+impl Tenant {
+    fn new(config: &TenantConfig) -> Tenant {
+        let any = config.domains.iter().any(|d| d == "*");
+        let rules = config.domains.iter().map(|d| match d.strip_suffix('*') {
+            Some(prefix) => DomainRule::Prefix(prefix.to_owned()),
+            None => DomainRule::Name(d.clone()),
+        });
+        let quotas = config.quotas.clone();
+        let bucket = quotas.requests_per_second.map(|rate| {
+            let burst = quotas.request_burst.unwrap_or(rate.ceil() as u32).max(1);
+            Mutex::new(Bucket::new(rate, burst))
+        });
+        Tenant {
+            name: config.name.clone(),
+            account: config.account_id.clone(),
+            domains: (!any).then(|| rules.collect()),
+            instances: Arc::new(Semaphore::new(quotas.wasm_instances as usize)),
+            quotas,
+            http_hosts: config.http_hosts.clone(),
+            bucket,
+        }
+    }
+
+    /// Whether it may create and use the domain `name`.
+    pub(crate) fn may_use(&self, name: &str) -> bool {
+        self.domains.as_ref().is_none_or(|rules| {
+            rules.iter().any(|rule| match rule {
+                DomainRule::Name(n) => n == name,
+                DomainRule::Prefix(p) => name.starts_with(p.as_str()),
+            })
+        })
+    }
+
+    /// Takes a request from its rate; false when it has none left.
+    pub(crate) fn admit(&self) -> bool {
+        self.bucket.as_ref().is_none_or(|bucket| {
+            bucket
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .take()
+        })
+    }
+
+    /// `limits` within its quotas.
+    pub(crate) fn clamp(&self, limits: GuestLimits) -> GuestLimits {
+        GuestLimits {
+            cpu_ms: limits.cpu_ms.min(self.quotas.wasm_cpu_ms),
+            memory_bytes: limits.memory_bytes.min(self.quotas.wasm_memory_bytes),
+            ..limits
+        }
+    }
+}
+
+/// Every tenant, by access key and by account.
+pub(crate) struct Tenants {
+    /// Whether requests are unsigned: one open tenant, nobody authenticated.
+    open: bool,
+    by_key: HashMap<String, (Arc<Tenant>, String)>,
+    by_account: HashMap<String, Arc<Tenant>>,
+    /// How far a request's time may be from ours.
+    max_skew: Duration,
+}
+
+impl Tenants {
+    /// The tenants `config` names, or the open tenant on its account when it names none.
+    pub(crate) fn new(config: &Config) -> Result<Tenants, String> {
+        if config.tenants.is_empty() {
+            let open = TenantConfig {
+                name: "open".into(),
+                account_id: config.account_id.clone(),
+                keys: Vec::new(),
+                domains: vec!["*".into()],
+                quotas: Quotas::open(&config.limits),
+                http_hosts: Vec::new(),
+            };
+            let tenant = Arc::new(Tenant::new(&open));
+            return Ok(Tenants {
+                open: true,
+                by_key: HashMap::new(),
+                by_account: HashMap::from([(open.account_id, tenant)]),
+                max_skew: config.max_clock_skew,
+            });
+        }
+        let mut tenants = Tenants {
+            open: false,
+            by_key: HashMap::new(),
+            by_account: HashMap::new(),
+            max_skew: config.max_clock_skew,
+        };
+        for t in &config.tenants {
+            check(t)?;
+            let tenant = Arc::new(Tenant::new(t));
+            if tenants
+                .by_account
+                .insert(t.account_id.clone(), tenant.clone())
+                .is_some()
+            {
+                return Err(format!(
+                    "account id {} belongs to more than one tenant",
+                    t.account_id
+                ));
+            }
+            for key in &t.keys {
+                let entry = (tenant.clone(), key.secret.clone());
+                if tenants.by_key.insert(key.id.clone(), entry).is_some() {
+                    return Err(format!("access key {} is given twice", key.id));
+                }
+            }
+        }
+        Ok(tenants)
+    }
+
+    /// Whether requests go unauthenticated.
+    pub(crate) fn is_open(&self) -> bool {
+        self.open
+    }
+
+    /// The tenant owning `account`, if one does.
+    pub(crate) fn by_account(&self, account: &str) -> Option<&Arc<Tenant>> {
+        self.by_account.get(account)
+    }
+
+    /// The open tenant (in open mode, the only one).
+    fn the_open_one(&self) -> &Arc<Tenant> {
+        self.by_account
+            .values()
+            .next()
+            .expect("open mode has its tenant")
+    }
+}
+
+/// The open tenant of a default configuration, for unit tests elsewhere.
+#[cfg(test)]
+pub(crate) fn open_tenant() -> Arc<Tenant> {
+    let tenants = Tenants::new(&Config::new("/nowhere")).expect("the defaults work");
+    tenants.the_open_one().clone()
+}
+
+/// Refuses a tenant whose configuration cannot work.
+fn check(t: &TenantConfig) -> Result<(), String> {
+    let problem = if t.name.is_empty() {
+        Some("has no name".to_owned())
+    } else if !is_account_id(&t.account_id) {
+        Some(format!("account id {:?} is not 12 digits", t.account_id))
+    } else if t.keys.is_empty() {
+        Some("has no keys".to_owned())
+    } else if t
+        .keys
+        .iter()
+        .any(|k| k.id.is_empty() || k.secret.len() < 16)
+    {
+        Some("has a key with no id or a secret shorter than 16 characters".to_owned())
+    } else if t.domains.is_empty() {
+        Some("may use no domain: give names, prefixes such as \"acme-*\", or \"*\"".to_owned())
+    } else if t
+        .quotas
+        .requests_per_second
+        .is_some_and(|r| !(r > 0.0 && r.is_finite()))
+    {
+        Some("has a request rate that is not a positive number".to_owned())
+    } else if t.quotas.wasm_memory_bytes > GuestLimits::CEILING.memory_bytes
+        || t.quotas.wasm_cpu_ms > GuestLimits::CEILING.cpu_ms
+    {
+        Some(format!(
+            "has Wasm quotas above what the host allows ({} ms, {} bytes)",
+            GuestLimits::CEILING.cpu_ms,
+            GuestLimits::CEILING.memory_bytes
+        ))
+    } else {
+        None
+    };
+    match problem {
+        Some(p) => Err(format!("tenant {:?} {p}", t.name)),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tenant(domains: &[&str]) -> TenantConfig {
+        TenantConfig {
+            name: "acme".into(),
+            account_id: "111111111111".into(),
+            keys: vec![AccessKey {
+                id: "AKIDACME".into(),
+                secret: "0123456789abcdef".into(),
+            }],
+            domains: domains.iter().map(|d| d.to_string()).collect(),
+            quotas: Quotas::default(),
+            http_hosts: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn domains_are_names_or_prefixes() {
+        let t = Tenant::new(&tenant(&["orders", "acme-*"]));
+        assert!(t.may_use("orders"));
+        assert!(!t.may_use("orders2"));
+        assert!(t.may_use("acme-"));
+        assert!(t.may_use("acme-billing"));
+        assert!(!t.may_use("acm"));
+        assert!(Tenant::new(&tenant(&["*"])).may_use("anything"));
+    }
+
+    #[test]
+    fn refuses_unworkable_tenants() {
+        let mut config = Config::new("/nowhere");
+        config.tenants = vec![tenant(&["*"]), tenant(&["*"])];
+        let err = Tenants::new(&config).err().unwrap();
+        assert!(err.contains("more than one tenant"), "{err}");
+
+        let mut short = tenant(&["*"]);
+        short.keys[0].secret = "short".into();
+        config.tenants = vec![short];
+        assert!(Tenants::new(&config).is_err());
+
+        config.tenants = vec![tenant(&[])];
+        assert!(Tenants::new(&config).is_err());
+
+        config.tenants = vec![tenant(&["*"])];
+        let tenants = Tenants::new(&config).unwrap();
+        assert!(!tenants.is_open());
+        assert_eq!(tenants.by_account("111111111111").unwrap().name, "acme");
+    }
+
+    #[test]
+    fn without_tenants_one_open_tenant_serves() {
+        let config = Config::new("/nowhere");
+        let tenants = Tenants::new(&config).unwrap();
+        assert!(tenants.is_open());
+        assert!(tenants.by_account(&config.account_id).unwrap().may_use("x"));
+    }
+
+    #[test]
+    fn keys_are_not_printed() {
+        let key = AccessKey {
+            id: "AKID".into(),
+            secret: "very secret value".into(),
+        };
+        assert!(!format!("{key:?}").contains("very secret"));
+    }
+}

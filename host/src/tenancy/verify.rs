@@ -1,0 +1,371 @@
+//! Who sent a request: its SigV4 signature checked against the tenants' keys (spec §2), with
+//! the errors AWS's JSON services answer.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, header};
+
+use super::sigv4::{self, Authorization, Incomplete};
+use super::{Tenant, Tenants};
+use crate::fault::Fault;
+
+/// The region of requests that carry no SigV4 credential scope (open mode only).
+const DEFAULT_REGION: &str = "us-east-1";
+
+/// The tenant a request acts for, in the region its credential scope names.
+#[derive(Clone)]
+pub(crate) struct Caller {
+    pub(crate) tenant: Arc<Tenant>,
+    pub(crate) region: String,
+}
+
+const BAD_SIGNATURE: &str = "The request signature we calculated does not match the signature \
+     you provided. Check your AWS Secret Access Key and signing method. Consult the service \
+     documentation for details.";
+
+impl Tenants {
+    /// The caller of the request with `parts` and `body`, at wall-clock time `now`. In open mode
+    /// every request is the open tenant's, in the region of its credential scope if it has one.
+    pub(crate) fn authenticate(
+        &self,
+        parts: &Parts,
+        body: &[u8],
+        now: SystemTime,
+    ) -> Result<Caller, Fault> {
+        if self.open {
+            return Ok(Caller {
+                tenant: self.the_open_one().clone(),
+                region: open_region(&parts.headers).to_owned(),
+            });
+        }
+        let Some(header) = parts.headers.get(header::AUTHORIZATION) else {
+            return Err(Fault::MissingAuthenticationToken(
+                "Request is missing Authentication Token".into(),
+            ));
+        };
+        let header = header.to_str().map_err(|_| {
+            Fault::IncompleteSignature("The Authorization header is not text".into())
+        })?;
+        let auth =
+            Authorization::parse(header).map_err(|Incomplete(m)| Fault::IncompleteSignature(m))?;
+        check_scope(&auth)?;
+        let signed: Vec<&str> = auth.signed_headers.split(';').collect();
+        if !signed.contains(&"host") {
+            return Err(Fault::IncompleteSignature(
+                "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.".into(),
+            ));
+        }
+        let (amz_date, signed_at) = request_time(&parts.headers, header)?;
+        let Some((tenant, secret)) = self.by_key.get(auth.access_key) else {
+            return Err(Fault::UnrecognizedClient(
+                "The security token included in the request is invalid.".into(),
+            ));
+        };
+        if amz_date.get(..8) != Some(auth.date) {
+            return Err(Fault::InvalidSignature(format!(
+                "Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date \
+                 from HTTP: '{}' != '{}', from '{amz_date}'.",
+                auth.date,
+                amz_date.get(..8).unwrap_or_default()
+            )));
+        }
+        check_skew(signed_at, now, self.max_skew)?;
+
+        let body_hash = sigv4::sha256_hex(body);
+        let payload_hash = match parts.headers.get("x-amz-content-sha256") {
+            Some(sent) if sent.as_bytes() != body_hash.as_bytes() => {
+                return Err(Fault::InvalidSignature(
+                    "The provided 'x-amz-content-sha256' header does not match what was computed."
+                        .into(),
+                ));
+            }
+            _ => body_hash,
+        };
+        let request = sigv4::Request {
+            method: parts.method.as_str(),
+            path: parts.uri.path(),
+            query: parts.uri.query().unwrap_or_default(),
+            headers: &parts.headers,
+            payload_hash: &payload_hash,
+        };
+        let canonical = request.canonical(auth.signed_headers);
+        if !sigv4::verify(secret, &amz_date, &auth.scope(), &canonical, auth.signature) {
+            return Err(Fault::InvalidSignature(BAD_SIGNATURE.into()));
+        }
+        Ok(Caller {
+            tenant: tenant.clone(),
+            region: auth.region.to_owned(),
+        })
+    }
+}
+
+/// Refuses a credential scope that is not `<date>/<region>/swf/aws4_request`.
+fn check_scope(auth: &Authorization<'_>) -> Result<(), Fault> {
+    let problem = if auth.terminator != "aws4_request" {
+        format!(
+            "Credential should be scoped with a valid terminator: 'aws4_request', not '{}'.",
+            auth.terminator
+        )
+    } else if auth.service != sigv4::SERVICE {
+        format!(
+            "Credential should be scoped to correct service: '{}'. ",
+            sigv4::SERVICE
+        )
+    } else if !is_region(auth.region) {
+        format!(
+            "Credential should be scoped to a valid region, not '{}'. ",
+            auth.region
+        )
+    } else if auth.date.len() != 8 || !auth.date.bytes().all(|b| b.is_ascii_digit()) {
+        format!(
+            "Credential should be scoped to a valid date, not '{}'.",
+            auth.date
+        )
+    } else {
+        return Ok(());
+    };
+    Err(Fault::IncompleteSignature(problem))
+}
+
+/// When the request was signed: `X-Amz-Date`, or else `Date` (RFC 1123), as the timestamp the
+/// string to sign holds, and as a time.
+fn request_time(headers: &HeaderMap, authorization: &str) -> Result<(String, SystemTime), Fault> {
+    let text = |name| headers.get(name).and_then(|v| v.to_str().ok());
+    if let Some(amz) = text("x-amz-date") {
+        let at = sigv4::parse_amz_date(amz).ok_or_else(|| {
+            Fault::IncompleteSignature(format!(
+                "Date must be in ISO-8601 'basic format'. Got '{amz}'. See \
+                 http://en.wikipedia.org/wiki/ISO_8601"
+            ))
+        })?;
+        return Ok((amz.to_owned(), at));
+    }
+    if let Some(date) = text("date") {
+        let at = httpdate::parse_http_date(date).map_err(|_| {
+            Fault::IncompleteSignature(format!("Date must be in RFC 1123 format. Got '{date}'."))
+        })?;
+        return Ok((sigv4::amz_date(at), at));
+    }
+    Err(Fault::IncompleteSignature(format!(
+        "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. \
+         Authorization={authorization}"
+    )))
+}
+
+/// Refuses a signature made more than `max` away from `now`.
+fn check_skew(signed_at: SystemTime, now: SystemTime, max: Duration) -> Result<(), Fault> {
+    let minutes = max.as_secs() / 60;
+    let stamp = |t| sigv4::amz_date(t);
+    if signed_at + max < now {
+        return Err(Fault::InvalidSignature(format!(
+            "Signature expired: {} is now earlier than {} ({} - {minutes} min.)",
+            stamp(signed_at),
+            stamp(now - max),
+            stamp(now)
+        )));
+    }
+    if signed_at > now + max {
+        return Err(Fault::InvalidSignature(format!(
+            "Signature not yet current: {} is still later than {} ({} + {minutes} min.)",
+            stamp(signed_at),
+            stamp(now + max),
+            stamp(now)
+        )));
+    }
+    Ok(())
+}
+
+/// Whether `r` can be a region name: lowercase letters, digits and dashes.
+fn is_region(r: &str) -> bool {
+    (1..=32).contains(&r.len())
+        && r.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+/// In open mode, the region of the request's credential scope if it has a usable one
+/// (`Authorization: AWS4-HMAC-SHA256 Credential=AKID/DATE/REGION/swf/aws4_request, ...`).
+fn open_region(headers: &HeaderMap) -> &str {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|auth| auth.split("Credential=").nth(1))
+        .and_then(|credential| credential.split([',', ' ']).next())
+        .and_then(|scope| scope.split('/').nth(2))
+        .filter(|r| is_region(r))
+        .unwrap_or(DEFAULT_REGION)
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::{HeaderValue, Request};
+
+    use super::*;
+    use crate::config::Config;
+    use crate::tenancy::{AccessKey, Quotas, TenantConfig};
+
+    const SECRET: &str = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+
+    fn tenants() -> Tenants {
+        let mut config = Config::new("/nowhere");
+        config.tenants = vec![TenantConfig {
+            name: "acme".into(),
+            account_id: "111111111111".into(),
+            keys: vec![AccessKey {
+                id: "AKIDACME".into(),
+                secret: SECRET.into(),
+            }],
+            domains: vec!["*".into()],
+            quotas: Quotas::default(),
+            http_hosts: Vec::new(),
+        }];
+        Tenants::new(&config).unwrap()
+    }
+
+    /// A request signed as botocore signs one, at `at`, with `secret`.
+    fn signed(at: SystemTime, secret: &str, body: &[u8]) -> Parts {
+        let amz = sigv4::amz_date(at);
+        let mut request = Request::post("/")
+            .header("host", "localhost:8080")
+            .header("content-type", "application/x-amz-json-1.0")
+            .header("x-amz-date", &amz)
+            .header("x-amz-target", "SimpleWorkflowService.ListDomains")
+            .body(())
+            .unwrap();
+        let signed_headers = "content-type;host;x-amz-date;x-amz-target";
+        let hash = sigv4::sha256_hex(body);
+        let canonical = sigv4::Request {
+            method: "POST",
+            path: "/",
+            query: "",
+            headers: request.headers(),
+            payload_hash: &hash,
+        }
+        .canonical(signed_headers);
+        let scope = sigv4::scope(&amz[..8], "eu-west-1", "swf");
+        let signature = sigv4::sign(secret, &amz, &scope, &canonical);
+        let value = format!(
+            "AWS4-HMAC-SHA256 Credential=AKIDACME/{scope}, SignedHeaders={signed_headers}, \
+             Signature={signature}"
+        );
+        request
+            .headers_mut()
+            .insert("authorization", HeaderValue::from_str(&value).unwrap());
+        request.into_parts().0
+    }
+
+    fn code(result: Result<Caller, Fault>) -> &'static str {
+        result.err().map_or("ok", |f| f.code())
+    }
+
+    #[test]
+    fn accepts_a_good_signature_and_refuses_a_bad_one() {
+        let tenants = tenants();
+        let now = SystemTime::now();
+        let body = br#"{"registrationStatus":"REGISTERED"}"#;
+        let caller = tenants
+            .authenticate(&signed(now, SECRET, body), body, now)
+            .ok()
+            .unwrap();
+        assert_eq!(caller.tenant.name, "acme");
+        assert_eq!(caller.region, "eu-west-1");
+
+        let wrong_key = signed(now, "not the secret at all", body);
+        assert_eq!(
+            code(tenants.authenticate(&wrong_key, body, now)),
+            "InvalidSignatureException"
+        );
+        let tampered = br#"{"registrationStatus":"DEPRECATED"}"#;
+        assert_eq!(
+            code(tenants.authenticate(&signed(now, SECRET, body), tampered, now)),
+            "InvalidSignatureException"
+        );
+    }
+
+    #[test]
+    fn refuses_signatures_far_from_now() {
+        let tenants = tenants();
+        let now = SystemTime::now();
+        let minutes = |m: u64| Duration::from_secs(m * 60);
+        for at in [now - minutes(14), now + minutes(14)] {
+            assert_eq!(
+                code(tenants.authenticate(&signed(at, SECRET, b""), b"", now)),
+                "ok"
+            );
+        }
+        for at in [now - minutes(16), now + minutes(16)] {
+            let err = tenants
+                .authenticate(&signed(at, SECRET, b""), b"", now)
+                .err()
+                .unwrap();
+            assert_eq!(err.code(), "InvalidSignatureException");
+            assert!(err.to_string().starts_with("Signature "), "{err}");
+        }
+    }
+
+    #[test]
+    fn names_what_is_wrong_with_the_header() {
+        let tenants = tenants();
+        let now = SystemTime::now();
+        let with = |auth: &str| {
+            let mut parts = signed(now, SECRET, b"");
+            parts
+                .headers
+                .insert("authorization", HeaderValue::from_str(auth).unwrap());
+            code(tenants.authenticate(&parts, b"", now))
+        };
+        let mut parts = signed(now, SECRET, b"");
+        parts.headers.remove("authorization");
+        assert_eq!(
+            code(tenants.authenticate(&parts, b"", now)),
+            "MissingAuthenticationTokenException"
+        );
+        assert_eq!(
+            with("AWS4-HMAC-SHA256 Credential=AKIDACME/x"),
+            "IncompleteSignatureException"
+        );
+        let date = &sigv4::amz_date(now)[..8];
+        let auth = |key: &str, service: &str, headers: &str| {
+            format!(
+                "AWS4-HMAC-SHA256 Credential={key}/{date}/us-east-1/{service}/aws4_request, \
+                 SignedHeaders={headers}, Signature=00"
+            )
+        };
+        assert_eq!(
+            with(&auth("AKIDACME", "s3", "host;x-amz-date")),
+            "IncompleteSignatureException"
+        );
+        assert_eq!(
+            with(&auth("AKIDACME", "swf", "x-amz-date")),
+            "IncompleteSignatureException"
+        );
+        assert_eq!(
+            with(&auth("AKIDOTHER", "swf", "host;x-amz-date")),
+            "UnrecognizedClientException"
+        );
+        assert_eq!(
+            with(&auth("AKIDACME", "swf", "host;x-amz-date")),
+            "InvalidSignatureException"
+        );
+    }
+
+    #[test]
+    fn open_mode_takes_the_region_from_the_credential_scope() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(open_region(&headers), "us-east-1");
+        headers.insert(
+            "authorization",
+            HeaderValue::from_static(
+                "AWS4-HMAC-SHA256 Credential=AKID/20240115/eu-west-2/swf/aws4_request, \
+                 SignedHeaders=host, Signature=00",
+            ),
+        );
+        assert_eq!(open_region(&headers), "eu-west-2");
+        headers.insert(
+            "authorization",
+            HeaderValue::from_static("AWS4-HMAC-SHA256 Credential=AKID/20240115/EU:bad/swf/x"),
+        );
+        assert_eq!(open_region(&headers), "us-east-1");
+    }
+}
