@@ -49,7 +49,8 @@ impl Config {
 pub const DEFAULT_ACCOUNT_ID: &str = "000000000000";
 
 /// SWF's documented limits (spec §8.16). The defaults are AWS's values.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Limits {
     /// Registered plus deprecated domains per account and region.
     pub max_domains: usize,

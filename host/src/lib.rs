@@ -29,6 +29,7 @@ pub mod check;
 pub mod client;
 pub mod clock;
 mod config;
+mod config_file;
 pub mod demo;
 mod dispatch;
 mod engine;
@@ -50,6 +51,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 pub use config::{Config, DEFAULT_ACCOUNT_ID, Limits};
+pub use config_file::{ConfigFile, ConfigFileError, ServerSettings};
 pub use store::{StoreError, WriterStats};
 pub use tenancy::{AccessKey, Quotas, TenantConfig};
 

@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use weft_host::client::{Bind, BindingKind, Client, Limits, show};
-use weft_host::{Config, Weft};
+use weft_host::{Config, ConfigFile, Weft};
 
 #[derive(Parser)]
 #[command(
@@ -66,19 +66,24 @@ struct DemoArgs {
 
 #[derive(Args)]
 struct ServeArgs {
-    /// Address to listen on (port 0 picks a free port).
-    #[arg(long, env = "WEFT_LISTEN", default_value = "127.0.0.1:8080")]
-    listen: String,
-    /// Directory holding the database; created if missing.
-    #[arg(long, env = "WEFT_DATA", default_value = "./weft-data")]
-    data: PathBuf,
-    /// Seconds a long poll waits for a task before answering empty.
-    #[arg(long, env = "WEFT_POLL_TIMEOUT", default_value_t = 60,
+    /// A weft.toml: tenants, their keys and quotas, limits (see weft.example.toml). Without
+    /// tenants, the server runs open: requests are not authenticated.
+    #[arg(long, env = "WEFT_CONFIG", value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Address to listen on (port 0 picks a free port) [default: 127.0.0.1:8080].
+    #[arg(long, env = "WEFT_LISTEN")]
+    listen: Option<String>,
+    /// Directory holding the database; created if missing [default: ./weft-data].
+    #[arg(long, env = "WEFT_DATA")]
+    data: Option<PathBuf>,
+    /// Seconds a long poll waits for a task before answering empty [default: 60].
+    #[arg(long, env = "WEFT_POLL_TIMEOUT",
           value_parser = clap::value_parser!(u64).range(1..=3600))]
-    poll_timeout: u64,
-    /// The 12-digit account id in ARNs.
-    #[arg(long, env = "WEFT_ACCOUNT_ID", default_value = weft_host::DEFAULT_ACCOUNT_ID)]
-    account_id: String,
+    poll_timeout: Option<u64>,
+    /// The 12-digit account id of the open tenant, when no tenants are configured
+    /// [default: 000000000000].
+    #[arg(long, env = "WEFT_ACCOUNT_ID")]
+    account_id: Option<String>,
     /// Keep closed executions this many seconds instead of their domain's retention period
     /// (for testing; SWF counts retention in days).
     #[arg(long, env = "WEFT_RETAIN_CLOSED_FOR", value_name = "SECS")]
@@ -102,6 +107,34 @@ struct Remote {
     /// Print the server's JSON instead of short lines.
     #[arg(long, global = true)]
     json: bool,
+    /// The access key id to sign with, as AWS clients take it (a server with tenants requires
+    /// signed requests).
+    #[arg(
+        long,
+        env = "AWS_ACCESS_KEY_ID",
+        global = true,
+        requires = "secret_access_key"
+    )]
+    access_key_id: Option<String>,
+    /// The secret access key to sign with.
+    #[arg(
+        long,
+        env = "AWS_SECRET_ACCESS_KEY",
+        global = true,
+        hide_env_values = true
+    )]
+    secret_access_key: Option<String>,
+}
+
+impl Remote {
+    /// A client of the server, signing with the credentials if given.
+    fn client(&self) -> anyhow::Result<Client> {
+        let client = Client::new(&self.endpoint, &self.region)?;
+        Ok(match (&self.access_key_id, &self.secret_access_key) {
+            (Some(id), Some(secret)) => client.with_credentials(id, secret),
+            _ => client,
+        })
+    }
 }
 
 #[derive(Args)]
@@ -283,15 +316,42 @@ fn main() -> ExitCode {
     }
 }
 
+/// Flags win over the config file, which wins over the defaults.
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    let mut config = Config::new(args.data);
-    config.poll_timeout = Duration::from_secs(args.poll_timeout);
-    config.account_id = args.account_id;
+    let file = match &args.config {
+        Some(path) => ConfigFile::read(path)?,
+        None => ConfigFile::default(),
+    };
+    let listen = args
+        .listen
+        .or(file.server.listen.clone())
+        .unwrap_or_else(|| "127.0.0.1:8080".to_owned());
+    let data = args
+        .data
+        .or(file.server.data.clone())
+        .unwrap_or_else(|| PathBuf::from("./weft-data"));
+    let mut config = Config::new(data);
+    file.apply(&mut config);
+    if let Some(secs) = args.poll_timeout {
+        config.poll_timeout = Duration::from_secs(secs);
+    }
+    if let Some(account) = args.account_id {
+        config.account_id = account;
+    }
     config.retention_override = args.retain_closed_for.map(Duration::from_secs);
+    let tenants = config.tenants.len();
     let weft = Weft::open(config)?;
-    let listener = TcpListener::bind(&args.listen)
+    if weft.is_open() {
+        tracing::warn!(
+            "no tenants configured: open single-tenant mode, requests are NOT authenticated \
+             (give --config with [[tenants]] to require signed requests)"
+        );
+    } else {
+        tracing::info!(tenants, "every request must be signed by a tenant's key");
+    }
+    let listener = TcpListener::bind(&listen)
         .await
-        .with_context(|| format!("cannot listen on {}", args.listen))?;
+        .with_context(|| format!("cannot listen on {listen}"))?;
     // Handlers go in before the address is announced: whoever reads it may signal at once.
     let shutdown = shutdown_signal().context("cannot install signal handlers")?;
     let addr = listener.local_addr()?;
@@ -304,7 +364,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
 
 /// Runs a command against a running server's `/v1` API and prints what it answers.
 async fn remote(command: RemoteCommand) -> anyhow::Result<()> {
-    let connect = |remote: &Remote| Client::new(&remote.endpoint, &remote.region);
+    let connect = Remote::client;
     match command {
         RemoteCommand::Module(ModuleArgs { action, remote }) => {
             let client = connect(&remote)?;

@@ -19,6 +19,7 @@ use weft_host::{Config, Weft, WriterStats};
 pub use aws_sdk_swf;
 
 pub mod guests;
+pub mod tenants;
 
 /// A running server. Dropping it stops the server without waiting; [`TestServer::stop`] waits
 /// until the store is closed.
@@ -134,10 +135,15 @@ impl TestServer {
 
     /// A client that signs for `region`.
     pub fn client_in(&self, region: &str) -> aws_sdk_swf::Client {
+        self.client_as("AKIDWEFT", "secret", region)
+    }
+
+    /// A client that signs with the access key `key` and `secret`, for `region`.
+    pub fn client_as(&self, key: &str, secret: &str, region: &str) -> aws_sdk_swf::Client {
         let timeouts = TimeoutConfig::builder()
             .read_timeout(Duration::from_secs(90))
             .build();
-        client(&self.endpoint(), region, timeouts)
+        client(&self.endpoint(), region, (key, secret), timeouts)
     }
 
     /// Sends `body` to `POST /` with `X-Amz-Target: target` (none if `None`) over a fresh
@@ -151,15 +157,20 @@ impl TestServer {
 /// per call and the given timeouts: for servers this crate did not start, such as a `weft`
 /// process.
 pub fn client_at(endpoint: &str, timeouts: TimeoutConfig) -> aws_sdk_swf::Client {
-    client(endpoint, "us-east-1", timeouts)
+    client(endpoint, "us-east-1", ("AKIDWEFT", "secret"), timeouts)
 }
 
-fn client(endpoint: &str, region: &str, timeouts: TimeoutConfig) -> aws_sdk_swf::Client {
+fn client(
+    endpoint: &str,
+    region: &str,
+    (key, secret): (&str, &str),
+    timeouts: TimeoutConfig,
+) -> aws_sdk_swf::Client {
     let config = aws_sdk_swf::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new(region.to_owned()))
         .endpoint_url(endpoint)
-        .credentials_provider(Credentials::new("AKIDWEFT", "secret", None, None, "tests"))
+        .credentials_provider(Credentials::new(key, secret, None, None, "tests"))
         .retry_config(RetryConfig::disabled())
         .timeout_config(timeouts)
         .build();

@@ -1,9 +1,10 @@
 //! A client for Weft's `/v1` API (modules and bindings), as the `weft` command uses it.
 //!
 //! One plain-HTTP request per call, on a fresh connection. Answers are the server's JSON as
-//! is; [`show`] renders them as short lines for people. Until requests are signed (the server
-//! does not check signatures yet), the client sends an `Authorization` header that carries only
-//! the SigV4 credential scope, whose region is what scopes every name on the server.
+//! is; [`show`] renders them as short lines for people. Requests are signed with SigV4 when the
+//! client has credentials ([`Client::with_credentials`]), as a server with tenants requires.
+//! Without them, it sends an `Authorization` header that carries only the credential scope, whose
+//! region is what scopes every name on an open server.
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), weft_host::client::ClientError> {
@@ -34,6 +35,7 @@ use serde_json::Value;
 use tokio::net::TcpStream;
 
 pub use crate::model::BindingKind;
+use crate::tenancy::sigv4;
 
 /// How long connecting may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -135,7 +137,9 @@ pub struct Client {
     endpoint: String,
     /// `host:port`: where to connect, and the `Host` header.
     authority: String,
-    authorization: String,
+    region: String,
+    /// The access key id and secret to sign with; none on an open server.
+    credentials: Option<(String, String)>,
 }
 
 impl Client {
@@ -174,11 +178,61 @@ impl Client {
                 authority.host(),
                 authority.port_u16().unwrap_or(80)
             ),
-            authorization: format!(
-                "AWS4-HMAC-SHA256 Credential=weft/20260101/{region}/swf/aws4_request, \
-                 SignedHeaders=host, Signature=0"
-            ),
+            region: region.to_owned(),
+            credentials: None,
         })
+    }
+
+    /// The same client, signing its requests with this access key pair.
+    pub fn with_credentials(mut self, access_key_id: &str, secret: &str) -> Client {
+        self.credentials = Some((access_key_id.to_owned(), secret.to_owned()));
+        self
+    }
+
+    /// The `X-Amz-Date` and `Authorization` headers of a request, signed if the client has
+    /// credentials.
+    fn authorization(
+        &self,
+        request: &hyper::http::request::Builder,
+        body: &[u8],
+    ) -> (String, String) {
+        let now = std::time::SystemTime::now();
+        let amz_date = sigv4::amz_date(now);
+        let date = &amz_date[..8];
+        let Some((key, secret)) = &self.credentials else {
+            let scope = sigv4::scope(date, &self.region, sigv4::SERVICE);
+            let unsigned = format!(
+                "{} Credential=weft/{scope}, SignedHeaders=host, Signature=0",
+                sigv4::ALGORITHM
+            );
+            return (amz_date, unsigned);
+        };
+        let empty = hyper::HeaderMap::new();
+        let mut headers = request.headers_ref().unwrap_or(&empty).clone();
+        headers.insert(
+            "x-amz-date",
+            amz_date.parse().expect("a date is a header value"),
+        );
+        let mut names: Vec<&str> = headers.keys().map(|n| n.as_str()).collect();
+        names.sort_unstable();
+        let signed_headers = names.join(";");
+        let uri = request.uri_ref().cloned().unwrap_or_default();
+        let payload_hash = sigv4::sha256_hex(body);
+        let canonical = sigv4::Request {
+            method: request.method_ref().map_or("GET", |m| m.as_str()),
+            path: uri.path(),
+            query: uri.query().unwrap_or_default(),
+            headers: &headers,
+            payload_hash: &payload_hash,
+        }
+        .canonical(&signed_headers);
+        let scope = sigv4::scope(date, &self.region, sigv4::SERVICE);
+        let signature = sigv4::sign(secret, &amz_date, &scope, &canonical);
+        let authorization = format!(
+            "{} Credential={key}/{scope}, SignedHeaders={signed_headers}, Signature={signature}",
+            sigv4::ALGORITHM
+        );
+        (amz_date, authorization)
     }
 
     /// Uploads a module's bytes; answers the module (`digest`, `world`, `size`, `uploadedAt`).
@@ -277,8 +331,7 @@ impl Client {
         let mut request = Request::builder()
             .method(method)
             .uri(path)
-            .header(HOST, &self.authority)
-            .header(AUTHORIZATION, &self.authorization);
+            .header(HOST, &self.authority);
         let body = match body {
             Some((content_type, bytes)) => {
                 request = request.header(CONTENT_TYPE, content_type);
@@ -286,7 +339,10 @@ impl Client {
             }
             None => Vec::new(),
         };
+        let (amz_date, authorization) = self.authorization(&request, &body);
         let request = request
+            .header("x-amz-date", amz_date)
+            .header(AUTHORIZATION, authorization)
             .body(Full::new(Bytes::from(body)))
             .map_err(|e| self.protocol(e))?;
         let response = sender
@@ -376,10 +432,45 @@ mod tests {
     }
 
     #[test]
+    fn signs_what_a_server_with_tenants_verifies() {
+        let secret = "0123456789abcdef";
+        let client = Client::new("http://localhost:9", "eu-west-2")
+            .unwrap()
+            .with_credentials("AKIDACME", secret);
+        let signed = |body: &[u8]| {
+            let builder = Request::builder()
+                .method(Method::PUT)
+                .uri("/v1/domains/a%20b/bindings/activity/x?y=1")
+                .header(HOST, &client.authority)
+                .header(CONTENT_TYPE, "application/json");
+            let (date, authorization) = client.authorization(&builder, body);
+            let request = builder
+                .header("x-amz-date", date)
+                .header(AUTHORIZATION, authorization)
+                .body(())
+                .unwrap();
+            request.into_parts().0
+        };
+        let tenants = crate::tenancy::one_tenant("AKIDACME", secret);
+        let now = std::time::SystemTime::now();
+        let caller = tenants
+            .authenticate(&signed(b"{}"), b"{}", now)
+            .ok()
+            .unwrap();
+        assert_eq!(caller.region, "eu-west-2");
+        let tampered = tenants.authenticate(&signed(b"{}"), b"{\"x\":1}", now);
+        assert_eq!(tampered.err().unwrap().code(), "InvalidSignatureException");
+    }
+
+    #[test]
     fn endpoints_and_regions_are_checked() {
         let client = Client::new("http://localhost", "eu-west-2").unwrap();
         assert_eq!(client.authority, "localhost:80");
-        assert!(client.authorization.contains("/eu-west-2/swf/aws4_request"));
+        let (_, unsigned) = client.authorization(&Request::builder(), b"");
+        assert!(
+            unsigned.contains("/eu-west-2/swf/aws4_request"),
+            "{unsigned}"
+        );
         let client = Client::new("http://127.0.0.1:9000/", "us-east-1").unwrap();
         assert_eq!(client.authority, "127.0.0.1:9000");
         for bad in ["127.0.0.1:9000", "https://x", "http://x/v1", "", "http://"] {

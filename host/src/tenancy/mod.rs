@@ -278,6 +278,25 @@ pub(crate) fn open_tenant() -> Arc<Tenant> {
     tenants.the_open_one().clone()
 }
 
+/// Tenants of one tenant, "acme" on account 111111111111, with the key `id` and `secret`, for
+/// unit tests elsewhere.
+#[cfg(test)]
+pub(crate) fn one_tenant(id: &str, secret: &str) -> Tenants {
+    let mut config = Config::new("/nowhere");
+    config.tenants = vec![TenantConfig {
+        name: "acme".into(),
+        account_id: "111111111111".into(),
+        keys: vec![AccessKey {
+            id: id.into(),
+            secret: secret.into(),
+        }],
+        domains: vec!["*".into()],
+        quotas: Quotas::default(),
+        http_hosts: Vec::new(),
+    }];
+    Tenants::new(&config).expect("a workable tenant")
+}
+
 /// Refuses a tenant whose configuration cannot work.
 fn check(t: &TenantConfig) -> Result<(), String> {
     let problem = if t.name.is_empty() {

@@ -202,25 +202,11 @@ mod tests {
     use axum::http::{HeaderValue, Request};
 
     use super::*;
-    use crate::config::Config;
-    use crate::tenancy::{AccessKey, Quotas, TenantConfig};
 
     const SECRET: &str = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
 
     fn tenants() -> Tenants {
-        let mut config = Config::new("/nowhere");
-        config.tenants = vec![TenantConfig {
-            name: "acme".into(),
-            account_id: "111111111111".into(),
-            keys: vec![AccessKey {
-                id: "AKIDACME".into(),
-                secret: SECRET.into(),
-            }],
-            domains: vec!["*".into()],
-            quotas: Quotas::default(),
-            http_hosts: Vec::new(),
-        }];
-        Tenants::new(&config).unwrap()
+        crate::tenancy::one_tenant("AKIDACME", SECRET)
     }
 
     /// A request signed as botocore signs one, at `at`, with `secret`.
