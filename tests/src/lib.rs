@@ -146,6 +146,23 @@ impl TestServer {
         client(&self.endpoint(), region, (key, secret), timeouts)
     }
 
+    /// Like [`TestServer::client_as`] in us-east-1, with a clock that says it is `at`: for
+    /// signatures made too far from the server's time.
+    pub fn client_signing_at(
+        &self,
+        key: &str,
+        secret: &str,
+        at: std::time::SystemTime,
+    ) -> aws_sdk_swf::Client {
+        let config = self
+            .client_as(key, secret, "us-east-1")
+            .config()
+            .to_builder()
+            .time_source(aws_smithy_async::time::StaticTimeSource::new(at))
+            .build();
+        aws_sdk_swf::Client::from_conf(config)
+    }
+
     /// Sends `body` to `POST /` with `X-Amz-Target: target` (none if `None`) over a fresh
     /// connection, exactly as given.
     pub async fn raw(&self, target: Option<&str>, body: &[u8]) -> RawResponse {

@@ -34,17 +34,27 @@ impl Api {
 }
 
 /// Refuses an SWF request naming a domain its tenant may not use. `input` has passed the
-/// schema check.
+/// schema check. Operations on a task token name no domain: the token holds the one its task
+/// was polled in, and is good only in its tenant's scope.
 pub(crate) fn authorize(ctx: &Ctx, operation: Operation, input: &Value) -> Result<(), Fault> {
     let text = |member: &str| input.get(member).and_then(Value::as_str);
     let domain = match operation {
-        Operation::RegisterDomain => text("name").map(str::to_owned),
+        Operation::RegisterDomain
+        | Operation::DescribeDomain
+        | Operation::DeprecateDomain
+        | Operation::UndeprecateDomain => text("name").map(str::to_owned),
         Operation::TagResource | Operation::UntagResource | Operation::ListTagsForResource => {
             // An ARN of another scope is unknown to the operation; only the name matters here.
             text("resourceArn")
                 .and_then(DomainArn::parse)
                 .map(|arn| arn.name)
         }
+        Operation::ListDomains
+        | Operation::RespondDecisionTaskCompleted
+        | Operation::RespondActivityTaskCompleted
+        | Operation::RespondActivityTaskFailed
+        | Operation::RespondActivityTaskCanceled
+        | Operation::RecordActivityTaskHeartbeat => None,
         _ => text("domain").map(str::to_owned),
     };
     match domain {
@@ -95,5 +105,50 @@ impl<const LIMIT: usize> FromRequest<Arc<Api>> for Admitted<LIMIT> {
         admitted
             .await
             .map_err(|fault| response::respond(Face::Extension, &request_id(), Err(fault)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::model::Scope;
+
+    /// Every operation but ListDomains and those on a task token names a domain, and each is
+    /// refused one the tenant may not use: no operation slips past the allow-list.
+    #[test]
+    fn every_operation_naming_a_domain_is_checked() {
+        let tenants = crate::tenancy::one_tenant_with_domains(&["mine"]);
+        let tenant = tenants.by_account("111111111111").unwrap().clone();
+        let ctx = Ctx {
+            scope: Scope {
+                account: tenant.account.clone(),
+                region: "us-east-1".into(),
+            },
+            tenant,
+        };
+        let input = |domain: &str| {
+            json!({
+                "domain": domain,
+                "name": domain,
+                "resourceArn": format!("arn:aws:swf:us-east-1:111111111111:/domain/{domain}"),
+            })
+        };
+        for &operation in Operation::ALL {
+            let theirs = authorize(&ctx, operation, &input("theirs"));
+            let named = operation.name();
+            if named == "ListDomains" || named.starts_with("Respond") || named.starts_with("Record")
+            {
+                assert!(theirs.is_ok(), "{named}");
+                continue;
+            }
+            assert!(
+                matches!(theirs, Err(Fault::AccessDenied(_))),
+                "{}: {theirs:?}",
+                operation.name()
+            );
+            assert!(authorize(&ctx, operation, &input("mine")).is_ok());
+        }
     }
 }

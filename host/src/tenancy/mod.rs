@@ -282,6 +282,17 @@ pub(crate) fn open_tenant() -> Arc<Tenant> {
 /// unit tests elsewhere.
 #[cfg(test)]
 pub(crate) fn one_tenant(id: &str, secret: &str) -> Tenants {
+    one_tenant_keyed(id, secret, &["*"])
+}
+
+/// Like [`one_tenant`], allowed only `domains`.
+#[cfg(test)]
+pub(crate) fn one_tenant_with_domains(domains: &[&str]) -> Tenants {
+    one_tenant_keyed("AKIDACME", "0123456789abcdef", domains)
+}
+
+#[cfg(test)]
+fn one_tenant_keyed(id: &str, secret: &str, domains: &[&str]) -> Tenants {
     let mut config = Config::new("/nowhere");
     config.tenants = vec![TenantConfig {
         name: "acme".into(),
@@ -290,7 +301,7 @@ pub(crate) fn one_tenant(id: &str, secret: &str) -> Tenants {
             id: id.into(),
             secret: secret.into(),
         }],
-        domains: vec!["*".into()],
+        domains: domains.iter().map(|d| d.to_string()).collect(),
         quotas: Quotas::default(),
         http_hosts: Vec::new(),
     }];

@@ -17,6 +17,7 @@ mod polling;
 mod protocol;
 mod retention;
 mod tags;
+mod tenancy;
 mod timeouts;
 mod timers;
 mod types;
