@@ -96,3 +96,77 @@ impl Probe {
         }
     }
 }
+
+/// A signed SWF request and a server's tenants that know its key: what admitting one request
+/// costs in signature checking.
+pub struct SignedRequest {
+    tenants: crate::tenancy::Tenants,
+    parts: axum::http::request::Parts,
+    body: Vec<u8>,
+}
+
+impl SignedRequest {
+    /// A StartWorkflowExecution-like request with a body of `body_len` bytes, signed now as
+    /// botocore signs.
+    pub fn new(body_len: usize) -> SignedRequest {
+        use crate::tenancy::sigv4;
+        let secret = "bench-secret-0123456789";
+        let mut config = crate::Config::new("/nowhere");
+        config.tenants = vec![crate::TenantConfig {
+            name: "bench".into(),
+            account_id: "111111111111".into(),
+            keys: vec![crate::AccessKey {
+                id: "AKIDBENCH".into(),
+                secret: secret.into(),
+            }],
+            domains: vec!["*".into()],
+            quotas: Default::default(),
+            http_hosts: Vec::new(),
+        }];
+        let tenants = crate::tenancy::Tenants::new(&config).expect("a workable tenant");
+        let body = vec![b' '; body_len];
+        let amz = sigv4::amz_date(std::time::SystemTime::now());
+        let mut request = axum::http::Request::post("/")
+            .header("host", "127.0.0.1:8080")
+            .header("content-type", "application/x-amz-json-1.0")
+            .header("x-amz-date", &amz)
+            .header(
+                "x-amz-target",
+                "SimpleWorkflowService.StartWorkflowExecution",
+            )
+            .body(())
+            .expect("a request");
+        let signed_headers = "content-type;host;x-amz-date;x-amz-target";
+        let hash = sigv4::sha256_hex(&body);
+        let canonical = sigv4::Request {
+            method: "POST",
+            path: "/",
+            query: "",
+            headers: request.headers(),
+            payload_hash: &hash,
+        }
+        .canonical(signed_headers);
+        let scope = sigv4::scope(&amz[..8], "us-east-1", sigv4::SERVICE);
+        let signature = sigv4::sign(secret, &amz, &scope, &canonical);
+        let authorization = format!(
+            "{} Credential=AKIDBENCH/{scope}, SignedHeaders={signed_headers}, Signature={signature}",
+            sigv4::ALGORITHM
+        );
+        request.headers_mut().insert(
+            "authorization",
+            authorization.parse().expect("a header value"),
+        );
+        SignedRequest {
+            tenants,
+            parts: request.into_parts().0,
+            body,
+        }
+    }
+
+    /// Checks the signature as the server does; whether it holds.
+    pub fn verify(&self) -> bool {
+        self.tenants
+            .authenticate(&self.parts, &self.body, std::time::SystemTime::now())
+            .is_ok()
+    }
+}
