@@ -17,6 +17,9 @@ fn weft() -> Command {
         "WEFT_POLL_TIMEOUT",
         "WEFT_ACCOUNT_ID",
         "WEFT_ENDPOINT",
+        "WEFT_CONFIG",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
     ] {
         command.env_remove(var);
     }
@@ -317,4 +320,119 @@ fn deploy_without_a_server_fails_with_a_clear_message() {
     );
     assert!(!output.status.success());
     assert!(text(&output.stderr).contains("cannot read nope.wasm"));
+}
+
+/// A `weft.toml` in `dir` with one tenant and its data in `dir/data`, listening on a free port.
+fn tenant_config(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("weft.toml");
+    let data = dir.join("data");
+    std::fs::write(
+        &path,
+        format!(
+            "[server]\nlisten = \"127.0.0.1:0\"\ndata = {data:?}\n\n\
+             [[tenants]]\nname = \"acme\"\naccount_id = \"111111111111\"\n\
+             domains = [\"*\"]\n\
+             keys = [{{ id = \"AKIAACMECLI000001\", secret = \"acme-cli-secret-0123\" }}]\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn serves_the_tenants_of_its_config_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut command = weft();
+    command
+        .arg("serve")
+        .arg("--config")
+        .arg(tenant_config(dir.path()));
+    let (child, addr) = start(command);
+    assert!(
+        dir.path().join("data/weft.redb").exists(),
+        "data as the file says"
+    );
+
+    let (status, body) = call(
+        &addr,
+        "ListDomains",
+        r#"{"registrationStatus":"REGISTERED"}"#,
+    );
+    assert_eq!(status, 400);
+    assert!(
+        body.contains("MissingAuthenticationTokenException"),
+        "{body}"
+    );
+
+    let listed = weft()
+        .args([
+            "module",
+            "list",
+            "--json",
+            "--endpoint",
+            &format!("http://{addr}"),
+        ])
+        .env("AWS_ACCESS_KEY_ID", "AKIAACMECLI000001")
+        .env("AWS_SECRET_ACCESS_KEY", "acme-cli-secret-0123")
+        .output()
+        .unwrap();
+    assert!(listed.status.success(), "{listed:?}");
+    assert_eq!(text(&listed.stdout).trim(), r#"{"modules":[]}"#);
+    let refused = weft()
+        .args(["module", "list", "--endpoint", &format!("http://{addr}")])
+        .args(["--access-key-id", "AKIAACMECLI000001"])
+        .args(["--secret-access-key", "not-the-secret-at-all"])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(
+        text(&refused.stderr).contains("InvalidSignatureException"),
+        "{refused:?}"
+    );
+
+    terminate(&child);
+    assert!(wait(child, Duration::from_secs(10)).status.success());
+}
+
+#[test]
+fn says_when_it_runs_open_and_refuses_bad_config_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut open = serve(&dir.path().join("open"));
+    let mut child = open
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.contains("open single-tenant mode"), "{line}");
+    assert!(line.contains("NOT authenticated"), "{line}");
+    terminate(&child);
+    wait(child, Duration::from_secs(10));
+
+    let bad = dir.path().join("bad.toml");
+    for (text, expected) in [
+        ("[limits]\nmax_domain = 3\n", "max_domain"),
+        ("[[tenants]]\nname = \"a\"\n", "missing field"),
+        (
+            "[[tenants]]\nname = \"a\"\naccount_id = \"12\"\ndomains = [\"*\"]\n\
+             keys = [{ id = \"K\", secret = \"0123456789abcdef\" }]\n",
+            "not 12 digits",
+        ),
+    ] {
+        std::fs::write(&bad, text).unwrap();
+        let output = weft()
+            .args(["serve", "--listen", "127.0.0.1:0", "--data"])
+            .arg(dir.path().join("data"))
+            .arg("--config")
+            .arg(&bad)
+            .output()
+            .unwrap();
+        assert!(!output.status.success(), "{text}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{text}: {stderr}");
+    }
 }
