@@ -48,7 +48,7 @@ pub(super) async fn serve_one(
             }
         }
     };
-    match functions::close(&worker.svc, &ctx, claim.task, outcome).await {
+    match functions::close(&worker.svc, ctx, claim.task, outcome).await {
         Ok(()) | Err(Fault::UnknownResource(_)) => Ok(()),
         Err(fault @ Fault::Internal(_)) => Err(fault),
         Err(fault) => {
@@ -62,7 +62,7 @@ pub(super) async fn serve_one(
                 reason: Some(reason),
                 details: None,
             };
-            match functions::close(&worker.svc, &ctx, claim.task, failed).await {
+            match functions::close(&worker.svc, ctx, claim.task, failed).await {
                 Ok(()) | Err(Fault::UnknownResource(_)) => Ok(()),
                 Err(fault) => Err(fault),
             }
