@@ -211,15 +211,27 @@ mod tests {
 
     /// A request signed as botocore signs one, at `at`, with `secret`.
     fn signed(at: SystemTime, secret: &str, body: &[u8]) -> Parts {
+        signed_dated(at, secret, body, "x-amz-date")
+    }
+
+    /// Like [`signed`], with the time in header `date_header`: `x-amz-date`, or `date` in
+    /// RFC 1123 form.
+    fn signed_dated(at: SystemTime, secret: &str, body: &[u8], date_header: &str) -> Parts {
         let amz = sigv4::amz_date(at);
+        let date = match date_header {
+            "date" => httpdate::fmt_http_date(at),
+            _ => amz.clone(),
+        };
         let mut request = Request::post("/")
             .header("host", "localhost:8080")
             .header("content-type", "application/x-amz-json-1.0")
-            .header("x-amz-date", &amz)
+            .header(date_header, &date)
             .header("x-amz-target", "SimpleWorkflowService.ListDomains")
             .body(())
             .unwrap();
-        let signed_headers = "content-type;host;x-amz-date;x-amz-target";
+        let mut names = ["content-type", date_header, "host", "x-amz-target"];
+        names.sort_unstable();
+        let signed_headers = &names.join(";");
         let hash = sigv4::sha256_hex(body);
         let canonical = sigv4::Request {
             method: "POST",
@@ -265,6 +277,22 @@ mod tests {
         let tampered = br#"{"registrationStatus":"DEPRECATED"}"#;
         assert_eq!(
             code(tenants.authenticate(&signed(now, SECRET, body), tampered, now)),
+            "InvalidSignatureException"
+        );
+    }
+
+    /// botocore signs with the `Date` header's time when a request has `Date` and no
+    /// `X-Amz-Date`.
+    #[test]
+    fn accepts_the_time_in_a_date_header() {
+        let tenants = tenants();
+        let now = SystemTime::now();
+        let parts = signed_dated(now, SECRET, b"{}", "date");
+        assert!(parts.headers.get("x-amz-date").is_none());
+        assert_eq!(code(tenants.authenticate(&parts, b"{}", now)), "ok");
+        let stale = signed_dated(now - Duration::from_secs(3600), SECRET, b"{}", "date");
+        assert_eq!(
+            code(tenants.authenticate(&stale, b"{}", now)),
             "InvalidSignatureException"
         );
     }
