@@ -436,3 +436,20 @@ fn says_when_it_runs_open_and_refuses_bad_config_files() {
         assert!(stderr.contains(expected), "{text}: {stderr}");
     }
 }
+
+/// The README's first command, shortened: the demo runs its orders and the quote, then exits.
+#[test]
+fn the_demo_runs_to_the_end_and_exits() {
+    let child = weft()
+        .args(["demo", "--orders", "2", "--listen", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Building the guests may come first, when no other test has built them yet.
+    let output = wait(child, Duration::from_secs(600));
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{output:?}");
+    assert!(stdout.contains("2 orders closed in"), "{stdout}");
+    assert!(stdout.contains("WorkflowExecutionCompleted"), "{stdout}");
+}
