@@ -58,6 +58,9 @@ pub(crate) enum Fault {
     /// The request body is larger than the service accepts.
     #[error("{0}")]
     RequestTooLarge(String),
+    /// The client took too long to send its request. SDKs retry this code.
+    #[error("{0}")]
+    RequestTimeout(String),
     /// The resource is in use and cannot be removed (Weft's extension API).
     #[error("{0}")]
     InUse(String),
@@ -85,6 +88,7 @@ impl Fault {
             Fault::Serialization(_) => "SerializationException",
             Fault::UnknownOperation(_) => "UnknownOperationException",
             Fault::RequestTooLarge(_) => "RequestEntityTooLargeException",
+            Fault::RequestTimeout(_) => "RequestTimeoutException",
             Fault::InUse(_) => "ResourceInUseException",
             Fault::Internal(_) => "InternalFailure",
         }
@@ -97,6 +101,7 @@ impl Fault {
             Fault::Serialization(_)
             | Fault::UnknownOperation(_)
             | Fault::RequestTooLarge(_)
+            | Fault::RequestTimeout(_)
             | Fault::Internal(_) => "com.amazon.coral.service",
             _ => "com.amazonaws.swf.base.model",
         }

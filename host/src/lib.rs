@@ -48,7 +48,7 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-pub use config::{Config, DEFAULT_ACCOUNT_ID, Limits};
+pub use config::{Config, DEFAULT_ACCOUNT_ID, HttpLimits, Limits};
 pub use store::{StoreError, WriterStats};
 
 use api::Api;
@@ -65,7 +65,8 @@ pub enum Error {
     /// The configuration is unusable.
     #[error("invalid configuration: {0}")]
     Config(String),
-    /// Serving HTTP failed.
+    /// Serving HTTP failed. The edge retries failed accepts instead of stopping, so `serve`
+    /// does not answer this today; it stays for callers that match on it.
     #[error("serving HTTP: {0}")]
     Serve(#[source] std::io::Error),
     /// A stored history breaks the rules of [`check`]. Only debug builds look, at start-up.
@@ -98,6 +99,7 @@ impl Weft {
                 config.account_id
             )));
         }
+        config.http.check().map_err(Error::Config)?;
         let opened = Store::open(&config.data_dir, config.clock.clone())?;
         #[cfg(debug_assertions)]
         if let Err(inconsistent) = check::stored(&opened.store) {
@@ -124,6 +126,7 @@ impl Weft {
             api: Arc::new(Api {
                 service: Arc::new(service),
                 account: config.account_id,
+                http: config.http,
             }),
             writer: opened.writer,
             stats: opened.stats,
@@ -155,6 +158,7 @@ impl Weft {
             stopping,
             ..
         } = self;
+        let edge_stopping = stopping.subscribe();
         let timers = tokio::spawn(timers::run(api.service.clone(), stopping.subscribe()));
         let workers = tokio::spawn(workers::supervise(
             api.service.clone(),
@@ -164,9 +168,8 @@ impl Weft {
             shutdown.await;
             stopping.send_replace(true);
         };
-        let served = axum::serve(listener, api::router(api))
-            .with_graceful_shutdown(shutdown)
-            .await;
+        let serving = api::serve(listener, api, edge_stopping);
+        tokio::join!(shutdown, serving);
         if timers.await.is_err() {
             tracing::error!("the timer loop panicked");
         }
@@ -185,7 +188,7 @@ impl Weft {
         {
             tracing::error!("could not wait for the writer to stop");
         }
-        served.map_err(Error::Serve)
+        Ok(())
     }
 }
 

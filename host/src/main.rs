@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use weft_host::client::{Bind, BindingKind, Client, Limits, show};
-use weft_host::{Config, Weft};
+use weft_host::{Config, HttpLimits, Weft};
 
 #[derive(Parser)]
 #[command(
@@ -83,6 +83,23 @@ struct ServeArgs {
     /// (for testing; SWF counts retention in days).
     #[arg(long, env = "WEFT_RETAIN_CLOSED_FOR", value_name = "SECS")]
     retain_closed_for: Option<u64>,
+    /// Connections served at once; more wait in the backlog until one closes. Each long poll
+    /// holds one.
+    #[arg(long, env = "WEFT_MAX_CONNECTIONS", value_name = "N",
+          default_value_t = HttpLimits::default().max_connections as u64,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    max_connections: u64,
+    /// Seconds a client has to send a request's headers; also how long a kept-alive connection
+    /// may sit idle.
+    #[arg(long, env = "WEFT_HEADER_TIMEOUT", value_name = "SECS",
+          default_value_t = HttpLimits::default().header_timeout.as_secs(),
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    header_timeout: u64,
+    /// Seconds a client has to send a request's body, module uploads included.
+    #[arg(long, env = "WEFT_BODY_TIMEOUT", value_name = "SECS",
+          default_value_t = HttpLimits::default().body_timeout.as_secs(),
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    body_timeout: u64,
 }
 
 /// Where the server is, and how to print its answers.
@@ -288,6 +305,11 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     config.poll_timeout = Duration::from_secs(args.poll_timeout);
     config.account_id = args.account_id;
     config.retention_override = args.retain_closed_for.map(Duration::from_secs);
+    config.http = HttpLimits {
+        max_connections: args.max_connections as usize,
+        header_timeout: Duration::from_secs(args.header_timeout),
+        body_timeout: Duration::from_secs(args.body_timeout),
+    };
     let weft = Weft::open(config)?;
     let listener = TcpListener::bind(&args.listen)
         .await

@@ -6,27 +6,31 @@
 //! model; the operation runs. Both faces derive the caller's scope the same way ([`Api::ctx`])
 //! and answer through `response`. Only this module knows HTTP.
 
+mod edge;
 mod extension;
 pub(crate) mod operation;
 mod response;
 pub(crate) mod schema;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, Method, Uri};
 use axum::response::Response;
 use axum::routing::post;
 use bytes::Bytes;
 use http_body_util::LengthLimitError;
 use serde_json::Value;
 
+use crate::config::HttpLimits;
 use crate::fault::Fault;
 use crate::model::Scope;
 use crate::ops::{Ctx, Service};
 
+pub(crate) use self::edge::serve;
 pub(crate) use self::operation::Operation;
 use self::response::Face;
 use self::schema::Schema;
@@ -38,6 +42,8 @@ const DEFAULT_REGION: &str = "us-east-1";
 pub(crate) struct Api {
     pub(crate) service: Arc<Service>,
     pub(crate) account: String,
+    /// The edge's connection cap and deadlines; `read_body` keeps the body deadline.
+    pub(crate) http: HttpLimits,
 }
 
 impl Api {
@@ -58,7 +64,15 @@ pub(crate) fn router(api: Arc<Api>) -> Router {
     Router::new()
         .route("/", post(handle))
         .merge(extension::routes())
+        .fallback(no_route)
+        .method_not_allowed_fallback(no_route)
         .with_state(api)
+}
+
+/// Any path or method nothing serves, answered as a fault like any other.
+async fn no_route(method: Method, uri: Uri) -> Response {
+    let fault = Fault::UnknownOperation(format!("No route for {method} {}", uri.path()));
+    response::respond(Face::of_path(uri.path()), &request_id(), Err(fault))
 }
 
 async fn handle(State(api): State<Arc<Api>>, headers: HeaderMap, body: Body) -> Response {
@@ -73,15 +87,25 @@ async fn process(api: &Api, headers: &HeaderMap, body: Body) -> Result<Vec<u8>, 
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
     let operation = Operation::from_target(target)?;
-    let bytes = read_body(body, api.service.limits.max_request_bytes).await?;
+    let limit = api.service.limits.max_request_bytes;
+    let bytes = read_body(body, limit, api.http.body_timeout).await?;
     let mut input = parse_body(&bytes)?;
     Schema::get().validate(operation.name(), &mut input)?;
     operation.call(&api.service, &api.ctx(headers), input).await
 }
 
-/// The whole body, if it is at most `limit` bytes.
-async fn read_body(body: Body, limit: usize) -> Result<Bytes, Fault> {
-    axum::body::to_bytes(body, limit).await.map_err(|e| {
+/// The whole body, if it is at most `limit` bytes and arrives within `deadline`. A client that
+/// stops sending mid-body is answered `RequestTimeoutException`; the connection then closes, since
+/// the rest of its body was never read.
+async fn read_body(body: Body, limit: usize, deadline: Duration) -> Result<Bytes, Fault> {
+    let read = tokio::time::timeout(deadline, axum::body::to_bytes(body, limit)).await;
+    let Ok(read) = read else {
+        return Err(Fault::RequestTimeout(format!(
+            "The request body did not arrive within {} seconds",
+            deadline.as_secs_f64()
+        )));
+    };
+    read.map_err(|e| {
         let too_large = std::error::Error::source(&e).is_some_and(|s| s.is::<LengthLimitError>());
         if too_large {
             Fault::RequestTooLarge(format!("The request body exceeds {limit} bytes"))
