@@ -22,6 +22,7 @@ use axum::http::{HeaderMap, Method, Uri};
 use axum::response::Response;
 use axum::routing::post;
 use bytes::Bytes;
+use hyper::body::Body as _;
 use http_body_util::LengthLimitError;
 use serde_json::Value;
 
@@ -98,6 +99,11 @@ async fn process(api: &Api, headers: &HeaderMap, body: Body) -> Result<Vec<u8>, 
 /// stops sending mid-body is answered `RequestTimeoutException`; the connection then closes, since
 /// the rest of its body was never read.
 async fn read_body(body: Body, limit: usize, deadline: Duration) -> Result<Bytes, Fault> {
+    let too_large = || Fault::RequestTooLarge(format!("The request body exceeds {limit} bytes"));
+    // A Content-Length over the limit is refused before a byte of the body is waited for.
+    if body.size_hint().lower() > limit as u64 {
+        return Err(too_large());
+    }
     let read = tokio::time::timeout(deadline, axum::body::to_bytes(body, limit)).await;
     let Ok(read) = read else {
         return Err(Fault::RequestTimeout(format!(
@@ -106,9 +112,8 @@ async fn read_body(body: Body, limit: usize, deadline: Duration) -> Result<Bytes
         )));
     };
     read.map_err(|e| {
-        let too_large = std::error::Error::source(&e).is_some_and(|s| s.is::<LengthLimitError>());
-        if too_large {
-            Fault::RequestTooLarge(format!("The request body exceeds {limit} bytes"))
+        if std::error::Error::source(&e).is_some_and(|s| s.is::<LengthLimitError>()) {
+            too_large()
         } else {
             Fault::Serialization("The request body could not be read".into())
         }
