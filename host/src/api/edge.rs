@@ -137,7 +137,8 @@ struct Edge(TowerToHyperService<Router>);
 impl Service<hyper::Request<Incoming>> for Edge {
     type Response = Response;
     type Error = Infallible;
-    type Future = CatchPanic<<TowerToHyperService<Router> as Service<hyper::Request<Incoming>>>::Future>;
+    type Future =
+        CatchPanic<<TowerToHyperService<Router> as Service<hyper::Request<Incoming>>>::Future>;
 
     fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
         let face = Face::of_path(request.uri().path());
@@ -167,5 +168,38 @@ impl<F: Future<Output = Result<Response, Infallible>>> Future for CatchPanic<F> 
                 Err(Fault::internal("the request's handler panicked")),
             ))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::StatusCode;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panicking_handler_is_answered_as_an_internal_failure() {
+        let panics = async {
+            if std::hint::black_box(false) {
+                return Ok(Response::default());
+            }
+            panic!("a bug at host/src/secret.rs:12");
+        };
+        let caught = CatchPanic {
+            face: Face::Swf,
+            inner: Box::pin(panics),
+        };
+        let Ok(response) = caught.await;
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(
+            response.headers().get("x-amzn-errortype").unwrap(),
+            "InternalFailure"
+        );
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let body = String::from_utf8(body.to_vec()).unwrap();
+        assert!(body.contains("unknown error"), "{body}");
+        assert!(!body.contains("secret") && !body.contains("bug"), "{body}");
     }
 }

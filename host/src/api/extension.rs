@@ -25,8 +25,8 @@ use axum::body::Body;
 use axum::extract::path::ErrorKind;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{FromRequestParts, Path, State};
-use axum::http::request::Parts;
 use axum::http::HeaderMap;
+use axum::http::request::Parts;
 use axum::response::Response;
 use axum::routing::{get, post, put};
 use serde::Serialize;
@@ -172,7 +172,10 @@ fn in_json_terms(e: &serde_json::Error) -> String {
     let mut message = e.to_string();
     for (rust, json) in [
         ("expected u32", "expected an integer from 0 to 4294967295"),
-        ("expected u64", "expected an integer from 0 to 18446744073709551615"),
+        (
+            "expected u64",
+            "expected an integer from 0 to 18446744073709551615",
+        ),
     ] {
         message = message.replace(rust, json);
     }

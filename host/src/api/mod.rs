@@ -22,8 +22,8 @@ use axum::http::{HeaderMap, Method, Uri};
 use axum::response::Response;
 use axum::routing::post;
 use bytes::Bytes;
-use hyper::body::Body as _;
 use http_body_util::LengthLimitError;
+use hyper::body::Body as _;
 use serde_json::Value;
 
 use crate::config::HttpLimits;

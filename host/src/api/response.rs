@@ -21,7 +21,11 @@ impl Face {
     /// The face that answers requests for `path`, routed or not: SWF's at `/`, the
     /// extension's (plain JSON, REST statuses) anywhere else.
     pub(super) fn of_path(path: &str) -> Face {
-        if path == "/" { Face::Swf } else { Face::Extension }
+        if path == "/" {
+            Face::Swf
+        } else {
+            Face::Extension
+        }
     }
 
     fn content_type(self) -> HeaderValue {

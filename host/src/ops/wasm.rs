@@ -18,7 +18,11 @@ pub(crate) const MAX_MODULES: usize = 100;
 
 /// What a binding asks for: a module, and optionally its concurrency and limits.
 #[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields, expecting = "a JSON object")]
+#[serde(
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "a JSON object"
+)]
 pub(crate) struct BindInput {
     /// The module's digest.
     pub(crate) module: String,

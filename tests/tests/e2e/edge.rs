@@ -60,7 +60,10 @@ async fn a_client_trickling_its_headers_is_disconnected() {
     assert!(read.is_empty(), "{:?}", String::from_utf8_lossy(&read));
 
     // The server serves on.
-    let response = server.raw(Some(LIST_DOMAINS), br#"{"registrationStatus": "REGISTERED"}"#);
+    let response = server.raw(
+        Some(LIST_DOMAINS),
+        br#"{"registrationStatus": "REGISTERED"}"#,
+    );
     assert_eq!(response.await.status, 200);
 }
 
@@ -181,7 +184,11 @@ async fn unknown_paths_and_methods_are_json_faults() {
         ("OPTIONS", "/v1/modules", 404, "application/json"),
     ] {
         let response = raw_http(&addr, method, path, &[], b"").await;
-        assert_eq!(response.status, status, "{method} {path}: {}", response.body);
+        assert_eq!(
+            response.status, status,
+            "{method} {path}: {}",
+            response.body
+        );
         assert_eq!(response.header("content-type"), Some(content_type));
         assert_eq!(response.error_code(), "UnknownOperationException");
         assert_eq!(response.message(), format!("No route for {method} {path}"));
@@ -206,7 +213,12 @@ async fn stopping_answers_long_polls_and_closes_idle_connections() {
         let addr = addr.clone();
         async move {
             let poll = br#"{"domain": "d", "taskList": {"name": "l"}}"#;
-            raw_request(&addr, Some("SimpleWorkflowService.PollForDecisionTask"), poll).await
+            raw_request(
+                &addr,
+                Some("SimpleWorkflowService.PollForDecisionTask"),
+                poll,
+            )
+            .await
         }
     });
     let mut idle = TcpStream::connect(&addr).await.unwrap();
