@@ -136,3 +136,23 @@ impl Default for Limits {
 pub(crate) fn is_account_id(id: &str) -> bool {
     id.len() == 12 && id.bytes().all(|b| b.is_ascii_digit())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_limits_need_a_connection_and_some_time() {
+        assert_eq!(HttpLimits::default().check(), Ok(()));
+        let none = HttpLimits {
+            max_connections: 0,
+            ..HttpLimits::default()
+        };
+        assert!(none.check().unwrap_err().contains("max_connections is 0"));
+        let instant = HttpLimits {
+            body_timeout: Duration::ZERO,
+            ..HttpLimits::default()
+        };
+        assert!(instant.check().is_err());
+    }
+}

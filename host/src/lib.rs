@@ -144,9 +144,9 @@ impl Weft {
         self.stats.clone()
     }
 
-    /// Serves SWF on `listener` until `shutdown` completes, then answers the long polls in
-    /// flight (empty), finishes the other requests, commits what they changed and closes the
-    /// store.
+    /// Serves SWF on `listener`, within `Config::http`'s connection cap and deadlines, until
+    /// `shutdown` completes; then stops accepting, answers the long polls in flight (empty),
+    /// finishes the other requests, commits what they changed and closes the store.
     pub async fn serve(
         self,
         listener: TcpListener,

@@ -57,14 +57,17 @@ pub(crate) async fn serve(listener: TcpListener, api: Arc<Api>, stopping: watch:
     let connections = Arc::new(Semaphore::new(limits.max_connections));
     let mut stop = stopping.clone();
     loop {
+        // Stopping wins over a connection that is ready at the same moment.
         let permit = tokio::select! {
-            permit = connections.clone().acquire_owned() => permit,
+            biased;
             _ = stop.wait_for(|stopping| *stopping) => break,
+            permit = connections.clone().acquire_owned() => permit,
         };
         let Ok(permit) = permit else { break };
         let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
+            biased;
             _ = stop.wait_for(|stopping| *stopping) => break,
+            accepted = listener.accept() => accepted,
         };
         let stream = match accepted {
             Ok((stream, _)) => stream,
