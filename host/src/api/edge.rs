@@ -80,8 +80,8 @@ pub(crate) async fn serve(listener: TcpListener, api: Arc<Api>, stopping: watch:
                 }
             }
         };
-        // Answers are written whole; without this a small one can wait on the client's
-        // delayed acknowledgement.
+        // An answer may leave in more than one write; without this a later one can wait on
+        // the client's delayed acknowledgement (Nagle). axum::serve left it on.
         let _ = stream.set_nodelay(true);
         let connection = http.serve_connection(TokioIo::new(stream), service.clone());
         tokio::spawn(drive(connection, stopping.clone(), permit));
