@@ -81,7 +81,7 @@ pub(crate) async fn serve(listener: TcpListener, api: Arc<Api>, stopping: watch:
             }
         };
         // An answer may leave in more than one write; without this a later one can wait on
-        // the client's delayed acknowledgement (Nagle). axum::serve left it on.
+        // the client's delayed acknowledgement (Nagle). axum::serve did not set it.
         let _ = stream.set_nodelay(true);
         let connection = http.serve_connection(TokioIo::new(stream), service.clone());
         tokio::spawn(drive(connection, stopping.clone(), permit));
