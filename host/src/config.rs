@@ -27,6 +27,8 @@ pub struct Config {
     pub tenants: Vec<TenantConfig>,
     /// How far a signed request's time may be from the server's (AWS: 15 minutes).
     pub max_clock_skew: Duration,
+    /// What the HTTP edge allows one client: connections, and time to send a request.
+    pub http: HttpLimits,
 }
 
 impl Config {
@@ -41,9 +43,62 @@ impl Config {
             retention_override: None,
             tenants: Vec::new(),
             max_clock_skew: Duration::from_secs(15 * 60),
+            http: HttpLimits::default(),
         }
     }
 }
+
+/// The HTTP edge's defences against clients that hold resources without using them: a cap on
+/// connections, and deadlines on sending a request. They bound what a slow or idle client costs;
+/// they do not throttle a fast one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpLimits {
+    /// Connections served at once. While this many are open the server stops accepting, and new
+    /// connections wait in the operating system's backlog until one closes. Every long poll
+    /// holds a connection for up to the poll timeout, so leave room above the pollers expected.
+    pub max_connections: usize,
+    /// How long a client may take to send a request's headers, counted from when the
+    /// connection is ready for a request: a client that trickles its headers is disconnected.
+    /// On a kept-alive connection the count starts when the previous answer is sent, so this
+    /// is also how long a connection may sit idle between requests. A request being served,
+    /// such as a long poll, is not idle.
+    pub header_timeout: Duration,
+    /// How long a client may take to send a request's body once its headers are in: the whole
+    /// body, not each piece of it, so a client that sends a byte now and then is cut off too.
+    /// It is answered `RequestTimeoutException` (408), which SDKs retry, and disconnected. It
+    /// bounds module uploads as well: 32 MiB in 30 s needs about 1.1 MB/s.
+    pub body_timeout: Duration,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        HttpLimits {
+            max_connections: 4096,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+impl HttpLimits {
+    /// Why these limits cannot be served with, if they cannot.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        if self.max_connections == 0 || self.max_connections > MAX_CONNECTIONS {
+            return Err(format!(
+                "max_connections is {}; it must be 1 to {MAX_CONNECTIONS}",
+                self.max_connections
+            ));
+        }
+        if self.header_timeout.is_zero() || self.body_timeout.is_zero() {
+            return Err("the header and body timeouts must be longer than zero".into());
+        }
+        Ok(())
+    }
+}
+
+/// The most connections [`HttpLimits::max_connections`] may allow: far above what one process
+/// has file descriptors for, and small enough to count in a `u32`.
+const MAX_CONNECTIONS: usize = 1 << 20;
 
 /// The account id used when none is configured.
 pub const DEFAULT_ACCOUNT_ID: &str = "000000000000";
@@ -88,4 +143,24 @@ impl Default for Limits {
 /// Whether `id` is usable as an account id: AWS account ids are 12 digits.
 pub(crate) fn is_account_id(id: &str) -> bool {
     id.len() == 12 && id.bytes().all(|b| b.is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_limits_need_a_connection_and_some_time() {
+        assert_eq!(HttpLimits::default().check(), Ok(()));
+        let none = HttpLimits {
+            max_connections: 0,
+            ..HttpLimits::default()
+        };
+        assert!(none.check().unwrap_err().contains("max_connections is 0"));
+        let instant = HttpLimits {
+            body_timeout: Duration::ZERO,
+            ..HttpLimits::default()
+        };
+        assert!(instant.check().is_err());
+    }
 }

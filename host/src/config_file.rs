@@ -40,6 +40,12 @@ pub struct ServerSettings {
     pub max_clock_skew_secs: Option<u64>,
     /// The open tenant's account id, when no tenants are configured.
     pub account_id: Option<String>,
+    /// Connections served at once.
+    pub max_connections: Option<usize>,
+    /// Seconds a client has to send a request's headers (and a kept-alive connection may idle).
+    pub header_timeout_secs: Option<u64>,
+    /// Seconds a client has to send a request's body.
+    pub body_timeout_secs: Option<u64>,
 }
 
 /// Why a config file cannot be used.
@@ -99,6 +105,15 @@ impl ConfigFile {
         }
         if let Some(account) = server.account_id {
             config.account_id = account;
+        }
+        if let Some(n) = server.max_connections {
+            config.http.max_connections = n;
+        }
+        if let Some(secs) = server.header_timeout_secs {
+            config.http.header_timeout = Duration::from_secs(secs);
+        }
+        if let Some(secs) = server.body_timeout_secs {
+            config.http.body_timeout = Duration::from_secs(secs);
         }
     }
 }

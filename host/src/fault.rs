@@ -58,6 +58,9 @@ pub(crate) enum Fault {
     /// The request body is larger than the service accepts.
     #[error("{0}")]
     RequestTooLarge(String),
+    /// The client took too long to send its request. SDKs retry this code.
+    #[error("{0}")]
+    RequestTimeout(String),
     /// The resource is in use and cannot be removed (Weft's extension API).
     #[error("{0}")]
     InUse(String),
@@ -103,6 +106,7 @@ impl Fault {
             Fault::Serialization(_) => "SerializationException",
             Fault::UnknownOperation(_) => "UnknownOperationException",
             Fault::RequestTooLarge(_) => "RequestEntityTooLargeException",
+            Fault::RequestTimeout(_) => "RequestTimeoutException",
             Fault::InUse(_) => "ResourceInUseException",
             Fault::MissingAuthenticationToken(_) => "MissingAuthenticationTokenException",
             Fault::IncompleteSignature(_) => "IncompleteSignatureException",
@@ -126,6 +130,7 @@ impl Fault {
             | Fault::UnrecognizedClient(_)
             | Fault::InvalidSignature(_)
             | Fault::AccessDenied(_)
+            | Fault::RequestTimeout(_)
             | Fault::Internal(_) => "com.amazon.coral.service",
             Fault::Throttling(_) => "com.amazon.coral.availability",
             _ => "com.amazonaws.swf.base.model",

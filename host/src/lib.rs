@@ -50,7 +50,7 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-pub use config::{Config, DEFAULT_ACCOUNT_ID, Limits};
+pub use config::{Config, DEFAULT_ACCOUNT_ID, HttpLimits, Limits};
 pub use config_file::{ConfigFile, ConfigFileError, ServerSettings};
 pub use store::{StoreError, WriterStats};
 pub use tenancy::{AccessKey, Quotas, TenantConfig};
@@ -69,7 +69,8 @@ pub enum Error {
     /// The configuration is unusable.
     #[error("invalid configuration: {0}")]
     Config(String),
-    /// Serving HTTP failed.
+    /// Serving HTTP failed. The edge retries failed accepts instead of stopping, so `serve`
+    /// does not answer this today; it stays for callers that match on it.
     #[error("serving HTTP: {0}")]
     Serve(#[source] std::io::Error),
     /// A stored history breaks the rules of [`check`]. Only debug builds look, at start-up.
@@ -103,6 +104,7 @@ impl Weft {
             )));
         }
         let tenants = tenancy::Tenants::new(&config).map_err(Error::Config)?;
+        config.http.check().map_err(Error::Config)?;
         let opened = Store::open(&config.data_dir, config.clock.clone())?;
         #[cfg(debug_assertions)]
         if let Err(inconsistent) = check::stored(&opened.store) {
@@ -129,6 +131,7 @@ impl Weft {
         Ok(Weft {
             api: Arc::new(Api {
                 service: Arc::new(service),
+                http: config.http,
             }),
             writer: opened.writer,
             stats: opened.stats,
@@ -151,9 +154,9 @@ impl Weft {
         self.stats.clone()
     }
 
-    /// Serves SWF on `listener` until `shutdown` completes, then answers the long polls in
-    /// flight (empty), finishes the other requests, commits what they changed and closes the
-    /// store.
+    /// Serves SWF on `listener`, within `Config::http`'s connection cap and deadlines, until
+    /// `shutdown` completes; then stops accepting, answers the long polls in flight (empty),
+    /// finishes the other requests, commits what they changed and closes the store.
     pub async fn serve(
         self,
         listener: TcpListener,
@@ -165,6 +168,7 @@ impl Weft {
             stopping,
             ..
         } = self;
+        let edge_stopping = stopping.subscribe();
         let timers = tokio::spawn(timers::run(api.service.clone(), stopping.subscribe()));
         let workers = tokio::spawn(workers::supervise(
             api.service.clone(),
@@ -174,9 +178,8 @@ impl Weft {
             shutdown.await;
             stopping.send_replace(true);
         };
-        let served = axum::serve(listener, api::router(api))
-            .with_graceful_shutdown(shutdown)
-            .await;
+        let serving = api::serve(listener, api, edge_stopping);
+        tokio::join!(shutdown, serving);
         if timers.await.is_err() {
             tracing::error!("the timer loop panicked");
         }
@@ -195,7 +198,7 @@ impl Weft {
         {
             tracing::error!("could not wait for the writer to stop");
         }
-        served.map_err(Error::Serve)
+        Ok(())
     }
 }
 

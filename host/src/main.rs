@@ -88,6 +88,20 @@ struct ServeArgs {
     /// (for testing; SWF counts retention in days).
     #[arg(long, env = "WEFT_RETAIN_CLOSED_FOR", value_name = "SECS")]
     retain_closed_for: Option<u64>,
+    /// Connections served at once; more wait in the backlog until one closes. Each long poll
+    /// holds one [default: 4096].
+    #[arg(long, env = "WEFT_MAX_CONNECTIONS", value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    max_connections: Option<u64>,
+    /// Seconds a client has to send a request's headers; also how long a kept-alive connection
+    /// may sit idle [default: 10].
+    #[arg(long, env = "WEFT_HEADER_TIMEOUT", value_name = "SECS",
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    header_timeout: Option<u64>,
+    /// Seconds a client has to send a request's body, module uploads included [default: 30].
+    #[arg(long, env = "WEFT_BODY_TIMEOUT", value_name = "SECS",
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    body_timeout: Option<u64>,
 }
 
 /// Where the server is, and how to print its answers.
@@ -339,6 +353,15 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         config.account_id = account;
     }
     config.retention_override = args.retain_closed_for.map(Duration::from_secs);
+    if let Some(n) = args.max_connections {
+        config.http.max_connections = n as usize;
+    }
+    if let Some(secs) = args.header_timeout {
+        config.http.header_timeout = Duration::from_secs(secs);
+    }
+    if let Some(secs) = args.body_timeout {
+        config.http.body_timeout = Duration::from_secs(secs);
+    }
     let tenants = config.tenants.len();
     let weft = Weft::open(config)?;
     if weft.is_open() {

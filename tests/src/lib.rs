@@ -291,7 +291,8 @@ pub struct RawResponse {
 }
 
 impl RawResponse {
-    fn parse(bytes: &[u8]) -> Self {
+    /// Parses a response as read from the socket; panics if there is none.
+    pub fn parse(bytes: &[u8]) -> Self {
         let text = String::from_utf8_lossy(bytes);
         let (head, body) = text
             .split_once("\r\n\r\n")

@@ -98,7 +98,7 @@ impl<const LIMIT: usize> FromRequest<Arc<Api>> for Admitted<LIMIT> {
             n => n,
         };
         let admitted = async {
-            let body = read_body(body, limit).await?;
+            let body = read_body(body, limit, api.http.body_timeout).await?;
             let ctx = api.admit(&parts, &body)?;
             Ok(Admitted { ctx, body })
         };

@@ -21,11 +21,12 @@
 use std::sync::Arc;
 
 use axum::Router;
+use axum::extract::path::ErrorKind;
+use axum::extract::rejection::PathRejection;
 use axum::extract::{FromRequestParts, Path, State};
 use axum::http::request::Parts;
-use axum::http::{Method, Uri};
 use axum::response::Response;
-use axum::routing::{any, get, post, put};
+use axum::routing::{get, post, put};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -50,8 +51,6 @@ pub(super) fn routes() -> Router<Arc<Api>> {
             "/v1/domains/{domain}/bindings/{kind}/{name}/failures",
             get(failures),
         )
-        .route("/v1", any(no_route))
-        .route("/v1/{*rest}", any(no_route))
 }
 
 /// A binding's place: domain, kind and name, as the path names them.
@@ -144,14 +143,6 @@ async fn failures(
     )
 }
 
-/// Any other method or path under `/v1`.
-async fn no_route(method: Method, uri: Uri) -> Response {
-    reply::<Value>(Err(Fault::UnknownOperation(format!(
-        "No route for {method} {}",
-        uri.path()
-    ))))
-}
-
 /// The extension's answer: `outcome` as JSON, or its fault.
 fn reply<T: Serialize>(outcome: Result<T, Fault>) -> Response {
     let body = outcome.and_then(|output| serde_json::to_vec(&output).map_err(Fault::internal));
@@ -170,9 +161,28 @@ fn kind_named(name: &str) -> Result<BindingKind, Fault> {
 /// the wrong shape (a missing or unknown member, a wrong type) a `ValidationException`.
 fn parse_input<T: DeserializeOwned>(body: &[u8]) -> Result<T, Fault> {
     serde_json::from_slice(body).map_err(|e| match e.classify() {
-        serde_json::error::Category::Data => Fault::Validation(format!("Invalid input: {e}")),
+        serde_json::error::Category::Data => {
+            Fault::Validation(format!("Invalid input: {}", in_json_terms(&e)))
+        }
         _ => Fault::Serialization(format!("The request body is not valid JSON: {e}")),
     })
+}
+
+/// serde's message for `e` with the Rust types it names said in JSON's terms: the client sent
+/// JSON and should not have to know that `concurrency` is a `u32`. (The structs set their own
+/// `expecting`, so no struct name appears.)
+fn in_json_terms(e: &serde_json::Error) -> String {
+    let mut message = e.to_string();
+    for (rust, json) in [
+        ("expected u32", "expected an integer from 0 to 4294967295"),
+        (
+            "expected u64",
+            "expected an integer from 0 to 18446744073709551615",
+        ),
+    ] {
+        message = message.replace(rust, json);
+    }
+    message
 }
 
 /// Path parameters, percent-decoded. A path that does not decode (such as `%FF`, not UTF-8) is
@@ -185,12 +195,24 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for Params<
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Response> {
         match Path::<T>::from_request_parts(parts, state).await {
             Ok(Path(params)) => Ok(Params(params)),
-            Err(rejection) => Err(reply::<Value>(Err(Fault::Validation(format!(
-                "Invalid path: {}",
-                rejection.body_text()
-            ))))),
+            Err(rejection) => Err(reply::<Value>(Err(path_fault(rejection)))),
         }
     }
+}
+
+/// The fault for a path that did not decode. Only a segment that is not UTF-8 once
+/// percent-decoded is the client's doing: every parameter is a string, and the routes name as
+/// many as their handlers take, so anything else is a bug, whose detail (Rust types) stays in the
+/// log.
+fn path_fault(rejection: PathRejection) -> Fault {
+    if let PathRejection::FailedToDeserializePathParams(e) = &rejection
+        && let ErrorKind::InvalidUtf8InPathParam { key } = e.kind()
+    {
+        return Fault::Validation(format!(
+            "Invalid path: its {key} is not UTF-8 once percent-decoded"
+        ));
+    }
+    Fault::internal(format!("path parameters: {}", rejection.body_text()))
 }
 
 #[cfg(test)]
@@ -350,12 +372,12 @@ mod tests {
         for (body, code, needle) in [
             ("{", "SerializationException", "not valid JSON"),
             ("", "SerializationException", "not valid JSON"),
-            ("[]", "ValidationException", "Invalid input"),
+            ("[]", "ValidationException", "expected a JSON object"),
             (r#"{"modul": "x"}"#, "ValidationException", "unknown field"),
             (
                 r#"{"module": "x", "concurrency": -1}"#,
                 "ValidationException",
-                "Invalid input",
+                "expected an integer from 0 to 4294967295",
             ),
             (
                 r#"{"module": "x", "limits": {"cpu_ms": 5}}"#,
@@ -372,11 +394,25 @@ mod tests {
                 "ValidationException",
                 "concurrency must be 1 to 64",
             ),
+            (
+                r#"{"module": "x", "limits": 5}"#,
+                "ValidationException",
+                "expected a JSON object",
+            ),
+            (
+                r#"{"module": "x", "limits": {"cpuMs": "5"}}"#,
+                "ValidationException",
+                "expected an integer from 0 to 18446744073709551615",
+            ),
         ] {
             let answer = h.call("PUT", uri, body).await;
             assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{body}");
             assert_eq!(answer.code(), code, "{body}: {}", answer.json);
             assert!(answer.message().contains(needle), "{body}: {}", answer.json);
+            // The client wrote JSON: Rust's names for its types are no business of theirs.
+            for rust in ["u32", "u64", "struct", "BindInput", "GuestLimits"] {
+                assert!(!answer.message().contains(rust), "{body}: {}", answer.json);
+            }
         }
     }
 
@@ -400,19 +436,38 @@ mod tests {
             .await;
         assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{}", answer.json);
         assert_eq!(answer.code(), "ValidationException");
+        assert_eq!(
+            answer.message(),
+            "Invalid path: its domain is not UTF-8 once percent-decoded"
+        );
     }
 
     #[tokio::test]
     async fn unknown_routes_and_kinds() {
         let h = harness();
+        // Unknown paths, and known paths with a method they do not serve, inside /v1 or not.
         for (method, uri) in [
             ("GET", "/v1/nothing"),
             ("GET", "/v1"),
             ("PATCH", "/v1/modules/abc/more"),
+            ("PATCH", "/v1/modules"),
+            ("POST", "/v1/domains/d/bindings"),
+            ("GET", "/v1/modules/abc"),
+            ("GET", "/nothing"),
+            ("POST", "/index.html"),
         ] {
             let answer = h.call(method, uri, Body::empty()).await;
             assert_eq!(answer.status, StatusCode::NOT_FOUND, "{method} {uri}");
             assert_eq!(answer.code(), "UnknownOperationException");
+            assert_eq!(answer.message(), format!("No route for {method} {uri}"));
+            assert_eq!(answer.content_type, "application/json");
+        }
+        // SWF's path answers as SWF does, whatever the method.
+        for method in ["GET", "PUT", "DELETE"] {
+            let answer = h.call(method, "/", Body::empty()).await;
+            assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{method}");
+            assert_eq!(answer.code(), "UnknownOperationException");
+            assert_eq!(answer.content_type, "application/x-amz-json-1.0");
         }
         let answer = h
             .call(

@@ -9,25 +9,31 @@
 //! module knows HTTP.
 
 mod auth;
+mod edge;
 mod extension;
 pub(crate) mod operation;
 mod response;
 pub(crate) mod schema;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
+use axum::http::{Method, Uri};
 use axum::response::Response;
 use axum::routing::post;
 use bytes::Bytes;
 use http_body_util::LengthLimitError;
+use hyper::body::Body as _;
 use serde_json::Value;
 
+use crate::config::HttpLimits;
 use crate::fault::Fault;
 use crate::ops::{Ctx, Service};
 
+pub(crate) use self::edge::serve;
 pub(crate) use self::operation::Operation;
 use self::response::Face;
 use self::schema::Schema;
@@ -35,6 +41,8 @@ use self::schema::Schema;
 /// State shared by every request.
 pub(crate) struct Api {
     pub(crate) service: Arc<Service>,
+    /// The edge's connection cap and deadlines; `read_body` keeps the body deadline.
+    pub(crate) http: HttpLimits,
 }
 
 /// The router: a function, so tests can drive it without a socket.
@@ -42,7 +50,15 @@ pub(crate) fn router(api: Arc<Api>) -> Router {
     Router::new()
         .route("/", post(handle))
         .merge(extension::routes())
+        .fallback(no_route)
+        .method_not_allowed_fallback(no_route)
         .with_state(api)
+}
+
+/// Any path or method nothing serves, answered as a fault like any other.
+async fn no_route(method: Method, uri: Uri) -> Response {
+    let fault = Fault::UnknownOperation(format!("No route for {method} {}", uri.path()));
+    response::respond(Face::of_path(uri.path()), &request_id(), Err(fault))
 }
 
 async fn handle(State(api): State<Arc<Api>>, request: Request) -> Response {
@@ -53,7 +69,8 @@ async fn handle(State(api): State<Arc<Api>>, request: Request) -> Response {
 
 async fn process(api: &Api, request: Request) -> Result<Vec<u8>, Fault> {
     let (parts, body) = request.into_parts();
-    let bytes = read_body(body, api.service.limits.max_request_bytes).await?;
+    let limit = api.service.limits.max_request_bytes;
+    let bytes = read_body(body, limit, api.http.body_timeout).await?;
     let ctx = api.admit(&parts, &bytes)?;
     let target = parts
         .headers
@@ -67,12 +84,25 @@ async fn process(api: &Api, request: Request) -> Result<Vec<u8>, Fault> {
     operation.call(&api.service, &ctx, input).await
 }
 
-/// The whole body, if it is at most `limit` bytes.
-async fn read_body(body: Body, limit: usize) -> Result<Bytes, Fault> {
-    axum::body::to_bytes(body, limit).await.map_err(|e| {
-        let too_large = std::error::Error::source(&e).is_some_and(|s| s.is::<LengthLimitError>());
-        if too_large {
-            Fault::RequestTooLarge(format!("The request body exceeds {limit} bytes"))
+/// The whole body, if it is at most `limit` bytes and arrives within `deadline`. A client that
+/// stops sending mid-body is answered `RequestTimeoutException`; the connection then closes, since
+/// the rest of its body was never read.
+async fn read_body(body: Body, limit: usize, deadline: Duration) -> Result<Bytes, Fault> {
+    let too_large = || Fault::RequestTooLarge(format!("The request body exceeds {limit} bytes"));
+    // A Content-Length over the limit is refused before a byte of the body is waited for.
+    if body.size_hint().lower() > limit as u64 {
+        return Err(too_large());
+    }
+    let read = tokio::time::timeout(deadline, axum::body::to_bytes(body, limit)).await;
+    let Ok(read) = read else {
+        return Err(Fault::RequestTimeout(format!(
+            "The request body did not arrive within {} seconds",
+            deadline.as_secs_f64()
+        )));
+    };
+    read.map_err(|e| {
+        if std::error::Error::source(&e).is_some_and(|s| s.is::<LengthLimitError>()) {
+            too_large()
         } else {
             Fault::Serialization("The request body could not be read".into())
         }

@@ -18,6 +18,16 @@ pub(super) enum Face {
 }
 
 impl Face {
+    /// The face that answers requests for `path`, routed or not: SWF's at `/`, the
+    /// extension's (plain JSON, REST statuses) anywhere else.
+    pub(super) fn of_path(path: &str) -> Face {
+        if path == "/" {
+            Face::Swf
+        } else {
+            Face::Extension
+        }
+    }
+
     fn content_type(self) -> HeaderValue {
         match self {
             Face::Swf => HeaderValue::from_static("application/x-amz-json-1.0"),
@@ -60,6 +70,7 @@ fn status(face: Face, fault: &Fault) -> StatusCode {
     match (face, fault) {
         (_, Fault::Internal(_)) => StatusCode::INTERNAL_SERVER_ERROR,
         (_, Fault::RequestTooLarge(_)) => StatusCode::PAYLOAD_TOO_LARGE,
+        (_, Fault::RequestTimeout(_)) => StatusCode::REQUEST_TIMEOUT,
         (_, Fault::InUse(_)) => StatusCode::CONFLICT,
         (Face::Extension, Fault::UnknownResource(_) | Fault::UnknownOperation(_)) => {
             StatusCode::NOT_FOUND

@@ -16,7 +16,11 @@ use super::{Ctx, Service, known_domain};
 pub(crate) const MAX_MODULE_BYTES: usize = 32 << 20;
 /// What a binding asks for: a module, and optionally its concurrency and limits.
 #[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "a JSON object"
+)]
 pub(crate) struct BindInput {
     /// The module's digest.
     pub(crate) module: String,
@@ -29,7 +33,11 @@ pub(crate) struct BindInput {
 
 /// The limits a binding asks for, member by member.
 #[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "a JSON object"
+)]
 pub(crate) struct LimitsInput {
     cpu_ms: Option<u64>,
     memory_bytes: Option<u64>,

@@ -9,7 +9,12 @@ use serde::{Deserialize, Serialize};
 /// defaults, unknown ones are refused (a misspelt limit must not silently take its default), and
 /// no member may exceed [`GuestLimits::CEILING`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+#[serde(
+    rename_all = "camelCase",
+    default,
+    deny_unknown_fields,
+    expecting = "a JSON object"
+)]
 pub(crate) struct GuestLimits {
     /// CPU time one call may take, in milliseconds (time spent waiting in the host, such as in a
     /// heartbeat, does not count).

@@ -8,6 +8,7 @@ mod decision_failures;
 mod decisions;
 mod domains;
 mod durability;
+mod edge;
 mod executions;
 mod flow;
 mod histories;

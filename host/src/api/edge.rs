@@ -1,0 +1,208 @@
+//! The HTTP edge: accepts connections and serves the router on them over HTTP/1.1, within the
+//! [`HttpLimits`] that keep slow or idle clients from holding the server.
+//!
+//! - At most `max_connections` connections are served at once. While that many are open the
+//!   loop does not accept: the rest wait in the operating system's backlog, instead of being
+//!   accepted and dropped.
+//! - A client has `header_timeout` to send a request's headers (hyper's header read timeout,
+//!   which also closes a kept-alive connection idle that long); `read_body` gives it
+//!   `body_timeout` for the body.
+//! - On shutdown the loop stops accepting; every connection finishes the request it is serving
+//!   (long polls answer empty, as the service's shutdown watch tells them) and closes; `serve`
+//!   returns when all are closed. A connection still busy [`DRAIN_GRACE`] after that, such as
+//!   one whose client does not read its answer, is cut off.
+//!
+//! AWS SDKs speak HTTP/1.1 to SWF, and so does this edge: no HTTP/2, no upgrades.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::io;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::Router;
+use axum::response::Response;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::Service;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+
+use super::response::{self, Face};
+use super::{Api, request_id, router};
+use crate::config::HttpLimits;
+use crate::fault::Fault;
+
+/// How long, after shutdown begins, a connection may take to finish its request. Long polls
+/// answer at once and other requests take milliseconds; only a client that stalls needs this.
+const DRAIN_GRACE: Duration = Duration::from_secs(30);
+
+/// How long to wait before accepting again after an error that is not one connection's (such
+/// as running out of file descriptors), so the loop does not spin.
+const ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
+
+/// Serves `api` on `listener` until `stopping` turns true, then waits until every connection is
+/// closed.
+pub(crate) async fn serve(listener: TcpListener, api: Arc<Api>, stopping: watch::Receiver<bool>) {
+    let limits: HttpLimits = api.http.clone();
+    let service = Edge(TowerToHyperService::new(router(api)));
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout);
+    let connections = Arc::new(Semaphore::new(limits.max_connections));
+    let mut stop = stopping.clone();
+    loop {
+        // Stopping wins over a connection that is ready at the same moment.
+        let permit = tokio::select! {
+            biased;
+            _ = stop.wait_for(|stopping| *stopping) => break,
+            permit = connections.clone().acquire_owned() => permit,
+        };
+        let Ok(permit) = permit else { break };
+        let accepted = tokio::select! {
+            biased;
+            _ = stop.wait_for(|stopping| *stopping) => break,
+            accepted = listener.accept() => accepted,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(e) if is_connection_error(&e) => continue,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot accept connections; retrying in a second");
+                tokio::select! {
+                    () = tokio::time::sleep(ACCEPT_BACKOFF) => continue,
+                    _ = stop.wait_for(|stopping| *stopping) => break,
+                }
+            }
+        };
+        // An answer may leave in more than one write; without this a later one can wait on
+        // the client's delayed acknowledgement (Nagle). axum::serve did not set it.
+        let _ = stream.set_nodelay(true);
+        let connection = http.serve_connection(TokioIo::new(stream), service.clone());
+        tokio::spawn(drive(connection, stopping.clone(), permit));
+    }
+    drop(listener);
+    // Every connection holds a permit until it closes: all are back once all are closed.
+    let all = u32::try_from(limits.max_connections).unwrap_or(u32::MAX);
+    let _ = connections.acquire_many(all).await;
+}
+
+/// Serves one connection until it closes, or, once `stopping`, until it has finished its
+/// request (at most [`DRAIN_GRACE`]).
+async fn drive(
+    connection: http1::Connection<TokioIo<TcpStream>, Edge>,
+    mut stopping: watch::Receiver<bool>,
+    _permit: OwnedSemaphorePermit,
+) {
+    let mut connection = std::pin::pin!(connection);
+    let served = tokio::select! {
+        served = connection.as_mut() => Some(served),
+        _ = stopping.wait_for(|stopping| *stopping) => None,
+    };
+    let served = match served {
+        Some(served) => served,
+        None => {
+            connection.as_mut().graceful_shutdown();
+            let Ok(served) = tokio::time::timeout(DRAIN_GRACE, connection).await else {
+                tracing::warn!("cut off a connection still busy {DRAIN_GRACE:?} after shutdown");
+                return;
+            };
+            served
+        }
+    };
+    if let Err(e) = served {
+        // A client that goes away or times out is routine.
+        tracing::debug!(error = %e, "connection closed with an error");
+    }
+}
+
+/// Errors of one connection that `accept` reports; the next one may be fine.
+fn is_connection_error(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionRefused
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::ConnectionReset
+    )
+}
+
+/// The router as hyper calls it, with a handler that panics answered as an internal failure
+/// (the panic itself is logged by the panic hook) instead of a connection dropped without an
+/// answer.
+#[derive(Clone)]
+struct Edge(TowerToHyperService<Router>);
+
+impl Service<hyper::Request<Incoming>> for Edge {
+    type Response = Response;
+    type Error = Infallible;
+    type Future =
+        CatchPanic<<TowerToHyperService<Router> as Service<hyper::Request<Incoming>>>::Future>;
+
+    fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
+        let face = Face::of_path(request.uri().path());
+        CatchPanic {
+            face,
+            inner: Box::pin(self.0.call(request)),
+        }
+    }
+}
+
+/// A request's future that answers `InternalFailure` if it panics.
+struct CatchPanic<F> {
+    face: Face,
+    inner: Pin<Box<F>>,
+}
+
+impl<F: Future<Output = Result<Response, Infallible>>> Future for CatchPanic<F> {
+    type Output = Result<Response, Infallible>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = self.inner.as_mut();
+        match std::panic::catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(poll) => poll,
+            Err(_) => Poll::Ready(Ok(response::respond(
+                self.face,
+                &request_id(),
+                Err(Fault::internal("the request's handler panicked")),
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::StatusCode;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panicking_handler_is_answered_as_an_internal_failure() {
+        let panics = async {
+            if std::hint::black_box(false) {
+                return Ok(Response::default());
+            }
+            panic!("a bug at host/src/secret.rs:12");
+        };
+        let caught = CatchPanic {
+            face: Face::Swf,
+            inner: Box::pin(panics),
+        };
+        let Ok(response) = caught.await;
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(
+            response.headers().get("x-amzn-errortype").unwrap(),
+            "InternalFailure"
+        );
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let body = String::from_utf8(body.to_vec()).unwrap();
+        assert!(body.contains("unknown error"), "{body}");
+        assert!(!body.contains("secret") && !body.contains("bug"), "{body}");
+    }
+}
