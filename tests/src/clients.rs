@@ -143,9 +143,15 @@ fn make_pyenv() -> PyEnv {
         Ok(_) => {}
     }
     let mut pip = Command::new(&env.python);
-    pip.args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
-        .arg("--requirement")
-        .arg(&requirements);
+    pip.args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+    ])
+    .arg("--requirement")
+    .arg(&requirements);
     let out = pip
         .output()
         .unwrap_or_else(|e| panic!("running {pip:?}: {e}"));

@@ -29,7 +29,10 @@ async fn server() -> TestServer {
 /// The names in a `ListDomains` answer.
 fn domain_names(answer: &Value) -> Vec<String> {
     let infos = answer["domainInfos"].as_array().expect("domainInfos");
-    infos.iter().map(|d| d["name"].as_str().unwrap().to_owned()).collect()
+    infos
+        .iter()
+        .map(|d| d["name"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 /// `curl` posting ListDomains to `server`, signed with `user` (`KEY:SECRET`) unless `None`;
@@ -150,9 +153,12 @@ async fn aws_list_domains(server: &TestServer, key: &str, secret: Option<&str>) 
     let pyenv = clients::pyenv().await;
     let mut aws = Command::new(&pyenv.aws);
     clients::with_credentials(&mut aws, key, secret.unwrap_or(WRONG_SECRET));
-    aws.arg("--endpoint-url")
-        .arg(server.endpoint())
-        .args(["swf", "list-domains", "--registration-status", "REGISTERED"]);
+    aws.arg("--endpoint-url").arg(server.endpoint()).args([
+        "swf",
+        "list-domains",
+        "--registration-status",
+        "REGISTERED",
+    ]);
     if secret.is_none() {
         aws.arg("--no-sign-request");
     }
