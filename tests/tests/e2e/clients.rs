@@ -12,7 +12,7 @@ use weft_tests::tenants::{self, ACME, GLOBEX, Tenant};
 
 use crate::common::register_domain;
 
-/// A tenant's key with someone else's secret.
+/// A secret that is no tenant's.
 const WRONG_SECRET: &str = "not-the-secret-0123456789";
 
 /// A key no tenant has.
