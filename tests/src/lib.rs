@@ -18,6 +18,7 @@ use weft_host::{Config, Weft, WriterStats};
 
 pub use aws_sdk_swf;
 
+pub mod clients;
 pub mod guests;
 pub mod tenants;
 
