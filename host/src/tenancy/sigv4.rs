@@ -109,6 +109,25 @@ pub(crate) fn scope(date: &str, region: &str, service: &str) -> String {
     format!("{date}/{region}/{service}/aws4_request")
 }
 
+/// How the path and query enter the canonical request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Form {
+    /// As SigV4 says for services other than S3: the path encoded once more, the query sorted.
+    Spec,
+    /// As sent: what curl (7.88 at least) signs. Only requests whose path or query has
+    /// characters to encode differ between the two forms.
+    AsSent,
+}
+
+impl Form {
+    /// Whether a request on `path?query` reads differently in the two forms.
+    pub(crate) fn differ(path: &str, query: &str) -> bool {
+        path.contains('%')
+            || utf8_percent_encode(path, PATH).to_string() != path
+            || !query.is_empty()
+    }
+}
+
 /// What is signed about one HTTP request.
 pub(crate) struct Request<'a> {
     pub(crate) method: &'a str,
@@ -124,16 +143,28 @@ pub(crate) struct Request<'a> {
 impl Request<'_> {
     /// The canonical request over `signed_headers` (lowercase, `;`-separated).
     pub(crate) fn canonical(&self, signed_headers: &str) -> String {
+        self.canonical_with(signed_headers, Form::Spec)
+    }
+
+    /// The canonical request in `form`.
+    pub(crate) fn canonical_with(&self, signed_headers: &str, form: Form) -> String {
         let mut out = String::with_capacity(256);
         out.push_str(self.method);
         out.push('\n');
-        // Services other than S3 encode the (already encoded) path once more.
-        out.extend(utf8_percent_encode(
-            if self.path.is_empty() { "/" } else { self.path },
-            PATH,
-        ));
-        out.push('\n');
-        out.push_str(&canonical_query(self.query));
+        let path = if self.path.is_empty() { "/" } else { self.path };
+        match form {
+            // Services other than S3 encode the (already encoded) path once more.
+            Form::Spec => {
+                out.extend(utf8_percent_encode(path, PATH));
+                out.push('\n');
+                out.push_str(&canonical_query(self.query));
+            }
+            Form::AsSent => {
+                out.push_str(path);
+                out.push('\n');
+                out.push_str(self.query);
+            }
+        }
         out.push('\n');
         for name in signed_headers.split(';') {
             out.push_str(name);

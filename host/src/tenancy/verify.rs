@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
 
-use super::sigv4::{self, Authorization, Incomplete};
+use super::sigv4::{self, Authorization, Form, Incomplete};
 use super::{Tenant, Tenants};
 use crate::fault::Fault;
 
@@ -90,8 +90,16 @@ impl Tenants {
             headers: &parts.headers,
             payload_hash: &payload_hash,
         };
-        let canonical = request.canonical(auth.signed_headers);
-        if !sigv4::verify(secret, &amz_date, &auth.scope(), &canonical, auth.signature) {
+        let scope = auth.scope();
+        let signed_in = |form| {
+            let canonical = request.canonical_with(auth.signed_headers, form);
+            sigv4::verify(secret, &amz_date, &scope, &canonical, auth.signature)
+        };
+        // Both forms cover the same bytes of the request, so accepting either lets nothing
+        // unsigned through; the second is tried only where they differ.
+        let valid = signed_in(Form::Spec)
+            || (Form::differ(request.path, request.query) && signed_in(Form::AsSent));
+        if !valid {
             return Err(Fault::InvalidSignature(BAD_SIGNATURE.into()));
         }
         Ok(Caller {
