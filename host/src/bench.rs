@@ -43,6 +43,7 @@ impl Probe {
             call: Call {
                 label: "bench".into(),
                 limits: GuestLimits::default(),
+                http_hosts: Arc::from([]),
             },
             heartbeat: Arc::new(|_| Box::pin(async { false })),
         })

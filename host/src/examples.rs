@@ -299,6 +299,7 @@ mod tests {
                 memory_bytes: 16 << 20,
                 output_bytes: 1 << 20,
             },
+            http_hosts: Arc::from([]),
         };
         let decision_task = |name: &str, input: &str| {
             json!({
@@ -435,6 +436,7 @@ mod tests {
                 cpu_ms: 100,
                 ..GuestLimits::default()
             },
+            http_hosts: Arc::from([]),
         };
         let task = tasks::ActivityTask {
             activity_id: "a".into(),

@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use crate::fault::Fault;
 use crate::model::{Binding, BindingKind, GuestFailureRecord, ModuleRecord};
-use crate::runtime::GuestLimits;
+use crate::runtime::{self, GuestLimits};
 use crate::store::WasmReads;
 
 use super::{Ctx, Service, known_domain};
@@ -27,6 +27,9 @@ pub(crate) struct BindInput {
     /// Limits per call; absent members take the defaults.
     #[serde(default)]
     pub(crate) limits: GuestLimits,
+    /// Hosts an activity worker may send HTTP requests to (default none).
+    #[serde(default)]
+    pub(crate) http_hosts: Vec<String>,
 }
 
 /// Uploads `code`: checks that it is a component of one of the three worlds (compiling it, which
@@ -136,6 +139,7 @@ pub(crate) async fn bind(
         .limits
         .check()
         .map_err(|e| Fault::Validation(format!("Invalid limits: {e}")))?;
+    check_http_hosts(kind, &input.http_hosts)?;
     let concurrency = input.concurrency.unwrap_or(4);
     if !(1..=Binding::MAX_CONCURRENCY).contains(&concurrency) {
         return Err(Fault::Validation(format!(
@@ -176,6 +180,7 @@ pub(crate) async fn bind(
                 module: module.digest,
                 concurrency,
                 limits: input.limits,
+                http_hosts: input.http_hosts,
                 created_at: now,
             };
             tx.put_binding(domain.id, &binding)?;
@@ -245,6 +250,21 @@ pub(crate) async fn failures(
             Ok(tx.guest_failures(domain.id, kind, &name)?)
         })
         .await
+}
+
+/// Checks a binding's outgoing-HTTP allow-list: only activity workers have `wasi:http`, and each
+/// entry must be a host the runtime can match (see `runtime::check_http_hosts`).
+fn check_http_hosts(kind: BindingKind, hosts: &[String]) -> Result<(), Fault> {
+    if hosts.is_empty() {
+        return Ok(());
+    }
+    if kind != BindingKind::Activity {
+        return Err(Fault::Validation(format!(
+            "httpHosts is for activity bindings only: a {} binding cannot send HTTP requests",
+            kind.name()
+        )));
+    }
+    runtime::check_http_hosts(hosts).map_err(|e| Fault::Validation(format!("Invalid httpHosts: {e}")))
 }
 
 /// `word` with its indefinite article: "a decider", "an activity-worker".

@@ -114,6 +114,7 @@ async fn follow(
                 )
                 .into(),
                 limits: binding.limits,
+                http_hosts: binding.http_hosts.clone().into(),
             },
             identity: format!("weft:{}", &binding.module[..12]),
             binding: binding.clone(),
