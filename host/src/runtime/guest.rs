@@ -189,6 +189,10 @@ pub(crate) fn failure(
     if store.data().memory.refused {
         return GuestFailure::Memory(limits.memory_bytes);
     }
+    if let Some(exit) = error.downcast_ref::<wasmtime_wasi::I32Exit>() {
+        // `wasi:cli/exit`: the guest ended its call itself; its backtrace says nothing more.
+        return GuestFailure::Trap(format!("it exited with status {}", exit.0));
+    }
     match error.downcast_ref::<Trap>() {
         Some(Trap::Interrupt) => GuestFailure::Cpu(limits.cpu_ms),
         Some(Trap::StackOverflow) => GuestFailure::StackOverflow,

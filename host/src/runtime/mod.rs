@@ -23,6 +23,8 @@
 //! `exit` or panic ends its call, never the host.
 
 mod bindings;
+#[cfg(test)]
+mod escape_tests;
 mod guest;
 mod http;
 mod limits;
