@@ -264,7 +264,8 @@ fn check_http_hosts(kind: BindingKind, hosts: &[String]) -> Result<(), Fault> {
             kind.name()
         )));
     }
-    runtime::check_http_hosts(hosts).map_err(|e| Fault::Validation(format!("Invalid httpHosts: {e}")))
+    runtime::check_http_hosts(hosts)
+        .map_err(|e| Fault::Validation(format!("Invalid httpHosts: {e}")))
 }
 
 /// `word` with its indefinite article: "a decider", "an activity-worker".

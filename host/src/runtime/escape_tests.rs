@@ -54,9 +54,18 @@ async fn escape(inputs: &[String], hosts: &[&str]) -> Vec<Result<String, GuestFa
 
 /// What each attempt of `escape-activity` gets, exactly: the test fails if one works.
 pub(crate) const DENIED: [(&str, &str); 8] = [
-    ("read-root", "denied: No such file or directory (os error 44)"),
-    ("read-passwd", "denied: No such file or directory (os error 44)"),
-    ("list-cwd", "denied: No such file or directory (os error 44)"),
+    (
+        "read-root",
+        "denied: No such file or directory (os error 44)",
+    ),
+    (
+        "read-passwd",
+        "denied: No such file or directory (os error 44)",
+    ),
+    (
+        "list-cwd",
+        "denied: No such file or directory (os error 44)",
+    ),
     ("write", "denied: No such file or directory (os error 44)"),
     ("env", "got: vars [], args []"),
     ("udp", "denied: Permission denied (os error 2)"),
@@ -118,16 +127,17 @@ async fn the_escape_guest_gets_nothing() {
     let [tcp, http, exit] = &outcomes[DENIED.len()..] else {
         unreachable!()
     };
-    assert_eq!(
-        tcp.as_deref(),
-        Ok("denied: Permission denied (os error 2)")
-    );
+    assert_eq!(tcp.as_deref(), Ok("denied: Permission denied (os error 2)"));
     assert_eq!(http.as_deref(), Ok("denied: ErrorCode::HttpRequestDenied"));
     assert_eq!(
         exit,
         &Err(GuestFailure::Trap("it exited with status 1".into()))
     );
-    assert_eq!(requests.load(Ordering::SeqCst), 0, "the server saw a request");
+    assert_eq!(
+        requests.load(Ordering::SeqCst),
+        0,
+        "the server saw a request"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -166,10 +166,13 @@ impl HttpGrant {
 
 type Sent = Box<
     dyn Future<
-            Output = Result<(
-                hyper::Response<WasiBody>,
-                Box<dyn Future<Output = Result<(), Error>> + Send>,
-            ), Error>,
+            Output = Result<
+                (
+                    hyper::Response<WasiBody>,
+                    Box<dyn Future<Output = Result<(), Error>> + Send>,
+                ),
+                Error,
+            >,
         > + Send,
 >;
 

@@ -69,13 +69,14 @@ pub fn run(task: &ActivityTask) -> Outcome {
 
 /// The names in directory `path`.
 fn list(path: &str) -> Result<String, String> {
-    let names: Result<Vec<String>, std::io::Error> = std::fs::read_dir(path)
-        .and_then(|entries| {
-            entries
-                .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
-                .collect()
-        });
-    names.map(|names| names.join(" ")).map_err(|e| e.to_string())
+    let names: Result<Vec<String>, std::io::Error> = std::fs::read_dir(path).and_then(|entries| {
+        entries
+            .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
+            .collect()
+    });
+    names
+        .map(|names| names.join(" "))
+        .map_err(|e| e.to_string())
 }
 
 fn udp() -> Result<String, String> {

@@ -25,9 +25,18 @@ use crate::flow::{
 /// What each attempt of `escape-activity` must get, exactly: if one worked, its answer would
 /// start with `got:` and name what it found.
 const DENIED: [(&str, &str); 8] = [
-    ("read-root", "denied: No such file or directory (os error 44)"),
-    ("read-passwd", "denied: No such file or directory (os error 44)"),
-    ("list-cwd", "denied: No such file or directory (os error 44)"),
+    (
+        "read-root",
+        "denied: No such file or directory (os error 44)",
+    ),
+    (
+        "read-passwd",
+        "denied: No such file or directory (os error 44)",
+    ),
+    (
+        "list-cwd",
+        "denied: No such file or directory (os error 44)",
+    ),
     ("write", "denied: No such file or directory (os error 44)"),
     ("env", "got: vars [], args []"),
     ("udp", "denied: Permission denied (os error 2)"),
@@ -102,7 +111,11 @@ async fn run_escapes(
     wait_for_events(c, workflow_id, &run, "ActivityTaskFailed", failed).await;
     let events = wait_for_events(c, workflow_id, &run, "ActivityTaskCompleted", completed).await;
     let ids = activity_ids(&events);
-    let input = |scheduled: i64| attempts[ids[&scheduled].parse::<usize>().unwrap()].0.clone();
+    let input = |scheduled: i64| {
+        attempts[ids[&scheduled].parse::<usize>().unwrap()]
+            .0
+            .clone()
+    };
     let mut answers = BTreeMap::new();
     for event in &events {
         if let Some(done) = event.activity_task_completed_event_attributes() {
@@ -159,7 +172,11 @@ async fn an_escaping_activity_gets_nothing() {
         answers["exit"],
         "weft: the guest trapped: it exited with status 1"
     );
-    assert_eq!(requests.load(Ordering::SeqCst), 0, "the server saw a request");
+    assert_eq!(
+        requests.load(Ordering::SeqCst),
+        0,
+        "the server saw a request"
+    );
 }
 
 #[tokio::test]
@@ -198,7 +215,10 @@ async fn http_reaches_only_the_hosts_a_binding_allows() {
     let attempts = [
         (get(allowed, "/"), "granted"),
         (get(elsewhere, "/"), "granted"),
-        (format!("http:http://localhost:{}/", allowed.port()), "granted"),
+        (
+            format!("http:http://localhost:{}/", allowed.port()),
+            "granted",
+        ),
         (get(allowed, "/redirect"), "granted"),
         (get(allowed, "/ungranted"), WORKERS),
     ];
@@ -263,7 +283,12 @@ async fn foreign_imports_are_refused_and_only_activities_take_http_hosts() {
         message,
         "httpHosts is for activity bindings only: a function binding cannot send HTTP requests"
     );
-    for bad in ["http://example.com", "example.com/x", "*.example.com", "EXAMPLE.com"] {
+    for bad in [
+        "http://example.com",
+        "example.com/x",
+        "*.example.com",
+        "EXAMPLE.com",
+    ] {
         let bound = weft
             .bind(D, BindingKind::Activity, WORKERS, &grant(&activity, &[bad]))
             .await;
@@ -281,7 +306,10 @@ async fn foreign_imports_are_refused_and_only_activities_take_http_hosts() {
             D,
             BindingKind::Activity,
             WORKERS,
-            &grant(&activity, &["api.example.com", "10.0.0.1:8443", "[::1]:8080"]),
+            &grant(
+                &activity,
+                &["api.example.com", "10.0.0.1:8443", "[::1]:8080"],
+            ),
         )
         .await
         .unwrap();
