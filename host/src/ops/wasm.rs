@@ -253,7 +253,8 @@ pub(crate) async fn failures(
 }
 
 /// Checks a binding's outgoing-HTTP allow-list: only activity workers have `wasi:http`, and each
-/// entry must be a host the runtime can match (see `runtime::check_http_hosts`).
+/// entry must be a host the runtime can match (see `runtime::check_http_hosts`). Every check of
+/// the list belongs here, so that a ceiling set by the operator (per tenant) is one more line.
 fn check_http_hosts(kind: BindingKind, hosts: &[String]) -> Result<(), Fault> {
     if hosts.is_empty() {
         return Ok(());
