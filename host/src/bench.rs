@@ -46,6 +46,7 @@ impl Probe {
                 share: Arc::new(tokio::sync::Semaphore::new(
                     crate::runtime::POOL_SIZE as usize,
                 )),
+                http_hosts: Arc::from([]),
             },
             heartbeat: Arc::new(|_| Box::pin(async { false })),
         })

@@ -40,14 +40,17 @@ pub const EXAMPLES: [&str; 4] = [
 
 /// The test guests, by crate name: a decider, an activity worker and a function that misbehave
 /// as their input asks, a decider that imports a clock and randomness (see
-/// `tests/guests/*/src/lib.rs` for the inputs each understands), and the benchmarks' decider of
-/// a workflow with one activity.
-pub const TEST_GUESTS: [&str; 5] = [
+/// `tests/guests/*/src/lib.rs` for the inputs each understands), the benchmarks' decider of
+/// a workflow with one activity, an activity worker that tries to escape its sandbox, and a
+/// function importing an interface no world has.
+pub const TEST_GUESTS: [&str; 7] = [
     "hostile-decider",
     "hostile-activity",
     "hostile-function",
     "impure-decider",
     "one-activity-decider",
+    "escape-activity",
+    "backdoor-function",
 ];
 
 /// Built components, by crate name.
@@ -300,6 +303,7 @@ mod tests {
                 output_bytes: 1 << 20,
             },
             share: std::sync::Arc::new(tokio::sync::Semaphore::new(4)),
+            http_hosts: Arc::from([]),
         };
         let decision_task = |name: &str, input: &str| {
             json!({
@@ -437,6 +441,7 @@ mod tests {
                 ..GuestLimits::default()
             },
             share: std::sync::Arc::new(tokio::sync::Semaphore::new(4)),
+            http_hosts: Arc::from([]),
         };
         let task = tasks::ActivityTask {
             activity_id: "a".into(),

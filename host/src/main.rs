@@ -218,6 +218,10 @@ struct Tuning {
     /// Size of one answer, in KiB (default 1024).
     #[arg(long, value_name = "KB")]
     output_kb: Option<u64>,
+    /// Let an activity worker send HTTP requests to HOST (`host` for the scheme's default port,
+    /// or `host:port`); repeat for more hosts. None by default.
+    #[arg(long = "allow-http", value_name = "HOST")]
+    allow_http: Vec<String>,
 }
 
 impl Tuning {
@@ -229,6 +233,7 @@ impl Tuning {
                 memory_bytes: self.memory_mb.map(|mb| mb.saturating_mul(1 << 20)),
                 output_bytes: self.output_kb.map(|kb| kb.saturating_mul(1 << 10)),
             },
+            http_hosts: self.allow_http.clone(),
             ..Bind::module(digest)
         }
     }

@@ -11,12 +11,13 @@
 //! | `POST /v1/modules` (body: the `.wasm` bytes) | the module |
 //! | `GET /v1/modules` | `{"modules": [...]}` |
 //! | `DELETE /v1/modules/{digest}` | `{}` |
-//! | `PUT /v1/domains/{domain}/bindings/{kind}/{name}` (body: `{"module", "concurrency"?, "limits"?}`) | the binding |
+//! | `PUT /v1/domains/{domain}/bindings/{kind}/{name}` (body: `{"module", "concurrency"?, "limits"?, "httpHosts"?}`) | the binding |
 //! | `GET /v1/domains/{domain}/bindings` | `{"bindings": [...]}` |
 //! | `DELETE /v1/domains/{domain}/bindings/{kind}/{name}` | `{}` |
 //! | `GET /v1/domains/{domain}/bindings/{kind}/{name}/failures` | `{"failures": [...]}` |
 //!
-//! `kind` is `decision`, `activity` or `function`.
+//! `kind` is `decision`, `activity` or `function`. `httpHosts` (activity bindings only; none by
+//! default) lists the hosts, `host` or `host:port`, its guest may send HTTP requests to.
 
 use std::sync::Arc;
 
@@ -414,6 +415,42 @@ mod tests {
                 assert!(!answer.message().contains(rust), "{body}: {}", answer.json);
             }
         }
+        let grant = r#"{"module": "x", "httpHosts": ["127.0.0.1:8080"]}"#;
+        for (uri, body, message) in [
+            (
+                uri,
+                r#"{"module": "x", "httpHosts": ["https://example.com"]}"#,
+                "Invalid httpHosts: \"https://example.com\": expected a host name, IPv4 \
+                 address or [IPv6] address, with an optional :port (no scheme, path or \
+                 wildcard)",
+            ),
+            (
+                uri,
+                r#"{"module": "x", "httpHosts": ["a.com", "*.example.com"]}"#,
+                "Invalid httpHosts: \"*.example.com\": expected a host name, IPv4 address or \
+                 [IPv6] address, with an optional :port (no scheme, path or wildcard)",
+            ),
+            (
+                "/v1/domains/d/bindings/decision/deciders",
+                grant,
+                "httpHosts is for activity bindings only: a decision binding cannot send HTTP \
+                 requests",
+            ),
+            (
+                "/v1/domains/d/bindings/function/f",
+                grant,
+                "httpHosts is for activity bindings only: a function binding cannot send HTTP \
+                 requests",
+            ),
+        ] {
+            let answer = h.call("PUT", uri, body).await;
+            assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{body}");
+            assert_eq!(answer.code(), "ValidationException", "{body}");
+            assert_eq!(answer.message(), message);
+        }
+        // A well-formed grant on an activity binding gets as far as the module.
+        let answer = h.call("PUT", uri, grant).await;
+        assert_eq!(answer.message(), "Unknown module: x");
     }
 
     #[tokio::test]

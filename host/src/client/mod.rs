@@ -97,6 +97,10 @@ pub struct Bind {
     /// Limits of each call.
     #[serde(skip_serializing_if = "Limits::is_empty")]
     pub limits: Limits,
+    /// Hosts (`host` or `host:port`) an activity worker may send HTTP requests to; none by
+    /// default.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub http_hosts: Vec<String>,
 }
 
 impl Bind {
@@ -498,11 +502,13 @@ mod tests {
                 cpu_ms: Some(5),
                 ..Limits::default()
             },
+            http_hosts: vec!["127.0.0.1:8080".into()],
             ..Bind::module("abc")
         };
         assert_eq!(
             serde_json::to_value(bind).unwrap(),
-            serde_json::json!({"module": "abc", "concurrency": 2, "limits": {"cpuMs": 5}})
+            serde_json::json!({"module": "abc", "concurrency": 2, "limits": {"cpuMs": 5},
+                "httpHosts": ["127.0.0.1:8080"]})
         );
     }
 }

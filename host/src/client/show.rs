@@ -14,11 +14,21 @@ pub fn module(module: &Value) -> String {
     )
 }
 
-/// A binding: `KIND NAME in DOMAIN -> DIGEST  concurrency N, cpu N ms, memory N MiB, output N KiB`.
+/// A binding: `KIND NAME in DOMAIN -> DIGEST  concurrency N, cpu N ms, memory N MiB, output N KiB`,
+/// then `, http HOST HOST...` if it may send HTTP requests.
 pub fn binding(binding: &Value) -> String {
     let limits = &binding["limits"];
+    let hosts: Vec<String> = binding["httpHosts"]
+        .as_array()
+        .map(|hosts| hosts.iter().map(text).collect())
+        .unwrap_or_default();
+    let http = if hosts.is_empty() {
+        String::new()
+    } else {
+        format!(", http {}", hosts.join(" "))
+    };
     format!(
-        "{} {} in {} -> {}  concurrency {}, cpu {} ms, memory {} MiB, output {} KiB",
+        "{} {} in {} -> {}  concurrency {}, cpu {} ms, memory {} MiB, output {} KiB{http}",
         text(&binding["kind"]),
         text(&binding["name"]),
         text(&binding["domain"]),
@@ -115,6 +125,12 @@ mod tests {
             super::binding(&binding),
             "activity work in orders -> ab12  concurrency 4, cpu 10000 ms, memory 64 MiB, \
              output 1536 KiB"
+        );
+        let mut allowed = binding.clone();
+        allowed["httpHosts"] = json!(["api.example.com", "127.0.0.1:8080"]);
+        assert!(
+            super::binding(&allowed)
+                .ends_with("output 1536 KiB, http api.example.com 127.0.0.1:8080")
         );
         let module = json!({"digest": "ab12", "world": "decider", "size": 10, "uploadedAt": 0});
         assert_eq!(

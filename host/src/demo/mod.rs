@@ -162,6 +162,7 @@ impl Demo {
                 module: module.digest.clone(),
                 concurrency: Some(4),
                 limits: Default::default(),
+                http_hosts: Vec::new(),
             };
             wasm::bind(
                 &self.svc,

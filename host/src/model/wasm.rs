@@ -84,6 +84,11 @@ pub(crate) struct Binding {
     pub(crate) concurrency: u32,
     /// The limits of each call.
     pub(crate) limits: GuestLimits,
+    /// The hosts (`host` or `host:port`) its activity worker may send HTTP requests to; empty,
+    /// the default, denies all. Always empty for deciders and functions, which have no
+    /// `wasi:http`. Absent from bindings stored before it existed.
+    #[serde(default)]
+    pub(crate) http_hosts: Vec<String>,
     /// When it was made (or last replaced).
     pub(crate) created_at: Timestamp,
 }

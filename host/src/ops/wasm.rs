@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use crate::fault::Fault;
 use crate::model::{Binding, BindingKind, GuestFailureRecord, ModuleRecord};
-use crate::runtime::GuestLimits;
+use crate::runtime::{self, GuestLimits};
 use crate::store::WasmReads;
 use crate::tenancy::Quotas;
 
@@ -29,6 +29,9 @@ pub(crate) struct BindInput {
     /// Limits per call; absent members take the defaults, within the tenant's quotas.
     #[serde(default)]
     pub(crate) limits: LimitsInput,
+    /// Hosts an activity worker may send HTTP requests to (default none).
+    #[serde(default)]
+    pub(crate) http_hosts: Vec<String>,
 }
 
 /// The limits a binding asks for, member by member.
@@ -212,6 +215,14 @@ pub(crate) async fn bind(
         )));
     }
     let limits = input.limits.resolve(ctx)?;
+    check_http_hosts(kind, &input.http_hosts)?;
+    for host in &input.http_hosts {
+        if !ctx.tenant.may_grant_http(host) {
+            return Err(Fault::AccessDenied(format!(
+                "The tenant may not grant HTTP to {host}: it is not in the tenant's http_hosts"
+            )));
+        }
+    }
     let concurrency = input.concurrency.unwrap_or(4);
     if !(1..=Binding::MAX_CONCURRENCY).contains(&concurrency) {
         return Err(Fault::Validation(format!(
@@ -252,6 +263,7 @@ pub(crate) async fn bind(
                 module: module.digest,
                 concurrency,
                 limits,
+                http_hosts: input.http_hosts,
                 created_at: now,
             };
             tx.put_binding(domain.id, &binding)?;
@@ -321,6 +333,23 @@ pub(crate) async fn failures(
             Ok(tx.guest_failures(domain.id, kind, &name)?)
         })
         .await
+}
+
+/// Checks a binding's outgoing-HTTP allow-list: only activity workers have `wasi:http`, and each
+/// entry must be a host the runtime can match (see `runtime::check_http_hosts`). Every check of
+/// the list belongs here, so that a ceiling set by the operator (per tenant) is one more line.
+fn check_http_hosts(kind: BindingKind, hosts: &[String]) -> Result<(), Fault> {
+    if hosts.is_empty() {
+        return Ok(());
+    }
+    if kind != BindingKind::Activity {
+        return Err(Fault::Validation(format!(
+            "httpHosts is for activity bindings only: a {} binding cannot send HTTP requests",
+            kind.name()
+        )));
+    }
+    runtime::check_http_hosts(hosts)
+        .map_err(|e| Fault::Validation(format!("Invalid httpHosts: {e}")))
 }
 
 /// `word` with its indefinite article: "a decider", "an activity-worker".

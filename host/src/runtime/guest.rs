@@ -9,8 +9,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use wasmtime::component::ResourceTable;
 use wasmtime::{ResourceLimiter, Store, Trap, UpdateDeadline};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 use super::bindings::{heartbeat, log};
+use super::http::HttpGrant;
 use super::limits::GuestLimits;
 
 /// How often the epoch ticker advances; the granularity of the CPU limit.
@@ -84,9 +86,27 @@ impl GuestFailure {
 }
 
 /// The state of one guest call: what its imports work on.
+///
+/// What a guest can reach is what this state grants, whatever its world links:
+///
+/// - WASI 0.2 (`wasmtime_wasi::p2`, linked for every world so that a std guest loads): no
+///   arguments, no environment variables, no preopened directory (so no file at all), stdin
+///   closed and stdout/stderr discarded, no socket address allowed for TCP or UDP, no name
+///   lookup. `wasi:cli/exit` ends the call as a trap. Clocks and randomness are the host's, but a
+///   decider importing them is refused at upload, so only activity workers and functions read
+///   them;
+/// - `weft:swf/log` (rate-limited lines in the host's log) and, for activity workers,
+///   `weft:swf/heartbeat`;
+/// - for activity workers only, `wasi:http` to the hosts on the binding's allow-list (see
+///   `super::http`); everyone else's linker has no `wasi:http`;
+/// - nothing else: a component importing anything its world's linker lacks (any other
+///   interface, such as `evil:host/backdoor`) is refused at upload.
 pub(crate) struct GuestState {
     wasi: WasiCtx,
     table: ResourceTable,
+    http: WasiHttpCtx,
+    /// The binding's outgoing-HTTP allow-list, with this call's caps.
+    http_grant: HttpGrant,
     memory: MemoryCap,
     /// Who the guest is, for log lines: module and task.
     label: Arc<str>,
@@ -104,13 +124,23 @@ impl GuestState {
         label: Arc<str>,
         limits: &GuestLimits,
         heartbeat: Option<Heartbeat>,
+        http_hosts: Arc<[String]>,
     ) -> Self {
-        // No arguments, environment, preopened directories or network; stdio goes nowhere.
-        let wasi = WasiCtx::builder().allow_tcp(false).allow_udp(false).build();
+        // No arguments, environment, preopened directories, name lookup or socket address;
+        // stdio goes nowhere. (These are the builder's defaults, but the sandbox should not
+        // depend on defaults: each is said here.)
+        let wasi = WasiCtx::builder()
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false)
+            .socket_addr_check(|_, _| Box::pin(async { false }))
+            .build();
         let ticks_left = limits.cpu().as_millis() / TICK.as_millis();
         GuestState {
             wasi,
             table: ResourceTable::new(),
+            http: WasiHttpCtx::new(),
+            http_grant: HttpGrant::new(http_hosts, limits.cpu(), limits.memory_bytes),
             memory: MemoryCap {
                 limit: limits.memory_bytes,
                 refused: false,
@@ -131,8 +161,9 @@ pub(crate) fn store(
     label: Arc<str>,
     limits: &GuestLimits,
     heartbeat: Option<Heartbeat>,
+    http_hosts: Arc<[String]>,
 ) -> Store<GuestState> {
-    let state = GuestState::new(ticks.clone(), label, limits, heartbeat);
+    let state = GuestState::new(ticks.clone(), label, limits, heartbeat, http_hosts);
     let mut store = Store::new(engine, state);
     store.limiter(|state| &mut state.memory);
     // The deadline must be set before instantiation: a new store's deadline has already passed.
@@ -157,6 +188,10 @@ pub(crate) fn failure(
 ) -> GuestFailure {
     if store.data().memory.refused {
         return GuestFailure::Memory(limits.memory_bytes);
+    }
+    if let Some(exit) = error.downcast_ref::<wasmtime_wasi::I32Exit>() {
+        // `wasi:cli/exit`: the guest ended its call itself; its backtrace says nothing more.
+        return GuestFailure::Trap(format!("it exited with status {}", exit.0));
     }
     match error.downcast_ref::<Trap>() {
         Some(Trap::Interrupt) => GuestFailure::Cpu(limits.cpu_ms),
@@ -216,6 +251,16 @@ impl WasiView for GuestState {
         WasiCtxView {
             ctx: &mut self.wasi,
             table: &mut self.table,
+        }
+    }
+}
+
+impl WasiHttpView for GuestState {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView {
+            ctx: &mut self.http,
+            table: &mut self.table,
+            hooks: &mut self.http_grant,
         }
     }
 }

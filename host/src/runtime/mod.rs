@@ -3,10 +3,31 @@
 //! and calls into them, each in a fresh store with its CPU, memory and output limits.
 //!
 //! Only this module knows wasmtime.
+//!
+//! # What a guest can reach
+//!
+//! A guest gets what its world's linker provides, and of that only what its store grants (see
+//! `guest::GuestState` for each interface):
+//!
+//! | | decider | activity worker | function |
+//! | --- | --- | --- | --- |
+//! | `weft:swf/log` | yes | yes | yes |
+//! | `weft:swf/heartbeat` | | yes | |
+//! | files, environment, arguments, stdin | empty | empty | empty |
+//! | sockets (TCP, UDP), name lookup | refused at upload | denied | denied |
+//! | clocks, randomness | refused at upload | the host's | the host's |
+//! | `wasi:http` (outgoing) | refused at upload | the binding's `httpHosts` only (see `http`) | refused at upload |
+//! | any other import | refused at upload | refused at upload | refused at upload |
+//!
+//! Memory, CPU time and output are bounded per call (`limits`); a guest's stack overflow, trap,
+//! `exit` or panic ends its call, never the host.
 
 mod admission;
 mod bindings;
+#[cfg(test)]
+mod escape_tests;
 mod guest;
+mod http;
 mod limits;
 mod values;
 
@@ -30,6 +51,7 @@ use self::guest::GuestState;
 pub(crate) use self::bindings::{tasks, types};
 use self::guest::Ticks;
 pub(crate) use self::guest::{GuestFailure, Heartbeat};
+pub(crate) use self::http::check_http_hosts;
 pub(crate) use self::limits::GuestLimits;
 
 /// Guest instances alive at once, across all bindings: the size of the instance pool.
@@ -108,6 +130,10 @@ pub(crate) struct Call {
     pub(crate) label: Arc<str>,
     pub(crate) limits: GuestLimits,
     pub(crate) share: Arc<Semaphore>,
+    /// The hosts an activity worker may send HTTP requests to (checked by
+    /// [`check_http_hosts`]); empty denies all. Deciders and functions have no `wasi:http`, so
+    /// theirs is ignored.
+    pub(crate) http_hosts: Arc<[String]>,
 }
 
 /// The engine, its linkers and the loaded modules.
@@ -267,12 +293,17 @@ impl Runtime {
                  (activity-worker) or `invoke` (function); this one exports {exports:?}"
             )));
         };
-        let impure_import = ty.imports(&self.engine).find(|(name, _)| impure(name));
-        if let (World::Decider, Some((name, _))) = (world, impure_import) {
+        let impure_imports: Vec<&str> = ty
+            .imports(&self.engine)
+            .map(|(name, _)| name)
+            .filter(|name| impure(name))
+            .collect();
+        if world == World::Decider && !impure_imports.is_empty() {
             return Err(InvalidModule(format!(
-                "a decider must be deterministic, but this one imports `{name}` (clocks, \
-                 randomness and sockets are not available to deciders; a std HashMap needs \
-                 randomness: use a BTreeMap)"
+                "a decider must be deterministic, but this one imports `{}` (clocks, \
+                 randomness, sockets and HTTP are not available to deciders; a std HashMap \
+                 needs randomness: use a BTreeMap)",
+                impure_imports.join("`, `")
             )));
         }
         let linker = match world {
@@ -335,6 +366,7 @@ impl Runtime {
             call.label.clone(),
             &call.limits,
             None,
+            Arc::from([]),
         );
         let instance = pre
             .instance_pre()
@@ -397,6 +429,7 @@ impl Runtime {
             call.label.clone(),
             &call.limits,
             Some(heartbeat),
+            call.http_hosts.clone(),
         );
         let outcome = async {
             let worker = pre.instantiate_async(&mut store).await?;
@@ -430,6 +463,7 @@ impl Runtime {
             call.label.clone(),
             &call.limits,
             None,
+            Arc::from([]),
         );
         let answer = async {
             let function = pre.instantiate_async(&mut store).await?;
@@ -463,6 +497,8 @@ impl Linkers {
         };
         let mut activity = base()?;
         heartbeat::add_to_linker::<_, HasSelf<GuestState>>(&mut activity, |state| state)?;
+        // Outgoing HTTP, for activity workers only, to the hosts each binding allows.
+        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut activity)?;
         Ok(Linkers {
             decider: base()?,
             activity,

@@ -37,7 +37,8 @@ pub struct TenantConfig {
     /// What it may use.
     #[serde(default)]
     pub quotas: Quotas,
-    /// Hosts (`name` or `name:port`) its activity bindings may be granted outgoing HTTP to.
+    /// Hosts (`name` or `name:port`) its activity bindings may be granted outgoing HTTP to;
+    /// `"*"` allows any. None by default.
     #[serde(default)]
     pub http_hosts: Vec<String>,
 }
@@ -173,6 +174,11 @@ impl Tenant {
         })
     }
 
+    /// Whether its bindings may be granted outgoing HTTP to `host` (as a binding names it).
+    pub(crate) fn may_grant_http(&self, host: &str) -> bool {
+        self.http_hosts.iter().any(|h| h == "*" || h == host)
+    }
+
     /// Takes a request from its rate; false when it has none left.
     pub(crate) fn admit(&self) -> bool {
         self.bucket.as_ref().is_none_or(|bucket| {
@@ -213,7 +219,7 @@ impl Tenants {
                 keys: Vec::new(),
                 domains: vec!["*".into()],
                 quotas: Quotas::open(&config.limits),
-                http_hosts: Vec::new(),
+                http_hosts: vec!["*".into()],
             };
             let tenant = Arc::new(Tenant::new(&open));
             return Ok(Tenants {

@@ -121,6 +121,7 @@ async fn follow(
                 // The tenant's quotas may have shrunk since the binding was made.
                 limits: tenant.clamp(binding.limits),
                 share: tenant.instances.clone(),
+                http_hosts: binding.http_hosts.clone().into(),
             },
             ctx: Ctx::new(Caller {
                 tenant,

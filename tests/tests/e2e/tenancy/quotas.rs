@@ -151,3 +151,75 @@ async fn bindings_cannot_ask_for_more_wasm_than_the_quota() {
         );
     }
 }
+
+/// A binding may be granted outgoing HTTP only to hosts its tenant's config lists.
+#[tokio::test]
+async fn bindings_grant_http_only_to_the_tenants_hosts() {
+    let server = server_with(|config| {
+        config.tenants[0].http_hosts = vec!["api.acme.example".into()];
+    })
+    .await;
+    set_up(&server, &ACME).await;
+    set_up(&server, &GLOBEX).await;
+    let granted = |hosts: &[&str], digest: &str| Bind {
+        http_hosts: hosts.iter().map(|h| (*h).to_owned()).collect(),
+        ..Bind::module(digest)
+    };
+    let acme = weft(&server, &ACME);
+    let digest = guests::deploy(
+        &acme,
+        "escape-activity",
+        D,
+        BindingKind::Activity,
+        "workers",
+        Bind::default(),
+    )
+    .await;
+    let bound = acme
+        .bind(
+            D,
+            BindingKind::Activity,
+            "workers",
+            &granted(&["api.acme.example"], &digest),
+        )
+        .await
+        .unwrap();
+    assert_eq!(bound["httpHosts"], serde_json::json!(["api.acme.example"]));
+    let refused = acme
+        .bind(
+            D,
+            BindingKind::Activity,
+            "workers",
+            &granted(&["evil.example"], &digest),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        refused.to_string().contains("AccessDeniedException"),
+        "{refused}"
+    );
+    // GLOBEX's config lists no host: it may grant none.
+    let globex = weft(&server, &GLOBEX);
+    let digest = guests::deploy(
+        &globex,
+        "escape-activity",
+        D,
+        BindingKind::Activity,
+        "workers",
+        Bind::default(),
+    )
+    .await;
+    let refused = globex
+        .bind(
+            D,
+            BindingKind::Activity,
+            "workers",
+            &granted(&["api.acme.example"], &digest),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        refused.to_string().contains("AccessDeniedException"),
+        "{refused}"
+    );
+}

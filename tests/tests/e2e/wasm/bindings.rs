@@ -25,6 +25,7 @@ async fn bindings_survive_a_restart_and_serve_runs_started_after_it() {
             "module": module,
             "concurrency": 4,
             "limits": {"cpuMs": 10_000, "memoryBytes": 64 << 20, "outputBytes": 1 << 20},
+            "httpHosts": [],
         })
     };
     let mut listed = before["bindings"].as_array().unwrap().clone();

@@ -12,6 +12,7 @@
 //! | `mixed.rs` | a task list served by a Wasm worker and SDK pollers at once, each task once |
 //! | `modules.rs` | uploads, refusals, and deleting a bound module |
 //! | `bindings.rs` | bindings across a restart, and unbinding |
+//! | `sandbox.rs` | a guest trying every ambient capability gets nothing; `wasi:http` only to allowed hosts; foreign imports refused |
 //! | `examples.rs` | the order and quote examples end to end |
 //!
 //! Every test works in domain [`D`] (with the examples' types registered); every history it
@@ -25,6 +26,7 @@ mod functions;
 mod heartbeats;
 mod mixed;
 mod modules;
+mod sandbox;
 
 use std::time::Duration;
 
