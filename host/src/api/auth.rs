@@ -19,17 +19,23 @@ use crate::ops::Ctx;
 use crate::tenancy::Tenant;
 
 impl Api {
-    /// The context of a request with `parts` and `body`: authenticated, and within its
-    /// tenant's rate.
-    pub(super) fn admit(&self, parts: &Parts, body: &[u8]) -> Result<Ctx, Fault> {
-        let caller = self
-            .service
-            .tenants
-            .authenticate(parts, body, SystemTime::now())?;
+    /// The body of a request with `parts` (at most `limit` bytes), and its context:
+    /// authenticated, and within its tenant's rate. The credentials are checked as far as they
+    /// can be before the body is read, so a client without a key costs no body; the rate is
+    /// taken only once the signature holds, so nobody can spend a tenant's rate but the tenant.
+    pub(super) async fn admit(
+        &self,
+        parts: &Parts,
+        body: Body,
+        limit: usize,
+    ) -> Result<(Ctx, Bytes), Fault> {
+        let claimed = self.service.tenants.claim(parts, SystemTime::now())?;
+        let body = read_body(body, limit, self.http.body_timeout).await?;
+        let caller = claimed.verify(parts, &body)?;
         if !caller.tenant.admit() {
             return Err(Fault::Throttling("Rate exceeded".into()));
         }
-        Ok(Ctx::new(caller))
+        Ok((Ctx::new(caller), body))
     }
 }
 
@@ -97,14 +103,14 @@ impl<const LIMIT: usize> FromRequest<Arc<Api>> for Admitted<LIMIT> {
             0 => api.service.limits.max_request_bytes,
             n => n,
         };
-        let admitted = async {
-            let body = read_body(body, limit, api.http.body_timeout).await?;
-            let ctx = api.admit(&parts, &body)?;
-            Ok(Admitted { ctx, body })
-        };
-        admitted
-            .await
-            .map_err(|fault| response::respond(Face::Extension, &request_id(), Err(fault)))
+        match api.admit(&parts, body, limit).await {
+            Ok((ctx, body)) => Ok(Admitted { ctx, body }),
+            Err(fault) => Err(response::respond(
+                Face::Extension,
+                &request_id(),
+                Err(fault),
+            )),
+        }
     }
 }
 

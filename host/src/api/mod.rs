@@ -69,9 +69,9 @@ async fn handle(State(api): State<Arc<Api>>, request: Request) -> Response {
 
 async fn process(api: &Api, request: Request) -> Result<Vec<u8>, Fault> {
     let (parts, body) = request.into_parts();
-    let limit = api.service.limits.max_request_bytes;
-    let bytes = read_body(body, limit, api.http.body_timeout).await?;
-    let ctx = api.admit(&parts, &bytes)?;
+    let (ctx, bytes) = api
+        .admit(&parts, body, api.service.limits.max_request_bytes)
+        .await?;
     let target = parts
         .headers
         .get("x-amz-target")

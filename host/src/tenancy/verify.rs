@@ -25,19 +25,48 @@ const BAD_SIGNATURE: &str = "The request signature we calculated does not match 
      you provided. Check your AWS Secret Access Key and signing method. Consult the service \
      documentation for details.";
 
+/// A request whose credentials name a known tenant, within the clock skew: all that is left is
+/// to check its signature over the body. Checking this much before reading the body spares
+/// the server the bodies of clients that hold no key.
+pub(crate) struct Claimed<'a> {
+    caller: Caller,
+    /// What the signature is checked with; none in open mode.
+    pending: Option<Pending<'a>>,
+}
+
+struct Pending<'a> {
+    secret: &'a str,
+    amz_date: String,
+    scope: String,
+    signed_headers: String,
+    signature: String,
+}
+
 impl Tenants {
-    /// The caller of the request with `parts` and `body`, at wall-clock time `now`. In open mode
-    /// every request is the open tenant's, in the region of its credential scope if it has one.
+    /// The caller of the request with `parts` and `body`, at wall-clock time `now`: [`claim`]
+    /// then [`Claimed::verify`].
+    ///
+    /// [`claim`]: Tenants::claim
     pub(crate) fn authenticate(
         &self,
         parts: &Parts,
         body: &[u8],
         now: SystemTime,
     ) -> Result<Caller, Fault> {
+        self.claim(parts, now)?.verify(parts, body)
+    }
+
+    /// Whom the request with `parts` claims to come from, at wall-clock time `now`, checked as
+    /// far as it can be without its body. In open mode every request is the open tenant's, in
+    /// the region of its credential scope if it has one.
+    pub(crate) fn claim(&self, parts: &Parts, now: SystemTime) -> Result<Claimed<'_>, Fault> {
         if self.open {
-            return Ok(Caller {
-                tenant: self.the_open_one().clone(),
-                region: open_region(&parts.headers).to_owned(),
+            return Ok(Claimed {
+                caller: Caller {
+                    tenant: self.the_open_one().clone(),
+                    region: open_region(&parts.headers).to_owned(),
+                },
+                pending: None,
             });
         }
         let Some(header) = parts.headers.get(header::AUTHORIZATION) else {
@@ -72,7 +101,28 @@ impl Tenants {
             )));
         }
         check_skew(signed_at, now, self.max_skew)?;
+        Ok(Claimed {
+            caller: Caller {
+                tenant: tenant.clone(),
+                region: auth.region.to_owned(),
+            },
+            pending: Some(Pending {
+                secret,
+                scope: auth.scope(),
+                amz_date,
+                signed_headers: auth.signed_headers.to_owned(),
+                signature: auth.signature.to_owned(),
+            }),
+        })
+    }
+}
 
+impl Claimed<'_> {
+    /// The caller, if the request's signature over `body` holds.
+    pub(crate) fn verify(self, parts: &Parts, body: &[u8]) -> Result<Caller, Fault> {
+        let Some(pending) = self.pending else {
+            return Ok(self.caller);
+        };
         let body_hash = sigv4::sha256_hex(body);
         let payload_hash = match parts.headers.get("x-amz-content-sha256") {
             Some(sent) if sent.as_bytes() != body_hash.as_bytes() => {
@@ -90,10 +140,16 @@ impl Tenants {
             headers: &parts.headers,
             payload_hash: &payload_hash,
         };
-        let scope = auth.scope();
+        let Pending {
+            secret,
+            amz_date,
+            scope,
+            signed_headers,
+            signature,
+        } = &pending;
         let signed_in = |form| {
-            let canonical = request.canonical_with(auth.signed_headers, form);
-            sigv4::verify(secret, &amz_date, &scope, &canonical, auth.signature)
+            let canonical = request.canonical_with(signed_headers, form);
+            sigv4::verify(secret, amz_date, scope, &canonical, signature)
         };
         // Both forms cover the same bytes of the request, so accepting either lets nothing
         // unsigned through; the second is tried only where they differ.
@@ -102,10 +158,7 @@ impl Tenants {
         if !valid {
             return Err(Fault::InvalidSignature(BAD_SIGNATURE.into()));
         }
-        Ok(Caller {
-            tenant: tenant.clone(),
-            region: auth.region.to_owned(),
-        })
+        Ok(self.caller)
     }
 }
 

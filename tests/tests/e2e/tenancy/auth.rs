@@ -182,3 +182,32 @@ async fn without_tenants_requests_need_no_signature() {
         .await;
     assert_eq!(answer.status, 200);
 }
+
+/// A client holding no key is refused on its headers: the server does not wait for (or hold)
+/// the body it announces.
+#[tokio::test]
+async fn unsigned_requests_are_refused_before_their_bodies() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    let server = server_with(|config| config.http.body_timeout = Duration::from_secs(120)).await;
+    let addr = server.endpoint().trim_start_matches("http://").to_owned();
+    for path in ["/", "/v1/modules"] {
+        let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: {addr}\r\n\
+             X-Amz-Target: SimpleWorkflowService.ListDomains\r\nContent-Length: 1000000\r\n\r\n"
+        );
+        stream.write_all(head.as_bytes()).await.unwrap();
+        let mut answer = vec![0; 4096];
+        // Well within the body timeout: the answer comes without the body.
+        let n = tokio::time::timeout(Duration::from_secs(30), stream.read(&mut answer))
+            .await
+            .expect("answered before the body came")
+            .unwrap();
+        let answer = String::from_utf8_lossy(&answer[..n]);
+        assert!(
+            answer.contains("MissingAuthenticationTokenException"),
+            "{path}: {answer}"
+        );
+    }
+}
