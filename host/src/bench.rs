@@ -137,22 +137,13 @@ impl SignedRequest {
             )
             .body(())
             .expect("a request");
-        let signed_headers = "content-type;host;x-amz-date;x-amz-target";
-        let hash = sigv4::sha256_hex(&body);
-        let canonical = sigv4::Request {
-            method: "POST",
-            path: "/",
-            query: "",
-            headers: request.headers(),
-            payload_hash: &hash,
-        }
-        .canonical(signed_headers);
-        let scope = sigv4::scope(&amz[..8], "us-east-1", sigv4::SERVICE);
-        let signature = sigv4::sign(secret, &amz, &scope, &canonical);
-        let authorization = format!(
-            "{} Credential=AKIDBENCH/{scope}, SignedHeaders={signed_headers}, Signature={signature}",
-            sigv4::ALGORITHM
-        );
+        let signer = sigv4::Signer {
+            key: "AKIDBENCH",
+            secret,
+            region: "us-east-1",
+        };
+        let authorization =
+            signer.authorization("POST", request.uri(), request.headers(), &body, &amz);
         request.headers_mut().insert(
             "authorization",
             authorization.parse().expect("a header value"),

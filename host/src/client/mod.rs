@@ -168,11 +168,7 @@ impl Client {
             .authority()
             .filter(|a| !a.host().is_empty())
             .ok_or_else(|| invalid("no host"))?;
-        let is_region = (1..=32).contains(&region.len())
-            && region
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
-        if !is_region {
+        if !sigv4::is_region(region) {
             return Err(ClientError::Region(region.to_owned()));
         }
         Ok(Client {
@@ -217,25 +213,14 @@ impl Client {
             "x-amz-date",
             amz_date.parse().expect("a date is a header value"),
         );
-        let mut names: Vec<&str> = headers.keys().map(|n| n.as_str()).collect();
-        names.sort_unstable();
-        let signed_headers = names.join(";");
+        let signer = sigv4::Signer {
+            key,
+            secret,
+            region: &self.region,
+        };
+        let method = request.method_ref().map_or("GET", |m| m.as_str());
         let uri = request.uri_ref().cloned().unwrap_or_default();
-        let payload_hash = sigv4::sha256_hex(body);
-        let canonical = sigv4::Request {
-            method: request.method_ref().map_or("GET", |m| m.as_str()),
-            path: uri.path(),
-            query: uri.query().unwrap_or_default(),
-            headers: &headers,
-            payload_hash: &payload_hash,
-        }
-        .canonical(&signed_headers);
-        let scope = sigv4::scope(date, &self.region, sigv4::SERVICE);
-        let signature = sigv4::sign(secret, &amz_date, &scope, &canonical);
-        let authorization = format!(
-            "{} Credential={key}/{scope}, SignedHeaders={signed_headers}, Signature={signature}",
-            sigv4::ALGORITHM
-        );
+        let authorization = signer.authorization(method, &uri, &headers, body, &amz_date);
         (amz_date, authorization)
     }
 

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, Uri};
 use hmac::{Hmac, KeyInit, Mac};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 use sha2::{Digest, Sha256};
@@ -210,6 +210,13 @@ fn collapse_spaces(value: &str) -> String {
     value.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Whether `r` can be a region name: lowercase letters, digits and dashes.
+pub(crate) fn is_region(r: &str) -> bool {
+    (1..=32).contains(&r.len())
+        && r.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
 /// Lowercase hex SHA-256.
 pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
@@ -243,8 +250,49 @@ fn signer(secret: &str, amz_date: &str, scope: &str, canonical: &str) -> Hmac<Sh
     hmac(&key, &string_to_sign)
 }
 
+/// Who signs, for which region: an access key pair, and the region of its credential scope.
+pub(crate) struct Signer<'a> {
+    pub(crate) key: &'a str,
+    pub(crate) secret: &'a str,
+    pub(crate) region: &'a str,
+}
+
+impl Signer<'_> {
+    /// The `Authorization` header of a request made at `amz_date` (which the request carries as
+    /// `X-Amz-Date`, or as `Date` in RFC 1123 form), signing every header in `headers`, as
+    /// botocore does.
+    pub(crate) fn authorization(
+        &self,
+        method: &str,
+        uri: &Uri,
+        headers: &HeaderMap,
+        body: &[u8],
+        amz_date: &str,
+    ) -> String {
+        let mut names: Vec<&str> = headers.keys().map(|n| n.as_str()).collect();
+        names.sort_unstable();
+        let signed_headers = names.join(";");
+        let payload_hash = sha256_hex(body);
+        let canonical = Request {
+            method,
+            path: uri.path(),
+            query: uri.query().unwrap_or_default(),
+            headers,
+            payload_hash: &payload_hash,
+        }
+        .canonical(&signed_headers);
+        let scope = scope(amz_date.get(..8).unwrap_or_default(), self.region, SERVICE);
+        let signature = sign(self.secret, amz_date, &scope, &canonical);
+        format!(
+            "{ALGORITHM} Credential={}/{scope}, SignedHeaders={signed_headers}, \
+             Signature={signature}",
+            self.key
+        )
+    }
+}
+
 /// The signature, in lowercase hex.
-pub(crate) fn sign(secret: &str, amz_date: &str, scope: &str, canonical: &str) -> String {
+fn sign(secret: &str, amz_date: &str, scope: &str, canonical: &str) -> String {
     hex(&signer(secret, amz_date, scope, canonical)
         .finalize()
         .into_bytes())

@@ -80,8 +80,7 @@ impl Tenants {
         let auth =
             Authorization::parse(header).map_err(|Incomplete(m)| Fault::IncompleteSignature(m))?;
         check_scope(&auth)?;
-        let signed: Vec<&str> = auth.signed_headers.split(';').collect();
-        if !signed.contains(&"host") {
+        if !auth.signed_headers.split(';').any(|h| h == "host") {
             return Err(Fault::IncompleteSignature(
                 "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.".into(),
             ));
@@ -174,7 +173,7 @@ fn check_scope(auth: &Authorization<'_>) -> Result<(), Fault> {
             "Credential should be scoped to correct service: '{}'. ",
             sigv4::SERVICE
         )
-    } else if !is_region(auth.region) {
+    } else if !sigv4::is_region(auth.region) {
         format!(
             "Credential should be scoped to a valid region, not '{}'. ",
             auth.region
@@ -238,13 +237,6 @@ fn check_skew(signed_at: SystemTime, now: SystemTime, max: Duration) -> Result<(
     Ok(())
 }
 
-/// Whether `r` can be a region name: lowercase letters, digits and dashes.
-fn is_region(r: &str) -> bool {
-    (1..=32).contains(&r.len())
-        && r.bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-}
-
 /// In open mode, the region of the request's credential scope if it has a usable one
 /// (`Authorization: AWS4-HMAC-SHA256 Credential=AKID/DATE/REGION/swf/aws4_request, ...`).
 fn open_region(headers: &HeaderMap) -> &str {
@@ -254,7 +246,7 @@ fn open_region(headers: &HeaderMap) -> &str {
         .and_then(|auth| auth.split("Credential=").nth(1))
         .and_then(|credential| credential.split([',', ' ']).next())
         .and_then(|scope| scope.split('/').nth(2))
-        .filter(|r| is_region(r))
+        .filter(|r| sigv4::is_region(r))
         .unwrap_or(DEFAULT_REGION)
 }
 
@@ -290,24 +282,12 @@ mod tests {
             .header("x-amz-target", "SimpleWorkflowService.ListDomains")
             .body(())
             .unwrap();
-        let mut names = ["content-type", date_header, "host", "x-amz-target"];
-        names.sort_unstable();
-        let signed_headers = &names.join(";");
-        let hash = sigv4::sha256_hex(body);
-        let canonical = sigv4::Request {
-            method: "POST",
-            path: "/",
-            query: "",
-            headers: request.headers(),
-            payload_hash: &hash,
-        }
-        .canonical(signed_headers);
-        let scope = sigv4::scope(&amz[..8], "eu-west-1", "swf");
-        let signature = sigv4::sign(secret, &amz, &scope, &canonical);
-        let value = format!(
-            "AWS4-HMAC-SHA256 Credential=AKIDACME/{scope}, SignedHeaders={signed_headers}, \
-             Signature={signature}"
-        );
+        let signer = sigv4::Signer {
+            key: "AKIDACME",
+            secret,
+            region: "eu-west-1",
+        };
+        let value = signer.authorization("POST", request.uri(), request.headers(), body, &amz);
         request
             .headers_mut()
             .insert("authorization", HeaderValue::from_str(&value).unwrap());
