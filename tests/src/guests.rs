@@ -237,7 +237,16 @@ pub async fn history(
     workflow_id: &str,
     run_id: &str,
 ) -> Vec<HistoryEvent> {
-    let swf = server.client();
+    read_history(&server.client(), domain, workflow_id, run_id).await
+}
+
+/// The whole history of a run as `swf` reads it, oldest first, page by page.
+pub async fn read_history(
+    swf: &Client,
+    domain: &str,
+    workflow_id: &str,
+    run_id: &str,
+) -> Vec<HistoryEvent> {
     let mut events = Vec::new();
     let mut token = None;
     loop {

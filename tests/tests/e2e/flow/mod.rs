@@ -276,23 +276,7 @@ pub(crate) async fn assert_activity_token_dead(c: &Client, token: &str) {
 
 /// The whole history of a run, oldest first, read page by page.
 pub(crate) async fn history(c: &Client, workflow_id: &str, run_id: &str) -> Vec<HistoryEvent> {
-    let mut events = Vec::new();
-    let mut token = None;
-    loop {
-        let page = c
-            .get_workflow_execution_history()
-            .domain(D)
-            .execution(execution(workflow_id, run_id))
-            .set_next_page_token(token)
-            .send()
-            .await
-            .unwrap_or_else(|e| panic!("history of {workflow_id}: {e:?}"));
-        events.extend_from_slice(page.events());
-        match page.next_page_token() {
-            Some(next) => token = Some(next.to_owned()),
-            None => return events,
-        }
-    }
+    weft_tests::guests::read_history(c, D, workflow_id, run_id).await
 }
 
 /// Reads the history of a run until it holds an event of type `event_type` (panics after 30 s).
