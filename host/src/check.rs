@@ -19,12 +19,15 @@
 //!   started at most once and closed at most once, in that order. An event that closes a started
 //!   one names that start; members the opening event and later ones both carry (`timerId`,
 //!   `workflowId`, …) agree.
-//! * At most one decision task is open (scheduled or started) at a time.
+//! * At most one decision task is started at a time, and at most one is scheduled and not yet
+//!   started: the next one, which may be recorded while another is started (spec §8.2 rule 4).
 //! * A change the decider must hear about (spec §7's "decision task" column) is followed by a
-//!   `DecisionTaskScheduled`, unless one is scheduled already; if a decision task is started, by
-//!   the end of that task. The decisions of a task cannot close the run while a change recorded
-//!   during it is unhandled (UNHANDLED_DECISION). So the history of an open run never ends with
-//!   a change owed a decision task and none open: that run would wait forever.
+//!   `DecisionTaskScheduled`, unless one is scheduled and not yet started (it delivers the
+//!   change too). While a decision task is started, that `DecisionTaskScheduled` comes in the
+//!   same step, before the started task completes or times out; changes the task's own
+//!   decisions cause get theirs after the batch. The decisions of a task cannot close the run
+//!   while a next task was scheduled during it (UNHANDLED_DECISION). So the history of an open
+//!   run never ends with a change owed a decision task: that run would wait forever.
 //! * Events recorded for a decision name the latest `DecisionTaskCompleted`: a batch is recorded
 //!   in one step, right after its completion.
 //! * At most one event closes the run, and it is the last.
@@ -119,12 +122,15 @@ struct Checker<'a> {
     types: Vec<Option<&'a str>>,
     last_timestamp: Option<f64>,
     things: HashMap<u64, Thing<'a>>,
-    /// The decision task open now, by its `DecisionTaskScheduled`.
-    open_decision: Option<u64>,
+    /// The decision task scheduled and not yet started, by its `DecisionTaskScheduled`.
+    scheduled_decision: Option<u64>,
+    /// The decision task started and not yet closed, by its `DecisionTaskScheduled`.
+    started_decision: Option<u64>,
     latest_completion: Option<u64>,
     /// The first change since the last `DecisionTaskScheduled` that a decision task is owed for.
     owed: Option<u64>,
-    /// What was owed when the latest decision task completed: changes its decider had not seen.
+    /// The next decision task, scheduled while the latest completed one was started: its
+    /// decider had not seen the changes it was scheduled for.
     unhandled: Option<u64>,
     /// The event that closed the run.
     closed_by: Option<u64>,
@@ -186,6 +192,9 @@ impl<'a> Checker<'a> {
             Role::Starts(key) => {
                 if let Some(opened) = named(key) {
                     self.start(here, attrs, opened);
+                    if event_type == "DecisionTaskStarted" {
+                        self.decision_started(here, opened);
+                    }
                 }
             }
             Role::Closes(key, start) => {
@@ -215,8 +224,8 @@ impl<'a> Checker<'a> {
             self.problem(
                 here,
                 format_args!(
-                    "closes the run although event {unhandled}, recorded while its decision \
-                     task was started, is unhandled"
+                    "closes the run although decision task {unhandled} was scheduled while its \
+                     own was started: the events before it are unhandled"
                 ),
             );
         }
@@ -230,24 +239,51 @@ impl<'a> Checker<'a> {
     fn owe(&mut self, here: Here<'_>, triggers: bool) {
         match here.event_type {
             "DecisionTaskScheduled" => self.owed = None,
-            "DecisionTaskCompleted" => {
-                self.latest_completion = Some(here.id);
-                self.unhandled = self.owed;
+            "DecisionTaskCompleted" | "DecisionTaskTimedOut" => {
+                // A change while the task was started must have scheduled the next one at once.
+                if let Some(owed) = self.owed {
+                    self.problem(
+                        here,
+                        format_args!(
+                            "event {owed} changed the run while this decision task was started, \
+                             and no DecisionTaskScheduled followed it"
+                        ),
+                    );
+                    self.owed = None;
+                }
+                if here.event_type == "DecisionTaskCompleted" {
+                    self.latest_completion = Some(here.id);
+                    self.unhandled = self.scheduled_decision;
+                }
             }
             _ => {}
         }
         // A decision task scheduled and not yet started will deliver the change with the rest.
-        let waiting = self
-            .open_decision
-            .is_some_and(|open| self.things[&open].started.is_none());
-        if triggers && !waiting && self.owed.is_none() {
+        if triggers && self.scheduled_decision.is_none() && self.owed.is_none() {
             self.owed = Some(here.id);
         }
     }
 
+    /// A decider got the decision task scheduled as event `opened`: the one scheduled and not
+    /// yet started, while no other is started.
+    fn decision_started(&mut self, here: Here<'_>, opened: u64) {
+        if let Some(other) = self.started_decision {
+            self.problem(
+                here,
+                format_args!(
+                    "handed out while the decision task scheduled as event {other} is started"
+                ),
+            );
+        }
+        if self.scheduled_decision == Some(opened) {
+            self.scheduled_decision = None;
+        }
+        self.started_decision = Some(opened);
+    }
+
     /// The rules about the history's end.
     fn finish(&mut self) {
-        if let (None, Some(owed), None) = (self.closed_by, self.owed, self.open_decision) {
+        if let (None, Some(owed)) = (self.closed_by, self.owed) {
             let last = Here {
                 id: self.types.len() as u64,
                 event_type: self
@@ -260,7 +296,8 @@ impl<'a> Checker<'a> {
             self.problem(
                 last,
                 format_args!(
-                    "the run is open and owes event {owed} a decision task, but none is open"
+                    "the run is open and owes event {owed} a decision task, but none was \
+                     scheduled after it"
                 ),
             );
         }
@@ -340,13 +377,15 @@ impl<'a> Checker<'a> {
 
     fn open(&mut self, here: Here<'_>, attrs: &'a Map<String, Value>) {
         if here.event_type == "DecisionTaskScheduled" {
-            if let Some(open) = self.open_decision {
+            if let Some(waiting) = self.scheduled_decision {
                 self.problem(
                     here,
-                    format_args!("the decision task scheduled as event {open} is still open"),
+                    format_args!(
+                        "the decision task scheduled as event {waiting} is not started yet"
+                    ),
                 );
             }
-            self.open_decision = Some(here.id);
+            self.scheduled_decision = Some(here.id);
         }
         let thing = Thing {
             attrs,
@@ -399,8 +438,11 @@ impl<'a> Checker<'a> {
             self.problem(here, problem);
         }
         self.things.get_mut(&opened).expect("looked up").closed = Some(here.id);
-        if self.open_decision == Some(opened) {
-            self.open_decision = None;
+        if self.started_decision == Some(opened) {
+            self.started_decision = None;
+        }
+        if self.scheduled_decision == Some(opened) {
+            self.scheduled_decision = None;
         }
     }
 

@@ -17,18 +17,16 @@ fn event(id: u64, event_type: &str, attributes: Value) -> Value {
 ///
 /// 1 WorkflowExecutionStarted, 2 DecisionTaskScheduled, 3 DecisionTaskStarted,
 /// 4 DecisionTaskTimedOut, 5 DecisionTaskScheduled, 6 DecisionTaskStarted,
-/// 7 WorkflowExecutionSignaled, 8 DecisionTaskCompleted, 9 ActivityTaskScheduled "a1",
-/// 10 TimerStarted "t", 11 DecisionTaskScheduled, 12 DecisionTaskStarted,
-/// 13 ActivityTaskTimedOut (SCHEDULE_TO_START, never started), 14 DecisionTaskCompleted,
-/// 15 ActivityTaskScheduled "a2", 16 DecisionTaskScheduled, 17 ActivityTaskStarted,
-/// 18 DecisionTaskStarted, 19 ActivityTaskCompleted, 20 TimerFired, 21 DecisionTaskCompleted,
-/// 22 DecisionTaskScheduled, 23 DecisionTaskStarted, 24 DecisionTaskCompleted,
-/// 25 WorkflowExecutionCompleted.
+/// 7 WorkflowExecutionSignaled, 8 DecisionTaskScheduled (the next, while 5 is started),
+/// 9 DecisionTaskCompleted, 10 ActivityTaskScheduled "a1", 11 TimerStarted "t",
+/// 12 DecisionTaskStarted (of 8), 13 ActivityTaskTimedOut (SCHEDULE_TO_START, never started),
+/// 14 DecisionTaskScheduled, 15 DecisionTaskCompleted, 16 ActivityTaskScheduled "a2",
+/// 17 ActivityTaskStarted, 18 DecisionTaskStarted (of 14), 19 ActivityTaskCompleted,
+/// 20 DecisionTaskScheduled, 21 TimerFired, 22 DecisionTaskCompleted, 23 DecisionTaskStarted
+/// (of 20), 24 DecisionTaskCompleted, 25 WorkflowExecutionCompleted.
 fn good() -> Vec<Value> {
     let list = json!({"name": "deciders"});
     let scheduled = || json!({"taskList": list, "startToCloseTimeout": "5"});
-    let started = |s: u64| json!({"scheduledEventId": s, "identity": "d"});
-    let completed = |s: u64, t: u64| json!({"scheduledEventId": s, "startedEventId": t});
     let activity = |id: &str, dtc: u64| {
         json!({
             "activityId": id,
@@ -52,42 +50,64 @@ fn good() -> Vec<Value> {
         ("DecisionTaskScheduled", scheduled()),
         ("DecisionTaskStarted", started(5)),
         ("WorkflowExecutionSignaled", json!({"signalName": "poke"})),
+        ("DecisionTaskScheduled", scheduled()),
         ("DecisionTaskCompleted", completed(5, 6)),
-        ("ActivityTaskScheduled", activity("a1", 8)),
+        ("ActivityTaskScheduled", activity("a1", 9)),
         (
             "TimerStarted",
-            json!({"timerId": "t", "startToFireTimeout": "1", "decisionTaskCompletedEventId": 8}),
+            json!({"timerId": "t", "startToFireTimeout": "1", "decisionTaskCompletedEventId": 9}),
         ),
-        ("DecisionTaskScheduled", scheduled()),
-        ("DecisionTaskStarted", started(11)),
+        ("DecisionTaskStarted", started(8)),
         (
             "ActivityTaskTimedOut",
-            json!({"timeoutType": "SCHEDULE_TO_START", "scheduledEventId": 9, "startedEventId": 0}),
+            json!({"timeoutType": "SCHEDULE_TO_START", "scheduledEventId": 10, "startedEventId": 0}),
         ),
-        ("DecisionTaskCompleted", completed(11, 12)),
-        ("ActivityTaskScheduled", activity("a2", 14)),
         ("DecisionTaskScheduled", scheduled()),
-        ("ActivityTaskStarted", json!({"scheduledEventId": 15})),
-        ("DecisionTaskStarted", started(16)),
+        ("DecisionTaskCompleted", completed(8, 12)),
+        ("ActivityTaskScheduled", activity("a2", 15)),
+        ("ActivityTaskStarted", json!({"scheduledEventId": 16})),
+        ("DecisionTaskStarted", started(14)),
         (
             "ActivityTaskCompleted",
-            json!({"result": "ok", "scheduledEventId": 15, "startedEventId": 17}),
+            json!({"result": "ok", "scheduledEventId": 16, "startedEventId": 17}),
         ),
-        ("TimerFired", json!({"timerId": "t", "startedEventId": 10})),
-        ("DecisionTaskCompleted", completed(16, 18)),
         ("DecisionTaskScheduled", scheduled()),
-        ("DecisionTaskStarted", started(22)),
-        ("DecisionTaskCompleted", completed(22, 23)),
+        ("TimerFired", json!({"timerId": "t", "startedEventId": 11})),
+        ("DecisionTaskCompleted", completed(14, 18)),
+        ("DecisionTaskStarted", started(20)),
+        ("DecisionTaskCompleted", completed(20, 23)),
         (
             "WorkflowExecutionCompleted",
             json!({"decisionTaskCompletedEventId": 24}),
         ),
     ];
+    numbered(events)
+}
+
+/// Events numbered from 1 in order.
+fn numbered<const N: usize>(events: [(&str, Value); N]) -> Vec<Value> {
     events
         .into_iter()
         .enumerate()
         .map(|(i, (event_type, attrs))| event(i as u64 + 1, event_type, attrs))
         .collect()
+}
+
+fn started(scheduled: u64) -> Value {
+    json!({"scheduledEventId": scheduled, "identity": "d"})
+}
+
+fn completed(scheduled: u64, started: u64) -> Value {
+    json!({"scheduledEventId": scheduled, "startedEventId": started})
+}
+
+fn decision_scheduled() -> Value {
+    json!({"taskList": {"name": "deciders"}})
+}
+
+fn workflow_started() -> Value {
+    json!({"childPolicy": "TERMINATE", "taskList": {"name": "deciders"},
+           "workflowType": {"name": "wf", "version": "1"}})
 }
 
 /// The attributes of event `id`, to edit.
@@ -111,7 +131,7 @@ fn assert_problem(events: &[Value], needles: &[&str]) {
 
 /// The ends of the steps of [`good`]: the events of one step are recorded together, so these
 /// are the histories a server can show.
-const STEP_ENDS: &[usize] = &[0, 2, 3, 5, 6, 7, 11, 12, 13, 16, 17, 18, 19, 20, 22, 23, 25];
+const STEP_ENDS: &[usize] = &[0, 2, 3, 5, 6, 8, 11, 12, 14, 16, 17, 18, 20, 21, 22, 23, 25];
 
 #[test]
 fn a_good_history_passes_at_the_end_of_each_step() {
@@ -127,44 +147,151 @@ fn an_open_run_never_waits_for_a_decision_task_that_is_not_coming() {
     // Started, and no decision task scheduled.
     assert_problem(
         &events[..1],
-        &["owes event 1 a decision task, but none is open"],
+        &["owes event 1 a decision task, but none was scheduled after it"],
     );
     // The decision task timed out, and no new one.
     assert_problem(&events[..4], &["event 4", "owes event 4 a decision task"]);
-    // The signal came while the decider worked; its batch is recorded, and no new task.
-    assert_problem(&events[..10], &["event 10", "owes event 7 a decision task"]);
-    // The activity completed while the decider worked, and nothing after its batch.
-    assert_problem(&events[..21], &["owes event 19 a decision task"]);
+    // The signal came while the decider worked, and no next task was scheduled.
+    assert_problem(&events[..7], &["event 7", "owes event 7 a decision task"]);
+    // The activity timed out while the decider worked, and likewise.
+    assert_problem(&events[..13], &["owes event 13 a decision task"]);
+}
+
+/// The history AWS records when a change comes while a decision task is started (spec §8.2
+/// rule 4): the next `DecisionTaskScheduled` follows the change at once, before the started
+/// task's `DecisionTaskCompleted`. Events 7 to 14 are the shape of events 33 to 39 of a real
+/// AWS history (2016): TimerFired while a task is scheduled, then a child completing while it
+/// is started.
+#[test]
+fn the_next_decision_task_is_scheduled_right_after_a_change_during_a_started_one() {
+    let child = json!({"workflowId": "c", "workflowType": {"name": "wf", "version": "1"},
+                       "taskList": {"name": "deciders"}, "childPolicy": "TERMINATE",
+                       "decisionTaskCompletedEventId": 4});
+    let run = json!({"workflowId": "c", "runId": "r"});
+    let wf = json!({"name": "wf", "version": "1"});
+    let events = numbered([
+        ("WorkflowExecutionStarted", workflow_started()),
+        ("DecisionTaskScheduled", decision_scheduled()),
+        ("DecisionTaskStarted", started(2)),
+        ("DecisionTaskCompleted", completed(2, 3)),
+        (
+            "TimerStarted",
+            json!({"timerId": "delayed_task-0-0:t", "startToFireTimeout": "0",
+                   "decisionTaskCompletedEventId": 4}),
+        ),
+        ("StartChildWorkflowExecutionInitiated", child.clone()),
+        (
+            "ChildWorkflowExecutionStarted",
+            json!({"workflowExecution": run, "workflowType": wf, "initiatedEventId": 6}),
+        ),
+        ("DecisionTaskScheduled", decision_scheduled()),
+        (
+            "TimerFired",
+            json!({"timerId": "delayed_task-0-0:t", "startedEventId": 5}),
+        ),
+        ("DecisionTaskStarted", started(8)),
+        (
+            "ChildWorkflowExecutionCompleted",
+            json!({"workflowExecution": run, "workflowType": wf, "initiatedEventId": 6,
+                   "startedEventId": 7}),
+        ),
+        ("DecisionTaskScheduled", decision_scheduled()),
+        ("DecisionTaskCompleted", completed(8, 10)),
+        (
+            "StartChildWorkflowExecutionInitiated",
+            json!({"workflowId": "c2", "workflowType": wf, "taskList": {"name": "deciders"},
+                   "childPolicy": "TERMINATE", "decisionTaskCompletedEventId": 13}),
+        ),
+        ("DecisionTaskStarted", started(12)),
+    ]);
+    assert_eq!(check_history(&events), Vec::<String>::new());
+}
+
+/// The order Weft recorded before: the next `DecisionTaskScheduled` only after the started
+/// task's completion and its batch.
+#[test]
+fn a_next_decision_task_scheduled_only_after_the_batch_is_refused() {
+    let old = numbered([
+        ("WorkflowExecutionStarted", workflow_started()),
+        ("DecisionTaskScheduled", decision_scheduled()),
+        ("DecisionTaskStarted", started(2)),
+        ("WorkflowExecutionSignaled", json!({"signalName": "late"})),
+        ("DecisionTaskCompleted", completed(2, 3)),
+        (
+            "MarkerRecorded",
+            json!({"markerName": "m", "decisionTaskCompletedEventId": 5}),
+        ),
+        ("DecisionTaskScheduled", decision_scheduled()),
+    ]);
+    assert_problem(
+        &old,
+        &[
+            "event 5 (DecisionTaskCompleted)",
+            "event 4 changed the run while this decision task was started",
+        ],
+    );
+    let mut timed_out = old[..4].to_vec();
+    timed_out.push(event(
+        5,
+        "DecisionTaskTimedOut",
+        json!({"timeoutType": "START_TO_CLOSE", "scheduledEventId": 2, "startedEventId": 3}),
+    ));
+    timed_out.push(event(6, "DecisionTaskScheduled", decision_scheduled()));
+    assert_problem(
+        &timed_out,
+        &["event 5 (DecisionTaskTimedOut)", "event 4 changed the run"],
+    );
+}
+
+/// A started task that times out while the next is scheduled lets that one be handed out; a
+/// third is not scheduled.
+#[test]
+fn a_timeout_with_a_next_task_scheduled_schedules_no_third() {
+    let mut events = numbered([
+        ("WorkflowExecutionStarted", workflow_started()),
+        ("DecisionTaskScheduled", decision_scheduled()),
+        ("DecisionTaskStarted", started(2)),
+        ("WorkflowExecutionSignaled", json!({"signalName": "late"})),
+        ("DecisionTaskScheduled", decision_scheduled()),
+        (
+            "DecisionTaskTimedOut",
+            json!({"timeoutType": "START_TO_CLOSE", "scheduledEventId": 2, "startedEventId": 3}),
+        ),
+        ("DecisionTaskStarted", started(5)),
+    ]);
+    assert_eq!(check_history(&events), Vec::<String>::new());
+    events[6] = event(7, "DecisionTaskScheduled", decision_scheduled());
+    assert_problem(
+        &events,
+        &[
+            "event 7",
+            "the decision task scheduled as event 5 is not started yet",
+        ],
+    );
 }
 
 #[test]
 fn a_change_the_decider_has_not_seen_keeps_the_run_open() {
     let mut events = good();
     // A signal comes while the last decision task is started, and the batch still closes.
-    events.insert(
-        23,
-        event(
-            24,
-            "WorkflowExecutionSignaled",
-            json!({"signalName": "late"}),
-        ),
-    );
-    events[24] = event(
-        25,
-        "DecisionTaskCompleted",
-        json!({"scheduledEventId": 22, "startedEventId": 23}),
-    );
-    events[25] = event(
-        26,
+    events.truncate(23);
+    events.push(event(
+        24,
+        "WorkflowExecutionSignaled",
+        json!({"signalName": "late"}),
+    ));
+    events.push(event(25, "DecisionTaskScheduled", decision_scheduled()));
+    events.push(event(26, "DecisionTaskCompleted", completed(20, 23)));
+    events.push(event(
+        27,
         "WorkflowExecutionCompleted",
-        json!({"decisionTaskCompletedEventId": 25}),
-    );
+        json!({"decisionTaskCompletedEventId": 26}),
+    ));
     assert_problem(
         &events,
         &[
-            "event 26",
-            "closes the run although event 24",
-            "is unhandled",
+            "event 27",
+            "closes the run although decision task 25 was scheduled while its own was started",
         ],
     );
 }
@@ -184,11 +311,11 @@ fn every_event_type_has_one_rule() {
 fn ids_must_run_from_one_without_gaps() {
     let mut gap = good();
     gap.remove(6);
-    assert_problem(&gap, &["event 7 (DecisionTaskCompleted)", "eventId 8"]);
+    assert_problem(&gap, &["event 7 (DecisionTaskScheduled)", "eventId 8"]);
 
     let mut swapped = good();
-    swapped.swap(8, 9);
-    assert_problem(&swapped, &["event 9 (TimerStarted)", "eventId 10"]);
+    swapped.swap(9, 10);
+    assert_problem(&swapped, &["event 10 (TimerStarted)", "eventId 11"]);
 }
 
 #[test]
@@ -252,7 +379,7 @@ fn references_name_earlier_events_of_the_right_type() {
     );
 
     let mut wrong_type = good();
-    attrs(&mut wrong_type, 17)["scheduledEventId"] = json!(16);
+    attrs(&mut wrong_type, 17)["scheduledEventId"] = json!(14);
     assert_problem(
         &wrong_type,
         &[
@@ -262,13 +389,13 @@ fn references_name_earlier_events_of_the_right_type() {
     );
 
     let mut missing = good();
-    attrs(&mut missing, 9)
+    attrs(&mut missing, 10)
         .as_object_mut()
         .unwrap()
         .remove("decisionTaskCompletedEventId");
     assert_problem(
         &missing,
-        &["event 9", "decisionTaskCompletedEventId is missing"],
+        &["event 10", "decisionTaskCompletedEventId is missing"],
     );
 
     let mut zero = good();
@@ -279,13 +406,13 @@ fn references_name_earlier_events_of_the_right_type() {
 #[test]
 fn a_completion_names_the_start_of_its_own_task() {
     let mut events = good();
-    // Event 12 is a DecisionTaskStarted, but of the task scheduled as 11.
-    attrs(&mut events, 21)["startedEventId"] = json!(12);
+    // Event 12 is a DecisionTaskStarted, but of the task scheduled as 8.
+    attrs(&mut events, 22)["startedEventId"] = json!(12);
     assert_problem(
         &events,
         &[
-            "event 21",
-            "startedEventId 12 does not match event 16",
+            "event 22",
+            "startedEventId 12 does not match event 14",
             "started as event 18",
         ],
     );
@@ -305,7 +432,7 @@ fn a_timeout_of_a_started_task_names_its_start() {
 fn a_task_starts_at_most_once() {
     let mut events = good();
     // The second activity is handed out again while it runs.
-    events[17] = event(18, "ActivityTaskStarted", json!({"scheduledEventId": 15}));
+    events[17] = event(18, "ActivityTaskStarted", json!({"scheduledEventId": 16}));
     assert_problem(&events, &["event 18", "already started by event 17"]);
 
     let mut decision = good();
@@ -319,7 +446,7 @@ fn a_task_closes_at_most_once_and_only_after_it_started() {
     twice[19] = event(
         20,
         "ActivityTaskFailed",
-        json!({"scheduledEventId": 15, "startedEventId": 17}),
+        json!({"scheduledEventId": 16, "startedEventId": 17}),
     );
     assert_problem(&twice, &["event 20", "already closed by event 19"]);
 
@@ -327,36 +454,46 @@ fn a_task_closes_at_most_once_and_only_after_it_started() {
     unstarted[12] = event(
         13,
         "ActivityTaskCompleted",
-        json!({"scheduledEventId": 9, "startedEventId": 0}),
+        json!({"scheduledEventId": 10, "startedEventId": 0}),
     );
     assert_problem(
         &unstarted,
-        &["event 13", "closes event 9, which never started"],
+        &["event 13", "closes event 10, which never started"],
     );
 }
 
 #[test]
-fn one_decision_task_is_open_at_a_time() {
-    let mut events = good();
-    // A second decision task is scheduled and started while the one started as 6 is open.
-    events[6] = event(
-        7,
-        "DecisionTaskScheduled",
-        json!({"taskList": {"name": "d"}}),
+fn one_decision_task_waits_and_one_is_started_at_most() {
+    let mut waiting = good();
+    // A third decision task is scheduled while the one scheduled as 7 waits.
+    waiting[6] = event(7, "DecisionTaskScheduled", decision_scheduled());
+    assert_problem(
+        &waiting,
+        &["event 8", "scheduled as event 7 is not started yet"],
     );
-    assert_problem(&events, &["event 7", "scheduled as event 5 is still open"]);
+
+    let mut started_twice = good();
+    // The next task is handed out while the one started as 6 is still open.
+    started_twice[8] = event(9, "DecisionTaskStarted", started(8));
+    assert_problem(
+        &started_twice,
+        &[
+            "event 9",
+            "handed out while the decision task scheduled as event 5 is started",
+        ],
+    );
 }
 
 #[test]
 fn decisions_name_the_latest_completion() {
     let mut events = good();
-    attrs(&mut events, 15)["decisionTaskCompletedEventId"] = json!(8);
+    attrs(&mut events, 16)["decisionTaskCompletedEventId"] = json!(9);
     assert_problem(
         &events,
         &[
-            "event 15",
-            "decisionTaskCompletedEventId 8 is not the latest",
-            "(14)",
+            "event 16",
+            "decisionTaskCompletedEventId 9 is not the latest",
+            "(15)",
         ],
     );
 }
@@ -364,10 +501,10 @@ fn decisions_name_the_latest_completion() {
 #[test]
 fn later_events_repeat_what_opened_their_thing() {
     let mut events = good();
-    attrs(&mut events, 20)["timerId"] = json!("other");
+    attrs(&mut events, 21)["timerId"] = json!("other");
     assert_problem(
         &events,
-        &["event 20", "timerId \"other\" differs from event 10's"],
+        &["event 21", "timerId \"other\" differs from event 11's"],
     );
 }
 

@@ -35,7 +35,6 @@ pub(crate) fn close(
         status: closing.status,
     });
     eng.disarm_all(run)?;
-    run.decision_needed = false;
     let kept_until = match eng.setup.retention_override {
         Some(kept) => now.plus_millis(u64::try_from(kept.as_millis()).unwrap_or(u64::MAX)),
         None => now.plus_secs(u64::from(run.retention_days) * 24 * 60 * 60),

@@ -27,7 +27,7 @@ use crate::clock::Timestamp;
 use crate::dispatch::Wakers;
 use crate::fault::Fault;
 use crate::model::events::{Cause, Event, HistoryEvent, attrs};
-use crate::model::{DecisionTask, Run, Slot, TaskList, Timeout};
+use crate::model::{DecisionTask, NextDecision, Run, Slot, TaskList, Timeout};
 use crate::store::{Deadline, RunReads, TaskKind, WriteTx};
 
 pub(crate) use close::terminate;
@@ -139,56 +139,74 @@ impl<'a, 't> Engine<'a, 't> {
         Ok(self.tx.put_run(run)?)
     }
 
-    /// A state change the decider must hear about (spec §8.2): schedules a decision task, unless
-    /// one is scheduled already (it will deliver the change too) or started (then another is owed
-    /// once it ends).
+    /// A state change the decider must hear about (spec §8.2): schedules a decision task,
+    /// unless one is scheduled already (it will deliver the change too). While a task is
+    /// started, the next one is recorded at once and held back until the started one ends
+    /// (rule 4); while a batch of decisions is applied, it is scheduled after the batch.
     pub(crate) fn trigger(&mut self, run: &mut Run) -> Result<(), Fault> {
         if !run.is_open() {
             return Ok(());
         }
-        match run.decision {
+        match &mut run.decision {
             DecisionTask::Idle => self.schedule_decision(run),
-            DecisionTask::Scheduled { .. } => Ok(()),
-            DecisionTask::Started { .. } => {
-                run.decision_needed = true;
+            DecisionTask::Scheduled { .. }
+            | DecisionTask::Started { next: Some(_), .. }
+            | DecisionTask::Completing { next: Some(_), .. } => Ok(()),
+            DecisionTask::Completing { triggered, .. } => {
+                *triggered = true;
+                Ok(())
+            }
+            DecisionTask::Started { next: None, .. } => {
+                let held = self.record_decision_scheduled(run)?;
+                if let DecisionTask::Started { next, .. } = &mut run.decision {
+                    *next = Some(held);
+                }
                 Ok(())
             }
         }
     }
 
-    /// Records `DecisionTaskScheduled` and queues the task on the run's decision task list, with
-    /// the override's schedule-to-start timeout armed if one is in force.
+    /// Schedules a decision task and queues it.
     fn schedule_decision(&mut self, run: &mut Run) -> Result<(), Fault> {
+        let next = self.record_decision_scheduled(run)?;
+        self.queue_decision(run, next)
+    }
+
+    /// Records `DecisionTaskScheduled` for the run's current decision task list, with the
+    /// override's schedule-to-start timeout if one is in force.
+    fn record_decision_scheduled(&mut self, run: &mut Run) -> Result<NextDecision, Fault> {
         let list = run.decision_task_list.clone();
+        let schedule_to_start = run.decision_schedule_to_start.clone();
         let scheduled = self.record(
             run,
             attrs::DecisionTaskScheduled {
                 task_list: TaskList { name: list.clone() },
                 task_priority: Some(run.config.task_priority.clone()),
                 start_to_close_timeout: Some(run.config.task_start_to_close_timeout.clone()),
-                schedule_to_start_timeout: run.decision_schedule_to_start.clone(),
+                schedule_to_start_timeout: schedule_to_start.clone(),
             },
         )?;
-        let slot = self.queue(
-            run,
-            TaskKind::Decision,
+        Ok(NextDecision {
+            scheduled,
             list,
-            &run.config.task_priority.clone(),
-            scheduled,
-        )?;
-        let limit = run.decision_schedule_to_start.as_deref();
-        let timeout_at = self.arm(
-            run.seq,
-            scheduled,
-            Deadline::DecisionScheduleToStart,
-            limit.and_then(Timeout::seconds),
-        )?;
+            schedule_to_start,
+        })
+    }
+
+    /// Queues the recorded decision task `next` on the list its event names and arms its
+    /// schedule-to-start timeout, if it has one.
+    fn queue_decision(&mut self, run: &mut Run, next: NextDecision) -> Result<(), Fault> {
+        let priority = run.config.task_priority.clone();
+        let scheduled = next.scheduled;
+        let slot = self.queue(run, TaskKind::Decision, next.list, &priority, scheduled)?;
+        let limit = next.schedule_to_start.as_deref().and_then(Timeout::seconds);
+        let kind = Deadline::DecisionScheduleToStart;
+        let timeout_at = self.arm(run.seq, scheduled, kind, limit)?;
         run.decision = DecisionTask::Scheduled {
             scheduled,
             slot,
             timeout_at,
         };
-        run.decision_needed = false;
         Ok(())
     }
 

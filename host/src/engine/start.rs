@@ -166,7 +166,7 @@ pub(crate) fn start_run(
         cancel_requested: false,
         next_event_id: 1,
         decision: DecisionTask::Idle,
-        decision_needed: false,
+        legacy_decision_owed: false,
         previous_started_event_id: 0,
         decision_schedule_to_start: None,
         latest_execution_context: None,

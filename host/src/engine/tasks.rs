@@ -158,6 +158,7 @@ fn claim_decision(
         scheduled,
         started,
         timeout_at,
+        next: None,
     };
     Ok(Some(Claimed::Decision(DecisionClaim {
         task: TaskRef {

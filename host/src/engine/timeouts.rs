@@ -56,6 +56,7 @@ impl Engine<'_, '_> {
                 let kind = Deadline::DecisionScheduleToStart;
                 self.disarm(run.seq, scheduled, kind, timeout_at)?;
             }
+            // A next task held back was never queued nor armed.
             DecisionTask::Started {
                 scheduled,
                 timeout_at,
@@ -64,6 +65,7 @@ impl Engine<'_, '_> {
                 let kind = Deadline::DecisionStartToClose;
                 self.disarm(run.seq, scheduled, kind, timeout_at)?;
             }
+            DecisionTask::Completing { .. } => {}
         }
         Ok(())
     }
@@ -179,8 +181,9 @@ pub(super) fn lambda_timed_out(
 }
 
 /// A decision task timeout came at `at` for the task scheduled by event `scheduled`:
-/// `DecisionTaskTimedOut`, then a new decision task. A task that was never picked up from the
-/// decider's task-list override goes back to the run's own list (spec §8.5).
+/// `DecisionTaskTimedOut`, then the next decision task: the one already scheduled while the
+/// timed-out task was started, or a new one. A task that was never picked up from the decider's
+/// task-list override goes back to the run's own list (spec §8.5).
 pub(super) fn decision_timed_out(
     eng: &mut Engine<'_, '_>,
     run: &mut Run,
@@ -194,6 +197,7 @@ pub(super) fn decision_timed_out(
                 scheduled: s,
                 started,
                 timeout_at,
+                ..
             },
             Deadline::DecisionStartToClose,
         ) if *s == scheduled && *timeout_at == Some(at) => (Cause::StartToClose, *started),
@@ -207,6 +211,10 @@ pub(super) fn decision_timed_out(
         ) if *s == scheduled && *timeout_at == Some(at) => (Cause::ScheduleToStart, 0),
         _ => return Ok(false),
     };
+    let next = match &mut run.decision {
+        DecisionTask::Started { next, .. } => next.take(),
+        _ => None,
+    };
     eng.drop_decision(run)?;
     if timeout_type == Cause::ScheduleToStart {
         run.decision_task_list = run.config.task_list.name.clone();
@@ -218,8 +226,11 @@ pub(super) fn decision_timed_out(
         started_event_id,
     };
     eng.record(run, event)?;
-    // The decider saw nothing of what happened meanwhile; the new task carries it all.
-    eng.schedule_decision(run)?;
+    // The decider saw nothing of what happened meanwhile; the next task carries it all.
+    match next {
+        Some(next) => eng.queue_decision(run, next)?,
+        None => eng.schedule_decision(run)?,
+    }
     Ok(true)
 }
 

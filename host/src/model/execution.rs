@@ -37,9 +37,11 @@ pub(crate) struct Run {
     /// The id the next event gets: ids start at 1 and have no gaps.
     pub(crate) next_event_id: u64,
     pub(crate) decision: DecisionTask,
-    /// A state change happened while a decision task was started: another one is owed when it
-    /// ends (spec §8.2 rule 4).
-    pub(crate) decision_needed: bool,
+    /// Written by releases before the next decision task was recorded at once (spec §8.2 rule
+    /// 4): a change noted while a decision task was started, owed a task once it ends. Read so
+    /// that a run caught in that state by an upgrade still gets its task; never written.
+    #[serde(default, rename = "decision_needed", skip_serializing)]
+    pub(crate) legacy_decision_owed: bool,
     /// The `DecisionTaskStarted` id of the last decision task that was completed; 0 if none.
     pub(crate) previous_started_event_id: u64,
     /// Where decision tasks go: the configured list, or the decider's override.
@@ -114,7 +116,16 @@ impl Slot {
     }
 }
 
-/// The decision task of a run: at most one is open at a time (spec §8.2).
+/// The decision tasks of a run (spec §8.2): at most one is handed out at a time, and at most
+/// one more is scheduled behind it.
+///
+/// | state | a change the decider must hear about | the started task ends |
+/// | --- | --- | --- |
+/// | `Idle` | records `DecisionTaskScheduled` and queues it: `Scheduled` | — |
+/// | `Scheduled` | nothing: the queued task delivers it too | — |
+/// | `Started { next: None }` | records `DecisionTaskScheduled` at once, held back: `Started { next }` | `Idle` |
+/// | `Started { next: Some }` | nothing: the held task delivers it too | `next` is queued: `Scheduled` |
+/// | `Completing` | noted in `triggered` | — |
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(crate) enum DecisionTask {
     /// None is open.
@@ -134,7 +145,29 @@ pub(crate) enum DecisionTask {
         started: u64,
         #[serde(default)]
         timeout_at: Option<Timestamp>,
+        /// The task scheduled since it started, queued once it ends.
+        #[serde(default)]
+        next: Option<NextDecision>,
     },
+    /// Only while the decisions of the started task are applied, never stored: changes they
+    /// cause are noted, and a task is scheduled for them after the batch (spec §8.7 step 6),
+    /// unless `next` was scheduled before.
+    #[serde(skip)]
+    Completing {
+        next: Option<NextDecision>,
+        triggered: bool,
+    },
+}
+
+/// A decision task recorded while another was started: its `DecisionTaskScheduled` is in the
+/// history, and it joins the queue it names once the started task ends.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct NextDecision {
+    pub(crate) scheduled: u64,
+    /// The task list its event names.
+    pub(crate) list: String,
+    /// The schedule-to-start timeout its event names, armed when it is queued.
+    pub(crate) schedule_to_start: Option<String>,
 }
 
 /// An open activity task.

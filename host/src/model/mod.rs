@@ -12,8 +12,8 @@ mod wasm;
 
 pub(crate) use domain::{Domain, DomainArn};
 pub(crate) use execution::{
-    Activity, ActivityDue, Child, Closed, DecisionTask, ExecutionConfig, Lambda, Parent, Run, Slot,
-    Timer,
+    Activity, ActivityDue, Child, Closed, DecisionTask, ExecutionConfig, Lambda, NextDecision,
+    Parent, Run, Slot, Timer,
 };
 pub(crate) use rules::{LAMBDA_DEFAULT_TIMEOUT, NoneAllowed, Timeout};
 pub(crate) use shapes::{

@@ -36,19 +36,31 @@ pub(crate) fn complete_decision_task(
     completion: Completion,
 ) -> Result<(), Fault> {
     // The task is answered in time: its start-to-close timeout is over.
-    let seq = run.seq;
-    if let DecisionTask::Started {
+    let DecisionTask::Started {
         scheduled,
         timeout_at,
+        next,
         ..
-    } = &mut run.decision
-    {
-        let kind = Deadline::DecisionStartToClose;
-        eng.disarm(seq, *scheduled, kind, timeout_at.take())?;
-    }
-    // Whatever triggered while the decider worked is unhandled by this batch (spec §8.7 step 5);
-    // the batch's own triggers are collected afresh.
-    let unhandled = std::mem::take(&mut run.decision_needed);
+    } = std::mem::take(&mut run.decision)
+    else {
+        return Err(Fault::internal(
+            "completing a decision task that is not started",
+        ));
+    };
+    eng.disarm(
+        run.seq,
+        scheduled,
+        Deadline::DecisionStartToClose,
+        timeout_at,
+    )?;
+    // A task scheduled while the decider worked means events it has not seen: a close decision
+    // fails (spec §8.7 step 5). The batch's own triggers are noted and scheduled after it.
+    let legacy = std::mem::take(&mut run.legacy_decision_owed);
+    let unhandled = next.is_some() || legacy;
+    run.decision = DecisionTask::Completing {
+        next,
+        triggered: legacy,
+    };
     let completed = eng.record(
         run,
         attrs::DecisionTaskCompleted {
@@ -82,11 +94,16 @@ pub(crate) fn complete_decision_task(
         }
         batch.apply(run, decision)?;
     }
-    // The task stayed "started" during the batch, so that its triggers were only noted.
+    // A closing decision ended the decision tasks with the run.
     if run.is_open() {
-        run.decision = DecisionTask::Idle;
-        if unhandled || std::mem::take(&mut run.decision_needed) {
-            batch.eng.trigger(run)?;
+        match std::mem::take(&mut run.decision) {
+            DecisionTask::Completing {
+                next: Some(next), ..
+            } => batch.eng.queue_decision(run, next)?,
+            DecisionTask::Completing {
+                triggered: true, ..
+            } => batch.eng.schedule_decision(run)?,
+            _ => {}
         }
     }
     batch.eng.save(run)
