@@ -1,9 +1,12 @@
 //! Hand-built histories, to unit-test deciders natively (`cargo test`), without a host.
 //!
 //! [`HistoryBuilder`] plays SWF's part: it records the decider's decisions as the events SWF
-//! would record for them (as if every decision were accepted), and the events from the outside
-//! world that a test chooses: activities completing or failing, signals, timers firing,
-//! children and Lambda functions closing.
+//! would record for them (as if every decision were accepted, but for a close decision made
+//! while events the decider has not seen are waiting), and the events from the outside world
+//! that a test chooses: activities completing or failing, signals, timers firing, children and
+//! Lambda functions closing. It schedules decision tasks as SWF does: an event from the outside
+//! world schedules one unless one is scheduled already, even while another is started; the
+//! next one is then handed out when the started one completes.
 //!
 //! ```
 //! use weft_guest::testing::HistoryBuilder;
@@ -29,10 +32,12 @@ use crate::events::{
     ActivityTaskCancelRequestedEventAttributes, ActivityTaskCanceledEventAttributes,
     ActivityTaskCompletedEventAttributes, ActivityTaskFailedEventAttributes,
     ActivityTaskScheduledEventAttributes, ActivityTaskStartedEventAttributes,
-    ActivityTaskTimedOutEventAttributes, ChildWorkflowExecutionCompletedEventAttributes,
-    ChildWorkflowExecutionFailedEventAttributes, ChildWorkflowExecutionStartedEventAttributes,
-    DecisionTaskCompletedEventAttributes, DecisionTaskScheduledEventAttributes,
-    DecisionTaskStartedEventAttributes, EventAttributes as E, HistoryEvent,
+    ActivityTaskTimedOutEventAttributes, CancelWorkflowExecutionFailedEventAttributes,
+    ChildWorkflowExecutionCompletedEventAttributes, ChildWorkflowExecutionFailedEventAttributes,
+    ChildWorkflowExecutionStartedEventAttributes, CompleteWorkflowExecutionFailedEventAttributes,
+    ContinueAsNewWorkflowExecutionFailedEventAttributes, DecisionTaskCompletedEventAttributes,
+    DecisionTaskScheduledEventAttributes, DecisionTaskStartedEventAttributes, EventAttributes as E,
+    FailWorkflowExecutionFailedEventAttributes, HistoryEvent,
     LambdaFunctionCompletedEventAttributes, LambdaFunctionFailedEventAttributes,
     LambdaFunctionScheduledEventAttributes, LambdaFunctionStartedEventAttributes,
     MarkerRecordedEventAttributes, RequestCancelExternalWorkflowExecutionInitiatedEventAttributes,
@@ -46,7 +51,9 @@ use crate::events::{
 };
 use crate::tasks::DecisionTask;
 use crate::types::{
-    ActivityTaskTimeoutType, ChildPolicy, TaskList, WorkflowExecution, WorkflowType,
+    ActivityTaskTimeoutType, CancelWorkflowExecutionFailedCause, ChildPolicy,
+    CompleteWorkflowExecutionFailedCause, ContinueAsNewWorkflowExecutionFailedCause,
+    FailWorkflowExecutionFailedCause, TaskList, WorkflowExecution, WorkflowType,
 };
 use crate::{History, Response};
 
@@ -58,6 +65,28 @@ const DEFAULT_TASK_LIST: &str = "default";
 /// Methods that record an outcome (`activity_completed`, `child_failed`, ...) find the latest
 /// activity, child or function with that id, record its start first if it has none, and panic if
 /// there is none: that is a mistake in the test.
+///
+/// An outcome recorded between [`decision_task`](Self::decision_task) and
+/// [`respond`](Self::respond) arrives while the decider works, as in SWF: the next
+/// `DecisionTaskScheduled` follows it at once, and a close decision in that response fails
+/// with `UNHANDLED_DECISION`.
+///
+/// ```
+/// use weft_guest::testing::HistoryBuilder;
+/// use weft_guest::Decision;
+/// use weft_guest::events::EventAttributes;
+///
+/// let mut h = HistoryBuilder::new("Order", "1.0", None);
+/// let _seen = h.decision_task();
+/// h.signal("cancel", None);
+/// h.respond(&[Decision::complete(None)]);
+/// assert!(matches!(
+///     h.events().last().map(|e| &e.attributes),
+///     Some(EventAttributes::CompleteWorkflowExecutionFailed(_))
+/// ));
+/// // The next decision task, scheduled right after the signal, has it.
+/// assert_eq!(h.decision_task().new_signals().count(), 1);
+/// ```
 ///
 /// ```
 /// use weft_guest::testing::HistoryBuilder;
@@ -76,9 +105,10 @@ pub struct HistoryBuilder {
     execution: WorkflowExecution,
     workflow_type: WorkflowType,
     events: Vec<HistoryEvent>,
-    /// The open decision task: its `DecisionTaskScheduled` event, and its `DecisionTaskStarted`
-    /// once started.
-    open_task: Option<(u64, Option<u64>)>,
+    /// The decision task scheduled and not yet started: its `DecisionTaskScheduled` event.
+    scheduled_task: Option<u64>,
+    /// The decision task started: its `DecisionTaskScheduled` and `DecisionTaskStarted` events.
+    started_task: Option<(u64, u64)>,
     /// The `DecisionTaskStarted` event of the latest completed decision task, 0 if none.
     previous_started: u64,
     clock: f64,
@@ -105,7 +135,8 @@ impl HistoryBuilder {
             },
             workflow_type: workflow_type.clone(),
             events: Vec::new(),
-            open_task: None,
+            scheduled_task: None,
+            started_task: None,
             previous_started: 0,
             clock: 1_700_000_000.0,
         };
@@ -217,7 +248,9 @@ impl HistoryBuilder {
         event_id
     }
 
-    /// The decision task a decider would get now: schedules one if none is open, and starts it.
+    /// The decision task a decider would get now: the started one, or else the scheduled one
+    /// (scheduling one if none is), started. Once the execution is closed, its history as it
+    /// ends.
     ///
     /// ```
     /// # use weft_guest::testing::HistoryBuilder;
@@ -226,7 +259,12 @@ impl HistoryBuilder {
     /// assert_eq!(history.task().started_event_id, 3);
     /// ```
     pub fn decision_task(&mut self) -> History {
-        let started = self.start_decision_task();
+        // A closed execution gets no more tasks: its history as it ends, to query.
+        let started = if self.closed() && self.started_task.is_none() {
+            self.previous_started
+        } else {
+            self.start_decision_task()
+        };
         History::new(DecisionTask {
             workflow_execution: self.execution.clone(),
             workflow_type: self.workflow_type.clone(),
@@ -249,9 +287,11 @@ impl HistoryBuilder {
     /// ```
     pub fn respond(&mut self, decisions: &[Decision]) -> &mut Self {
         let started = self.start_decision_task();
-        let Some((scheduled, _)) = self.open_task.take() else {
-            unreachable!("start_decision_task leaves a task open")
+        let Some((scheduled, _)) = self.started_task.take() else {
+            unreachable!("start_decision_task leaves a task started")
         };
+        // A task scheduled while this one was started: its events are unhandled.
+        let unhandled = self.scheduled_task.is_some();
         let completed = self.event(E::DecisionTaskCompleted(
             DecisionTaskCompletedEventAttributes {
                 execution_context: None,
@@ -263,7 +303,11 @@ impl HistoryBuilder {
         ));
         self.previous_started = started;
         for decision in decisions {
-            self.record(decision, completed);
+            if unhandled && is_close(decision) {
+                self.close_failed(decision, completed);
+            } else {
+                self.record(decision, completed);
+            }
         }
         self
     }
@@ -310,7 +354,6 @@ impl HistoryBuilder {
             identity: Some("test".into()),
             scheduled_event_id: scheduled,
         }));
-        self.schedule_decision_task();
         self
     }
 
@@ -579,7 +622,6 @@ impl HistoryBuilder {
                 scheduled_event_id: scheduled,
             },
         ));
-        self.schedule_decision_task();
         self
     }
 
@@ -635,9 +677,10 @@ impl HistoryBuilder {
         self
     }
 
-    /// Schedules a decision task unless one is open.
+    /// Schedules a decision task unless one is scheduled and not yet started: after an event
+    /// the decider must hear about.
     fn schedule_decision_task(&mut self) {
-        if self.open_task.is_none() && !self.closed() {
+        if self.scheduled_task.is_none() && !self.closed() {
             let scheduled = self.event(E::DecisionTaskScheduled(
                 DecisionTaskScheduledEventAttributes {
                     task_list: TaskList {
@@ -648,39 +691,61 @@ impl HistoryBuilder {
                     schedule_to_start_timeout: None,
                 },
             ));
-            self.open_task = Some((scheduled, None));
+            self.scheduled_task = Some(scheduled);
         }
     }
 
-    /// Starts the open decision task (scheduling one first if none is open); answers its
-    /// `DecisionTaskStarted` event.
+    /// Starts the scheduled decision task (scheduling one first if none is) unless one is
+    /// started already; answers the started task's `DecisionTaskStarted` event.
     fn start_decision_task(&mut self) -> u64 {
-        if self.open_task.is_none() {
-            let scheduled = self.event(E::DecisionTaskScheduled(
-                DecisionTaskScheduledEventAttributes {
-                    task_list: TaskList {
-                        name: DEFAULT_TASK_LIST.into(),
-                    },
-                    task_priority: None,
-                    start_to_close_timeout: Some("30".into()),
-                    schedule_to_start_timeout: None,
-                },
-            ));
-            self.open_task = Some((scheduled, None));
+        if let Some((_, started)) = self.started_task {
+            return started;
         }
-        match self.open_task {
-            Some((_, Some(started))) => started,
-            Some((scheduled, None)) => {
-                let started =
-                    self.event(E::DecisionTaskStarted(DecisionTaskStartedEventAttributes {
-                        identity: Some("test".into()),
-                        scheduled_event_id: scheduled,
-                    }));
-                self.open_task = Some((scheduled, Some(started)));
-                started
+        if self.scheduled_task.is_none() {
+            self.schedule_decision_task();
+        }
+        let Some(scheduled) = self.scheduled_task.take() else {
+            panic!("the execution is closed: it gets no more decision tasks")
+        };
+        let started = self.event(E::DecisionTaskStarted(DecisionTaskStartedEventAttributes {
+            identity: Some("test".into()),
+            scheduled_event_id: scheduled,
+        }));
+        self.started_task = Some((scheduled, started));
+        started
+    }
+
+    /// Records the failure SWF records for a close decision made while a decision task was
+    /// scheduled after the decider's own: `UNHANDLED_DECISION`.
+    fn close_failed(&mut self, decision: &Decision, completed: u64) {
+        let attributes = match decision {
+            Decision::CompleteWorkflowExecution(_) => {
+                E::CompleteWorkflowExecutionFailed(CompleteWorkflowExecutionFailedEventAttributes {
+                    cause: CompleteWorkflowExecutionFailedCause::UnhandledDecision,
+                    decision_task_completed_event_id: completed,
+                })
             }
-            None => unreachable!("a decision task was scheduled above"),
-        }
+            Decision::FailWorkflowExecution(_) => {
+                E::FailWorkflowExecutionFailed(FailWorkflowExecutionFailedEventAttributes {
+                    cause: FailWorkflowExecutionFailedCause::UnhandledDecision,
+                    decision_task_completed_event_id: completed,
+                })
+            }
+            Decision::CancelWorkflowExecution(_) => {
+                E::CancelWorkflowExecutionFailed(CancelWorkflowExecutionFailedEventAttributes {
+                    cause: CancelWorkflowExecutionFailedCause::UnhandledDecision,
+                    decision_task_completed_event_id: completed,
+                })
+            }
+            Decision::ContinueAsNewWorkflowExecution(_) => E::ContinueAsNewWorkflowExecutionFailed(
+                ContinueAsNewWorkflowExecutionFailedEventAttributes {
+                    cause: ContinueAsNewWorkflowExecutionFailedCause::UnhandledDecision,
+                    decision_task_completed_event_id: completed,
+                },
+            ),
+            _ => unreachable!("only close decisions fail as unhandled"),
+        };
+        self.event(attributes);
     }
 
     /// Whether a decision closed the execution.
@@ -935,6 +1000,17 @@ impl HistoryBuilder {
         });
         (scheduled, started)
     }
+}
+
+/// Whether `decision` closes the execution.
+fn is_close(decision: &Decision) -> bool {
+    matches!(
+        decision,
+        Decision::CompleteWorkflowExecution(_)
+            | Decision::FailWorkflowExecution(_)
+            | Decision::CancelWorkflowExecution(_)
+            | Decision::ContinueAsNewWorkflowExecution(_)
+    )
 }
 
 fn task_list_or_default(task_list: Option<TaskList>) -> TaskList {
