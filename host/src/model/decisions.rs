@@ -49,12 +49,20 @@ macro_rules! decisions {
                 let kind = value.get("decisionType").and_then(Value::as_str).unwrap_or_default().to_owned();
                 match kind.as_str() {
                     $(stringify!($name) => {
-                        let Some(raw) = value.get_mut($member).map(Value::take) else {
-                            v.add(&format!("{path}.{}", $member), None, "Member must not be null");
-                            return Ok(None);
+                        let attrs = match value.get_mut($member).map(Value::take) {
+                            Some(raw) => attrs::$name::deserialize(raw).map_err(|e| {
+                                Fault::Serialization(format!("{path}.{}: {e}", $member))
+                            })?,
+                            // AWS accepts a decision without its attributes when none of them
+                            // is required (the four close decisions), as if they were empty.
+                            None => match attrs::$name::deserialize(Value::Object(Default::default())) {
+                                Ok(attrs) => attrs,
+                                Err(_) => {
+                                    v.add(&format!("{path}.{}", $member), None, "Member must not be null");
+                                    return Ok(None);
+                                }
+                            },
                         };
-                        let attrs = attrs::$name::deserialize(raw)
-                            .map_err(|e| Fault::Serialization(format!("{path}.{}: {e}", $member)))?;
                         Ok(Some(Decision::$name(attrs)))
                     })*
                     // The schema has checked the enum already.
@@ -277,13 +285,45 @@ mod tests {
     }
 
     #[test]
-    fn the_member_of_the_type_is_required() {
+    fn the_member_of_the_type_is_required_if_it_has_a_required_member() {
         let err = parse(vec![json!({"decisionType": "CancelTimer"})]).unwrap_err();
         assert!(
             matches!(&err, Fault::Validation(m)
-            if m.contains("'decisions.1.member.cancelTimerDecisionAttributes'")),
+            if m.contains("Value null at 'decisions.1.member.cancelTimerDecisionAttributes'")),
             "{err:?}"
         );
+        // Every member of the close decisions' attributes is optional: AWS takes them bare.
+        for close in [
+            "CompleteWorkflowExecution",
+            "FailWorkflowExecution",
+            "CancelWorkflowExecution",
+            "ContinueAsNewWorkflowExecution",
+        ] {
+            let decisions = parse(vec![json!({ "decisionType": close })]).unwrap();
+            assert!(decisions[0].closes(), "{close}");
+        }
+        let bare = parse(vec![json!({"decisionType": "CompleteWorkflowExecution"})]).unwrap();
+        assert!(
+            matches!(&bare[..], [Decision::CompleteWorkflowExecution(a)] if a.result.is_none())
+        );
+        // The others each have a required member.
+        for other in [
+            "ScheduleActivityTask",
+            "RequestCancelActivityTask",
+            "RecordMarker",
+            "StartTimer",
+            "CancelTimer",
+            "SignalExternalWorkflowExecution",
+            "RequestCancelExternalWorkflowExecution",
+            "StartChildWorkflowExecution",
+            "ScheduleLambdaFunction",
+        ] {
+            let err = parse(vec![json!({ "decisionType": other })]).unwrap_err();
+            assert!(
+                matches!(&err, Fault::Validation(m) if m.contains("Member must not be null")),
+                "{other}: {err:?}"
+            );
+        }
     }
 
     #[test]

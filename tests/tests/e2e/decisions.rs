@@ -48,8 +48,10 @@ async fn a_signal_while_a_decision_task_waits_schedules_nothing_more() {
     assert!(poll_decision_once(&c, DECIDERS).await.is_none());
 }
 
+/// As real AWS records it (spec §8.2 rule 4): the first change while a decision task is started
+/// schedules the next one at once, right after it; it is handed out once the started one ends.
 #[tokio::test]
-async fn signals_while_a_decision_task_runs_are_recorded_at_once_and_make_one_new_task() {
+async fn signals_while_a_decision_task_runs_schedule_the_next_at_once_and_it_waits() {
     let (_server, c) = server().await;
     register_workflow(&c, "w").await;
     let run = start(&c, "job", "w").await;
@@ -64,10 +66,11 @@ async fn signals_while_a_decision_task_runs_are_recorded_at_once_and_make_one_ne
             "DecisionTaskScheduled",
             "DecisionTaskStarted",
             "WorkflowExecutionSignaled",
+            "DecisionTaskScheduled",
             "WorkflowExecutionSignaled",
         ],
     );
-    // Only one decision task is open at a time.
+    // Only one decision task is handed out at a time: the next waits, uncounted.
     assert_eq!(pending_decisions(&c, DECIDERS).await, 0);
     assert!(poll_decision_once(&c, DECIDERS).await.is_none());
 
@@ -80,12 +83,13 @@ async fn signals_while_a_decision_task_runs_are_recorded_at_once_and_make_one_ne
             "DecisionTaskScheduled",
             "DecisionTaskStarted",
             "WorkflowExecutionSignaled",
+            "DecisionTaskScheduled",
             "WorkflowExecutionSignaled",
             "DecisionTaskCompleted",
             "MarkerRecorded",
-            "DecisionTaskScheduled",
         ],
     );
+    assert_eq!(pending_decisions(&c, DECIDERS).await, 1);
     let next = decision_task(&c, DECIDERS).await;
     assert_eq!(next.started_event_id(), 9);
     assert_eq!(next.previous_started_event_id(), 3);
@@ -94,7 +98,7 @@ async fn signals_while_a_decision_task_runs_are_recorded_at_once_and_make_one_ne
             .decision_task_started_event_attributes()
             .unwrap()
             .scheduled_event_id(),
-        8
+        5
     );
     respond(&c, next.task_token(), vec![]).await;
     // Nothing new happened: no further decision task.
@@ -341,20 +345,20 @@ async fn an_unhandled_event_fails_the_close_but_not_the_rest_of_the_batch() {
             "DecisionTaskScheduled",
             "DecisionTaskStarted",
             "WorkflowExecutionSignaled",
+            "DecisionTaskScheduled",
             "DecisionTaskCompleted",
             "ActivityTaskScheduled",
             "CompleteWorkflowExecutionFailed",
-            "DecisionTaskScheduled",
         ],
     );
-    let failed = events[6]
+    let failed = events[7]
         .complete_workflow_execution_failed_event_attributes()
         .unwrap();
     assert_eq!(
         failed.cause(),
         &CompleteWorkflowExecutionFailedCause::UnhandledDecision
     );
-    assert_eq!(failed.decision_task_completed_event_id(), 5);
+    assert_eq!(failed.decision_task_completed_event_id(), 6);
     // The activity of the batch stays scheduled; the run stays open.
     assert_eq!(pending_activities(&c, WORKERS).await, 1);
     let task = decision_task(&c, DECIDERS).await;
