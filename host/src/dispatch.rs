@@ -105,9 +105,7 @@ impl Dispatch {
         let waiters = lists.entry(key).or_default();
         waiters.retain(Waiter::is_live);
         if waiters.len() >= max {
-            return Err(Fault::LimitExceeded(format!(
-                "The number of concurrent pollers on the task list exceeds {max}"
-            )));
+            return Err(Fault::pollers_limit(max));
         }
         waiters.push_back(waiter);
         Ok(())

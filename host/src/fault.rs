@@ -4,6 +4,8 @@
 //! turns a fault into HTTP. Messages follow what AWS sends (see spec §1.5), because people search
 //! for them.
 
+mod messages;
+
 use std::fmt::{self, Write as _};
 
 /// An error answered to the client.
@@ -158,8 +160,19 @@ impl Fault {
 #[derive(Debug, Default)]
 pub(crate) struct Violations(Vec<String>);
 
-/// How much of an offending value a message quotes; the rest is elided.
+/// How much of a client's input a message quotes; the rest is elided.
 const QUOTED_VALUE_CHARS: usize = 128;
+
+/// `text` from the client (a value, a header, a path, a parser's complaint about the body) as
+/// a message may quote it: at most [`QUOTED_VALUE_CHARS`] characters, then `...`. Messages
+/// never echo more of what a client sent than that.
+pub(crate) fn echo(text: &str) -> String {
+    let mut quoted: String = text.chars().take(QUOTED_VALUE_CHARS).collect();
+    if text.chars().nth(QUOTED_VALUE_CHARS).is_some() {
+        quoted.push_str("...");
+    }
+    quoted
+}
 
 impl Violations {
     /// Records that the value at `path` breaks `constraint`. `value` is `None` for a missing member.
@@ -169,10 +182,7 @@ impl Violations {
             None => line.push_str("null"),
             Some(v) => {
                 line.push('\'');
-                line.extend(v.chars().take(QUOTED_VALUE_CHARS));
-                if v.chars().nth(QUOTED_VALUE_CHARS).is_some() {
-                    line.push_str("...");
-                }
+                line.push_str(&echo(v));
                 line.push('\'');
             }
         }

@@ -33,7 +33,7 @@ impl Api {
         let body = read_body(body, limit, self.http.body_timeout).await?;
         let caller = claimed.verify(parts, &body)?;
         if !caller.tenant.admit() {
-            return Err(Fault::Throttling("Rate exceeded".into()));
+            return Err(Fault::throttled());
         }
         Ok((Ctx::new(caller), body))
     }

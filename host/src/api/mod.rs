@@ -30,7 +30,7 @@ use hyper::body::Body as _;
 use serde_json::Value;
 
 use crate::config::HttpLimits;
-use crate::fault::Fault;
+use crate::fault::{Fault, echo};
 use crate::ops::{Ctx, Service};
 
 pub(crate) use self::edge::serve;
@@ -57,7 +57,7 @@ pub(crate) fn router(api: Arc<Api>) -> Router {
 
 /// Any path or method nothing serves, answered as a fault like any other.
 async fn no_route(method: Method, uri: Uri) -> Response {
-    let fault = Fault::UnknownOperation(format!("No route for {method} {}", uri.path()));
+    let fault = Fault::UnknownOperation(format!("No route for {method} {}", echo(uri.path())));
     response::respond(Face::of_path(uri.path()), &request_id(), Err(fault))
 }
 
@@ -121,7 +121,7 @@ pub(crate) async fn call(
     Schema::get().validate(operation.name(), &mut input)?;
     auth::authorize(ctx, operation, &input)?;
     let output = operation.call(service, ctx, input).await?;
-    serde_json::from_slice(&output).map_err(Fault::internal)
+    parse_body(&output).map_err(Fault::internal)
 }
 
 /// The request body as JSON; an empty body reads as `{}`.
@@ -129,8 +129,10 @@ fn parse_body(bytes: &[u8]) -> Result<Value, Fault> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Value::Object(Default::default()));
     }
-    serde_json::from_slice(bytes)
-        .map_err(|e| Fault::Serialization(format!("The request body is not valid JSON: {e}")))
+    serde_json::from_slice(bytes).map_err(|e| {
+        let e = echo(&e.to_string());
+        Fault::Serialization(format!("The request body is not valid JSON: {e}"))
+    })
 }
 
 /// A fresh request id in the UUID form AWS uses.

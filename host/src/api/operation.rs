@@ -4,8 +4,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::fault::Fault;
-use crate::model::{ActivityKind, WorkflowKind};
+use crate::fault::{Fault, echo};
+use crate::model::{ActivityKind, Empty, WorkflowKind};
 use crate::ops::{
     Ctx, Service, activity_tasks, decision_tasks, domains, executions, history, listings, tags,
     types,
@@ -104,7 +104,7 @@ impl Operation {
     /// The operation an `X-Amz-Target` header names: `SimpleWorkflowService.<Operation>`, or the
     /// legacy `com.amazonaws.swf.service.model.SimpleWorkflowService.<Operation>`.
     pub(crate) fn from_target(target: &str) -> Result<Self, Fault> {
-        let unknown = || Fault::UnknownOperation(format!("Unknown operation: {target}"));
+        let unknown = || Fault::UnknownOperation(format!("Unknown operation: {}", echo(target)));
         let (service, name) = target.rsplit_once('.').ok_or_else(unknown)?;
         if service != "SimpleWorkflowService"
             && service != "com.amazonaws.swf.service.model.SimpleWorkflowService"
@@ -116,10 +116,15 @@ impl Operation {
 }
 
 fn decode<T: DeserializeOwned>(input: Value) -> Result<T, Fault> {
-    serde_json::from_value(input).map_err(|e| Fault::Serialization(e.to_string()))
+    serde_json::from_value(input).map_err(|e| Fault::Serialization(echo(&e.to_string())))
 }
 
-fn encode(output: &impl Serialize) -> Result<Vec<u8>, Fault> {
+/// The output as the response body. Operations without output answer an empty body (with
+/// `Content-Length: 0`), as AWS does, rather than `{}`.
+fn encode<T: Serialize + 'static>(output: &T) -> Result<Vec<u8>, Fault> {
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<Empty>() {
+        return Ok(Vec::new());
+    }
     serde_json::to_vec(output).map_err(Fault::internal)
 }
 

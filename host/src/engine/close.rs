@@ -33,6 +33,7 @@ pub(crate) fn close(
     run.closed = Some(Closed {
         at: now,
         status: closing.status,
+        open_counts: Some(run.open_counts()),
     });
     eng.disarm_all(run)?;
     let kept_until = match eng.setup.retention_override {

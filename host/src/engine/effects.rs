@@ -216,8 +216,10 @@ pub(super) fn apply(eng: &mut Engine<'_, '_>, effect: Effect) -> Result<(), Faul
                     None,
                     Some(Cause::ChildPolicyApplied),
                 ),
+                // AWS names the parent as the requester, with no initiating event.
                 ChildPolicy::RequestCancel => {
-                    request_cancel(eng, &mut run, None, Some(Cause::ChildPolicyApplied))
+                    let parent = run.parent.as_ref().map(|p| (p.execution.clone(), 0));
+                    request_cancel(eng, &mut run, parent, Some(Cause::ChildPolicyApplied))
                 }
                 ChildPolicy::Abandon => Ok(()),
             }
@@ -225,7 +227,8 @@ pub(super) fn apply(eng: &mut Engine<'_, '_>, effect: Effect) -> Result<(), Faul
     }
 }
 
-/// Records a signal on the open `run` and saves it.
+/// Records a signal on the open `run` and saves it. `external` is the sender and its initiating
+/// event; without one (SignalWorkflowExecution), AWS records `externalInitiatedEventId` 0.
 pub(crate) fn signal(
     eng: &mut Engine<'_, '_>,
     run: &mut Run,
@@ -233,29 +236,31 @@ pub(crate) fn signal(
     input: Option<String>,
     external: Option<(WorkflowExecution, u64)>,
 ) -> Result<(), Fault> {
-    let (external_workflow_execution, external_initiated_event_id) = external.unzip();
+    let (external_workflow_execution, initiated) = external.unzip();
     let event = attrs::WorkflowExecutionSignaled {
         signal_name,
         input,
         external_workflow_execution,
-        external_initiated_event_id,
+        external_initiated_event_id: Some(initiated.unwrap_or(0)),
     };
     eng.record(run, event)?;
     eng.trigger(run)?;
     eng.save(run)
 }
 
-/// Records a cancel request on the open `run` and saves it.
+/// Records a cancel request on the open `run` and saves it. `external` is the requester and its
+/// initiating event (0 for a parent's child policy); without one
+/// (RequestCancelWorkflowExecution), AWS records only `externalInitiatedEventId` 0.
 pub(crate) fn request_cancel(
     eng: &mut Engine<'_, '_>,
     run: &mut Run,
     external: Option<(WorkflowExecution, u64)>,
     cause: Option<Cause>,
 ) -> Result<(), Fault> {
-    let (external_workflow_execution, external_initiated_event_id) = external.unzip();
+    let (external_workflow_execution, initiated) = external.unzip();
     let event = attrs::WorkflowExecutionCancelRequested {
         external_workflow_execution,
-        external_initiated_event_id,
+        external_initiated_event_id: Some(initiated.unwrap_or(0)),
         cause,
     };
     eng.record(run, event)?;

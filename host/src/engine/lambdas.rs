@@ -10,7 +10,7 @@ use crate::model::{Run, WorkflowExecution};
 use crate::store::{Deadline, TaskKind};
 
 use super::Engine;
-use super::tasks::{Claimed, TaskRef, scheduled_input, unknown_task};
+use super::tasks::{Claimed, TaskRef, scheduled_input, task_run};
 
 /// The longest `result` and `details` the history takes (the model's `Data`).
 const MAX_DATA_CHARS: usize = 32_768;
@@ -93,13 +93,13 @@ pub(super) fn claim_function(
 /// The run of the started Lambda function task `task` names, if that start is still the task's
 /// current one in an open run of the engine's domain.
 pub(crate) fn started_lambda(eng: &Engine<'_, '_>, task: TaskRef) -> Result<Run, Fault> {
-    let run = eng.open_run(task.run)?.ok_or_else(unknown_task)?;
+    let run = task_run(eng, task)?;
     let current = run
         .lambdas
         .get(&task.scheduled)
         .is_some_and(|l| l.started_event_id == task.started && task.started != 0);
     if task.kind != TaskKind::Function || !current {
-        return Err(unknown_task());
+        return Err(Fault::unknown_task(TaskKind::Function, task.scheduled));
     }
     Ok(run)
 }

@@ -40,7 +40,7 @@ pub(crate) use lambdas::{claim_lambda, started_lambda};
 pub(crate) use start::{NewRun, StartRequest, resolve_start, start_run};
 pub(crate) use tasks::{
     ActivityOutcome, Claimed, DecisionClaim, TaskRef, claim, close_activity, record_heartbeat,
-    started_activity, started_decision, unknown_task,
+    started_activity, started_decision,
 };
 
 /// What every engine needs from the service.
@@ -118,6 +118,9 @@ impl<'a, 't> Engine<'a, 't> {
             timestamp: self.tx.now(),
             event: event.into(),
         };
+        if event.event.is_activity_task() {
+            run.latest_activity_task_at = Some(event.timestamp);
+        }
         let json = serde_json::to_vec(&event).map_err(Fault::internal)?;
         self.tx.put_event(run.seq, event_id, &json)?;
         Ok(event_id)
@@ -173,7 +176,8 @@ impl<'a, 't> Engine<'a, 't> {
     }
 
     /// Records `DecisionTaskScheduled` for the run's current decision task list, with the
-    /// override's schedule-to-start timeout if one is in force.
+    /// override's schedule-to-start timeout if one is in force; else `NONE`, as AWS records
+    /// it (since 2023; it left the member out before).
     fn record_decision_scheduled(&mut self, run: &mut Run) -> Result<NextDecision, Fault> {
         let list = run.decision_task_list.clone();
         let schedule_to_start = run.decision_schedule_to_start.clone();
@@ -181,9 +185,11 @@ impl<'a, 't> Engine<'a, 't> {
             run,
             attrs::DecisionTaskScheduled {
                 task_list: TaskList { name: list.clone() },
-                task_priority: Some(run.config.task_priority.clone()),
+                task_priority: run.config.task_priority.clone(),
                 start_to_close_timeout: Some(run.config.task_start_to_close_timeout.clone()),
-                schedule_to_start_timeout: schedule_to_start.clone(),
+                schedule_to_start_timeout: Some(
+                    schedule_to_start.clone().unwrap_or_else(|| "NONE".into()),
+                ),
             },
         )?;
         Ok(NextDecision {
@@ -198,7 +204,13 @@ impl<'a, 't> Engine<'a, 't> {
     fn queue_decision(&mut self, run: &mut Run, next: NextDecision) -> Result<(), Fault> {
         let priority = run.config.task_priority.clone();
         let scheduled = next.scheduled;
-        let slot = self.queue(run, TaskKind::Decision, next.list, &priority, scheduled)?;
+        let slot = self.queue(
+            run,
+            TaskKind::Decision,
+            next.list,
+            priority.as_deref(),
+            scheduled,
+        )?;
         let limit = next.schedule_to_start.as_deref().and_then(Timeout::seconds);
         let kind = Deadline::DecisionScheduleToStart;
         let timeout_at = self.arm(run.seq, scheduled, kind, limit)?;
@@ -216,11 +228,11 @@ impl<'a, 't> Engine<'a, 't> {
         run: &Run,
         kind: TaskKind,
         list: String,
-        priority: &str,
+        priority: Option<&str>,
         scheduled: u64,
     ) -> Result<Slot, Fault> {
         let slot = Slot {
-            rank: Slot::rank(priority.parse().unwrap_or(0)),
+            rank: Slot::rank(priority.and_then(|p| p.parse().ok()).unwrap_or(0)),
             order: self.tx.next_id()?,
             list,
         };

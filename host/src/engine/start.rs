@@ -6,8 +6,8 @@ use crate::fault::Fault;
 use crate::model::decisions::given;
 use crate::model::events::{Cause, attrs};
 use crate::model::{
-    ChildPolicy, DecisionTask, Domain, ExecutionConfig, Parent, RegistrationStatus, Run, TaskList,
-    TypeName, WorkflowExecution, WorkflowKind,
+    ChildPolicy, DecisionTask, Domain, ExecutionConfig, Kind, Parent, RegistrationStatus, Run,
+    TaskList, TypeName, WorkflowExecution, WorkflowKind,
 };
 use crate::store::{Counter, Listing, Reads};
 
@@ -52,13 +52,10 @@ impl StartError {
 
     /// The fault StartWorkflowExecution answers with.
     pub(crate) fn fault(self, ty: &TypeName) -> Fault {
-        let label = format!("WorkflowType=[name={}, version={}]", ty.name, ty.version);
         match self {
-            StartError::TypeUnknown => Fault::UnknownResource(format!("Unknown type: {label}")),
-            StartError::TypeDeprecated => Fault::TypeDeprecated(label),
-            StartError::Undefined(member) => Fault::DefaultUndefined(format!(
-                "No {member} was given and {label} has no default for it"
-            )),
+            StartError::TypeUnknown => Fault::unknown_type(Kind::Workflow, ty),
+            StartError::TypeDeprecated => Fault::type_deprecated(Kind::Workflow, ty),
+            StartError::Undefined(member) => Fault::default_undefined(member, ty),
         }
     }
 }
@@ -102,8 +99,7 @@ pub(crate) fn resolve_start(
         task_list,
         task_priority: given(&request.task_priority)
             .map(str::to_owned)
-            .or(defaults.default_task_priority)
-            .unwrap_or_else(|| "0".into()),
+            .or(defaults.default_task_priority),
         child_policy,
         lambda_role: request.lambda_role.or(defaults.default_lambda_role),
     })
@@ -183,12 +179,13 @@ pub(crate) fn start_run(
         task_start_to_close_timeout: Some(config.task_start_to_close_timeout.clone()),
         child_policy: config.child_policy,
         task_list: config.task_list.clone(),
-        task_priority: Some(config.task_priority.clone()),
+        task_priority: config.task_priority.clone(),
         workflow_type: run.workflow_type.clone(),
         tag_list: (!run.tags.is_empty()).then(|| run.tags.clone()),
         continued_execution_run_id: new.continued_from,
         parent_workflow_execution: run.parent.as_ref().map(|p| p.execution.clone()),
-        parent_initiated_event_id: run.parent.as_ref().map(|p| p.initiated_event_id),
+        // AWS records 0 for a run without a parent.
+        parent_initiated_event_id: Some(run.parent.as_ref().map_or(0, |p| p.initiated_event_id)),
         lambda_role: config.lambda_role.clone(),
     };
     eng.record(&mut run, started)?;

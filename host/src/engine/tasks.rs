@@ -248,14 +248,22 @@ pub(super) fn scheduled_input(
         .map(str::to_owned))
 }
 
-/// The fault for a token that names no open task the caller can act on.
-pub(crate) fn unknown_task() -> Fault {
-    Fault::UnknownResource("Unknown task token: the task is not open".into())
+/// The open run of the engine's domain that `task` belongs to; for one that is closed or gone,
+/// the fault AWS answers: `Unknown execution`.
+pub(super) fn task_run(eng: &Engine<'_, '_>, task: TaskRef) -> Result<Run, Fault> {
+    match eng.tx.run(task.run)?.filter(|run| run.domain == eng.domain) {
+        Some(run) if run.is_open() => Ok(run),
+        Some(run) => Err(Fault::unknown_execution(
+            &run.execution.workflow_id,
+            Some(&run.execution.run_id),
+        )),
+        None => Err(Fault::execution_gone()),
+    }
 }
 
 /// The run of the started decision task `token` names.
 pub(crate) fn started_decision(eng: &Engine<'_, '_>, task: TaskRef) -> Result<Run, Fault> {
-    let run = eng.open_run(task.run)?.ok_or_else(unknown_task)?;
+    let run = task_run(eng, task)?;
     match run.decision {
         DecisionTask::Started {
             scheduled, started, ..
@@ -265,19 +273,19 @@ pub(crate) fn started_decision(eng: &Engine<'_, '_>, task: TaskRef) -> Result<Ru
         {
             Ok(run)
         }
-        _ => Err(unknown_task()),
+        _ => Err(Fault::unknown_task(TaskKind::Decision, task.scheduled)),
     }
 }
 
 /// The run of the started activity task `token` names.
 pub(crate) fn started_activity(eng: &Engine<'_, '_>, task: TaskRef) -> Result<Run, Fault> {
-    let run = eng.open_run(task.run)?.ok_or_else(unknown_task)?;
+    let run = task_run(eng, task)?;
     let current = run
         .activities
         .get(&task.scheduled)
         .is_some_and(|a| a.started_event_id == task.started && task.started != 0);
     if task.kind != TaskKind::Activity || !current {
-        return Err(unknown_task());
+        return Err(Fault::unknown_task(TaskKind::Activity, task.scheduled));
     }
     Ok(run)
 }
@@ -305,7 +313,7 @@ pub(crate) fn close_activity(
     outcome: ActivityOutcome,
 ) -> Result<(), Fault> {
     let Some(activity) = eng.drop_activity(run, task.scheduled)? else {
-        return Err(unknown_task());
+        return Err(Fault::unknown_task(TaskKind::Activity, task.scheduled));
     };
     let (scheduled_event_id, started_event_id) = (task.scheduled, task.started);
     let event: Event = match outcome {
@@ -345,7 +353,7 @@ pub(crate) fn record_heartbeat(
 ) -> Result<bool, Fault> {
     let seq = run.seq;
     let Some(activity) = run.activities.get_mut(&task.scheduled) else {
-        return Err(unknown_task());
+        return Err(Fault::unknown_task(TaskKind::Activity, task.scheduled));
     };
     let cancel_requested = activity.cancel_requested_event_id.is_some();
     let armed = activity.due.heartbeat;

@@ -8,7 +8,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::fault::{Fault, Violations};
+use crate::fault::{Fault, Violations, echo};
 
 use super::rules::NoneAllowed;
 use super::{ChildPolicy, TaskList, TypeName};
@@ -51,7 +51,7 @@ macro_rules! decisions {
                     $(stringify!($name) => {
                         let attrs = match value.get_mut($member).map(Value::take) {
                             Some(raw) => attrs::$name::deserialize(raw).map_err(|e| {
-                                Fault::Serialization(format!("{path}.{}: {e}", $member))
+                                Fault::Serialization(format!("{path}.{}: {}", $member, echo(&e.to_string())))
                             })?,
                             // AWS accepts a decision without its attributes when none of them
                             // is required (the four close decisions), as if they were empty.
@@ -178,7 +178,6 @@ impl Decision {
         };
         match self {
             Decision::ScheduleActivityTask(a) => {
-                v.name(&at("activityId"), &a.activity_id);
                 list(v, &a.task_list);
                 v.priority(&at("taskPriority"), a.task_priority.as_deref());
                 for (member, value) in [
@@ -205,7 +204,6 @@ impl Decision {
                 );
             }
             Decision::StartTimer(a) => {
-                v.name(&at("timerId"), &a.timer_id);
                 v.duration(
                     &at("startToFireTimeout"),
                     Some(&a.start_to_fire_timeout),
@@ -217,7 +215,6 @@ impl Decision {
                 v.lambda_timeout(&at("startToCloseTimeout"), given(&a.start_to_close_timeout));
             }
             Decision::StartChildWorkflowExecution(a) => {
-                v.name(&at("workflowId"), &a.workflow_id);
                 list(v, &a.task_list);
                 v.priority(&at("taskPriority"), a.task_priority.as_deref());
                 v.duration(
@@ -260,9 +257,7 @@ pub(crate) fn parse(values: Vec<Value>) -> Result<Vec<Decision>, Fault> {
         .enumerate()
         .any(|(i, d)| d.closes() && i != last)
     {
-        return Err(Fault::Validation(
-            "Close must be last decision in list".into(),
-        ));
+        return Err(Fault::close_not_last());
     }
     Ok(decisions)
 }
@@ -371,14 +366,32 @@ mod tests {
 
     #[test]
     fn prose_rules_apply_with_paths() {
-        let err = parse(vec![json!({"decisionType": "StartTimer",
-            "startTimerDecisionAttributes": {"timerId": "a:b", "startToFireTimeout": "NONE"}})])
+        let err = parse(vec![json!({"decisionType": "ScheduleActivityTask",
+            "scheduleActivityTaskDecisionAttributes": {"activityId": "a", "taskList": {"name": "a:b"},
+                "activityType": {"name": "t", "version": "1"}, "heartbeatTimeout": "x"}})])
         .unwrap_err();
         let Fault::Validation(m) = err else { panic!() };
         assert!(m.starts_with("2 validation errors"), "{m}");
         assert!(
-            m.contains("decisions.1.member.startTimerDecisionAttributes.timerId"),
+            m.contains("decisions.1.member.scheduleActivityTaskDecisionAttributes.taskList.name"),
             "{m}"
         );
+    }
+
+    #[test]
+    fn ids_take_what_aws_takes() {
+        // Recorded from AWS (2016): a timer id and a child workflow id with ':'; AWS's Flow
+        // Framework names children `<runId>:<n>`, run ids holding '/' and '+'.
+        let decisions = parse(vec![
+            json!({"decisionType": "StartTimer",
+                "startTimerDecisionAttributes": {"timerId": "delayed_task-0-0:t", "startToFireTimeout": "3"}}),
+            json!({"decisionType": "ScheduleActivityTask",
+                "scheduleActivityTaskDecisionAttributes": {"activityId": "x:1/2|3",
+                    "activityType": {"name": "t", "version": "1"}}}),
+            json!({"decisionType": "StartChildWorkflowExecution",
+                "startChildWorkflowExecutionDecisionAttributes": {"workflowId": "22a+b/c=:1",
+                    "workflowType": {"name": "w", "version": "1"}}}),
+        ]);
+        assert!(decisions.is_ok(), "{decisions:?}");
     }
 }

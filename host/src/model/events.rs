@@ -140,6 +140,22 @@ macro_rules! events {
     };
 }
 
+impl Event {
+    /// Whether the event is a step of an activity task's life: scheduled, started or closed.
+    /// DescribeWorkflowExecution's `latestActivityTaskTimestamp` is the time of the latest.
+    pub(crate) fn is_activity_task(&self) -> bool {
+        matches!(
+            self,
+            Event::ActivityTaskScheduled(_)
+                | Event::ActivityTaskStarted(_)
+                | Event::ActivityTaskCompleted(_)
+                | Event::ActivityTaskFailed(_)
+                | Event::ActivityTaskTimedOut(_)
+                | Event::ActivityTaskCanceled(_)
+        )
+    }
+}
+
 /// One event of a run's history.
 #[derive(Clone, Debug)]
 pub(crate) struct HistoryEvent {

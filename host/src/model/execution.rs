@@ -49,7 +49,8 @@ pub(crate) struct Run {
     /// The override's schedule-to-start timeout, while a temporary override is in force.
     pub(crate) decision_schedule_to_start: Option<String>,
     pub(crate) latest_execution_context: Option<String>,
-    /// When the last activity task was scheduled.
+    /// When an activity task last changed: scheduled, started or closed. AWS reports the latest
+    /// of these, not only the scheduling its documentation names.
     pub(crate) latest_activity_task_at: Option<Timestamp>,
     /// Open activity tasks, by the id of their `ActivityTaskScheduled` event.
     pub(crate) activities: BTreeMap<u64, Activity>,
@@ -67,6 +68,34 @@ impl Run {
     pub(crate) fn is_open(&self) -> bool {
         self.closed.is_none()
     }
+
+    /// What is open in the run now; for a closed run, what was open when it closed, as AWS
+    /// keeps reporting it.
+    pub(crate) fn open_counts(&self) -> OpenCounts {
+        if let Some(counts) = self.closed.and_then(|c| c.open_counts) {
+            return counts;
+        }
+        OpenCounts {
+            open_activity_tasks: self.activities.len(),
+            open_decision_tasks: usize::from(self.decision.waiting()),
+            open_timers: self.timers.len(),
+            open_child_workflow_executions: self.children.len(),
+            open_lambda_functions: self.lambdas.len(),
+        }
+    }
+}
+
+/// `WorkflowExecutionOpenCounts`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct OpenCounts {
+    pub(crate) open_activity_tasks: usize,
+    /// 1 while a decision task is scheduled and not yet started, else 0: AWS counts a started
+    /// one as no longer open (observed through whole decisions in 2016–2023).
+    pub(crate) open_decision_tasks: usize,
+    pub(crate) open_timers: usize,
+    pub(crate) open_child_workflow_executions: usize,
+    pub(crate) open_lambda_functions: usize,
 }
 
 /// `WorkflowExecutionConfiguration`: the run's settings, resolved at start.
@@ -76,7 +105,9 @@ pub(crate) struct ExecutionConfig {
     pub(crate) task_start_to_close_timeout: String,
     pub(crate) execution_start_to_close_timeout: String,
     pub(crate) task_list: TaskList,
-    pub(crate) task_priority: String,
+    /// Absent when neither the start nor the type gave one, as AWS shows it; ranks as 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) task_priority: Option<String>,
     pub(crate) child_policy: ChildPolicy,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) lambda_role: Option<String>,
@@ -87,6 +118,9 @@ pub(crate) struct ExecutionConfig {
 pub(crate) struct Closed {
     pub(crate) at: Timestamp,
     pub(crate) status: CloseStatus,
+    /// What was open when it closed; `None` in runs closed by older releases.
+    #[serde(default)]
+    pub(crate) open_counts: Option<OpenCounts>,
 }
 
 /// The run that started this one as its child.
@@ -157,6 +191,19 @@ pub(crate) enum DecisionTask {
         next: Option<NextDecision>,
         triggered: bool,
     },
+}
+
+impl DecisionTask {
+    /// Whether a decision task is scheduled and not yet started (queued, or held back behind
+    /// a started one).
+    pub(crate) fn waiting(&self) -> bool {
+        matches!(
+            self,
+            DecisionTask::Scheduled { .. }
+                | DecisionTask::Started { next: Some(_), .. }
+                | DecisionTask::Completing { next: Some(_), .. }
+        )
+    }
 }
 
 /// A decision task recorded while another was started: its `DecisionTaskScheduled` is in the

@@ -13,9 +13,9 @@ mod wasm;
 pub(crate) use domain::{Domain, DomainArn};
 pub(crate) use execution::{
     Activity, ActivityDue, Child, Closed, DecisionTask, ExecutionConfig, Lambda, NextDecision,
-    Parent, Run, Slot, Timer,
+    OpenCounts, Parent, Run, Slot, Timer,
 };
-pub(crate) use rules::{LAMBDA_DEFAULT_TIMEOUT, NoneAllowed, Timeout};
+pub(crate) use rules::{LAMBDA_DEFAULT_TIMEOUT, NoneAllowed, Timeout, name_problem};
 pub(crate) use shapes::{
     ChildPolicy, CloseStatus, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName,
     WorkflowExecution,

@@ -62,23 +62,39 @@ pub(crate) enum NoneAllowed {
 const TAG_PATTERN: &str =
     "Member must satisfy regular expression pattern: ^([\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]*)$";
 
-impl Violations {
-    /// NAME-RULE with TRIM, for names given when something is created: no `:`, `/`, `|` or
-    /// control characters, no leading or trailing whitespace, and not the literal `arn`.
-    pub(crate) fn name(&mut self, path: &str, value: &str) {
-        let problem = if value == "arn" {
-            "Member must not be the literal string 'arn'".to_owned()
-        } else if value.starts_with(char::is_whitespace) || value.ends_with(char::is_whitespace) {
-            "Member must not start or end with whitespace".to_owned()
-        } else if let Some(c) = value.chars().find(|&c| matches!(c, ':' | '/' | '|')) {
-            format!("Member must not contain '{c}'")
-        } else if value.chars().any(is_control) {
+/// What is wrong with `value` as a name under the model's NAME-RULE with TRIM: a `:`, `/`, `|`
+/// or control character, leading or trailing whitespace, or the literal `arn`.
+///
+/// AWS enforces the rule on the names of resources: domains, types and their versions, task
+/// lists (spec §3; a type name with `::` is refused, quoted from AWS in 2014). It does not on
+/// the ids deciders and starters choose, though the model's prose says so for them too:
+/// recorded AWS traffic (2015, 2016) starts timers such as `delayed_task-0-0:t` and children
+/// such as `fakeuuid-0-:task-0-0`, and AWS's own Flow Framework for Java names children
+/// `<runId>:<n>`, run ids holding `/` and `+`. So workflow, activity, timer and Lambda ids
+/// take any characters within their lengths.
+pub(crate) fn name_problem(value: &str) -> Option<String> {
+    if value == "arn" {
+        Some("Member must not be the literal string 'arn'".to_owned())
+    } else if value.starts_with(char::is_whitespace) || value.ends_with(char::is_whitespace) {
+        Some("Member must not start or end with whitespace".to_owned())
+    } else if let Some(c) = value.chars().find(|&c| matches!(c, ':' | '/' | '|')) {
+        Some(format!("Member must not contain '{c}'"))
+    } else if value.chars().any(is_control) {
+        Some(
             "Member must not contain control characters (\\u0000-\\u001f, \\u007f-\\u009f)"
-                .to_owned()
-        } else {
-            return;
-        };
-        self.add(path, Some(value), problem);
+                .to_owned(),
+        )
+    } else {
+        None
+    }
+}
+
+impl Violations {
+    /// The NAME-RULE for the resource name at `path` (see [`name_problem`]).
+    pub(crate) fn name(&mut self, path: &str, value: &str) {
+        if let Some(problem) = name_problem(value) {
+            self.add(path, Some(value), problem);
+        }
     }
 
     /// A duration member, if present.

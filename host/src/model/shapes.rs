@@ -40,7 +40,7 @@ pub(crate) enum ChildPolicy {
     Abandon,
 }
 
-/// The output of operations that return nothing: `{}`.
+/// The output of operations that return nothing: an empty body on the wire.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub(crate) struct Empty {}
 

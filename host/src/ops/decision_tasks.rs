@@ -76,7 +76,7 @@ pub(crate) async fn poll(
     if input.next_page_token.is_some() {
         let position: HistoryPosition = svc
             .resume(input.next_page_token.as_deref(), &query)?
-            .ok_or_else(|| Fault::Validation("Invalid nextPageToken".into()))?;
+            .ok_or_else(Fault::invalid_token)?;
         let scope = ctx.scope.clone();
         let domain = input.domain.clone();
         let run = svc
@@ -85,7 +85,7 @@ pub(crate) async fn poll(
                 let domain = known_domain(tx, &scope, &domain)?;
                 tx.run(position.run)?
                     .filter(|run| run.domain == domain.id)
-                    .ok_or_else(|| Fault::Validation("Invalid nextPageToken".into()))
+                    .ok_or_else(Fault::invalid_token)
             })
             .await?;
         let claim = DecisionClaim {

@@ -106,12 +106,10 @@ pub(crate) async fn register_domain(
     svc.store
         .write(move |tx| {
             if tx.domain(&scope, &input.name)?.is_some() {
-                return Err(Fault::DomainAlreadyExists(input.name));
+                return Err(Fault::domain_already_exists(&input.name));
             }
             if tx.domain_count(&scope.account, max_domains)? >= max_domains {
-                return Err(Fault::LimitExceeded(format!(
-                    "Limit of {max_domains} registered domains reached"
-                )));
+                return Err(Fault::domains_limit(max_domains));
             }
             let domain = Domain {
                 id: tx.next_id()?,
@@ -210,10 +208,10 @@ async fn set_deprecated(
             let mut domain = known_domain(tx, &scope, &name)?;
             match (deprecate, domain.status()) {
                 (true, RegistrationStatus::Deprecated) => {
-                    return Err(Fault::DomainDeprecated(domain.name));
+                    return Err(Fault::domain_deprecated(&domain.name));
                 }
                 (false, RegistrationStatus::Registered) => {
-                    return Err(Fault::DomainAlreadyExists(domain.name));
+                    return Err(Fault::domain_already_exists(&domain.name));
                 }
                 _ => {}
             }

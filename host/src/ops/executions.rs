@@ -7,6 +7,7 @@ use crate::engine::{
     Engine, NewRun, StartRequest, request_cancel, resolve_start, signal, start_run, terminate,
 };
 use crate::fault::{Fault, Violations};
+use crate::model::events::Cause;
 use crate::model::{ChildPolicy, Empty, NoneAllowed, Run, Scope, TaskList, TypeName};
 use crate::store::{Reads, RunReads};
 
@@ -39,7 +40,6 @@ pub(crate) struct RunOutput {
 /// StartWorkflowExecution: a new run of a workflow id that has no open run.
 pub(crate) async fn start(svc: &Service, ctx: &Ctx, input: StartInput) -> Result<RunOutput, Fault> {
     let mut v = Violations::default();
-    v.name("workflowId", &input.workflow_id);
     if let Some(list) = &input.task_list {
         v.name("taskList.name", &list.name);
     }
@@ -72,18 +72,11 @@ pub(crate) async fn start(svc: &Service, ctx: &Ctx, input: StartInput) -> Result
             let config = resolve_start(tx, &domain, &input.workflow_type, request)
                 .map_err(|e| e.fault(&input.workflow_type))?;
             if tx.open_run(domain.id, &input.workflow_id)?.is_some() {
-                return Err(Fault::WorkflowExecutionAlreadyStarted(format!(
-                    "WorkflowExecution=[workflowId={}] is already started",
-                    input.workflow_id
-                )));
+                return Err(Fault::execution_already_started(&input.workflow_id));
             }
             let mut eng = Engine::new(tx, domain.id, &setup);
             if eng.open_runs_full()? {
-                return Err(Fault::LimitExceeded(format!(
-                    "The domain {} has {} open workflow executions",
-                    domain.name,
-                    eng.max_open_runs()
-                )));
+                return Err(Fault::open_runs_limit(&domain.name, eng.max_open_runs()));
             }
             let new = NewRun {
                 retention_days: domain.retention_days(),
@@ -177,7 +170,7 @@ pub(crate) async fn terminate_execution(
             input.reason,
             input.details,
             input.child_policy,
-            None,
+            Some(Cause::OperatorInitiated),
         )
     })
     .await
@@ -197,7 +190,7 @@ async fn change_open_run(
             let (domain, run) = named_run(tx, &scope, &domain, &workflow_id, run_id.as_deref())?;
             let mut run = run
                 .filter(Run::is_open)
-                .ok_or_else(|| unknown_execution(&workflow_id, run_id.as_deref()))?;
+                .ok_or_else(|| Fault::unknown_execution(&workflow_id, run_id.as_deref()))?;
             let mut eng = Engine::new(tx, domain, &setup);
             change(&mut eng, &mut run)?;
             eng.finish()?;
@@ -221,12 +214,4 @@ pub(super) fn named_run(
         None => tx.open_run(domain.id, workflow_id)?,
     };
     Ok((domain.id, run))
-}
-
-/// The fault for a run that does not exist or is not open.
-pub(super) fn unknown_execution(workflow_id: &str, run_id: Option<&str>) -> Fault {
-    Fault::UnknownResource(format!(
-        "Unknown execution: WorkflowExecution=[workflowId={workflow_id}, runId={}]",
-        run_id.unwrap_or_default()
-    ))
 }

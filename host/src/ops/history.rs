@@ -6,10 +6,10 @@ use serde_json::value::RawValue;
 
 use crate::clock::Timestamp;
 use crate::fault::Fault;
-use crate::model::{CloseStatus, DecisionTask, ExecutionConfig, Run, TypeName, WorkflowExecution};
+use crate::model::{CloseStatus, ExecutionConfig, OpenCounts, Run, TypeName, WorkflowExecution};
 use crate::store::{Cursor, Page, ReadTx, RunReads};
 
-use super::executions::{named_run, unknown_execution};
+use super::executions::named_run;
 use super::paging::page_size;
 use super::{Ctx, Service};
 
@@ -47,7 +47,8 @@ impl ExecutionInfo {
             close_status: run.closed.map(|c| c.status),
             parent: run.parent.map(|p| p.execution),
             tag_list: (!run.tags.is_empty()).then_some(run.tags),
-            cancel_requested: run.cancel_requested,
+            // AWS reports false for every closed run, canceled or not (recorded 2017).
+            cancel_requested: run.cancel_requested && run.closed.is_none(),
         }
     }
 }
@@ -58,17 +59,6 @@ impl ExecutionInfo {
 pub(crate) struct DescribeInput {
     domain: String,
     execution: WorkflowExecution,
-}
-
-/// `WorkflowExecutionOpenCounts`.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct OpenCounts {
-    open_activity_tasks: usize,
-    open_decision_tasks: usize,
-    open_timers: usize,
-    open_child_workflow_executions: usize,
-    open_lambda_functions: usize,
 }
 
 /// `WorkflowExecutionDetail`.
@@ -95,13 +85,7 @@ pub(crate) async fn describe(
         .store
         .read(move |tx| named(tx, &scope, &input.domain, &input.execution))
         .await?;
-    let open_counts = OpenCounts {
-        open_activity_tasks: run.activities.len(),
-        open_decision_tasks: usize::from(!matches!(run.decision, DecisionTask::Idle)),
-        open_timers: run.timers.len(),
-        open_child_workflow_executions: run.children.len(),
-        open_lambda_functions: run.lambdas.len(),
-    };
+    let open_counts = run.open_counts();
     Ok(ExecutionDetail {
         execution_configuration: run.config.clone(),
         latest_activity_task_timestamp: run.latest_activity_task_at,
@@ -187,5 +171,5 @@ fn named(
     let (workflow_id, run_id) = (&execution.workflow_id, Some(execution.run_id.as_str()));
     named_run(tx, scope, domain, workflow_id, run_id)?
         .1
-        .ok_or_else(|| unknown_execution(workflow_id, run_id))
+        .ok_or_else(|| Fault::unknown_execution(workflow_id, run_id))
 }

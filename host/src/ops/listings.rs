@@ -150,10 +150,21 @@ pub(crate) struct ExecutionInfos {
     next_page_token: Option<String>,
 }
 
-/// `WorkflowExecutionCount` and `PendingTaskCount`: exact counts, never truncated.
+/// `WorkflowExecutionCount` and `PendingTaskCount`: exact counts, so never truncated; AWS sends
+/// `"truncated": false` all the same.
 #[derive(Serialize)]
 pub(crate) struct CountOutput {
     count: u64,
+    truncated: bool,
+}
+
+impl CountOutput {
+    fn exact(count: u64) -> Self {
+        CountOutput {
+            count,
+            truncated: false,
+        }
+    }
 }
 
 /// ListOpenWorkflowExecutions: newest start first unless reversed.
@@ -247,9 +258,7 @@ async fn count(
             };
             let page =
                 tx.listed_runs(domain.id, listing, range, cursor, |run| filters.keeps(run))?;
-            Ok(CountOutput {
-                count: page.items.len() as u64,
-            })
+            Ok(CountOutput::exact(page.items.len() as u64))
         })
         .await
 }
@@ -262,7 +271,9 @@ pub(crate) struct PendingInput {
     task_list: TaskList,
 }
 
-/// CountPendingDecisionTasks: decision tasks scheduled and not yet started on the list.
+/// CountPendingDecisionTasks: decision tasks on the list that a poller could take now. A task
+/// scheduled while another of its run is started is not on the list until that one ends
+/// (spec §8.2 rule 4), so it is not counted.
 pub(crate) async fn count_pending_decisions(
     svc: &Service,
     ctx: &Ctx,
@@ -291,7 +302,7 @@ async fn count_pending(
         .read(move |tx| {
             let domain = known_domain(tx, &scope, &input.domain)?;
             let count = tx.pending_tasks(domain.id, kind, &input.task_list.name)?;
-            Ok(CountOutput { count })
+            Ok(CountOutput::exact(count))
         })
         .await
 }

@@ -83,5 +83,5 @@ impl Ctx {
 /// The domain `name` of `scope`, or `UnknownResourceFault`.
 fn known_domain(tx: &impl Reads, scope: &Scope, name: &str) -> Result<Domain, Fault> {
     tx.domain(scope, name)?
-        .ok_or_else(|| Fault::UnknownResource(format!("Unknown domain: {name}")))
+        .ok_or_else(|| Fault::unknown_domain(name))
 }

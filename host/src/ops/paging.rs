@@ -16,8 +16,11 @@ use crate::store::Page;
 
 use super::Service;
 
-/// The page size when none (or 0) is asked for: the most allowed.
-const MAX_PAGE_SIZE: usize = 1000;
+/// The most items a page holds, whatever `maximumPageSize` asks for (the model allows up to
+/// 1000): AWS serves pages of at most 100, as recorded for PollForDecisionTask histories asking
+/// for 1000 or nothing (2015, 2016) and as reported for ListActivityTypes and
+/// ListOpenWorkflowExecutions. Absent or 0 means this many too.
+const MAX_PAGE_SIZE: usize = 100;
 
 /// How long a page token stays usable.
 const TOKEN_LIFETIME_MS: i64 = 24 * 60 * 60 * 1000;
@@ -26,8 +29,8 @@ const TOKEN_VERSION: u8 = 1;
 
 /// The page size for a `maximumPageSize` member (already checked to be 0..=1000).
 pub(crate) fn page_size(requested: Option<i64>) -> usize {
-    match requested {
-        Some(n) if n > 0 => usize::try_from(n).unwrap_or(MAX_PAGE_SIZE),
+    match requested.and_then(|n| usize::try_from(n).ok()) {
+        Some(n) if n > 0 => n.min(MAX_PAGE_SIZE),
         _ => MAX_PAGE_SIZE,
     }
 }
@@ -49,26 +52,26 @@ impl Service {
         query: &impl Serialize,
     ) -> Result<Option<P>, Fault> {
         let Some(token) = token else { return Ok(None) };
-        let invalid = || Fault::Validation("Invalid nextPageToken".into());
-        let payload = self.sealer.open(Purpose::Page, token).ok_or_else(invalid)?;
-        let (header, position) = payload.split_at_checked(17).ok_or_else(invalid)?;
+        let payload = self
+            .sealer
+            .open(Purpose::Page, token)
+            .ok_or_else(Fault::invalid_token)?;
+        let (header, position) = payload
+            .split_at_checked(17)
+            .ok_or_else(Fault::invalid_token)?;
         if header[0] != TOKEN_VERSION {
-            return Err(invalid());
+            return Err(Fault::invalid_token());
         }
         let issued = i64::from_le_bytes(header[1..9].try_into().expect("8 bytes"));
         if self.clock.now().as_millis() - issued > TOKEN_LIFETIME_MS {
-            return Err(Fault::Validation(
-                "Specified token has exceeded its maximum lifetime".into(),
-            ));
+            return Err(Fault::expired_token());
         }
         if header[9..17] != fingerprint(query) {
-            return Err(Fault::Validation(
-                "The nextPageToken was issued for a request with other arguments".into(),
-            ));
+            return Err(Fault::token_for_other_arguments());
         }
         serde_json::from_slice(position)
             .map(Some)
-            .map_err(|_| invalid())
+            .map_err(|_| Fault::invalid_token())
     }
 
     /// The token for the page after `page` of `query`, if more items follow; `position` says
@@ -148,10 +151,12 @@ mod tests {
     }
 
     #[test]
-    fn page_sizes_default_to_the_maximum() {
-        assert_eq!(page_size(None), 1000);
-        assert_eq!(page_size(Some(0)), 1000);
+    fn pages_hold_at_most_100_as_on_aws() {
+        assert_eq!(page_size(None), 100);
+        assert_eq!(page_size(Some(0)), 100);
         assert_eq!(page_size(Some(7)), 7);
+        assert_eq!(page_size(Some(100)), 100);
+        assert_eq!(page_size(Some(1000)), 100);
     }
 
     #[tokio::test]

@@ -4,14 +4,16 @@
 use tokio::sync::oneshot;
 
 use crate::dispatch::{Ticket, Waiter};
-use crate::engine::{Claimed, Engine, TaskRef, claim, unknown_task};
-use crate::fault::Fault;
+use crate::engine::{Claimed, Engine, TaskRef, claim};
+use crate::fault::{Fault, Violations};
 use crate::model::{Domain, Scope};
 use crate::store::{RunReads, TaskKind, WriteTx};
 
 use super::{Ctx, Service, known_domain};
 
-/// Waits up to the poll timeout for a task on the list; `None` if none came.
+/// Waits up to the poll timeout for a task on the list; `None` if none came. A list name that
+/// no task could have (StartWorkflowExecution and the decisions refuse it) is refused at once,
+/// not waited on.
 pub(super) async fn long_poll(
     svc: &Service,
     ctx: &Ctx,
@@ -20,6 +22,9 @@ pub(super) async fn long_poll(
     list: String,
     identity: Option<String>,
 ) -> Result<Option<Claimed>, Fault> {
+    let mut v = Violations::default();
+    v.name("taskList.name", &list);
+    v.finish()?;
     let (reply, mut answer) = oneshot::channel();
     let ticket = Ticket::default();
     let waiter = Waiter::new(identity.clone(), reply, ticket.clone());
@@ -67,18 +72,22 @@ pub(super) async fn long_poll(
 /// How often a poll whose wait is over checks whether its reservation was returned.
 const RESERVATION_CHECK: std::time::Duration = std::time::Duration::from_millis(5);
 
-/// The task a token of `kind` names, if this service issued it.
+/// The task a token of `kind` names: `ValidationException` for a token this service did not
+/// issue, and the task's `UnknownResourceFault` for one of another kind of task.
 pub(super) fn open_token(svc: &Service, token: &str, kind: TaskKind) -> Result<TaskRef, Fault> {
-    TaskRef::open(&svc.sealer, token)
-        .filter(|t| t.kind == kind)
-        .ok_or_else(unknown_task)
+    let task = TaskRef::open(&svc.sealer, token).ok_or_else(Fault::invalid_token)?;
+    if task.kind != kind {
+        return Err(Fault::unknown_task(kind, task.scheduled));
+    }
+    Ok(task)
 }
 
-/// The domain of the task's run, which must be in the caller's scope.
+/// The domain of the task's run, which must be in the caller's scope: a token of a run that is
+/// gone, or of another scope's, names an unknown execution.
 pub(super) fn task_domain(tx: &WriteTx<'_>, scope: &Scope, task: TaskRef) -> Result<Domain, Fault> {
-    let run = tx.run(task.run)?.ok_or_else(unknown_task)?;
+    let run = tx.run(task.run)?.ok_or_else(Fault::execution_gone)?;
     known_domain(tx, scope, &run.domain_name)
         .ok()
         .filter(|d| d.id == run.domain)
-        .ok_or_else(unknown_task)
+        .ok_or_else(Fault::execution_gone)
 }

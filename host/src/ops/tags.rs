@@ -53,7 +53,7 @@ pub(crate) async fn tag_resource(
             let mut domain = tagged_domain(tx, &arn)?;
             let tags = merge_tags(std::mem::take(&mut domain.tags), input.tags);
             if tags.len() > max_tags {
-                return Err(too_many_tags(max_tags));
+                return Err(Fault::too_many_tags(max_tags));
             }
             domain.tags = tags;
             tx.put_domain(&arn.scope, &domain)?;
@@ -108,29 +108,21 @@ pub(super) fn merge_tags(
 pub(super) fn check_tag_count(svc: &Service, tags: &[ResourceTag]) -> Result<(), Fault> {
     let max = svc.limits.max_domain_tags;
     if tags.len() > max {
-        return Err(too_many_tags(max));
+        return Err(Fault::too_many_tags(max));
     }
     Ok(())
-}
-
-fn too_many_tags(max: usize) -> Fault {
-    Fault::TooManyTags(format!("A domain can have at most {max} tags"))
 }
 
 /// The domain ARN `arn`, if it names a domain of the caller's own scope.
 fn resolve(ctx: &Ctx, arn: &str) -> Result<DomainArn, Fault> {
     DomainArn::parse(arn)
         .filter(|parsed| parsed.scope == ctx.scope)
-        .ok_or_else(|| unknown(arn))
+        .ok_or_else(|| Fault::unknown_resource(arn))
 }
 
 fn tagged_domain(tx: &impl Reads, arn: &DomainArn) -> Result<Domain, Fault> {
     tx.domain(&arn.scope, &arn.name)?
-        .ok_or_else(|| unknown(&arn.to_string()))
-}
-
-fn unknown(arn: &str) -> Fault {
-    Fault::UnknownResource(format!("Unknown resource: {arn}"))
+        .ok_or_else(|| Fault::unknown_resource(&arn.to_string()))
 }
 
 #[cfg(test)]

@@ -142,8 +142,11 @@ pub(crate) async fn register<K: TypeKind>(
     ctx: &Ctx,
     input: RegisterTypeInput<K>,
 ) -> Result<Empty, Fault> {
+    // AWS answers a type name against the name rule in its own words.
+    if crate::model::name_problem(&input.name).is_some() {
+        return Err(Fault::invalid_name(&input.name));
+    }
     let mut v = Violations::default();
-    v.name("name", &input.name);
     v.name("version", &input.version);
     K::validate(&input.config, &mut v);
     v.finish()?;
@@ -154,7 +157,7 @@ pub(crate) async fn register<K: TypeKind>(
         .write(move |tx| {
             let domain = known_domain(tx, &scope, &input.domain)?;
             if domain.deprecated_at.is_some() {
-                return Err(Fault::DomainDeprecated(domain.name));
+                return Err(Fault::domain_deprecated(&domain.name));
             }
             let ty = TypeName {
                 name: input.name,
@@ -164,14 +167,11 @@ pub(crate) async fn register<K: TypeKind>(
                 .type_record::<K>(&domain, &ty.name, &ty.version)?
                 .is_some()
             {
-                return Err(Fault::TypeAlreadyExists(label(K::KIND, &ty)));
+                return Err(Fault::type_already_exists(K::KIND, &ty));
             }
             let counter = Counter::Types(K::KIND);
             if tx.count(&domain, counter)? >= max_types {
-                return Err(Fault::LimitExceeded(format!(
-                    "Limit of {max_types} {}s per domain reached",
-                    K::KIND.label()
-                )));
+                return Err(Fault::types_limit(K::KIND, max_types));
             }
             let record = TypeRecord {
                 description: input.description,
@@ -216,14 +216,14 @@ async fn set_deprecated<K: TypeKind>(
             let (domain, mut record) = known_type::<K>(tx, &scope, &input)?;
             match (deprecate, record.status(&domain)) {
                 (true, RegistrationStatus::Deprecated) => {
-                    return Err(Fault::TypeDeprecated(label(K::KIND, &input.ty)));
+                    return Err(Fault::type_deprecated(K::KIND, &input.ty));
                 }
                 (false, RegistrationStatus::Registered) => {
-                    return Err(Fault::TypeAlreadyExists(label(K::KIND, &input.ty)));
+                    return Err(Fault::type_already_exists(K::KIND, &input.ty));
                 }
                 // A type deprecated through its domain comes back only with the domain.
                 (false, _) if domain.deprecated_at.is_some() => {
-                    return Err(Fault::DomainDeprecated(domain.name));
+                    return Err(Fault::domain_deprecated(&domain.name));
                 }
                 _ => {}
             }
@@ -245,7 +245,7 @@ pub(crate) async fn delete<K: TypeKind>(
         .write(move |tx| {
             let (domain, record) = known_type::<K>(tx, &scope, &input)?;
             if record.status(&domain) == RegistrationStatus::Registered {
-                return Err(Fault::TypeNotDeprecated(label(K::KIND, &input.ty)));
+                return Err(Fault::type_not_deprecated(K::KIND, &input.ty));
             }
             tx.delete_type::<K>(&domain, &input.ty)?;
             tx.add_count(&domain, Counter::Types(K::KIND), -1)?;
@@ -322,19 +322,6 @@ fn known_type<K: TypeKind>(
     let domain = known_domain(tx, scope, &input.domain)?;
     match tx.type_record::<K>(&domain, &input.ty.name, &input.ty.version)? {
         Some(record) => Ok((domain, record)),
-        None => Err(Fault::UnknownResource(format!(
-            "Unknown type: {}",
-            label(K::KIND, &input.ty)
-        ))),
+        None => Err(Fault::unknown_type(K::KIND, &input.ty)),
     }
-}
-
-/// How SWF names a type in messages: `WorkflowType=[name=N, version=V]`.
-fn label(kind: Kind, ty: &TypeName) -> String {
-    format!(
-        "{}=[name={}, version={}]",
-        kind.label(),
-        ty.name,
-        ty.version
-    )
 }

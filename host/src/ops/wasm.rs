@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use crate::fault::Fault;
+use crate::fault::{Fault, echo};
 use crate::model::{Binding, BindingKind, GuestFailureRecord, ModuleRecord};
 use crate::runtime::{self, GuestLimits};
 use crate::store::WasmReads;
@@ -363,9 +363,9 @@ fn a(word: &str) -> String {
 }
 
 fn unknown_module(digest: &str) -> Fault {
-    Fault::UnknownResource(format!("Unknown module: {digest}"))
+    Fault::UnknownResource(format!("Unknown module: {}", echo(digest)))
 }
 
 fn unknown_binding(kind: BindingKind, name: &str) -> Fault {
-    Fault::UnknownResource(format!("No {} binding: {name}", kind.name()))
+    Fault::UnknownResource(format!("No {} binding: {}", kind.name(), echo(name)))
 }

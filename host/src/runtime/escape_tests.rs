@@ -120,19 +120,25 @@ async fn the_escape_guest_gets_nothing() {
         format!("tcp:{addr}"),
         format!("http:http://{addr}/"),
         "exit".into(),
+        "exit-code".into(),
     ]);
     let outcomes = escape(&inputs, &[]).await;
     for ((input, denial), outcome) in DENIED.iter().zip(&outcomes) {
         assert_eq!(outcome.as_deref(), Ok(*denial), "{input}");
     }
-    let [tcp, http, exit] = &outcomes[DENIED.len()..] else {
+    let [tcp, http, exit, exit_code] = &outcomes[DENIED.len()..] else {
         unreachable!()
     };
     assert_eq!(tcp.as_deref(), Ok("denied: Permission denied (os error 2)"));
     assert_eq!(http.as_deref(), Ok("denied: ErrorCode::HttpRequestDenied"));
+    // std's exit(3) reaches the host as WASI 0.2's bare failure; exit-with-code carries 3.
     assert_eq!(
         exit,
         &Err(GuestFailure::Trap("it exited with status 1".into()))
+    );
+    assert_eq!(
+        exit_code,
+        &Err(GuestFailure::Trap("it exited with status 3".into()))
     );
     assert_eq!(
         requests.load(Ordering::SeqCst),

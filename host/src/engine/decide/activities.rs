@@ -94,8 +94,7 @@ impl Batch<'_, '_, '_> {
             }
             (Some(l), Some(a), Some(b), Some(c)) => (l, a, b, c),
         };
-        let priority = or_default(&a.task_priority, defaults.default_task_priority)
-            .unwrap_or_else(|| "0".into());
+        let priority = or_default(&a.task_priority, defaults.default_task_priority);
         let limits = (
             Timeout::seconds(&schedule_to_start),
             Timeout::seconds(&schedule_to_close),
@@ -111,7 +110,7 @@ impl Batch<'_, '_, '_> {
             schedule_to_close_timeout: Some(schedule_to_close),
             start_to_close_timeout: Some(start_to_close),
             task_list: task_list.clone(),
-            task_priority: Some(priority.clone()),
+            task_priority: priority.clone(),
             decision_task_completed_event_id: self.completed,
             heartbeat_timeout: Some(heartbeat),
         };
@@ -120,7 +119,7 @@ impl Batch<'_, '_, '_> {
             run,
             TaskKind::Activity,
             task_list.name,
-            &priority,
+            priority.as_deref(),
             scheduled,
         )?;
         let seq = run.seq;
@@ -139,7 +138,6 @@ impl Batch<'_, '_, '_> {
             )?,
             ..ActivityDue::default()
         };
-        run.latest_activity_task_at = Some(self.eng.tx.now());
         run.activities.insert(
             scheduled,
             Activity {

@@ -13,7 +13,7 @@ use crate::store::{TaskKind, WasmReads};
 use super::Batch;
 
 /// Lambda tasks have no priority of their own: they go at the default one.
-const PRIORITY: &str = "0";
+const PRIORITY: Option<&str> = None;
 
 impl Batch<'_, '_, '_> {
     pub(super) fn schedule_lambda(

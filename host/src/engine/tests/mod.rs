@@ -45,7 +45,7 @@ fn new_run() -> NewRun {
             task_start_to_close_timeout: "60".into(),
             execution_start_to_close_timeout: "600".into(),
             task_list: TaskList { name: "dl".into() },
-            task_priority: "0".into(),
+            task_priority: None,
             child_policy: ChildPolicy::Terminate,
             lambda_role: None,
         },

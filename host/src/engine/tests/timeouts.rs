@@ -292,7 +292,7 @@ async fn an_unclaimed_override_reverts_to_the_original_task_list() {
     let again = event(&fx, seq, 8).await;
     let attrs = &again["decisionTaskScheduledEventAttributes"];
     assert_eq!(attrs["taskList"]["name"], "dl");
-    assert_eq!(attrs.get("scheduleToStartTimeout"), None);
+    assert_eq!(attrs["scheduleToStartTimeout"], "NONE");
     assert_eq!(claim_task(&fx, TaskKind::Decision, "other").await, None);
     quiet_for(&fx, seq, 30 * SEC).await;
     let task = claim_task(&fx, TaskKind::Decision, "dl").await.unwrap();

@@ -13,7 +13,8 @@
 //! | `dns` | resolve `localhost` |
 //! | `spawn` | run `/bin/sh -c true` |
 //! | `http:URL` | `GET URL` (`http://authority/path`) through `wasi:http`: `got: STATUS BODY` |
-//! | `exit` | exits with status 3 (which ends the call: the task fails) |
+//! | `exit` | `std::process::exit(3)`, which ends the call (the task fails); Rust's std reports it through WASI 0.2's `exit` as a bare failure, status 1 |
+//! | `exit-code` | `wasi:cli/exit.exit-with-code(3)`: the host sees status 3 |
 
 use std::io::Write as _;
 use std::net::{TcpStream, ToSocketAddrs, UdpSocket};
@@ -49,6 +50,10 @@ pub fn run(task: &ActivityTask) -> Outcome {
             .map(|status| status.to_string())
             .map_err(|e| e.to_string()),
         "exit" => std::process::exit(3),
+        "exit-code" => {
+            wasip2::cli::exit::exit_with_code(3);
+            unreachable!("exit-with-code returns to nobody")
+        }
         _ => {
             if let Some(addr) = input.strip_prefix("tcp:") {
                 TcpStream::connect(addr)
