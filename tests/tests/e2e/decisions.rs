@@ -450,6 +450,7 @@ async fn stale_forged_and_reused_decision_tokens_change_nothing() {
     forged[middle] = if forged[middle] == 'A' { 'B' } else { 'A' };
     let forged: String = forged.into_iter().collect();
     let before = history(&c, "job", &run).await;
+    // Not tokens Weft issued: invalid input, as opposed to tokens of tasks that are gone.
     for bogus in [forged.as_str(), "not-a-token"] {
         expect_fault(
             c.respond_decision_task_completed()
@@ -457,7 +458,7 @@ async fn stale_forged_and_reused_decision_tokens_change_nothing() {
                 .decisions(complete_workflow(None))
                 .send()
                 .await,
-            "UnknownResourceFault",
+            "ValidationException",
         );
     }
     assert_eq!(history(&c, "job", &run).await, before);

@@ -153,17 +153,19 @@ async fn every_acknowledged_concurrent_write_is_kept() {
     }
 
     let server = server.restart().await;
-    let listed = server
+    let pages: Vec<_> = server
         .client()
         .list_activity_types()
         .domain("d")
         .registration_status(RegistrationStatus::Registered)
+        .into_paginator()
         .send()
+        .collect::<Result<_, _>>()
         .await
         .unwrap();
-    let names: Vec<_> = listed
-        .type_infos()
+    let names: Vec<_> = pages
         .iter()
+        .flat_map(|page| page.type_infos())
         .map(|t| t.activity_type().unwrap().name().to_owned())
         .collect();
     let expected: Vec<_> = (0..200).map(|i| format!("a{i:03}")).collect();

@@ -11,10 +11,11 @@ use weft_tests::aws_sdk_swf::Client;
 use weft_tests::aws_sdk_swf::types::ScheduleActivityTaskDecisionAttributes;
 
 use crate::flow::{
-    D, DECIDERS, WORKERS, act_type, activity_task, assert_activity_token_dead, complete_workflow,
-    count, decision_task, heartbeat, history, pending_activities, pending_decisions,
-    poll_activity_once, poll_decision_once, register_activity, register_workflow, respond,
-    schedule_activity, schedule_activity_with, server, server_polling, start, task_list,
+    D, DECIDERS, WORKERS, act_type, activity_task, assert_activity_token_dead,
+    assert_activity_token_refused, complete_workflow, count, decision_task, heartbeat, history,
+    pending_activities, pending_decisions, poll_activity_once, poll_decision_once,
+    register_activity, register_workflow, respond, schedule_activity, schedule_activity_with,
+    server, server_polling, start, task_list,
 };
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -127,7 +128,8 @@ async fn activity_tasks_come_by_priority_then_in_scheduling_order() {
         .filter_map(|e| e.activity_task_scheduled_event_attributes())
         .map(|s| (s.activity_id(), s.task_priority()))
         .collect();
-    assert_eq!(priorities[0], ("p0-first", Some("0")));
+    // Nobody gave p0-first a priority: AWS records none (it ranks as 0).
+    assert_eq!(priorities[0], ("p0-first", None));
     assert_eq!(priorities[5], ("u7", Some("7")));
     assert_eq!(priorities[6], ("p10", Some("10")));
 }
@@ -340,8 +342,9 @@ async fn stale_forged_and_reused_activity_tokens_are_unknown() {
 
     let work = activity_task(&c, WORKERS).await;
     let before = history(&c, "job", &run).await;
-    assert_activity_token_dead(&c, &forge(work.task_token())).await;
-    assert_activity_token_dead(&c, "not-a-token").await;
+    // Not tokens Weft issued: invalid input.
+    assert_activity_token_refused(&c, &forge(work.task_token()), "ValidationException").await;
+    assert_activity_token_refused(&c, "not-a-token", "ValidationException").await;
     // A decision task's token is not an activity task's.
     assert_activity_token_dead(&c, task.task_token()).await;
     assert_eq!(history(&c, "job", &run).await, before);

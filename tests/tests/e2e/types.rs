@@ -466,6 +466,7 @@ async fn defaults_follow_the_prose_rules() {
         );
         assert!(message.contains(&format!("at '{member}'")), "{message}");
     }
+    // A type name against the name rule: AWS's own words, as quoted from AWS.
     let message = expect_fault(
         c.register_activity_type()
             .domain("d")
@@ -476,11 +477,24 @@ async fn defaults_follow_the_prose_rules() {
             .await,
         "ValidationException",
     );
+    assert_eq!(message, "Invalid name: a|b");
+    let message = expect_fault(
+        c.register_activity_type()
+            .domain("d")
+            .name("ab")
+            .version("1:0")
+            .default_task_heartbeat_timeout("soon")
+            .send()
+            .await,
+        "ValidationException",
+    );
     assert!(
         message.starts_with("2 validation errors detected"),
         "{message}"
     );
-    assert!(message.contains("at 'name'") && message.contains("at 'defaultTaskHeartbeatTimeout'"));
+    assert!(
+        message.contains("at 'version'") && message.contains("at 'defaultTaskHeartbeatTimeout'")
+    );
 }
 
 #[tokio::test]

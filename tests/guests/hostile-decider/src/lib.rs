@@ -13,7 +13,7 @@
 //! | `error` | answers `Err("asked to fail")`, which fails the decision task |
 //! | `empty-activity-id` | schedules an activity with an empty id |
 //! | `long-activity-id` | schedules an activity with a 300-character id |
-//! | `bad-timer` | starts a timer with an id containing `:` and a timeout that is not a number |
+//! | `bad-timer` | starts a timer with an id containing `:` (which AWS accepts) and a timeout that is not a number |
 //! | anything else, or none | completes the workflow with its input (echo) |
 
 #[path = "../../misbehave.rs"]

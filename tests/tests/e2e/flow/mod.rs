@@ -245,32 +245,35 @@ pub(crate) async fn heartbeat(
 }
 
 /// Asserts that every way of answering an activity task with `token` (heartbeat, complete, fail,
-/// cancel) is UnknownResourceFault.
+/// cancel) is UnknownResourceFault: the task is no longer open.
 pub(crate) async fn assert_activity_token_dead(c: &Client, token: &str) {
-    assert_eq!(
-        heartbeat(c, token, None).await,
-        Err("UnknownResourceFault".to_owned())
-    );
+    assert_activity_token_refused(c, token, "UnknownResourceFault").await;
+}
+
+/// Asserts that every way of answering an activity task with `token` (heartbeat, complete, fail,
+/// cancel) fails with `code`.
+pub(crate) async fn assert_activity_token_refused(c: &Client, token: &str, code: &str) {
+    assert_eq!(heartbeat(c, token, None).await, Err(code.to_owned()));
     expect_fault(
         c.respond_activity_task_completed()
             .task_token(token)
             .send()
             .await,
-        "UnknownResourceFault",
+        code,
     );
     expect_fault(
         c.respond_activity_task_failed()
             .task_token(token)
             .send()
             .await,
-        "UnknownResourceFault",
+        code,
     );
     expect_fault(
         c.respond_activity_task_canceled()
             .task_token(token)
             .send()
             .await,
-        "UnknownResourceFault",
+        code,
     );
 }
 

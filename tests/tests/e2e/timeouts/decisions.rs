@@ -132,7 +132,7 @@ async fn a_decision_task_left_on_an_override_list_times_out_schedule_to_start() 
         .decision_task_scheduled_event_attributes()
         .unwrap();
     assert_eq!(back.task_list().map(TaskList::name), Some(DECIDERS));
-    assert_eq!(back.schedule_to_start_timeout(), None);
+    assert_eq!(back.schedule_to_start_timeout(), Some("NONE"));
     assert_eq!(pending_decisions(&c, "elsewhere").await, 0);
     assert_eq!(pending_decisions(&c, DECIDERS).await, 1);
     assert!(poll_decision_once(&c, "elsewhere").await.is_none());
