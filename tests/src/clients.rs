@@ -83,12 +83,28 @@ pub struct PyEnv {
 impl PyEnv {
     /// `tests/clients/swf_client.py` run by the venv's Python, with `args`.
     pub fn swf_client(&self, args: &[&str]) -> Command {
+        self.script("swf_client.py", args)
+    }
+
+    /// The script `tests/clients/NAME` run by the venv's Python, with `args`.
+    pub fn script(&self, name: &str, args: &[&str]) -> Command {
         let mut python = Command::new(&self.python);
         python
-            .arg(Path::new(CRATE).join("clients").join("swf_client.py"))
+            .arg(Path::new(CRATE).join("clients").join(name))
             .args(args);
         python
     }
+}
+
+/// Whether the tests that drive other clients (curl, boto3, the AWS CLI) run: they need
+/// `curl`, Python and PyPI, so they run only when `WEFT_CLIENT_TESTS` is set (`.ci/run` sets
+/// it), and `cargo test` alone passes offline. Says so on stderr when they do not.
+pub fn enabled() -> bool {
+    let on = std::env::var_os("WEFT_CLIENT_TESTS").is_some_and(|v| !v.is_empty() && v != "0");
+    if !on {
+        eprintln!("skipped: set WEFT_CLIENT_TESTS=1 to run the curl, boto3 and AWS CLI tests");
+    }
+    on
 }
 
 /// The venv, created (or brought up to `requirements.txt`) by the first call.

@@ -11,6 +11,7 @@ mod domains;
 mod durability;
 mod edge;
 mod executions;
+mod fidelity;
 mod flow;
 mod histories;
 mod limits;
