@@ -51,7 +51,8 @@ impl Batch<'_, '_, '_> {
             name: a.name.clone(),
             control: a.control,
             input: a.input,
-            start_to_close_timeout: Some(timeout.to_owned()),
+            // AWS records the timeout only when the decision gave one (recorded 2017).
+            start_to_close_timeout: given(&a.start_to_close_timeout).map(str::to_owned),
             decision_task_completed_event_id: self.completed,
         };
         let scheduled = self.eng.record(run, event)?;

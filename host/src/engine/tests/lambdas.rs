@@ -218,14 +218,13 @@ async fn a_function_that_fails_tells_the_decider() {
     let fx = bound(Limits::default()).await;
     let seq = started(&fx).await;
     decide(&fx, seq, vec![lambda("l1", FUNCTION, None)]).await;
-    // Absent, the timeout is the model's default, recorded resolved.
+    // Absent, the timeout is the model's default, and not recorded, as AWS records it.
     let scheduled = &events_from(&fx, seq, 5).await[0];
     assert_eq!(
         scheduled["lambdaFunctionScheduledEventAttributes"],
         json!({
             "id": "l1",
             "name": FUNCTION,
-            "startToCloseTimeout": "900",
             "decisionTaskCompletedEventId": 4
         })
     );
@@ -340,8 +339,8 @@ async fn scheduling_fails_with_each_cause_in_order() {
     assert_eq!(*attributes(5), failed("l2", "unbound", "ID_ALREADY_IN_USE"));
     // An empty timeout is absent.
     assert_eq!(
-        events[3]["lambdaFunctionScheduledEventAttributes"]["startToCloseTimeout"],
-        "900"
+        events[3]["lambdaFunctionScheduledEventAttributes"].get("startToCloseTimeout"),
+        None
     );
     assert_eq!(open_lambdas(&fx, seq).await, 2);
     assert_eq!(queued(&fx, FUNCTION).await, 2);
