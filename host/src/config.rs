@@ -48,15 +48,29 @@ impl Config {
     }
 }
 
-/// The HTTP edge's defences against clients that hold resources without using them: a cap on
-/// connections, and deadlines on sending a request. They bound what a slow or idle client costs;
-/// they do not throttle a fast one.
+/// The HTTP edge's defences against clients that hold resources without using them: caps on
+/// connections, in all and per client address, and deadlines on sending a request. They bound
+/// what a slow, idle or greedy client costs; they do not throttle a fast one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HttpLimits {
     /// Connections served at once. While this many are open the server stops accepting, and new
     /// connections wait in the operating system's backlog until one closes. Every long poll
     /// holds a connection for up to the poll timeout, so leave room above the pollers expected.
     pub max_connections: usize,
+    /// Connections one client address may hold at once; its next one is answered
+    /// `ThrottlingException` and closed, while other addresses are served. IPv6 clients count
+    /// by their /64, which one host usually holds whole. `None`: a quarter of
+    /// `max_connections`. Behind a proxy every client has the proxy's address: raise it to
+    /// `max_connections` there.
+    pub max_connections_per_address: Option<usize>,
+    /// The last connection slots, kept for addresses that hold few connections: once only
+    /// these are left, an address holding `reserved_per_address` or more is refused, so a
+    /// flood from some addresses cannot keep a new client out. `None`: a sixteenth of
+    /// `max_connections`.
+    pub reserved_connections: Option<usize>,
+    /// How many connections an address may hold and still be given a reserved slot: what a
+    /// client that has just arrived needs.
+    pub reserved_per_address: usize,
     /// How long a client may take to send a request's headers, counted from when the
     /// connection is ready for a request: a client that trickles its headers is disconnected.
     /// On a kept-alive connection the count starts when the previous answer is sent, so this
@@ -74,6 +88,9 @@ impl Default for HttpLimits {
     fn default() -> Self {
         HttpLimits {
             max_connections: 4096,
+            max_connections_per_address: None,
+            reserved_connections: None,
+            reserved_per_address: 8,
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),
         }
@@ -81,6 +98,19 @@ impl Default for HttpLimits {
 }
 
 impl HttpLimits {
+    /// Connections one address may hold: `max_connections_per_address` or its default.
+    pub(crate) fn per_address(&self) -> usize {
+        self.max_connections_per_address
+            .unwrap_or(self.max_connections / 4)
+            .max(1)
+    }
+
+    /// Connection slots kept for addresses with few connections.
+    pub(crate) fn reserved(&self) -> usize {
+        self.reserved_connections
+            .unwrap_or(self.max_connections / 16)
+    }
+
     /// Why these limits cannot be served with, if they cannot.
     pub(crate) fn check(&self) -> Result<(), String> {
         if self.max_connections == 0 || self.max_connections > MAX_CONNECTIONS {
@@ -88,6 +118,19 @@ impl HttpLimits {
                 "max_connections is {}; it must be 1 to {MAX_CONNECTIONS}",
                 self.max_connections
             ));
+        }
+        if self.max_connections_per_address == Some(0) {
+            return Err("max_connections_per_address must be at least 1".into());
+        }
+        if self.reserved() >= self.max_connections {
+            return Err(format!(
+                "reserved_connections is {}; it must be below max_connections ({})",
+                self.reserved(),
+                self.max_connections
+            ));
+        }
+        if self.reserved_per_address == 0 {
+            return Err("reserved_per_address must be at least 1".into());
         }
         if self.header_timeout.is_zero() || self.body_timeout.is_zero() {
             return Err("the header and body timeouts must be longer than zero".into());
@@ -162,5 +205,27 @@ mod tests {
             ..HttpLimits::default()
         };
         assert!(instant.check().is_err());
+    }
+
+    #[test]
+    fn address_caps_and_the_reserve_follow_the_connection_cap() {
+        let limits = HttpLimits {
+            max_connections: 100,
+            ..HttpLimits::default()
+        };
+        assert_eq!((limits.per_address(), limits.reserved()), (25, 6));
+        // Tiny caps still let an address in, and keep no reserve.
+        let tiny = HttpLimits {
+            max_connections: 2,
+            ..HttpLimits::default()
+        };
+        assert_eq!((tiny.per_address(), tiny.reserved()), (1, 0));
+        assert_eq!(tiny.check(), Ok(()));
+        let all_reserved = HttpLimits {
+            max_connections: 10,
+            reserved_connections: Some(10),
+            ..HttpLimits::default()
+        };
+        assert!(all_reserved.check().unwrap_err().contains("reserved"));
     }
 }
