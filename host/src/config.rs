@@ -162,6 +162,10 @@ pub struct Limits {
     pub max_open_runs: u64,
     /// Concurrent long polls on one task list.
     pub max_pollers_per_list: usize,
+    /// Concurrent long polls of the open tenant in one region (each holds a connection), so
+    /// pollers in one scope cannot take every connection. Configured tenants have the
+    /// `long_polls` quota instead.
+    pub max_long_polls: usize,
     /// Open activity tasks, and likewise timers, child runs and Lambda function tasks, of one run.
     pub max_open_per_run: usize,
     /// Events in one run's history: a run that reaches it is terminated.
@@ -177,6 +181,7 @@ impl Default for Limits {
             max_request_bytes: 1024 * 1024,
             max_open_runs: 100_000,
             max_pollers_per_list: 1000,
+            max_long_polls: 1000,
             max_open_per_run: 1000,
             max_events_per_run: 25_000,
         }

@@ -149,6 +149,7 @@ mod tests {
         assert_eq!(acme.account_id, "111111111111");
         assert_eq!(acme.quotas.wasm_instances, 16);
         assert_eq!(acme.quotas.requests_per_second, Some(100.0));
+        assert_eq!(acme.quotas.long_polls, 500);
         let mut config = Config::new("/nowhere");
         file.apply(&mut config);
         assert_eq!(config.tenants.len(), 2);

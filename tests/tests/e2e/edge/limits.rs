@@ -1,14 +1,21 @@
-//! What one client may hold: its address's share of the connections, and the reserve kept
-//! for new clients.
+//! What one client may hold: its address's share of the connections, the reserve kept for new
+//! clients, and its tenant's long polls.
 
 use std::time::Duration;
 
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 use tokio::time::{sleep, timeout};
+use weft_tests::aws_sdk_swf::Client;
+use weft_tests::aws_sdk_swf::error::ProvideErrorMetadata;
+use weft_tests::aws_sdk_swf::types::TaskList;
+use weft_tests::tenants::{ACME, GLOBEX};
 use weft_tests::{RawResponse, TestServer};
 
 use super::{
     LOCAL, PATIENCE, addr, connect_from, list_domains_on, loopback, read_until_closed, served_from,
 };
+use crate::common::register_domain;
 
 /// Asserts that `response` refuses a connection with `ThrottlingException`, saying `why`.
 #[track_caller]
@@ -106,4 +113,121 @@ async fn the_last_connections_are_kept_for_new_clients() {
     held.truncate(4);
     let response = timeout(PATIENCE, waiting).await.unwrap().unwrap();
     assert_eq!(response.status, 200, "{}", response.body);
+}
+
+/// Polls for an activity task on `list` (which must wait: nothing is scheduled) for up to a
+/// second: `Ok(())` if it was still waiting then, else its error code and message.
+async fn poll_briefly(client: &Client, list: &str) -> Result<(), (String, String)> {
+    let poll = client
+        .poll_for_activity_task()
+        .domain("d")
+        .task_list(TaskList::builder().name(list).build().unwrap())
+        .send();
+    match timeout(Duration::from_secs(1), poll).await {
+        Err(_) => Ok(()),
+        Ok(Ok(task)) => panic!("an empty poll was answered at once: {task:?}"),
+        Ok(Err(e)) => Err((
+            e.code().unwrap_or("?").to_owned(),
+            e.message().unwrap_or_default().to_owned(),
+        )),
+    }
+}
+
+/// Starts a poll by each of `polls` (a client and a task list of its own), and waits for the
+/// first to end: one of them must be refused at once, since together they are one over the
+/// cap, while the others wait. Answers the index of the refused poll with its message, and the
+/// polls still waiting.
+async fn one_refused(polls: &[(&Client, &str)]) -> (usize, String, Vec<JoinHandle<()>>) {
+    let (ended, mut first) = mpsc::unbounded_channel();
+    let waiting = polls
+        .iter()
+        .enumerate()
+        .map(|(i, (client, list))| {
+            let poll = client
+                .poll_for_activity_task()
+                .domain("d")
+                .task_list(TaskList::builder().name(*list).build().unwrap())
+                .send();
+            let ended = ended.clone();
+            tokio::spawn(async move {
+                let _ = ended.send((i, poll.await));
+            })
+        })
+        .collect::<Vec<_>>();
+    let (i, answer) = timeout(PATIENCE, first.recv())
+        .await
+        .expect("a poll over the cap is refused at once")
+        .unwrap();
+    let err = answer.expect_err("an empty poll is refused, not answered");
+    assert_eq!(err.code(), Some("LimitExceededFault"), "{err:?}");
+    let message = err.message().unwrap_or_default().to_owned();
+    let waiting = waiting
+        .into_iter()
+        .enumerate()
+        .filter_map(|(j, poll)| (j != i).then_some(poll))
+        .collect();
+    (i, message, waiting)
+}
+
+#[tokio::test]
+async fn the_open_tenants_long_polls_are_capped_per_region() {
+    let server = TestServer::start_with(|c| {
+        c.limits.max_long_polls = 2;
+        c.poll_timeout = Duration::from_secs(60);
+    })
+    .await;
+    let east = server.client();
+    let west = server.client_in("us-west-2");
+    register_domain(&east, "d").await;
+    register_domain(&west, "d").await;
+    // Three polls, on lists of their own so that SWF's cap per list is not what acts.
+    let polls = [(&east, "a"), (&east, "b"), (&east, "c")];
+    let (_, message, waiting) = one_refused(&polls).await;
+    assert_eq!(
+        message,
+        "Limit on maximum concurrent poll requests per region reached (2)"
+    );
+    // Another region is another scope, with its own polls.
+    assert_eq!(poll_briefly(&west, "a").await, Ok(()));
+    // A poll that ends gives its place back.
+    waiting[0].abort();
+    let admitted = async {
+        while poll_briefly(&east, "d").await.is_err() {
+            sleep(Duration::from_millis(50)).await;
+        }
+    };
+    timeout(PATIENCE, admitted)
+        .await
+        .expect("a poll is admitted once one ends");
+}
+
+#[tokio::test]
+async fn a_tenants_long_polls_are_capped_across_its_regions() {
+    let server = TestServer::start_with(|c| {
+        let mut acme = ACME.config();
+        acme.quotas.long_polls = 1;
+        c.tenants = vec![acme, GLOBEX.config()];
+        c.poll_timeout = Duration::from_secs(60);
+    })
+    .await;
+    let acme_east = ACME.client(&server);
+    let acme_west = server.client_as(ACME.key, ACME.secret, "us-west-2");
+    let globex = GLOBEX.client(&server);
+    for client in [&acme_east, &acme_west, &globex] {
+        register_domain(client, "d").await;
+    }
+    let (_, message, _waiting) = one_refused(&[(&acme_east, "a"), (&acme_west, "a")]).await;
+    assert_eq!(
+        message,
+        "Limit on maximum concurrent poll requests per account reached (1)"
+    );
+    // Another tenant's pollers are not held back by ACME's...
+    assert_eq!(poll_briefly(&globex, "a").await, Ok(()));
+    // ...nor are ACME's other requests.
+    let listed = acme_east
+        .list_domains()
+        .registration_status("REGISTERED".into())
+        .send()
+        .await;
+    assert!(listed.is_ok(), "{listed:?}");
 }

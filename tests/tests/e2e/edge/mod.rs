@@ -8,7 +8,7 @@
 //! | file | what |
 //! | --- | --- |
 //! | `mod.rs` | deadlines, the connection cap, unknown routes, shutdown |
-//! | `limits.rs` | one address's share of connections, the reserve |
+//! | `limits.rs` | one address's share of connections, the reserve, long polls per tenant |
 
 mod limits;
 
