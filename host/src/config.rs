@@ -82,6 +82,15 @@ pub struct HttpLimits {
     /// It is answered `RequestTimeoutException` (408), which SDKs retry, and disconnected. It
     /// bounds module uploads as well: 32 MiB in 30 s needs about 1.1 MB/s.
     pub body_timeout: Duration,
+    /// How long a signed request whose signature cannot be checked before its body (it sends
+    /// no `x-amz-content-sha256`) may take to send that body. Anyone can name a tenant's access
+    /// key id, which travels in the clear; until the signature over the body holds, the
+    /// request is nobody's, so it gets this much shorter deadline instead of `body_timeout`.
+    pub unverified_body_timeout: Duration,
+    /// The largest body such a request may send; more is refused (413) before it is read. The
+    /// default admits every SWF request (1 MiB); a larger upload must carry
+    /// `x-amz-content-sha256`, which lets its signature be checked first (`weft` sends it).
+    pub unverified_body_bytes: usize,
 }
 
 impl Default for HttpLimits {
@@ -93,6 +102,8 @@ impl Default for HttpLimits {
             reserved_per_address: 8,
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),
+            unverified_body_timeout: Duration::from_secs(5),
+            unverified_body_bytes: 1 << 20,
         }
     }
 }
@@ -132,7 +143,10 @@ impl HttpLimits {
         if self.reserved_per_address == 0 {
             return Err("reserved_per_address must be at least 1".into());
         }
-        if self.header_timeout.is_zero() || self.body_timeout.is_zero() {
+        if self.header_timeout.is_zero()
+            || self.body_timeout.is_zero()
+            || self.unverified_body_timeout.is_zero()
+        {
             return Err("the header and body timeouts must be longer than zero".into());
         }
         Ok(())

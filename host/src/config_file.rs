@@ -52,6 +52,10 @@ pub struct ServerSettings {
     pub header_timeout_secs: Option<u64>,
     /// Seconds a client has to send a request's body.
     pub body_timeout_secs: Option<u64>,
+    /// Seconds a signed request has to send its body while its signature cannot be checked.
+    pub unverified_body_timeout_secs: Option<u64>,
+    /// Bytes of body such a request may send.
+    pub unverified_body_bytes: Option<usize>,
 }
 
 /// Why a config file cannot be used.
@@ -130,6 +134,12 @@ impl ConfigFile {
         }
         if let Some(secs) = server.body_timeout_secs {
             http.body_timeout = Duration::from_secs(secs);
+        }
+        if let Some(secs) = server.unverified_body_timeout_secs {
+            http.unverified_body_timeout = Duration::from_secs(secs);
+        }
+        if let Some(n) = server.unverified_body_bytes {
+            http.unverified_body_bytes = n;
         }
     }
 }

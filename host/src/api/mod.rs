@@ -1,8 +1,9 @@
 //! The HTTP face of the service: AWS JSON 1.0 over `POST /` (spec §1), and Weft's own JSON API
 //! under `/v1` beside it (`extension`: modules and bindings).
 //!
-//! An SWF request is read in this order: the body (at most `Limits::max_request_bytes`); who
-//! sent it and whether its tenant has rate left (`auth`: SigV4 when tenants are configured);
+//! An SWF request is read in this order: who it claims to be, from its headers; the body (at
+//! most `Limits::max_request_bytes`, less while its signature cannot be checked); whether its
+//! signature holds and its tenant has rate left (`auth`: SigV4 when tenants are configured);
 //! `X-Amz-Target` names the [`Operation`]; the body must be a JSON object; [`Schema`] checks it
 //! against the model; the tenant must be allowed the domain it names; a poll must find a place
 //! among its tenant's long polls (`long_polls`); the operation runs. Both faces admit requests

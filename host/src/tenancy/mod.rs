@@ -20,7 +20,7 @@ use crate::config::{Config, Limits, is_account_id};
 use crate::runtime::GuestLimits;
 
 use self::bucket::Bucket;
-pub(crate) use self::verify::Caller;
+pub(crate) use self::verify::{Caller, Checked, check_declared};
 
 /// One tenant as configured: its name, account, keys, domains and quotas.
 #[derive(Clone, Debug, PartialEq, Deserialize)]

@@ -8,7 +8,8 @@
 //!   either is answered `ThrottlingException` and closed.
 //! - A client has `header_timeout` to send a request's headers (hyper's header read timeout,
 //!   which also closes a kept-alive connection idle that long);
-//!   `Api::admit` gives it `body_timeout` for the body.
+//!   `Api::admit` gives it `body_timeout` for the body, or the shorter
+//!   `unverified_body_timeout` while its signature cannot be checked.
 //! - On shutdown the loop stops accepting; every connection finishes the request it is serving
 //!   (long polls answer empty, as the service's shutdown watch tells them) and closes; `serve`
 //!   returns when all are closed. A connection still busy [`DRAIN_GRACE`] after that, such as

@@ -1,16 +1,19 @@
 //! What one client may hold: its address's share of the connections, the reserve kept for new
-//! clients, and its tenant's long polls.
+//! clients, its tenant's long polls, and the time and bytes a request may take before its
+//! signature is checked.
 
-use std::time::Duration;
+use std::future::Future;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::{sleep, timeout};
 use weft_tests::aws_sdk_swf::Client;
 use weft_tests::aws_sdk_swf::error::ProvideErrorMetadata;
 use weft_tests::aws_sdk_swf::types::TaskList;
-use weft_tests::tenants::{ACME, GLOBEX};
-use weft_tests::{RawResponse, TestServer};
+use weft_tests::tenants::{self, ACME, GLOBEX};
+use weft_tests::{RawResponse, TestServer, guests};
 
 use super::{
     LOCAL, PATIENCE, addr, connect_from, list_domains_on, loopback, read_until_closed, served_from,
@@ -230,4 +233,115 @@ async fn a_tenants_long_polls_are_capped_across_its_regions() {
         .send()
         .await;
     assert!(listed.is_ok(), "{listed:?}");
+}
+
+/// `X-Amz-Date` for `at`: `yyyymmddThhmmssZ`.
+fn amz_date(at: SystemTime) -> String {
+    let secs = at.duration_since(UNIX_EPOCH).unwrap().as_secs();
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// The head of a request naming ACME's real access key with a signature that is not its own,
+/// announcing a body of `length` bytes, with `extra` headers.
+fn forged_head(addr: &str, length: usize, extra: &str) -> String {
+    let date = amz_date(SystemTime::now());
+    format!(
+        "POST / HTTP/1.1\r\nHost: {addr}\r\nX-Amz-Target: SimpleWorkflowService.ListDomains\r\n\
+         X-Amz-Date: {date}\r\nContent-Length: {length}\r\n{extra}\
+         Authorization: AWS4-HMAC-SHA256 Credential={}/{}/us-east-1/swf/aws4_request, \
+         SignedHeaders=host;x-amz-date;x-amz-target, Signature={}\r\n\r\n",
+        ACME.key,
+        &date[..8],
+        "0".repeat(64)
+    )
+}
+
+/// Runs `exchange` within [`PATIENCE`]: far less than the body timeout the tests set.
+async fn promptly<T>(exchange: impl Future<Output = T>) -> T {
+    timeout(PATIENCE, exchange)
+        .await
+        .unwrap_or_else(|_| panic!("no answer after {PATIENCE:?}"))
+}
+
+#[tokio::test]
+async fn a_request_not_yet_verified_cannot_hold_its_connection_for_the_body_timeout() {
+    let server = TestServer::start_with(|c| {
+        tenants::both(c);
+        c.http.body_timeout = Duration::from_secs(300);
+        c.http.unverified_body_timeout = Duration::from_secs(1);
+        c.http.unverified_body_bytes = 4096;
+    })
+    .await;
+    let addr = addr(&server);
+
+    // A real key, a forged signature, and a body that stops coming: the shorter deadline cuts
+    // it off, not the five-minute one.
+    let mut stream = connect_from(LOCAL, &addr).await;
+    let head = forged_head(&addr, 100, "");
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream
+        .write_all(b"{\"registrationStatus\": ")
+        .await
+        .unwrap();
+    let response = RawResponse::parse(&promptly(read_until_closed(&mut stream)).await);
+    assert_eq!(response.status, 408, "{}", response.body);
+    assert_eq!(response.error_code(), "RequestTimeoutException");
+
+    // A body over what is read unverified is refused before it is sent.
+    let mut stream = connect_from(LOCAL, &addr).await;
+    stream
+        .write_all(forged_head(&addr, 100_000, "").as_bytes())
+        .await
+        .unwrap();
+    let response = RawResponse::parse(&promptly(read_until_closed(&mut stream)).await);
+    assert_eq!(response.status, 413, "{}", response.body);
+    assert!(
+        response.message().contains("x-amz-content-sha256"),
+        "{}",
+        response.message()
+    );
+
+    // A request that declares its body's hash has its signature checked first: the forgery
+    // is refused before a byte of the body is sent.
+    let mut stream = connect_from(LOCAL, &addr).await;
+    let declared = format!("X-Amz-Content-Sha256: {}\r\n", "ab".repeat(32));
+    stream
+        .write_all(forged_head(&addr, 100_000, &declared).as_bytes())
+        .await
+        .unwrap();
+    let response = RawResponse::parse(&promptly(read_until_closed(&mut stream)).await);
+    assert_eq!(response.status, 400, "{}", response.body);
+    assert_eq!(response.error_code(), "InvalidSignatureException");
+
+    // Clients that sign properly are not affected: SDK requests fit the unverified limits,
+    // and `weft` declares the hash of an upload larger than them.
+    let listed = ACME
+        .client(&server)
+        .list_domains()
+        .registration_status("REGISTERED".into())
+        .send()
+        .await;
+    assert!(listed.is_ok(), "{listed:?}");
+    let code = guests::guest("one-activity-decider").await;
+    assert!(code.len() > 4096);
+    let weft = guests::weft_client(&server).with_credentials(ACME.key, ACME.secret);
+    weft.upload_module(code)
+        .await
+        .expect("the upload is accepted");
 }

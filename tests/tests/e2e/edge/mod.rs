@@ -8,7 +8,7 @@
 //! | file | what |
 //! | --- | --- |
 //! | `mod.rs` | deadlines, the connection cap, unknown routes, shutdown |
-//! | `limits.rs` | one address's share of connections, the reserve, long polls per tenant |
+//! | `limits.rs` | one address's share of connections, the reserve, long polls per tenant, unverified bodies |
 
 mod limits;
 
