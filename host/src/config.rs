@@ -71,6 +71,9 @@ pub struct HttpLimits {
     /// How many connections an address may hold and still be given a reserved slot: what a
     /// client that has just arrived needs.
     pub reserved_per_address: usize,
+    /// The most bytes a request's line and headers may take; more is answered 431. It also
+    /// bounds what each connection buffers (at least 8 KiB, hyper's floor).
+    pub max_header_bytes: usize,
     /// How long a client may take to send a request's headers, counted from when the
     /// connection is ready for a request: a client that trickles its headers is disconnected.
     /// On a kept-alive connection the count starts when the previous answer is sent, so this
@@ -100,6 +103,7 @@ impl Default for HttpLimits {
             max_connections_per_address: None,
             reserved_connections: None,
             reserved_per_address: 8,
+            max_header_bytes: 64 << 10,
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),
             unverified_body_timeout: Duration::from_secs(5),
@@ -143,6 +147,12 @@ impl HttpLimits {
         if self.reserved_per_address == 0 {
             return Err("reserved_per_address must be at least 1".into());
         }
+        if !(MIN_HEADER_BYTES..=MAX_HEADER_BYTES).contains(&self.max_header_bytes) {
+            return Err(format!(
+                "max_header_bytes is {}; it must be {MIN_HEADER_BYTES} to {MAX_HEADER_BYTES}",
+                self.max_header_bytes
+            ));
+        }
         if self.header_timeout.is_zero()
             || self.body_timeout.is_zero()
             || self.unverified_body_timeout.is_zero()
@@ -152,6 +162,12 @@ impl HttpLimits {
         Ok(())
     }
 }
+
+/// The fewest bytes [`HttpLimits::max_header_bytes`] may allow: hyper refuses a smaller buffer.
+const MIN_HEADER_BYTES: usize = 8192;
+
+/// The most bytes [`HttpLimits::max_header_bytes`] may allow: SWF's whole request limit.
+const MAX_HEADER_BYTES: usize = 1 << 20;
 
 /// The most connections [`HttpLimits::max_connections`] may allow: far above what one process
 /// has file descriptors for, and small enough to count in a `u32`.
@@ -246,5 +262,15 @@ mod tests {
             ..HttpLimits::default()
         };
         assert!(all_reserved.check().unwrap_err().contains("reserved"));
+        let small_buffer = HttpLimits {
+            max_header_bytes: 1024,
+            ..HttpLimits::default()
+        };
+        assert!(
+            small_buffer
+                .check()
+                .unwrap_err()
+                .contains("max_header_bytes")
+        );
     }
 }

@@ -48,6 +48,8 @@ pub struct ServerSettings {
     pub reserved_connections: Option<usize>,
     /// What "few" is: an address holding fewer may take a reserved slot.
     pub reserved_per_address: Option<usize>,
+    /// Bytes a request's line and headers may take.
+    pub max_header_bytes: Option<usize>,
     /// Seconds a client has to send a request's headers (and a kept-alive connection may idle).
     pub header_timeout_secs: Option<u64>,
     /// Seconds a client has to send a request's body.
@@ -128,6 +130,9 @@ impl ConfigFile {
         }
         if let Some(n) = server.reserved_per_address {
             http.reserved_per_address = n;
+        }
+        if let Some(n) = server.max_header_bytes {
+            http.max_header_bytes = n;
         }
         if let Some(secs) = server.header_timeout_secs {
             http.header_timeout = Duration::from_secs(secs);

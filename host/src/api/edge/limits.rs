@@ -21,6 +21,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::super::request_id;
 use super::super::response::{self, Face};
+use super::unparsed::Rewrite;
 use crate::config::HttpLimits;
 use crate::fault::Fault;
 
@@ -39,6 +40,8 @@ pub(super) struct Connections {
     per_address: usize,
     reserved: usize,
     reserved_per_address: usize,
+    /// What a refused connection's request head may take, as for any other.
+    max_header_bytes: usize,
     /// Open connections by client ([`client_of`]); an address holding none has no entry.
     held: Mutex<HashMap<IpAddr, usize>>,
     /// Refusals being answered.
@@ -60,6 +63,7 @@ impl Connections {
             per_address: limits.per_address(),
             reserved: limits.reserved(),
             reserved_per_address: limits.reserved_per_address,
+            max_header_bytes: limits.max_header_bytes,
             held: Mutex::new(HashMap::new()),
             refusals: Arc::new(Semaphore::new(REFUSALS_ANSWERED)),
         })
@@ -116,18 +120,22 @@ impl Connections {
         let Ok(answering) = self.refusals.clone().try_acquire_owned() else {
             return;
         };
+        let max_header_bytes = self.max_header_bytes;
         tokio::spawn(async move {
             let _answering = answering;
             let mut http = http1::Builder::new();
             http.timer(TokioTimer::new())
                 .header_read_timeout(REFUSAL_DEADLINE)
+                .max_buf_size(max_header_bytes)
+                .writev(false)
                 .keep_alive(false);
             let service = hyper::service::service_fn(move |request: hyper::Request<_>| {
                 let face = Face::of_path(request.uri().path());
                 let answer = response::respond(face, &request_id(), Err(fault.clone()));
                 async move { Ok::<_, std::convert::Infallible>(answer) }
             });
-            let connection = http.serve_connection(TokioIo::new(stream), service);
+            let io = TokioIo::new(Rewrite::new(stream));
+            let connection = http.serve_connection(io, service);
             let _ = tokio::time::timeout(REFUSAL_DEADLINE, connection).await;
         });
     }

@@ -7,9 +7,11 @@
 //!   last slots are kept for addresses with few connections (`limits.rs`); a connection over
 //!   either is answered `ThrottlingException` and closed.
 //! - A client has `header_timeout` to send a request's headers (hyper's header read timeout,
-//!   which also closes a kept-alive connection idle that long);
+//!   which also closes a kept-alive connection idle that long), within `max_header_bytes`;
 //!   `Api::admit` gives it `body_timeout` for the body, or the shorter
 //!   `unverified_body_timeout` while its signature cannot be checked.
+//! - A request hyper cannot parse (headers too large, a malformed line or header) is answered
+//!   with an AWS JSON fault like any other (`unparsed.rs`), not hyper's bodiless 400 or 431.
 //! - On shutdown the loop stops accepting; every connection finishes the request it is serving
 //!   (long polls answer empty, as the service's shutdown watch tells them) and closes; `serve`
 //!   returns when all are closed. A connection still busy [`DRAIN_GRACE`] after that, such as
@@ -18,6 +20,7 @@
 //! AWS SDKs speak HTTP/1.1 to SWF, and so does this edge: no HTTP/2, no upgrades.
 
 mod limits;
+mod unparsed;
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -39,6 +42,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
 use self::limits::{Connections, Slot};
+use self::unparsed::Rewrite;
 use super::response::{self, Face};
 use super::{Api, request_id, router};
 use crate::config::HttpLimits;
@@ -59,7 +63,10 @@ pub(crate) async fn serve(listener: TcpListener, api: Arc<Api>, stopping: watch:
     let service = Edge(TowerToHyperService::new(router(api)));
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout);
+        .header_read_timeout(limits.header_timeout)
+        .max_buf_size(limits.max_header_bytes)
+        // One buffer per write, so that `Rewrite` sees hyper's own answers whole.
+        .writev(false);
     let connections = Connections::new(&limits);
     let mut stop = stopping.clone();
     loop {
@@ -96,7 +103,8 @@ pub(crate) async fn serve(listener: TcpListener, api: Arc<Api>, stopping: watch:
         // An answer may leave in more than one write; without this a later one can wait on
         // the client's delayed acknowledgement (Nagle). axum::serve did not set it.
         let _ = stream.set_nodelay(true);
-        let connection = http.serve_connection(TokioIo::new(stream), service.clone());
+        let io = TokioIo::new(Rewrite::new(stream));
+        let connection = http.serve_connection(io, service.clone());
         tokio::spawn(drive(connection, stopping.clone(), slot));
     }
     drop(listener);
@@ -107,7 +115,7 @@ pub(crate) async fn serve(listener: TcpListener, api: Arc<Api>, stopping: watch:
 /// Serves one connection until it closes, or, once `stopping`, until it has finished its
 /// request (at most [`DRAIN_GRACE`]).
 async fn drive(
-    connection: http1::Connection<TokioIo<TcpStream>, Edge>,
+    connection: http1::Connection<TokioIo<Rewrite<TcpStream>>, Edge>,
     mut stopping: watch::Receiver<bool>,
     _slot: Slot,
 ) {
@@ -128,7 +136,7 @@ async fn drive(
         }
     };
     if let Err(e) = served {
-        // A client that goes away or times out is routine.
+        // A client that goes away, times out or sends what is not HTTP is routine.
         tracing::debug!(error = %e, "connection closed with an error");
     }
 }

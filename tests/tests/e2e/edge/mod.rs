@@ -9,8 +9,10 @@
 //! | --- | --- |
 //! | `mod.rs` | deadlines, the connection cap, unknown routes, shutdown |
 //! | `limits.rs` | one address's share of connections, the reserve, long polls per tenant, unverified bodies |
+//! | `malformed.rs` | requests hyper cannot parse, answered with AWS JSON faults |
 
 mod limits;
+mod malformed;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
