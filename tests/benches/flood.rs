@@ -8,9 +8,10 @@
 //! Each flooding connection is a misbehaving client of a fleet: an idle one holds its
 //! connection until the server closes it and then connects again at once; a poller polls again
 //! (on a task list of its own hundred, so SWF's limit per list does not stop it) as soon as its
-//! poll is answered. Either waits a second before trying again when the server refuses it (a
-//! fault, or a close within a second), as a fleet backing off would: a flood that reconnects in
-//! a tight loop is a CPU attack, which belongs to a firewall in front of the server. Prints latency percentiles of the
+//! poll is answered. Either waits about a second (0.5 to 1.5 s, jittered as SDKs jitter their
+//! back-off) before trying again when the server refuses it (a fault, or a close within a
+//! second), as a fleet backing off would: a flood that reconnects in a tight loop is a CPU
+//! attack, which belongs to a firewall in front of the server. Prints latency percentiles of the
 //! watched client with no flood, under each flood, and what the flood met.
 //!
 //! `cargo bench -p weft-tests --bench flood`. `WEFT_BENCH_FLOOD` sets the flood's connections
@@ -36,8 +37,18 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(5);
 /// A call slower than this counts as stuck.
 const PROMPT: Duration = Duration::from_millis(100);
 
-/// How long a flooding client waits after being refused or failing to connect.
+/// How long a flooding client waits, on average, after being refused or failing to connect;
+/// a connection the server closes sooner than this was refused.
 const BACK_OFF: Duration = Duration::from_secs(1);
+
+/// A back-off around [`BACK_OFF`] (half to one and a half of it), from the flooder's `state`
+/// (a xorshift generator, so that flooders refused together do not come back together).
+fn jittered(state: &mut u64) -> Duration {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    BACK_OFF / 2 + BACK_OFF.mul_f64((*state % 1000) as f64 / 1000.0)
+}
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -110,11 +121,12 @@ async fn measure(label: &str, addr: SocketAddr, phase: Duration, flood: Option<F
     let mut flooders = JoinSet::new();
     if let Some(kind) = flood {
         for i in 0..n {
-            flooders.spawn(flooder(addr, kind, i % 100, tally.clone()));
+            flooders.spawn(flooder(addr, kind, i, tally.clone()));
         }
         // Let the flood build up before watching.
         tokio::time::sleep(Duration::from_secs(2)).await;
     }
+    let overflows = listen_overflows();
     let deadline = Instant::now() + phase;
     let (mut latencies, mut failures) = (Vec::new(), 0);
     while Instant::now() < deadline {
@@ -124,6 +136,11 @@ async fn measure(label: &str, addr: SocketAddr, phase: Duration, flood: Option<F
             _ => failures += 1,
         }
     }
+    let overflows = listen_overflows()
+        .zip(overflows)
+        .map_or("?".to_owned(), |(after, before)| {
+            (after - before).to_string()
+        });
     flooders.abort_all();
     while flooders.join_next().await.is_some() {}
     // The time the watched client spent stuck: in calls that were not prompt.
@@ -149,7 +166,7 @@ async fn measure(label: &str, addr: SocketAddr, phase: Duration, flood: Option<F
         let get = |n: &AtomicU64| n.load(Ordering::Relaxed);
         println!(
             "{:>16}  flood: {} connections made, {} not, {} polls answered, {} faults, \
-             {} closed unanswered",
+             {} closed unanswered; {overflows} SYNs dropped on a full listen queue",
             "",
             get(&tally.connected),
             get(&tally.unconnected),
@@ -158,6 +175,22 @@ async fn measure(label: &str, addr: SocketAddr, phase: Duration, flood: Option<F
             get(&tally.closed)
         );
     }
+}
+
+/// Connections the kernel dropped because a listen queue was full, so far (Linux:
+/// `ListenOverflows` in `/proc/net/netstat`); a dropped SYN is retried after a second.
+fn listen_overflows() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/net/netstat").ok()?;
+    let mut lines = text.lines();
+    while let (Some(names), Some(values)) = (lines.next(), lines.next()) {
+        let at = names
+            .split_whitespace()
+            .position(|n| n == "ListenOverflows");
+        if let Some(at) = at {
+            return values.split_whitespace().nth(at)?.parse().ok();
+        }
+    }
+    None
 }
 
 /// A connection to `addr` from `from`.
@@ -201,14 +234,17 @@ async fn exchange(stream: &mut TcpStream, target: &str, body: &[u8]) -> std::io:
     Ok(response)
 }
 
-/// One flooding client, polling on task list `list` if it polls, until aborted.
-async fn flooder(addr: SocketAddr, kind: Flood, list: usize, tally: Arc<FloodTally>) {
+/// Flooding client number `i`, until aborted. It polls (if it polls) on one of a hundred task
+/// lists.
+async fn flooder(addr: SocketAddr, kind: Flood, i: usize, tally: Arc<FloodTally>) {
+    let list = i % 100;
     let poll = format!(r#"{{"domain": "flood", "taskList": {{"name": "l{list}"}}}}"#);
+    let mut seed = 0x9e37_79b9_7f4a_7c15 ^ (i as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d);
     loop {
         let stream = tokio::time::timeout(CALL_TIMEOUT, connect(FLOODER, addr)).await;
         let Ok(Ok(mut stream)) = stream else {
             tally.unconnected.fetch_add(1, Ordering::Relaxed);
-            tokio::time::sleep(BACK_OFF).await;
+            tokio::time::sleep(jittered(&mut seed)).await;
             continue;
         };
         tally.connected.fetch_add(1, Ordering::Relaxed);
@@ -239,6 +275,6 @@ async fn flooder(addr: SocketAddr, kind: Flood, list: usize, tally: Arc<FloodTal
                 continue;
             }
         }
-        tokio::time::sleep(BACK_OFF).await;
+        tokio::time::sleep(jittered(&mut seed)).await;
     }
 }
