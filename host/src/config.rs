@@ -48,15 +48,32 @@ impl Config {
     }
 }
 
-/// The HTTP edge's defences against clients that hold resources without using them: a cap on
-/// connections, and deadlines on sending a request. They bound what a slow or idle client costs;
-/// they do not throttle a fast one.
+/// The HTTP edge's defences against clients that hold resources without using them: caps on
+/// connections, in all and per client address, and deadlines on sending a request. They bound
+/// what a slow, idle or greedy client costs; they do not throttle a fast one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HttpLimits {
     /// Connections served at once. While this many are open the server stops accepting, and new
     /// connections wait in the operating system's backlog until one closes. Every long poll
     /// holds a connection for up to the poll timeout, so leave room above the pollers expected.
     pub max_connections: usize,
+    /// Connections one client address may hold at once; its next one is answered
+    /// `ThrottlingException` and closed, while other addresses are served. IPv6 clients count
+    /// by their /64, which one host usually holds whole. `None`: a quarter of
+    /// `max_connections`. Behind a proxy every client has the proxy's address: raise it to
+    /// `max_connections` there.
+    pub max_connections_per_address: Option<usize>,
+    /// The last connection slots, kept for addresses that hold few connections: once only
+    /// these are left, an address holding `reserved_per_address` or more is refused, so a
+    /// flood from some addresses cannot keep a new client out. `None`: a sixteenth of
+    /// `max_connections`.
+    pub reserved_connections: Option<usize>,
+    /// How many connections an address may hold and still be given a reserved slot: what a
+    /// client that has just arrived needs.
+    pub reserved_per_address: usize,
+    /// The most bytes a request's line and headers may take; more is answered 431. It also
+    /// bounds what each connection buffers (at least 8 KiB, hyper's floor).
+    pub max_header_bytes: usize,
     /// How long a client may take to send a request's headers, counted from when the
     /// connection is ready for a request: a client that trickles its headers is disconnected.
     /// On a kept-alive connection the count starts when the previous answer is sent, so this
@@ -68,19 +85,47 @@ pub struct HttpLimits {
     /// It is answered `RequestTimeoutException` (408), which SDKs retry, and disconnected. It
     /// bounds module uploads as well: 32 MiB in 30 s needs about 1.1 MB/s.
     pub body_timeout: Duration,
+    /// How long a signed request whose signature cannot be checked before its body (it sends
+    /// no `x-amz-content-sha256`) may take to send that body. Anyone can name a tenant's access
+    /// key id, which travels in the clear; until the signature over the body holds, the
+    /// request is nobody's, so it gets this much shorter deadline instead of `body_timeout`.
+    pub unverified_body_timeout: Duration,
+    /// The largest body such a request may send; more is refused (413) before it is read. The
+    /// default admits every SWF request (1 MiB); a larger upload must carry
+    /// `x-amz-content-sha256`, which lets its signature be checked first (`weft` sends it).
+    pub unverified_body_bytes: usize,
 }
 
 impl Default for HttpLimits {
     fn default() -> Self {
         HttpLimits {
             max_connections: 4096,
+            max_connections_per_address: None,
+            reserved_connections: None,
+            reserved_per_address: 8,
+            max_header_bytes: 64 << 10,
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),
+            unverified_body_timeout: Duration::from_secs(5),
+            unverified_body_bytes: 1 << 20,
         }
     }
 }
 
 impl HttpLimits {
+    /// Connections one address may hold: `max_connections_per_address` or its default.
+    pub(crate) fn per_address(&self) -> usize {
+        self.max_connections_per_address
+            .unwrap_or(self.max_connections / 4)
+            .max(1)
+    }
+
+    /// Connection slots kept for addresses with few connections.
+    pub(crate) fn reserved(&self) -> usize {
+        self.reserved_connections
+            .unwrap_or(self.max_connections / 16)
+    }
+
     /// Why these limits cannot be served with, if they cannot.
     pub(crate) fn check(&self) -> Result<(), String> {
         if self.max_connections == 0 || self.max_connections > MAX_CONNECTIONS {
@@ -89,12 +134,40 @@ impl HttpLimits {
                 self.max_connections
             ));
         }
-        if self.header_timeout.is_zero() || self.body_timeout.is_zero() {
+        if self.max_connections_per_address == Some(0) {
+            return Err("max_connections_per_address must be at least 1".into());
+        }
+        if self.reserved() >= self.max_connections {
+            return Err(format!(
+                "reserved_connections is {}; it must be below max_connections ({})",
+                self.reserved(),
+                self.max_connections
+            ));
+        }
+        if self.reserved_per_address == 0 {
+            return Err("reserved_per_address must be at least 1".into());
+        }
+        if !(MIN_HEADER_BYTES..=MAX_HEADER_BYTES).contains(&self.max_header_bytes) {
+            return Err(format!(
+                "max_header_bytes is {}; it must be {MIN_HEADER_BYTES} to {MAX_HEADER_BYTES}",
+                self.max_header_bytes
+            ));
+        }
+        if self.header_timeout.is_zero()
+            || self.body_timeout.is_zero()
+            || self.unverified_body_timeout.is_zero()
+        {
             return Err("the header and body timeouts must be longer than zero".into());
         }
         Ok(())
     }
 }
+
+/// The fewest bytes [`HttpLimits::max_header_bytes`] may allow: hyper refuses a smaller buffer.
+const MIN_HEADER_BYTES: usize = 8192;
+
+/// The most bytes [`HttpLimits::max_header_bytes`] may allow: SWF's whole request limit.
+const MAX_HEADER_BYTES: usize = 1 << 20;
 
 /// The most connections [`HttpLimits::max_connections`] may allow: far above what one process
 /// has file descriptors for, and small enough to count in a `u32`.
@@ -119,6 +192,10 @@ pub struct Limits {
     pub max_open_runs: u64,
     /// Concurrent long polls on one task list.
     pub max_pollers_per_list: usize,
+    /// Concurrent long polls of the open tenant in one region (each holds a connection), so
+    /// pollers in one scope cannot take every connection. Configured tenants have the
+    /// `long_polls` quota instead.
+    pub max_long_polls: usize,
     /// Open activity tasks, and likewise timers, child runs and Lambda function tasks, of one run.
     pub max_open_per_run: usize,
     /// Events in one run's history: a run that reaches it is terminated.
@@ -134,6 +211,7 @@ impl Default for Limits {
             max_request_bytes: 1024 * 1024,
             max_open_runs: 100_000,
             max_pollers_per_list: 1000,
+            max_long_polls: 1000,
             max_open_per_run: 1000,
             max_events_per_run: 25_000,
         }
@@ -162,5 +240,37 @@ mod tests {
             ..HttpLimits::default()
         };
         assert!(instant.check().is_err());
+    }
+
+    #[test]
+    fn address_caps_and_the_reserve_follow_the_connection_cap() {
+        let limits = HttpLimits {
+            max_connections: 100,
+            ..HttpLimits::default()
+        };
+        assert_eq!((limits.per_address(), limits.reserved()), (25, 6));
+        // Tiny caps still let an address in, and keep no reserve.
+        let tiny = HttpLimits {
+            max_connections: 2,
+            ..HttpLimits::default()
+        };
+        assert_eq!((tiny.per_address(), tiny.reserved()), (1, 0));
+        assert_eq!(tiny.check(), Ok(()));
+        let all_reserved = HttpLimits {
+            max_connections: 10,
+            reserved_connections: Some(10),
+            ..HttpLimits::default()
+        };
+        assert!(all_reserved.check().unwrap_err().contains("reserved"));
+        let small_buffer = HttpLimits {
+            max_header_bytes: 1024,
+            ..HttpLimits::default()
+        };
+        assert!(
+            small_buffer
+                .check()
+                .unwrap_err()
+                .contains("max_header_bytes")
+        );
     }
 }

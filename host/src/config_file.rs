@@ -42,10 +42,22 @@ pub struct ServerSettings {
     pub account_id: Option<String>,
     /// Connections served at once.
     pub max_connections: Option<usize>,
+    /// Connections one client address (an IPv6 /64) may hold at once.
+    pub max_connections_per_address: Option<usize>,
+    /// The last connection slots, kept for addresses holding few connections.
+    pub reserved_connections: Option<usize>,
+    /// What "few" is: an address holding fewer may take a reserved slot.
+    pub reserved_per_address: Option<usize>,
+    /// Bytes a request's line and headers may take.
+    pub max_header_bytes: Option<usize>,
     /// Seconds a client has to send a request's headers (and a kept-alive connection may idle).
     pub header_timeout_secs: Option<u64>,
     /// Seconds a client has to send a request's body.
     pub body_timeout_secs: Option<u64>,
+    /// Seconds a signed request has to send its body while its signature cannot be checked.
+    pub unverified_body_timeout_secs: Option<u64>,
+    /// Bytes of body such a request may send.
+    pub unverified_body_bytes: Option<usize>,
 }
 
 /// Why a config file cannot be used.
@@ -106,14 +118,33 @@ impl ConfigFile {
         if let Some(account) = server.account_id {
             config.account_id = account;
         }
+        let http = &mut config.http;
         if let Some(n) = server.max_connections {
-            config.http.max_connections = n;
+            http.max_connections = n;
+        }
+        if let Some(n) = server.max_connections_per_address {
+            http.max_connections_per_address = Some(n);
+        }
+        if let Some(n) = server.reserved_connections {
+            http.reserved_connections = Some(n);
+        }
+        if let Some(n) = server.reserved_per_address {
+            http.reserved_per_address = n;
+        }
+        if let Some(n) = server.max_header_bytes {
+            http.max_header_bytes = n;
         }
         if let Some(secs) = server.header_timeout_secs {
-            config.http.header_timeout = Duration::from_secs(secs);
+            http.header_timeout = Duration::from_secs(secs);
         }
         if let Some(secs) = server.body_timeout_secs {
-            config.http.body_timeout = Duration::from_secs(secs);
+            http.body_timeout = Duration::from_secs(secs);
+        }
+        if let Some(secs) = server.unverified_body_timeout_secs {
+            http.unverified_body_timeout = Duration::from_secs(secs);
+        }
+        if let Some(n) = server.unverified_body_bytes {
+            http.unverified_body_bytes = n;
         }
     }
 }
@@ -133,9 +164,18 @@ mod tests {
         assert_eq!(acme.account_id, "111111111111");
         assert_eq!(acme.quotas.wasm_instances, 16);
         assert_eq!(acme.quotas.requests_per_second, Some(100.0));
+        assert_eq!(acme.quotas.long_polls, 500);
         let mut config = Config::new("/nowhere");
         file.apply(&mut config);
         assert_eq!(config.tenants.len(), 2);
+        // The edge's settings as the example gives them: its defaults, written out.
+        let http = crate::config::HttpLimits {
+            max_connections_per_address: Some(1024),
+            reserved_connections: Some(256),
+            ..crate::config::HttpLimits::default()
+        };
+        assert_eq!(config.http, http);
+        assert_eq!(config.limits, crate::config::Limits::default());
         assert!(crate::tenancy::Tenants::new(&config).is_ok());
     }
 

@@ -63,6 +63,14 @@ pub(crate) enum Fault {
     /// The client took too long to send its request. SDKs retry this code.
     #[error("{0}")]
     RequestTimeout(String),
+    /// The request's line and headers are larger than the server reads (HTTP 431). S3's
+    /// code for it, as SWF documents none.
+    #[error("{0}")]
+    HeaderTooLarge(String),
+    /// The request is not HTTP/1.1 the server can read: a malformed request line or header,
+    /// bytes a header may not hold, a duplicate or negative `Content-Length`.
+    #[error("{0}")]
+    BadRequest(String),
     /// The resource is in use and cannot be removed (Weft's extension API).
     #[error("{0}")]
     InUse(String),
@@ -109,6 +117,8 @@ impl Fault {
             Fault::UnknownOperation(_) => "UnknownOperationException",
             Fault::RequestTooLarge(_) => "RequestEntityTooLargeException",
             Fault::RequestTimeout(_) => "RequestTimeoutException",
+            Fault::HeaderTooLarge(_) => "RequestHeaderSectionTooLarge",
+            Fault::BadRequest(_) => "BadRequestException",
             Fault::InUse(_) => "ResourceInUseException",
             Fault::MissingAuthenticationToken(_) => "MissingAuthenticationTokenException",
             Fault::IncompleteSignature(_) => "IncompleteSignatureException",
@@ -133,6 +143,8 @@ impl Fault {
             | Fault::InvalidSignature(_)
             | Fault::AccessDenied(_)
             | Fault::RequestTimeout(_)
+            | Fault::HeaderTooLarge(_)
+            | Fault::BadRequest(_)
             | Fault::Internal(_) => "com.amazon.coral.service",
             Fault::Throttling(_) => "com.amazon.coral.availability",
             _ => "com.amazonaws.swf.base.model",

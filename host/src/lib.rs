@@ -129,10 +129,7 @@ impl Weft {
             tenants,
         };
         Ok(Weft {
-            api: Arc::new(Api {
-                service: Arc::new(service),
-                http: config.http,
-            }),
+            api: Arc::new(Api::new(Arc::new(service), config.http)),
             writer: opened.writer,
             stats: opened.stats,
             stopping,

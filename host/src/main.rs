@@ -93,6 +93,12 @@ struct ServeArgs {
     #[arg(long, env = "WEFT_MAX_CONNECTIONS", value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     max_connections: Option<u64>,
+    /// Connections one client address may hold at once; more are answered
+    /// ThrottlingException. Set it to --max-connections behind a proxy [default: a quarter of
+    /// --max-connections].
+    #[arg(long, env = "WEFT_MAX_CONNECTIONS_PER_ADDRESS", value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    max_connections_per_address: Option<u64>,
     /// Seconds a client has to send a request's headers; also how long a kept-alive connection
     /// may sit idle [default: 10].
     #[arg(long, env = "WEFT_HEADER_TIMEOUT", value_name = "SECS",
@@ -360,6 +366,9 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     config.retention_override = args.retain_closed_for.map(Duration::from_secs);
     if let Some(n) = args.max_connections {
         config.http.max_connections = n as usize;
+    }
+    if let Some(n) = args.max_connections_per_address {
+        config.http.max_connections_per_address = Some(n as usize);
     }
     if let Some(secs) = args.header_timeout {
         config.http.header_timeout = Duration::from_secs(secs);

@@ -16,13 +16,20 @@ use super::{Api, Operation, read_body, request_id};
 use crate::fault::Fault;
 use crate::model::DomainArn;
 use crate::ops::Ctx;
-use crate::tenancy::Tenant;
+use crate::tenancy::{Checked, Tenant, check_declared};
 
 impl Api {
     /// The body of a request with `parts` (at most `limit` bytes), and its context:
     /// authenticated, and within its tenant's rate. The credentials are checked as far as they
     /// can be before the body is read, so a client without a key costs no body; the rate is
     /// taken only once the signature holds, so nobody can spend a tenant's rate but the tenant.
+    ///
+    /// A signed request is nobody's until its signature holds, and anyone can name a real
+    /// access key id. So a request whose signature covers a body hash it does not declare (no
+    /// `x-amz-content-sha256`: what SDKs send to SWF) may send only
+    /// `HttpLimits::unverified_body_bytes`, within `unverified_body_timeout`; one that declares
+    /// the hash has its signature checked before its body, and once it holds gets the full
+    /// limits (large module uploads do this).
     pub(super) async fn admit(
         &self,
         parts: &Parts,
@@ -30,12 +37,43 @@ impl Api {
         limit: usize,
     ) -> Result<(Ctx, Bytes), Fault> {
         let claimed = self.service.tenants.claim(parts, SystemTime::now())?;
-        let body = read_body(body, limit, self.http.body_timeout).await?;
-        let caller = claimed.verify(parts, &body)?;
+        let (caller, body) = match claimed.check_headers(parts)? {
+            Checked::Caller { caller, declared } => {
+                let body = read_body(body, limit, self.http.body_timeout).await?;
+                if let Some(declared) = declared {
+                    check_declared(&declared, &body)?;
+                }
+                (caller, body)
+            }
+            Checked::NeedsBody(claimed) => {
+                let body = self.read_unverified(body, limit).await?;
+                (claimed.verify(parts, &body)?, body)
+            }
+        };
         if !caller.tenant.admit() {
             return Err(Fault::throttled());
         }
         Ok((Ctx::new(caller), body))
+    }
+
+    /// The body of a request whose signature can be checked only over it, within the tighter
+    /// limits of a request that is nobody's yet.
+    async fn read_unverified(&self, body: Body, limit: usize) -> Result<Bytes, Fault> {
+        let bytes = limit.min(self.http.unverified_body_bytes);
+        let deadline = self
+            .http
+            .body_timeout
+            .min(self.http.unverified_body_timeout);
+        read_body(body, bytes, deadline)
+            .await
+            .map_err(|fault| match fault {
+                Fault::RequestTooLarge(_) if bytes < limit => Fault::RequestTooLarge(format!(
+                    "The request body exceeds {bytes} bytes, the most accepted before the \
+                 signature is checked; send the body's SHA-256 in a signed \
+                 x-amz-content-sha256 header"
+                )),
+                other => other,
+            })
     }
 }
 

@@ -1,16 +1,18 @@
 //! The HTTP face of the service: AWS JSON 1.0 over `POST /` (spec §1), and Weft's own JSON API
 //! under `/v1` beside it (`extension`: modules and bindings).
 //!
-//! An SWF request is read in this order: the body (at most `Limits::max_request_bytes`); who
-//! sent it and whether its tenant has rate left (`auth`: SigV4 when tenants are configured);
+//! An SWF request is read in this order: who it claims to be, from its headers; the body (at
+//! most `Limits::max_request_bytes`, less while its signature cannot be checked); whether its
+//! signature holds and its tenant has rate left (`auth`: SigV4 when tenants are configured);
 //! `X-Amz-Target` names the [`Operation`]; the body must be a JSON object; [`Schema`] checks it
-//! against the model; the tenant must be allowed the domain it names; the operation runs. Both
-//! faces admit requests the same way ([`Api::admit`]) and answer through `response`. Only this
-//! module knows HTTP.
+//! against the model; the tenant must be allowed the domain it names; a poll must find a place
+//! among its tenant's long polls (`long_polls`); the operation runs. Both faces admit requests
+//! the same way ([`Api::admit`]) and answer through `response`. Only this module knows HTTP.
 
 mod auth;
 mod edge;
 mod extension;
+mod long_polls;
 pub(crate) mod operation;
 mod response;
 pub(crate) mod schema;
@@ -34,6 +36,7 @@ use crate::fault::{Fault, echo};
 use crate::ops::{Ctx, Service};
 
 pub(crate) use self::edge::serve;
+use self::long_polls::LongPolls;
 pub(crate) use self::operation::Operation;
 use self::response::Face;
 use self::schema::Schema;
@@ -41,8 +44,21 @@ use self::schema::Schema;
 /// State shared by every request.
 pub(crate) struct Api {
     pub(crate) service: Arc<Service>,
-    /// The edge's connection cap and deadlines; `read_body` keeps the body deadline.
+    /// The edge's connection caps and deadlines; `admit` keeps the body deadlines.
     pub(crate) http: HttpLimits,
+    /// The long polls each tenant has waiting over HTTP.
+    long_polls: LongPolls,
+}
+
+impl Api {
+    /// The API of `service`, within `http`'s limits.
+    pub(crate) fn new(service: Arc<Service>, http: HttpLimits) -> Api {
+        Api {
+            service,
+            http,
+            long_polls: LongPolls::default(),
+        }
+    }
 }
 
 /// The router: a function, so tests can drive it without a socket.
@@ -81,7 +97,23 @@ async fn process(api: &Api, request: Request) -> Result<Vec<u8>, Fault> {
     let mut input = parse_body(&bytes)?;
     Schema::get().validate(operation.name(), &mut input)?;
     auth::authorize(&ctx, operation, &input)?;
+    let _place = if is_long_poll(operation, &input) {
+        let open = api.service.tenants.is_open();
+        Some(api.long_polls.enter(&ctx, open)?)
+    } else {
+        None
+    };
     operation.call(&api.service, &ctx, input).await
+}
+
+/// Whether the request waits for a task: a poll, unless it fetches the next history page of a
+/// decision task already delivered.
+fn is_long_poll(operation: Operation, input: &Value) -> bool {
+    match operation {
+        Operation::PollForActivityTask => true,
+        Operation::PollForDecisionTask => input.get("nextPageToken").is_none_or(Value::is_null),
+        _ => false,
+    }
 }
 
 /// The whole body, if it is at most `limit` bytes and arrives within `deadline`. A client that

@@ -20,7 +20,7 @@ use crate::config::{Config, Limits, is_account_id};
 use crate::runtime::GuestLimits;
 
 use self::bucket::Bucket;
-pub(crate) use self::verify::Caller;
+pub(crate) use self::verify::{Caller, Checked, check_declared};
 
 /// One tenant as configured: its name, account, keys, domains and quotas.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -85,6 +85,10 @@ pub struct Quotas {
     pub requests_per_second: Option<f64>,
     /// The bucket's size: requests that may come at once (default: one second's worth).
     pub request_burst: Option<u32>,
+    /// Long polls (PollForDecisionTask, PollForActivityTask) waiting at once, across its
+    /// regions and task lists. Each holds a connection for up to the poll timeout, so this
+    /// keeps one tenant's pollers from taking the connections every tenant shares.
+    pub long_polls: usize,
 }
 
 impl Default for Quotas {
@@ -99,12 +103,14 @@ impl Default for Quotas {
             open_executions: 100_000,
             requests_per_second: None,
             request_burst: None,
+            long_polls: 1000,
         }
     }
 }
 
 impl Quotas {
     /// The open tenant's quotas: SWF's limits, and as much Wasm as a binding may ever ask for.
+    /// Its `long_polls` counts per region, since the open tenant is everyone.
     fn open(limits: &Limits) -> Self {
         Quotas {
             domains: limits.max_domains,
@@ -116,6 +122,7 @@ impl Quotas {
             open_executions: limits.max_open_runs,
             requests_per_second: None,
             request_burst: None,
+            long_polls: limits.max_long_polls,
         }
     }
 }
@@ -282,6 +289,21 @@ impl Tenants {
 pub(crate) fn open_tenant() -> Arc<Tenant> {
     let tenants = Tenants::new(&Config::new("/nowhere")).expect("the defaults work");
     tenants.the_open_one().clone()
+}
+
+/// An open tenant whose quotas `adjust` changes, for unit tests elsewhere.
+#[cfg(test)]
+pub(crate) fn open_tenant_with(adjust: impl FnOnce(&mut Quotas)) -> Arc<Tenant> {
+    let mut quotas = Quotas::open(&Limits::default());
+    adjust(&mut quotas);
+    Arc::new(Tenant::new(&TenantConfig {
+        name: "open".into(),
+        account_id: crate::config::DEFAULT_ACCOUNT_ID.into(),
+        keys: Vec::new(),
+        domains: vec!["*".into()],
+        quotas,
+        http_hosts: vec!["*".into()],
+    }))
 }
 
 /// Tenants of one tenant, "acme" on account 111111111111, with the key `id` and `secret`, for

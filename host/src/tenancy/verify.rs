@@ -116,48 +116,114 @@ impl Tenants {
     }
 }
 
-impl Claimed<'_> {
+/// Where a request stands once its headers are checked: who it is, or what is still to check.
+pub(crate) enum Checked<'a> {
+    /// The caller is known (open mode, or a signature over the declared body hash held). The
+    /// body, once read, must still hash to the declared value, if any ([`check_declared`]).
+    Caller {
+        /// Whom the request acts for.
+        caller: Caller,
+        /// The `x-amz-content-sha256` the signature covered.
+        declared: Option<String>,
+    },
+    /// The signature covers a body hash the request does not declare: it can be checked only
+    /// over the body ([`Claimed::verify`]).
+    NeedsBody(Claimed<'a>),
+}
+
+impl<'a> Claimed<'a> {
+    /// Checks what can be checked before the body: in open mode, nothing; when the request
+    /// declares its body's hash in `x-amz-content-sha256`, the signature itself, over that
+    /// hash, since the hash is all the signature covers of the body. A bad signature is then
+    /// refused before a byte of the body is read.
+    pub(crate) fn check_headers(self, parts: &Parts) -> Result<Checked<'a>, Fault> {
+        let Some(pending) = &self.pending else {
+            return Ok(Checked::Caller {
+                caller: self.caller,
+                declared: None,
+            });
+        };
+        let Some(declared) = parts.headers.get(CONTENT_SHA256) else {
+            return Ok(Checked::NeedsBody(self));
+        };
+        // Only a SHA-256 in lowercase hex can match a body: anything else (UNSIGNED-PAYLOAD,
+        // a typo) would fail once the body is in, so it fails now.
+        let declared = declared
+            .to_str()
+            .ok()
+            .filter(|h| h.len() == 64 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+            .ok_or_else(payload_mismatch)?
+            .to_owned();
+        if !pending.holds(parts, &declared) {
+            return Err(Fault::InvalidSignature(BAD_SIGNATURE.into()));
+        }
+        Ok(Checked::Caller {
+            caller: self.caller,
+            declared: Some(declared),
+        })
+    }
+
     /// The caller, if the request's signature over `body` holds.
     pub(crate) fn verify(self, parts: &Parts, body: &[u8]) -> Result<Caller, Fault> {
         let Some(pending) = self.pending else {
             return Ok(self.caller);
         };
         let body_hash = sigv4::sha256_hex(body);
-        let payload_hash = match parts.headers.get("x-amz-content-sha256") {
-            Some(sent) if sent.as_bytes() != body_hash.as_bytes() => {
-                return Err(Fault::InvalidSignature(
-                    "The provided 'x-amz-content-sha256' header does not match what was computed."
-                        .into(),
-                ));
-            }
-            _ => body_hash,
-        };
+        if let Some(declared) = parts.headers.get(CONTENT_SHA256)
+            && declared.as_bytes() != body_hash.as_bytes()
+        {
+            return Err(payload_mismatch());
+        }
+        if !pending.holds(parts, &body_hash) {
+            return Err(Fault::InvalidSignature(BAD_SIGNATURE.into()));
+        }
+        Ok(self.caller)
+    }
+}
+
+/// Refuses a body that does not hash to the `x-amz-content-sha256` its signature covered.
+pub(crate) fn check_declared(declared: &str, body: &[u8]) -> Result<(), Fault> {
+    if sigv4::sha256_hex(body) == declared {
+        Ok(())
+    } else {
+        Err(payload_mismatch())
+    }
+}
+
+/// The header that carries the body's hash.
+const CONTENT_SHA256: &str = "x-amz-content-sha256";
+
+fn payload_mismatch() -> Fault {
+    Fault::InvalidSignature(
+        "The provided 'x-amz-content-sha256' header does not match what was computed.".into(),
+    )
+}
+
+impl Pending<'_> {
+    /// Whether the signature holds for the request with `parts` and a body hashing to
+    /// `payload_hash`.
+    fn holds(&self, parts: &Parts, payload_hash: &str) -> bool {
         let request = sigv4::Request {
             method: parts.method.as_str(),
             path: parts.uri.path(),
             query: parts.uri.query().unwrap_or_default(),
             headers: &parts.headers,
-            payload_hash: &payload_hash,
+            payload_hash,
         };
-        let Pending {
-            secret,
-            amz_date,
-            scope,
-            signed_headers,
-            signature,
-        } = &pending;
         let signed_in = |form| {
-            let canonical = request.canonical_with(signed_headers, form);
-            sigv4::verify(secret, amz_date, scope, &canonical, signature)
+            let canonical = request.canonical_with(&self.signed_headers, form);
+            sigv4::verify(
+                self.secret,
+                &self.amz_date,
+                &self.scope,
+                &canonical,
+                &self.signature,
+            )
         };
         // Both forms cover the same bytes of the request, so accepting either lets nothing
         // unsigned through; the second is tried only where they differ.
-        let valid = signed_in(Form::Spec)
-            || (Form::differ(request.path, request.query) && signed_in(Form::AsSent));
-        if !valid {
-            return Err(Fault::InvalidSignature(BAD_SIGNATURE.into()));
-        }
-        Ok(self.caller)
+        signed_in(Form::Spec)
+            || (Form::differ(request.path, request.query) && signed_in(Form::AsSent))
     }
 }
 
@@ -270,6 +336,18 @@ mod tests {
     /// Like [`signed`], with the time in header `date_header`: `x-amz-date`, or `date` in
     /// RFC 1123 form.
     fn signed_dated(at: SystemTime, secret: &str, body: &[u8], date_header: &str) -> Parts {
+        signed_with(at, secret, body, date_header, None)
+    }
+
+    /// Like [`signed_dated`], declaring `declared` as the body's hash in `x-amz-content-sha256`
+    /// (signed with the other headers) if given.
+    fn signed_with(
+        at: SystemTime,
+        secret: &str,
+        body: &[u8],
+        date_header: &str,
+        declared: Option<&str>,
+    ) -> Parts {
         let amz = sigv4::amz_date(at);
         let date = match date_header {
             "date" => httpdate::fmt_http_date(at),
@@ -282,6 +360,11 @@ mod tests {
             .header("x-amz-target", "SimpleWorkflowService.ListDomains")
             .body(())
             .unwrap();
+        if let Some(declared) = declared {
+            request
+                .headers_mut()
+                .insert(CONTENT_SHA256, HeaderValue::from_str(declared).unwrap());
+        }
         let signer = sigv4::Signer {
             key: "AKIDACME",
             secret,
@@ -320,6 +403,55 @@ mod tests {
             code(tenants.authenticate(&signed(now, SECRET, body), tampered, now)),
             "InvalidSignatureException"
         );
+    }
+
+    /// A request that declares its body's hash has its signature checked before its body: a
+    /// forgery fails at once, and the body must then match the hash.
+    #[test]
+    fn a_declared_body_hash_lets_the_signature_be_checked_first() {
+        let tenants = tenants();
+        let now = SystemTime::now();
+        let body = br#"{"registrationStatus":"REGISTERED"}"#;
+        let hash = sigv4::sha256_hex(body);
+        let early = |parts: &Parts| tenants.claim(parts, now)?.check_headers(parts);
+
+        let parts = signed_with(now, SECRET, body, "x-amz-date", Some(&hash));
+        let Ok(Checked::Caller {
+            caller,
+            declared: Some(declared),
+        }) = early(&parts)
+        else {
+            panic!("a good signature over a declared hash is checked before the body");
+        };
+        assert_eq!(caller.tenant.name, "acme");
+        assert!(check_declared(&declared, body).is_ok());
+        let tampered = br#"{"registrationStatus":"DEPRECATED"}"#;
+        assert_eq!(
+            check_declared(&declared, tampered).err().map(|f| f.code()),
+            Some("InvalidSignatureException")
+        );
+
+        let forged = signed_with(
+            now,
+            "not the secret at all",
+            body,
+            "x-amz-date",
+            Some(&hash),
+        );
+        assert_eq!(
+            early(&forged).err().map(|f| f.code()),
+            Some("InvalidSignatureException")
+        );
+        let unsigned_payload =
+            signed_with(now, SECRET, body, "x-amz-date", Some("UNSIGNED-PAYLOAD"));
+        let refused = early(&unsigned_payload).err().unwrap();
+        assert!(
+            refused.to_string().contains("x-amz-content-sha256"),
+            "{refused}"
+        );
+        // Without a declared hash, the signature waits for the body.
+        let parts = signed(now, SECRET, body);
+        assert!(matches!(early(&parts), Ok(Checked::NeedsBody(_))));
     }
 
     /// botocore signs with the `Date` header's time when a request has `Date` and no

@@ -4,11 +4,21 @@
 //!
 //! Waits are generous and only order matters: a limit is shown to act by what happens before
 //! and after, never by how fast.
+//!
+//! | file | what |
+//! | --- | --- |
+//! | `mod.rs` | deadlines, the connection cap, unknown routes, shutdown |
+//! | `limits.rs` | one address's share of connections, the reserve, long polls per tenant, unverified bodies |
+//! | `malformed.rs` | requests hyper cannot parse, answered with AWS JSON faults |
 
+mod limits;
+mod malformed;
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 use tokio::time::timeout;
 use weft_tests::{RawResponse, TestServer, raw_http, raw_request};
 
@@ -26,6 +36,71 @@ async fn read_until_closed(stream: &mut TcpStream) -> Vec<u8> {
     let mut read = Vec::new();
     let _ = stream.read_to_end(&mut read).await;
     read
+}
+
+/// The client address the tests use by default.
+const LOCAL: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1));
+
+/// Another client address: Linux routes all of 127/8 over loopback.
+fn loopback(last: u8) -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(127, 0, 0, last))
+}
+
+/// A connection to the server from the client address `from`.
+async fn connect_from(from: IpAddr, addr: &str) -> TcpStream {
+    let socket = TcpSocket::new_v4().unwrap();
+    socket.bind(SocketAddr::new(from, 0)).unwrap();
+    socket.connect(addr.parse().unwrap()).await.unwrap()
+}
+
+/// Sends a ListDomains on `stream` (kept alive unless `close`) and reads its answer.
+async fn list_domains_on(stream: &mut TcpStream, close: bool) -> RawResponse {
+    let body = br#"{"registrationStatus": "REGISTERED"}"#;
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: weft\r\nX-Amz-Target: {LIST_DOMAINS}\r\n\
+         Content-Length: {}\r\n{}\r\n",
+        body.len(),
+        if close { "Connection: close\r\n" } else { "" }
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(body).await.unwrap();
+    timeout(PATIENCE, read_response(stream))
+        .await
+        .unwrap_or_else(|_| panic!("no answer after {PATIENCE:?}"))
+}
+
+/// Reads one response (with a `Content-Length`) from `stream`, leaving the connection open.
+async fn read_response(stream: &mut TcpStream) -> RawResponse {
+    let mut read = Vec::new();
+    let mut byte = [0u8; 1];
+    while !read.ends_with(b"\r\n\r\n") {
+        let n = stream.read(&mut byte).await.unwrap();
+        assert_eq!(
+            n,
+            1,
+            "closed mid-head: {:?}",
+            String::from_utf8_lossy(&read)
+        );
+        read.push(byte[0]);
+    }
+    let head = RawResponse::parse(&read);
+    let length: usize = head
+        .header("content-length")
+        .expect("a content-length")
+        .parse()
+        .unwrap();
+    let mut body = vec![0; length];
+    stream.read_exact(&mut body).await.unwrap();
+    read.extend_from_slice(&body);
+    RawResponse::parse(&read)
+}
+
+/// A connection from `from` that the server has served (so it is counted), left open.
+async fn served_from(from: IpAddr, addr: &str) -> TcpStream {
+    let mut stream = connect_from(from, addr).await;
+    let response = list_domains_on(&mut stream, false).await;
+    assert_eq!(response.status, 200, "{}", response.body);
+    stream
 }
 
 #[tokio::test]
@@ -120,6 +195,8 @@ async fn a_long_poll_is_not_cut_off_by_the_header_timeout() {
 async fn connections_over_the_cap_wait_until_one_closes() {
     let server = TestServer::start_with(|c| {
         c.http.max_connections = 2;
+        // The cap on all connections, not one address's share of them, is what acts here.
+        c.http.max_connections_per_address = Some(2);
         // Idle connections must stay open for as long as the test holds them.
         c.http.header_timeout = Duration::from_secs(300);
     })

@@ -1,18 +1,26 @@
 //! The HTTP edge: accepts connections and serves the router on them over HTTP/1.1, within the
-//! [`HttpLimits`] that keep slow or idle clients from holding the server.
+//! [`HttpLimits`] that keep slow, idle or greedy clients from holding the server.
 //!
 //! - At most `max_connections` connections are served at once. While that many are open the
 //!   loop does not accept: the rest wait in the operating system's backlog, instead of being
-//!   accepted and dropped.
+//!   accepted and dropped. Within that cap one client address may hold only its share, and the
+//!   last slots are kept for addresses with few connections (`limits.rs`); a connection over
+//!   either is answered `ThrottlingException` and closed.
 //! - A client has `header_timeout` to send a request's headers (hyper's header read timeout,
-//!   which also closes a kept-alive connection idle that long); `read_body` gives it
-//!   `body_timeout` for the body.
+//!   which also closes a kept-alive connection idle that long), within `max_header_bytes`;
+//!   `Api::admit` gives it `body_timeout` for the body, or the shorter
+//!   `unverified_body_timeout` while its signature cannot be checked.
+//! - A request hyper cannot parse (headers too large, a malformed line or header) is answered
+//!   with an AWS JSON fault like any other (`unparsed.rs`), not hyper's bodiless 400 or 431.
 //! - On shutdown the loop stops accepting; every connection finishes the request it is serving
 //!   (long polls answer empty, as the service's shutdown watch tells them) and closes; `serve`
 //!   returns when all are closed. A connection still busy [`DRAIN_GRACE`] after that, such as
 //!   one whose client does not read its answer, is cut off.
 //!
 //! AWS SDKs speak HTTP/1.1 to SWF, and so does this edge: no HTTP/2, no upgrades.
+
+mod limits;
+mod unparsed;
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -31,8 +39,10 @@ use hyper::service::Service;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use tokio::sync::watch;
 
+use self::limits::{Connections, Slot};
+use self::unparsed::Rewrite;
 use super::response::{self, Face};
 use super::{Api, request_id, router};
 use crate::config::HttpLimits;
@@ -53,24 +63,27 @@ pub(crate) async fn serve(listener: TcpListener, api: Arc<Api>, stopping: watch:
     let service = Edge(TowerToHyperService::new(router(api)));
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout);
-    let connections = Arc::new(Semaphore::new(limits.max_connections));
+        .header_read_timeout(limits.header_timeout)
+        .max_buf_size(limits.max_header_bytes)
+        // One buffer per write, so that `Rewrite` sees hyper's own answers whole.
+        .writev(false);
+    let connections = Connections::new(&limits);
     let mut stop = stopping.clone();
     loop {
         // Stopping wins over a connection that is ready at the same moment.
         let permit = tokio::select! {
             biased;
             _ = stop.wait_for(|stopping| *stopping) => break,
-            permit = connections.clone().acquire_owned() => permit,
+            permit = connections.free_slot() => permit,
         };
-        let Ok(permit) = permit else { break };
+        let Some(permit) = permit else { break };
         let accepted = tokio::select! {
             biased;
             _ = stop.wait_for(|stopping| *stopping) => break,
             accepted = listener.accept() => accepted,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
             Err(e) if is_connection_error(&e) => continue,
             Err(e) => {
                 tracing::error!(error = %e, "cannot accept connections; retrying in a second");
@@ -80,24 +93,31 @@ pub(crate) async fn serve(listener: TcpListener, api: Arc<Api>, stopping: watch:
                 }
             }
         };
+        let slot = match connections.admit(permit, peer.ip()) {
+            Ok(slot) => slot,
+            Err(refusal) => {
+                connections.refuse(stream, refusal);
+                continue;
+            }
+        };
         // An answer may leave in more than one write; without this a later one can wait on
         // the client's delayed acknowledgement (Nagle). axum::serve did not set it.
         let _ = stream.set_nodelay(true);
-        let connection = http.serve_connection(TokioIo::new(stream), service.clone());
-        tokio::spawn(drive(connection, stopping.clone(), permit));
+        let io = TokioIo::new(Rewrite::new(stream));
+        let connection = http.serve_connection(io, service.clone());
+        tokio::spawn(drive(connection, stopping.clone(), slot));
     }
     drop(listener);
-    // Every connection holds a permit until it closes: all are back once all are closed.
-    let all = u32::try_from(limits.max_connections).unwrap_or(u32::MAX);
-    let _ = connections.acquire_many(all).await;
+    // Every connection holds a slot until it closes: all are back once all are closed.
+    connections.all_closed().await;
 }
 
 /// Serves one connection until it closes, or, once `stopping`, until it has finished its
 /// request (at most [`DRAIN_GRACE`]).
 async fn drive(
-    connection: http1::Connection<TokioIo<TcpStream>, Edge>,
+    connection: http1::Connection<TokioIo<Rewrite<TcpStream>>, Edge>,
     mut stopping: watch::Receiver<bool>,
-    _permit: OwnedSemaphorePermit,
+    _slot: Slot,
 ) {
     let mut connection = std::pin::pin!(connection);
     let served = tokio::select! {
@@ -116,7 +136,7 @@ async fn drive(
         }
     };
     if let Err(e) = served {
-        // A client that goes away or times out is routine.
+        // A client that goes away, times out or sends what is not HTTP is routine.
         tracing::debug!(error = %e, "connection closed with an error");
     }
 }
