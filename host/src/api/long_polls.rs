@@ -50,9 +50,7 @@ impl LongPolls {
         let mut counts = Self::counts(&self.counts);
         let count = counts.entry(key.clone()).or_default();
         if *count >= max {
-            return Err(Fault::LimitExceeded(format!(
-                "Limit on maximum concurrent poll requests per {per} reached ({max})"
-            )));
+            return Err(Fault::long_polls_limit(per, max));
         }
         *count += 1;
         Ok(Place {

@@ -163,6 +163,14 @@ impl Fault {
         ))
     }
 
+    /// A tenant (per account), or the open tenant in one region, has as many long polls
+    /// waiting as it may: one client cannot hold every connection the server has.
+    pub(crate) fn long_polls_limit(per: &str, max: usize) -> Fault {
+        Fault::LimitExceeded(format!(
+            "Limit on maximum concurrent poll requests per {per} reached ({max})"
+        ))
+    }
+
     /// A domain would carry more tags than it may (spec §8.16).
     pub(crate) fn too_many_tags(max: usize) -> Fault {
         Fault::TooManyTags(format!("A domain can have at most {max} tags"))
@@ -251,6 +259,8 @@ mod tests {
             => "LimitExceededFault", "The domain d1 has 100000 open workflow executions";
         pollers_limit: Fault::pollers_limit(1000)
             => "LimitExceededFault", "The number of concurrent pollers on the task list exceeds 1000";
+        long_polls_limit: Fault::long_polls_limit("account", 1000)
+            => "LimitExceededFault", "Limit on maximum concurrent poll requests per account reached (1000)";
         too_many_tags: Fault::too_many_tags(50)
             => "TooManyTagsFault", "A domain can have at most 50 tags";
     }
