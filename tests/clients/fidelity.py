@@ -263,8 +263,30 @@ def closing():
     }
 
 
+def long_polls():
+    """Two polls at once where the server allows one: the second is refused at once with
+    LimitExceededFault while the first waits."""
+    import threading
+
+    answers = []
+
+    def poll():
+        try:
+            swf.poll_for_activity_task(domain=DOMAIN, taskList={"name": WORKERS})
+            answers.append("empty")
+        except ClientError as e:
+            answers.append(e.response["Error"]["Code"])
+
+    threads = [threading.Thread(target=poll) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return {"answers": sorted(answers)}
+
+
 SCENARIOS = {f.__name__: f for f in
-             [scheduling, members, faults, acceptance, pages, refusals, closing]}
+             [scheduling, members, faults, acceptance, pages, refusals, closing, long_polls]}
 
 try:
     setup()

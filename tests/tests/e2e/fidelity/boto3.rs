@@ -8,14 +8,25 @@ use serde_json::{Value, json};
 use weft_tests::TestServer;
 use weft_tests::clients;
 
-/// Runs scenario `name` of `fidelity.py` against a fresh server; what it printed, as JSON.
-/// `None` when the client tests are not enabled.
+/// Runs scenario `name` of `fidelity.py` against a fresh server whose polls wait 5 s; what it
+/// printed, as JSON. `None` when the client tests are not enabled.
 async fn scenario(name: &str) -> Option<Value> {
+    scenario_with(name, |_| {}).await
+}
+
+/// Like [`scenario`], with the server's configuration adjusted by `configure`.
+async fn scenario_with(
+    name: &str,
+    configure: impl Fn(&mut weft_host::Config) + Send + Sync + 'static,
+) -> Option<Value> {
     if !clients::enabled() {
         return None;
     }
-    let server =
-        TestServer::start_with(|config| config.poll_timeout = Duration::from_secs(5)).await;
+    let server = TestServer::start_with(move |config| {
+        config.poll_timeout = Duration::from_secs(5);
+        configure(config);
+    })
+    .await;
     let env = clients::pyenv().await;
     let mut python = env.script("fidelity.py", &[&server.endpoint(), name]);
     clients::with_credentials(&mut python, "weft", "weft-secret-0000");
@@ -187,6 +198,16 @@ async fn boto3_polls_on_impossible_task_lists_are_refused() {
     for name in ["a:b", " lead", "arn", "tab\there", "activity"] {
         assert_eq!(seen[name]["code"], "ValidationException", "{name}: {seen}");
     }
+}
+
+/// The edge's long-poll cap (per region in open mode) answers as SWF answers too many pollers.
+#[tokio::test]
+async fn boto3_polls_beyond_the_long_poll_cap_are_refused() {
+    let Some(seen) = scenario_with("long_polls", |config| config.limits.max_long_polls = 1).await
+    else {
+        return;
+    };
+    assert_eq!(seen["answers"], json!(["LimitExceededFault", "empty"]));
 }
 
 #[tokio::test]
