@@ -6,8 +6,9 @@ use serde_json::json;
 use weft_tests::aws_sdk_swf::types::CloseStatus;
 
 use crate::flow::{
-    D, DECIDERS, WORKERS, activity_task, cancel_workflow, complete_workflow, decision_task,
-    describe, register_activity, register_workflow, respond, schedule_activity, server, start,
+    D, DECIDERS, WORKERS, activity_task, cancel_workflow, child_attributes, complete_workflow,
+    decision_task, describe, register_activity, register_workflow, respond, schedule_activity,
+    server, start, start_child, wait_for_event,
 };
 
 use super::{attributes, raw_history};
@@ -78,13 +79,10 @@ async fn terminations_record_their_cause() {
     respond(
         &c,
         task.task_token(),
-        vec![crate::flow::start_child(crate::flow::child_attributes(
-            "child", "w",
-        ))],
+        vec![start_child(child_attributes("child", "w"))],
     )
     .await;
-    let started =
-        crate::flow::wait_for_event(&c, "parent", &parent, "ChildWorkflowExecutionStarted").await;
+    let started = wait_for_event(&c, "parent", &parent, "ChildWorkflowExecutionStarted").await;
     let child = started
         .iter()
         .find_map(|e| e.child_workflow_execution_started_event_attributes())

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use weft_tests::TestServer;
 
 use crate::flow::{
-    DECIDERS, WORKERS, activity_task, decision_task, describe, register_activity,
+    D, DECIDERS, WORKERS, activity_task, decision_task, describe, register_activity,
     register_workflow, respond, schedule_activity, server, start, start_with,
 };
 
@@ -21,20 +21,20 @@ async fn events_carry_what_aws_records_and_nothing_nobody_set() {
     let task = decision_task(&c, DECIDERS).await;
     respond(&c, task.task_token(), vec![schedule_activity("a1", "a")]).await;
     c.signal_workflow_execution()
-        .domain(crate::flow::D)
+        .domain(D)
         .workflow_id("job")
         .signal_name("s")
         .send()
         .await
         .unwrap();
     c.request_cancel_workflow_execution()
-        .domain(crate::flow::D)
+        .domain(D)
         .workflow_id("job")
         .send()
         .await
         .unwrap();
     c.terminate_workflow_execution()
-        .domain(crate::flow::D)
+        .domain(D)
         .workflow_id("job")
         .reason("done")
         .send()
