@@ -18,7 +18,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::{Notify, oneshot};
 
 use crate::engine::Claimed;
-use crate::fault::Fault;
 use crate::store::TaskKind;
 
 /// A task list: (domain id, kind, name).
@@ -99,16 +98,17 @@ impl Dispatch {
         self.lists.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Registers `waiter` on `key`, unless `max` live polls already wait there.
-    pub(crate) fn wait(&self, key: ListKey, waiter: Waiter, max: usize) -> Result<(), Fault> {
+    /// Registers `waiter` on `key`, unless `max` live polls already wait there; answers whether
+    /// it did.
+    pub(crate) fn wait(&self, key: ListKey, waiter: Waiter, max: usize) -> bool {
         let mut lists = self.lists();
         let waiters = lists.entry(key).or_default();
         waiters.retain(Waiter::is_live);
         if waiters.len() >= max {
-            return Err(Fault::pollers_limit(max));
+            return false;
         }
         waiters.push_back(waiter);
-        Ok(())
+        true
     }
 
     /// The oldest live waiter on `key`, reserved: hand it a task, or [`Dispatch::give_back`] it.
@@ -153,7 +153,7 @@ mod tests {
         let dispatch = Dispatch::default();
         let register = |name: &str, reply, ticket: &Ticket| {
             let waiter = Waiter::new(Some(name.into()), reply, ticket.clone());
-            dispatch.wait(key(), waiter, 10).unwrap();
+            assert!(dispatch.wait(key(), waiter, 10));
         };
         let (gone, gone_rx) = oneshot::channel();
         register("gone", gone, &Ticket::default());
@@ -186,22 +186,13 @@ mod tests {
         for _ in 0..2 {
             let (tx, rx) = oneshot::channel();
             receivers.push(rx);
-            dispatch
-                .wait(key(), Waiter::new(None, tx, Ticket::default()), 2)
-                .unwrap();
+            assert!(dispatch.wait(key(), Waiter::new(None, tx, Ticket::default()), 2));
         }
         let (tx, _rx) = oneshot::channel();
-        assert!(matches!(
-            dispatch.wait(key(), Waiter::new(None, tx, Ticket::default()), 2),
-            Err(Fault::LimitExceeded(_))
-        ));
+        assert!(!dispatch.wait(key(), Waiter::new(None, tx, Ticket::default()), 2));
         // Once a poll ends, its place is free.
         receivers.pop();
         let (tx, _rx) = oneshot::channel();
-        assert!(
-            dispatch
-                .wait(key(), Waiter::new(None, tx, Ticket::default()), 2)
-                .is_ok()
-        );
+        assert!(dispatch.wait(key(), Waiter::new(None, tx, Ticket::default()), 2));
     }
 }

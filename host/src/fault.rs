@@ -167,6 +167,13 @@ impl Fault {
     }
 }
 
+/// Whatever the store fails with, a client sees an internal failure.
+impl From<crate::store::StoreError> for Fault {
+    fn from(e: crate::store::StoreError) -> Self {
+        Fault::internal(e)
+    }
+}
+
 /// Collects constraint violations and renders them the way AWS's front end does:
 /// `2 validation errors detected: Value 'x' at 'name' failed to satisfy constraint: ...; Value ...`.
 #[derive(Debug, Default)]

@@ -51,9 +51,9 @@ pub(crate) async fn run(svc: Arc<Service>, mut stop: watch::Receiver<bool>) {
 }
 
 /// Acts on (up to a batch of) the deadlines that have come.
-async fn fire_due(svc: &Arc<Service>) -> Result<(), crate::fault::Fault> {
+async fn fire_due(svc: &Arc<Service>) -> Result<(), crate::store::StoreError> {
     let setup = svc.engine.clone();
     svc.store
-        .write(move |tx| engine::fire_due(tx, &setup, BATCH).map(drop))
+        .apply(move |tx| engine::fire_due(tx, &setup, BATCH).map(drop))
         .await
 }

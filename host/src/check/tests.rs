@@ -548,7 +548,7 @@ async fn a_broken_stored_history_stops_the_start() {
     let histories = [(3, good()), (7, broken)];
     opened
         .store
-        .write(move |tx| {
+        .apply(move |tx| {
             for (seq, events) in &histories {
                 for (i, event) in events.iter().enumerate() {
                     tx.put_event(*seq, i as u64 + 1, &serde_json::to_vec(event).unwrap())?;

@@ -3,10 +3,9 @@
 //! closed listings, applies the child policy where SWF does (spec §8.9), tells its parent, and
 //! arms the end of its retention (§8.15).
 
-use crate::fault::Fault;
 use crate::model::events::{Cause, Event, attrs};
 use crate::model::{ChildPolicy, CloseStatus, Closed, Run};
-use crate::store::{Counter, Deadline, Listing};
+use crate::store::{Counter, Deadline, Listing, StoreError};
 
 use super::Engine;
 use super::effects::{ChildOutcome, Effect};
@@ -27,7 +26,7 @@ pub(crate) fn close(
     eng: &mut Engine<'_, '_>,
     run: &mut Run,
     closing: Closing,
-) -> Result<(), Fault> {
+) -> Result<(), StoreError> {
     let closed_by = eng.record(run, closing.event)?;
     let now = eng.tx.now();
     run.closed = Some(Closed {
@@ -56,7 +55,7 @@ pub(crate) fn close(
     eng.tx
         .list_run(run, Listing::ClosedByStart, run.started_at)?;
     eng.tx.list_run(run, Listing::ClosedByClose, now)?;
-    eng.tx.add_count_by_id(run.domain, Counter::OpenRuns, -1)?;
+    eng.tx.add_count(run.domain, Counter::OpenRuns, -1)?;
     if let (Some(parent), Some(outcome)) = (&run.parent, closing.outcome) {
         eng.effect(Effect::ChildClosed {
             parent: parent.seq,
@@ -77,7 +76,7 @@ pub(crate) fn terminate(
     details: Option<String>,
     child_policy: Option<ChildPolicy>,
     cause: Option<Cause>,
-) -> Result<(), Fault> {
+) -> Result<(), StoreError> {
     let child_policy = child_policy.unwrap_or(run.config.child_policy);
     let event = attrs::WorkflowExecutionTerminated {
         reason,

@@ -1,16 +1,19 @@
 //! What happens when a durable deadline comes: a timer fires (spec §6.8), a timeout expires
 //! (§8.5, in `timeouts.rs`), or a closed run's retention ends (§8.15).
 
-use crate::fault::Fault;
 use crate::model::Run;
 use crate::model::events::attrs;
-use crate::store::{Deadline, Due, RunReads, WriteTx};
+use crate::store::{Deadline, Due, StoreError, Writes};
 
 use super::timeouts::{activity_timed_out, decision_timed_out, lambda_timed_out, run_timed_out};
 use super::{Engine, Setup};
 
 /// Acts on up to `limit` deadlines that have come, earliest first; answers how many.
-pub(crate) fn fire_due(tx: &mut WriteTx<'_>, setup: &Setup, limit: usize) -> Result<usize, Fault> {
+pub(crate) fn fire_due(
+    tx: &mut dyn Writes,
+    setup: &Setup,
+    limit: usize,
+) -> Result<usize, StoreError> {
     let due = tx.take_due(limit)?;
     for &due in &due {
         let Some(domain) = tx.run(due.run)?.map(|run| run.domain) else {
@@ -25,7 +28,7 @@ pub(crate) fn fire_due(tx: &mut WriteTx<'_>, setup: &Setup, limit: usize) -> Res
 
 /// Acts on a deadline that has come. A deadline whose subject is gone (its run closed, its task
 /// answered, its timer canceled) does nothing.
-fn fire(eng: &mut Engine<'_, '_>, due: Due) -> Result<(), Fault> {
+fn fire(eng: &mut Engine<'_, '_>, due: Due) -> Result<(), StoreError> {
     if due.kind == Deadline::Purge {
         return purge(eng, due);
     }
@@ -55,7 +58,7 @@ fn fire(eng: &mut Engine<'_, '_>, due: Due) -> Result<(), Fault> {
 }
 
 /// The timer started by event `started` fires, if it is still open.
-fn timer_fired(eng: &mut Engine<'_, '_>, run: &mut Run, started: u64) -> Result<bool, Fault> {
+fn timer_fired(eng: &mut Engine<'_, '_>, run: &mut Run, started: u64) -> Result<bool, StoreError> {
     let timer_id = run
         .timers
         .iter()
@@ -75,7 +78,7 @@ fn timer_fired(eng: &mut Engine<'_, '_>, run: &mut Run, started: u64) -> Result<
 }
 
 /// A closed run's retention is over: it goes, with its history and its index entries.
-fn purge(eng: &mut Engine<'_, '_>, due: Due) -> Result<(), Fault> {
+fn purge(eng: &mut Engine<'_, '_>, due: Due) -> Result<(), StoreError> {
     let Some(run) = eng.tx.run(due.run)? else {
         return Ok(());
     };

@@ -2,10 +2,9 @@
 //! telling a parent that its child closed, and applying a child policy. They are applied after the
 //! run that caused them is saved, in the same transaction (spec §6.10–6.12, §8.9–8.11).
 
-use crate::fault::Fault;
 use crate::model::events::{Cause, Event, attrs};
 use crate::model::{ChildPolicy, Run, TypeName, WorkflowExecution};
-use crate::store::RunReads;
+use crate::store::StoreError;
 
 use super::Engine;
 use super::close::terminate;
@@ -70,7 +69,7 @@ pub(crate) enum Effect {
 }
 
 /// Applies one effect.
-pub(super) fn apply(eng: &mut Engine<'_, '_>, effect: Effect) -> Result<(), Fault> {
+pub(super) fn apply(eng: &mut Engine<'_, '_>, effect: Effect) -> Result<(), StoreError> {
     match effect {
         Effect::StartChild {
             parent,
@@ -235,7 +234,7 @@ pub(crate) fn signal(
     signal_name: String,
     input: Option<String>,
     external: Option<(WorkflowExecution, u64)>,
-) -> Result<(), Fault> {
+) -> Result<(), StoreError> {
     let (external_workflow_execution, initiated) = external.unzip();
     let event = attrs::WorkflowExecutionSignaled {
         signal_name,
@@ -256,7 +255,7 @@ pub(crate) fn request_cancel(
     run: &mut Run,
     external: Option<(WorkflowExecution, u64)>,
     cause: Option<Cause>,
-) -> Result<(), Fault> {
+) -> Result<(), StoreError> {
     let (external_workflow_execution, initiated) = external.unzip();
     let event = attrs::WorkflowExecutionCancelRequested {
         external_workflow_execution,
@@ -271,7 +270,7 @@ pub(crate) fn request_cancel(
 
 /// The open run a signal or cancel request is for: the named run, or without a run id the
 /// workflow id's open run.
-fn target(eng: &Engine<'_, '_>, from: &Initiated) -> Result<Option<Run>, Fault> {
+fn target(eng: &Engine<'_, '_>, from: &Initiated) -> Result<Option<Run>, StoreError> {
     let run = match from.run_id.as_deref().filter(|id| !id.is_empty()) {
         Some(run_id) => eng.tx.run_named(eng.domain, &from.workflow_id, run_id)?,
         None => eng.tx.open_run(eng.domain, &from.workflow_id)?,
@@ -280,7 +279,7 @@ fn target(eng: &Engine<'_, '_>, from: &Initiated) -> Result<Option<Run>, Fault> 
 }
 
 /// Records the outcome of a request on the sender, if it is still open.
-fn tell_sender(eng: &mut Engine<'_, '_>, sender: u64, event: Event) -> Result<(), Fault> {
+fn tell_sender(eng: &mut Engine<'_, '_>, sender: u64, event: Event) -> Result<(), StoreError> {
     let Some(mut run) = eng.open_run(sender)? else {
         return Ok(());
     };
@@ -294,7 +293,7 @@ fn start_child(
     parent: u64,
     initiated: u64,
     new: NewRun,
-) -> Result<(), Fault> {
+) -> Result<(), StoreError> {
     if eng.tx.open_run(eng.domain, &new.workflow_id)?.is_some() {
         let Some(mut run) = eng.open_run(parent)? else {
             return Ok(());

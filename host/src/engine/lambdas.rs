@@ -7,7 +7,7 @@
 use crate::fault::Fault;
 use crate::model::events::{Event, attrs};
 use crate::model::{Run, WorkflowExecution};
-use crate::store::{Deadline, TaskKind};
+use crate::store::{Deadline, Reads, StoreError, TaskKind};
 
 use super::Engine;
 use super::tasks::{Claimed, TaskRef, scheduled_input, task_run};
@@ -38,10 +38,10 @@ pub(crate) struct FunctionClaim {
 pub(crate) fn claim_lambda(
     eng: &mut Engine<'_, '_>,
     name: &str,
-) -> Result<Option<FunctionClaim>, Fault> {
+) -> Result<Option<FunctionClaim>, StoreError> {
     match super::tasks::claim(eng, TaskKind::Function, name, None)? {
         Some(Claimed::Function(claimed)) => Ok(Some(claimed)),
-        Some(_) => Err(Fault::internal(
+        Some(_) => Err(StoreError::broken(
             "another kind of task in a function's queue",
         )),
         None => Ok(None),
@@ -53,7 +53,7 @@ pub(super) fn claim_function(
     eng: &mut Engine<'_, '_>,
     run: &mut Run,
     scheduled: u64,
-) -> Result<Option<Claimed>, Fault> {
+) -> Result<Option<Claimed>, StoreError> {
     let Some(lambda) = run.lambdas.get(&scheduled).filter(|l| l.slot.is_some()) else {
         return Ok(None);
     };
@@ -91,9 +91,9 @@ pub(super) fn claim_function(
 }
 
 /// The run of the started Lambda function task `task` names, if that start is still the task's
-/// current one in an open run of the engine's domain.
-pub(crate) fn started_lambda(eng: &Engine<'_, '_>, task: TaskRef) -> Result<Run, Fault> {
-    let run = task_run(eng, task)?;
+/// current one in an open run of domain `domain`.
+pub(crate) fn started_lambda(tx: &dyn Reads, domain: u64, task: TaskRef) -> Result<Run, Fault> {
+    let run = task_run(tx, domain, task)?;
     let current = run
         .lambdas
         .get(&task.scheduled)
@@ -116,18 +116,29 @@ pub(crate) enum LambdaOutcome {
     },
 }
 
-/// Closes the started Lambda function task `task` with the function's outcome: records
-/// `LambdaFunctionCompleted` or `LambdaFunctionFailed`, disarms its timeout, triggers a decision
-/// task and saves the run. A task that is not open (answered, timed out, its run closed) is an
-/// `UnknownResourceFault`; an outcome too long for the history is a `ValidationException`.
-/// Either way nothing changes.
+/// The run of the Lambda function task `task` that `outcome` may close: a task that is not open
+/// (answered, timed out, its run closed) is an `UnknownResourceFault`; an outcome too long for
+/// the history is a `ValidationException`.
+pub(crate) fn closable_lambda(
+    tx: &dyn Reads,
+    domain: u64,
+    task: TaskRef,
+    outcome: &LambdaOutcome,
+) -> Result<Run, Fault> {
+    let run = started_lambda(tx, domain, task)?;
+    check_outcome(outcome)?;
+    Ok(run)
+}
+
+/// Closes the started Lambda function task `task` of `run` (see [`closable_lambda`]) with the
+/// function's outcome: records `LambdaFunctionCompleted` or `LambdaFunctionFailed`, disarms its
+/// timeout, triggers a decision task and saves the run.
 pub(crate) fn close_lambda(
     eng: &mut Engine<'_, '_>,
+    mut run: Run,
     task: TaskRef,
     outcome: LambdaOutcome,
-) -> Result<(), Fault> {
-    let mut run = started_lambda(eng, task)?;
-    check_outcome(&outcome)?;
+) -> Result<(), StoreError> {
     eng.drop_lambda(&mut run, task.scheduled)?;
     let (scheduled_event_id, started_event_id) = (task.scheduled, task.started);
     let event: Event = match outcome {

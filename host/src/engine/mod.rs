@@ -25,16 +25,15 @@ use std::time::Duration;
 
 use crate::clock::Timestamp;
 use crate::dispatch::Wakers;
-use crate::fault::Fault;
 use crate::model::events::{Cause, Event, HistoryEvent, attrs};
 use crate::model::{DecisionTask, NextDecision, Run, Slot, TaskList, Timeout};
-use crate::store::{Deadline, RunReads, TaskKind, WriteTx};
+use crate::store::{Counter, Deadline, Reads, StoreError, TaskKind, Writes};
 
 pub(crate) use close::terminate;
 pub(crate) use deadlines::fire_due;
 pub(crate) use decide::{Completion, complete_decision_task};
 pub(crate) use effects::{Effect, request_cancel, signal};
-pub(crate) use lambdas::{FunctionClaim, LambdaOutcome, close_lambda};
+pub(crate) use lambdas::{FunctionClaim, LambdaOutcome, closable_lambda, close_lambda};
 #[cfg(test)]
 pub(crate) use lambdas::{claim_lambda, started_lambda};
 pub(crate) use start::{NewRun, StartRequest, resolve_start, start_run};
@@ -59,6 +58,11 @@ pub(crate) struct Setup {
 }
 
 impl Setup {
+    /// Whether domain `domain` holds as many open runs as it may.
+    pub(crate) fn open_runs_full(&self, tx: &dyn Reads, domain: u64) -> Result<bool, StoreError> {
+        Ok(tx.count(domain, Counter::OpenRuns)? >= self.max_open_runs)
+    }
+
     /// The setup for `limits`, with nobody to wake yet.
     pub(crate) fn new(limits: &crate::Limits, retention_override: Option<Duration>) -> Self {
         Setup {
@@ -73,7 +77,7 @@ impl Setup {
 
 /// Changes to runs of one domain, inside one writer job.
 pub(crate) struct Engine<'a, 't> {
-    pub(crate) tx: &'a mut WriteTx<'t>,
+    pub(crate) tx: &'a mut (dyn Writes + 't),
     /// The domain's id: runs affect only runs of their own domain.
     pub(crate) domain: u64,
     setup: &'a Setup,
@@ -85,7 +89,7 @@ pub(crate) struct Engine<'a, 't> {
 
 impl<'a, 't> Engine<'a, 't> {
     /// An engine for changes to runs of domain `domain`.
-    pub(crate) fn new(tx: &'a mut WriteTx<'t>, domain: u64, setup: &'a Setup) -> Self {
+    pub(crate) fn new(tx: &'a mut (dyn Writes + 't), domain: u64, setup: &'a Setup) -> Self {
         Engine {
             tx,
             domain,
@@ -102,7 +106,7 @@ impl<'a, 't> Engine<'a, 't> {
     }
 
     /// The open run `seq` of this domain, if it is one.
-    pub(crate) fn open_run(&self, seq: u64) -> Result<Option<Run>, Fault> {
+    pub(crate) fn open_run(&self, seq: u64) -> Result<Option<Run>, StoreError> {
         Ok(self
             .tx
             .run(seq)?
@@ -110,7 +114,11 @@ impl<'a, 't> Engine<'a, 't> {
     }
 
     /// Appends `event` to the run's history and returns its id.
-    pub(crate) fn record(&mut self, run: &mut Run, event: impl Into<Event>) -> Result<u64, Fault> {
+    pub(crate) fn record(
+        &mut self,
+        run: &mut Run,
+        event: impl Into<Event>,
+    ) -> Result<u64, StoreError> {
         let event_id = run.next_event_id;
         run.next_event_id += 1;
         let event = HistoryEvent {
@@ -121,7 +129,7 @@ impl<'a, 't> Engine<'a, 't> {
         if event.event.is_activity_task() {
             run.latest_activity_task_at = Some(event.timestamp);
         }
-        let json = serde_json::to_vec(&event).map_err(Fault::internal)?;
+        let json = serde_json::to_vec(&event).map_err(StoreError::broken)?;
         self.tx.put_event(run.seq, event_id, &json)?;
         Ok(event_id)
     }
@@ -134,7 +142,7 @@ impl<'a, 't> Engine<'a, 't> {
     /// Stores the run's changes. A change that brought an open run to the event limit
     /// terminates it first (spec §8.16): so events coming one at a time, the termination is
     /// the limit's last event. The caller must not assume the run is still open.
-    pub(crate) fn save(&mut self, run: &mut Run) -> Result<(), Fault> {
+    pub(crate) fn save(&mut self, run: &mut Run) -> Result<(), StoreError> {
         if run.is_open() && run.next_event_id >= self.setup.max_events_per_run {
             let cause = Some(Cause::EventLimitExceeded);
             return terminate(self, run, None, None, None, cause);
@@ -146,7 +154,7 @@ impl<'a, 't> Engine<'a, 't> {
     /// unless one is scheduled already (it will deliver the change too). While a task is
     /// started, the next one is recorded at once and held back until the started one ends
     /// (rule 4); while a batch of decisions is applied, it is scheduled after the batch.
-    pub(crate) fn trigger(&mut self, run: &mut Run) -> Result<(), Fault> {
+    pub(crate) fn trigger(&mut self, run: &mut Run) -> Result<(), StoreError> {
         if !run.is_open() {
             return Ok(());
         }
@@ -170,7 +178,7 @@ impl<'a, 't> Engine<'a, 't> {
     }
 
     /// Schedules a decision task and queues it.
-    fn schedule_decision(&mut self, run: &mut Run) -> Result<(), Fault> {
+    fn schedule_decision(&mut self, run: &mut Run) -> Result<(), StoreError> {
         let next = self.record_decision_scheduled(run)?;
         self.queue_decision(run, next)
     }
@@ -178,7 +186,7 @@ impl<'a, 't> Engine<'a, 't> {
     /// Records `DecisionTaskScheduled` for the run's current decision task list, with the
     /// override's schedule-to-start timeout if one is in force; else `NONE`, as AWS records
     /// it (since 2023; it left the member out before).
-    fn record_decision_scheduled(&mut self, run: &mut Run) -> Result<NextDecision, Fault> {
+    fn record_decision_scheduled(&mut self, run: &mut Run) -> Result<NextDecision, StoreError> {
         let list = run.decision_task_list.clone();
         let schedule_to_start = run.decision_schedule_to_start.clone();
         let scheduled = self.record(
@@ -201,7 +209,7 @@ impl<'a, 't> Engine<'a, 't> {
 
     /// Queues the recorded decision task `next` on the list its event names and arms its
     /// schedule-to-start timeout, if it has one.
-    fn queue_decision(&mut self, run: &mut Run, next: NextDecision) -> Result<(), Fault> {
+    fn queue_decision(&mut self, run: &mut Run, next: NextDecision) -> Result<(), StoreError> {
         let priority = run.config.task_priority.clone();
         let scheduled = next.scheduled;
         let slot = self.queue(
@@ -230,7 +238,7 @@ impl<'a, 't> Engine<'a, 't> {
         list: String,
         priority: Option<&str>,
         scheduled: u64,
-    ) -> Result<Slot, Fault> {
+    ) -> Result<Slot, StoreError> {
         let slot = Slot {
             rank: Slot::rank(priority.and_then(|p| p.parse().ok()).unwrap_or(0)),
             order: self.tx.next_id()?,
@@ -250,7 +258,7 @@ impl<'a, 't> Engine<'a, 't> {
         seq: u64,
         event_id: u64,
         kind: Deadline,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), StoreError> {
         self.tx.set_deadline(at, seq, event_id, kind)?;
         self.deadline_set = true;
         Ok(())
@@ -264,7 +272,7 @@ impl<'a, 't> Engine<'a, 't> {
         event_id: u64,
         kind: Deadline,
         secs: Option<u32>,
-    ) -> Result<Option<Timestamp>, Fault> {
+    ) -> Result<Option<Timestamp>, StoreError> {
         let Some(secs) = secs else {
             return Ok(None);
         };
@@ -280,7 +288,7 @@ impl<'a, 't> Engine<'a, 't> {
         event_id: u64,
         kind: Deadline,
         at: Option<Timestamp>,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), StoreError> {
         if let Some(at) = at {
             self.tx.clear_deadline(at, seq, event_id, kind)?;
         }
@@ -295,7 +303,7 @@ impl<'a, 't> Engine<'a, 't> {
 
     /// Applies the pending effects, then hands queued tasks to waiting pollers and wakes the
     /// timer loop if needed. Every change made through the engine must be saved before this.
-    pub(crate) fn finish(mut self) -> Result<(), Fault> {
+    pub(crate) fn finish(mut self) -> Result<(), StoreError> {
         let wakers = self.setup.wakers.clone();
         while let Some(effect) = self.effects.pop_front() {
             effects::apply(&mut self, effect)?;
@@ -308,7 +316,8 @@ impl<'a, 't> Engine<'a, 't> {
             while let Some(waiter) = wakers.dispatch.take_waiter(&key) {
                 match claim(&mut self, kind, &key.2, waiter.identity.clone())? {
                     Some(claimed) => {
-                        self.tx.after_commit(move || waiter.deliver(claimed));
+                        self.tx
+                            .after_commit(Box::new(move || waiter.deliver(claimed)));
                     }
                     None => {
                         wakers.dispatch.give_back(&key, waiter);
@@ -319,7 +328,7 @@ impl<'a, 't> Engine<'a, 't> {
         }
         if self.deadline_set {
             let timers = wakers.timers.clone();
-            self.tx.after_commit(move || timers.notify_one());
+            self.tx.after_commit(Box::new(move || timers.notify_one()));
         }
         Ok(())
     }

@@ -9,7 +9,7 @@ use crate::model::{
     ChildPolicy, DecisionTask, Domain, ExecutionConfig, Kind, Parent, RegistrationStatus, Run,
     TaskList, TypeName, WorkflowExecution, WorkflowKind,
 };
-use crate::store::{Counter, Listing, Reads};
+use crate::store::{Counter, Listing, Reads, StoreError, TypeReads};
 
 use super::Engine;
 
@@ -62,7 +62,7 @@ impl StartError {
 
 /// Resolves `request` for workflow type `ty` of the domain: the configuration the run will have.
 pub(crate) fn resolve_start(
-    tx: &impl Reads,
+    tx: &dyn Reads,
     domain: &Domain,
     ty: &TypeName,
     request: StartRequest,
@@ -123,9 +123,8 @@ pub(crate) struct NewRun {
 
 impl Engine<'_, '_> {
     /// Whether the domain can hold another open run.
-    pub(crate) fn open_runs_full(&self) -> Result<bool, Fault> {
-        let open = self.tx.count_by_id(self.domain, Counter::OpenRuns)?;
-        Ok(open >= self.max_open_runs())
+    pub(crate) fn open_runs_full(&self) -> Result<bool, StoreError> {
+        self.setup.open_runs_full(&*self.tx, self.domain)
     }
 }
 
@@ -136,7 +135,7 @@ pub(crate) fn start_run(
     eng: &mut Engine<'_, '_>,
     new: NewRun,
     run_id: Option<String>,
-) -> Result<Run, Fault> {
+) -> Result<Run, StoreError> {
     let seq = eng.tx.next_id()?;
     let started_at = eng.tx.now();
     let mut run = Run {
@@ -193,15 +192,15 @@ pub(crate) fn start_run(
     eng.trigger(&mut run)?;
     eng.tx.name_run(&run)?;
     eng.tx.list_run(&run, Listing::Open, started_at)?;
-    eng.tx.add_count_by_id(eng.domain, Counter::OpenRuns, 1)?;
+    eng.tx.add_count(eng.domain, Counter::OpenRuns, 1)?;
     eng.save(&mut run)?;
     Ok(run)
 }
 
 /// A fresh run id: 32 random bytes, base64url (43 characters), as spec §8.1 recommends.
-pub(super) fn new_run_id() -> Result<String, Fault> {
+pub(super) fn new_run_id() -> Result<String, StoreError> {
     use base64::Engine as _;
     let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(Fault::internal)?;
+    getrandom::fill(&mut bytes).map_err(StoreError::broken)?;
     Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
 }

@@ -8,7 +8,7 @@ use crate::fault::Fault;
 use crate::model::events::{Event, attrs};
 use crate::model::{DecisionTask, Run, Timeout, TypeName, WorkflowExecution};
 use crate::seal::{Purpose, Sealer};
-use crate::store::{Deadline, RunReads, TaskKind};
+use crate::store::{Deadline, Reads, StoreError, TaskKind};
 
 use super::Engine;
 use super::lambdas::{FunctionClaim, claim_function};
@@ -101,7 +101,7 @@ pub(crate) fn claim(
     kind: TaskKind,
     list: &str,
     identity: Option<String>,
-) -> Result<Option<Claimed>, Fault> {
+) -> Result<Option<Claimed>, StoreError> {
     while let Some((seq, scheduled)) = eng.tx.pop_task(eng.domain, kind, list)? {
         let Some(mut run) = eng.open_run(seq)? else {
             continue;
@@ -127,7 +127,7 @@ fn claim_decision(
     run: &mut Run,
     scheduled: u64,
     identity: Option<String>,
-) -> Result<Option<Claimed>, Fault> {
+) -> Result<Option<Claimed>, StoreError> {
     let DecisionTask::Scheduled {
         scheduled: current,
         timeout_at,
@@ -178,7 +178,7 @@ fn claim_activity(
     run: &mut Run,
     scheduled: u64,
     identity: Option<String>,
-) -> Result<Option<Claimed>, Fault> {
+) -> Result<Option<Claimed>, StoreError> {
     let Some(activity) = run.activities.get(&scheduled).filter(|a| a.slot.is_some()) else {
         return Ok(None);
     };
@@ -236,11 +236,11 @@ pub(super) fn scheduled_input(
     seq: u64,
     scheduled: u64,
     member: &str,
-) -> Result<Option<String>, Fault> {
+) -> Result<Option<String>, StoreError> {
     let Some(json) = eng.tx.event(seq, scheduled)? else {
         return Ok(None);
     };
-    let event: Value = serde_json::from_slice(&json).map_err(Fault::internal)?;
+    let event: Value = serde_json::from_slice(&json).map_err(StoreError::broken)?;
     Ok(event
         .get(member)
         .and_then(|attributes| attributes.get("input"))
@@ -248,10 +248,10 @@ pub(super) fn scheduled_input(
         .map(str::to_owned))
 }
 
-/// The open run of the engine's domain that `task` belongs to; for one that is closed or gone,
-/// the fault AWS answers: `Unknown execution`.
-pub(super) fn task_run(eng: &Engine<'_, '_>, task: TaskRef) -> Result<Run, Fault> {
-    match eng.tx.run(task.run)?.filter(|run| run.domain == eng.domain) {
+/// The open run of domain `domain` that `task` belongs to; for one that is closed or gone, the
+/// fault AWS answers: `Unknown execution`.
+pub(crate) fn task_run(tx: &dyn Reads, domain: u64, task: TaskRef) -> Result<Run, Fault> {
+    match tx.run(task.run)?.filter(|run| run.domain == domain) {
         Some(run) if run.is_open() => Ok(run),
         Some(run) => Err(Fault::unknown_execution(
             &run.execution.workflow_id,
@@ -261,9 +261,9 @@ pub(super) fn task_run(eng: &Engine<'_, '_>, task: TaskRef) -> Result<Run, Fault
     }
 }
 
-/// The run of the started decision task `token` names.
-pub(crate) fn started_decision(eng: &Engine<'_, '_>, task: TaskRef) -> Result<Run, Fault> {
-    let run = task_run(eng, task)?;
+/// The run of the started decision task `task` names, in domain `domain`.
+pub(crate) fn started_decision(tx: &dyn Reads, domain: u64, task: TaskRef) -> Result<Run, Fault> {
+    let run = task_run(tx, domain, task)?;
     match run.decision {
         DecisionTask::Started {
             scheduled, started, ..
@@ -277,9 +277,9 @@ pub(crate) fn started_decision(eng: &Engine<'_, '_>, task: TaskRef) -> Result<Ru
     }
 }
 
-/// The run of the started activity task `token` names.
-pub(crate) fn started_activity(eng: &Engine<'_, '_>, task: TaskRef) -> Result<Run, Fault> {
-    let run = task_run(eng, task)?;
+/// The run of the started activity task `task` names, in domain `domain`.
+pub(crate) fn started_activity(tx: &dyn Reads, domain: u64, task: TaskRef) -> Result<Run, Fault> {
+    let run = task_run(tx, domain, task)?;
     let current = run
         .activities
         .get(&task.scheduled)
@@ -311,9 +311,9 @@ pub(crate) fn close_activity(
     run: &mut Run,
     task: TaskRef,
     outcome: ActivityOutcome,
-) -> Result<(), Fault> {
+) -> Result<(), StoreError> {
     let Some(activity) = eng.drop_activity(run, task.scheduled)? else {
-        return Err(Fault::unknown_task(TaskKind::Activity, task.scheduled));
+        return Err(StoreError::broken("closing an activity that is not open"));
     };
     let (scheduled_event_id, started_event_id) = (task.scheduled, task.started);
     let event: Event = match outcome {
@@ -350,10 +350,12 @@ pub(crate) fn record_heartbeat(
     run: &mut Run,
     task: TaskRef,
     details: Option<String>,
-) -> Result<bool, Fault> {
+) -> Result<bool, StoreError> {
     let seq = run.seq;
     let Some(activity) = run.activities.get_mut(&task.scheduled) else {
-        return Err(Fault::unknown_task(TaskKind::Activity, task.scheduled));
+        return Err(StoreError::broken(
+            "a heartbeat for an activity that is not open",
+        ));
     };
     let cancel_requested = activity.cancel_requested_event_id.is_some();
     let armed = activity.due.heartbeat;

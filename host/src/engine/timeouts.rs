@@ -5,10 +5,9 @@
 //! still holds it: a stale one changes nothing.
 
 use crate::clock::Timestamp;
-use crate::fault::Fault;
 use crate::model::events::{Cause, attrs};
 use crate::model::{Activity, CloseStatus, DecisionTask, Lambda, Run, Timeout};
-use crate::store::{Deadline, TaskKind};
+use crate::store::{Deadline, StoreError, TaskKind};
 
 use super::Engine;
 use super::close::{Closing, close};
@@ -16,7 +15,7 @@ use super::effects::ChildOutcome;
 
 impl Engine<'_, '_> {
     /// Arms the run's execution start-to-close timeout.
-    pub(super) fn arm_run_timeout(&mut self, run: &mut Run) -> Result<(), Fault> {
+    pub(super) fn arm_run_timeout(&mut self, run: &mut Run) -> Result<(), StoreError> {
         let limit = Timeout::seconds(&run.config.execution_start_to_close_timeout);
         run.timeout_at = self.arm(run.seq, 1, Deadline::RunStartToClose, limit)?;
         Ok(())
@@ -24,7 +23,7 @@ impl Engine<'_, '_> {
 
     /// Disarms every deadline of the open run and takes its tasks off their lists: it is
     /// closing.
-    pub(super) fn disarm_all(&mut self, run: &mut Run) -> Result<(), Fault> {
+    pub(super) fn disarm_all(&mut self, run: &mut Run) -> Result<(), StoreError> {
         let seq = run.seq;
         self.disarm(seq, 1, Deadline::RunStartToClose, run.timeout_at.take())?;
         self.drop_decision(run)?;
@@ -44,7 +43,7 @@ impl Engine<'_, '_> {
     }
 
     /// Ends the run's open decision task, whatever its state: off its list, timeouts disarmed.
-    fn drop_decision(&mut self, run: &mut Run) -> Result<(), Fault> {
+    fn drop_decision(&mut self, run: &mut Run) -> Result<(), StoreError> {
         match std::mem::take(&mut run.decision) {
             DecisionTask::Idle => {}
             DecisionTask::Scheduled {
@@ -76,7 +75,7 @@ impl Engine<'_, '_> {
         &mut self,
         run: &mut Run,
         scheduled: u64,
-    ) -> Result<Option<Activity>, Fault> {
+    ) -> Result<Option<Activity>, StoreError> {
         let Some(activity) = run.activities.remove(&scheduled) else {
             return Ok(None);
         };
@@ -101,7 +100,7 @@ impl Engine<'_, '_> {
         &mut self,
         run: &mut Run,
         scheduled: u64,
-    ) -> Result<Option<Lambda>, Fault> {
+    ) -> Result<Option<Lambda>, StoreError> {
         let Some(lambda) = run.lambdas.remove(&scheduled) else {
             return Ok(None);
         };
@@ -122,7 +121,7 @@ pub(super) fn activity_timed_out(
     scheduled: u64,
     kind: Deadline,
     at: Timestamp,
-) -> Result<bool, Fault> {
+) -> Result<bool, StoreError> {
     let Some(activity) = run.activities.get(&scheduled) else {
         return Ok(false);
     };
@@ -135,7 +134,7 @@ pub(super) fn activity_timed_out(
         }
         Deadline::ActivityStartToClose => (activity.due.start_to_close, Cause::StartToClose),
         Deadline::ActivityHeartbeat => (activity.due.heartbeat, Cause::Heartbeat),
-        _ => return Err(Fault::internal("not an activity timeout")),
+        _ => return Err(StoreError::broken("not an activity timeout")),
     };
     if armed != Some(at) {
         return Ok(false);
@@ -162,7 +161,7 @@ pub(super) fn lambda_timed_out(
     run: &mut Run,
     scheduled: u64,
     at: Timestamp,
-) -> Result<bool, Fault> {
+) -> Result<bool, StoreError> {
     let armed = run.lambdas.get(&scheduled).and_then(|l| l.timeout_at);
     if armed != Some(at) {
         return Ok(false);
@@ -190,7 +189,7 @@ pub(super) fn decision_timed_out(
     scheduled: u64,
     kind: Deadline,
     at: Timestamp,
-) -> Result<bool, Fault> {
+) -> Result<bool, StoreError> {
     let (timeout_type, started_event_id) = match (&run.decision, kind) {
         (
             DecisionTask::Started {
@@ -240,7 +239,7 @@ pub(super) fn run_timed_out(
     eng: &mut Engine<'_, '_>,
     run: &mut Run,
     at: Timestamp,
-) -> Result<bool, Fault> {
+) -> Result<bool, StoreError> {
     if run.timeout_at != Some(at) {
         return Ok(false);
     }

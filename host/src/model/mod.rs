@@ -20,7 +20,7 @@ pub(crate) use shapes::{
     ChildPolicy, CloseStatus, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName,
     WorkflowExecution,
 };
-pub(crate) use types::{ActivityKind, Kind, TypeKind, TypeRecord, WorkflowKind};
+pub(crate) use types::{ActivityKind, AnyType, Kind, TypeKind, TypeRecord, WorkflowKind};
 pub use wasm::BindingKind;
 pub(crate) use wasm::{Binding, GuestFailureRecord, ModuleRecord};
 

@@ -44,6 +44,43 @@ pub(crate) trait TypeKind: Send + Sync + 'static {
 
     /// Checks the configuration's prose rules (durations, names, priority).
     fn validate(config: &Self::Config, v: &mut Violations);
+
+    /// The record as either registry's.
+    fn wrap(record: TypeRecord<Self::Config>) -> AnyType;
+    /// The record, if `any` is of this registry.
+    fn unwrap(any: AnyType) -> Option<TypeRecord<Self::Config>>;
+    /// The record, borrowed, if `any` is of this registry.
+    fn peek(any: &AnyType) -> Option<&TypeRecord<Self::Config>>;
+}
+
+/// A type record of either registry: what the store's interface, which knows no generics,
+/// carries.
+#[derive(Clone, Debug)]
+pub(crate) enum AnyType {
+    Workflow(TypeRecord<WorkflowTypeConfiguration>),
+    Activity(TypeRecord<ActivityTypeConfiguration>),
+}
+
+/// The registry-specific parts of [`TypeKind`] for the registry whose [`AnyType`] variant is
+/// `$variant`.
+macro_rules! any_type {
+    ($variant:ident) => {
+        fn wrap(record: TypeRecord<Self::Config>) -> AnyType {
+            AnyType::$variant(record)
+        }
+        fn unwrap(any: AnyType) -> Option<TypeRecord<Self::Config>> {
+            match any {
+                AnyType::$variant(record) => Some(record),
+                _ => None,
+            }
+        }
+        fn peek(any: &AnyType) -> Option<&TypeRecord<Self::Config>> {
+            match any {
+                AnyType::$variant(record) => Some(record),
+                _ => None,
+            }
+        }
+    };
 }
 
 /// Workflow types.
@@ -109,6 +146,7 @@ pub(crate) struct ActivityTypeConfiguration {
 impl TypeKind for WorkflowKind {
     const KIND: Kind = Kind::Workflow;
     type Config = WorkflowTypeConfiguration;
+    any_type!(Workflow);
 
     fn validate(c: &WorkflowTypeConfiguration, v: &mut Violations) {
         v.duration(
@@ -131,6 +169,7 @@ impl TypeKind for WorkflowKind {
 impl TypeKind for ActivityKind {
     const KIND: Kind = Kind::Activity;
     type Config = ActivityTypeConfiguration;
+    any_type!(Activity);
 
     fn validate(c: &ActivityTypeConfiguration, v: &mut Violations) {
         for (path, value) in [

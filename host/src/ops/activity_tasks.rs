@@ -96,14 +96,18 @@ pub(crate) async fn heartbeat(
     let scope = ctx.scope.clone();
     let setup = svc.engine.clone();
     svc.store
-        .write(move |tx| {
-            let domain = task_domain(tx, &scope, task)?;
-            let mut eng = Engine::new(tx, domain.id, &setup);
-            let mut run = started_activity(&eng, task)?;
-            let cancel_requested = record_heartbeat(&mut eng, &mut run, task, input.details)?;
-            eng.finish()?;
-            Ok(ActivityTaskStatus { cancel_requested })
-        })
+        .write(
+            move |tx| {
+                let domain = task_domain(tx, &scope, task)?;
+                Ok((domain.id, started_activity(tx, domain.id, task)?))
+            },
+            move |tx, (domain, mut run)| {
+                let mut eng = Engine::new(tx, domain, &setup);
+                let cancel_requested = record_heartbeat(&mut eng, &mut run, task, input.details)?;
+                eng.finish()?;
+                Ok(ActivityTaskStatus { cancel_requested })
+            },
+        )
         .await
 }
 
@@ -175,13 +179,17 @@ async fn respond(
     let scope = ctx.scope.clone();
     let setup = svc.engine.clone();
     svc.store
-        .write(move |tx| {
-            let domain = task_domain(tx, &scope, task)?;
-            let mut eng = Engine::new(tx, domain.id, &setup);
-            let mut run = started_activity(&eng, task)?;
-            close_activity(&mut eng, &mut run, task, outcome)?;
-            eng.finish()?;
-            Ok(Empty {})
-        })
+        .write(
+            move |tx| {
+                let domain = task_domain(tx, &scope, task)?;
+                Ok((domain.id, started_activity(tx, domain.id, task)?))
+            },
+            move |tx, (domain, mut run)| {
+                let mut eng = Engine::new(tx, domain, &setup);
+                close_activity(&mut eng, &mut run, task, outcome)?;
+                eng.finish()?;
+                Ok(Empty {})
+            },
+        )
         .await
 }

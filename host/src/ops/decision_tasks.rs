@@ -9,7 +9,7 @@ use crate::engine::{
 };
 use crate::fault::{Fault, Violations};
 use crate::model::{Empty, NoneAllowed, TaskList, TypeName, WorkflowExecution, decisions};
-use crate::store::{Cursor, RunReads, TaskKind};
+use crate::store::{Cursor, TaskKind};
 
 use super::history::raw_events;
 use super::paging::page_size;
@@ -142,7 +142,7 @@ async fn task_output(
     let task = claim.task;
     let page = svc
         .store
-        .read(move |tx| Ok(tx.history(task.run, first, task.started, cursor)?))
+        .read(move |tx| tx.history(task.run, first, task.started, cursor))
         .await?;
     let next_page_token = svc.next_page_token(query, &page, |(id, _)| HistoryPosition {
         run: task.run,
@@ -200,13 +200,18 @@ pub(crate) async fn respond_completed(
     let scope = ctx.scope.clone();
     let setup = svc.engine_for(ctx);
     svc.store
-        .write(move |tx| {
-            let domain = task_domain(tx, &scope, task)?;
-            let mut eng = Engine::new(tx, domain.id, &setup);
-            let mut run = started_decision(&eng, task)?;
-            complete_decision_task(&mut eng, &domain, &mut run, task, completion)?;
-            eng.finish()?;
-            Ok(Empty {})
-        })
+        .write(
+            move |tx| {
+                let domain = task_domain(tx, &scope, task)?;
+                let run = started_decision(tx, domain.id, task)?;
+                Ok((domain, run))
+            },
+            move |tx, (domain, mut run)| {
+                let mut eng = Engine::new(tx, domain.id, &setup);
+                complete_decision_task(&mut eng, &domain, &mut run, task, completion)?;
+                eng.finish()?;
+                Ok(Empty {})
+            },
+        )
         .await
 }

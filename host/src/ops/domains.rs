@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::fault::{Fault, Violations};
 use crate::model::{Domain, DomainArn, Empty, RegistrationStatus, ResourceTag, Scope};
-use crate::store::{Cursor, Reads};
+use crate::store::Cursor;
 
 use super::paging::page_size;
 use super::tags::{check_tag_count, merge_tags};
@@ -104,24 +104,30 @@ pub(crate) async fn register_domain(
     let scope = ctx.scope.clone();
     let max_domains = ctx.tenant.quotas.domains;
     svc.store
-        .write(move |tx| {
-            if tx.domain(&scope, &input.name)?.is_some() {
-                return Err(Fault::domain_already_exists(&input.name));
-            }
-            if tx.domain_count(&scope.account, max_domains)? >= max_domains {
-                return Err(Fault::domains_limit(max_domains));
-            }
-            let domain = Domain {
-                id: tx.next_id()?,
-                name: input.name,
-                description: input.description,
-                retention: input.workflow_execution_retention_period_in_days,
-                deprecated_at: None,
-                tags,
-            };
-            tx.put_domain(&scope, &domain)?;
-            Ok(Empty {})
-        })
+        .write(
+            move |tx| {
+                if tx.domain(&scope, &input.name)?.is_some() {
+                    return Err(Fault::domain_already_exists(&input.name));
+                }
+                if tx.domain_count(&scope.account, max_domains)? >= max_domains {
+                    return Err(Fault::domains_limit(max_domains));
+                }
+                let retention = input.workflow_execution_retention_period_in_days;
+                Ok((scope, input.name, input.description, retention))
+            },
+            |tx, (scope, name, description, retention)| {
+                let domain = Domain {
+                    id: tx.next_id()?,
+                    name,
+                    description,
+                    retention,
+                    deprecated_at: None,
+                    tags,
+                };
+                tx.put_domain(&scope, &domain)?;
+                Ok(Empty {})
+            },
+        )
         .await
 }
 
@@ -164,7 +170,7 @@ pub(crate) async fn list_domains(
                 reverse,
                 limit,
             };
-            Ok(tx.domains(&scope, cursor, |d| d.status() == status)?)
+            Ok::<_, Fault>(tx.domains(&scope, cursor, &|d| d.status() == status)?)
         })
         .await?;
     let next_page_token = svc.next_page_token(&query, &page, |domain| &domain.name);
@@ -204,20 +210,24 @@ async fn set_deprecated(
 ) -> Result<Empty, Fault> {
     let scope = ctx.scope.clone();
     svc.store
-        .write(move |tx| {
-            let mut domain = known_domain(tx, &scope, &name)?;
-            match (deprecate, domain.status()) {
-                (true, RegistrationStatus::Deprecated) => {
-                    return Err(Fault::domain_deprecated(&domain.name));
+        .write(
+            move |tx| {
+                let domain = known_domain(tx, &scope, &name)?;
+                match (deprecate, domain.status()) {
+                    (true, RegistrationStatus::Deprecated) => {
+                        Err(Fault::domain_deprecated(&domain.name))
+                    }
+                    (false, RegistrationStatus::Registered) => {
+                        Err(Fault::domain_already_exists(&domain.name))
+                    }
+                    _ => Ok((scope, domain)),
                 }
-                (false, RegistrationStatus::Registered) => {
-                    return Err(Fault::domain_already_exists(&domain.name));
-                }
-                _ => {}
-            }
-            domain.deprecated_at = deprecate.then(|| tx.now());
-            tx.put_domain(&scope, &domain)?;
-            Ok(Empty {})
-        })
+            },
+            move |tx, (scope, mut domain)| {
+                domain.deprecated_at = deprecate.then(|| tx.now());
+                tx.put_domain(&scope, &domain)?;
+                Ok(Empty {})
+            },
+        )
         .await
 }

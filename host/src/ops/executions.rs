@@ -9,7 +9,7 @@ use crate::engine::{
 use crate::fault::{Fault, Violations};
 use crate::model::events::Cause;
 use crate::model::{ChildPolicy, Empty, NoneAllowed, Run, Scope, TaskList, TypeName};
-use crate::store::{Reads, RunReads};
+use crate::store::{Reads, StoreError};
 
 use super::{Ctx, Service, known_domain};
 
@@ -58,43 +58,52 @@ pub(crate) async fn start(svc: &Service, ctx: &Ctx, input: StartInput) -> Result
 
     let scope = ctx.scope.clone();
     let setup = svc.engine_for(ctx);
+    let check_setup = setup.clone();
     svc.store
-        .write(move |tx| {
-            let domain = known_domain(tx, &scope, &input.domain)?;
-            let request = StartRequest {
-                task_list: input.task_list,
-                task_priority: input.task_priority,
-                execution_start_to_close_timeout: input.execution_start_to_close_timeout,
-                task_start_to_close_timeout: input.task_start_to_close_timeout,
-                child_policy: input.child_policy,
-                lambda_role: input.lambda_role,
-            };
-            let config = resolve_start(tx, &domain, &input.workflow_type, request)
-                .map_err(|e| e.fault(&input.workflow_type))?;
-            if tx.open_run(domain.id, &input.workflow_id)?.is_some() {
-                return Err(Fault::execution_already_started(&input.workflow_id));
-            }
-            let mut eng = Engine::new(tx, domain.id, &setup);
-            if eng.open_runs_full()? {
-                return Err(Fault::open_runs_limit(&domain.name, eng.max_open_runs()));
-            }
-            let new = NewRun {
-                retention_days: domain.retention_days(),
-                domain_name: domain.name,
-                workflow_id: input.workflow_id,
-                workflow_type: input.workflow_type,
-                config,
-                input: input.input,
-                tags: input.tag_list.unwrap_or_default(),
-                parent: None,
-                continued_from: None,
-            };
-            let run = start_run(&mut eng, new, None)?;
-            eng.finish()?;
-            Ok(RunOutput {
-                run_id: run.execution.run_id,
-            })
-        })
+        .write(
+            move |tx| {
+                let domain = known_domain(tx, &scope, &input.domain)?;
+                let request = StartRequest {
+                    task_list: input.task_list.clone(),
+                    task_priority: input.task_priority.clone(),
+                    execution_start_to_close_timeout: input
+                        .execution_start_to_close_timeout
+                        .clone(),
+                    task_start_to_close_timeout: input.task_start_to_close_timeout.clone(),
+                    child_policy: input.child_policy,
+                    lambda_role: input.lambda_role.clone(),
+                };
+                let config = resolve_start(tx, &domain, &input.workflow_type, request)
+                    .map_err(|e| e.fault(&input.workflow_type))?;
+                if tx.open_run(domain.id, &input.workflow_id)?.is_some() {
+                    return Err(Fault::execution_already_started(&input.workflow_id));
+                }
+                if check_setup.open_runs_full(tx, domain.id)? {
+                    let max = check_setup.max_open_runs;
+                    return Err(Fault::open_runs_limit(&domain.name, max));
+                }
+                Ok((domain, config, input))
+            },
+            move |tx, (domain, config, input)| {
+                let mut eng = Engine::new(tx, domain.id, &setup);
+                let new = NewRun {
+                    retention_days: domain.retention_days(),
+                    domain_name: domain.name,
+                    workflow_id: input.workflow_id,
+                    workflow_type: input.workflow_type,
+                    config,
+                    input: input.input,
+                    tags: input.tag_list.unwrap_or_default(),
+                    parent: None,
+                    continued_from: None,
+                };
+                let run = start_run(&mut eng, new, None)?;
+                eng.finish()?;
+                Ok(RunOutput {
+                    run_id: run.execution.run_id,
+                })
+            },
+        )
         .await
 }
 
@@ -181,28 +190,34 @@ async fn change_open_run(
     svc: &Service,
     ctx: &Ctx,
     (domain, workflow_id, run_id): (String, String, Option<String>),
-    change: impl FnOnce(&mut Engine<'_, '_>, &mut Run) -> Result<(), Fault> + Send + 'static,
+    change: impl FnOnce(&mut Engine<'_, '_>, &mut Run) -> Result<(), StoreError> + Send + 'static,
 ) -> Result<Empty, Fault> {
     let scope = ctx.scope.clone();
     let setup = svc.engine.clone();
     svc.store
-        .write(move |tx| {
-            let (domain, run) = named_run(tx, &scope, &domain, &workflow_id, run_id.as_deref())?;
-            let mut run = run
-                .filter(Run::is_open)
-                .ok_or_else(|| Fault::unknown_execution(&workflow_id, run_id.as_deref()))?;
-            let mut eng = Engine::new(tx, domain, &setup);
-            change(&mut eng, &mut run)?;
-            eng.finish()?;
-            Ok(Empty {})
-        })
+        .write(
+            move |tx| {
+                let (domain, run) =
+                    named_run(tx, &scope, &domain, &workflow_id, run_id.as_deref())?;
+                let run = run
+                    .filter(Run::is_open)
+                    .ok_or_else(|| Fault::unknown_execution(&workflow_id, run_id.as_deref()))?;
+                Ok((domain, run))
+            },
+            move |tx, (domain, mut run)| {
+                let mut eng = Engine::new(tx, domain, &setup);
+                change(&mut eng, &mut run)?;
+                eng.finish()?;
+                Ok(Empty {})
+            },
+        )
         .await
 }
 
 /// The domain id and the run named by a workflow id and an optional run id: without one (or with
 /// an empty one) the workflow id's open run.
 pub(super) fn named_run(
-    tx: &(impl Reads + RunReads),
+    tx: &dyn Reads,
     scope: &Scope,
     domain: &str,
     workflow_id: &str,

@@ -1,7 +1,9 @@
 //! Lambda function tasks, which only in-process workers serve: SWF has no operation to poll for
 //! them. The same long poll and writer path as the two task polls, so each task is claimed once.
 
-use crate::engine::{Claimed, Engine, FunctionClaim, LambdaOutcome, TaskRef, close_lambda};
+use crate::engine::{
+    Claimed, Engine, FunctionClaim, LambdaOutcome, TaskRef, closable_lambda, close_lambda,
+};
 use crate::fault::Fault;
 use crate::store::TaskKind;
 
@@ -34,11 +36,17 @@ pub(crate) async fn close(
     let scope = ctx.scope.clone();
     let setup = svc.engine.clone();
     svc.store
-        .write(move |tx| {
-            let domain = task_domain(tx, &scope, task)?;
-            let mut eng = Engine::new(tx, domain.id, &setup);
-            close_lambda(&mut eng, task, outcome)?;
-            eng.finish()
-        })
+        .write(
+            move |tx| {
+                let domain = task_domain(tx, &scope, task)?;
+                let run = closable_lambda(tx, domain.id, task, &outcome)?;
+                Ok((domain.id, run, outcome))
+            },
+            move |tx, (domain, run, outcome)| {
+                let mut eng = Engine::new(tx, domain, &setup);
+                close_lambda(&mut eng, run, task, outcome)?;
+                eng.finish()
+            },
+        )
         .await
 }

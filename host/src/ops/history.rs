@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 use crate::clock::Timestamp;
 use crate::fault::Fault;
 use crate::model::{CloseStatus, ExecutionConfig, OpenCounts, Run, TypeName, WorkflowExecution};
-use crate::store::{Cursor, Page, ReadTx, RunReads};
+use crate::store::{Cursor, Page, Reads};
 
 use super::executions::named_run;
 use super::paging::page_size;
@@ -140,7 +140,7 @@ pub(crate) async fn get_history(
         .store
         .read(move |tx| {
             let run = named(tx, &scope, &domain, &execution)?;
-            Ok(tx.history(run.seq, 1, u64::MAX - 1, cursor)?)
+            Ok::<_, Fault>(tx.history(run.seq, 1, u64::MAX - 1, cursor)?)
         })
         .await?;
     let next_page_token = svc.next_page_token(&query, &page, |(id, _)| *id);
@@ -163,7 +163,7 @@ pub(super) fn raw_events(page: Page<(u64, Vec<u8>)>) -> Result<Vec<Box<RawValue>
 
 /// The run `execution` names in the caller's domain, open or closed.
 fn named(
-    tx: &ReadTx,
+    tx: &dyn Reads,
     scope: &crate::model::Scope,
     domain: &str,
     execution: &WorkflowExecution,

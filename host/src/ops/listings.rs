@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::clock::Timestamp;
 use crate::fault::Fault;
 use crate::model::{CloseStatus, Run, TaskList};
-use crate::store::{Cursor, Listing, RunReads, TaskKind};
+use crate::store::{Cursor, Listing, TaskKind};
 
 use super::history::ExecutionInfo;
 use super::paging::page_size;
@@ -206,7 +206,9 @@ async fn list(
         .store
         .read(move |tx| {
             let domain = known_domain(tx, &scope, &filters.domain)?;
-            Ok(tx.listed_runs(domain.id, listing, range, cursor, |run| filters.keeps(run))?)
+            Ok::<_, Fault>(
+                tx.listed_runs(domain.id, listing, range, cursor, &|run| filters.keeps(run))?,
+            )
         })
         .await?;
     let next_page_token = svc.next_page_token(&query, &page, |run| {
@@ -257,7 +259,7 @@ async fn count(
                 limit: usize::MAX,
             };
             let page =
-                tx.listed_runs(domain.id, listing, range, cursor, |run| filters.keeps(run))?;
+                tx.listed_runs(domain.id, listing, range, cursor, &|run| filters.keeps(run))?;
             Ok(CountOutput::exact(page.items.len() as u64))
         })
         .await

@@ -81,7 +81,7 @@ impl Ctx {
 }
 
 /// The domain `name` of `scope`, or `UnknownResourceFault`.
-fn known_domain(tx: &impl Reads, scope: &Scope, name: &str) -> Result<Domain, Fault> {
+fn known_domain(tx: &dyn Reads, scope: &Scope, name: &str) -> Result<Domain, Fault> {
     tx.domain(scope, name)?
         .ok_or_else(|| Fault::unknown_domain(name))
 }

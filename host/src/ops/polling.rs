@@ -7,7 +7,7 @@ use crate::dispatch::{Ticket, Waiter};
 use crate::engine::{Claimed, Engine, TaskRef, claim};
 use crate::fault::{Fault, Violations};
 use crate::model::{Domain, Scope};
-use crate::store::{RunReads, TaskKind, WriteTx};
+use crate::store::{Reads, TaskKind};
 
 use super::{Ctx, Service, known_domain};
 
@@ -34,20 +34,22 @@ pub(super) async fn long_poll(
     // Claim a queued task, or wait for one in the same writer job: nothing can slip in between.
     let claimed = svc
         .store
-        .write_if_waited(move |tx| {
-            let domain = known_domain(tx, &scope, &domain)?;
-            let mut eng = Engine::new(tx, domain.id, &setup);
-            let claimed = claim(&mut eng, kind, &list, identity)?;
-            eng.finish()?;
-            if claimed.is_none() {
-                setup
-                    .wakers
-                    .dispatch
-                    .wait((domain.id, kind, list), waiter, max_pollers)?;
-            }
-            Ok(claimed)
-        })
-        .await?;
+        .write_if_waited(
+            move |tx| known_domain(tx, &scope, &domain),
+            move |tx, domain| {
+                let mut eng = Engine::new(tx, domain.id, &setup);
+                let claimed = claim(&mut eng, kind, &list, identity)?;
+                eng.finish()?;
+                if claimed.is_some() {
+                    return Ok(Ok(claimed));
+                }
+                let key = (domain.id, kind, list);
+                let waiting = setup.wakers.dispatch.wait(key, waiter, max_pollers);
+                Ok(if waiting { Ok(None) } else { Err(()) })
+            },
+        )
+        .await?
+        .map_err(|()| Fault::pollers_limit(max_pollers))?;
     if claimed.is_some() {
         return Ok(claimed);
     }
@@ -84,7 +86,7 @@ pub(super) fn open_token(svc: &Service, token: &str, kind: TaskKind) -> Result<T
 
 /// The domain of the task's run, which must be in the caller's scope: a token of a run that is
 /// gone, or of another scope's, names an unknown execution.
-pub(super) fn task_domain(tx: &WriteTx<'_>, scope: &Scope, task: TaskRef) -> Result<Domain, Fault> {
+pub(super) fn task_domain(tx: &dyn Reads, scope: &Scope, task: TaskRef) -> Result<Domain, Fault> {
     let run = tx.run(task.run)?.ok_or_else(Fault::execution_gone)?;
     known_domain(tx, scope, &run.domain_name)
         .ok()

@@ -49,16 +49,18 @@ pub(crate) async fn tag_resource(
     let arn = resolve(ctx, &input.resource_arn)?;
     let max_tags = svc.limits.max_domain_tags;
     svc.store
-        .write(move |tx| {
-            let mut domain = tagged_domain(tx, &arn)?;
-            let tags = merge_tags(std::mem::take(&mut domain.tags), input.tags);
-            if tags.len() > max_tags {
-                return Err(Fault::too_many_tags(max_tags));
-            }
-            domain.tags = tags;
-            tx.put_domain(&arn.scope, &domain)?;
-            Ok(Empty {})
-        })
+        .write(
+            move |tx| {
+                let mut domain = tagged_domain(tx, &arn)?;
+                let tags = merge_tags(std::mem::take(&mut domain.tags), input.tags);
+                if tags.len() > max_tags {
+                    return Err(Fault::too_many_tags(max_tags));
+                }
+                domain.tags = tags;
+                Ok((arn, domain))
+            },
+            |tx, (arn, domain)| Ok(tx.put_domain(&arn.scope, &domain).map(|()| Empty {})?),
+        )
         .await
 }
 
@@ -70,12 +72,14 @@ pub(crate) async fn untag_resource(
 ) -> Result<Empty, Fault> {
     let arn = resolve(ctx, &input.resource_arn)?;
     svc.store
-        .write(move |tx| {
-            let mut domain = tagged_domain(tx, &arn)?;
-            domain.tags.retain(|t| !input.tag_keys.contains(&t.key));
-            tx.put_domain(&arn.scope, &domain)?;
-            Ok(Empty {})
-        })
+        .write(
+            move |tx| {
+                let mut domain = tagged_domain(tx, &arn)?;
+                domain.tags.retain(|t| !input.tag_keys.contains(&t.key));
+                Ok((arn, domain))
+            },
+            |tx, (arn, domain)| Ok(tx.put_domain(&arn.scope, &domain).map(|()| Empty {})?),
+        )
         .await
 }
 
@@ -120,7 +124,7 @@ fn resolve(ctx: &Ctx, arn: &str) -> Result<DomainArn, Fault> {
         .ok_or_else(|| Fault::unknown_resource(arn))
 }
 
-fn tagged_domain(tx: &impl Reads, arn: &DomainArn) -> Result<Domain, Fault> {
+fn tagged_domain(tx: &dyn Reads, arn: &DomainArn) -> Result<Domain, Fault> {
     tx.domain(&arn.scope, &arn.name)?
         .ok_or_else(|| Fault::unknown_resource(&arn.to_string()))
 }

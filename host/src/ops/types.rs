@@ -14,7 +14,7 @@ use crate::fault::{Fault, Violations};
 use crate::model::{
     Domain, Empty, Kind, RegistrationStatus, Scope, TypeKind, TypeName, TypeRecord,
 };
-use crate::store::{Counter, Cursor, Reads};
+use crate::store::{Counter, Cursor, Reads, TypeReads, TypeWrites};
 
 use super::paging::page_size;
 use super::{Ctx, Service, known_domain};
@@ -154,35 +154,39 @@ pub(crate) async fn register<K: TypeKind>(
     let scope = ctx.scope.clone();
     let max_types = u64::try_from(svc.limits.max_types_per_kind).unwrap_or(u64::MAX);
     svc.store
-        .write(move |tx| {
-            let domain = known_domain(tx, &scope, &input.domain)?;
-            if domain.deprecated_at.is_some() {
-                return Err(Fault::domain_deprecated(&domain.name));
-            }
-            let ty = TypeName {
-                name: input.name,
-                version: input.version,
-            };
-            if tx
-                .type_record::<K>(&domain, &ty.name, &ty.version)?
-                .is_some()
-            {
-                return Err(Fault::type_already_exists(K::KIND, &ty));
-            }
-            let counter = Counter::Types(K::KIND);
-            if tx.count(&domain, counter)? >= max_types {
-                return Err(Fault::types_limit(K::KIND, max_types));
-            }
-            let record = TypeRecord {
-                description: input.description,
-                created_at: tx.now(),
-                deprecated_at: None,
-                config: input.config,
-            };
-            tx.put_type::<K>(&domain, &ty, &record)?;
-            tx.add_count(&domain, counter, 1)?;
-            Ok(Empty {})
-        })
+        .write(
+            move |tx| {
+                let domain = known_domain(tx, &scope, &input.domain)?;
+                if domain.deprecated_at.is_some() {
+                    return Err(Fault::domain_deprecated(&domain.name));
+                }
+                let ty = TypeName {
+                    name: input.name,
+                    version: input.version,
+                };
+                if tx
+                    .type_record::<K>(&domain, &ty.name, &ty.version)?
+                    .is_some()
+                {
+                    return Err(Fault::type_already_exists(K::KIND, &ty));
+                }
+                if tx.count(domain.id, Counter::Types(K::KIND))? >= max_types {
+                    return Err(Fault::types_limit(K::KIND, max_types));
+                }
+                Ok((domain, ty, input.description, input.config))
+            },
+            |tx, (domain, ty, description, config)| {
+                let record = TypeRecord {
+                    description,
+                    created_at: tx.now(),
+                    deprecated_at: None,
+                    config,
+                };
+                tx.put_type::<K>(&domain, &ty, &record)?;
+                tx.add_count(domain.id, Counter::Types(K::KIND), 1)?;
+                Ok(Empty {})
+            },
+        )
         .await
 }
 
@@ -212,25 +216,29 @@ async fn set_deprecated<K: TypeKind>(
 ) -> Result<Empty, Fault> {
     let scope = ctx.scope.clone();
     svc.store
-        .write(move |tx| {
-            let (domain, mut record) = known_type::<K>(tx, &scope, &input)?;
-            match (deprecate, record.status(&domain)) {
-                (true, RegistrationStatus::Deprecated) => {
-                    return Err(Fault::type_deprecated(K::KIND, &input.ty));
+        .write(
+            move |tx| {
+                let (domain, record) = known_type::<K>(tx, &scope, &input)?;
+                match (deprecate, record.status(&domain)) {
+                    (true, RegistrationStatus::Deprecated) => {
+                        Err(Fault::type_deprecated(K::KIND, &input.ty))
+                    }
+                    (false, RegistrationStatus::Registered) => {
+                        Err(Fault::type_already_exists(K::KIND, &input.ty))
+                    }
+                    // A type deprecated through its domain comes back only with the domain.
+                    (false, _) if domain.deprecated_at.is_some() => {
+                        Err(Fault::domain_deprecated(&domain.name))
+                    }
+                    _ => Ok((domain, record, input.ty)),
                 }
-                (false, RegistrationStatus::Registered) => {
-                    return Err(Fault::type_already_exists(K::KIND, &input.ty));
-                }
-                // A type deprecated through its domain comes back only with the domain.
-                (false, _) if domain.deprecated_at.is_some() => {
-                    return Err(Fault::domain_deprecated(&domain.name));
-                }
-                _ => {}
-            }
-            record.deprecated_at = deprecate.then(|| tx.now());
-            tx.put_type::<K>(&domain, &input.ty, &record)?;
-            Ok(Empty {})
-        })
+            },
+            move |tx, (domain, mut record, ty)| {
+                record.deprecated_at = deprecate.then(|| tx.now());
+                tx.put_type::<K>(&domain, &ty, &record)?;
+                Ok(Empty {})
+            },
+        )
         .await
 }
 
@@ -242,15 +250,20 @@ pub(crate) async fn delete<K: TypeKind>(
 ) -> Result<Empty, Fault> {
     let scope = ctx.scope.clone();
     svc.store
-        .write(move |tx| {
-            let (domain, record) = known_type::<K>(tx, &scope, &input)?;
-            if record.status(&domain) == RegistrationStatus::Registered {
-                return Err(Fault::type_not_deprecated(K::KIND, &input.ty));
-            }
-            tx.delete_type::<K>(&domain, &input.ty)?;
-            tx.add_count(&domain, Counter::Types(K::KIND), -1)?;
-            Ok(Empty {})
-        })
+        .write(
+            move |tx| {
+                let (domain, record) = known_type::<K>(tx, &scope, &input)?;
+                if record.status(&domain) == RegistrationStatus::Registered {
+                    return Err(Fault::type_not_deprecated(K::KIND, &input.ty));
+                }
+                Ok((domain, input.ty))
+            },
+            |tx, (domain, ty)| {
+                tx.delete_type::<K>(&domain, &ty)?;
+                tx.add_count(domain.id, Counter::Types(K::KIND), -1)?;
+                Ok(Empty {})
+            },
+        )
         .await
 }
 
@@ -298,7 +311,7 @@ pub(crate) async fn list<K: TypeKind>(
             let page = tx.types::<K>(&domain, name.as_deref(), cursor, |record| {
                 record.status(&domain) == status
             })?;
-            Ok((domain, page))
+            Ok::<_, Fault>((domain, page))
         })
         .await?;
     let next_page_token = svc.next_page_token(&query, &page, |(ty, _)| (&ty.name, &ty.version));
@@ -315,7 +328,7 @@ pub(crate) async fn list<K: TypeKind>(
 
 /// The domain and the type that `input` names, or `UnknownResourceFault`.
 fn known_type<K: TypeKind>(
-    tx: &impl Reads,
+    tx: &dyn Reads,
     scope: &Scope,
     input: &TypeInput<K>,
 ) -> Result<(Domain, TypeRecord<K::Config>), Fault> {

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use crate::fault::{Fault, echo};
 use crate::model::{Binding, BindingKind, GuestFailureRecord, ModuleRecord};
 use crate::runtime::{self, GuestLimits};
-use crate::store::WasmReads;
+use crate::store::Reads;
 use crate::tenancy::Quotas;
 
 use super::{Ctx, Service, known_domain};
@@ -120,21 +120,26 @@ pub(crate) async fn upload_module(
         uploaded_at: svc.clock.now(),
     };
     svc.store
-        .write(move |tx| {
-            if let Some(existing) = module_room(tx, &account, &record.digest, record.size, &quotas)?
-            {
-                return Ok(existing);
-            }
-            tx.put_module(&account, &record, &code)?;
-            Ok(record)
-        })
+        .write(
+            move |tx| {
+                let existing = module_room(tx, &account, &record.digest, record.size, &quotas)?;
+                Ok((account, record, existing))
+            },
+            move |tx, (account, record, existing)| match existing {
+                Some(existing) => Ok(existing),
+                None => {
+                    tx.put_module(&account, &record, &code)?;
+                    Ok(record)
+                }
+            },
+        )
         .await
 }
 
 /// The module `digest` if `account` has it already; else whether the tenant has room for one
 /// more module of `size` bytes within its `quotas`, or `LimitExceededFault`.
 fn module_room(
-    tx: &impl WasmReads,
+    tx: &dyn Reads,
     account: &str,
     digest: &str,
     size: u64,
@@ -172,25 +177,30 @@ pub(crate) async fn delete_module(svc: &Service, ctx: &Ctx, digest: String) -> R
     let unloaded = digest.clone();
     let kept_elsewhere = svc
         .store
-        .write(move |tx| {
-            if tx.module(&account, &digest)?.is_none() {
-                return Err(unknown_module(&digest));
-            }
-            let users: Vec<String> = tx
-                .bindings(None)?
-                .into_iter()
-                .filter(|(_, b)| b.account == account && b.module == digest)
-                .map(|(_, b)| format!("{} {} {}", b.domain, b.kind.name(), b.name))
-                .collect();
-            if !users.is_empty() {
-                return Err(Fault::InUse(format!(
-                    "Module {digest} is bound: {}",
-                    users.join(", ")
-                )));
-            }
-            tx.delete_module(&account, &digest)?;
-            Ok(tx.module_held(&digest)?)
-        })
+        .write(
+            move |tx| {
+                if tx.module(&account, &digest)?.is_none() {
+                    return Err(unknown_module(&digest));
+                }
+                let users: Vec<String> = tx
+                    .bindings(None)?
+                    .into_iter()
+                    .filter(|(_, b)| b.account == account && b.module == digest)
+                    .map(|(_, b)| format!("{} {} {}", b.domain, b.kind.name(), b.name))
+                    .collect();
+                if !users.is_empty() {
+                    return Err(Fault::InUse(format!(
+                        "Module {digest} is bound: {}",
+                        users.join(", ")
+                    )));
+                }
+                Ok((account, digest))
+            },
+            |tx, (account, digest)| {
+                tx.delete_module(&account, &digest)?;
+                tx.module_held(&digest)
+            },
+        )
         .await?;
     // Compiled code is shared by digest: keep it while another account has the same module.
     if !kept_elsewhere {
@@ -234,41 +244,46 @@ pub(crate) async fn bind(
     let now = svc.clock.now();
     let binding = svc
         .store
-        .write(move |tx| {
-            let domain = known_domain(tx, &scope, &domain)?;
-            if domain.deprecated_at.is_some() {
-                return Err(Fault::DomainDeprecated(format!(
-                    "Domain is deprecated: {}",
-                    domain.name
-                )));
-            }
-            let module = tx
-                .module(&scope.account, &input.module)?
-                .ok_or_else(|| unknown_module(&input.module))?;
-            if module.world != kind.world() {
-                return Err(Fault::Validation(format!(
-                    "Module {} is {}; {} binding needs {}",
-                    module.digest,
-                    a(module.world.name()),
-                    a(kind.name()),
-                    a(kind.world().name())
-                )));
-            }
-            let binding = Binding {
-                account: scope.account.clone(),
-                region: scope.region.clone(),
-                domain: domain.name.clone(),
-                kind,
-                name,
-                module: module.digest,
-                concurrency,
-                limits,
-                http_hosts: input.http_hosts,
-                created_at: now,
-            };
-            tx.put_binding(domain.id, &binding)?;
-            Ok(binding)
-        })
+        .write(
+            move |tx| {
+                let domain = known_domain(tx, &scope, &domain)?;
+                if domain.deprecated_at.is_some() {
+                    return Err(Fault::DomainDeprecated(format!(
+                        "Domain is deprecated: {}",
+                        domain.name
+                    )));
+                }
+                let module = tx
+                    .module(&scope.account, &input.module)?
+                    .ok_or_else(|| unknown_module(&input.module))?;
+                if module.world != kind.world() {
+                    return Err(Fault::Validation(format!(
+                        "Module {} is {}; {} binding needs {}",
+                        module.digest,
+                        a(module.world.name()),
+                        a(kind.name()),
+                        a(kind.world().name())
+                    )));
+                }
+                let binding = Binding {
+                    account: scope.account.clone(),
+                    region: scope.region.clone(),
+                    domain: domain.name.clone(),
+                    kind,
+                    name,
+                    module: module.digest,
+                    concurrency,
+                    limits,
+                    http_hosts: input.http_hosts,
+                    created_at: now,
+                };
+                Ok((domain.id, binding))
+            },
+            |tx, (domain, binding)| {
+                tx.put_binding(domain, &binding)?;
+                Ok(binding)
+            },
+        )
         .await?;
     svc.bindings_changed.send_replace(());
     Ok(binding)
@@ -303,13 +318,16 @@ pub(crate) async fn unbind(
 ) -> Result<(), Fault> {
     let scope = ctx.scope.clone();
     svc.store
-        .write(move |tx| {
-            let domain = known_domain(tx, &scope, &domain)?;
-            if !tx.delete_binding(domain.id, kind, &name)? {
-                return Err(unknown_binding(kind, &name));
-            }
-            Ok(())
-        })
+        .write(
+            move |tx| {
+                let domain = known_domain(tx, &scope, &domain)?;
+                if tx.binding(domain.id, kind, &name)?.is_none() {
+                    return Err(unknown_binding(kind, &name));
+                }
+                Ok((domain.id, name))
+            },
+            move |tx, (domain, name)| tx.delete_binding(domain, kind, &name).map(drop),
+        )
         .await?;
     svc.bindings_changed.send_replace(());
     Ok(())

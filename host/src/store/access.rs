@@ -1,5 +1,6 @@
-//! Typed access to the tables: SWF-named reads shared by read snapshots and the write
-//! transaction, and the writes that only the writer performs.
+//! redb's side of the store's interface: the transactions, the tables they open, and the
+//! reads and writes of domains and types. Runs are in `runs.rs`, the Wasm extension in
+//! `wasm.rs`.
 
 use std::ops::{Bound, Deref};
 
@@ -8,9 +9,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::clock::Timestamp;
-use crate::model::{Domain, Kind, Scope, TypeKind, TypeName, TypeRecord};
+use crate::model::{AnyType, Domain, Kind, Scope, TypeName};
 
 use super::StoreError;
+use super::seam::{Counter, Cursor, DomainReads, DomainWrites, Page, Writes};
 use super::tables::{
     BINDINGS, BindingKey, Bytes, COUNTERS, DEADLINES, DOMAINS, DeadlineKey, DomainKey, EVENTS,
     FailureKey, GUEST_FAILURES, LISTINGS, ListingKey, META, MODULE_CODE, MODULES, ModuleKey,
@@ -47,14 +49,14 @@ macro_rules! tables {
         /// The tables reads use, from either kind of transaction: opened on demand in a
         /// snapshot, already open in the writer.
         #[allow(dead_code, reason = "every table gets a reader, used or not")]
-        pub(crate) trait Snapshot {
+        pub(super) trait Tables {
             $(
                 #[doc = concat!("The `", stringify!($def), "` table.")]
                 fn $method(&self) -> Result<impl Deref<Target: ReadableTable<$key, $value>>, StoreError>;
             )*
         }
 
-        impl Snapshot for ReadTx {
+        impl Tables for ReadTx {
             $(
                 fn $method(&self) -> Result<impl Deref<Target: ReadableTable<$key, $value>>, StoreError> {
                     Ok(Opened(self.0.open_table($def)?))
@@ -62,7 +64,7 @@ macro_rules! tables {
             )*
         }
 
-        impl Snapshot for WriteTx<'_> {
+        impl Tables for WriteTx<'_> {
             $(
                 fn $method(&self) -> Result<impl Deref<Target: ReadableTable<$key, $value>>, StoreError> {
                     Ok(&self.$field)
@@ -107,61 +109,18 @@ tables! {
     guest_failures / guest_failure_table: GUEST_FAILURES<FailureKey, Bytes>;
 }
 
-/// A count a domain keeps for a limit.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Counter {
-    /// Registered plus deprecated types of a kind.
-    Types(Kind),
-    /// Open runs.
-    OpenRuns,
-}
-
-impl Counter {
-    /// The counter's part of the key. Stored: never renumber.
-    fn key(self) -> u8 {
-        match self {
-            Counter::Types(Kind::Workflow) => 0,
-            Counter::Types(Kind::Activity) => 1,
-            Counter::OpenRuns => 2,
-        }
-    }
-}
-
-/// One page of a listing.
-#[derive(Debug)]
-pub(crate) struct Page<T> {
-    pub(crate) items: Vec<T>,
-    /// Whether more items follow the last one.
-    pub(crate) more: bool,
-}
-
-/// A type as listed: its name and version, and its record.
-pub(crate) type TypeEntry<C> = (TypeName, TypeRecord<C>);
-
-/// Where a listing starts and which way it reads.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Cursor<P> {
-    /// The position of the last item of the previous page.
-    pub(crate) after: Option<P>,
-    pub(crate) reverse: bool,
-    pub(crate) limit: usize,
-}
-
-/// The reads operations make, available in read snapshots and inside the writer.
-pub(crate) trait Reads: Snapshot {
-    /// The domain `name` in `scope`.
+impl<T: Tables> DomainReads for T {
     fn domain(&self, scope: &Scope, name: &str) -> Result<Option<Domain>, StoreError> {
         let table = self.domain_table()?;
         let value = table.get((scope.account.as_str(), scope.region.as_str(), name))?;
         value.map(|v| decode("domains", v.value())).transpose()
     }
 
-    /// A page of the domains in `scope` that `keep` accepts, in name order.
     fn domains(
         &self,
         scope: &Scope,
         cursor: Cursor<&str>,
-        keep: impl Fn(&Domain) -> bool,
+        keep: &dyn Fn(&Domain) -> bool,
     ) -> Result<Page<Domain>, StoreError> {
         let table = self.domain_table()?;
         let (account, region) = (scope.account.as_str(), scope.region.as_str());
@@ -179,7 +138,6 @@ pub(crate) trait Reads: Snapshot {
         })
     }
 
-    /// How many domains `account` holds in all regions, counting no further than `cap`.
     fn domain_count(&self, account: &str, cap: usize) -> Result<usize, StoreError> {
         let table = self.domain_table()?;
         // `account + "\0"` is the least string above `account`: the end of its range.
@@ -193,41 +151,46 @@ pub(crate) trait Reads: Snapshot {
         Ok(count)
     }
 
-    /// The type `name`/`version` of kind `K` in the domain.
-    fn type_record<K: TypeKind>(
-        &self,
-        domain: &Domain,
-        name: &str,
-        version: &str,
-    ) -> Result<Option<TypeRecord<K::Config>>, StoreError> {
-        let table = self.type_table()?;
-        let value = table.get((domain.id, K::KIND as u8, name, version))?;
-        value.map(|v| decode("types", v.value())).transpose()
+    fn count(&self, domain: u64, counter: Counter) -> Result<u64, StoreError> {
+        let table = self.counter_table()?;
+        let value = table.get((domain, counter.key()))?;
+        Ok(value.map_or(0, |v| v.value()))
     }
 
-    /// A page of the domain's types of kind `K` (only those called `name`, if given) that `keep`
-    /// accepts, in (name, version) order.
-    fn types<K: TypeKind>(
+    fn stored_type(
         &self,
-        domain: &Domain,
+        domain: u64,
+        kind: Kind,
+        name: &str,
+        version: &str,
+    ) -> Result<Option<AnyType>, StoreError> {
+        let table = self.type_table()?;
+        let value = table.get((domain, kind as u8, name, version))?;
+        value.map(|v| decode_type(kind, v.value())).transpose()
+    }
+
+    fn stored_types(
+        &self,
+        domain: u64,
+        kind: Kind,
         name: Option<&str>,
         cursor: Cursor<(&str, &str)>,
-        keep: impl Fn(&TypeRecord<K::Config>) -> bool,
-    ) -> Result<Page<TypeEntry<K::Config>>, StoreError> {
+        keep: &dyn Fn(&AnyType) -> bool,
+    ) -> Result<Page<(TypeName, AnyType)>, StoreError> {
         let table = self.type_table()?;
-        let (id, kind) = (domain.id, K::KIND as u8);
+        let (id, k) = (domain, kind as u8);
         let name_end = name.map(|n| format!("{n}\0"));
         let (lo, hi) = match (name, &name_end) {
-            (Some(name), Some(end)) => ((id, kind, name, ""), (id, kind, end.as_str(), "")),
-            _ => ((id, kind, "", ""), (id, kind + 1, "", "")),
+            (Some(name), Some(end)) => ((id, k, name, ""), (id, k, end.as_str(), "")),
+            _ => ((id, k, "", ""), (id, k + 1, "", "")),
         };
-        let after = cursor.after.map(|(n, v)| (id, kind, n, v));
+        let after = cursor.after.map(|(n, v)| (id, k, n, v));
         scan(
             &*table,
             bounds(lo, hi, after, cursor.reverse),
             cursor,
             |key, value| {
-                let record: TypeRecord<K::Config> = decode("types", value.value())?;
+                let record = decode_type(kind, value.value())?;
                 let (_, _, name, version) = key.value();
                 Ok(keep(&record).then(|| {
                     let name = TypeName {
@@ -241,26 +204,31 @@ pub(crate) trait Reads: Snapshot {
     }
 }
 
-impl<T: Snapshot> Reads for T {}
+/// A stored type record of the registry `kind`.
+fn decode_type(kind: Kind, bytes: &[u8]) -> Result<AnyType, StoreError> {
+    Ok(match kind {
+        Kind::Workflow => AnyType::Workflow(decode("types", bytes)?),
+        Kind::Activity => AnyType::Activity(decode("types", bytes)?),
+    })
+}
 
 impl WriteTx<'_> {
-    /// The time of this batch: every change in it happens "now".
-    pub(crate) fn now(&self) -> Timestamp {
-        self.now
-    }
-
-    /// Runs `action` once the batch is durably committed (never, if it is not).
-    pub(crate) fn after_commit(&mut self, action: impl FnOnce() + Send + 'static) {
-        self.after_commit.push(Box::new(action));
-    }
-
     /// The actions to run now that the batch is committed.
     pub(super) fn take_after_commit(&mut self) -> Vec<Box<dyn FnOnce() + Send>> {
         std::mem::take(&mut self.after_commit)
     }
+}
 
-    /// Allocates a number never handed out before.
-    pub(crate) fn next_id(&mut self) -> Result<u64, StoreError> {
+impl Writes for WriteTx<'_> {
+    fn now(&self) -> Timestamp {
+        self.now
+    }
+
+    fn after_commit(&mut self, action: Box<dyn FnOnce() + Send>) {
+        self.after_commit.push(action);
+    }
+
+    fn next_id(&mut self) -> Result<u64, StoreError> {
         let next = match self.meta.get("next_id")? {
             Some(v) => {
                 u64::from_le_bytes(v.value().try_into().map_err(|_| StoreError::Corrupt {
@@ -273,44 +241,16 @@ impl WriteTx<'_> {
         self.meta.insert("next_id", &(next + 1).to_le_bytes()[..])?;
         Ok(next)
     }
+}
 
-    /// The domain's `counter`.
-    pub(crate) fn count(&self, domain: &Domain, counter: Counter) -> Result<u64, StoreError> {
-        self.count_by_id(domain.id, counter)
-    }
-
-    /// The `counter` of the domain with id `domain`.
-    pub(crate) fn count_by_id(&self, domain: u64, counter: Counter) -> Result<u64, StoreError> {
-        let value = self.counters.get((domain, counter.key()))?;
-        Ok(value.map_or(0, |v| v.value()))
-    }
-
-    /// Moves the domain's `counter` by `delta`.
-    pub(crate) fn add_count(
-        &mut self,
-        domain: &Domain,
-        counter: Counter,
-        delta: i64,
-    ) -> Result<(), StoreError> {
-        self.add_count_by_id(domain.id, counter, delta)
-    }
-
-    /// Moves the `counter` of the domain with id `domain` by `delta`.
-    pub(crate) fn add_count_by_id(
-        &mut self,
-        domain: u64,
-        counter: Counter,
-        delta: i64,
-    ) -> Result<(), StoreError> {
-        let count = self
-            .count_by_id(domain, counter)?
-            .saturating_add_signed(delta);
+impl DomainWrites for WriteTx<'_> {
+    fn add_count(&mut self, domain: u64, counter: Counter, delta: i64) -> Result<(), StoreError> {
+        let count = self.count(domain, counter)?.saturating_add_signed(delta);
         self.counters.insert((domain, counter.key()), count)?;
         Ok(())
     }
 
-    /// Stores `domain` in `scope`, new or changed.
-    pub(crate) fn put_domain(&mut self, scope: &Scope, domain: &Domain) -> Result<(), StoreError> {
+    fn put_domain(&mut self, scope: &Scope, domain: &Domain) -> Result<(), StoreError> {
         let key = (
             scope.account.as_str(),
             scope.region.as_str(),
@@ -320,35 +260,29 @@ impl WriteTx<'_> {
         Ok(())
     }
 
-    /// Stores a type of kind `K`, new or changed.
-    pub(crate) fn put_type<K: TypeKind>(
+    fn put_stored_type(
         &mut self,
-        domain: &Domain,
+        domain: u64,
         ty: &TypeName,
-        record: &TypeRecord<K::Config>,
+        record: &AnyType,
     ) -> Result<(), StoreError> {
-        let key = (
-            domain.id,
-            K::KIND as u8,
-            ty.name.as_str(),
-            ty.version.as_str(),
-        );
-        self.types.insert(key, encode(record).as_slice())?;
+        let (kind, bytes) = match record {
+            AnyType::Workflow(record) => (Kind::Workflow, encode(record)),
+            AnyType::Activity(record) => (Kind::Activity, encode(record)),
+        };
+        let key = (domain, kind as u8, ty.name.as_str(), ty.version.as_str());
+        self.types.insert(key, bytes.as_slice())?;
         Ok(())
     }
 
-    /// Removes a type of kind `K`.
-    pub(crate) fn delete_type<K: TypeKind>(
+    fn delete_stored_type(
         &mut self,
-        domain: &Domain,
+        domain: u64,
+        kind: Kind,
         ty: &TypeName,
     ) -> Result<(), StoreError> {
-        self.types.remove((
-            domain.id,
-            K::KIND as u8,
-            ty.name.as_str(),
-            ty.version.as_str(),
-        ))?;
+        let key = (domain, kind as u8, ty.name.as_str(), ty.version.as_str());
+        self.types.remove(key)?;
         Ok(())
     }
 }

@@ -1,11 +1,17 @@
-//! Durable state in redb.
+//! Durable state: the interface the engine and the operations use (`seam.rs`: [`Reads`],
+//! [`Writes`]), and redb behind it.
 //!
 //! Every change goes through the one writer ([`Store::write`]), which commits concurrent requests
-//! together and answers each only after its change is on disk. Reads ([`Store::read`]) use redb
-//! snapshots and never wait for the writer. Only this module knows redb.
+//! together and answers each only after its change is on disk. A change is a *check*, which reads
+//! and may refuse, and an *apply*, which writes and cannot refuse: a refused request leaves the
+//! batch untouched, and a partly applied change is impossible by construction. Reads
+//! ([`Store::read`]) use redb snapshots and never wait for the writer. Only this module knows
+//! redb.
 
 mod access;
+mod kinds;
 mod runs;
+mod seam;
 mod tables;
 mod wasm;
 mod writer;
@@ -18,15 +24,11 @@ use redb::{Database, DatabaseError, ReadableDatabase, ReadableTable};
 use tokio::sync::oneshot;
 
 use crate::clock::Clock;
-use crate::fault::Fault;
 
-pub(crate) use access::{Counter, Cursor, Page, ReadTx, Reads, WriteTx};
-#[allow(
-    unused_imports,
-    reason = "the Wasm runtime writes bindings; only engine tests use the kinds here yet"
-)]
-pub(crate) use runs::{Deadline, Due, Listing, RunReads, TaskKind};
-pub(crate) use wasm::WasmReads;
+pub(crate) use access::ReadTx;
+pub(crate) use seam::{
+    Counter, Cursor, Deadline, Due, Listing, Page, Reads, TaskKind, TypeReads, TypeWrites, Writes,
+};
 pub use writer::WriterStats;
 
 /// What can go wrong below the SWF layer. Clients see any of these as an internal failure.
@@ -60,9 +62,26 @@ pub enum StoreError {
     /// An operation panicked inside the writer; its batch was rolled back.
     #[error("an operation panicked; its batch was rolled back")]
     Panicked,
-    /// An operation failed part-way inside the writer; its batch was rolled back.
-    #[error("an operation failed inside the writer; its batch was rolled back")]
+    /// A request's change failed part-way inside the writer; its batch was rolled back.
+    #[error("a change failed inside the writer; its batch was rolled back")]
     Aborted,
+    /// The batch holding this request was not committed.
+    #[error("not committed: {0}")]
+    Uncommitted(String),
+    /// The writer has stopped or dropped the request.
+    #[error("the writer has stopped")]
+    Stopped,
+    /// A change cannot be applied: what it found breaks an invariant the checks established, or
+    /// the system failed it (no randomness). Its batch is rolled back.
+    #[error("cannot apply a change: {0}")]
+    Broken(String),
+}
+
+impl StoreError {
+    /// A change that cannot be applied, for `detail`.
+    pub(crate) fn broken(detail: impl std::fmt::Display) -> Self {
+        StoreError::Broken(detail.to_string())
+    }
 }
 
 macro_rules! from_redb {
@@ -81,12 +100,6 @@ from_redb!(
     redb::CommitError,
     redb::SetDurabilityError
 );
-
-impl From<StoreError> for Fault {
-    fn from(e: StoreError) -> Self {
-        Fault::internal(e)
-    }
-}
 
 /// The database: cheap to clone, shared by every request.
 #[derive(Clone)]
@@ -145,7 +158,7 @@ impl Store {
     /// The earliest durable deadline, read directly (cheap enough for the timer loop).
     pub(crate) fn next_deadline(&self) -> Result<Option<crate::clock::Timestamp>, StoreError> {
         let tx = ReadTx(self.db.begin_read()?);
-        tx.next_deadline()
+        seam::RunReads::next_deadline(&tx)
     }
 
     /// A consistent snapshot taken on the calling thread, for start-up work done before
@@ -156,10 +169,11 @@ impl Store {
     }
 
     /// Runs `op` on a consistent snapshot, off the async threads.
-    pub(crate) async fn read<T, F>(&self, op: F) -> Result<T, Fault>
+    pub(crate) async fn read<T, E, F>(&self, op: F) -> Result<T, E>
     where
-        F: FnOnce(&ReadTx) -> Result<T, Fault> + Send + 'static,
+        F: FnOnce(&dyn Reads) -> Result<T, E> + Send + 'static,
         T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
     {
         let db = self.db.clone();
         tokio::task::spawn_blocking(move || {
@@ -167,42 +181,60 @@ impl Store {
             op(&tx)
         })
         .await
-        .map_err(Fault::internal)?
+        .map_err(|_| StoreError::Panicked)?
     }
 
-    /// Runs `op` in the writer's next batch and answers once that batch is durably committed.
-    ///
-    /// `op` must make its checks before its first write (see the `writer` module).
-    pub(crate) async fn write<T, F>(&self, op: F) -> Result<T, Fault>
+    /// Makes a change in the writer's next batch and answers once that batch is durably
+    /// committed: `check` reads what the change depends on and may refuse it (writing nothing);
+    /// then `apply` makes it with what `check` found. Both run in the same transaction. An
+    /// error from `apply` is the store's own, and rolls the whole batch back.
+    pub(crate) async fn write<P, T, E, C, A>(&self, check: C, apply: A) -> Result<T, E>
     where
-        F: FnOnce(&mut WriteTx<'_>) -> Result<T, Fault> + Send + 'static,
+        P: 'static,
+        C: FnOnce(&dyn Reads) -> Result<P, E> + Send + 'static,
+        A: FnOnce(&mut dyn Writes, P) -> Result<T, StoreError> + Send + 'static,
+        T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+    {
+        self.submit(check, apply, false).await
+    }
+
+    /// A change with nothing to check.
+    pub(crate) async fn apply<T, A>(&self, apply: A) -> Result<T, StoreError>
+    where
+        A: FnOnce(&mut dyn Writes) -> Result<T, StoreError> + Send + 'static,
         T: Send + 'static,
     {
-        self.submit(op, false).await
+        self.submit(|_| Ok(()), |tx, ()| apply(tx), false).await
     }
 
-    /// Like [`Store::write`], except that `op` is skipped if the caller has stopped waiting by
-    /// the time the writer reaches it: a poller that went away must not be handed a task.
-    pub(crate) async fn write_if_waited<T, F>(&self, op: F) -> Result<T, Fault>
+    /// Like [`Store::write`], except that the change is skipped if the caller has stopped
+    /// waiting by the time the writer reaches it: a poller that went away must not be handed a
+    /// task.
+    pub(crate) async fn write_if_waited<P, T, E, C, A>(&self, check: C, apply: A) -> Result<T, E>
     where
-        F: FnOnce(&mut WriteTx<'_>) -> Result<T, Fault> + Send + 'static,
+        P: 'static,
+        C: FnOnce(&dyn Reads) -> Result<P, E> + Send + 'static,
+        A: FnOnce(&mut dyn Writes, P) -> Result<T, StoreError> + Send + 'static,
         T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
     {
-        self.submit(op, true).await
+        self.submit(check, apply, true).await
     }
 
-    async fn submit<T, F>(&self, op: F, skip_if_gone: bool) -> Result<T, Fault>
+    async fn submit<P, T, E, C, A>(&self, check: C, apply: A, skip_if_gone: bool) -> Result<T, E>
     where
-        F: FnOnce(&mut WriteTx<'_>) -> Result<T, Fault> + Send + 'static,
+        P: 'static,
+        C: FnOnce(&dyn Reads) -> Result<P, E> + Send + 'static,
+        A: FnOnce(&mut dyn Writes, P) -> Result<T, StoreError> + Send + 'static,
         T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
     {
         let (reply, answer) = oneshot::channel();
         self.jobs
-            .send(writer::job(op, reply, skip_if_gone))
-            .map_err(|_| Fault::internal("the writer has stopped"))?;
-        answer
-            .await
-            .map_err(|_| Fault::internal("the writer dropped a request"))?
+            .send(writer::job(check, apply, reply, skip_if_gone))
+            .map_err(|_| StoreError::Stopped)?;
+        answer.await.map_err(|_| StoreError::Stopped)?
     }
 }
 
@@ -210,7 +242,7 @@ impl Store {
 impl ReadTx {
     /// The seq of every run that has a history, in order.
     pub(crate) fn history_seqs(&self) -> Result<Vec<u64>, StoreError> {
-        use access::Snapshot as _;
+        use access::Tables as _;
 
         let table = self.event_table()?;
         let mut seqs = Vec::new();
@@ -314,7 +346,7 @@ mod tests {
                 let store = opened.store.clone();
                 tokio::spawn(async move {
                     store
-                        .write(move |tx| Ok(tx.put_domain(&scope(), &domain(i, &format!("d{i}")))?))
+                        .apply(move |tx| tx.put_domain(&scope(), &domain(i, &format!("d{i}"))))
                         .await
                 })
             })
@@ -330,28 +362,78 @@ mod tests {
         );
         let count = opened
             .store
-            .read(|tx| Ok(tx.domain_count(&scope().account, 1000)?))
+            .read(|tx| tx.domain_count(&scope().account, 1000))
             .await
             .unwrap();
         assert_eq!(count, 200);
     }
 
+    /// A check's own refusal, as an operation's fault would be.
+    #[derive(Debug, PartialEq)]
+    enum Refusal {
+        No,
+        Store(String),
+    }
+
+    impl From<StoreError> for Refusal {
+        fn from(e: StoreError) -> Self {
+            Refusal::Store(e.to_string())
+        }
+    }
+
     #[tokio::test]
-    async fn a_fault_does_not_stop_other_requests() {
+    async fn a_refused_check_does_not_stop_other_requests() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path(), Arc::new(SystemClock))
             .unwrap()
             .store;
-        let failing = store.write(|_| Err::<(), _>(Fault::DomainDeprecated("x".into())));
-        let passing = store.write(|tx| Ok(tx.put_domain(&scope(), &domain(1, "kept"))?));
-        let (failed, passed) = tokio::join!(failing, passing);
-        assert_eq!(failed, Err(Fault::DomainDeprecated("x".into())));
+        let refused = store.write(
+            |_| Err::<(), _>(Refusal::No),
+            |tx, ()| tx.put_domain(&scope(), &domain(2, "never")),
+        );
+        let passing = store.write(
+            |_| Ok::<_, Refusal>(()),
+            |tx, ()| tx.put_domain(&scope(), &domain(1, "kept")),
+        );
+        let (refused, passed) = tokio::join!(refused, passing);
+        assert_eq!(refused, Err(Refusal::No));
         assert_eq!(passed, Ok(()));
-        let kept = store
-            .read(|tx| Ok(tx.domain(&scope(), "kept")?.is_some()))
-            .await
-            .unwrap();
-        assert!(kept);
+        let found = |name: &'static str| {
+            store.read(move |tx| Ok::<_, StoreError>(tx.domain(&scope(), name)?.is_some()))
+        };
+        assert!(found("kept").await.unwrap());
+        assert!(!found("never").await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_failed_apply_rolls_back_its_whole_batch() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), Arc::new(SystemClock))
+            .unwrap()
+            .store;
+        // Both requests wait in the queue before the writer takes them, so they share a batch.
+        let first = store.apply(|tx| tx.put_domain(&scope(), &domain(1, "first")));
+        let failing = store.apply(|tx| {
+            tx.put_domain(&scope(), &domain(2, "half"))?;
+            Err::<(), _>(StoreError::broken("the disk is gone"))
+        });
+        let (first, failed) = tokio::join!(first, failing);
+        assert!(
+            matches!(failed, Err(StoreError::Uncommitted(_))),
+            "{failed:?}"
+        );
+        let found = |name: &'static str| {
+            store.read(move |tx| Ok::<_, StoreError>(tx.domain(&scope(), name)?.is_some()))
+        };
+        assert!(!found("half").await.unwrap());
+        // The request batched with the failure is answered as not committed, never as done.
+        match first {
+            Ok(()) => assert!(found("first").await.unwrap()),
+            Err(error) => {
+                assert!(matches!(error, StoreError::Uncommitted(_)));
+                assert!(!found("first").await.unwrap());
+            }
+        }
     }
 
     #[tokio::test]
@@ -364,7 +446,7 @@ mod tests {
             ..scope()
         };
         store
-            .write(move |tx| {
+            .apply(move |tx| {
                 for (i, name) in ["b", "a", "c"].into_iter().enumerate() {
                     tx.put_domain(&scope(), &domain(i as u64, name))?;
                 }
@@ -384,9 +466,9 @@ mod tests {
                             reverse,
                             limit: 2,
                         };
-                        let page = tx.domains(&scope(), cursor, |_| true)?;
+                        let page = tx.domains(&scope(), cursor, &|_| true)?;
                         let names: Vec<String> = page.items.into_iter().map(|d| d.name).collect();
-                        Ok((names, page.more))
+                        Ok::<_, StoreError>((names, page.more))
                     })
                     .await
                     .unwrap()

@@ -1,5 +1,5 @@
-//! Typed access to the tables of runs: run records and their names, histories, listings, task
-//! queues and deadlines, and whether a function is bound to run a domain's Lambda tasks.
+//! redb's side of the reads and writes of runs: run records and their names, histories,
+//! listings, task queues and deadlines.
 
 use std::ops::Bound;
 
@@ -9,93 +9,16 @@ use crate::clock::Timestamp;
 use crate::model::{Run, Slot};
 
 use super::StoreError;
-use super::access::{Cursor, Page, Snapshot, WriteTx, bounds, decode, encode, scan};
+use super::access::{Tables, WriteTx, bounds, decode, encode, scan};
+use super::seam::{Cursor, Deadline, Due, Listing, Page, RunReads, RunWrites, TaskKind, Writes};
 
-/// The kinds of task queue; they are separate namespaces (spec §8.3). Stored (in task queue keys
-/// and task tokens): never renumber.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) enum TaskKind {
-    Decision = 0,
-    Activity = 1,
-    /// Lambda function tasks (spec §6.13), queued under the function's name. Only the
-    /// in-process function worker takes them; HTTP polls never ask for this kind.
-    Function = 2,
-}
-
-/// The orders in which visibility lists runs. Stored: never renumber.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Listing {
-    /// Open runs by start time.
-    Open = 0,
-    /// Closed runs by start time.
-    ClosedByStart = 1,
-    /// Closed runs by close time.
-    ClosedByClose = 2,
-}
-
-/// What a durable deadline does when it comes, and which event it belongs to. Stored: never
-/// renumber.
-///
-/// Deadlines of one activity task share its `ActivityTaskScheduled` event, so at one instant
-/// they come in the order of their numbers: the spec's tie order (§8.5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Deadline {
-    /// A timer fires; the event is its `TimerStarted`.
-    Timer = 0,
-    /// Activity timeouts; the event is the task's `ActivityTaskScheduled`.
-    ActivityScheduleToClose = 1,
-    ActivityStartToClose = 2,
-    ActivityHeartbeat = 3,
-    ActivityScheduleToStart = 4,
-    /// Decision task timeouts; the event is the task's `DecisionTaskScheduled`.
-    DecisionStartToClose = 5,
-    DecisionScheduleToStart = 6,
-    /// The run times out; the event is its `WorkflowExecutionStarted`.
-    RunStartToClose = 7,
-    /// A closed run's retention ends; the event is its last.
-    Purge = 8,
-    /// A started Lambda function task times out; the event is its `LambdaFunctionScheduled`.
-    LambdaStartToClose = 9,
-}
-
-impl Deadline {
-    const ALL: [Deadline; 10] = [
-        Deadline::Timer,
-        Deadline::ActivityScheduleToClose,
-        Deadline::ActivityStartToClose,
-        Deadline::ActivityHeartbeat,
-        Deadline::ActivityScheduleToStart,
-        Deadline::DecisionStartToClose,
-        Deadline::DecisionScheduleToStart,
-        Deadline::RunStartToClose,
-        Deadline::Purge,
-        Deadline::LambdaStartToClose,
-    ];
-
-    fn from_u8(kind: u8) -> Option<Deadline> {
-        Deadline::ALL.get(usize::from(kind)).copied()
-    }
-}
-
-/// A deadline that has come: when, which run, set by which event, for what.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Due {
-    pub(crate) at: Timestamp,
-    pub(crate) run: u64,
-    pub(crate) event_id: u64,
-    pub(crate) kind: Deadline,
-}
-
-/// The reads of runs, available in read snapshots and inside the writer.
-pub(crate) trait RunReads: Snapshot {
-    /// The run `seq`.
+impl<T: Tables> RunReads for T {
     fn run(&self, seq: u64) -> Result<Option<Run>, StoreError> {
         let table = self.run_table()?;
         let value = table.get(seq)?;
         value.map(|v| decode("runs", v.value())).transpose()
     }
 
-    /// The run named (workflow id, run id) in the domain.
     fn run_named(
         &self,
         domain: u64,
@@ -109,7 +32,6 @@ pub(crate) trait RunReads: Snapshot {
         seq.map_or(Ok(None), |seq| self.run(seq))
     }
 
-    /// The open run of `workflow_id` in the domain.
     fn open_run(&self, domain: u64, workflow_id: &str) -> Result<Option<Run>, StoreError> {
         let seq = self
             .open_run_table()?
@@ -118,7 +40,6 @@ pub(crate) trait RunReads: Snapshot {
         seq.map_or(Ok(None), |seq| self.run(seq))
     }
 
-    /// A page of the run's events `first..=last`, as wire JSON, after the cursor's event.
     fn history(
         &self,
         seq: u64,
@@ -138,22 +59,19 @@ pub(crate) trait RunReads: Snapshot {
         })
     }
 
-    /// One event of the run, as wire JSON.
     fn event(&self, seq: u64, event_id: u64) -> Result<Option<Vec<u8>>, StoreError> {
         let table = self.event_table()?;
         let value = table.get((seq, event_id))?;
         Ok(value.map(|v| v.value().to_vec()))
     }
 
-    /// A page of the domain's runs in `listing` with times in `[from, to]` that `keep` accepts,
-    /// in time order (newest first if `cursor.reverse`).
     fn listed_runs(
         &self,
         domain: u64,
         listing: Listing,
         (from, to): (Timestamp, Timestamp),
         cursor: Cursor<(i64, u64)>,
-        keep: impl Fn(&Run) -> bool,
+        keep: &dyn Fn(&Run) -> bool,
     ) -> Result<Page<Run>, StoreError> {
         let table = self.listing_table()?;
         let runs = self.run_table()?;
@@ -174,7 +92,6 @@ pub(crate) trait RunReads: Snapshot {
         })
     }
 
-    /// How many tasks wait in the task list.
     fn pending_tasks(&self, domain: u64, kind: TaskKind, list: &str) -> Result<u64, StoreError> {
         let table = self.task_table()?;
         let (lo, hi) = list_range(domain, kind, list);
@@ -186,15 +103,12 @@ pub(crate) trait RunReads: Snapshot {
         Ok(count)
     }
 
-    /// The earliest deadline.
     fn next_deadline(&self) -> Result<Option<Timestamp>, StoreError> {
         let table = self.deadline_table()?;
         let first = table.first()?;
         Ok(first.map(|(key, _)| Timestamp::from_millis(key.value().0)))
     }
 }
-
-impl<T: Snapshot> RunReads for T {}
 
 /// A key of the task queues, borrowing the list name.
 type QueueKey<'a> = (u64, u8, &'a str, u32, u64);
@@ -208,15 +122,13 @@ fn list_range(domain: u64, kind: TaskKind, list: &str) -> (QueueKey<'_>, QueueKe
     )
 }
 
-impl WriteTx<'_> {
-    /// Stores `run`, new or changed.
-    pub(crate) fn put_run(&mut self, run: &Run) -> Result<(), StoreError> {
+impl RunWrites for WriteTx<'_> {
+    fn put_run(&mut self, run: &Run) -> Result<(), StoreError> {
         self.runs.insert(run.seq, encode(run).as_slice())?;
         Ok(())
     }
 
-    /// Records the names of a new run, and that it is the open run of its workflow id.
-    pub(crate) fn name_run(&mut self, run: &Run) -> Result<(), StoreError> {
+    fn name_run(&mut self, run: &Run) -> Result<(), StoreError> {
         let (domain, id) = (run.domain, run.execution.workflow_id.as_str());
         self.run_ids
             .insert((domain, id, run.execution.run_id.as_str()), run.seq)?;
@@ -224,8 +136,7 @@ impl WriteTx<'_> {
         Ok(())
     }
 
-    /// Records that `run` is no longer the open run of its workflow id.
-    pub(crate) fn unname_open_run(&mut self, run: &Run) -> Result<(), StoreError> {
+    fn unname_open_run(&mut self, run: &Run) -> Result<(), StoreError> {
         let key = (run.domain, run.execution.workflow_id.as_str());
         let current = self.open_runs.get(key)?.map(|v| v.value());
         if current == Some(run.seq) {
@@ -234,8 +145,7 @@ impl WriteTx<'_> {
         Ok(())
     }
 
-    /// Removes a closed run with its names, history and listings: its retention is over.
-    pub(crate) fn purge_run(&mut self, run: &Run) -> Result<(), StoreError> {
+    fn purge_run(&mut self, run: &Run) -> Result<(), StoreError> {
         let id = &run.execution;
         self.run_ids
             .remove((run.domain, id.workflow_id.as_str(), id.run_id.as_str()))?;
@@ -249,31 +159,18 @@ impl WriteTx<'_> {
         Ok(())
     }
 
-    /// Appends an event (wire JSON) to the run's history.
-    pub(crate) fn put_event(
-        &mut self,
-        seq: u64,
-        event_id: u64,
-        json: &[u8],
-    ) -> Result<(), StoreError> {
+    fn put_event(&mut self, seq: u64, event_id: u64, json: &[u8]) -> Result<(), StoreError> {
         self.events.insert((seq, event_id), json)?;
         Ok(())
     }
 
-    /// Adds the run to `listing` at `time`.
-    pub(crate) fn list_run(
-        &mut self,
-        run: &Run,
-        listing: Listing,
-        time: Timestamp,
-    ) -> Result<(), StoreError> {
+    fn list_run(&mut self, run: &Run, listing: Listing, time: Timestamp) -> Result<(), StoreError> {
         self.listings
             .insert((run.domain, listing as u8, time.as_millis(), run.seq), ())?;
         Ok(())
     }
 
-    /// Removes the run from `listing`.
-    pub(crate) fn unlist_run(
+    fn unlist_run(
         &mut self,
         run: &Run,
         listing: Listing,
@@ -284,8 +181,7 @@ impl WriteTx<'_> {
         Ok(())
     }
 
-    /// Queues a task of run `seq` scheduled by event `scheduled`, at `slot` of its list.
-    pub(crate) fn push_task(
+    fn push_task(
         &mut self,
         domain: u64,
         kind: TaskKind,
@@ -303,8 +199,7 @@ impl WriteTx<'_> {
         Ok(())
     }
 
-    /// Takes the first task of the list: highest priority, then earliest scheduled.
-    pub(crate) fn pop_task(
+    fn pop_task(
         &mut self,
         domain: u64,
         kind: TaskKind,
@@ -326,13 +221,7 @@ impl WriteTx<'_> {
         Ok(Some(task))
     }
 
-    /// Removes a queued task from its list.
-    pub(crate) fn remove_task(
-        &mut self,
-        domain: u64,
-        kind: TaskKind,
-        slot: &Slot,
-    ) -> Result<(), StoreError> {
+    fn remove_task(&mut self, domain: u64, kind: TaskKind, slot: &Slot) -> Result<(), StoreError> {
         self.tasks.remove((
             domain,
             kind as u8,
@@ -343,8 +232,7 @@ impl WriteTx<'_> {
         Ok(())
     }
 
-    /// Sets a deadline.
-    pub(crate) fn set_deadline(
+    fn set_deadline(
         &mut self,
         at: Timestamp,
         seq: u64,
@@ -356,8 +244,7 @@ impl WriteTx<'_> {
         Ok(())
     }
 
-    /// Clears a deadline that has not come yet.
-    pub(crate) fn clear_deadline(
+    fn clear_deadline(
         &mut self,
         at: Timestamp,
         seq: u64,
@@ -369,21 +256,7 @@ impl WriteTx<'_> {
         Ok(())
     }
 
-    /// Binds `name` in the domain with a raw `Binding` value, as the Wasm runtime will.
-    #[cfg(test)]
-    pub(crate) fn put_binding_raw(
-        &mut self,
-        domain: u64,
-        kind: crate::model::BindingKind,
-        name: &str,
-        value: &[u8],
-    ) -> Result<(), StoreError> {
-        self.bindings.insert((domain, kind as u8, name), value)?;
-        Ok(())
-    }
-
-    /// Takes up to `limit` deadlines that are due by now, earliest first.
-    pub(crate) fn take_due(&mut self, limit: usize) -> Result<Vec<Due>, StoreError> {
+    fn take_due(&mut self, limit: usize) -> Result<Vec<Due>, StoreError> {
         let now = self.now().as_millis();
         let mut keys = Vec::new();
         for entry in self
@@ -410,19 +283,5 @@ impl WriteTx<'_> {
             }
         }
         Ok(due)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Deadline;
-
-    #[test]
-    fn deadline_kinds_read_back_as_stored() {
-        for (n, kind) in Deadline::ALL.into_iter().enumerate() {
-            assert_eq!(kind as usize, n);
-            assert_eq!(Deadline::from_u8(kind as u8), Some(kind));
-        }
-        assert_eq!(Deadline::from_u8(Deadline::ALL.len() as u8), None);
     }
 }

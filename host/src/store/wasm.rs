@@ -1,32 +1,29 @@
-//! Typed access to the tables of Weft's Wasm extension: modules, their code, bindings, and the
-//! failures of each binding's guest.
+//! redb's side of the reads and writes of Weft's Wasm extension: modules, their code,
+//! bindings, and the failures of each binding's guest.
 
 use redb::ReadableTable;
 
 use crate::model::{Binding, BindingKind, GuestFailureRecord, ModuleRecord};
 
 use super::StoreError;
-use super::access::{Snapshot, WriteTx, decode, encode};
+use super::access::{Tables, WriteTx, decode, encode};
+use super::seam::{WasmReads, WasmWrites, Writes};
 
 /// Failures kept per binding: the latest ones.
 pub(crate) const FAILURES_KEPT: usize = 50;
 
-/// The reads of modules and bindings, available in read snapshots and inside the writer.
-pub(crate) trait WasmReads: Snapshot {
-    /// The record of module `digest` of `account`.
+impl<T: Tables> WasmReads for T {
     fn module(&self, account: &str, digest: &str) -> Result<Option<ModuleRecord>, StoreError> {
         let table = self.module_table()?;
         let value = table.get((account, digest))?;
         value.map(|v| decode("modules", v.value())).transpose()
     }
 
-    /// The code of module `digest` of `account`.
     fn module_code(&self, account: &str, digest: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let table = self.module_code_table()?;
         Ok(table.get((account, digest))?.map(|v| v.value().to_vec()))
     }
 
-    /// Every module of `account`, by digest.
     fn modules(&self, account: &str) -> Result<Vec<ModuleRecord>, StoreError> {
         let table = self.module_table()?;
         let end = format!("{account}\0");
@@ -37,7 +34,6 @@ pub(crate) trait WasmReads: Snapshot {
         Ok(modules)
     }
 
-    /// Whether any account has module `digest`.
     fn module_held(&self, digest: &str) -> Result<bool, StoreError> {
         let table = self.module_table()?;
         for entry in table.iter()? {
@@ -48,7 +44,6 @@ pub(crate) trait WasmReads: Snapshot {
         Ok(false)
     }
 
-    /// The binding of `kind` and `name` in domain `domain`.
     fn binding(
         &self,
         domain: u64,
@@ -60,7 +55,6 @@ pub(crate) trait WasmReads: Snapshot {
         value.map(|v| decode("bindings", v.value())).transpose()
     }
 
-    /// Whether a function called `name` is bound in domain `domain`.
     fn function_bound(&self, domain: u64, name: &str) -> Result<bool, StoreError> {
         let table = self.binding_table()?;
         Ok(table
@@ -68,7 +62,6 @@ pub(crate) trait WasmReads: Snapshot {
             .is_some())
     }
 
-    /// The bindings of domain `domain` (all domains if `None`), with their domain ids.
     fn bindings(&self, domain: Option<u64>) -> Result<Vec<(u64, Binding)>, StoreError> {
         let table = self.binding_table()?;
         let mut bindings = Vec::new();
@@ -93,7 +86,6 @@ pub(crate) trait WasmReads: Snapshot {
         Ok(bindings)
     }
 
-    /// The latest failures of a binding's guest, oldest first.
     fn guest_failures(
         &self,
         domain: u64,
@@ -110,11 +102,8 @@ pub(crate) trait WasmReads: Snapshot {
     }
 }
 
-impl<T: Snapshot> WasmReads for T {}
-
-impl WriteTx<'_> {
-    /// Stores a module and its code.
-    pub(crate) fn put_module(
+impl WasmWrites for WriteTx<'_> {
+    fn put_module(
         &mut self,
         account: &str,
         record: &ModuleRecord,
@@ -126,22 +115,19 @@ impl WriteTx<'_> {
         Ok(())
     }
 
-    /// Removes a module and its code.
-    pub(crate) fn delete_module(&mut self, account: &str, digest: &str) -> Result<(), StoreError> {
+    fn delete_module(&mut self, account: &str, digest: &str) -> Result<(), StoreError> {
         self.modules.remove((account, digest))?;
         self.module_code.remove((account, digest))?;
         Ok(())
     }
 
-    /// Stores a binding of domain `domain`, new or replacing the one it names.
-    pub(crate) fn put_binding(&mut self, domain: u64, binding: &Binding) -> Result<(), StoreError> {
+    fn put_binding(&mut self, domain: u64, binding: &Binding) -> Result<(), StoreError> {
         let key = (domain, binding.kind as u8, binding.name.as_str());
         self.bindings.insert(key, encode(binding).as_slice())?;
         Ok(())
     }
 
-    /// Removes a binding and its failures; answers whether there was one.
-    pub(crate) fn delete_binding(
+    fn delete_binding(
         &mut self,
         domain: u64,
         kind: BindingKind,
@@ -156,8 +142,7 @@ impl WriteTx<'_> {
         Ok(removed)
     }
 
-    /// Records a failure of a binding's guest, forgetting the oldest beyond [`FAILURES_KEPT`].
-    pub(crate) fn record_guest_failure(
+    fn record_guest_failure(
         &mut self,
         domain: u64,
         kind: BindingKind,

@@ -6,8 +6,9 @@
 //! commits once, and only then answers all of them: throughput grows with load while latency
 //! stays one commit, and no request is acknowledged before its change is on disk.
 //!
-//! An operation applied here must make its checks before its first write: a fault leaves the
-//! transaction untouched, so the other requests of the batch still commit.
+//! A request is a check, which only reads and may refuse, and an apply, which writes and can fail
+//! only with the store's own error: a refusal leaves the transaction untouched, so the other
+//! requests of the batch still commit, and an apply that fails rolls the whole batch back.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
@@ -19,9 +20,10 @@ use redb::{Database, Durability};
 use tokio::sync::oneshot;
 
 use crate::clock::Clock;
-use crate::fault::Fault;
 
-use super::{StoreError, WriteTx};
+use super::StoreError;
+use super::access::WriteTx;
+use super::seam::{Reads, Writes};
 
 /// The most requests one commit carries, so one batch cannot delay its first reply for long.
 const MAX_BATCH: usize = 1024;
@@ -32,66 +34,76 @@ pub(super) type Queue = Sender<Box<dyn Job>>;
 /// A request waiting for the writer.
 pub(super) trait Job: Send {
     /// Applies the request inside the batch's transaction and keeps its result. Returns false if
-    /// it failed in a way that may have left partial changes: the batch must then be dropped.
-    fn apply(&mut self, tx: &mut WriteTx<'_>) -> bool;
+    /// its apply step failed, which may have left partial changes: the batch must then be dropped.
+    fn apply(&mut self, tx: &mut dyn Writes) -> bool;
     /// Answers the request once the batch is committed, or failed with `error`.
     fn finish(self: Box<Self>, error: Option<&StoreError>);
 }
 
-enum State<F, T> {
-    Waiting(F),
-    Applied(Result<T, Fault>),
+enum State<C, A, T, E> {
+    Waiting(C, A),
+    Applied(Result<T, E>),
     Gone,
 }
 
-struct Request<F, T> {
-    state: State<F, T>,
-    reply: oneshot::Sender<Result<T, Fault>>,
+struct Request<C, A, T, E> {
+    state: State<C, A, T, E>,
+    reply: oneshot::Sender<Result<T, E>>,
     skip_if_gone: bool,
 }
 
-impl<F, T> Job for Request<F, T>
+impl<P, T, E, C, A> Job for Request<C, A, T, E>
 where
-    F: FnOnce(&mut WriteTx<'_>) -> Result<T, Fault> + Send,
+    C: FnOnce(&dyn Reads) -> Result<P, E> + Send,
+    A: FnOnce(&mut dyn Writes, P) -> Result<T, StoreError> + Send,
     T: Send,
+    E: From<StoreError> + Send,
 {
-    fn apply(&mut self, tx: &mut WriteTx<'_>) -> bool {
+    fn apply(&mut self, tx: &mut dyn Writes) -> bool {
         if self.skip_if_gone && self.reply.is_closed() {
             return true;
         }
-        if let State::Waiting(op) = std::mem::replace(&mut self.state, State::Gone) {
-            let result = op(tx);
-            // Faults are raised before any write; an internal failure may come after some.
-            let clean = !matches!(result, Err(Fault::Internal(_)));
-            self.state = State::Applied(result);
-            return clean;
-        }
-        true
+        let State::Waiting(check, apply) = std::mem::replace(&mut self.state, State::Gone) else {
+            return true;
+        };
+        let (result, clean) = match check(&*tx) {
+            Err(refused) => (Err(refused), true),
+            Ok(plan) => match apply(tx, plan) {
+                Ok(output) => (Ok(output), true),
+                Err(error) => (Err(E::from(error)), false),
+            },
+        };
+        self.state = State::Applied(result);
+        clean
     }
 
     fn finish(self: Box<Self>, error: Option<&StoreError>) {
         let result = match (error, self.state) {
             (None, State::Applied(result)) => result,
-            (Some(error), _) => Err(Fault::internal(error)),
-            (None, _) => Err(Fault::internal("request was not applied")),
+            (Some(error), _) => Err(E::from(StoreError::Uncommitted(error.to_string()))),
+            (None, _) => Err(E::from(StoreError::Uncommitted("not applied".into()))),
         };
         // The client may have gone away; its change stands either way.
         let _ = self.reply.send(result);
     }
 }
 
-/// Wraps `op` as a job that answers on `reply`.
-pub(super) fn job<F, T>(
-    op: F,
-    reply: oneshot::Sender<Result<T, Fault>>,
+/// Wraps a check and an apply as a job that answers on `reply`.
+pub(super) fn job<P, T, E, C, A>(
+    check: C,
+    apply: A,
+    reply: oneshot::Sender<Result<T, E>>,
     skip_if_gone: bool,
 ) -> Box<dyn Job>
 where
-    F: FnOnce(&mut WriteTx<'_>) -> Result<T, Fault> + Send + 'static,
+    C: FnOnce(&dyn Reads) -> Result<P, E> + Send + 'static,
+    A: FnOnce(&mut dyn Writes, P) -> Result<T, StoreError> + Send + 'static,
     T: Send + 'static,
+    E: From<StoreError> + Send + 'static,
+    P: 'static,
 {
     Box::new(Request {
-        state: State::Waiting(op),
+        state: State::Waiting(check, apply),
         reply,
         skip_if_gone,
     })

@@ -23,7 +23,6 @@ use crate::fault::Fault;
 use crate::model::{Binding, BindingKind, GuestFailureRecord};
 use crate::ops::{Ctx, Service};
 use crate::runtime::{Call, GuestFailure, Module};
-use crate::store::WasmReads;
 use crate::tenancy::Caller;
 
 /// How long a worker waits before polling again after an unexpected error.
@@ -146,7 +145,7 @@ async fn load(svc: &Service, binding: &Binding) -> Result<Arc<Module>, String> {
     let (account, digest) = (binding.account.clone(), binding.module.clone());
     let code = svc
         .store
-        .read(move |tx| Ok(tx.module_code(&account, &digest)?))
+        .read(move |tx| tx.module_code(&account, &digest))
         .await
         .map_err(|e| e.to_string())?
         .ok_or("the module is gone")?;
@@ -236,13 +235,14 @@ impl Worker {
         let written = self
             .svc
             .store
-            .write(move |tx| {
+            .write(
                 // A binding removed meanwhile keeps no log.
-                if tx.binding(domain, kind, &name)?.is_some() {
-                    tx.record_guest_failure(domain, kind, &name, &record)?;
-                }
-                Ok(())
-            })
+                move |tx| tx.binding(domain, kind, &name).map(|b| (b.is_some(), name)),
+                move |tx, (bound, name)| match bound {
+                    true => tx.record_guest_failure(domain, kind, &name, &record),
+                    false => Ok(()),
+                },
+            )
             .await;
         if let Err(fault) = written {
             tracing::error!("recording a guest failure: {fault}");

@@ -1,10 +1,9 @@
 //! The activity decisions: ScheduleActivityTask and RequestCancelActivityTask (spec §6.1–6.2).
 
-use crate::fault::Fault;
 use crate::model::decisions::{attrs as d, given};
 use crate::model::events::{Cause, attrs};
 use crate::model::{Activity, ActivityDue, ActivityKind, RegistrationStatus, Run, Timeout};
-use crate::store::{Deadline, Reads, TaskKind};
+use crate::store::{Deadline, StoreError, TaskKind, TypeReads};
 
 use super::Batch;
 
@@ -13,7 +12,7 @@ impl Batch<'_, '_, '_> {
         &mut self,
         run: &mut Run,
         a: d::ScheduleActivityTask,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), StoreError> {
         let fail = |cause| attrs::ScheduleActivityTaskFailed {
             activity_type: a.activity_type.clone(),
             activity_id: a.activity_id.clone(),
@@ -159,7 +158,7 @@ impl Batch<'_, '_, '_> {
         &mut self,
         run: &mut Run,
         a: d::RequestCancelActivityTask,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), StoreError> {
         let found = run
             .activities
             .iter()

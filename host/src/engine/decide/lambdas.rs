@@ -4,11 +4,10 @@
 //! (`store::tables::BINDINGS`), by the in-process function worker; the task waits in a queue
 //! named after the function until that worker claims it (`engine::tasks`).
 
-use crate::fault::Fault;
 use crate::model::decisions::{attrs as d, given};
 use crate::model::events::{Cause, attrs};
 use crate::model::{LAMBDA_DEFAULT_TIMEOUT, Lambda, Run, Timeout};
-use crate::store::{TaskKind, WasmReads};
+use crate::store::{StoreError, TaskKind};
 
 use super::Batch;
 
@@ -20,7 +19,7 @@ impl Batch<'_, '_, '_> {
         &mut self,
         run: &mut Run,
         a: d::ScheduleLambdaFunction,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), StoreError> {
         // No IAM: a run without a `lambdaRole` may schedule functions too (spec §6.13 [REC]).
         // Only open functions hold their ids (spec §9 [REC]).
         let cause = if run.lambdas.values().any(|l| l.id == a.id) {
@@ -45,7 +44,7 @@ impl Batch<'_, '_, '_> {
         // Checked with the request: 1 to 900 seconds, or absent for the default.
         let timeout = given(&a.start_to_close_timeout).unwrap_or(LAMBDA_DEFAULT_TIMEOUT);
         let start_to_close = Timeout::seconds(timeout)
-            .ok_or_else(|| Fault::internal("unchecked Lambda startToCloseTimeout"))?;
+            .ok_or_else(|| StoreError::broken("unchecked Lambda startToCloseTimeout"))?;
         let event = attrs::LambdaFunctionScheduled {
             id: a.id.clone(),
             name: a.name.clone(),

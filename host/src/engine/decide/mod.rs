@@ -6,11 +6,10 @@ mod activities;
 mod lambdas;
 mod runs;
 
-use crate::fault::Fault;
 use crate::model::decisions::{Decision, attrs as d, given};
 use crate::model::events::{Cause, Event, attrs};
 use crate::model::{CloseStatus, DecisionTask, Domain, Run, TaskList, Timeout, Timer};
-use crate::store::Deadline;
+use crate::store::{Deadline, StoreError};
 
 use super::Engine;
 use super::close::{Closing, close};
@@ -34,7 +33,7 @@ pub(crate) fn complete_decision_task(
     run: &mut Run,
     task: TaskRef,
     completion: Completion,
-) -> Result<(), Fault> {
+) -> Result<(), StoreError> {
     // The task is answered in time: its start-to-close timeout is over.
     let DecisionTask::Started {
         scheduled,
@@ -43,7 +42,7 @@ pub(crate) fn complete_decision_task(
         ..
     } = std::mem::take(&mut run.decision)
     else {
-        return Err(Fault::internal(
+        return Err(StoreError::broken(
             "completing a decision task that is not started",
         ));
     };
@@ -119,7 +118,7 @@ struct Batch<'e, 'a, 't> {
 }
 
 impl Batch<'_, '_, '_> {
-    fn apply(&mut self, run: &mut Run, decision: Decision) -> Result<(), Fault> {
+    fn apply(&mut self, run: &mut Run, decision: Decision) -> Result<(), StoreError> {
         let dtc = self.completed;
         match decision {
             Decision::ScheduleActivityTask(a) => self.schedule_activity(run, a),
@@ -244,7 +243,7 @@ impl Batch<'_, '_, '_> {
     }
 
     /// Records a decision's failure event, which the decider must hear about.
-    fn failed(&mut self, run: &mut Run, event: Event) -> Result<(), Fault> {
+    fn failed(&mut self, run: &mut Run, event: Event) -> Result<(), StoreError> {
         self.eng.record(run, event)?;
         self.eng.trigger(run)
     }
@@ -257,7 +256,7 @@ impl Batch<'_, '_, '_> {
         workflow_id: String,
         run_id: Option<String>,
         control: Option<String>,
-    ) -> Result<Initiated, Fault> {
+    ) -> Result<Initiated, StoreError> {
         let event_id = self.eng.record(run, event)?;
         Ok(Initiated {
             sender: run.seq,
@@ -277,7 +276,7 @@ impl Batch<'_, '_, '_> {
         event: Event,
         outcome: ChildOutcome,
         unhandled: Event,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), StoreError> {
         if self.unhandled {
             return self.failed(run, unhandled);
         }
@@ -290,7 +289,7 @@ impl Batch<'_, '_, '_> {
         close(self.eng, run, closing)
     }
 
-    fn start_timer(&mut self, run: &mut Run, a: d::StartTimer) -> Result<(), Fault> {
+    fn start_timer(&mut self, run: &mut Run, a: d::StartTimer) -> Result<(), StoreError> {
         let cause = if run.timers.contains_key(&a.timer_id) {
             Some(Cause::TimerIdAlreadyInUse)
         } else if run.timers.len() >= self.eng.max_open_per_run() {
@@ -308,7 +307,7 @@ impl Batch<'_, '_, '_> {
         }
         // Checked with the request: timers take whole seconds, never NONE.
         let secs = Timeout::seconds(&a.start_to_fire_timeout)
-            .ok_or_else(|| Fault::internal("unchecked startToFireTimeout"))?;
+            .ok_or_else(|| StoreError::broken("unchecked startToFireTimeout"))?;
         let event = attrs::TimerStarted {
             timer_id: a.timer_id.clone(),
             control: a.control,
@@ -319,7 +318,7 @@ impl Batch<'_, '_, '_> {
         let fires_at = self
             .eng
             .arm(run.seq, started_event_id, Deadline::Timer, Some(secs))?
-            .ok_or_else(|| Fault::internal("a timer without a deadline"))?;
+            .ok_or_else(|| StoreError::broken("a timer without a deadline"))?;
         run.timers.insert(
             a.timer_id,
             Timer {

@@ -1,10 +1,10 @@
 //! The decisions that start runs: StartChildWorkflowExecution and ContinueAsNewWorkflowExecution
 //! (spec §6.6, §6.12).
 
-use crate::fault::Fault;
 use crate::model::decisions::attrs as d;
 use crate::model::events::{Cause, attrs};
 use crate::model::{Child, CloseStatus, Parent, Run, TypeName};
+use crate::store::StoreError;
 
 use super::super::close::{Closing, close};
 use super::super::effects::Effect;
@@ -16,7 +16,7 @@ impl Batch<'_, '_, '_> {
         &mut self,
         run: &mut Run,
         a: d::StartChildWorkflowExecution,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), StoreError> {
         let request = StartRequest {
             task_list: a.task_list.clone(),
             task_priority: a.task_priority.clone(),
@@ -104,7 +104,7 @@ impl Batch<'_, '_, '_> {
         &mut self,
         run: &mut Run,
         a: d::ContinueAsNewWorkflowExecution,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), StoreError> {
         let fail = |cause| attrs::ContinueAsNewWorkflowExecutionFailed {
             cause,
             decision_task_completed_event_id: self.completed,

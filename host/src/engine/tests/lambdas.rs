@@ -6,14 +6,16 @@ use serde_json::{Value, json};
 
 use crate::Limits;
 use crate::check::check_history;
+use crate::clock::Timestamp;
 use crate::fault::Fault;
 use crate::model::BindingKind;
 use crate::model::decisions::{Decision, attrs as d};
-use crate::store::{RunReads, TaskKind};
+use crate::store::{StoreError, TaskKind};
 
 use super::super::{
-    Claimed, Completion, FunctionClaim, LambdaOutcome, TaskRef, claim, claim_lambda, close_lambda,
-    complete_decision_task, signal, start_run, started_lambda, terminate,
+    Claimed, Completion, FunctionClaim, LambdaOutcome, TaskRef, claim, claim_lambda,
+    closable_lambda, close_lambda, complete_decision_task, signal, start_run, started_lambda,
+    terminate,
 };
 use super::{Fixture, domain, new_run, reload};
 
@@ -24,8 +26,20 @@ const FUNCTION: &str = "resize";
 
 /// Binds `name` as `kind` in domain `domain`, as the Wasm runtime will.
 async fn bind(fx: &Fixture, domain: u64, kind: BindingKind, name: &'static str) {
+    let binding = crate::model::Binding {
+        account: "000000000000".into(),
+        region: "us-east-1".into(),
+        domain: "d".into(),
+        kind,
+        name: name.into(),
+        module: "0".repeat(64),
+        concurrency: 1,
+        limits: Default::default(),
+        http_hosts: Vec::new(),
+        created_at: Timestamp::from_millis(0),
+    };
     fx.store
-        .write(move |tx| Ok(tx.put_binding_raw(domain, kind, name, b"{}")?))
+        .apply(move |tx| tx.put_binding(domain, &binding))
         .await
         .unwrap();
 }
@@ -58,7 +72,7 @@ async fn started(fx: &Fixture) -> u64 {
 async fn decide(fx: &Fixture, seq: u64, decisions: Vec<Decision>) {
     fx.change(move |eng| {
         let Some(Claimed::Decision(claimed)) = claim(eng, TaskKind::Decision, "dl", None)? else {
-            return Err(Fault::internal("no decision task"));
+            return Err(StoreError::broken("no decision task"));
         };
         let mut run = reload(eng, seq)?;
         let completion = Completion {
@@ -79,11 +93,14 @@ async fn take(fx: &Fixture, name: &'static str) -> Option<FunctionClaim> {
 async fn answer(fx: &Fixture, task: TaskRef, outcome: LambdaOutcome) -> Result<(), Fault> {
     let setup = fx.setup.clone();
     fx.store
-        .write(move |tx| {
-            let mut eng = super::super::Engine::new(tx, 1, &setup);
-            close_lambda(&mut eng, task, outcome)?;
-            eng.finish()
-        })
+        .write(
+            move |tx| Ok((closable_lambda(tx, 1, task, &outcome)?, outcome)),
+            move |tx, (run, outcome)| {
+                let mut eng = super::super::Engine::new(tx, 1, &setup);
+                close_lambda(&mut eng, run, task, outcome)?;
+                eng.finish()
+            },
+        )
         .await
 }
 
@@ -105,7 +122,7 @@ fn types(events: &[Value]) -> Vec<&str> {
 /// How many Lambda tasks wait in the queue of `name`.
 async fn queued(fx: &Fixture, name: &'static str) -> u64 {
     fx.store
-        .read(move |tx| Ok(tx.pending_tasks(1, TaskKind::Function, name)?))
+        .read(move |tx| tx.pending_tasks(1, TaskKind::Function, name))
         .await
         .unwrap()
 }
@@ -360,7 +377,8 @@ async fn an_id_is_free_again_once_its_function_closed() {
     let again = take(&fx, FUNCTION).await.unwrap();
     assert_eq!((again.task.scheduled, again.task.started), (11, 12));
     // The old start names nothing now; neither does the new one under another kind.
-    let stale = fx.change(move |eng| Ok(started_lambda(eng, claimed.task).is_err()));
+    let stale =
+        fx.change(move |eng| Ok(started_lambda(&*eng.tx, eng.domain, claimed.task).is_err()));
     assert!(stale.await);
     let activity = TaskRef {
         kind: TaskKind::Activity,
@@ -428,7 +446,7 @@ async fn a_run_that_closes_drops_its_queued_and_started_functions() {
     let late = answer(&fx, claimed.task, outcome).await;
     assert!(matches!(late, Err(Fault::UnknownResource(_))), "{late:?}");
     // No timeout is left armed: the next deadline is the end of the run's retention.
-    let next = fx.store.read(|tx| Ok(tx.next_deadline()?)).await.unwrap();
+    let next = fx.store.read(|tx| tx.next_deadline()).await.unwrap();
     let day = 24 * 60 * 60 * SEC;
     assert_eq!(next.map(|t| t.as_millis()), Some(1_000_000 + day));
     events_from(&fx, seq, 1).await;

@@ -15,7 +15,7 @@ use crate::model::{
     ActivityKind, ChildPolicy, Domain, ExecutionConfig, Run, Scope, TaskList, TypeName, TypeRecord,
     WorkflowKind,
 };
-use crate::store::{Cursor, Opened, RunReads, Store, WriteTx, Writer};
+use crate::store::{Cursor, Opened, Store, StoreError, TypeWrites, Writer};
 use crate::{Limits, clock::Clock as _};
 
 use super::{Engine, NewRun, Setup, fire_due};
@@ -85,6 +85,11 @@ struct Fixture {
     setup: Setup,
 }
 
+/// A check's fault, inside a change: the test's own assertion failing.
+fn checked<T>(found: Result<T, Fault>) -> Result<T, StoreError> {
+    found.map_err(StoreError::broken)
+}
+
 impl Fixture {
     async fn new() -> Fixture {
         Fixture::with_limits(Limits::default()).await
@@ -95,7 +100,7 @@ impl Fixture {
         let clock = Arc::new(ManualClock::new(Timestamp::from_millis(1_000_000)));
         let Opened { store, writer, .. } = Store::open(dir.path(), clock.clone()).unwrap();
         store
-            .write(|tx| {
+            .apply(|tx| {
                 let scope = Scope {
                     account: "000000000000".into(),
                     region: "us-east-1".into(),
@@ -141,11 +146,11 @@ impl Fixture {
     /// Runs `change` through an engine on domain `d` in one writer job.
     async fn change<T: Send + 'static>(
         &self,
-        change: impl FnOnce(&mut Engine<'_, '_>) -> Result<T, Fault> + Send + 'static,
+        change: impl FnOnce(&mut Engine<'_, '_>) -> Result<T, StoreError> + Send + 'static,
     ) -> T {
         let setup = self.setup.clone();
         self.store
-            .write(move |tx: &mut WriteTx<'_>| {
+            .apply(move |tx| {
                 let mut eng = Engine::new(tx, 1, &setup);
                 let out = change(&mut eng)?;
                 eng.finish()?;
@@ -161,7 +166,7 @@ impl Fixture {
         self.clock.advance(millis);
         let setup = self.setup.clone();
         self.store
-            .write(move |tx| fire_due(tx, &setup, usize::MAX))
+            .apply(move |tx| fire_due(tx, &setup, usize::MAX))
             .await
             .unwrap()
     }
@@ -181,11 +186,12 @@ impl Fixture {
                     limit: 100_000,
                 };
                 let page = tx.history(seq, 1, u64::MAX - 1, cursor)?;
-                Ok(page
-                    .items
-                    .iter()
-                    .map(|(_, json)| serde_json::from_slice(json).unwrap())
-                    .collect())
+                Ok::<_, StoreError>(
+                    page.items
+                        .iter()
+                        .map(|(_, json)| serde_json::from_slice(json).unwrap())
+                        .collect(),
+                )
             })
             .await
             .unwrap()
@@ -202,11 +208,12 @@ impl Fixture {
 
     /// The run `seq`, open or closed, if it is still kept.
     async fn run(&self, seq: u64) -> Option<Run> {
-        self.store.read(move |tx| Ok(tx.run(seq)?)).await.unwrap()
+        self.store.read(move |tx| tx.run(seq)).await.unwrap()
     }
 }
 
 /// The open run `seq`, inside a change.
-fn reload(eng: &Engine<'_, '_>, seq: u64) -> Result<Run, Fault> {
-    eng.open_run(seq)?.ok_or_else(|| Fault::internal("closed"))
+fn reload(eng: &Engine<'_, '_>, seq: u64) -> Result<Run, StoreError> {
+    eng.open_run(seq)?
+        .ok_or_else(|| StoreError::broken("closed"))
 }

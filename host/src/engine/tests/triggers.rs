@@ -3,10 +3,9 @@
 use serde_json::Value;
 
 use crate::check::check_history;
-use crate::fault::Fault;
 use crate::model::DecisionTask;
 use crate::model::decisions::{Decision, attrs as d};
-use crate::store::TaskKind;
+use crate::store::{StoreError, TaskKind};
 
 use super::super::{
     Claimed, Completion, TaskRef, claim, complete_decision_task, signal, start_run,
@@ -26,7 +25,7 @@ async fn started_task(fx: &Fixture) -> (u64, TaskRef) {
 async fn claim_decision(fx: &Fixture) -> Option<TaskRef> {
     fx.change(|eng| match claim(eng, TaskKind::Decision, "dl", None)? {
         Some(Claimed::Decision(c)) => Ok(Some(c.task)),
-        Some(_) => Err(Fault::internal("not a decision task")),
+        Some(_) => Err(StoreError::broken("not a decision task")),
         None => Ok(None),
     })
     .await

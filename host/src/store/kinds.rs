@@ -1,0 +1,114 @@
+//! The small enums the store's interface speaks: counters, task queue kinds, listings and
+//! deadlines. Their numbers are stored (in keys and task tokens), so none is ever renumbered.
+
+use crate::clock::Timestamp;
+use crate::model::Kind;
+
+/// A count a domain keeps for a limit.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Counter {
+    /// Registered plus deprecated types of a kind.
+    Types(Kind),
+    /// Open runs.
+    OpenRuns,
+}
+
+impl Counter {
+    /// The counter's part of the key. Stored: never renumber.
+    pub(super) fn key(self) -> u8 {
+        match self {
+            Counter::Types(Kind::Workflow) => 0,
+            Counter::Types(Kind::Activity) => 1,
+            Counter::OpenRuns => 2,
+        }
+    }
+}
+
+/// The kinds of task queue; they are separate namespaces (spec §8.3). Stored (in task queue keys
+/// and task tokens): never renumber.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum TaskKind {
+    Decision = 0,
+    Activity = 1,
+    /// Lambda function tasks (spec §6.13), queued under the function's name. Only the
+    /// in-process function worker takes them; HTTP polls never ask for this kind.
+    Function = 2,
+}
+
+/// The orders in which visibility lists runs. Stored: never renumber.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Listing {
+    /// Open runs by start time.
+    Open = 0,
+    /// Closed runs by start time.
+    ClosedByStart = 1,
+    /// Closed runs by close time.
+    ClosedByClose = 2,
+}
+
+/// What a durable deadline does when it comes, and which event it belongs to. Stored: never
+/// renumber.
+///
+/// Deadlines of one activity task share its `ActivityTaskScheduled` event, so at one instant
+/// they come in the order of their numbers: the spec's tie order (§8.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Deadline {
+    /// A timer fires; the event is its `TimerStarted`.
+    Timer = 0,
+    /// Activity timeouts; the event is the task's `ActivityTaskScheduled`.
+    ActivityScheduleToClose = 1,
+    ActivityStartToClose = 2,
+    ActivityHeartbeat = 3,
+    ActivityScheduleToStart = 4,
+    /// Decision task timeouts; the event is the task's `DecisionTaskScheduled`.
+    DecisionStartToClose = 5,
+    DecisionScheduleToStart = 6,
+    /// The run times out; the event is its `WorkflowExecutionStarted`.
+    RunStartToClose = 7,
+    /// A closed run's retention ends; the event is its last.
+    Purge = 8,
+    /// A started Lambda function task times out; the event is its `LambdaFunctionScheduled`.
+    LambdaStartToClose = 9,
+}
+
+impl Deadline {
+    const ALL: [Deadline; 10] = [
+        Deadline::Timer,
+        Deadline::ActivityScheduleToClose,
+        Deadline::ActivityStartToClose,
+        Deadline::ActivityHeartbeat,
+        Deadline::ActivityScheduleToStart,
+        Deadline::DecisionStartToClose,
+        Deadline::DecisionScheduleToStart,
+        Deadline::RunStartToClose,
+        Deadline::Purge,
+        Deadline::LambdaStartToClose,
+    ];
+
+    pub(super) fn from_u8(kind: u8) -> Option<Deadline> {
+        Deadline::ALL.get(usize::from(kind)).copied()
+    }
+}
+
+/// A deadline that has come: when, which run, set by which event, for what.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Due {
+    pub(crate) at: Timestamp,
+    pub(crate) run: u64,
+    pub(crate) event_id: u64,
+    pub(crate) kind: Deadline,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Deadline;
+
+    #[test]
+    fn deadline_kinds_read_back_as_stored() {
+        for (n, kind) in Deadline::ALL.into_iter().enumerate() {
+            assert_eq!(kind as usize, n);
+            assert_eq!(Deadline::from_u8(kind as u8), Some(kind));
+        }
+        assert_eq!(Deadline::from_u8(Deadline::ALL.len() as u8), None);
+    }
+}

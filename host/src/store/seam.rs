@@ -1,0 +1,400 @@
+//! The storage interface the engine and the operations work against: typed reads ([`Reads`])
+//! and typed writes ([`Writes`]), with no database type, and no SWF fault, in any signature.
+//!
+//! redb implements it (`ReadTx` for snapshots, `WriteTx` inside the one writer); a second
+//! backend implements the same two traits. The engine holds a `&mut dyn Writes`, so a backend
+//! is a second implementation, not a fork of the engine.
+//!
+//! # What a backend must guarantee
+//!
+//! A write job runs as a *check*, then an *apply*, both inside one write transaction (see
+//! [`Store::write`](super::Store::write)): every read a change depends on is made in the
+//! transaction that writes the change. The check only reads and may refuse with a fault; the
+//! apply cannot fault, and a [`StoreError`] from it aborts the whole transaction. Several
+//! processes may share one database, so a backend for that case must make each write
+//! transaction serializable with respect to the others it could conflict with:
+//!
+//! - **Runs.** [`Reads::run`] (and the other run lookups) inside a write transaction must lock
+//!   the run for the rest of the transaction (SQL: `SELECT … FOR UPDATE`, or SERIALIZABLE
+//!   isolation with the whole transaction retried on a serialization failure): two processes
+//!   changing one run apply one after the other, and the second sees the first's events.
+//! - **Task claims.** [`Writes::pop_task`] removes and returns the first entry exactly once
+//!   across processes (SQL: `DELETE … WHERE ctid = (SELECT … ORDER BY rank, ord LIMIT 1 FOR
+//!   UPDATE SKIP LOCKED) RETURNING`). A claim that loses the race simply sees the next task.
+//! - **Deadlines.** [`Writes::take_due`] removes and returns each due deadline exactly once
+//!   (SQL: `FOR UPDATE SKIP LOCKED` on the due prefix, deleted in the same transaction), so two
+//!   timer loops never fire one deadline twice. [`Writes::clear_deadline`] of a deadline that
+//!   another process took is a no-op; the engine re-checks the run anyway.
+//! - **Ids and counters.** [`Writes::next_id`] never returns a number twice (SQL: a sequence;
+//!   gaps are fine). [`Writes::add_count`] is an atomic increment, and [`Reads::count`] inside a
+//!   write transaction reads the counter locked, so a limit checked against it holds exactly
+//!   (SQL: `SELECT … FOR UPDATE` on the counter row).
+//! - **Uniqueness.** [`Writes::name_run`] fails the transaction (a [`StoreError`]) rather than
+//!   overwrite when another process named a run of the same workflow id first: the check
+//!   that no run is open is repeated by the database's constraint.
+//!
+//! Waking other processes' pollers and timer loops after a commit is an optimisation
+//! ([`Writes::after_commit`] runs only in the committing process); correctness never depends
+//! on it.
+
+use crate::clock::Timestamp;
+use crate::model::{
+    AnyType, Binding, BindingKind, Domain, GuestFailureRecord, Kind, ModuleRecord, Run, Scope,
+    Slot, TypeKind, TypeName, TypeRecord,
+};
+
+use super::StoreError;
+pub(crate) use super::kinds::{Counter, Deadline, Due, Listing, TaskKind};
+
+/// One page of a listing.
+#[derive(Debug)]
+pub(crate) struct Page<T> {
+    pub(crate) items: Vec<T>,
+    /// Whether more items follow the last one.
+    pub(crate) more: bool,
+}
+
+/// Where a listing starts and which way it reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cursor<P> {
+    /// The position of the last item of the previous page.
+    pub(crate) after: Option<P>,
+    pub(crate) reverse: bool,
+    pub(crate) limit: usize,
+}
+
+/// A type as listed: its name and version, and its record.
+pub(crate) type TypeEntry<C> = (TypeName, TypeRecord<C>);
+
+/// Reads, from a snapshot or inside a write transaction (where they see the transaction's own
+/// changes, and lock what a decision depends on: see the module docs).
+pub(crate) trait Reads: DomainReads + RunReads + WasmReads {}
+
+impl<T: DomainReads + RunReads + WasmReads + ?Sized> Reads for T {}
+
+/// The reads of domains, their counters and their types.
+pub(crate) trait DomainReads {
+    /// The domain `name` in `scope`.
+    fn domain(&self, scope: &Scope, name: &str) -> Result<Option<Domain>, StoreError>;
+
+    /// A page of the domains in `scope` that `keep` accepts, in name order.
+    fn domains(
+        &self,
+        scope: &Scope,
+        cursor: Cursor<&str>,
+        keep: &dyn Fn(&Domain) -> bool,
+    ) -> Result<Page<Domain>, StoreError>;
+
+    /// How many domains `account` holds in all regions, counting no further than `cap`.
+    fn domain_count(&self, account: &str, cap: usize) -> Result<usize, StoreError>;
+
+    /// The domain's `counter`.
+    fn count(&self, domain: u64, counter: Counter) -> Result<u64, StoreError>;
+
+    /// The type `name`/`version` of `kind` in domain `domain`.
+    fn stored_type(
+        &self,
+        domain: u64,
+        kind: Kind,
+        name: &str,
+        version: &str,
+    ) -> Result<Option<AnyType>, StoreError>;
+
+    /// A page of the domain's types of `kind` (only those called `name`, if given) that `keep`
+    /// accepts, in (name, version) order.
+    fn stored_types(
+        &self,
+        domain: u64,
+        kind: Kind,
+        name: Option<&str>,
+        cursor: Cursor<(&str, &str)>,
+        keep: &dyn Fn(&AnyType) -> bool,
+    ) -> Result<Page<(TypeName, AnyType)>, StoreError>;
+}
+
+/// The reads of runs: records, names, histories, listings, task queues and deadlines.
+pub(crate) trait RunReads {
+    /// The run `seq`.
+    fn run(&self, seq: u64) -> Result<Option<Run>, StoreError>;
+
+    /// The run named (workflow id, run id) in the domain.
+    fn run_named(
+        &self,
+        domain: u64,
+        workflow_id: &str,
+        run_id: &str,
+    ) -> Result<Option<Run>, StoreError>;
+
+    /// The open run of `workflow_id` in the domain.
+    fn open_run(&self, domain: u64, workflow_id: &str) -> Result<Option<Run>, StoreError>;
+
+    /// A page of the run's events `first..=last`, as wire JSON, after the cursor's event.
+    fn history(
+        &self,
+        seq: u64,
+        first: u64,
+        last: u64,
+        cursor: Cursor<u64>,
+    ) -> Result<Page<(u64, Vec<u8>)>, StoreError>;
+
+    /// One event of the run, as wire JSON.
+    fn event(&self, seq: u64, event_id: u64) -> Result<Option<Vec<u8>>, StoreError>;
+
+    /// A page of the domain's runs in `listing` with times in `[from, to]` that `keep` accepts,
+    /// in time order (newest first if `cursor.reverse`).
+    fn listed_runs(
+        &self,
+        domain: u64,
+        listing: Listing,
+        range: (Timestamp, Timestamp),
+        cursor: Cursor<(i64, u64)>,
+        keep: &dyn Fn(&Run) -> bool,
+    ) -> Result<Page<Run>, StoreError>;
+
+    /// How many tasks wait in the task list.
+    fn pending_tasks(&self, domain: u64, kind: TaskKind, list: &str) -> Result<u64, StoreError>;
+
+    /// The earliest deadline.
+    fn next_deadline(&self) -> Result<Option<Timestamp>, StoreError>;
+}
+
+/// The reads of Weft's Wasm extension: modules, bindings and their guests' failures.
+pub(crate) trait WasmReads {
+    /// The record of module `digest` of `account`.
+    fn module(&self, account: &str, digest: &str) -> Result<Option<ModuleRecord>, StoreError>;
+
+    /// The code of module `digest` of `account`.
+    fn module_code(&self, account: &str, digest: &str) -> Result<Option<Vec<u8>>, StoreError>;
+
+    /// Every module of `account`, by digest.
+    fn modules(&self, account: &str) -> Result<Vec<ModuleRecord>, StoreError>;
+
+    /// Whether any account has module `digest`.
+    fn module_held(&self, digest: &str) -> Result<bool, StoreError>;
+
+    /// The binding of `kind` and `name` in domain `domain`.
+    fn binding(
+        &self,
+        domain: u64,
+        kind: BindingKind,
+        name: &str,
+    ) -> Result<Option<Binding>, StoreError>;
+
+    /// Whether a function called `name` is bound in domain `domain`.
+    fn function_bound(&self, domain: u64, name: &str) -> Result<bool, StoreError>;
+
+    /// The bindings of domain `domain` (all domains if `None`), with their domain ids.
+    fn bindings(&self, domain: Option<u64>) -> Result<Vec<(u64, Binding)>, StoreError>;
+
+    /// The latest failures of a binding's guest, oldest first.
+    fn guest_failures(
+        &self,
+        domain: u64,
+        kind: BindingKind,
+        name: &str,
+    ) -> Result<Vec<GuestFailureRecord>, StoreError>;
+}
+
+/// The changes of one write transaction. Only the apply step of a write job holds one.
+pub(crate) trait Writes: Reads + DomainWrites + RunWrites + WasmWrites {
+    /// The time of this transaction: every change in it happens "now".
+    fn now(&self) -> Timestamp;
+
+    /// Runs `action` once the transaction is durably committed (never, if it is not).
+    fn after_commit(&mut self, action: Box<dyn FnOnce() + Send>);
+
+    /// A number never handed out before (to any process sharing the database).
+    fn next_id(&mut self) -> Result<u64, StoreError>;
+}
+
+/// The changes to domains, their counters and their types.
+pub(crate) trait DomainWrites {
+    /// Moves the domain's `counter` by `delta`, atomically.
+    fn add_count(&mut self, domain: u64, counter: Counter, delta: i64) -> Result<(), StoreError>;
+
+    /// Stores `domain` in `scope`, new or changed.
+    fn put_domain(&mut self, scope: &Scope, domain: &Domain) -> Result<(), StoreError>;
+
+    /// Stores a type, new or changed.
+    fn put_stored_type(
+        &mut self,
+        domain: u64,
+        ty: &TypeName,
+        record: &AnyType,
+    ) -> Result<(), StoreError>;
+
+    /// Removes a type.
+    fn delete_stored_type(
+        &mut self,
+        domain: u64,
+        kind: Kind,
+        ty: &TypeName,
+    ) -> Result<(), StoreError>;
+}
+
+/// The changes to runs and what hangs off them.
+pub(crate) trait RunWrites {
+    /// Stores `run`, new or changed.
+    fn put_run(&mut self, run: &Run) -> Result<(), StoreError>;
+
+    /// Records the names of a new run, and that it is the open run of its workflow id.
+    fn name_run(&mut self, run: &Run) -> Result<(), StoreError>;
+
+    /// Records that `run` is no longer the open run of its workflow id.
+    fn unname_open_run(&mut self, run: &Run) -> Result<(), StoreError>;
+
+    /// Removes a closed run with its names, history and listings: its retention is over.
+    fn purge_run(&mut self, run: &Run) -> Result<(), StoreError>;
+
+    /// Appends an event (wire JSON) to the run's history.
+    fn put_event(&mut self, seq: u64, event_id: u64, json: &[u8]) -> Result<(), StoreError>;
+
+    /// Adds the run to `listing` at `time`.
+    fn list_run(&mut self, run: &Run, listing: Listing, time: Timestamp) -> Result<(), StoreError>;
+
+    /// Removes the run from `listing`.
+    fn unlist_run(
+        &mut self,
+        run: &Run,
+        listing: Listing,
+        time: Timestamp,
+    ) -> Result<(), StoreError>;
+
+    /// Queues a task of run `seq` scheduled by event `scheduled`, at `slot` of its list.
+    fn push_task(
+        &mut self,
+        domain: u64,
+        kind: TaskKind,
+        slot: &Slot,
+        task: (u64, u64),
+    ) -> Result<(), StoreError>;
+
+    /// Takes the first task of the list (highest priority, then earliest scheduled), exactly
+    /// once across processes.
+    fn pop_task(
+        &mut self,
+        domain: u64,
+        kind: TaskKind,
+        list: &str,
+    ) -> Result<Option<(u64, u64)>, StoreError>;
+
+    /// Removes a queued task from its list.
+    fn remove_task(&mut self, domain: u64, kind: TaskKind, slot: &Slot) -> Result<(), StoreError>;
+
+    /// Sets a deadline.
+    fn set_deadline(
+        &mut self,
+        at: Timestamp,
+        seq: u64,
+        event_id: u64,
+        kind: Deadline,
+    ) -> Result<(), StoreError>;
+
+    /// Clears a deadline that has not come yet.
+    fn clear_deadline(
+        &mut self,
+        at: Timestamp,
+        seq: u64,
+        event_id: u64,
+        kind: Deadline,
+    ) -> Result<(), StoreError>;
+
+    /// Takes up to `limit` deadlines that are due by now, earliest first, each exactly once
+    /// across processes.
+    fn take_due(&mut self, limit: usize) -> Result<Vec<Due>, StoreError>;
+}
+
+/// The changes to modules, bindings and their guests' failures.
+pub(crate) trait WasmWrites {
+    /// Stores a module and its code.
+    fn put_module(
+        &mut self,
+        account: &str,
+        record: &ModuleRecord,
+        code: &[u8],
+    ) -> Result<(), StoreError>;
+
+    /// Removes a module and its code.
+    fn delete_module(&mut self, account: &str, digest: &str) -> Result<(), StoreError>;
+
+    /// Stores a binding of domain `domain`, new or replacing the one it names.
+    fn put_binding(&mut self, domain: u64, binding: &Binding) -> Result<(), StoreError>;
+
+    /// Removes a binding and its failures; answers whether there was one.
+    fn delete_binding(
+        &mut self,
+        domain: u64,
+        kind: BindingKind,
+        name: &str,
+    ) -> Result<bool, StoreError>;
+
+    /// Records a failure of a binding's guest, forgetting the oldest beyond the kept number.
+    fn record_guest_failure(
+        &mut self,
+        domain: u64,
+        kind: BindingKind,
+        name: &str,
+        failure: &GuestFailureRecord,
+    ) -> Result<(), StoreError>;
+}
+
+/// Typed conveniences over [`Reads`] for one registry of types.
+pub(crate) trait TypeReads: DomainReads {
+    /// The type `name`/`version` of kind `K` in the domain.
+    fn type_record<K: TypeKind>(
+        &self,
+        domain: &Domain,
+        name: &str,
+        version: &str,
+    ) -> Result<Option<TypeRecord<K::Config>>, StoreError> {
+        let stored = self.stored_type(domain.id, K::KIND, name, version)?;
+        Ok(stored.and_then(K::unwrap))
+    }
+
+    /// A page of the domain's types of kind `K` (only those called `name`, if given) that
+    /// `keep` accepts, in (name, version) order.
+    fn types<K: TypeKind>(
+        &self,
+        domain: &Domain,
+        name: Option<&str>,
+        cursor: Cursor<(&str, &str)>,
+        keep: impl Fn(&TypeRecord<K::Config>) -> bool,
+    ) -> Result<Page<TypeEntry<K::Config>>, StoreError> {
+        let keep = |stored: &AnyType| K::peek(stored).is_some_and(&keep);
+        let page = self.stored_types(domain.id, K::KIND, name, cursor, &keep)?;
+        Ok(Page {
+            items: page
+                .items
+                .into_iter()
+                .filter_map(|(name, stored)| Some((name, K::unwrap(stored)?)))
+                .collect(),
+            more: page.more,
+        })
+    }
+}
+
+impl<R: DomainReads + ?Sized> TypeReads for R {}
+
+/// Typed conveniences over [`Writes`] for one registry of types.
+pub(crate) trait TypeWrites: DomainWrites {
+    /// Stores a type of kind `K`, new or changed.
+    fn put_type<K: TypeKind>(
+        &mut self,
+        domain: &Domain,
+        ty: &TypeName,
+        record: &TypeRecord<K::Config>,
+    ) -> Result<(), StoreError> {
+        self.put_stored_type(domain.id, ty, &K::wrap(record.clone()))
+    }
+
+    /// Removes a type of kind `K`.
+    fn delete_type<K: TypeKind>(
+        &mut self,
+        domain: &Domain,
+        ty: &TypeName,
+    ) -> Result<(), StoreError> {
+        self.delete_stored_type(domain.id, K::KIND, ty)
+    }
+}
+
+impl<W: DomainWrites + ?Sized> TypeWrites for W {}
