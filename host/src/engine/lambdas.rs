@@ -6,11 +6,11 @@
 
 use crate::fault::Fault;
 use crate::model::events::{Event, attrs};
-use crate::model::{Run, WorkflowExecution};
+use crate::model::{Lambda, Run, TaskState, WorkflowExecution};
 use crate::store::{Deadline, Reads, StoreError, TaskKind};
 
 use super::Engine;
-use super::tasks::{Claimed, TaskRef, scheduled_input, task_run};
+use super::tasks::{Claimed, TaskRef, scheduled_input, started_task};
 
 /// The longest `result` and `details` the history takes (the model's `Data`).
 const MAX_DATA_CHARS: usize = 32_768;
@@ -54,7 +54,11 @@ pub(super) fn claim_function(
     run: &mut Run,
     scheduled: u64,
 ) -> Result<Option<Claimed>, StoreError> {
-    let Some(lambda) = run.lambdas.get(&scheduled).filter(|l| l.slot.is_some()) else {
+    let Some(lambda) = run
+        .lambdas
+        .get(&scheduled)
+        .filter(|l| l.state.slot().is_some())
+    else {
         return Ok(None);
     };
     let (id, name, secs) = (
@@ -70,8 +74,7 @@ pub(super) fn claim_function(
     )?;
     let timeout_at = eng.arm(run.seq, scheduled, Deadline::LambdaStartToClose, Some(secs))?;
     if let Some(lambda) = run.lambdas.get_mut(&scheduled) {
-        lambda.slot = None;
-        lambda.started_event_id = started;
+        lambda.state = TaskState::Started { event_id: started };
         lambda.timeout_at = timeout_at;
     }
     let member = "lambdaFunctionScheduledEventAttributes";
@@ -88,20 +91,6 @@ pub(super) fn claim_function(
         input,
         execution: run.execution.clone(),
     })))
-}
-
-/// The run of the started Lambda function task `task` names, if that start is still the task's
-/// current one in an open run of domain `domain`.
-pub(crate) fn started_lambda(tx: &dyn Reads, domain: u64, task: TaskRef) -> Result<Run, Fault> {
-    let run = task_run(tx, domain, task)?;
-    let current = run
-        .lambdas
-        .get(&task.scheduled)
-        .is_some_and(|l| l.started_event_id == task.started && task.started != 0);
-    if task.kind != TaskKind::Function || !current {
-        return Err(Fault::unknown_task(TaskKind::Function, task.scheduled));
-    }
-    Ok(run)
 }
 
 /// How a function run ended.
@@ -125,7 +114,7 @@ pub(crate) fn closable_lambda(
     task: TaskRef,
     outcome: &LambdaOutcome,
 ) -> Result<Run, Fault> {
-    let run = started_lambda(tx, domain, task)?;
+    let run = started_task::<Lambda>(tx, domain, task)?;
     check_outcome(outcome)?;
     Ok(run)
 }

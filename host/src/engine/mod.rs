@@ -33,13 +33,13 @@ pub(crate) use close::terminate;
 pub(crate) use deadlines::fire_due;
 pub(crate) use decide::{Completion, complete_decision_task};
 pub(crate) use effects::{Effect, request_cancel, signal};
-pub(crate) use lambdas::{FunctionClaim, LambdaOutcome, closable_lambda, close_lambda};
 #[cfg(test)]
-pub(crate) use lambdas::{claim_lambda, started_lambda};
+pub(crate) use lambdas::claim_lambda;
+pub(crate) use lambdas::{FunctionClaim, LambdaOutcome, closable_lambda, close_lambda};
 pub(crate) use start::{NewRun, StartRequest, resolve_start, start_run};
 pub(crate) use tasks::{
     ActivityOutcome, Claimed, DecisionClaim, TaskRef, claim, close_activity, record_heartbeat,
-    started_activity, started_decision,
+    started_decision, started_task,
 };
 
 /// What every engine needs from the service.
@@ -98,11 +98,6 @@ impl<'a, 't> Engine<'a, 't> {
             queued: Vec::new(),
             deadline_set: false,
         }
-    }
-
-    /// Open runs the domain may hold.
-    pub(crate) fn max_open_runs(&self) -> u64 {
-        self.setup.max_open_runs
     }
 
     /// The open run `seq` of this domain, if it is one.

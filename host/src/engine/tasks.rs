@@ -6,7 +6,11 @@ use serde_json::Value;
 
 use crate::fault::Fault;
 use crate::model::events::{Event, attrs};
-use crate::model::{DecisionTask, Run, Timeout, TypeName, WorkflowExecution};
+use std::collections::BTreeMap;
+
+use crate::model::{
+    Activity, DecisionTask, Lambda, Run, TaskState, Timeout, TypeName, WorkflowExecution,
+};
 use crate::seal::{Purpose, Sealer};
 use crate::store::{Deadline, Reads, StoreError, TaskKind};
 
@@ -179,7 +183,11 @@ fn claim_activity(
     scheduled: u64,
     identity: Option<String>,
 ) -> Result<Option<Claimed>, StoreError> {
-    let Some(activity) = run.activities.get(&scheduled).filter(|a| a.slot.is_some()) else {
+    let Some(activity) = run
+        .activities
+        .get(&scheduled)
+        .filter(|a| a.state.slot().is_some())
+    else {
         return Ok(None);
     };
     let (activity_id, activity_type) =
@@ -203,8 +211,7 @@ fn claim_activity(
     )?;
     let heartbeat = eng.arm(seq, scheduled, Deadline::ActivityHeartbeat, heartbeat)?;
     if let Some(activity) = run.activities.get_mut(&scheduled) {
-        activity.slot = None;
-        activity.started_event_id = started;
+        activity.state = TaskState::Started { event_id: started };
         activity.due.schedule_to_start = None;
         activity.due.start_to_close = start_to_close;
         activity.due.heartbeat = heartbeat;
@@ -277,15 +284,50 @@ pub(crate) fn started_decision(tx: &dyn Reads, domain: u64, task: TaskRef) -> Re
     }
 }
 
-/// The run of the started activity task `task` names, in domain `domain`.
-pub(crate) fn started_activity(tx: &dyn Reads, domain: u64, task: TaskRef) -> Result<Run, Fault> {
+/// What activity and Lambda function tasks share: the queue namespace they wait in, and their
+/// [`TaskState`] in the run that scheduled them.
+pub(crate) trait WorkerTask: Sized {
+    /// The kind of queue, and of task token.
+    const KIND: TaskKind;
+    /// The open tasks of this kind in `run`, by scheduled event.
+    fn open(run: &Run) -> &BTreeMap<u64, Self>;
+    /// Where it is.
+    fn state(&self) -> &TaskState;
+}
+
+impl WorkerTask for Activity {
+    const KIND: TaskKind = TaskKind::Activity;
+    fn open(run: &Run) -> &BTreeMap<u64, Self> {
+        &run.activities
+    }
+    fn state(&self) -> &TaskState {
+        &self.state
+    }
+}
+
+impl WorkerTask for Lambda {
+    const KIND: TaskKind = TaskKind::Function;
+    fn open(run: &Run) -> &BTreeMap<u64, Self> {
+        &run.lambdas
+    }
+    fn state(&self) -> &TaskState {
+        &self.state
+    }
+}
+
+/// The run of the started task of kind `T` that `task` names, in domain `domain`, if that start
+/// is still the task's current one; else the task's `UnknownResourceFault`.
+pub(crate) fn started_task<T: WorkerTask>(
+    tx: &dyn Reads,
+    domain: u64,
+    task: TaskRef,
+) -> Result<Run, Fault> {
     let run = task_run(tx, domain, task)?;
-    let current = run
-        .activities
+    let current = T::open(&run)
         .get(&task.scheduled)
-        .is_some_and(|a| a.started_event_id == task.started && task.started != 0);
-    if task.kind != TaskKind::Activity || !current {
-        return Err(Fault::unknown_task(TaskKind::Activity, task.scheduled));
+        .is_some_and(|t| t.state().is_start(task.started));
+    if task.kind != T::KIND || !current {
+        return Err(Fault::unknown_task(T::KIND, task.scheduled));
     }
     Ok(run)
 }

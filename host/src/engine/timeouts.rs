@@ -79,7 +79,7 @@ impl Engine<'_, '_> {
         let Some(activity) = run.activities.remove(&scheduled) else {
             return Ok(None);
         };
-        if let Some(slot) = &activity.slot {
+        if let Some(slot) = activity.state.slot() {
             self.tx.remove_task(run.domain, TaskKind::Activity, slot)?;
         }
         let due = activity.due;
@@ -104,7 +104,7 @@ impl Engine<'_, '_> {
         let Some(lambda) = run.lambdas.remove(&scheduled) else {
             return Ok(None);
         };
-        if let Some(slot) = &lambda.slot {
+        if let Some(slot) = lambda.state.slot() {
             self.tx.remove_task(run.domain, TaskKind::Function, slot)?;
         }
         let kind = Deadline::LambdaStartToClose;
@@ -145,7 +145,7 @@ pub(super) fn activity_timed_out(
     let event = attrs::ActivityTaskTimedOut {
         timeout_type,
         scheduled_event_id: scheduled,
-        started_event_id: activity.started_event_id,
+        started_event_id: activity.state.started_event_id(),
         details: activity.heartbeat_details,
     };
     eng.record(run, event)?;
@@ -171,7 +171,7 @@ pub(super) fn lambda_timed_out(
     };
     let event = attrs::LambdaFunctionTimedOut {
         scheduled_event_id: scheduled,
-        started_event_id: lambda.started_event_id,
+        started_event_id: lambda.state.started_event_id(),
         timeout_type: Some(Cause::StartToClose),
     };
     eng.record(run, event)?;

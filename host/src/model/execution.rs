@@ -217,15 +217,89 @@ pub(crate) struct NextDecision {
     pub(crate) schedule_to_start: Option<String>,
 }
 
+/// Where an open activity or Lambda function task is: waiting in its queue, or held by a
+/// worker. Timeouts, claims and closes read it the same way for both kinds.
+///
+/// | state | a worker claims it | its worker answers, or it times out |
+/// | --- | --- | --- |
+/// | `Queued(slot)` | `Started { event_id }`, off the queue | (times out only) closed, off the queue |
+/// | `Started { event_id }` | not offered | closed |
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "TaskFields", into = "TaskFields")]
+pub(crate) enum TaskState {
+    /// Waiting for a worker at this place in its task list.
+    Queued(Slot),
+    /// A worker has it since its `*Started` event `event_id`.
+    Started { event_id: u64 },
+}
+
+impl TaskState {
+    /// The `*Started` event of the start `started` names, if that start is this task's current
+    /// one: what a task token must match.
+    pub(crate) fn is_start(&self, started: u64) -> bool {
+        matches!(self, TaskState::Started { event_id } if *event_id == started)
+    }
+
+    /// The `*Started` event, as the history names it in the task's outcome: 0 for a task no
+    /// worker took.
+    pub(crate) fn started_event_id(&self) -> u64 {
+        match self {
+            TaskState::Queued(_) => 0,
+            TaskState::Started { event_id } => *event_id,
+        }
+    }
+
+    /// Its place in the queue, while it waits.
+    pub(crate) fn slot(&self) -> Option<&Slot> {
+        match self {
+            TaskState::Queued(slot) => Some(slot),
+            TaskState::Started { .. } => None,
+        }
+    }
+}
+
+/// How a [`TaskState`] is stored: the two members runs have always had, so stored runs read
+/// back unchanged.
+#[derive(Serialize, Deserialize)]
+struct TaskFields {
+    slot: Option<Slot>,
+    started_event_id: u64,
+}
+
+impl From<TaskFields> for TaskState {
+    fn from(fields: TaskFields) -> Self {
+        match fields.slot {
+            Some(slot) => TaskState::Queued(slot),
+            None => TaskState::Started {
+                event_id: fields.started_event_id,
+            },
+        }
+    }
+}
+
+impl From<TaskState> for TaskFields {
+    fn from(state: TaskState) -> Self {
+        match state {
+            TaskState::Queued(slot) => TaskFields {
+                slot: Some(slot),
+                started_event_id: 0,
+            },
+            TaskState::Started { event_id } => TaskFields {
+                slot: None,
+                started_event_id: event_id,
+            },
+        }
+    }
+}
+
 /// An open activity task.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Activity {
     pub(crate) activity_id: String,
     pub(crate) activity_type: TypeName,
-    /// Its place in the task list while it waits for a worker.
-    pub(crate) slot: Option<Slot>,
-    /// The `ActivityTaskStarted` event; 0 until a worker has it.
-    pub(crate) started_event_id: u64,
+    /// Queued for a worker, or started.
+    #[serde(flatten)]
+    pub(crate) state: TaskState,
     /// The last `ActivityTaskCancelRequested` event for it.
     pub(crate) cancel_requested_event_id: Option<u64>,
     /// What the worker last reported with a heartbeat.
@@ -258,10 +332,9 @@ pub(crate) struct Lambda {
     pub(crate) id: String,
     /// The bound function that runs it; its tasks are queued under this name.
     pub(crate) name: String,
-    /// Its place in the function's queue while it waits for the worker.
-    pub(crate) slot: Option<Slot>,
-    /// The `LambdaFunctionStarted` event; 0 until the worker has it.
-    pub(crate) started_event_id: u64,
+    /// Queued for the function worker (under the function's name), or started.
+    #[serde(flatten)]
+    pub(crate) state: TaskState,
     /// The resolved start-to-close timeout in seconds, armed when the worker takes the task.
     pub(crate) start_to_close: u32,
     /// When the armed start-to-close timeout fires.
@@ -288,7 +361,39 @@ pub(crate) struct Child {
 
 #[cfg(test)]
 mod tests {
-    use super::Slot;
+    use super::{Lambda, Slot, TaskState};
+
+    #[test]
+    fn task_states_are_stored_as_runs_always_stored_them() {
+        let slot = Slot {
+            list: "fn".into(),
+            rank: 7,
+            order: 9,
+        };
+        let stored = |state: TaskState| {
+            let lambda = Lambda {
+                id: "l".into(),
+                name: "fn".into(),
+                state,
+                start_to_close: 300,
+                timeout_at: None,
+            };
+            serde_json::to_value(&lambda).unwrap()
+        };
+        let queued = stored(TaskState::Queued(slot.clone()));
+        assert_eq!(queued["slot"]["order"], 9);
+        assert_eq!(queued["started_event_id"], 0);
+        let started = stored(TaskState::Started { event_id: 12 });
+        assert_eq!(started["slot"], serde_json::Value::Null);
+        assert_eq!(started["started_event_id"], 12);
+        for (json, state) in [
+            (queued, TaskState::Queued(slot)),
+            (started, TaskState::Started { event_id: 12 }),
+        ] {
+            let lambda: Lambda = serde_json::from_value(json).unwrap();
+            assert_eq!(lambda.state, state);
+        }
+    }
 
     #[test]
     fn higher_priorities_rank_first() {

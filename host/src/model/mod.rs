@@ -13,7 +13,7 @@ mod wasm;
 pub(crate) use domain::{Domain, DomainArn};
 pub(crate) use execution::{
     Activity, ActivityDue, Child, Closed, DecisionTask, ExecutionConfig, Lambda, NextDecision,
-    OpenCounts, Parent, Run, Slot, Timer,
+    OpenCounts, Parent, Run, Slot, TaskState, Timer,
 };
 pub(crate) use rules::{LAMBDA_DEFAULT_TIMEOUT, NoneAllowed, Timeout, name_problem};
 pub(crate) use shapes::{

@@ -4,10 +4,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{
-    ActivityOutcome, Claimed, Engine, close_activity, record_heartbeat, started_activity,
+    ActivityOutcome, Claimed, Engine, close_activity, record_heartbeat, started_task,
 };
 use crate::fault::Fault;
-use crate::model::{Empty, TaskList, TypeName, WorkflowExecution};
+use crate::model::{Activity, Empty, TaskList, TypeName, WorkflowExecution};
 use crate::store::TaskKind;
 
 use super::polling::{long_poll, open_token, task_domain};
@@ -99,7 +99,7 @@ pub(crate) async fn heartbeat(
         .write(
             move |tx| {
                 let domain = task_domain(tx, &scope, task)?;
-                Ok((domain.id, started_activity(tx, domain.id, task)?))
+                Ok((domain.id, started_task::<Activity>(tx, domain.id, task)?))
             },
             move |tx, (domain, mut run)| {
                 let mut eng = Engine::new(tx, domain, &setup);
@@ -182,7 +182,7 @@ async fn respond(
         .write(
             move |tx| {
                 let domain = task_domain(tx, &scope, task)?;
-                Ok((domain.id, started_activity(tx, domain.id, task)?))
+                Ok((domain.id, started_task::<Activity>(tx, domain.id, task)?))
             },
             move |tx, (domain, mut run)| {
                 let mut eng = Engine::new(tx, domain, &setup);

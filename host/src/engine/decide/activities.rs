@@ -2,7 +2,9 @@
 
 use crate::model::decisions::{attrs as d, given};
 use crate::model::events::{Cause, attrs};
-use crate::model::{Activity, ActivityDue, ActivityKind, RegistrationStatus, Run, Timeout};
+use crate::model::{
+    Activity, ActivityDue, ActivityKind, RegistrationStatus, Run, TaskState, Timeout,
+};
 use crate::store::{Deadline, StoreError, TaskKind, TypeReads};
 
 use super::Batch;
@@ -142,8 +144,7 @@ impl Batch<'_, '_, '_> {
             Activity {
                 activity_id: a.activity_id,
                 activity_type: a.activity_type,
-                slot: Some(slot),
-                started_event_id: 0,
+                state: TaskState::Queued(slot),
                 cancel_requested_event_id: None,
                 heartbeat_details: None,
                 start_to_close: limits.2,
@@ -182,7 +183,7 @@ impl Batch<'_, '_, '_> {
         };
         activity.cancel_requested_event_id = Some(requested);
         // A task no worker has yet is canceled by the service (spec §8.8).
-        if activity.slot.is_some() {
+        if activity.state.slot().is_some() {
             self.eng.drop_activity(run, scheduled)?;
             let event = attrs::ActivityTaskCanceled {
                 details: None,

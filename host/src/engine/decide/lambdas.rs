@@ -6,7 +6,7 @@
 
 use crate::model::decisions::{attrs as d, given};
 use crate::model::events::{Cause, attrs};
-use crate::model::{LAMBDA_DEFAULT_TIMEOUT, Lambda, Run, Timeout};
+use crate::model::{LAMBDA_DEFAULT_TIMEOUT, Lambda, Run, TaskState, Timeout};
 use crate::store::{StoreError, TaskKind};
 
 use super::Batch;
@@ -63,8 +63,7 @@ impl Batch<'_, '_, '_> {
             Lambda {
                 id: a.id,
                 name: a.name,
-                slot: Some(slot),
-                started_event_id: 0,
+                state: TaskState::Queued(slot),
                 start_to_close,
                 timeout_at: None,
             },

@@ -8,13 +8,13 @@ use crate::Limits;
 use crate::check::check_history;
 use crate::clock::Timestamp;
 use crate::fault::Fault;
-use crate::model::BindingKind;
 use crate::model::decisions::{Decision, attrs as d};
+use crate::model::{BindingKind, Lambda};
 use crate::store::{StoreError, TaskKind};
 
 use super::super::{
     Claimed, Completion, FunctionClaim, LambdaOutcome, TaskRef, claim, claim_lambda,
-    closable_lambda, close_lambda, complete_decision_task, signal, start_run, started_lambda,
+    closable_lambda, close_lambda, complete_decision_task, signal, start_run, started_task,
     terminate,
 };
 use super::{Fixture, domain, new_run, reload};
@@ -377,8 +377,8 @@ async fn an_id_is_free_again_once_its_function_closed() {
     let again = take(&fx, FUNCTION).await.unwrap();
     assert_eq!((again.task.scheduled, again.task.started), (11, 12));
     // The old start names nothing now; neither does the new one under another kind.
-    let stale =
-        fx.change(move |eng| Ok(started_lambda(&*eng.tx, eng.domain, claimed.task).is_err()));
+    let stale = fx
+        .change(move |eng| Ok(started_task::<Lambda>(&*eng.tx, eng.domain, claimed.task).is_err()));
     assert!(stale.await);
     let activity = TaskRef {
         kind: TaskKind::Activity,

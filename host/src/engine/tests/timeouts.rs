@@ -6,12 +6,12 @@ use serde_json::{Value, json};
 
 use crate::Limits;
 use crate::model::decisions::{Decision, attrs as d};
-use crate::model::{CloseStatus, TaskList};
+use crate::model::{Activity, CloseStatus, TaskList};
 use crate::store::{StoreError, TaskKind};
 
 use super::super::{
     Claimed, Completion, TaskRef, claim, complete_decision_task, record_heartbeat, signal,
-    start_run, started_activity, started_decision,
+    start_run, started_decision, started_task,
 };
 use super::{Fixture, act, checked, domain, new_run, reload};
 
@@ -82,7 +82,7 @@ async fn event(fx: &Fixture, seq: u64, id: usize) -> Value {
 
 /// Whether the activity task `task` still accepts its worker.
 async fn activity_open(fx: &Fixture, task: TaskRef) -> bool {
-    fx.change(move |eng| Ok(started_activity(&*eng.tx, eng.domain, task).is_ok()))
+    fx.change(move |eng| Ok(started_task::<Activity>(&*eng.tx, eng.domain, task).is_ok()))
         .await
 }
 
@@ -124,7 +124,7 @@ async fn a_started_activity_times_out_start_to_close_despite_heartbeats() {
     for _ in 0..3 {
         quiet_for(&fx, seq, 3 * SEC).await;
         fx.change(move |eng| {
-            let mut run = checked(started_activity(&*eng.tx, eng.domain, task))?;
+            let mut run = checked(started_task::<Activity>(&*eng.tx, eng.domain, task))?;
             record_heartbeat(eng, &mut run, task, Some("beat".into()))
         })
         .await;
@@ -158,14 +158,14 @@ async fn heartbeats_keep_an_activity_alive_until_they_stop() {
     for n in 0..5 {
         quiet_for(&fx, seq, 4 * SEC - 1).await;
         fx.change(move |eng| {
-            let mut run = checked(started_activity(&*eng.tx, eng.domain, task))?;
+            let mut run = checked(started_task::<Activity>(&*eng.tx, eng.domain, task))?;
             record_heartbeat(eng, &mut run, task, Some(format!("beat {n}")))
         })
         .await;
     }
     // A heartbeat without details still resets the timeout and keeps the last details.
     fx.change(move |eng| {
-        let mut run = checked(started_activity(&*eng.tx, eng.domain, task))?;
+        let mut run = checked(started_task::<Activity>(&*eng.tx, eng.domain, task))?;
         record_heartbeat(eng, &mut run, task, None)
     })
     .await;
@@ -226,7 +226,7 @@ async fn a_worker_that_answers_in_time_disarms_every_activity_timeout() {
     let seq = with_activity(&fx, ["5", "10", "8", "2"]).await;
     let task = claim_task(&fx, TaskKind::Activity, "al").await.unwrap();
     fx.change(move |eng| {
-        let mut run = checked(started_activity(&*eng.tx, eng.domain, task))?;
+        let mut run = checked(started_task::<Activity>(&*eng.tx, eng.domain, task))?;
         let outcome = super::super::ActivityOutcome::Completed { result: None };
         super::super::close_activity(eng, &mut run, task, outcome)
     })
