@@ -1,4 +1,5 @@
-//! Long polls: pollers waiting on task lists, and the hand-off of new tasks to them.
+//! Long polls: pollers waiting on task lists, and the hand-off of new tasks to them. It knows
+//! nothing of what a task is: the engine hands over its claims through it.
 //!
 //! A poll first tries to claim a queued task inside the writer. If there is none, the same writer
 //! job registers the poller here as a [`Waiter`]; since the writer is serial, no task can be queued
@@ -15,9 +16,8 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use tokio::sync::{Notify, oneshot};
+use tokio::sync::oneshot;
 
-use crate::engine::Claimed;
 use crate::store::TaskKind;
 
 /// A task list: (domain id, kind, name).
@@ -45,21 +45,17 @@ impl Ticket {
     }
 }
 
-/// A poll waiting for a task.
-pub(crate) struct Waiter {
+/// A poll waiting for a task, handed over as a `T` (the engine's claimed task).
+pub(crate) struct Waiter<T> {
     /// Who polls, for the `*TaskStarted` event.
     pub(crate) identity: Option<String>,
-    reply: oneshot::Sender<Claimed>,
+    reply: oneshot::Sender<T>,
     ticket: Ticket,
 }
 
-impl Waiter {
+impl<T: std::fmt::Debug> Waiter<T> {
     /// A waiter answering on `reply`, whose wait `ticket` ends.
-    pub(crate) fn new(
-        identity: Option<String>,
-        reply: oneshot::Sender<Claimed>,
-        ticket: Ticket,
-    ) -> Self {
+    pub(crate) fn new(identity: Option<String>, reply: oneshot::Sender<T>, ticket: Ticket) -> Self {
         Waiter {
             identity,
             reply,
@@ -77,7 +73,7 @@ impl Waiter {
     }
 
     /// Hands the claimed task to the poll.
-    pub(crate) fn deliver(self, claimed: Claimed) {
+    pub(crate) fn deliver(self, claimed: T) {
         if let Err(claimed) = self.reply.send(claimed) {
             // The poll ended between the claim and the commit: the task stays started and is
             // recovered by its start-to-close timeout, as on AWS.
@@ -87,20 +83,27 @@ impl Waiter {
 }
 
 /// The waiters of every task list.
-#[derive(Default)]
-pub(crate) struct Dispatch {
-    lists: Mutex<HashMap<ListKey, VecDeque<Waiter>>>,
+pub(crate) struct Dispatch<T> {
+    lists: Mutex<HashMap<ListKey, VecDeque<Waiter<T>>>>,
 }
 
-impl Dispatch {
-    fn lists(&self) -> MutexGuard<'_, HashMap<ListKey, VecDeque<Waiter>>> {
+impl<T> Default for Dispatch<T> {
+    fn default() -> Self {
+        Dispatch {
+            lists: Mutex::default(),
+        }
+    }
+}
+
+impl<T: std::fmt::Debug> Dispatch<T> {
+    fn lists(&self) -> MutexGuard<'_, HashMap<ListKey, VecDeque<Waiter<T>>>> {
         // A panic while holding the lock leaves the map consistent: every change is one call.
         self.lists.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Registers `waiter` on `key`, unless `max` live polls already wait there; answers whether
     /// it did.
-    pub(crate) fn wait(&self, key: ListKey, waiter: Waiter, max: usize) -> bool {
+    pub(crate) fn wait(&self, key: ListKey, waiter: Waiter<T>, max: usize) -> bool {
         let mut lists = self.lists();
         let waiters = lists.entry(key).or_default();
         waiters.retain(Waiter::is_live);
@@ -112,7 +115,7 @@ impl Dispatch {
     }
 
     /// The oldest live waiter on `key`, reserved: hand it a task, or [`Dispatch::give_back`] it.
-    pub(crate) fn take_waiter(&self, key: &ListKey) -> Option<Waiter> {
+    pub(crate) fn take_waiter(&self, key: &ListKey) -> Option<Waiter<T>> {
         let mut lists = self.lists();
         let waiters = lists.get_mut(key)?;
         let found = std::iter::from_fn(|| waiters.pop_front()).find(Waiter::reserve);
@@ -123,21 +126,13 @@ impl Dispatch {
     }
 
     /// Puts back a reserved waiter for which there was no task after all, first in line.
-    pub(crate) fn give_back(&self, key: &ListKey, waiter: Waiter) {
+    pub(crate) fn give_back(&self, key: &ListKey, waiter: Waiter<T>) {
         waiter.ticket.swap(RESERVED, WAITING);
         self.lists()
             .entry(key.clone())
             .or_default()
             .push_front(waiter);
     }
-}
-
-/// What the engine wakes once a change is committed.
-#[derive(Clone, Default)]
-pub(crate) struct Wakers {
-    pub(crate) dispatch: Arc<Dispatch>,
-    /// The timer loop, when a new deadline may be earlier than the one it sleeps towards.
-    pub(crate) timers: Arc<Notify>,
 }
 
 #[cfg(test)]
@@ -150,7 +145,7 @@ mod tests {
 
     #[test]
     fn waiters_whose_poll_ended_are_skipped() {
-        let dispatch = Dispatch::default();
+        let dispatch = Dispatch::<u32>::default();
         let register = |name: &str, reply, ticket: &Ticket| {
             let waiter = Waiter::new(Some(name.into()), reply, ticket.clone());
             assert!(dispatch.wait(key(), waiter, 10));
@@ -181,7 +176,7 @@ mod tests {
 
     #[test]
     fn live_pollers_per_list_are_limited() {
-        let dispatch = Dispatch::default();
+        let dispatch = Dispatch::<u32>::default();
         let mut receivers = Vec::new();
         for _ in 0..2 {
             let (tx, rx) = oneshot::channel();

@@ -21,10 +21,13 @@ mod tests;
 mod timeouts;
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::sync::Notify;
+
 use crate::clock::Timestamp;
-use crate::dispatch::Wakers;
+use crate::dispatch::Dispatch;
 use crate::model::events::{Cause, Event, HistoryEvent, attrs};
 use crate::model::{DecisionTask, NextDecision, Run, Slot, TaskList, Timeout};
 use crate::store::{Counter, Deadline, Reads, StoreError, TaskKind, Writes};
@@ -41,6 +44,15 @@ pub(crate) use tasks::{
     ActivityOutcome, Claimed, DecisionClaim, TaskRef, claim, close_activity, record_heartbeat,
     started_decision, started_task,
 };
+
+/// What the engine wakes once a change is committed.
+#[derive(Clone, Default)]
+pub(crate) struct Wakers {
+    /// Polls waiting for a task.
+    pub(crate) dispatch: Arc<Dispatch<Claimed>>,
+    /// The timer loop, when a new deadline may be earlier than the one it sleeps towards.
+    pub(crate) timers: Arc<Notify>,
+}
 
 /// What every engine needs from the service.
 #[derive(Clone)]
