@@ -61,11 +61,10 @@ pub fn check_history(events: &[Value]) -> Vec<String> {
 /// production, and the point is to catch Weft's own bugs while it is being developed.
 #[cfg(debug_assertions)]
 pub(crate) fn stored(store: &crate::store::Store) -> Result<(), crate::Error> {
-    use crate::store::{Cursor, Reads};
+    use crate::store::Cursor;
 
-    let snapshot = store.snapshot()?;
-    let tx: &dyn Reads = &snapshot;
-    for seq in snapshot.history_seqs()? {
+    let tx = store.snapshot()?;
+    for seq in tx.history_seqs()? {
         let all = Cursor {
             after: None,
             reverse: false,

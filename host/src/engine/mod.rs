@@ -154,7 +154,7 @@ impl<'a, 't> Engine<'a, 't> {
             let cause = Some(Cause::EventLimitExceeded);
             return terminate(self, run, None, None, None, cause);
         }
-        Ok(self.tx.put_run(run)?)
+        self.tx.put_run(run)
     }
 
     /// A state change the decider must hear about (spec §8.2): schedules a decision task,

@@ -59,7 +59,7 @@ pub(crate) async fn tag_resource(
                 domain.tags = tags;
                 Ok((arn, domain))
             },
-            |tx, (arn, domain)| Ok(tx.put_domain(&arn.scope, &domain).map(|()| Empty {})?),
+            |tx, (arn, domain)| tx.put_domain(&arn.scope, &domain).map(|()| Empty {}),
         )
         .await
 }
@@ -78,7 +78,7 @@ pub(crate) async fn untag_resource(
                 domain.tags.retain(|t| !input.tag_keys.contains(&t.key));
                 Ok((arn, domain))
             },
-            |tx, (arn, domain)| Ok(tx.put_domain(&arn.scope, &domain).map(|()| Empty {})?),
+            |tx, (arn, domain)| tx.put_domain(&arn.scope, &domain).map(|()| Empty {}),
         )
         .await
 }

@@ -9,6 +9,7 @@
 //! redb.
 
 mod access;
+mod job;
 mod kinds;
 mod runs;
 mod seam;
@@ -25,7 +26,8 @@ use tokio::sync::oneshot;
 
 use crate::clock::Clock;
 
-pub(crate) use access::ReadTx;
+use access::ReadTx;
+use seam::{Backend, Job};
 pub(crate) use seam::{
     Counter, Cursor, Deadline, Due, Listing, Page, Reads, TaskKind, TypeReads, TypeWrites, Writes,
 };
@@ -101,11 +103,26 @@ from_redb!(
     redb::SetDurabilityError
 );
 
-/// The database: cheap to clone, shared by every request.
+/// The database, whichever backend holds it: cheap to clone, shared by every request.
 #[derive(Clone)]
 pub(crate) struct Store {
+    backend: Arc<dyn Backend>,
+}
+
+/// The embedded default: redb, with one writer thread that commits concurrent changes together.
+struct Redb {
     db: Arc<Database>,
     jobs: writer::Queue,
+}
+
+impl Backend for Redb {
+    fn snapshot(&self) -> Result<Box<dyn Reads>, StoreError> {
+        Ok(Box::new(ReadTx(self.db.begin_read()?)))
+    }
+
+    fn submit(&self, job: Box<dyn Job>) -> Result<(), StoreError> {
+        self.jobs.send(job).map_err(|_| StoreError::Stopped)
+    }
 }
 
 /// The writer thread. Join it after the last [`Store`] clone is dropped, so that the database is
@@ -148,7 +165,9 @@ impl Store {
         let stats = WriterStats::default();
         let (jobs, thread) = writer::spawn(db.clone(), clock, stats.clone()).map_err(dir_error)?;
         Ok(Opened {
-            store: Store { db, jobs },
+            store: Store {
+                backend: Arc::new(Redb { db, jobs }),
+            },
             writer: Writer(thread),
             secret,
             stats,
@@ -157,15 +176,14 @@ impl Store {
 
     /// The earliest durable deadline, read directly (cheap enough for the timer loop).
     pub(crate) fn next_deadline(&self) -> Result<Option<crate::clock::Timestamp>, StoreError> {
-        let tx = ReadTx(self.db.begin_read()?);
-        seam::RunReads::next_deadline(&tx)
+        self.backend.snapshot()?.next_deadline()
     }
 
     /// A consistent snapshot taken on the calling thread, for start-up work done before
     /// serving (requests use [`Store::read`]).
     #[cfg(debug_assertions)]
-    pub(crate) fn snapshot(&self) -> Result<ReadTx, StoreError> {
-        Ok(ReadTx(self.db.begin_read()?))
+    pub(crate) fn snapshot(&self) -> Result<Box<dyn Reads>, StoreError> {
+        self.backend.snapshot()
     }
 
     /// Runs `op` on a consistent snapshot, off the async threads.
@@ -175,13 +193,10 @@ impl Store {
         T: Send + 'static,
         E: From<StoreError> + Send + 'static,
     {
-        let db = self.db.clone();
-        tokio::task::spawn_blocking(move || {
-            let tx = ReadTx(db.begin_read().map_err(StoreError::from)?);
-            op(&tx)
-        })
-        .await
-        .map_err(|_| StoreError::Panicked)?
+        let backend = self.backend.clone();
+        tokio::task::spawn_blocking(move || op(&*backend.snapshot()?))
+            .await
+            .map_err(|_| StoreError::Panicked)?
     }
 
     /// Makes a change in the writer's next batch and answers once that batch is durably
@@ -231,32 +246,9 @@ impl Store {
         E: From<StoreError> + Send + 'static,
     {
         let (reply, answer) = oneshot::channel();
-        self.jobs
-            .send(writer::job(check, apply, reply, skip_if_gone))
-            .map_err(|_| StoreError::Stopped)?;
+        let job = job::job(check, apply, reply, skip_if_gone);
+        self.backend.submit(job)?;
         answer.await.map_err(|_| StoreError::Stopped)?
-    }
-}
-
-#[cfg(debug_assertions)]
-impl ReadTx {
-    /// The seq of every run that has a history, in order.
-    pub(crate) fn history_seqs(&self) -> Result<Vec<u64>, StoreError> {
-        use access::Tables as _;
-
-        let table = self.event_table()?;
-        let mut seqs = Vec::new();
-        let mut from = 0;
-        // One lookup per run: each jumps past the previous run's events.
-        while let Some(entry) = table.range((from, 0)..)?.next() {
-            let seq = entry?.0.value().0;
-            seqs.push(seq);
-            match seq.checked_add(1) {
-                Some(next) => from = next,
-                None => break,
-            }
-        }
-        Ok(seqs)
     }
 }
 

@@ -108,6 +108,23 @@ impl<T: Tables> RunReads for T {
         let first = table.first()?;
         Ok(first.map(|(key, _)| Timestamp::from_millis(key.value().0)))
     }
+
+    #[cfg(debug_assertions)]
+    fn history_seqs(&self) -> Result<Vec<u64>, StoreError> {
+        let table = self.event_table()?;
+        let mut seqs = Vec::new();
+        let mut from = 0;
+        // One lookup per run: each jumps past the previous run's events.
+        while let Some(entry) = table.range((from, 0)..)?.next() {
+            let seq = entry?.0.value().0;
+            seqs.push(seq);
+            match seq.checked_add(1) {
+                Some(next) => from = next,
+                None => break,
+            }
+        }
+        Ok(seqs)
+    }
 }
 
 /// A key of the task queues, borrowing the list name.

@@ -46,6 +46,28 @@ use crate::model::{
 use super::StoreError;
 pub(crate) use super::kinds::{Counter, Deadline, Due, Listing, TaskKind};
 
+/// A database the [`Store`](super::Store) runs on: consistent snapshots for reads, and write
+/// transactions for queued jobs. redb is one (one writer thread, group commit); a shared SQL
+/// database would be another (see the module docs for what it must guarantee).
+pub(crate) trait Backend: Send + Sync {
+    /// A consistent snapshot. Blocking: the store calls it off the async threads.
+    fn snapshot(&self) -> Result<Box<dyn Reads>, StoreError>;
+
+    /// Queues `job` for a write transaction. The backend applies it (and others with it, as it
+    /// sees fit), commits durably, and only then calls [`Job::finish`]: with no error if the
+    /// transaction committed, else with why not.
+    fn submit(&self, job: Box<dyn Job>) -> Result<(), StoreError>;
+}
+
+/// A change queued for a write transaction: its check and apply, and whoever waits for it.
+pub(crate) trait Job: Send {
+    /// Applies the change inside the transaction and keeps its result. Returns false if its apply
+    /// step failed, which may have left partial changes: the transaction must then be dropped.
+    fn apply(&mut self, tx: &mut dyn Writes) -> bool;
+    /// Answers the change once the transaction is committed, or failed with `error`.
+    fn finish(self: Box<Self>, error: Option<&StoreError>);
+}
+
 /// One page of a listing.
 #[derive(Debug)]
 pub(crate) struct Page<T> {
@@ -156,6 +178,10 @@ pub(crate) trait RunReads {
 
     /// The earliest deadline.
     fn next_deadline(&self) -> Result<Option<Timestamp>, StoreError>;
+
+    /// The seq of every run that has a history, in order (debug builds check them all).
+    #[cfg(debug_assertions)]
+    fn history_seqs(&self) -> Result<Vec<u64>, StoreError>;
 }
 
 /// The reads of Weft's Wasm extension: modules, bindings and their guests' failures.
