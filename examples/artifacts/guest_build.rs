@@ -107,13 +107,16 @@ fn ensure_target() {
         return;
     }
     println!("cargo::warning=adding the {TARGET} target with rustup, to build the Wasm guests");
-    let mut rustup = Command::new("rustup");
-    rustup
+    let added = Command::new("rustup")
         .args(["target", "add", TARGET])
-        .stdout(Stdio::from(io::stderr()));
-    run(&mut rustup);
-    if !has_target(&rustc) {
-        panic!("rustup added {TARGET}, yet {rustc:?} still has no standard library for it");
+        .stdout(Stdio::from(io::stderr()))
+        .status();
+    if !added.as_ref().is_ok_and(|status| status.success()) || !has_target(&rustc) {
+        panic!(
+            "{rustc:?} has no standard library for {TARGET}, which the Wasm guests need, and \
+             `rustup target add {TARGET}` did not add it ({added:?}): Weft builds with a \
+             rustup toolchain"
+        );
     }
 }
 
