@@ -2,13 +2,14 @@
 //!
 //! Shared by the build scripts of `examples/artifacts` and `tests/guests/artifacts` (which
 //! includes this file by path). It runs cargo on the workspace for the guests' target, in a
-//! target directory of its own (`<target>/wasm`): the outer build holds the lock of its own
-//! directory, and the guests' artifacts then serve every profile and both artifact crates.
-//! Cargo's build-directory lock serializes the two build scripts if they run at once.
+//! target directory of its own (`<target>/wasm/<checkout>`): the outer build holds the lock of
+//! its own directory, and the guests' artifacts then serve every profile and both artifact
+//! crates. Cargo's build-directory lock serializes the two build scripts if they run at once.
 
 use std::env;
 use std::ffi::OsString;
 use std::fs;
+use std::hash::{DefaultHasher, Hash as _, Hasher as _};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -54,7 +55,7 @@ pub(crate) fn build(parent: &str, guests: &[&str], inputs: &[&str]) {
 
     ensure_target();
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let target_dir = target_dir(&out_dir);
+    let target_dir = target_dir(&out_dir, &workspace);
     let mut cargo = Command::new(env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo")));
     cargo
         .current_dir(&workspace)
@@ -89,14 +90,21 @@ fn workspace() -> PathBuf {
         .to_path_buf()
 }
 
-/// `<target>/wasm`, beside the outer build's profiles: its target directory is the nearest
-/// directory above `OUT_DIR` that cargo tagged with `CACHEDIR.TAG`. Without one (an unusual
-/// layout), a directory inside `OUT_DIR`.
-fn target_dir(out_dir: &Path) -> PathBuf {
+/// `<target>/wasm/<checkout>`, beside the outer build's profiles: its target directory is the
+/// nearest directory above `OUT_DIR` that cargo tagged with `CACHEDIR.TAG` (without one, an
+/// unusual layout, `OUT_DIR` itself). `<checkout>` is a digest of the workspace's path: a
+/// `wasm32` cdylib's file name has no hash of its package, so two checkouts sharing a target
+/// directory (git worktrees with one `CARGO_TARGET_DIR`) would otherwise overwrite each other's
+/// components while each one's cargo still deems its own fresh.
+fn target_dir(out_dir: &Path, workspace: &Path) -> PathBuf {
+    let mut checkout = DefaultHasher::new();
+    workspace.hash(&mut checkout);
     out_dir
         .ancestors()
         .find(|dir| dir.join("CACHEDIR.TAG").is_file())
-        .map_or_else(|| out_dir.join("wasm"), |target| target.join("wasm"))
+        .unwrap_or(out_dir)
+        .join("wasm")
+        .join(format!("{:016x}", checkout.finish()))
 }
 
 /// Installs the guests' target with rustup unless rustc already has its standard library: a
