@@ -51,12 +51,7 @@ fn main() {
 }
 
 async fn run() {
-    let examples = examples::build().expect("build the examples");
-    let guests = examples::build_test_guests().expect("build the test guests");
-    let code = |name: &str| {
-        let path = examples.get(name).or_else(|| guests.get(name)).unwrap();
-        std::fs::read(path).expect("read a component")
-    };
+    let code = weft_tests::guests::guest;
     let tasks: usize = std::env::var("WEFT_BENCH_TASKS")
         .ok()
         .and_then(|s| s.parse().ok())

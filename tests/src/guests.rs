@@ -1,5 +1,5 @@
-//! Real Wasm guests on a [`TestServer`]: the example and hostile test components, built once per
-//! test binary; uploading and binding one in a call; the examples' types registered from their
+//! Real Wasm guests on a [`TestServer`]: the example and hostile test components (built with the
+//! crates that embed them, `weft-example-guests` and `weft-test-guests`); uploading and binding one in a call; the examples' types registered from their
 //! catalog; and waiting for a run to close, with its history checked.
 //!
 //! ```no_run
@@ -15,7 +15,6 @@
 //! # }
 //! ```
 
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use aws_sdk_swf::Client;
@@ -24,7 +23,7 @@ use aws_sdk_swf::types::{
     WorkflowExecution,
 };
 use serde_json::Value;
-use weft_host::examples::{self, Modules, TypeName};
+use weft_host::examples::{self, TypeName};
 
 use crate::TestServer;
 
@@ -40,30 +39,16 @@ pub const SMALL_LIMITS: Limits = Limits {
 };
 
 /// The bytes of the component built from crate `name`: one of the examples
-/// (`weft_host::examples::EXAMPLES`) or of the test guests (`TEST_GUESTS`). The first call in a
-/// test binary builds both sets (a no-op cargo run once they are built); the others wait for it.
-pub async fn guest(name: &str) -> Vec<u8> {
-    let name = name.to_owned();
-    tokio::task::spawn_blocking(move || {
-        let path = built(&EXAMPLES, examples::build)
-            .get(&name)
-            .or_else(|| built(&TEST_GUESTS, examples::build_test_guests).get(&name))
-            .unwrap_or_else(|| panic!("no guest is built from a crate named {name}"))
-            .to_owned();
-        std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-    })
-    .await
-    .expect("reading a guest")
-}
-
-static EXAMPLES: OnceLock<Modules> = OnceLock::new();
-static TEST_GUESTS: OnceLock<Modules> = OnceLock::new();
-
-fn built(
-    cell: &'static OnceLock<Modules>,
-    build: fn() -> Result<Modules, examples::BuildError>,
-) -> &'static Modules {
-    cell.get_or_init(|| build().unwrap_or_else(|e| panic!("building the guests: {e}")))
+/// (`weft_host::examples::component`) or of the test guests (`weft_test_guests`: a decider, an
+/// activity worker and a function that misbehave as their input asks, a decider that imports a
+/// clock and randomness, the benchmarks' decider of a workflow with one activity, an activity
+/// worker that tries to escape its sandbox, and a function importing an interface no world
+/// has; `tests/guests/README.md` lists the inputs each understands).
+pub fn guest(name: &str) -> Vec<u8> {
+    examples::component(name)
+        .or_else(|| weft_test_guests::component(name))
+        .unwrap_or_else(|| panic!("no guest is built from a crate named {name}"))
+        .to_vec()
 }
 
 /// A client of the server's `/v1` API, in `us-east-1` like [`TestServer::client`].
@@ -82,7 +67,7 @@ pub async fn deploy(
     bind: Bind,
 ) -> String {
     let module = weft
-        .upload_module(guest(name).await)
+        .upload_module(guest(name))
         .await
         .unwrap_or_else(|e| panic!("upload {name}: {e}"));
     let digest = module["digest"].as_str().expect("a digest").to_owned();

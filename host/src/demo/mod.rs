@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
 use crate::api::{self, Operation};
-use crate::examples::{self, Modules};
+use crate::examples;
 use crate::fault::Fault;
 use crate::model::BindingKind;
 use crate::ops::{Ctx, Service, wasm};
@@ -52,11 +52,6 @@ pub async fn run(
     if options.orders == 0 {
         bail!("--orders must be at least 1");
     }
-    println!("Building the example guests for wasm32-wasip2 (the first time takes a minute)...");
-    let modules = tokio::task::spawn_blocking(examples::build)
-        .await
-        .context("building the examples")??;
-
     let data_dir = options.data_dir.clone().unwrap_or_else(fresh_dir);
     let weft = Weft::open(Config::new(&data_dir))?;
     let svc = weft.service();
@@ -87,7 +82,7 @@ pub async fn run(
     };
     let mut shutdown = std::pin::pin!(shutdown);
     let outcome = tokio::select! {
-        outcome = demo.orders(&modules, options.orders) => outcome,
+        outcome = demo.orders(options.orders) => outcome,
         () = &mut shutdown => Err(anyhow::anyhow!("interrupted")),
     };
     // The demo's handle on the service must go before the server stops: the store closes only
@@ -139,7 +134,7 @@ impl Demo {
     }
 
     /// Registers the domain and the example's types, and uploads and binds its guests.
-    async fn set_up(&self, modules: &Modules) -> anyhow::Result<()> {
+    async fn set_up(&self) -> anyhow::Result<()> {
         self.call(
             Operation::RegisterDomain,
             json!({"name": DOMAIN, "workflowExecutionRetentionPeriodInDays": "1"}),
@@ -150,12 +145,10 @@ impl Demo {
                 .await?;
         }
         for guest in orders::GUESTS {
-            let path = modules
-                .get(guest.name)
-                .with_context(|| format!("{} was not built", guest.name))?;
-            let code =
-                std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-            let module = wasm::upload_module(&self.svc, &self.ctx(), code)
+            // Embedded in this binary when it was built.
+            let code = examples::component(guest.name)
+                .with_context(|| format!("{} is not an example guest", guest.name))?;
+            let module = wasm::upload_module(&self.svc, &self.ctx(), code.to_vec())
                 .await
                 .map_err(fault(&format!("uploading {}", guest.name)))?;
             let bind = wasm::BindInput {
@@ -191,11 +184,11 @@ impl Demo {
     }
 
     /// The demo proper: set up, start the orders, follow them, report.
-    async fn orders(&self, modules: &Modules, count: u32) -> anyhow::Result<()> {
+    async fn orders(&self, count: u32) -> anyhow::Result<()> {
         println!(
             "Registering domain {DOMAIN:?} and the examples' types; uploading and binding the guests:"
         );
-        self.set_up(modules).await?;
+        self.set_up().await?;
         let orders = orders::orders(count);
         println!(
             "Starting {count} orders ({} with a failing card, {} cancelled by signal)...",

@@ -9,7 +9,7 @@ use crate::model::BindingKind;
 
 /// A guest the demo uploads, and what it is bound to serve.
 pub(crate) struct Guest {
-    /// Its crate, as `examples::build` names it.
+    /// Its crate, as `examples::component` names it.
     pub(crate) name: &'static str,
     pub(crate) kind: BindingKind,
     /// The task list it serves.

@@ -6,7 +6,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{Call, GuestFailure, GuestLimits, Heartbeat, Runtime, tasks, types};
-use crate::examples::build_test_guests;
+
+/// The component of test guest `name`.
+fn guest(name: &str) -> &'static [u8] {
+    weft_test_guests::component(name).unwrap()
+}
 
 fn task(input: &str) -> tasks::ActivityTask {
     tasks::ActivityTask {
@@ -26,10 +30,8 @@ fn task(input: &str) -> tasks::ActivityTask {
 
 /// Runs `escape-activity` on each input, with `hosts` allowed; what each completed with.
 async fn escape(inputs: &[String], hosts: &[&str]) -> Vec<Result<String, GuestFailure>> {
-    let guests = build_test_guests().unwrap();
     let runtime = Runtime::new(None).unwrap();
-    let code = std::fs::read(guests.get("escape-activity").unwrap()).unwrap();
-    let module = runtime.load(&code).unwrap();
+    let module = runtime.load(guest("escape-activity")).unwrap();
     let call = Call {
         label: "escape".into(),
         limits: GuestLimits {
@@ -191,9 +193,8 @@ async fn http_goes_only_to_allowed_hosts_without_following_redirects() {
 
 #[test]
 fn a_function_with_an_import_no_world_has_is_refused() {
-    let guests = build_test_guests().unwrap();
     let runtime = Runtime::new(None).unwrap();
-    let load = |name: &str| runtime.load(&std::fs::read(guests.get(name).unwrap()).unwrap());
+    let load = |name: &str| runtime.load(guest(name));
     let Err(refused) = load("backdoor-function") else {
         panic!("the backdoor loaded");
     };

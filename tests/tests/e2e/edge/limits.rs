@@ -338,7 +338,7 @@ async fn a_request_not_yet_verified_cannot_hold_its_connection_for_the_body_time
         .send()
         .await;
     assert!(listed.is_ok(), "{listed:?}");
-    let code = guests::guest("one-activity-decider").await;
+    let code = guests::guest("one-activity-decider");
     assert!(code.len() > 4096);
     let weft = guests::weft_client(&server).with_credentials(ACME.key, ACME.secret);
     weft.upload_module(code)

@@ -81,12 +81,12 @@ async fn modules_are_limited_in_number_and_bytes() {
     })
     .await;
     let (acme, globex) = (weft(&server, &ACME), weft(&server, &GLOBEX));
-    let activity = guests::guest("hostile-activity").await;
+    let activity = guests::guest("hostile-activity");
     acme.upload_module(activity.clone()).await.unwrap();
     // The same bytes again are the same module, not a second one.
     acme.upload_module(activity.clone()).await.unwrap();
     let refused = acme
-        .upload_module(guests::guest("hostile-function").await)
+        .upload_module(guests::guest("hostile-function"))
         .await
         .unwrap_err();
     assert!(

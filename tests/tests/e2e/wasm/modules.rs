@@ -32,7 +32,7 @@ fn refused<T: std::fmt::Debug>(result: Result<T, ClientError>) -> (u16, String, 
 
 /// Uploads guest `name`; its record.
 async fn upload(weft: &WeftClient, name: &str) -> Value {
-    weft.upload_module(guests::guest(name).await)
+    weft.upload_module(guests::guest(name))
         .await
         .unwrap_or_else(|e| panic!("upload {name}: {e}"))
 }
@@ -47,7 +47,7 @@ async fn uploads_answer_the_module_and_the_same_bytes_answer_the_same_record() {
         ("quote-decider", "decider"),
         ("price-function", "function"),
     ] {
-        let code = guests::guest(name).await;
+        let code = guests::guest(name);
         let record = weft.upload_module(code.clone()).await.unwrap();
         assert_eq!(record["digest"], sha256(&code), "{name}");
         assert_eq!(record["world"], world, "{name}");
@@ -69,10 +69,8 @@ async fn uploads_answer_the_module_and_the_same_bytes_answer_the_same_record() {
 #[tokio::test]
 async fn an_impure_decider_and_a_module_of_the_wrong_world_are_refused() {
     let (_server, _c, weft) = server().await;
-    let (status, code, message) = refused(
-        weft.upload_module(guests::guest("impure-decider").await)
-            .await,
-    );
+    let (status, code, message) =
+        refused(weft.upload_module(guests::guest("impure-decider")).await);
     assert_eq!((status, code.as_str()), (400, "ValidationException"));
     assert!(
         message.starts_with(

@@ -238,9 +238,7 @@ async fn http_reaches_only_the_hosts_a_binding_allows() {
 #[tokio::test]
 async fn foreign_imports_are_refused_and_only_activities_take_http_hosts() {
     let (_server, _c, weft) = server().await;
-    let refused = weft
-        .upload_module(guests::guest("backdoor-function").await)
-        .await;
+    let refused = weft.upload_module(guests::guest("backdoor-function")).await;
     let Err(ClientError::Refused { code, message, .. }) = refused else {
         panic!("the backdoor was accepted: {refused:?}");
     };
@@ -255,12 +253,12 @@ async fn foreign_imports_are_refused_and_only_activities_take_http_hosts() {
 
     let digest = |record: serde_json::Value| record["digest"].as_str().unwrap().to_owned();
     let function = digest(
-        weft.upload_module(guests::guest("hostile-function").await)
+        weft.upload_module(guests::guest("hostile-function"))
             .await
             .unwrap(),
     );
     let activity = digest(
-        weft.upload_module(guests::guest("escape-activity").await)
+        weft.upload_module(guests::guest("escape-activity"))
             .await
             .unwrap(),
     );

@@ -1,0 +1,24 @@
+//! Builds the test guests as `wasm32-wasip2` components into `OUT_DIR`, where `src/lib.rs`
+//! embeds them.
+
+// The example guests' build steps, shared by path: build scripts can share code otherwise only
+// through a crate of its own.
+#[path = "../../../examples/artifacts/guest_build.rs"]
+mod guest_build;
+
+fn main() {
+    guest_build::build(
+        "tests/guests",
+        &[
+            "hostile-decider",
+            "hostile-activity",
+            "hostile-function",
+            "impure-decider",
+            "one-activity-decider",
+            "escape-activity",
+            "backdoor-function",
+        ],
+        // The misbehaviours the hostile guests include by path.
+        &["tests/guests/misbehave.rs"],
+    );
+}
