@@ -4,11 +4,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{
-    ActivityOutcome, Claimed, Engine, close_activity, record_heartbeat, started_task,
+    ActivityOutcome, Claimed, Engine, TaskRef, close_activity, record_heartbeat, started_task,
 };
 use crate::fault::Fault;
-use crate::model::{Activity, Empty, TaskList, TypeName, WorkflowExecution};
-use crate::store::TaskKind;
+use crate::model::{Activity, Empty, Run, Scope, TaskList, TypeName, WorkflowExecution};
+use crate::store::{Reads, TaskKind};
 
 use super::polling::{long_poll, open_token, task_domain};
 use super::{Ctx, Service};
@@ -97,10 +97,7 @@ pub(crate) async fn heartbeat(
     let setup = svc.engine.clone();
     svc.store
         .write(
-            move |tx| {
-                let domain = task_domain(tx, &scope, task)?;
-                Ok((domain.id, started_task::<Activity>(tx, domain.id, task)?))
-            },
+            move |tx| started_activity(tx, &scope, task),
             move |tx, (domain, mut run)| {
                 let mut eng = Engine::new(tx, domain, &setup);
                 let cancel_requested = record_heartbeat(&mut eng, &mut run, task, input.details)?;
@@ -180,10 +177,7 @@ async fn respond(
     let setup = svc.engine.clone();
     svc.store
         .write(
-            move |tx| {
-                let domain = task_domain(tx, &scope, task)?;
-                Ok((domain.id, started_task::<Activity>(tx, domain.id, task)?))
-            },
+            move |tx| started_activity(tx, &scope, task),
             move |tx, (domain, mut run)| {
                 let mut eng = Engine::new(tx, domain, &setup);
                 close_activity(&mut eng, &mut run, task, outcome)?;
@@ -192,4 +186,10 @@ async fn respond(
             },
         )
         .await
+}
+
+/// The domain id and run of the started activity task `task`, in the caller's scope.
+fn started_activity(tx: &dyn Reads, scope: &Scope, task: TaskRef) -> Result<(u64, Run), Fault> {
+    let domain = task_domain(tx, scope, task)?;
+    Ok((domain.id, started_task::<Activity>(tx, domain.id, task)?))
 }
