@@ -1,6 +1,9 @@
 //! Weft: an Amazon Simple Workflow Service (SWF) that runs in one process, over HTTP with the AWS
 //! JSON 1.0 protocol, with its state in redb. Unmodified AWS clients point their endpoint at it.
 //!
+//! Comments citing "spec §X" refer to section X of `docs/swf-rules.md`, which states each SWF
+//! rule Weft implements and where in the code it lives.
+//!
 //! # Layout
 //!
 //! A request flows one way: `api` (HTTP, the model-driven validation, the fault mapping) →

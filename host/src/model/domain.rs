@@ -32,7 +32,7 @@ impl Domain {
     }
 
     /// Days a closed run is kept; 0 (for `"NONE"` and `"0"`) means it goes as soon as it
-    /// closes (spec §3 RegisterDomain).
+    /// closes (spec §4.1 RegisterDomain).
     pub(crate) fn retention_days(&self) -> u32 {
         self.retention.parse().unwrap_or(0)
     }
