@@ -1,4 +1,5 @@
-//! Tenants: who may call, with which keys, in which domains, within which quotas (DESIGN §6).
+//! Tenants: who may call, with which keys, in which domains, within which quotas (see
+//! ARCHITECTURE.md, "Scopes").
 //!
 //! Everything a tenant owns is stored under its account id, so isolation comes from the scope
 //! every request is resolved in; this module decides which tenant a request is. Configured
