@@ -80,149 +80,178 @@ pub(super) fn apply(eng: &mut Engine<'_, '_>, effect: Effect) -> Result<(), Stor
             from,
             signal_name,
             input,
-        } => {
-            let target = target(eng, &from)?;
-            let sender = eng.tx.run(from.sender)?;
-            let sender_execution = sender.map(|s| s.execution);
-            match (target, sender_execution) {
-                (Some(mut target), Some(sender_execution)) => {
-                    let external = Some((sender_execution, from.event_id));
-                    signal(eng, &mut target, signal_name, input, external)?;
-                    let event = attrs::ExternalWorkflowExecutionSignaled {
-                        workflow_execution: target.execution.clone(),
-                        initiated_event_id: from.event_id,
-                    };
-                    tell_sender(eng, from.sender, event.into())
-                }
-                _ => {
-                    let event = attrs::SignalExternalWorkflowExecutionFailed {
-                        workflow_id: from.workflow_id,
-                        run_id: from.run_id,
-                        cause: Cause::UnknownExternalWorkflowExecution,
-                        initiated_event_id: from.event_id,
-                        decision_task_completed_event_id: from.decision_task_completed_event_id,
-                        control: from.control,
-                    };
-                    tell_sender(eng, from.sender, event.into())
-                }
-            }
-        }
-        Effect::RequestCancel { from } => {
-            let target = target(eng, &from)?;
-            let sender_execution = eng.tx.run(from.sender)?.map(|s| s.execution);
-            match (target, sender_execution) {
-                (Some(mut target), Some(sender_execution)) => {
-                    let external = Some((sender_execution, from.event_id));
-                    request_cancel(eng, &mut target, external, None)?;
-                    let event = attrs::ExternalWorkflowExecutionCancelRequested {
-                        workflow_execution: target.execution.clone(),
-                        initiated_event_id: from.event_id,
-                    };
-                    tell_sender(eng, from.sender, event.into())
-                }
-                _ => {
-                    let event = attrs::RequestCancelExternalWorkflowExecutionFailed {
-                        workflow_id: from.workflow_id,
-                        run_id: from.run_id,
-                        cause: Cause::UnknownExternalWorkflowExecution,
-                        initiated_event_id: from.event_id,
-                        decision_task_completed_event_id: from.decision_task_completed_event_id,
-                        control: from.control,
-                    };
-                    tell_sender(eng, from.sender, event.into())
-                }
-            }
-        }
+        } => signal_external(eng, from, signal_name, input),
+        Effect::RequestCancel { from } => cancel_external(eng, from),
         Effect::ChildClosed {
             parent,
             initiated,
             child,
             child_type,
             outcome,
-        } => {
-            let Some(mut run) = eng.open_run(parent)? else {
-                return Ok(());
-            };
-            let Some(entry) = run.children.remove(&initiated) else {
-                return Ok(());
-            };
-            let started_event_id = entry.started.map_or(0, |(_, id)| id);
-            let (workflow_execution, workflow_type) = (child, child_type);
-            let event: Event = match outcome {
-                ChildOutcome::Completed(result) => attrs::ChildWorkflowExecutionCompleted {
-                    workflow_execution,
-                    workflow_type,
-                    result,
-                    initiated_event_id: initiated,
-                    started_event_id,
-                }
-                .into(),
-                ChildOutcome::Failed { reason, details } => attrs::ChildWorkflowExecutionFailed {
-                    workflow_execution,
-                    workflow_type,
-                    reason,
-                    details,
-                    initiated_event_id: initiated,
-                    started_event_id,
-                }
-                .into(),
-                ChildOutcome::Canceled(details) => attrs::ChildWorkflowExecutionCanceled {
-                    workflow_execution,
-                    workflow_type,
-                    details,
-                    initiated_event_id: initiated,
-                    started_event_id,
-                }
-                .into(),
-                ChildOutcome::TimedOut => attrs::ChildWorkflowExecutionTimedOut {
-                    workflow_execution,
-                    workflow_type,
-                    timeout_type: Cause::StartToClose,
-                    initiated_event_id: initiated,
-                    started_event_id,
-                }
-                .into(),
-                ChildOutcome::Terminated => attrs::ChildWorkflowExecutionTerminated {
-                    workflow_execution,
-                    workflow_type,
-                    initiated_event_id: initiated,
-                    started_event_id,
-                }
-                .into(),
-            };
-            eng.record(&mut run, event)?;
-            eng.trigger(&mut run)?;
-            eng.save(&mut run)
-        }
+        } => child_closed(eng, (parent, initiated), child, child_type, outcome),
         Effect::ChildPolicy {
             parent,
             child,
             policy,
-        } => {
-            let Some(mut run) = eng.tx.open_run(eng.domain, &child)? else {
-                return Ok(());
-            };
-            // The workflow id may have been reused by an unrelated run since.
-            if run.parent.as_ref().map(|p| p.seq) != Some(parent) {
-                return Ok(());
-            }
-            match policy {
-                ChildPolicy::Terminate => terminate(
-                    eng,
-                    &mut run,
-                    None,
-                    None,
-                    None,
-                    Some(Cause::ChildPolicyApplied),
-                ),
-                // AWS names the parent as the requester, with no initiating event.
-                ChildPolicy::RequestCancel => {
-                    let parent = run.parent.as_ref().map(|p| (p.execution.clone(), 0));
-                    request_cancel(eng, &mut run, parent, Some(Cause::ChildPolicyApplied))
-                }
-                ChildPolicy::Abandon => Ok(()),
-            }
+        } => apply_child_policy(eng, parent, &child, policy),
+    }
+}
+
+/// A run's SignalExternalWorkflowExecution reaches its target, or fails for want of one.
+fn signal_external(
+    eng: &mut Engine<'_, '_>,
+    from: Initiated,
+    signal_name: String,
+    input: Option<String>,
+) -> Result<(), StoreError> {
+    let target = target(eng, &from)?;
+    let sender_execution = eng.tx.run(from.sender)?.map(|s| s.execution);
+    let (Some(mut target), Some(sender_execution)) = (target, sender_execution) else {
+        let event = attrs::SignalExternalWorkflowExecutionFailed {
+            workflow_id: from.workflow_id,
+            run_id: from.run_id,
+            cause: Cause::UnknownExternalWorkflowExecution,
+            initiated_event_id: from.event_id,
+            decision_task_completed_event_id: from.decision_task_completed_event_id,
+            control: from.control,
+        };
+        return tell_sender(eng, from.sender, event.into());
+    };
+    let external = Some((sender_execution, from.event_id));
+    signal(eng, &mut target, signal_name, input, external)?;
+    let event = attrs::ExternalWorkflowExecutionSignaled {
+        workflow_execution: target.execution.clone(),
+        initiated_event_id: from.event_id,
+    };
+    tell_sender(eng, from.sender, event.into())
+}
+
+/// A run's RequestCancelExternalWorkflowExecution reaches its target, or fails for want of one.
+fn cancel_external(eng: &mut Engine<'_, '_>, from: Initiated) -> Result<(), StoreError> {
+    let target = target(eng, &from)?;
+    let sender_execution = eng.tx.run(from.sender)?.map(|s| s.execution);
+    let (Some(mut target), Some(sender_execution)) = (target, sender_execution) else {
+        let event = attrs::RequestCancelExternalWorkflowExecutionFailed {
+            workflow_id: from.workflow_id,
+            run_id: from.run_id,
+            cause: Cause::UnknownExternalWorkflowExecution,
+            initiated_event_id: from.event_id,
+            decision_task_completed_event_id: from.decision_task_completed_event_id,
+            control: from.control,
+        };
+        return tell_sender(eng, from.sender, event.into());
+    };
+    let external = Some((sender_execution, from.event_id));
+    request_cancel(eng, &mut target, external, None)?;
+    let event = attrs::ExternalWorkflowExecutionCancelRequested {
+        workflow_execution: target.execution.clone(),
+        initiated_event_id: from.event_id,
+    };
+    tell_sender(eng, from.sender, event.into())
+}
+
+/// The parent (`parent`, whose `StartChildWorkflowExecutionInitiated` is `initiated`) hears
+/// how its child closed, if it is still open and still waits for that child.
+fn child_closed(
+    eng: &mut Engine<'_, '_>,
+    (parent, initiated): (u64, u64),
+    child: WorkflowExecution,
+    child_type: TypeName,
+    outcome: ChildOutcome,
+) -> Result<(), StoreError> {
+    let Some(mut run) = eng.open_run(parent)? else {
+        return Ok(());
+    };
+    let Some(entry) = run.children.remove(&initiated) else {
+        return Ok(());
+    };
+    let started_event_id = entry.started.map_or(0, |(_, id)| id);
+    let event = child_outcome_event(child, child_type, (initiated, started_event_id), outcome);
+    eng.record(&mut run, event)?;
+    eng.trigger(&mut run)?;
+    eng.save(&mut run)
+}
+
+/// The `ChildWorkflowExecution*` event for a child that closed with `outcome`.
+fn child_outcome_event(
+    workflow_execution: WorkflowExecution,
+    workflow_type: TypeName,
+    (initiated_event_id, started_event_id): (u64, u64),
+    outcome: ChildOutcome,
+) -> Event {
+    match outcome {
+        ChildOutcome::Completed(result) => attrs::ChildWorkflowExecutionCompleted {
+            workflow_execution,
+            workflow_type,
+            result,
+            initiated_event_id,
+            started_event_id,
         }
+        .into(),
+        ChildOutcome::Failed { reason, details } => attrs::ChildWorkflowExecutionFailed {
+            workflow_execution,
+            workflow_type,
+            reason,
+            details,
+            initiated_event_id,
+            started_event_id,
+        }
+        .into(),
+        ChildOutcome::Canceled(details) => attrs::ChildWorkflowExecutionCanceled {
+            workflow_execution,
+            workflow_type,
+            details,
+            initiated_event_id,
+            started_event_id,
+        }
+        .into(),
+        ChildOutcome::TimedOut => attrs::ChildWorkflowExecutionTimedOut {
+            workflow_execution,
+            workflow_type,
+            timeout_type: Cause::StartToClose,
+            initiated_event_id,
+            started_event_id,
+        }
+        .into(),
+        ChildOutcome::Terminated => attrs::ChildWorkflowExecutionTerminated {
+            workflow_execution,
+            workflow_type,
+            initiated_event_id,
+            started_event_id,
+        }
+        .into(),
+    }
+}
+
+/// A closing parent's child policy reaches its open child `child`.
+fn apply_child_policy(
+    eng: &mut Engine<'_, '_>,
+    parent: u64,
+    child: &str,
+    policy: ChildPolicy,
+) -> Result<(), StoreError> {
+    let Some(mut run) = eng.tx.open_run(eng.domain, child)? else {
+        return Ok(());
+    };
+    // The workflow id may have been reused by an unrelated run since.
+    if run.parent.as_ref().map(|p| p.seq) != Some(parent) {
+        return Ok(());
+    }
+    match policy {
+        ChildPolicy::Terminate => terminate(
+            eng,
+            &mut run,
+            None,
+            None,
+            None,
+            Some(Cause::ChildPolicyApplied),
+        ),
+        // AWS names the parent as the requester, with no initiating event.
+        ChildPolicy::RequestCancel => {
+            let parent = run.parent.as_ref().map(|p| (p.execution.clone(), 0));
+            request_cancel(eng, &mut run, parent, Some(Cause::ChildPolicyApplied))
+        }
+        ChildPolicy::Abandon => Ok(()),
     }
 }
 

@@ -3,7 +3,7 @@
 use crate::model::decisions::{attrs as d, given};
 use crate::model::events::{Cause, attrs};
 use crate::model::{
-    Activity, ActivityDue, ActivityKind, RegistrationStatus, Run, TaskState, Timeout,
+    Activity, ActivityDue, ActivityKind, RegistrationStatus, Run, TaskList, TaskState, Timeout,
 };
 use crate::store::{Deadline, StoreError, TaskKind, TypeReads};
 
@@ -15,128 +15,47 @@ impl Batch<'_, '_, '_> {
         run: &mut Run,
         a: d::ScheduleActivityTask,
     ) -> Result<(), StoreError> {
-        let fail = |cause| attrs::ScheduleActivityTaskFailed {
-            activity_type: a.activity_type.clone(),
-            activity_id: a.activity_id.clone(),
-            cause,
-            decision_task_completed_event_id: self.completed,
-        };
-        let record = self.eng.tx.type_record::<ActivityKind>(
-            self.domain,
-            &a.activity_type.name,
-            &a.activity_type.version,
-        )?;
-        let Some(record) = record else {
-            return self.failed(run, fail(Cause::ActivityTypeDoesNotExist).into());
-        };
-        let cause = if record.status(self.domain) == RegistrationStatus::Deprecated {
-            Some(Cause::ActivityTypeDeprecated)
-        } else if run
-            .activities
-            .values()
-            .any(|x| x.activity_id == a.activity_id)
-        {
-            Some(Cause::ActivityIdAlreadyInUse)
-        } else if run.activities.len() >= self.eng.max_open_per_run() {
-            Some(Cause::OpenActivitiesLimitExceeded)
-        } else {
-            None
-        };
-        if let Some(cause) = cause {
-            return self.failed(run, fail(cause).into());
-        }
-        let defaults = record.config;
-        let or_default = |given_value: &Option<String>, default: Option<String>| {
-            given(given_value).map(str::to_owned).or(default)
-        };
-        let task_list = a
-            .task_list
-            .clone()
-            .filter(|l| !l.name.is_empty())
-            .or(defaults.default_task_list);
-        let schedule_to_close = or_default(
-            &a.schedule_to_close_timeout,
-            defaults.default_task_schedule_to_close_timeout,
-        );
-        let schedule_to_start = or_default(
-            &a.schedule_to_start_timeout,
-            defaults.default_task_schedule_to_start_timeout,
-        );
-        let start_to_close = or_default(
-            &a.start_to_close_timeout,
-            defaults.default_task_start_to_close_timeout,
-        );
-        // The model does not require the heartbeat timeout to resolve: unset means none (§6.1).
-        let heartbeat = or_default(
-            &a.heartbeat_timeout,
-            defaults.default_task_heartbeat_timeout,
-        )
-        .unwrap_or_else(|| "NONE".into());
-        let (task_list, schedule_to_close, schedule_to_start, start_to_close) = match (
-            task_list,
-            schedule_to_close,
-            schedule_to_start,
-            start_to_close,
-        ) {
-            (None, ..) => {
-                return self.failed(run, fail(Cause::DefaultTaskListUndefined).into());
+        let r = match self.resolve_activity(run, &a)? {
+            Ok(resolved) => resolved,
+            Err(cause) => {
+                let event = attrs::ScheduleActivityTaskFailed {
+                    activity_type: a.activity_type,
+                    activity_id: a.activity_id,
+                    cause,
+                    decision_task_completed_event_id: self.completed,
+                };
+                return self.failed(run, event.into());
             }
-            (_, None, ..) => {
-                let cause = Cause::DefaultScheduleToCloseTimeoutUndefined;
-                return self.failed(run, fail(cause).into());
-            }
-            (_, _, None, _) => {
-                let cause = Cause::DefaultScheduleToStartTimeoutUndefined;
-                return self.failed(run, fail(cause).into());
-            }
-            (_, _, _, None) => {
-                let cause = Cause::DefaultStartToCloseTimeoutUndefined;
-                return self.failed(run, fail(cause).into());
-            }
-            (Some(l), Some(a), Some(b), Some(c)) => (l, a, b, c),
         };
-        let priority = or_default(&a.task_priority, defaults.default_task_priority);
         let limits = (
-            Timeout::seconds(&schedule_to_start),
-            Timeout::seconds(&schedule_to_close),
-            Timeout::seconds(&start_to_close),
-            Timeout::seconds(&heartbeat),
+            Timeout::seconds(&r.schedule_to_start),
+            Timeout::seconds(&r.schedule_to_close),
+            Timeout::seconds(&r.start_to_close),
+            Timeout::seconds(&r.heartbeat),
         );
         let event = attrs::ActivityTaskScheduled {
             activity_type: a.activity_type.clone(),
             activity_id: a.activity_id.clone(),
             input: a.input,
             control: a.control,
-            schedule_to_start_timeout: Some(schedule_to_start),
-            schedule_to_close_timeout: Some(schedule_to_close),
-            start_to_close_timeout: Some(start_to_close),
-            task_list: task_list.clone(),
-            task_priority: priority.clone(),
+            schedule_to_start_timeout: Some(r.schedule_to_start),
+            schedule_to_close_timeout: Some(r.schedule_to_close),
+            start_to_close_timeout: Some(r.start_to_close),
+            task_list: r.task_list.clone(),
+            task_priority: r.priority.clone(),
             decision_task_completed_event_id: self.completed,
-            heartbeat_timeout: Some(heartbeat),
+            heartbeat_timeout: Some(r.heartbeat),
         };
         let scheduled = self.eng.record(run, event)?;
-        let slot = self.eng.queue(
-            run,
-            TaskKind::Activity,
-            task_list.name,
-            priority.as_deref(),
-            scheduled,
-        )?;
+        let (list, priority) = (r.task_list.name, r.priority.as_deref());
+        let slot = self
+            .eng
+            .queue(run, TaskKind::Activity, list, priority, scheduled)?;
         let seq = run.seq;
+        let mut arm = |kind, secs| self.eng.arm(seq, scheduled, kind, secs);
         let due = ActivityDue {
-            schedule_to_start: self.eng.arm(
-                seq,
-                scheduled,
-                Deadline::ActivityScheduleToStart,
-                limits.0,
-            )?,
-            schedule_to_close: self.eng.arm(
-                seq,
-                scheduled,
-                Deadline::ActivityScheduleToClose,
-                limits.1,
-            )?,
+            schedule_to_start: arm(Deadline::ActivityScheduleToStart, limits.0)?,
+            schedule_to_close: arm(Deadline::ActivityScheduleToClose, limits.1)?,
             ..ActivityDue::default()
         };
         run.activities.insert(
@@ -153,6 +72,76 @@ impl Batch<'_, '_, '_> {
             },
         );
         Ok(())
+    }
+
+    /// What ScheduleActivityTask `a` resolves to against its type's defaults (spec §6.1), or
+    /// the cause it fails with.
+    fn resolve_activity(
+        &self,
+        run: &Run,
+        a: &d::ScheduleActivityTask,
+    ) -> Result<Result<ResolvedActivity, Cause>, StoreError> {
+        let (name, version) = (&a.activity_type.name, &a.activity_type.version);
+        let record = self
+            .eng
+            .tx
+            .type_record::<ActivityKind>(self.domain, name, version)?;
+        let Some(record) = record else {
+            return Ok(Err(Cause::ActivityTypeDoesNotExist));
+        };
+        if record.status(self.domain) == RegistrationStatus::Deprecated {
+            return Ok(Err(Cause::ActivityTypeDeprecated));
+        }
+        if run
+            .activities
+            .values()
+            .any(|x| x.activity_id == a.activity_id)
+        {
+            return Ok(Err(Cause::ActivityIdAlreadyInUse));
+        }
+        if run.activities.len() >= self.eng.max_open_per_run() {
+            return Ok(Err(Cause::OpenActivitiesLimitExceeded));
+        }
+        let defaults = record.config;
+        let or_default = |given_value: &Option<String>, default: Option<String>| {
+            given(given_value).map(str::to_owned).or(default)
+        };
+        let task_list = a.task_list.clone().filter(|l| !l.name.is_empty());
+        let Some(task_list) = task_list.or(defaults.default_task_list) else {
+            return Ok(Err(Cause::DefaultTaskListUndefined));
+        };
+        let Some(schedule_to_close) = or_default(
+            &a.schedule_to_close_timeout,
+            defaults.default_task_schedule_to_close_timeout,
+        ) else {
+            return Ok(Err(Cause::DefaultScheduleToCloseTimeoutUndefined));
+        };
+        let Some(schedule_to_start) = or_default(
+            &a.schedule_to_start_timeout,
+            defaults.default_task_schedule_to_start_timeout,
+        ) else {
+            return Ok(Err(Cause::DefaultScheduleToStartTimeoutUndefined));
+        };
+        let Some(start_to_close) = or_default(
+            &a.start_to_close_timeout,
+            defaults.default_task_start_to_close_timeout,
+        ) else {
+            return Ok(Err(Cause::DefaultStartToCloseTimeoutUndefined));
+        };
+        // The model does not require the heartbeat timeout to resolve: unset means none (§6.1).
+        let heartbeat = or_default(
+            &a.heartbeat_timeout,
+            defaults.default_task_heartbeat_timeout,
+        )
+        .unwrap_or_else(|| "NONE".into());
+        Ok(Ok(ResolvedActivity {
+            task_list,
+            priority: or_default(&a.task_priority, defaults.default_task_priority),
+            schedule_to_start,
+            schedule_to_close,
+            start_to_close,
+            heartbeat,
+        }))
     }
 
     pub(super) fn cancel_activity(
@@ -195,4 +184,15 @@ impl Batch<'_, '_, '_> {
         }
         Ok(())
     }
+}
+
+/// A ScheduleActivityTask decision resolved against its type's defaults: what its
+/// `ActivityTaskScheduled` event records.
+struct ResolvedActivity {
+    task_list: TaskList,
+    priority: Option<String>,
+    schedule_to_start: String,
+    schedule_to_close: String,
+    start_to_close: String,
+    heartbeat: String,
 }

@@ -119,127 +119,144 @@ struct Batch<'e, 'a, 't> {
 
 impl Batch<'_, '_, '_> {
     fn apply(&mut self, run: &mut Run, decision: Decision) -> Result<(), StoreError> {
-        let dtc = self.completed;
         match decision {
             Decision::ScheduleActivityTask(a) => self.schedule_activity(run, a),
             Decision::RequestCancelActivityTask(a) => self.cancel_activity(run, a),
-            Decision::CompleteWorkflowExecution(a) => {
-                let event = attrs::WorkflowExecutionCompleted {
-                    result: a.result.clone(),
-                    decision_task_completed_event_id: dtc,
-                };
-                let failed = attrs::CompleteWorkflowExecutionFailed {
-                    cause: Cause::UnhandledDecision,
-                    decision_task_completed_event_id: dtc,
-                };
-                self.close_run(
-                    run,
-                    CloseStatus::Completed,
-                    event.into(),
-                    ChildOutcome::Completed(a.result),
-                    failed.into(),
-                )
-            }
-            Decision::FailWorkflowExecution(a) => {
-                let event = attrs::WorkflowExecutionFailed {
-                    reason: a.reason.clone(),
-                    details: a.details.clone(),
-                    decision_task_completed_event_id: dtc,
-                };
-                let failed = attrs::FailWorkflowExecutionFailed {
-                    cause: Cause::UnhandledDecision,
-                    decision_task_completed_event_id: dtc,
-                };
-                let outcome = ChildOutcome::Failed {
-                    reason: a.reason,
-                    details: a.details,
-                };
-                self.close_run(
-                    run,
-                    CloseStatus::Failed,
-                    event.into(),
-                    outcome,
-                    failed.into(),
-                )
-            }
-            Decision::CancelWorkflowExecution(a) => {
-                let event = attrs::WorkflowExecutionCanceled {
-                    details: a.details.clone(),
-                    decision_task_completed_event_id: dtc,
-                };
-                let failed = attrs::CancelWorkflowExecutionFailed {
-                    cause: Cause::UnhandledDecision,
-                    decision_task_completed_event_id: dtc,
-                };
-                let outcome = ChildOutcome::Canceled(a.details);
-                self.close_run(
-                    run,
-                    CloseStatus::Canceled,
-                    event.into(),
-                    outcome,
-                    failed.into(),
-                )
-            }
+            Decision::CompleteWorkflowExecution(a) => self.complete_run(run, a),
+            Decision::FailWorkflowExecution(a) => self.fail_run(run, a),
+            Decision::CancelWorkflowExecution(a) => self.cancel_run(run, a),
             Decision::ContinueAsNewWorkflowExecution(a) => self.continue_as_new(run, a),
             Decision::RecordMarker(a) => {
                 let event = attrs::MarkerRecorded {
                     marker_name: a.marker_name,
                     details: a.details,
-                    decision_task_completed_event_id: dtc,
+                    decision_task_completed_event_id: self.completed,
                 };
                 self.eng.record(run, event).map(drop)
             }
             Decision::StartTimer(a) => self.start_timer(run, a),
-            Decision::CancelTimer(a) => {
-                let Some(timer) = run.timers.remove(&a.timer_id) else {
-                    let event = attrs::CancelTimerFailed {
-                        timer_id: a.timer_id,
-                        cause: Cause::TimerIdUnknown,
-                        decision_task_completed_event_id: dtc,
-                    };
-                    return self.failed(run, event.into());
-                };
-                let (seq, started) = (run.seq, timer.started_event_id);
-                self.eng
-                    .disarm(seq, started, Deadline::Timer, Some(timer.fires_at))?;
-                let event = attrs::TimerCanceled {
-                    timer_id: a.timer_id,
-                    started_event_id: timer.started_event_id,
-                    decision_task_completed_event_id: dtc,
-                };
-                self.eng.record(run, event).map(drop)
-            }
-            Decision::SignalExternalWorkflowExecution(a) => {
-                let event = attrs::SignalExternalWorkflowExecutionInitiated {
-                    workflow_id: a.workflow_id.clone(),
-                    run_id: a.run_id.clone(),
-                    signal_name: a.signal_name.clone(),
-                    input: a.input.clone(),
-                    decision_task_completed_event_id: dtc,
-                    control: a.control.clone(),
-                };
-                let from = self.initiated(run, event.into(), a.workflow_id, a.run_id, a.control)?;
-                self.eng.effect(Effect::Signal {
-                    from,
-                    signal_name: a.signal_name,
-                    input: a.input,
-                });
-                Ok(())
-            }
-            Decision::RequestCancelExternalWorkflowExecution(a) => {
-                let event = attrs::RequestCancelExternalWorkflowExecutionInitiated {
-                    workflow_id: a.workflow_id.clone(),
-                    run_id: a.run_id.clone(),
-                    decision_task_completed_event_id: dtc,
-                    control: a.control.clone(),
-                };
-                let from = self.initiated(run, event.into(), a.workflow_id, a.run_id, a.control)?;
-                self.eng.effect(Effect::RequestCancel { from });
-                Ok(())
-            }
+            Decision::CancelTimer(a) => self.cancel_timer(run, a),
+            Decision::SignalExternalWorkflowExecution(a) => self.signal_external(run, a),
+            Decision::RequestCancelExternalWorkflowExecution(a) => self.cancel_external(run, a),
             Decision::StartChildWorkflowExecution(a) => self.start_child(run, a),
             Decision::ScheduleLambdaFunction(a) => self.schedule_lambda(run, a),
         }
+    }
+
+    fn complete_run(
+        &mut self,
+        run: &mut Run,
+        a: d::CompleteWorkflowExecution,
+    ) -> Result<(), StoreError> {
+        let dtc = self.completed;
+        let event = attrs::WorkflowExecutionCompleted {
+            result: a.result.clone(),
+            decision_task_completed_event_id: dtc,
+        };
+        let failed = attrs::CompleteWorkflowExecutionFailed {
+            cause: Cause::UnhandledDecision,
+            decision_task_completed_event_id: dtc,
+        };
+        let outcome = ChildOutcome::Completed(a.result);
+        let status = CloseStatus::Completed;
+        self.close_run(run, status, event.into(), outcome, failed.into())
+    }
+
+    fn fail_run(&mut self, run: &mut Run, a: d::FailWorkflowExecution) -> Result<(), StoreError> {
+        let dtc = self.completed;
+        let event = attrs::WorkflowExecutionFailed {
+            reason: a.reason.clone(),
+            details: a.details.clone(),
+            decision_task_completed_event_id: dtc,
+        };
+        let failed = attrs::FailWorkflowExecutionFailed {
+            cause: Cause::UnhandledDecision,
+            decision_task_completed_event_id: dtc,
+        };
+        let outcome = ChildOutcome::Failed {
+            reason: a.reason,
+            details: a.details,
+        };
+        let status = CloseStatus::Failed;
+        self.close_run(run, status, event.into(), outcome, failed.into())
+    }
+
+    fn cancel_run(
+        &mut self,
+        run: &mut Run,
+        a: d::CancelWorkflowExecution,
+    ) -> Result<(), StoreError> {
+        let dtc = self.completed;
+        let event = attrs::WorkflowExecutionCanceled {
+            details: a.details.clone(),
+            decision_task_completed_event_id: dtc,
+        };
+        let failed = attrs::CancelWorkflowExecutionFailed {
+            cause: Cause::UnhandledDecision,
+            decision_task_completed_event_id: dtc,
+        };
+        let outcome = ChildOutcome::Canceled(a.details);
+        let status = CloseStatus::Canceled;
+        self.close_run(run, status, event.into(), outcome, failed.into())
+    }
+
+    fn cancel_timer(&mut self, run: &mut Run, a: d::CancelTimer) -> Result<(), StoreError> {
+        let dtc = self.completed;
+        let Some(timer) = run.timers.remove(&a.timer_id) else {
+            let event = attrs::CancelTimerFailed {
+                timer_id: a.timer_id,
+                cause: Cause::TimerIdUnknown,
+                decision_task_completed_event_id: dtc,
+            };
+            return self.failed(run, event.into());
+        };
+        let (seq, started) = (run.seq, timer.started_event_id);
+        self.eng
+            .disarm(seq, started, Deadline::Timer, Some(timer.fires_at))?;
+        let event = attrs::TimerCanceled {
+            timer_id: a.timer_id,
+            started_event_id: timer.started_event_id,
+            decision_task_completed_event_id: dtc,
+        };
+        self.eng.record(run, event).map(drop)
+    }
+
+    fn signal_external(
+        &mut self,
+        run: &mut Run,
+        a: d::SignalExternalWorkflowExecution,
+    ) -> Result<(), StoreError> {
+        let event = attrs::SignalExternalWorkflowExecutionInitiated {
+            workflow_id: a.workflow_id.clone(),
+            run_id: a.run_id.clone(),
+            signal_name: a.signal_name.clone(),
+            input: a.input.clone(),
+            decision_task_completed_event_id: self.completed,
+            control: a.control.clone(),
+        };
+        let from = self.initiated(run, event.into(), a.workflow_id, a.run_id, a.control)?;
+        self.eng.effect(Effect::Signal {
+            from,
+            signal_name: a.signal_name,
+            input: a.input,
+        });
+        Ok(())
+    }
+
+    fn cancel_external(
+        &mut self,
+        run: &mut Run,
+        a: d::RequestCancelExternalWorkflowExecution,
+    ) -> Result<(), StoreError> {
+        let event = attrs::RequestCancelExternalWorkflowExecutionInitiated {
+            workflow_id: a.workflow_id.clone(),
+            run_id: a.run_id.clone(),
+            decision_task_completed_event_id: self.completed,
+            control: a.control.clone(),
+        };
+        let from = self.initiated(run, event.into(), a.workflow_id, a.run_id, a.control)?;
+        self.eng.effect(Effect::RequestCancel { from });
+        Ok(())
     }
 
     /// Records a decision's failure event, which the decider must hear about.

@@ -3,7 +3,7 @@
 
 use crate::model::decisions::attrs as d;
 use crate::model::events::{Cause, attrs};
-use crate::model::{Child, CloseStatus, Parent, Run, TypeName};
+use crate::model::{Child, CloseStatus, ExecutionConfig, Parent, Run, TypeName};
 use crate::store::StoreError;
 
 use super::super::close::{Closing, close};
@@ -17,31 +17,12 @@ impl Batch<'_, '_, '_> {
         run: &mut Run,
         a: d::StartChildWorkflowExecution,
     ) -> Result<(), StoreError> {
-        let request = StartRequest {
-            task_list: a.task_list.clone(),
-            task_priority: a.task_priority.clone(),
-            execution_start_to_close_timeout: a.execution_start_to_close_timeout.clone(),
-            task_start_to_close_timeout: a.task_start_to_close_timeout.clone(),
-            child_policy: a.child_policy,
-            lambda_role: a.lambda_role.clone(),
-        };
-        let resolved = resolve_start(self.eng.tx, self.domain, &a.workflow_type, request);
-        // The order of the checks follows the cause table of spec §6.12.
-        let cause = match &resolved {
-            Err(e @ (StartError::TypeUnknown | StartError::TypeDeprecated)) => Some(e.cause()),
-            _ if run.children.len() >= self.eng.max_open_per_run() => {
-                Some(Cause::OpenChildrenLimitExceeded)
-            }
-            _ if self.eng.open_runs_full()? => Some(Cause::OpenWorkflowsLimitExceeded),
-            Err(e) => Some(e.cause()),
-            Ok(_) => None,
-        };
-        let config = match (cause, resolved) {
-            (None, Ok(config)) => config,
-            (cause, _) => {
+        let config = match self.resolve_child(run, &a)? {
+            Ok(config) => config,
+            Err(cause) => {
                 let event = attrs::StartChildWorkflowExecutionFailed {
                     workflow_type: a.workflow_type,
-                    cause: cause.unwrap_or(Cause::WorkflowTypeDoesNotExist),
+                    cause,
                     workflow_id: a.workflow_id,
                     // No Initiated event was recorded for these causes (spec §6.12).
                     initiated_event_id: 0,
@@ -98,6 +79,33 @@ impl Batch<'_, '_, '_> {
             new: Box::new(new),
         });
         Ok(())
+    }
+
+    /// The configuration the child of StartChildWorkflowExecution `a` will have, or the cause
+    /// the decision fails with, checked in the order of spec §6.12's cause table.
+    fn resolve_child(
+        &self,
+        run: &Run,
+        a: &d::StartChildWorkflowExecution,
+    ) -> Result<Result<ExecutionConfig, Cause>, StoreError> {
+        let request = StartRequest {
+            task_list: a.task_list.clone(),
+            task_priority: a.task_priority.clone(),
+            execution_start_to_close_timeout: a.execution_start_to_close_timeout.clone(),
+            task_start_to_close_timeout: a.task_start_to_close_timeout.clone(),
+            child_policy: a.child_policy,
+            lambda_role: a.lambda_role.clone(),
+        };
+        let resolved = resolve_start(self.eng.tx, self.domain, &a.workflow_type, request);
+        Ok(match resolved {
+            Err(e @ (StartError::TypeUnknown | StartError::TypeDeprecated)) => Err(e.cause()),
+            _ if run.children.len() >= self.eng.max_open_per_run() => {
+                Err(Cause::OpenChildrenLimitExceeded)
+            }
+            _ if self.eng.open_runs_full()? => Err(Cause::OpenWorkflowsLimitExceeded),
+            Err(e) => Err(e.cause()),
+            Ok(config) => Ok(config),
+        })
     }
 
     pub(super) fn continue_as_new(
