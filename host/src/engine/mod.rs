@@ -29,7 +29,7 @@ use tokio::sync::Notify;
 use crate::clock::Timestamp;
 use crate::dispatch::Dispatch;
 use crate::model::events::{Cause, Event, HistoryEvent, attrs};
-use crate::model::{DecisionTask, NextDecision, Run, Slot, TaskList, Timeout};
+use crate::model::{DecisionTask, NextDecision, Priority, Run, Slot, TaskList, Timeout};
 use crate::store::{Counter, Deadline, Reads, StoreError, TaskKind, Writes};
 
 pub(crate) use close::terminate;
@@ -195,15 +195,15 @@ impl<'a, 't> Engine<'a, 't> {
     /// it (since 2023; it left the member out before).
     fn record_decision_scheduled(&mut self, run: &mut Run) -> Result<NextDecision, StoreError> {
         let list = run.decision_task_list.clone();
-        let schedule_to_start = run.decision_schedule_to_start.clone();
+        let schedule_to_start = run.decision_schedule_to_start;
         let scheduled = self.record(
             run,
             attrs::DecisionTaskScheduled {
                 task_list: TaskList { name: list.clone() },
-                task_priority: run.config.task_priority.clone(),
-                start_to_close_timeout: Some(run.config.task_start_to_close_timeout.clone()),
+                task_priority: run.config.task_priority.map(|p| p.to_string()),
+                start_to_close_timeout: Some(run.config.task_start_to_close_timeout.to_string()),
                 schedule_to_start_timeout: Some(
-                    schedule_to_start.clone().unwrap_or_else(|| "NONE".into()),
+                    schedule_to_start.unwrap_or(Timeout::None).to_string(),
                 ),
             },
         )?;
@@ -217,16 +217,10 @@ impl<'a, 't> Engine<'a, 't> {
     /// Queues the recorded decision task `next` on the list its event names and arms its
     /// schedule-to-start timeout, if it has one.
     fn queue_decision(&mut self, run: &mut Run, next: NextDecision) -> Result<(), StoreError> {
-        let priority = run.config.task_priority.clone();
+        let priority = run.config.task_priority;
         let scheduled = next.scheduled;
-        let slot = self.queue(
-            run,
-            TaskKind::Decision,
-            next.list,
-            priority.as_deref(),
-            scheduled,
-        )?;
-        let limit = next.schedule_to_start.as_deref().and_then(Timeout::seconds);
+        let slot = self.queue(run, TaskKind::Decision, next.list, priority, scheduled)?;
+        let limit = next.schedule_to_start.and_then(Timeout::limit);
         let kind = Deadline::DecisionScheduleToStart;
         let timeout_at = self.arm(run.seq, scheduled, kind, limit)?;
         run.decision = DecisionTask::Scheduled {
@@ -243,11 +237,11 @@ impl<'a, 't> Engine<'a, 't> {
         run: &Run,
         kind: TaskKind,
         list: String,
-        priority: Option<&str>,
+        priority: Option<Priority>,
         scheduled: u64,
     ) -> Result<Slot, StoreError> {
         let slot = Slot {
-            rank: Slot::rank(priority.and_then(|p| p.parse().ok()).unwrap_or(0)),
+            rank: Slot::rank(priority.map_or(0, |p| p.0)),
             order: self.tx.next_id()?,
             list,
         };

@@ -6,8 +6,8 @@ use crate::fault::Fault;
 use crate::model::decisions::given;
 use crate::model::events::{Cause, attrs};
 use crate::model::{
-    ChildPolicy, DecisionTask, Domain, ExecutionConfig, Kind, Parent, RegistrationStatus, Run,
-    TaskList, TypeName, WorkflowExecution, WorkflowKind,
+    ChildPolicy, DecisionTask, Domain, ExecutionConfig, Kind, Parent, Priority, RegistrationStatus,
+    Run, TaskList, Timeout, TypeName, WorkflowExecution, WorkflowKind,
 };
 use crate::store::{Counter, Listing, Reads, StoreError, TypeReads};
 
@@ -17,9 +17,9 @@ use super::Engine;
 #[derive(Clone, Debug, Default)]
 pub(crate) struct StartRequest {
     pub(crate) task_list: Option<TaskList>,
-    pub(crate) task_priority: Option<String>,
-    pub(crate) execution_start_to_close_timeout: Option<String>,
-    pub(crate) task_start_to_close_timeout: Option<String>,
+    pub(crate) task_priority: Option<Priority>,
+    pub(crate) execution_start_to_close_timeout: Option<Timeout>,
+    pub(crate) task_start_to_close_timeout: Option<Timeout>,
     pub(crate) child_policy: Option<ChildPolicy>,
     pub(crate) lambda_role: Option<String>,
 }
@@ -81,13 +81,15 @@ pub(crate) fn resolve_start(
         .filter(|l| !l.name.is_empty())
         .or(defaults.default_task_list)
         .ok_or(StartError::Undefined("taskList"))?;
-    let execution_start_to_close_timeout = given(&request.execution_start_to_close_timeout)
-        .map(str::to_owned)
-        .or(defaults.default_execution_start_to_close_timeout)
+    // The type's defaults were checked when it was registered.
+    let default = |value: &Option<String>| given(value).and_then(Timeout::parse);
+    let execution_start_to_close_timeout = request
+        .execution_start_to_close_timeout
+        .or_else(|| default(&defaults.default_execution_start_to_close_timeout))
         .ok_or(StartError::Undefined("executionStartToCloseTimeout"))?;
-    let task_start_to_close_timeout = given(&request.task_start_to_close_timeout)
-        .map(str::to_owned)
-        .or(defaults.default_task_start_to_close_timeout)
+    let task_start_to_close_timeout = request
+        .task_start_to_close_timeout
+        .or_else(|| default(&defaults.default_task_start_to_close_timeout))
         .ok_or(StartError::Undefined("taskStartToCloseTimeout"))?;
     let child_policy = request
         .child_policy
@@ -97,9 +99,9 @@ pub(crate) fn resolve_start(
         task_start_to_close_timeout,
         execution_start_to_close_timeout,
         task_list,
-        task_priority: given(&request.task_priority)
-            .map(str::to_owned)
-            .or(defaults.default_task_priority),
+        task_priority: request
+            .task_priority
+            .or_else(|| given(&defaults.default_task_priority).and_then(Priority::parse)),
         child_policy,
         lambda_role: request.lambda_role.or(defaults.default_lambda_role),
     })
@@ -174,11 +176,11 @@ pub(crate) fn start_run(
     let config = &run.config;
     let started = attrs::WorkflowExecutionStarted {
         input: new.input,
-        execution_start_to_close_timeout: Some(config.execution_start_to_close_timeout.clone()),
-        task_start_to_close_timeout: Some(config.task_start_to_close_timeout.clone()),
+        execution_start_to_close_timeout: Some(config.execution_start_to_close_timeout.to_string()),
+        task_start_to_close_timeout: Some(config.task_start_to_close_timeout.to_string()),
         child_policy: config.child_policy,
         task_list: config.task_list.clone(),
-        task_priority: config.task_priority.clone(),
+        task_priority: config.task_priority.map(|p| p.to_string()),
         workflow_type: run.workflow_type.clone(),
         tag_list: (!run.tags.is_empty()).then(|| run.tags.clone()),
         continued_execution_run_id: new.continued_from,

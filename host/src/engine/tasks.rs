@@ -8,9 +8,7 @@ use crate::fault::Fault;
 use crate::model::events::{Event, attrs};
 use std::collections::BTreeMap;
 
-use crate::model::{
-    Activity, DecisionTask, Lambda, Run, TaskState, Timeout, TypeName, WorkflowExecution,
-};
+use crate::model::{Activity, DecisionTask, Lambda, Run, TaskState, TypeName, WorkflowExecution};
 use crate::seal::{Purpose, Sealer};
 use crate::store::{Deadline, Reads, StoreError, TaskKind};
 
@@ -156,7 +154,7 @@ fn claim_decision(
             scheduled_event_id: scheduled,
         },
     )?;
-    let limit = Timeout::seconds(&run.config.task_start_to_close_timeout);
+    let limit = run.config.task_start_to_close_timeout.limit();
     let timeout_at = eng.arm(run.seq, scheduled, Deadline::DecisionStartToClose, limit)?;
     run.decision = DecisionTask::Started {
         scheduled,

@@ -6,7 +6,7 @@
 
 use crate::clock::Timestamp;
 use crate::model::events::{Cause, attrs};
-use crate::model::{Activity, CloseStatus, DecisionTask, Lambda, Run, Timeout};
+use crate::model::{Activity, CloseStatus, DecisionTask, Lambda, Run};
 use crate::store::{Deadline, StoreError, TaskKind};
 
 use super::Engine;
@@ -16,7 +16,7 @@ use super::effects::ChildOutcome;
 impl Engine<'_, '_> {
     /// Arms the run's execution start-to-close timeout.
     pub(super) fn arm_run_timeout(&mut self, run: &mut Run) -> Result<(), StoreError> {
-        let limit = Timeout::seconds(&run.config.execution_start_to_close_timeout);
+        let limit = run.config.execution_start_to_close_timeout.limit();
         run.timeout_at = self.arm(run.seq, 1, Deadline::RunStartToClose, limit)?;
         Ok(())
     }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
 
-use super::{ChildPolicy, CloseStatus, TaskList, TypeName, WorkflowExecution};
+use super::{ChildPolicy, CloseStatus, Priority, TaskList, Timeout, TypeName, WorkflowExecution};
 
 /// A workflow run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -47,7 +47,7 @@ pub(crate) struct Run {
     /// Where decision tasks go: the configured list, or the decider's override.
     pub(crate) decision_task_list: String,
     /// The override's schedule-to-start timeout, while a temporary override is in force.
-    pub(crate) decision_schedule_to_start: Option<String>,
+    pub(crate) decision_schedule_to_start: Option<Timeout>,
     pub(crate) latest_execution_context: Option<String>,
     /// When an activity task last changed: scheduled, started or closed. AWS reports the latest
     /// of these, not only the scheduling its documentation names.
@@ -102,12 +102,12 @@ pub(crate) struct OpenCounts {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ExecutionConfig {
-    pub(crate) task_start_to_close_timeout: String,
-    pub(crate) execution_start_to_close_timeout: String,
+    pub(crate) task_start_to_close_timeout: Timeout,
+    pub(crate) execution_start_to_close_timeout: Timeout,
     pub(crate) task_list: TaskList,
     /// Absent when neither the start nor the type gave one, as AWS shows it; ranks as 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) task_priority: Option<String>,
+    pub(crate) task_priority: Option<Priority>,
     pub(crate) child_policy: ChildPolicy,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) lambda_role: Option<String>,
@@ -214,7 +214,7 @@ pub(crate) struct NextDecision {
     /// The task list its event names.
     pub(crate) list: String,
     /// The schedule-to-start timeout its event names, armed when it is queued.
-    pub(crate) schedule_to_start: Option<String>,
+    pub(crate) schedule_to_start: Option<Timeout>,
 }
 
 /// Where an open activity or Lambda function task is: waiting in its queue, or held by a

@@ -8,6 +8,7 @@ mod execution;
 mod rules;
 mod shapes;
 mod types;
+mod values;
 mod wasm;
 
 pub(crate) use domain::{Domain, DomainArn};
@@ -15,12 +16,13 @@ pub(crate) use execution::{
     Activity, ActivityDue, Child, Closed, DecisionTask, ExecutionConfig, Lambda, NextDecision,
     OpenCounts, Parent, Run, Slot, TaskState, Timer,
 };
-pub(crate) use rules::{LAMBDA_DEFAULT_TIMEOUT, NoneAllowed, Timeout, name_problem};
+pub(crate) use rules::{LAMBDA_DEFAULT_TIMEOUT, NoneAllowed, name_problem};
 pub(crate) use shapes::{
     ChildPolicy, CloseStatus, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName,
     WorkflowExecution,
 };
 pub(crate) use types::{ActivityKind, AnyType, Kind, TypeKind, TypeRecord, WorkflowKind};
+pub(crate) use values::{Priority, Timeout};
 pub use wasm::BindingKind;
 pub(crate) use wasm::{Binding, GuestFailureRecord, ModuleRecord};
 

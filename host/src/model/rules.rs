@@ -4,9 +4,7 @@
 use crate::fault::Violations;
 
 use super::ResourceTag;
-
-/// The longest duration SWF accepts anywhere: one year.
-const MAX_DURATION_SECS: u32 = 31_536_000;
+use super::values::{MAX_DURATION_SECS, Priority, Timeout};
 
 /// The start-to-close timeouts a Lambda function task may have, in seconds (spec §6.13).
 const LAMBDA_TIMEOUT_SECS: std::ops::RangeInclusive<u32> = 1..=900;
@@ -16,40 +14,6 @@ pub(crate) const LAMBDA_DEFAULT_TIMEOUT: &str = "900";
 
 /// The longest retention period a domain may have, in days.
 const MAX_RETENTION_DAYS: u32 = 90;
-
-/// A duration member: whole seconds, or `NONE` for no limit where the member allows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Timeout {
-    /// No limit.
-    None,
-    /// A limit of this many seconds.
-    Seconds(u32),
-}
-
-impl Timeout {
-    /// Parses a duration string; `None` if it is neither `NONE` nor 0..=one year of seconds.
-    pub(crate) fn parse(s: &str) -> Option<Timeout> {
-        if s == "NONE" {
-            return Some(Timeout::None);
-        }
-        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        s.parse()
-            .ok()
-            .filter(|&n| n <= MAX_DURATION_SECS)
-            .map(Timeout::Seconds)
-    }
-
-    /// The limit in seconds a resolved duration sets; `None` for `NONE`. Stored durations were
-    /// validated on the way in, so anything else also means no limit.
-    pub(crate) fn seconds(s: &str) -> Option<u32> {
-        match Timeout::parse(s) {
-            Some(Timeout::Seconds(secs)) => Some(secs),
-            _ => None,
-        }
-    }
-}
 
 /// Whether a duration member accepts `NONE`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,26 +61,35 @@ impl Violations {
         }
     }
 
-    /// A duration member, if present.
-    pub(crate) fn duration(&mut self, path: &str, value: Option<&str>, none: NoneAllowed) {
-        let Some(value) = value else { return };
+    /// A duration member, if present; answers it parsed, if it is valid.
+    pub(crate) fn duration(
+        &mut self,
+        path: &str,
+        value: Option<&str>,
+        none: NoneAllowed,
+    ) -> Option<Timeout> {
+        let value = value?;
         match Timeout::parse(value) {
             Some(Timeout::None) if none == NoneAllowed::No => {
                 self.add(path, Some(value), "Member must not be NONE");
+                None
             }
-            Some(_) => {}
-            None => self.add(
-                path,
-                Some(value),
-                format_args!(
-                    "Member must be a whole number of seconds from 0 to {MAX_DURATION_SECS}{}",
-                    if none == NoneAllowed::Yes {
-                        ", or NONE"
-                    } else {
-                        ""
-                    }
-                ),
-            ),
+            Some(timeout) => Some(timeout),
+            None => {
+                self.add(
+                    path,
+                    Some(value),
+                    format_args!(
+                        "Member must be a whole number of seconds from 0 to {MAX_DURATION_SECS}{}",
+                        if none == NoneAllowed::Yes {
+                            ", or NONE"
+                        } else {
+                            ""
+                        }
+                    ),
+                );
+                None
+            }
         }
     }
 
@@ -141,9 +114,12 @@ impl Violations {
         }
     }
 
-    /// A task priority, if present: a signed 32-bit integer in a string.
-    pub(crate) fn priority(&mut self, path: &str, value: Option<&str>) {
-        if let Some(value) = value.filter(|v| v.parse::<i32>().is_err()) {
+    /// A task priority, if present: a signed 32-bit integer in a string. Answers it parsed, if
+    /// it is valid.
+    pub(crate) fn priority(&mut self, path: &str, value: Option<&str>) -> Option<Priority> {
+        let value = value?;
+        let parsed = Priority::parse(value);
+        if parsed.is_none() {
             self.add(
                 path,
                 Some(value),
@@ -154,6 +130,7 @@ impl Violations {
                 ),
             );
         }
+        parsed
     }
 
     /// A domain's retention period: `NONE`, or 0 to 90 days.
@@ -246,14 +223,23 @@ mod tests {
             assert_eq!(Timeout::parse(bad), None, "{bad:?}");
         }
         assert_eq!(
-            violations(|v| v.duration("t", Some("NONE"), NoneAllowed::Yes)),
+            violations(|v| {
+                v.duration("t", Some("NONE"), NoneAllowed::Yes);
+            }),
             0
         );
         assert_eq!(
-            violations(|v| v.duration("t", Some("NONE"), NoneAllowed::No)),
+            violations(|v| {
+                v.duration("t", Some("NONE"), NoneAllowed::No);
+            }),
             1
         );
-        assert_eq!(violations(|v| v.duration("t", None, NoneAllowed::No)), 0);
+        assert_eq!(
+            violations(|v| {
+                v.duration("t", None, NoneAllowed::No);
+            }),
+            0
+        );
     }
 
     #[test]
@@ -275,10 +261,16 @@ mod tests {
     #[test]
     fn priorities_and_retention() {
         for ok in ["0", "-20", "2147483647", "-2147483648"] {
-            assert_eq!(violations(|v| v.priority("p", Some(ok))), 0, "{ok}");
+            let valid = violations(|v| {
+                v.priority("p", Some(ok));
+            });
+            assert_eq!(valid, 0, "{ok}");
         }
         for bad in ["2147483648", "high", "", "1.0"] {
-            assert_eq!(violations(|v| v.priority("p", Some(bad))), 1, "{bad:?}");
+            let invalid = violations(|v| {
+                v.priority("p", Some(bad));
+            });
+            assert_eq!(invalid, 1, "{bad:?}");
         }
         for ok in ["NONE", "0", "1", "90"] {
             assert_eq!(violations(|v| v.retention("r", ok)), 0, "{ok}");

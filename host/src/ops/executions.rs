@@ -43,17 +43,22 @@ pub(crate) async fn start(svc: &Service, ctx: &Ctx, input: StartInput) -> Result
     if let Some(list) = &input.task_list {
         v.name("taskList.name", &list.name);
     }
-    v.priority("taskPriority", input.task_priority.as_deref());
-    v.duration(
-        "executionStartToCloseTimeout",
-        crate::model::decisions::given(&input.execution_start_to_close_timeout),
-        NoneAllowed::No,
-    );
-    v.duration(
-        "taskStartToCloseTimeout",
-        crate::model::decisions::given(&input.task_start_to_close_timeout),
-        NoneAllowed::Yes,
-    );
+    let request = StartRequest {
+        task_list: input.task_list.clone(),
+        task_priority: v.priority("taskPriority", input.task_priority.as_deref()),
+        execution_start_to_close_timeout: v.duration(
+            "executionStartToCloseTimeout",
+            crate::model::decisions::given(&input.execution_start_to_close_timeout),
+            NoneAllowed::No,
+        ),
+        task_start_to_close_timeout: v.duration(
+            "taskStartToCloseTimeout",
+            crate::model::decisions::given(&input.task_start_to_close_timeout),
+            NoneAllowed::Yes,
+        ),
+        child_policy: input.child_policy,
+        lambda_role: input.lambda_role.clone(),
+    };
     v.finish()?;
 
     let scope = ctx.scope.clone();
@@ -63,16 +68,6 @@ pub(crate) async fn start(svc: &Service, ctx: &Ctx, input: StartInput) -> Result
         .write(
             move |tx| {
                 let domain = known_domain(tx, &scope, &input.domain)?;
-                let request = StartRequest {
-                    task_list: input.task_list.clone(),
-                    task_priority: input.task_priority.clone(),
-                    execution_start_to_close_timeout: input
-                        .execution_start_to_close_timeout
-                        .clone(),
-                    task_start_to_close_timeout: input.task_start_to_close_timeout.clone(),
-                    child_policy: input.child_policy,
-                    lambda_role: input.lambda_role.clone(),
-                };
                 let config = resolve_start(tx, &domain, &input.workflow_type, request)
                     .map_err(|e| e.fault(&input.workflow_type))?;
                 if tx.open_run(domain.id, &input.workflow_id)?.is_some() {

@@ -3,7 +3,8 @@
 use crate::model::decisions::{attrs as d, given};
 use crate::model::events::{Cause, attrs};
 use crate::model::{
-    Activity, ActivityDue, ActivityKind, RegistrationStatus, Run, TaskList, TaskState, Timeout,
+    Activity, ActivityDue, ActivityKind, Priority, RegistrationStatus, Run, TaskList, TaskState,
+    Timeout,
 };
 use crate::store::{Deadline, StoreError, TaskKind, TypeReads};
 
@@ -47,7 +48,11 @@ impl Batch<'_, '_, '_> {
             heartbeat_timeout: Some(r.heartbeat),
         };
         let scheduled = self.eng.record(run, event)?;
-        let (list, priority) = (r.task_list.name, r.priority.as_deref());
+        // Checked on the way in: the decision's, or the type's default.
+        let (list, priority) = (
+            r.task_list.name,
+            r.priority.as_deref().and_then(Priority::parse),
+        );
         let slot = self
             .eng
             .queue(run, TaskKind::Activity, list, priority, scheduled)?;

@@ -6,13 +6,13 @@
 
 use crate::model::decisions::{attrs as d, given};
 use crate::model::events::{Cause, attrs};
-use crate::model::{LAMBDA_DEFAULT_TIMEOUT, Lambda, Run, TaskState, Timeout};
+use crate::model::{LAMBDA_DEFAULT_TIMEOUT, Lambda, Priority, Run, TaskState, Timeout};
 use crate::store::{StoreError, TaskKind};
 
 use super::Batch;
 
 /// Lambda tasks have no priority of their own: they go at the default one.
-const PRIORITY: Option<&str> = None;
+const PRIORITY: Option<Priority> = None;
 
 impl Batch<'_, '_, '_> {
     pub(super) fn schedule_lambda(

@@ -6,7 +6,7 @@ mod activities;
 mod lambdas;
 mod runs;
 
-use crate::model::decisions::{Decision, attrs as d, given};
+use crate::model::decisions::{Decision, attrs as d};
 use crate::model::events::{Cause, Event, attrs};
 use crate::model::{CloseStatus, DecisionTask, Domain, Run, TaskList, Timeout, Timer};
 use crate::store::{Deadline, StoreError};
@@ -79,7 +79,7 @@ pub(crate) fn complete_decision_task(
     if let Some(list) = completion.task_list.filter(|l| !l.name.is_empty()) {
         run.decision_task_list = list.name;
         run.decision_schedule_to_start =
-            given(&completion.task_list_schedule_to_start_timeout).map(str::to_owned);
+            Timeout::given(&completion.task_list_schedule_to_start_timeout);
     }
     let mut batch = Batch {
         eng,

@@ -12,8 +12,8 @@ use serde_json::Value;
 use crate::clock::{ManualClock, Timestamp};
 use crate::fault::Fault;
 use crate::model::{
-    ActivityKind, ChildPolicy, Domain, ExecutionConfig, Run, Scope, TaskList, TypeName, TypeRecord,
-    WorkflowKind,
+    ActivityKind, ChildPolicy, Domain, ExecutionConfig, Run, Scope, TaskList, Timeout, TypeName,
+    TypeRecord, WorkflowKind,
 };
 use crate::store::{Cursor, Opened, Store, StoreError, TypeWrites, Writer};
 use crate::{Limits, clock::Clock as _};
@@ -42,8 +42,8 @@ fn new_run() -> NewRun {
             version: "1".into(),
         },
         config: ExecutionConfig {
-            task_start_to_close_timeout: "60".into(),
-            execution_start_to_close_timeout: "600".into(),
+            task_start_to_close_timeout: Timeout::Seconds(60),
+            execution_start_to_close_timeout: Timeout::Seconds(600),
             task_list: TaskList { name: "dl".into() },
             task_priority: None,
             child_policy: ChildPolicy::Terminate,
