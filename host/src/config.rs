@@ -29,6 +29,9 @@ pub struct Config {
     pub max_clock_skew: Duration,
     /// What the HTTP edge allows one client: connections, and time to send a request.
     pub http: HttpLimits,
+    /// PEM files of CAs that activity workers' outgoing HTTPS trusts, besides the Mozilla roots
+    /// compiled in: for services signed by a private CA. Empty: the Mozilla roots only.
+    pub http_ca: Vec<PathBuf>,
 }
 
 impl Config {
@@ -44,6 +47,7 @@ impl Config {
             tenants: Vec::new(),
             max_clock_skew: Duration::from_secs(15 * 60),
             http: HttpLimits::default(),
+            http_ca: Vec::new(),
         }
     }
 }

@@ -58,6 +58,8 @@ pub struct ServerSettings {
     pub unverified_body_timeout_secs: Option<u64>,
     /// Bytes of body such a request may send.
     pub unverified_body_bytes: Option<usize>,
+    /// PEM files of CAs that activity workers' outgoing HTTPS trusts, besides the Mozilla roots.
+    pub http_ca: Option<Vec<PathBuf>>,
 }
 
 /// Why a config file cannot be used.
@@ -146,6 +148,9 @@ impl ConfigFile {
         if let Some(n) = server.unverified_body_bytes {
             http.unverified_body_bytes = n;
         }
+        if let Some(files) = server.http_ca {
+            config.http_ca = files;
+        }
     }
 }
 
@@ -189,5 +194,20 @@ mod tests {
         assert!(err.contains("wasm_instancse"), "{err}");
         assert!(ConfigFile::parse("[limits]\nmax_domain = 3\n").is_err());
         assert!(ConfigFile::parse("").unwrap().tenants.is_empty());
+    }
+
+    #[test]
+    fn http_ca_files_are_configured() {
+        let mut config = Config::new("/nowhere");
+        ConfigFile::parse("[server]\nhttp_ca = [\"/etc/a.pem\", \"b.pem\"]\n")
+            .unwrap()
+            .apply(&mut config);
+        assert_eq!(
+            config.http_ca,
+            [PathBuf::from("/etc/a.pem"), PathBuf::from("b.pem")]
+        );
+        let mut config = Config::new("/nowhere");
+        ConfigFile::default().apply(&mut config);
+        assert!(config.http_ca.is_empty());
     }
 }

@@ -108,6 +108,10 @@ impl Weft {
         }
         let tenants = tenancy::Tenants::new(&config).map_err(Error::Config)?;
         config.http.check().map_err(Error::Config)?;
+        // Weft's own TLS names its provider; this is for any other rustls user in the process.
+        runtime::install_crypto_provider();
+        // Read before the store opens, so a bad file leaves nothing to close.
+        let outgoing = runtime::Outgoing::new(&config.http_ca).map_err(Error::Config)?;
         let opened = Store::open(&config.data_dir, config.clock.clone())?;
         #[cfg(debug_assertions)]
         if let Err(inconsistent) = check::stored(&opened.store) {
@@ -116,8 +120,9 @@ impl Weft {
             opened.writer.join();
             return Err(inconsistent);
         }
-        let runtime =
-            runtime::Runtime::new(Some(config.data_dir.join("compiled"))).map_err(Error::Config)?;
+        let runtime = runtime::Runtime::new(Some(config.data_dir.join("compiled")))
+            .map_err(Error::Config)?
+            .with_outgoing(outgoing);
         let (stopping, shutdown) = watch::channel(false);
         let service = Service {
             store: opened.store,

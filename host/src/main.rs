@@ -108,6 +108,10 @@ struct ServeArgs {
     #[arg(long, env = "WEFT_BODY_TIMEOUT", value_name = "SECS",
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     body_timeout: Option<u64>,
+    /// A PEM file of CAs that activity workers' outgoing HTTPS trusts, besides the Mozilla
+    /// roots compiled in; repeat for more. Replaces the config file's `http_ca`.
+    #[arg(long, value_name = "FILE")]
+    http_ca: Vec<PathBuf>,
 }
 
 /// Where the server is, and how to print its answers.
@@ -375,6 +379,9 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     }
     if let Some(secs) = args.body_timeout {
         config.http.body_timeout = Duration::from_secs(secs);
+    }
+    if !args.http_ca.is_empty() {
+        config.http_ca = args.http_ca;
     }
     let tenants = config.tenants.len();
     let weft = Weft::open(config)?;

@@ -7,7 +7,8 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::{Hmac, KeyInit, Mac};
+use hmac::digest::KeyInit;
+use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 /// Bytes of MAC kept in a token: 128 bits is far beyond guessing and keeps tokens short.

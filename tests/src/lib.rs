@@ -186,6 +186,7 @@ fn client(
 ) -> aws_sdk_swf::Client {
     let config = aws_sdk_swf::Config::builder()
         .behavior_version(BehaviorVersion::latest())
+        .http_client(plain_http_client())
         .region(Region::new(region.to_owned()))
         .endpoint_url(endpoint)
         .credentials_provider(Credentials::new(key, secret, None, None, "tests"))
@@ -193,6 +194,15 @@ fn client(
         .timeout_config(timeouts)
         .build();
     aws_sdk_swf::Client::from_conf(config)
+}
+
+/// The SDK's own hyper client without TLS: the tests only speak `http://` to 127.0.0.1, and the
+/// SDK's default HTTPS client would link a second TLS stack (rustls with aws-lc-rs) into the
+/// workspace beside Weft's. It keeps the connector's connect and read timeouts, which
+/// `TimeoutConfig` sets.
+fn plain_http_client() -> aws_sdk_swf::config::SharedHttpClient {
+    // `build_http` is public but undocumented in aws-smithy-http-client; Cargo.lock pins it.
+    aws_smithy_http_client::Builder::new().build_http()
 }
 
 /// Sends `body` to `POST /` of the server at `addr` (`HOST:PORT`) with `X-Amz-Target: target`

@@ -12,7 +12,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 use super::bindings::{heartbeat, log};
-use super::http::HttpGrant;
+use super::http::{HttpGrant, Outgoing};
 use super::limits::GuestLimits;
 
 /// How often the epoch ticker advances; the granularity of the CPU limit.
@@ -125,6 +125,7 @@ impl GuestState {
         limits: &GuestLimits,
         heartbeat: Option<Heartbeat>,
         http_hosts: Arc<[String]>,
+        outgoing: Arc<Outgoing>,
     ) -> Self {
         // No arguments, environment, preopened directories, name lookup or socket address;
         // stdio goes nowhere. (These are the builder's defaults, but the sandbox should not
@@ -140,7 +141,7 @@ impl GuestState {
             wasi,
             table: ResourceTable::new(),
             http: WasiHttpCtx::new(),
-            http_grant: HttpGrant::new(http_hosts, limits.cpu(), limits.memory_bytes),
+            http_grant: HttpGrant::new(http_hosts, limits.cpu(), limits.memory_bytes, outgoing),
             memory: MemoryCap {
                 limit: limits.memory_bytes,
                 refused: false,
@@ -162,8 +163,16 @@ pub(crate) fn store(
     limits: &GuestLimits,
     heartbeat: Option<Heartbeat>,
     http_hosts: Arc<[String]>,
+    outgoing: Arc<Outgoing>,
 ) -> Store<GuestState> {
-    let state = GuestState::new(ticks.clone(), label, limits, heartbeat, http_hosts);
+    let state = GuestState::new(
+        ticks.clone(),
+        label,
+        limits,
+        heartbeat,
+        http_hosts,
+        outgoing,
+    );
     let mut store = Store::new(engine, state);
     store.limiter(|state| &mut state.memory);
     // The deadline must be set before instantiation: a new store's deadline has already passed.

@@ -22,9 +22,12 @@
 //! - a response body larger than the call's memory limit (which the guest could not hold) fails
 //!   with `error-code::HTTP-response-body-size`.
 //!
-//! `https` works, with the Mozilla roots compiled in (`webpki-roots`), not the system's. A host
+//! `https` works, trusting the Mozilla roots compiled in (`webpki-roots`), not the system's, and
+//! the CAs the operator adds (`Config::http_ca`); `send` sends, with rustls and `ring`. A host
 //! name is resolved by the system resolver at connect time: allowing a name trusts whoever
 //! answers for it.
+
+mod send;
 
 use std::future::Future;
 use std::net::{Ipv4Addr, Ipv6Addr};
@@ -35,6 +38,8 @@ use std::time::Duration;
 
 use hyper::body::{Body, Bytes, Frame};
 use wasmtime_wasi_http::{Error, RequestOptions, WasiBody, WasiHttpHooks};
+
+pub(crate) use self::send::{Outgoing, install_crypto_provider};
 
 /// The most hosts one binding may allow.
 pub(crate) const MAX_HTTP_HOSTS: usize = 100;
@@ -123,14 +128,22 @@ pub(crate) struct HttpGrant {
     time_cap: Duration,
     /// The largest response body: the call's memory limit.
     body_cap: u64,
+    /// How requests are sent, and which TLS roots they trust.
+    outgoing: Arc<Outgoing>,
 }
 
 impl HttpGrant {
-    pub(crate) fn new(hosts: Arc<[String]>, time_cap: Duration, body_cap: u64) -> HttpGrant {
+    pub(crate) fn new(
+        hosts: Arc<[String]>,
+        time_cap: Duration,
+        body_cap: u64,
+        outgoing: Arc<Outgoing>,
+    ) -> HttpGrant {
         HttpGrant {
             hosts,
             time_cap,
             body_cap,
+            outgoing,
         }
     }
 
@@ -159,8 +172,8 @@ impl HttpGrant {
     }
 
     /// `wanted` (the guest's choice, or none) bounded by the cap.
-    fn bounded(&self, wanted: Option<Duration>) -> Option<Duration> {
-        Some(wanted.map_or(self.time_cap, |w| w.min(self.time_cap)))
+    fn bounded(&self, wanted: Option<Duration>) -> Duration {
+        wanted.map_or(self.time_cap, |w| w.min(self.time_cap))
     }
 }
 
@@ -188,39 +201,48 @@ impl WasiHttpHooks for HttpGrant {
             return Box::new(async { Err(Error::HttpRequestDenied) });
         }
         let options = options.unwrap_or_default();
-        let options = RequestOptions {
-            connect_timeout: self.bounded(options.connect_timeout),
-            first_byte_timeout: self.bounded(options.first_byte_timeout),
-            between_bytes_timeout: self.bounded(options.between_bytes_timeout),
+        let timeouts = send::Timeouts {
+            connect: self.bounded(options.connect_timeout),
+            first_byte: self.bounded(options.first_byte_timeout),
         };
+        // Tokio's timers take no zero period: a zero wait is the shortest one.
+        let between_bytes = self
+            .bounded(options.between_bytes_timeout)
+            .max(Duration::from_nanos(1));
         let deadline = tokio::time::Instant::now() + self.time_cap;
         let body_cap = self.body_cap;
+        let outgoing = self.outgoing.clone();
         Box::new(async move {
-            let sent = wasmtime_wasi_http::default_send_request(request, Some(options));
+            let sent = outgoing.send(request, timeouts);
             let (response, io) = tokio::time::timeout_at(deadline, sent)
                 .await
                 .map_err(|_| Error::HttpResponseTimeout)??;
-            let response = response.map(|body| {
+            let response = send::boxed(response).map(|body| {
                 let bounded = Bounded {
-                    inner: http_body_util::BodyExt::boxed_unsync(body),
+                    inner: body,
                     left: body_cap,
                     limit: body_cap,
                     deadline: Box::pin(tokio::time::sleep_until(deadline)),
+                    between_bytes,
+                    idle: Box::pin(tokio::time::sleep(between_bytes)),
                 };
                 http_body_util::BodyExt::boxed_unsync(bounded)
             });
-            let io: Box<dyn Future<Output = Result<(), Error>> + Send> = Box::new(io);
             Ok((response, io))
         })
     }
 }
 
-/// A response body cut off at its size limit and at the exchange's deadline.
+/// A response body cut off at its size limit, at the exchange's deadline, and when no byte
+/// comes for `between_bytes`.
 struct Bounded {
     inner: WasiBody,
     left: u64,
     limit: u64,
     deadline: Pin<Box<tokio::time::Sleep>>,
+    between_bytes: Duration,
+    /// Ends `between_bytes` after the last frame.
+    idle: Pin<Box<tokio::time::Sleep>>,
 }
 
 impl Body for Bounded {
@@ -235,7 +257,12 @@ impl Body for Bounded {
         if this.deadline.as_mut().poll(cx).is_ready() {
             return Poll::Ready(Some(Err(Error::HttpResponseTimeout)));
         }
-        let frame = ready!(Pin::new(&mut this.inner).poll_frame(cx));
+        let Poll::Ready(frame) = Pin::new(&mut this.inner).poll_frame(cx) else {
+            ready!(this.idle.as_mut().poll(cx));
+            return Poll::Ready(Some(Err(Error::ConnectionReadTimeout)));
+        };
+        let next_idle = tokio::time::Instant::now() + this.between_bytes;
+        this.idle.as_mut().reset(next_idle);
         if let Some(Ok(data)) = frame.as_ref().map(|f| f.as_ref().map(Frame::data_ref))
             && let Some(data) = data
         {
@@ -259,7 +286,8 @@ mod tests {
 
     fn grant(hosts: &[&str]) -> HttpGrant {
         let hosts: Vec<String> = hosts.iter().map(|h| (*h).to_owned()).collect();
-        HttpGrant::new(hosts.into(), Duration::from_secs(1), 1 << 20)
+        let outgoing = Arc::new(Outgoing::new(&[]).unwrap());
+        HttpGrant::new(hosts.into(), Duration::from_secs(1), 1 << 20, outgoing)
     }
 
     #[test]
@@ -330,16 +358,27 @@ mod tests {
         assert!(!g.allows(&uri("http://[::1]:9001/")));
     }
 
-    #[tokio::test]
-    async fn response_bodies_are_cut_at_the_size_cap_and_the_deadline() {
-        use http_body_util::BodyExt as _;
-        let bounded = |len: usize, within: Duration| Bounded {
-            inner: http_body_util::Full::new(Bytes::from(vec![0u8; len]))
-                .map_err(|never| match never {})
-                .boxed_unsync(),
+    /// `inner` within a 10-byte cap, the deadline `within` from now, and a minute between bytes.
+    fn bounded_body(inner: WasiBody, within: Duration) -> Bounded {
+        let minute = Duration::from_secs(60);
+        Bounded {
+            inner,
             left: 10,
             limit: 10,
             deadline: Box::pin(tokio::time::sleep(within)),
+            between_bytes: minute,
+            idle: Box::pin(tokio::time::sleep(minute)),
+        }
+    }
+
+    #[tokio::test]
+    async fn response_bodies_are_cut_at_the_size_cap_and_the_deadline() {
+        use http_body_util::BodyExt as _;
+        let bounded = |len: usize, within: Duration| {
+            let full = http_body_util::Full::new(Bytes::from(vec![0u8; len]))
+                .map_err(|never| match never {})
+                .boxed_unsync();
+            bounded_body(full, within)
         };
         let minute = Duration::from_secs(60);
         let body = bounded(10, minute).collect().await.unwrap().to_bytes();
@@ -356,17 +395,70 @@ mod tests {
         ));
     }
 
+    /// A body that sends one byte, then nothing, for ever.
+    struct Stalls(bool);
+
+    impl Body for Stalls {
+        type Data = Bytes;
+        type Error = Error;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Error>>> {
+            if std::mem::replace(&mut self.0, true) {
+                return Poll::Pending;
+            }
+            Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(b"a")))))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_body_that_stalls_is_cut_after_the_time_between_bytes() {
+        use http_body_util::BodyExt as _;
+        let mut stalled = bounded_body(Stalls(false).boxed_unsync(), Duration::from_secs(60));
+        stalled.between_bytes = Duration::from_millis(50);
+        stalled.idle = Box::pin(tokio::time::sleep(Duration::from_millis(50)));
+        // Longer than the wait between bytes: the wait starts at the last frame, not before.
+        tokio::time::sleep(Duration::from_millis(80)).await;
+        let first = stalled.frame().await.unwrap().unwrap();
+        assert_eq!(first.into_data().unwrap(), Bytes::from_static(b"a"));
+        let started = std::time::Instant::now();
+        assert!(matches!(
+            stalled.frame().await,
+            Some(Err(Error::ConnectionReadTimeout))
+        ));
+        assert!(started.elapsed() >= Duration::from_millis(40));
+    }
+
     #[test]
     fn timeouts_are_bounded_by_the_cap() {
         let g = grant(&[]);
-        assert_eq!(g.bounded(None), Some(Duration::from_secs(1)));
+        assert_eq!(g.bounded(None), Duration::from_secs(1));
         assert_eq!(
             g.bounded(Some(Duration::from_millis(5))),
-            Some(Duration::from_millis(5))
+            Duration::from_millis(5)
         );
         assert_eq!(
             g.bounded(Some(Duration::from_secs(600))),
-            Some(Duration::from_secs(1))
+            Duration::from_secs(1)
         );
+    }
+
+    #[test]
+    fn ca_files_must_hold_certificates() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.pem");
+        let empty = dir.path().join("empty.pem");
+        std::fs::write(&empty, "not a certificate\n").unwrap();
+        for bad in [missing, empty] {
+            let Err(message) = Outgoing::new(std::slice::from_ref(&bad)) else {
+                panic!("{} was accepted", bad.display());
+            };
+            assert!(
+                message.starts_with(&format!("HTTP CA file {}: ", bad.display())),
+                "{message}"
+            );
+        }
     }
 }

@@ -51,7 +51,7 @@ use self::guest::GuestState;
 pub(crate) use self::bindings::{tasks, types};
 use self::guest::Ticks;
 pub(crate) use self::guest::{GuestFailure, Heartbeat};
-pub(crate) use self::http::check_http_hosts;
+pub(crate) use self::http::{Outgoing, check_http_hosts, install_crypto_provider};
 pub(crate) use self::limits::GuestLimits;
 
 /// Guest instances alive at once, across all bindings: the size of the instance pool.
@@ -149,6 +149,8 @@ pub(crate) struct Runtime {
     /// The epoch ticker's count, which guests' host calls read.
     ticks: Ticks,
     ticker_stop: Arc<AtomicBool>,
+    /// How activity workers' HTTP requests are sent: the TLS roots they trust.
+    outgoing: Arc<Outgoing>,
 }
 
 struct Linkers {
@@ -158,8 +160,10 @@ struct Linkers {
 }
 
 impl Runtime {
-    /// A runtime caching compiled code in `cache_dir`, with its epoch ticker running.
+    /// A runtime caching compiled code in `cache_dir`, with its epoch ticker running; guests'
+    /// HTTPS trusts the Mozilla roots only (see [`Runtime::with_outgoing`]).
     pub(crate) fn new(cache_dir: Option<PathBuf>) -> Result<Runtime, String> {
+        let outgoing = Arc::new(Outgoing::new(&[])?);
         let engine = Engine::new(&config()).map_err(|e| format!("wasmtime: {e:#}"))?;
         let linkers = Linkers::new(&engine).map_err(|e| format!("wasmtime linker: {e:#}"))?;
         if let Some(dir) = &cache_dir {
@@ -185,7 +189,14 @@ impl Runtime {
             admission: admission::Admission::new(POOL_SIZE as usize),
             ticks,
             ticker_stop,
+            outgoing,
         })
+    }
+
+    /// This runtime, sending guests' HTTP requests with `outgoing` (its trust roots).
+    pub(crate) fn with_outgoing(mut self, outgoing: Outgoing) -> Runtime {
+        self.outgoing = Arc::new(outgoing);
+        self
     }
 
     /// The sha256 of `code`, in lowercase hex: a module's name.
@@ -367,6 +378,7 @@ impl Runtime {
             &call.limits,
             None,
             Arc::from([]),
+            self.outgoing.clone(),
         );
         let instance = pre
             .instance_pre()
@@ -430,6 +442,7 @@ impl Runtime {
             &call.limits,
             Some(heartbeat),
             call.http_hosts.clone(),
+            self.outgoing.clone(),
         );
         let outcome = async {
             let worker = pre.instantiate_async(&mut store).await?;
@@ -464,6 +477,7 @@ impl Runtime {
             &call.limits,
             None,
             Arc::from([]),
+            self.outgoing.clone(),
         );
         let answer = async {
             let function = pre.instantiate_async(&mut store).await?;

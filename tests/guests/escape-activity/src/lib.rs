@@ -12,7 +12,7 @@
 //! | `udp` | bind a UDP socket on `127.0.0.1:0` and send a datagram to itself |
 //! | `dns` | resolve `localhost` |
 //! | `spawn` | run `/bin/sh -c true` |
-//! | `http:URL` | `GET URL` (`http://authority/path`) through `wasi:http`: `got: STATUS BODY` |
+//! | `http:URL` | `GET URL` (`http://authority/path` or `https://...`) through `wasi:http`: `got: STATUS BODY` |
 //! | `exit` | `std::process::exit(3)`, which ends the call (the task fails); Rust's std reports it through WASI 0.2's `exit` as a bare failure, status 1 |
 //! | `exit-code` | `wasi:cli/exit.exit-with-code(3)`: the host sees status 3 |
 
@@ -91,20 +91,24 @@ fn udp() -> Result<String, String> {
     Ok(format!("bound {me} and sent"))
 }
 
-/// `GET url` through `wasi:http`: the status and body, or the error code.
+/// `GET url` (`http` or `https`) through `wasi:http`: the status and body, or the error code.
 fn http_get(url: &str) -> Result<String, String> {
     use wasip2::http::outgoing_handler;
     use wasip2::http::types::{Fields, IncomingBody, OutgoingRequest, Scheme};
     use wasip2::io::streams::StreamError;
 
-    let rest = url.strip_prefix("http://").ok_or("only http:// URLs")?;
+    let (scheme, rest) = match url.split_once("://") {
+        Some(("http", rest)) => (Scheme::Http, rest),
+        Some(("https", rest)) => (Scheme::Https, rest),
+        _ => return Err("only http:// and https:// URLs".to_owned()),
+    };
     let (authority, path) = match rest.split_once('/') {
         Some((authority, path)) => (authority, format!("/{path}")),
         None => (rest, "/".to_owned()),
     };
     let request = OutgoingRequest::new(Fields::new());
     let set = [
-        request.set_scheme(Some(&Scheme::Http)),
+        request.set_scheme(Some(&scheme)),
         request.set_authority(Some(authority)),
         request.set_path_with_query(Some(&path)),
     ];

@@ -13,6 +13,7 @@
 //! | `modules.rs` | uploads, refusals, and deleting a bound module |
 //! | `bindings.rs` | bindings across a restart, and unbinding |
 //! | `sandbox.rs` | a guest trying every ambient capability gets nothing; `wasi:http` only to allowed hosts; foreign imports refused |
+//! | `tls.rs` | HTTPS from a guest: trusted only with the test CA configured |
 //! | `examples.rs` | the order and quote examples end to end |
 //!
 //! Every test works in domain [`D`] (with the examples' types registered); every history it
@@ -27,6 +28,7 @@ mod heartbeats;
 mod mixed;
 mod modules;
 mod sandbox;
+mod tls;
 
 use std::time::Duration;
 

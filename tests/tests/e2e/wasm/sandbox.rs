@@ -93,7 +93,7 @@ fn escape(id: &str, input: &str, list: &str) -> Decision {
 /// Runs workflow `workflow_id`, whose first decision schedules each `(input, list)` as an
 /// `escape` activity; once `completed` of them completed and `failed` failed, what each
 /// answered (a result or a failure reason), by input.
-async fn run_escapes(
+pub(super) async fn run_escapes(
     c: &weft_tests::aws_sdk_swf::Client,
     workflow_id: &str,
     attempts: &[(String, &str)],
