@@ -20,7 +20,10 @@ pub(crate) use shapes::{
     ChildPolicy, CloseStatus, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName,
     WorkflowExecution,
 };
-pub(crate) use types::{ActivityKind, Kind, TypeKind, TypeRecord, WorkflowKind};
+pub(crate) use types::{
+    ActivityKind, ActivityTypeConfiguration, Kind, TypeKind, TypeRecord, WorkflowKind,
+    WorkflowTypeConfiguration,
+};
 pub use wasm::BindingKind;
 pub(crate) use wasm::{Binding, GuestFailureRecord, ModuleRecord};
 
