@@ -23,7 +23,7 @@ use crate::api::{self, Op, op};
 use crate::examples::{self, Modules};
 use crate::fault::Fault;
 use crate::model::events::{Event, HistoryEvent};
-use crate::model::{BindingKind, WorkflowExecution};
+use crate::model::{Bind, BindingKind, WorkflowExecution};
 use crate::ops::domains::RegisterDomainInput;
 use crate::ops::history::{DescribeInput, HistoryInput};
 use crate::ops::{Ctx, Service, wasm};
@@ -174,11 +174,9 @@ impl Demo {
             let module = wasm::upload_module(&self.svc, &self.ctx(), code)
                 .await
                 .map_err(fault(&format!("uploading {}", guest.name)))?;
-            let bind = wasm::BindInput {
-                module: module.digest.clone(),
+            let bind = Bind {
                 concurrency: Some(4),
-                limits: Default::default(),
-                http_hosts: Vec::new(),
+                ..Bind::module(&module.digest)
             };
             wasm::bind(
                 &self.svc,

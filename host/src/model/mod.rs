@@ -24,8 +24,10 @@ pub(crate) use types::{
     ActivityKind, ActivityTypeConfiguration, Kind, TypeKind, TypeRecord, WorkflowKind,
     WorkflowTypeConfiguration,
 };
-pub use wasm::BindingKind;
-pub(crate) use wasm::{Binding, GuestFailureRecord, ModuleRecord};
+pub use wasm::{
+    Bind, BindLimits, Binding, BindingKind, BindingList, FailureList, GuestFailureRecord,
+    ModuleList, ModuleRecord,
+};
 
 /// Everything a caller can see lives in one scope: an AWS account in one region, as on AWS.
 #[derive(Clone, Debug, PartialEq, Eq)]
