@@ -5,7 +5,7 @@
 //! carries its attributes struct, whose fields are the model's members: required ones as plain
 //! types, optional ones as `Option`s, left out of the JSON when absent.
 
-use serde::ser::{SerializeMap, Serializer};
+use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
@@ -175,23 +175,12 @@ impl Event {
     }
 }
 
-/// One event of a run's history.
+/// One event of a run's history; its wire form (both ways) is in `wire.rs`.
 #[derive(Clone, Debug)]
 pub(crate) struct HistoryEvent {
     pub(crate) event_id: u64,
     pub(crate) timestamp: Timestamp,
     pub(crate) event: Event,
-}
-
-impl Serialize for HistoryEvent {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(4))?;
-        map.serialize_entry("eventId", &self.event_id)?;
-        map.serialize_entry("eventTimestamp", &self.timestamp)?;
-        map.serialize_entry("eventType", self.event.event_type())?;
-        self.event.serialize_attributes(&mut map)?;
-        map.end()
-    }
 }
 
 events! {

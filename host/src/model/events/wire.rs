@@ -1,13 +1,26 @@
-//! Reading history events back from their wire JSON, for in-process callers that read
-//! histories (`weft demo`) and for tests.
+//! A history event's wire JSON: `{eventId, eventTimestamp, eventType,
+//! <eventType>EventAttributes}`, written for clients and read back by in-process callers that
+//! read histories (`weft demo`).
 
-use serde::Deserialize;
 use serde::de::{Deserializer, Error as _};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::clock::Timestamp;
 
 use super::{Event, HistoryEvent};
+
+impl Serialize for HistoryEvent {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(4))?;
+        map.serialize_entry("eventId", &self.event_id)?;
+        map.serialize_entry("eventTimestamp", &self.timestamp)?;
+        map.serialize_entry("eventType", self.event.event_type())?;
+        self.event.serialize_attributes(&mut map)?;
+        map.end()
+    }
+}
 
 impl<'de> Deserialize<'de> for HistoryEvent {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
