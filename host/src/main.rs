@@ -8,9 +8,12 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::json;
 use tokio::net::TcpListener;
-use weft_host::client::{Bind, BindingKind, Client, Limits, show};
+use weft_host::client::{
+    Bind, BindingKind, BindingList, Client, FailureList, Limits, ModuleList, show,
+};
 use weft_host::{Config, ConfigFile, Weft};
 
 #[derive(Parser)]
@@ -418,8 +421,9 @@ async fn remote(command: RemoteCommand) -> anyhow::Result<()> {
                     print(remote.json, &module, [show::module(&module)]);
                 }
                 ModuleAction::List => {
-                    let list = client.list_modules().await?;
-                    print(remote.json, &list, items(&list, "modules", show::module));
+                    let modules = client.list_modules().await?;
+                    let lines = lines(&modules, show::module);
+                    print(remote.json, &ModuleList { modules }, lines);
                 }
                 ModuleAction::Delete { digest } => {
                     client.delete_module(&digest).await?;
@@ -438,8 +442,9 @@ async fn remote(command: RemoteCommand) -> anyhow::Result<()> {
             let client = connect(&remote)?;
             match action {
                 BindingAction::List { domain } => {
-                    let list = client.list_bindings(&domain).await?;
-                    print(remote.json, &list, items(&list, "bindings", show::binding));
+                    let bindings = client.list_bindings(&domain).await?;
+                    let lines = lines(&bindings, show::binding);
+                    print(remote.json, &BindingList { bindings }, lines);
                 }
                 BindingAction::Remove { domain, target } => {
                     let (kind, name) = target.get();
@@ -449,8 +454,9 @@ async fn remote(command: RemoteCommand) -> anyhow::Result<()> {
                 }
                 BindingAction::Failures { domain, target } => {
                     let (kind, name) = target.get();
-                    let list = client.failures(&domain, kind, name).await?;
-                    print(remote.json, &list, items(&list, "failures", show::failure));
+                    let failures = client.failures(&domain, kind, name).await?;
+                    let lines = lines(&failures, show::failure);
+                    print(remote.json, &FailureList { failures }, lines);
                 }
             }
         }
@@ -459,8 +465,7 @@ async fn remote(command: RemoteCommand) -> anyhow::Result<()> {
             let (kind, name) = args.target.get();
             let code = read(&args.file)?;
             let module = client.upload_module(code).await?;
-            let digest = module["digest"].as_str().unwrap_or_default();
-            let bind = args.tuning.bind(digest);
+            let bind = args.tuning.bind(&module.digest);
             let binding = client.bind(&args.domain, kind, name, &bind).await?;
             let lines = [show::module(&module), show::binding(&binding)];
             let both = json!({"module": module, "binding": binding});
@@ -474,18 +479,18 @@ fn read(file: &Path) -> anyhow::Result<Vec<u8>> {
     std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))
 }
 
-/// The lines of the records in `answer[member]`.
-fn items(answer: &Value, member: &str, line: fn(&Value) -> String) -> Vec<String> {
-    answer[member]
-        .as_array()
-        .map(|records| records.iter().map(line).collect())
-        .unwrap_or_default()
+/// One line per record.
+fn lines<T>(records: &[T], line: fn(&T) -> String) -> Vec<String> {
+    records.iter().map(line).collect()
 }
 
-/// Prints `answer` as JSON, or its `lines`.
-fn print(json: bool, answer: &Value, lines: impl IntoIterator<Item = String>) {
+/// Prints `answer` as JSON (as the server sent it), or its `lines`.
+fn print(json: bool, answer: &impl Serialize, lines: impl IntoIterator<Item = String>) {
     if json {
-        println!("{answer}");
+        match serde_json::to_string(answer) {
+            Ok(answer) => println!("{answer}"),
+            Err(e) => eprintln!("cannot print the answer as JSON: {e}"),
+        }
     } else {
         for line in lines {
             println!("{line}");

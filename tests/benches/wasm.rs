@@ -265,7 +265,7 @@ async fn run_wasm(decider: &[u8], activity: &[u8], total: usize) -> Figures {
         let module = v1.upload_module(code.to_vec()).await.expect("upload");
         let bind = Bind {
             concurrency: Some(CONCURRENCY),
-            ..Bind::module(module["digest"].as_str().expect("digest"))
+            ..Bind::module(&module.digest)
         };
         v1.bind(DOMAIN, kind, task_list, &bind).await.expect("bind");
     }

@@ -27,7 +27,10 @@ use weft_host::examples::{self, TypeName};
 
 use crate::TestServer;
 
-pub use weft_host::client::{Bind, BindingKind, Client as WeftClient, ClientError, Limits};
+pub use weft_host::client::{
+    Bind, Binding, BindingKind, Client as WeftClient, ClientError, GuestFailureRecord, Limits,
+    ModuleRecord,
+};
 pub use weft_host::examples::{order, quote};
 
 /// Limits small enough that a misbehaving guest is stopped at once: 200 ms of CPU, 32 MiB of
@@ -70,7 +73,7 @@ pub async fn deploy(
         .upload_module(guest(name))
         .await
         .unwrap_or_else(|e| panic!("upload {name}: {e}"));
-    let digest = module["digest"].as_str().expect("a digest").to_owned();
+    let digest = module.digest;
     let bind = Bind {
         module: digest.clone(),
         ..bind
@@ -81,18 +84,19 @@ pub async fn deploy(
     digest
 }
 
-/// The failures a binding's guest met, oldest first.
+/// The failures a binding's guest met, oldest first, in their wire JSON.
 pub async fn failures(
     weft: &WeftClient,
     domain: &str,
     kind: BindingKind,
     name: &str,
 ) -> Vec<Value> {
-    let mut answer = weft
+    let failures = weft
         .failures(domain, kind, name)
         .await
         .unwrap_or_else(|e| panic!("failures of {} {name}: {e}", kind.name()));
-    match answer["failures"].take() {
+    let json = serde_json::to_value(failures).expect("records are JSON");
+    match json {
         Value::Array(failures) => failures,
         other => panic!("no failures list: {other}"),
     }

@@ -1,7 +1,8 @@
 //! Weft's own API beside SWF's, under `/v1`: upload, list and delete Wasm modules, bind them to a
 //! domain's task lists and function names, read what their guests failed.
 //!
-//! Plain JSON in and out. Faults have SWF's body (`{"__type", "message"}`, `x-amzn-errortype`)
+//! Plain JSON in and out; the bodies are the types in `model::wasm`, which the client shares.
+//! Faults have SWF's body (`{"__type", "message"}`, `x-amzn-errortype`)
 //! with REST statuses: 400 for bad input, 404 for an unknown resource or route, 409 for a module
 //! still bound, 413 for a body too large. Path segments are percent-decoded, so a task list name
 //! may hold any character.
@@ -36,7 +37,8 @@ use super::response::{self, Face};
 use super::{Api, auth, request_id};
 use crate::fault::{Fault, echo};
 use crate::model::BindingKind;
-use crate::ops::wasm::{self, BindInput, MAX_MODULE_BYTES};
+use crate::model::{Bind, BindingList, FailureList, ModuleList};
+use crate::ops::wasm::{self, MAX_MODULE_BYTES};
 
 /// The extension's routes, to merge into the router.
 pub(super) fn routes() -> Router<Arc<Api>> {
@@ -69,7 +71,7 @@ async fn upload_module(
 
 async fn list_modules(State(api): State<Arc<Api>>, Admitted { ctx, .. }: Admitted) -> Response {
     let modules = wasm::list_modules(&api.service, &ctx).await;
-    reply(modules.map(|modules| json!({ "modules": modules })))
+    reply(modules.map(|modules| ModuleList { modules }))
 }
 
 async fn delete_module(
@@ -90,7 +92,7 @@ async fn bind(
         async {
             let kind = kind_named(&kind)?;
             auth::authorize_domain(&ctx, "Bind", &domain)?;
-            let input: BindInput = parse_input(&body)?;
+            let input: Bind = parse_input(&body)?;
             wasm::bind(&api.service, &ctx, domain, kind, name, input).await
         }
         .await,
@@ -106,7 +108,7 @@ async fn list_bindings(
         async {
             auth::authorize_domain(&ctx, "ListBindings", &domain)?;
             let bindings = wasm::list_bindings(&api.service, &ctx, domain).await?;
-            Ok(json!({ "bindings": bindings }))
+            Ok(BindingList { bindings })
         }
         .await,
     )
@@ -138,7 +140,7 @@ async fn failures(
             let kind = kind_named(&kind)?;
             auth::authorize_domain(&ctx, "ListBindingFailures", &domain)?;
             let failures = wasm::failures(&api.service, &ctx, domain, kind, name).await?;
-            Ok(json!({ "failures": failures }))
+            Ok(FailureList { failures })
         }
         .await,
     )
@@ -420,7 +422,7 @@ mod tests {
             assert_eq!(answer.code(), code, "{body}: {}", answer.json);
             assert!(answer.message().contains(needle), "{body}: {}", answer.json);
             // The client wrote JSON: Rust's names for its types are no business of theirs.
-            for rust in ["u32", "u64", "struct", "BindInput", "GuestLimits"] {
+            for rust in ["u32", "u64", "struct", "BindLimits", "GuestLimits"] {
                 assert!(!answer.message().contains(rust), "{body}: {}", answer.json);
             }
         }

@@ -29,6 +29,7 @@ use axum::routing::post;
 use bytes::Bytes;
 use http_body_util::LengthLimitError;
 use hyper::body::Body as _;
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::config::HttpLimits;
@@ -37,7 +38,7 @@ use crate::ops::{Ctx, Service};
 
 pub(crate) use self::edge::serve;
 use self::long_polls::LongPolls;
-pub(crate) use self::operation::Operation;
+pub(crate) use self::operation::{Op, Operation, op};
 use self::response::Face;
 use self::schema::Schema;
 
@@ -141,19 +142,25 @@ async fn read_body(body: Body, limit: usize, deadline: Duration) -> Result<Bytes
     })
 }
 
-/// Runs `operation` for `ctx` on `input` as if it had come over HTTP (schema and domain checks
-/// included, authentication and rate left out), and answers its output as JSON: how in-process
-/// workers poll and respond.
-pub(crate) async fn call(
+/// Runs operation `O` for `ctx` on `input` as if it had come over HTTP, and answers its output:
+/// how in-process workers and `weft demo` call the service.
+///
+/// The input goes through exactly what an HTTP body goes through after admission: it is
+/// written as JSON, checked against the model and the tenant's domains, and read back, so a
+/// caller in-process is refused what an HTTP client would be, with the same fault.
+/// Authentication, rate and long-poll places are left out: the caller is the service itself.
+pub(crate) async fn call<O: Op>(
     service: &Service,
     ctx: &Ctx,
-    operation: Operation,
-    mut input: Value,
-) -> Result<Value, Fault> {
-    Schema::get().validate(operation.name(), &mut input)?;
-    auth::authorize(ctx, operation, &input)?;
-    let output = operation.call(service, ctx, input).await?;
-    parse_body(&output).map_err(Fault::internal)
+    input: O::Input,
+) -> Result<O::Output, Fault>
+where
+    O::Input: Serialize,
+{
+    let mut body = serde_json::to_value(&input).map_err(Fault::internal)?;
+    Schema::get().validate(O::OPERATION.name(), &mut body)?;
+    auth::authorize(ctx, O::OPERATION, &body)?;
+    O::run(service, ctx, operation::decode(body)?).await
 }
 
 /// The request body as JSON; an empty body reads as `{}`.
@@ -188,6 +195,9 @@ fn request_id() -> String {
         &hex[20..]
     )
 }
+
+#[cfg(test)]
+mod call_tests;
 
 #[cfg(test)]
 mod tests {

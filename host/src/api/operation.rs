@@ -5,7 +5,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::fault::{Fault, echo};
-use crate::model::{ActivityKind, Empty, WorkflowKind};
+use crate::model::{ActivityKind, Empty, TypeKind, WorkflowKind};
 use crate::ops::{
     Ctx, Service, activity_tasks, decision_tasks, domains, executions, history, listings, tags,
     types,
@@ -13,7 +13,7 @@ use crate::ops::{
 
 macro_rules! operations {
     (
-        implemented { $($op:ident => $handler:expr,)* }
+        implemented { $($op:ident($input:ty => $output:ty) => $handler:expr,)* }
     ) => {
         /// An SWF operation, named as in `X-Amz-Target: SimpleWorkflowService.<Operation>`.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,54 +49,129 @@ macro_rules! operations {
                 input: Value,
             ) -> Result<Vec<u8>, Fault> {
                 match self {
-                    $(Operation::$op => encode(&$handler(svc, ctx, decode(input)?).await?),)*
+                    $(Operation::$op => encode(&op::$op::run(svc, ctx, decode(input)?).await?),)*
                 }
             }
+        }
+
+        /// Each operation as a type, binding it to its input, output and handler: what
+        /// in-process callers name to call it with typed values (`api::call::<op::X>`).
+        pub(crate) mod op {
+            use super::*;
+
+            $(
+                #[doc = concat!("`", stringify!($op), "`.")]
+                pub(crate) struct $op;
+
+                impl Op for $op {
+                    const OPERATION: Operation = Operation::$op;
+                    type Input = $input;
+                    type Output = $output;
+
+                    fn run<'a>(
+                        svc: &'a Service,
+                        ctx: &'a Ctx,
+                        input: $input,
+                    ) -> impl Future<Output = Result<$output, Fault>> + Send + 'a {
+                        $handler(svc, ctx, input)
+                    }
+                }
+            )*
         }
     };
 }
 
+/// An operation with the types the HTTP layer reads its body into and writes its answer from.
+pub(crate) trait Op {
+    /// The operation, for its name in the schema and in faults.
+    const OPERATION: Operation;
+    /// Its input (`<Operation>Input` in the model).
+    type Input: DeserializeOwned;
+    /// Its output; `Empty` for operations that answer nothing.
+    type Output: Serialize + 'static;
+
+    /// Runs the operation's handler on an input already checked.
+    fn run<'a>(
+        svc: &'a Service,
+        ctx: &'a Ctx,
+        input: Self::Input,
+    ) -> impl Future<Output = Result<Self::Output, Fault>> + Send + 'a;
+}
+
 operations! {
     implemented {
-        RegisterDomain => domains::register_domain,
-        DescribeDomain => domains::describe_domain,
-        ListDomains => domains::list_domains,
-        DeprecateDomain => domains::deprecate_domain,
-        UndeprecateDomain => domains::undeprecate_domain,
-        RegisterWorkflowType => types::register::<WorkflowKind>,
-        DescribeWorkflowType => types::describe::<WorkflowKind>,
-        ListWorkflowTypes => types::list::<WorkflowKind>,
-        DeprecateWorkflowType => types::deprecate::<WorkflowKind>,
-        UndeprecateWorkflowType => types::undeprecate::<WorkflowKind>,
-        DeleteWorkflowType => types::delete::<WorkflowKind>,
-        RegisterActivityType => types::register::<ActivityKind>,
-        DescribeActivityType => types::describe::<ActivityKind>,
-        ListActivityTypes => types::list::<ActivityKind>,
-        DeprecateActivityType => types::deprecate::<ActivityKind>,
-        UndeprecateActivityType => types::undeprecate::<ActivityKind>,
-        DeleteActivityType => types::delete::<ActivityKind>,
-        TagResource => tags::tag_resource,
-        UntagResource => tags::untag_resource,
-        ListTagsForResource => tags::list_tags_for_resource,
-        StartWorkflowExecution => executions::start,
-        SignalWorkflowExecution => executions::signal_execution,
-        RequestCancelWorkflowExecution => executions::request_cancel_execution,
-        TerminateWorkflowExecution => executions::terminate_execution,
-        DescribeWorkflowExecution => history::describe,
-        GetWorkflowExecutionHistory => history::get_history,
-        ListOpenWorkflowExecutions => listings::list_open,
-        ListClosedWorkflowExecutions => listings::list_closed,
-        CountOpenWorkflowExecutions => listings::count_open,
-        CountClosedWorkflowExecutions => listings::count_closed,
-        CountPendingDecisionTasks => listings::count_pending_decisions,
-        CountPendingActivityTasks => listings::count_pending_activities,
-        PollForDecisionTask => decision_tasks::poll,
-        RespondDecisionTaskCompleted => decision_tasks::respond_completed,
-        PollForActivityTask => activity_tasks::poll,
-        RecordActivityTaskHeartbeat => activity_tasks::heartbeat,
-        RespondActivityTaskCompleted => activity_tasks::completed,
-        RespondActivityTaskFailed => activity_tasks::failed,
-        RespondActivityTaskCanceled => activity_tasks::canceled,
+        RegisterDomain(domains::RegisterDomainInput => Empty) => domains::register_domain,
+        DescribeDomain(domains::DomainNameInput => domains::DomainDetail)
+            => domains::describe_domain,
+        ListDomains(domains::ListDomainsInput => domains::DomainInfos) => domains::list_domains,
+        DeprecateDomain(domains::DomainNameInput => Empty) => domains::deprecate_domain,
+        UndeprecateDomain(domains::DomainNameInput => Empty) => domains::undeprecate_domain,
+        RegisterWorkflowType(types::RegisterTypeInput<WorkflowKind> => Empty)
+            => types::register::<WorkflowKind>,
+        DescribeWorkflowType(types::TypeInput<WorkflowKind>
+            => types::TypeDetail<<WorkflowKind as TypeKind>::Config>)
+            => types::describe::<WorkflowKind>,
+        ListWorkflowTypes(types::ListTypesInput => types::TypeInfos)
+            => types::list::<WorkflowKind>,
+        DeprecateWorkflowType(types::TypeInput<WorkflowKind> => Empty)
+            => types::deprecate::<WorkflowKind>,
+        UndeprecateWorkflowType(types::TypeInput<WorkflowKind> => Empty)
+            => types::undeprecate::<WorkflowKind>,
+        DeleteWorkflowType(types::TypeInput<WorkflowKind> => Empty)
+            => types::delete::<WorkflowKind>,
+        RegisterActivityType(types::RegisterTypeInput<ActivityKind> => Empty)
+            => types::register::<ActivityKind>,
+        DescribeActivityType(types::TypeInput<ActivityKind>
+            => types::TypeDetail<<ActivityKind as TypeKind>::Config>)
+            => types::describe::<ActivityKind>,
+        ListActivityTypes(types::ListTypesInput => types::TypeInfos)
+            => types::list::<ActivityKind>,
+        DeprecateActivityType(types::TypeInput<ActivityKind> => Empty)
+            => types::deprecate::<ActivityKind>,
+        UndeprecateActivityType(types::TypeInput<ActivityKind> => Empty)
+            => types::undeprecate::<ActivityKind>,
+        DeleteActivityType(types::TypeInput<ActivityKind> => Empty)
+            => types::delete::<ActivityKind>,
+        TagResource(tags::TagResourceInput => Empty) => tags::tag_resource,
+        UntagResource(tags::UntagResourceInput => Empty) => tags::untag_resource,
+        ListTagsForResource(tags::ListTagsForResourceInput => tags::ListTagsForResourceOutput)
+            => tags::list_tags_for_resource,
+        StartWorkflowExecution(executions::StartInput => executions::RunOutput)
+            => executions::start,
+        SignalWorkflowExecution(executions::SignalInput => Empty) => executions::signal_execution,
+        RequestCancelWorkflowExecution(executions::RequestCancelInput => Empty)
+            => executions::request_cancel_execution,
+        TerminateWorkflowExecution(executions::TerminateInput => Empty)
+            => executions::terminate_execution,
+        DescribeWorkflowExecution(history::DescribeInput => history::ExecutionDetail)
+            => history::describe,
+        GetWorkflowExecutionHistory(history::HistoryInput => history::HistoryOutput)
+            => history::get_history,
+        ListOpenWorkflowExecutions(listings::ListInput => listings::ExecutionInfos)
+            => listings::list_open,
+        ListClosedWorkflowExecutions(listings::ListInput => listings::ExecutionInfos)
+            => listings::list_closed,
+        CountOpenWorkflowExecutions(listings::Filters => listings::CountOutput)
+            => listings::count_open,
+        CountClosedWorkflowExecutions(listings::Filters => listings::CountOutput)
+            => listings::count_closed,
+        CountPendingDecisionTasks(listings::PendingInput => listings::CountOutput)
+            => listings::count_pending_decisions,
+        CountPendingActivityTasks(listings::PendingInput => listings::CountOutput)
+            => listings::count_pending_activities,
+        PollForDecisionTask(decision_tasks::PollInput => decision_tasks::DecisionTaskOutput)
+            => decision_tasks::poll,
+        RespondDecisionTaskCompleted(decision_tasks::RespondInput => Empty)
+            => decision_tasks::respond_completed,
+        PollForActivityTask(activity_tasks::PollInput => activity_tasks::ActivityTaskOutput)
+            => activity_tasks::poll,
+        RecordActivityTaskHeartbeat(activity_tasks::HeartbeatInput
+            => activity_tasks::ActivityTaskStatus) => activity_tasks::heartbeat,
+        RespondActivityTaskCompleted(activity_tasks::CompletedInput => Empty)
+            => activity_tasks::completed,
+        RespondActivityTaskFailed(activity_tasks::FailedInput => Empty) => activity_tasks::failed,
+        RespondActivityTaskCanceled(activity_tasks::CanceledInput => Empty)
+            => activity_tasks::canceled,
     }
 }
 
@@ -115,7 +190,8 @@ impl Operation {
     }
 }
 
-fn decode<T: DeserializeOwned>(input: Value) -> Result<T, Fault> {
+/// The body as the operation's input; a body of the wrong shape is a `SerializationException`.
+pub(crate) fn decode<T: DeserializeOwned>(input: Value) -> Result<T, Fault> {
     serde_json::from_value(input).map_err(|e| Fault::Serialization(echo(&e.to_string())))
 }
 

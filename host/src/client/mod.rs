@@ -1,7 +1,8 @@
 //! A client for Weft's `/v1` API (modules and bindings), as the `weft` command uses it.
 //!
-//! One plain-HTTP request per call, on a fresh connection. Answers are the server's JSON as
-//! is; [`show`] renders them as short lines for people. Requests are signed with SigV4 when the
+//! One plain-HTTP request per call, on a fresh connection. Requests and answers are the very
+//! types the server reads and writes ([`Bind`], [`ModuleRecord`], [`Binding`],
+//! [`GuestFailureRecord`]); [`show`] renders the records as short lines for people. Requests are signed with SigV4 when the
 //! client has credentials ([`Client::with_credentials`]), as a server with tenants requires.
 //! Without them, it sends an `Authorization` header that carries only the credential scope, whose
 //! region is what scopes every name on an open server.
@@ -12,9 +13,8 @@
 //!
 //! let client = Client::new("http://127.0.0.1:8080", "us-east-1")?;
 //! let module = client.upload_module(std::fs::read("decider.wasm").unwrap()).await?;
-//! let digest = module["digest"].as_str().unwrap_or_default();
 //! client
-//!     .bind("orders", BindingKind::Decision, "deciders", &Bind::module(digest))
+//!     .bind("orders", BindingKind::Decision, "deciders", &Bind::module(&module.digest))
 //!     .await?;
 //! # Ok(())
 //! # }
@@ -30,11 +30,16 @@ use http_body_util::{BodyExt as _, Full};
 use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST};
 use hyper::{Method, Request, Uri};
 use hyper_util::rt::TokioIo;
-use serde::Serialize;
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::Value;
 use tokio::net::TcpStream;
 
-pub use crate::model::BindingKind;
+pub use crate::clock::Timestamp;
+pub use crate::model::{
+    Bind, BindLimits as Limits, Binding, BindingKind, BindingList, FailureList, GuestFailureRecord,
+    ModuleList, ModuleRecord,
+};
+pub use crate::runtime::{GuestLimits, World};
 use crate::tenancy::sigv4;
 
 /// How long connecting may take.
@@ -82,56 +87,6 @@ pub enum ClientError {
         /// The server's message.
         message: String,
     },
-}
-
-/// What a binding asks for (the body of `PUT .../bindings/{kind}/{name}`); absent members take
-/// the server's defaults.
-#[derive(Clone, Debug, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Bind {
-    /// The module's digest.
-    pub module: String,
-    /// Tasks run at once.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub concurrency: Option<u32>,
-    /// Limits of each call.
-    #[serde(skip_serializing_if = "Limits::is_empty")]
-    pub limits: Limits,
-    /// Hosts (`host` or `host:port`) an activity worker may send HTTP requests to; none by
-    /// default.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub http_hosts: Vec<String>,
-}
-
-impl Bind {
-    /// A binding to `digest` with the server's defaults.
-    pub fn module(digest: &str) -> Bind {
-        Bind {
-            module: digest.to_owned(),
-            ..Bind::default()
-        }
-    }
-}
-
-/// The limits of each call into a bound guest; absent members take the server's defaults.
-#[derive(Clone, Debug, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Limits {
-    /// CPU time per call, in milliseconds.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cpu_ms: Option<u64>,
-    /// Linear memory, in bytes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub memory_bytes: Option<u64>,
-    /// Size of one answer, in bytes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub output_bytes: Option<u64>,
-}
-
-impl Limits {
-    fn is_empty(&self) -> bool {
-        self.cpu_ms.is_none() && self.memory_bytes.is_none() && self.output_bytes.is_none()
-    }
 }
 
 /// A client of one server, acting in one region.
@@ -224,22 +179,23 @@ impl Client {
         (amz_date, authorization)
     }
 
-    /// Uploads a module's bytes; answers the module (`digest`, `world`, `size`, `uploadedAt`).
-    pub async fn upload_module(&self, code: Vec<u8>) -> Result<Value, ClientError> {
+    /// Uploads a module's bytes; answers its record.
+    pub async fn upload_module(&self, code: Vec<u8>) -> Result<ModuleRecord, ClientError> {
         let path = "/v1/modules".to_owned();
         self.call(Method::POST, path, Some(("application/wasm", code)))
             .await
     }
 
-    /// The modules: `{"modules": [...]}`.
-    pub async fn list_modules(&self) -> Result<Value, ClientError> {
-        self.call(Method::GET, "/v1/modules".into(), None).await
+    /// The modules, by digest.
+    pub async fn list_modules(&self) -> Result<Vec<ModuleRecord>, ClientError> {
+        let list: ModuleList = self.call(Method::GET, "/v1/modules".into(), None).await?;
+        Ok(list.modules)
     }
 
     /// Deletes a module no binding uses.
     pub async fn delete_module(&self, digest: &str) -> Result<(), ClientError> {
         let path = format!("/v1/modules/{}", encode(digest));
-        self.call(Method::DELETE, path, None).await?;
+        let _: IgnoredAny = self.call(Method::DELETE, path, None).await?;
         Ok(())
     }
 
@@ -250,17 +206,18 @@ impl Client {
         kind: BindingKind,
         name: &str,
         bind: &Bind,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<Binding, ClientError> {
         let body = serde_json::to_vec(bind).map_err(|e| self.protocol(e))?;
         let path = binding_path(domain, kind, name);
         self.call(Method::PUT, path, Some(("application/json", body)))
             .await
     }
 
-    /// The domain's bindings: `{"bindings": [...]}`.
-    pub async fn list_bindings(&self, domain: &str) -> Result<Value, ClientError> {
+    /// The domain's bindings, by kind then name.
+    pub async fn list_bindings(&self, domain: &str) -> Result<Vec<Binding>, ClientError> {
         let path = format!("/v1/domains/{}/bindings", encode(domain));
-        self.call(Method::GET, path, None).await
+        let list: BindingList = self.call(Method::GET, path, None).await?;
+        Ok(list.bindings)
     }
 
     /// Removes a binding.
@@ -270,41 +227,42 @@ impl Client {
         kind: BindingKind,
         name: &str,
     ) -> Result<(), ClientError> {
-        self.call(Method::DELETE, binding_path(domain, kind, name), None)
-            .await?;
+        let path = binding_path(domain, kind, name);
+        let _: IgnoredAny = self.call(Method::DELETE, path, None).await?;
         Ok(())
     }
 
-    /// A binding's latest failures: `{"failures": [...]}`.
+    /// A binding's latest failures, oldest first.
     pub async fn failures(
         &self,
         domain: &str,
         kind: BindingKind,
         name: &str,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<Vec<GuestFailureRecord>, ClientError> {
         let path = format!("{}/failures", binding_path(domain, kind, name));
-        self.call(Method::GET, path, None).await
+        let list: FailureList = self.call(Method::GET, path, None).await?;
+        Ok(list.failures)
     }
 
-    /// Sends `method path` with `body` (its content type and bytes) and answers the JSON of a
-    /// success, or the server's refusal.
-    async fn call(
+    /// Sends `method path` with `body` (its content type and bytes) and answers a success's
+    /// JSON read as `T`, or the server's refusal.
+    async fn call<T: DeserializeOwned>(
         &self,
         method: Method,
         path: String,
         body: Option<(&'static str, Vec<u8>)>,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<T, ClientError> {
         tokio::time::timeout(CALL_TIMEOUT, self.exchange(method, path, body))
             .await
             .unwrap_or_else(|_| Err(self.protocol(format!("no answer in {CALL_TIMEOUT:?}"))))
     }
 
-    async fn exchange(
+    async fn exchange<T: DeserializeOwned>(
         &self,
         method: Method,
         path: String,
         body: Option<(&'static str, Vec<u8>)>,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<T, ClientError> {
         let connect = |reason: String| ClientError::Connect {
             endpoint: self.endpoint.clone(),
             reason,
@@ -356,10 +314,11 @@ impl Client {
             .map_err(|e| self.protocol(e))?
             .to_bytes();
         connection.abort();
-        let json: Option<Value> = serde_json::from_slice(&bytes).ok();
         if status.is_success() {
-            return json.ok_or_else(|| self.protocol("the answer is not JSON"));
+            return serde_json::from_slice(&bytes)
+                .map_err(|e| self.protocol(format!("the answer is not what the API sends: {e}")));
         }
+        let json: Option<Value> = serde_json::from_slice(&bytes).ok();
         let field = |name: &str| {
             json.as_ref()
                 .and_then(|j| j.get(name))

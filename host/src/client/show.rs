@@ -1,81 +1,66 @@
 //! The API's records as one short line each, for people: what `weft` prints without `--json`.
-//! Members a record lacks print as `?`, so an older or newer server still gets readable lines.
 
-use serde_json::Value;
+use super::{Binding, GuestFailureRecord, ModuleRecord, Timestamp};
 
 /// A module: `DIGEST  WORLD  SIZE bytes  uploaded TIME`.
-pub fn module(module: &Value) -> String {
+pub fn module(module: &ModuleRecord) -> String {
     format!(
         "{}  {}  {} bytes  uploaded {}",
-        text(&module["digest"]),
-        text(&module["world"]),
-        text(&module["size"]),
-        time(&module["uploadedAt"]),
+        module.digest,
+        module.world.name(),
+        module.size,
+        time(module.uploaded_at),
     )
 }
 
 /// A binding: `KIND NAME in DOMAIN -> DIGEST  concurrency N, cpu N ms, memory N MiB, output N KiB`,
 /// then `, http HOST HOST...` if it may send HTTP requests.
-pub fn binding(binding: &Value) -> String {
-    let limits = &binding["limits"];
-    let hosts: Vec<String> = binding["httpHosts"]
-        .as_array()
-        .map(|hosts| hosts.iter().map(text).collect())
-        .unwrap_or_default();
-    let http = if hosts.is_empty() {
+pub fn binding(binding: &Binding) -> String {
+    let limits = &binding.limits;
+    let http = if binding.http_hosts.is_empty() {
         String::new()
     } else {
-        format!(", http {}", hosts.join(" "))
+        format!(", http {}", binding.http_hosts.join(" "))
     };
     format!(
         "{} {} in {} -> {}  concurrency {}, cpu {} ms, memory {} MiB, output {} KiB{http}",
-        text(&binding["kind"]),
-        text(&binding["name"]),
-        text(&binding["domain"]),
-        text(&binding["module"]),
-        text(&binding["concurrency"]),
-        text(&limits["cpuMs"]),
-        scaled(&limits["memoryBytes"], 20),
-        scaled(&limits["outputBytes"], 10),
+        binding.kind.name(),
+        binding.name,
+        binding.domain,
+        binding.module,
+        binding.concurrency,
+        limits.cpu_ms,
+        scaled(limits.memory_bytes, 20),
+        scaled(limits.output_bytes, 10),
     )
 }
 
 /// A guest's failure: `TIME  WORKFLOW-ID RUN-ID  TASK: REASON`.
-pub fn failure(failure: &Value) -> String {
+pub fn failure(failure: &GuestFailureRecord) -> String {
     format!(
         "{}  {} {}  {}: {}",
-        time(&failure["at"]),
-        text(&failure["workflowId"]),
-        text(&failure["runId"]),
-        text(&failure["task"]),
-        text(&failure["reason"]),
+        time(failure.at),
+        failure.workflow_id,
+        failure.run_id,
+        failure.task,
+        failure.reason,
     )
 }
 
-/// A string as is, anything else as JSON, nothing as `?`.
-fn text(value: &Value) -> String {
-    match value {
-        Value::Null => "?".to_owned(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
 /// A size in units of `2^shift` bytes (whole ones when it divides).
-fn scaled(value: &Value, shift: u32) -> String {
-    match value.as_u64() {
-        Some(n) if n % (1 << shift) == 0 => (n >> shift).to_string(),
-        Some(n) => format!("{:.2}", n as f64 / f64::from(1u32 << shift)),
-        None => "?".to_owned(),
+fn scaled(n: u64, shift: u32) -> String {
+    if n.is_multiple_of(1 << shift) {
+        (n >> shift).to_string()
+    } else {
+        format!("{:.2}", n as f64 / f64::from(1u32 << shift))
     }
 }
 
-/// Seconds since the Unix epoch (the wire's timestamps) as `YYYY-MM-DDTHH:MM:SSZ`.
-fn time(value: &Value) -> String {
-    let Some(secs) = value.as_f64().filter(|s| s.is_finite() && *s >= 0.0) else {
-        return text(value);
+/// A timestamp as `YYYY-MM-DDTHH:MM:SSZ`; one before the epoch as its seconds.
+fn time(at: Timestamp) -> String {
+    let Ok(secs) = u64::try_from(at.as_millis().div_euclid(1000)) else {
+        return at.as_secs_f64().to_string();
     };
-    let secs = secs as u64;
     let (days, rest) = (secs / 86_400, secs % 86_400);
     let (year, month, day) = civil(days);
     format!(
@@ -106,40 +91,50 @@ mod tests {
 
     use super::*;
 
-    #[test]
-    fn times_are_utc_dates() {
-        assert_eq!(time(&json!(0)), "1970-01-01T00:00:00Z");
-        assert_eq!(time(&json!(951_782_400.5)), "2000-02-29T00:00:00Z");
-        assert_eq!(time(&json!(1_767_225_599)), "2025-12-31T23:59:59Z");
-        assert_eq!(time(&json!(null)), "?");
+    fn at(secs: f64) -> Timestamp {
+        Timestamp::from_secs_f64(secs).unwrap()
     }
 
     #[test]
-    fn records_read_as_one_line() {
-        let binding = json!({
-            "domain": "orders", "kind": "activity", "name": "work", "module": "ab12",
-            "concurrency": 4,
+    fn times_are_utc_dates() {
+        assert_eq!(time(at(0.0)), "1970-01-01T00:00:00Z");
+        assert_eq!(time(at(951_782_400.5)), "2000-02-29T00:00:00Z");
+        assert_eq!(time(at(1_767_225_599.0)), "2025-12-31T23:59:59Z");
+        assert_eq!(time(at(-1.5)), "-1.5");
+    }
+
+    #[test]
+    fn records_read_from_the_wire_as_one_line() {
+        let wire = json!({
+            "account": "000000000000", "region": "us-east-1", "domain": "orders",
+            "kind": "activity", "name": "work", "module": "ab12", "concurrency": 4,
             "limits": {"cpuMs": 10000, "memoryBytes": 67_108_864, "outputBytes": 1_572_864},
+            "createdAt": 0,
         });
+        let mut binding: Binding = serde_json::from_value(wire).unwrap();
         assert_eq!(
             super::binding(&binding),
             "activity work in orders -> ab12  concurrency 4, cpu 10000 ms, memory 64 MiB, \
              output 1536 KiB"
         );
-        let mut allowed = binding.clone();
-        allowed["httpHosts"] = json!(["api.example.com", "127.0.0.1:8080"]);
+        binding.http_hosts = vec!["api.example.com".into(), "127.0.0.1:8080".into()];
         assert!(
-            super::binding(&allowed)
+            super::binding(&binding)
                 .ends_with("output 1536 KiB, http api.example.com 127.0.0.1:8080")
         );
-        let module = json!({"digest": "ab12", "world": "decider", "size": 10, "uploadedAt": 0});
+        let wire = json!({"digest": "ab12", "world": "activity-worker", "size": 10,
+            "uploadedAt": 0});
+        let module: ModuleRecord = serde_json::from_value(wire).unwrap();
         assert_eq!(
             super::module(&module),
-            "ab12  decider  10 bytes  uploaded 1970-01-01T00:00:00Z"
+            "ab12  activity-worker  10 bytes  uploaded 1970-01-01T00:00:00Z"
         );
+        let wire = json!({"at": 60, "workflowId": "w", "runId": "r", "task": "activity 1",
+            "reason": "trap"});
+        let failure: GuestFailureRecord = serde_json::from_value(wire).unwrap();
         assert_eq!(
-            failure(&json!({"task": "activity 1", "reason": "trap"})),
-            "?  ? ?  activity 1: trap"
+            super::failure(&failure),
+            "1970-01-01T00:01:00Z  w r  activity 1: trap"
         );
     }
 }

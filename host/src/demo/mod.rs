@@ -16,14 +16,19 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
-use serde_json::{Value, json};
+use serde::Serialize;
 use tokio::net::TcpListener;
 
-use crate::api::{self, Operation};
+use crate::api::{self, Op, op};
 use crate::examples;
 use crate::fault::Fault;
-use crate::model::BindingKind;
+use crate::model::events::{Event, HistoryEvent};
+use crate::model::{Bind, BindingKind, WorkflowExecution};
+use crate::ops::domains::RegisterDomainInput;
+use crate::ops::history::{DescribeInput, HistoryInput};
 use crate::ops::{Ctx, Service, wasm};
+
+use self::orders::Registration;
 use crate::tenancy::Caller;
 use crate::{Config, DEFAULT_ACCOUNT_ID, Weft};
 
@@ -123,10 +128,13 @@ struct Demo {
 }
 
 impl Demo {
-    async fn call(&self, operation: Operation, input: Value) -> anyhow::Result<Value> {
-        api::call(&self.svc, &self.ctx, operation, input)
+    async fn call<O: Op>(&self, input: O::Input) -> anyhow::Result<O::Output>
+    where
+        O::Input: Serialize,
+    {
+        api::call::<O>(&self.svc, &self.ctx, input)
             .await
-            .map_err(|fault| anyhow::anyhow!("{}: {fault}", operation.name()))
+            .map_err(|fault| anyhow::anyhow!("{}: {fault}", O::OPERATION.name()))
     }
 
     fn ctx(&self) -> Ctx {
@@ -135,14 +143,22 @@ impl Demo {
 
     /// Registers the domain and the example's types, and uploads and binds its guests.
     async fn set_up(&self) -> anyhow::Result<()> {
-        self.call(
-            Operation::RegisterDomain,
-            json!({"name": DOMAIN, "workflowExecutionRetentionPeriodInDays": "1"}),
-        )
+        self.call::<op::RegisterDomain>(RegisterDomainInput {
+            name: DOMAIN.to_owned(),
+            description: None,
+            workflow_execution_retention_period_in_days: "1".to_owned(),
+            tags: Vec::new(),
+        })
         .await?;
         for registration in orders::registrations(DOMAIN) {
-            self.call(registration.operation, registration.input)
-                .await?;
+            match registration {
+                Registration::Workflow(input) => {
+                    self.call::<op::RegisterWorkflowType>(input).await?;
+                }
+                Registration::Activity(input) => {
+                    self.call::<op::RegisterActivityType>(input).await?;
+                }
+            }
         }
         for guest in orders::GUESTS {
             // Embedded in this binary when it was built.
@@ -151,11 +167,9 @@ impl Demo {
             let module = wasm::upload_module(&self.svc, &self.ctx(), code.to_vec())
                 .await
                 .map_err(fault(&format!("uploading {}", guest.name)))?;
-            let bind = wasm::BindInput {
-                module: module.digest.clone(),
+            let bind = Bind {
                 concurrency: Some(4),
-                limits: Default::default(),
-                http_hosts: Vec::new(),
+                ..Bind::module(&module.digest)
             };
             wasm::bind(
                 &self.svc,
@@ -199,30 +213,27 @@ impl Demo {
         let mut runs = Vec::new();
         for order in &orders {
             let run = self
-                .call(Operation::StartWorkflowExecution, order.start(DOMAIN))
+                .call::<op::StartWorkflowExecution>(order.start(DOMAIN))
                 .await?;
-            let run_id = run["runId"].as_str().unwrap_or_default().to_owned();
             if order.cancel {
-                self.call(
-                    Operation::SignalWorkflowExecution,
-                    order.cancel_signal(DOMAIN),
-                )
-                .await?;
+                self.call::<op::SignalWorkflowExecution>(order.cancel_signal(DOMAIN))
+                    .await?;
             }
-            runs.push((order, run_id));
+            let execution = WorkflowExecution {
+                workflow_id: order.workflow_id.clone(),
+                run_id: run.run_id,
+            };
+            runs.push((order, execution));
         }
-        let ids: Vec<_> = runs
-            .iter()
-            .map(|(order, run_id)| (order.workflow_id.clone(), run_id.clone()))
-            .collect();
-        let closed = self.wait_for(&ids).await?;
+        let executions: Vec<_> = runs.iter().map(|(_, e)| e.clone()).collect();
+        let closed = self.wait_for(&executions).await?;
         let elapsed = started.elapsed();
         let (mut decisions, mut activities) = (0, 0);
-        for ((order, run_id), status) in runs.iter().zip(closed) {
-            let history = self.history(&order.workflow_id, run_id).await?;
-            let count = |kind: &str| history.iter().filter(|e| e["eventType"] == kind).count();
-            decisions += count("DecisionTaskCompleted");
-            activities += count("ActivityTaskStarted");
+        for ((order, execution), status) in runs.iter().zip(closed) {
+            let history = self.history(execution).await?;
+            let count = |is: fn(&Event) -> bool| history.iter().filter(|e| is(&e.event)).count();
+            decisions += count(|e| matches!(e, Event::DecisionTaskCompleted(_)));
+            activities += count(|e| matches!(e, Event::ActivityTaskStarted(_)));
             println!();
             println!(
                 "{} ({}): {status}, {} events",
@@ -254,27 +265,30 @@ impl Demo {
             "And a quote: one child workflow per line item, each running the function `price`..."
         );
         let run = self
-            .call(
-                Operation::StartWorkflowExecution,
-                orders::quote_start(DOMAIN),
-            )
+            .call::<op::StartWorkflowExecution>(orders::quote_start(DOMAIN))
             .await?;
-        let run_id = run["runId"].as_str().unwrap_or_default().to_owned();
-        let status = self
-            .wait_for(&[("quote-1".to_owned(), run_id.clone())])
-            .await?;
-        let history = self.history("quote-1", &run_id).await?;
-        println!("quote-1: {}, {} events", status[0], history.len());
+        let quote = WorkflowExecution {
+            workflow_id: orders::QUOTE_ID.to_owned(),
+            run_id: run.run_id,
+        };
+        let status = self.wait_for(std::slice::from_ref(&quote)).await?;
+        let history = self.history(&quote).await?;
+        println!(
+            "{}: {}, {} events",
+            quote.workflow_id,
+            status[0],
+            history.len()
+        );
         for line in timeline::lines(&history) {
             println!("{line}");
         }
-        let children = history.iter().filter_map(|e| {
-            let child = &e["childWorkflowExecutionStartedEventAttributes"]["workflowExecution"];
-            Some((child["workflowId"].as_str()?, child["runId"].as_str()?))
+        let children = history.iter().filter_map(|e| match &e.event {
+            Event::ChildWorkflowExecutionStarted(a) => Some(&a.workflow_execution),
+            _ => None,
         });
-        for (workflow_id, run_id) in children {
-            let history = self.history(workflow_id, run_id).await?;
-            println!("  child {workflow_id}, {} events", history.len());
+        for child in children {
+            let history = self.history(child).await?;
+            println!("  child {}, {} events", child.workflow_id, history.len());
             for line in timeline::lines(&history) {
                 println!("  {line}");
             }
@@ -283,21 +297,20 @@ impl Demo {
     }
 
     /// Waits until every run is closed, showing progress; answers each one's close status.
-    async fn wait_for(&self, runs: &[(String, String)]) -> anyhow::Result<Vec<String>> {
+    async fn wait_for(&self, runs: &[WorkflowExecution]) -> anyhow::Result<Vec<String>> {
         let tty = std::io::stdout().is_terminal();
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
             let mut statuses = Vec::with_capacity(runs.len());
-            for (workflow_id, run_id) in runs {
+            for execution in runs {
                 let described = self
-                    .call(
-                        Operation::DescribeWorkflowExecution,
-                        json!({"domain": DOMAIN, "execution": {
-                            "workflowId": workflow_id, "runId": run_id}}),
-                    )
+                    .call::<op::DescribeWorkflowExecution>(DescribeInput {
+                        domain: DOMAIN.to_owned(),
+                        execution: execution.clone(),
+                    })
                     .await?;
-                let info = &described["executionInfo"];
-                statuses.push(info["closeStatus"].as_str().map(str::to_owned));
+                let status = described.execution_info.close_status;
+                statuses.push(status.map(timeline::wire_name));
             }
             let closed = statuses.iter().filter(|s| s.is_some()).count();
             if tty {
@@ -321,24 +334,25 @@ impl Demo {
     }
 
     /// The whole history of a run.
-    async fn history(&self, workflow_id: &str, run_id: &str) -> anyhow::Result<Vec<Value>> {
+    async fn history(&self, execution: &WorkflowExecution) -> anyhow::Result<Vec<HistoryEvent>> {
         let mut events = Vec::new();
-        let mut token: Option<Value> = None;
+        let mut token = None;
         loop {
-            let mut input = json!({"domain": DOMAIN, "execution": {
-                "workflowId": workflow_id, "runId": run_id}});
-            if let Some(token) = token.take() {
-                input["nextPageToken"] = token;
-            }
-            let mut page = self
-                .call(Operation::GetWorkflowExecutionHistory, input)
+            let page = self
+                .call::<op::GetWorkflowExecutionHistory>(HistoryInput {
+                    domain: DOMAIN.to_owned(),
+                    execution: execution.clone(),
+                    next_page_token: token,
+                    maximum_page_size: None,
+                    reverse_order: false,
+                })
                 .await?;
-            if let Some(more) = page["events"].as_array_mut() {
-                events.append(more);
+            for event in page.events {
+                events.push(serde_json::from_str(event.get()).context("reading an event")?);
             }
-            match page.get_mut("nextPageToken").map(Value::take) {
-                Some(next) if !next.is_null() => token = Some(next),
-                _ => return Ok(events),
+            token = page.next_page_token;
+            if token.is_none() {
+                return Ok(events);
             }
         }
     }

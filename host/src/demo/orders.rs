@@ -1,11 +1,15 @@
 //! The demo's workload: the two examples' types and guests, a batch of orders with known
 //! outcomes, and a quote.
 
-use serde_json::{Value, json};
+use serde_json::json;
 use weft_examples::{order, quote};
 
-use crate::api::Operation;
-use crate::model::BindingKind;
+use crate::model::{
+    ActivityKind, ActivityTypeConfiguration, BindingKind, ChildPolicy, TaskList, TypeKind,
+    TypeName, WorkflowKind, WorkflowTypeConfiguration,
+};
+use crate::ops::executions::{SignalInput, StartInput};
+use crate::ops::types::RegisterTypeInput;
 
 /// A guest the demo uploads, and what it is bound to serve.
 pub(crate) struct Guest {
@@ -42,47 +46,54 @@ pub(crate) const GUESTS: [Guest; 4] = [
 ];
 
 /// One SWF call that registers part of the example.
-pub(crate) struct Registration {
-    pub(crate) operation: Operation,
-    pub(crate) input: Value,
+pub(crate) enum Registration {
+    /// `RegisterWorkflowType`.
+    Workflow(RegisterTypeInput<WorkflowKind>),
+    /// `RegisterActivityType`.
+    Activity(RegisterTypeInput<ActivityKind>),
 }
 
 /// The types of both examples, in `domain`: the order workflow and its six activity types, and
 /// the quote's two workflow types.
 pub(crate) fn registrations(domain: &str) -> Vec<Registration> {
-    let quotes = [quote::QUOTE_WORKFLOW, quote::PRICE_ITEM_WORKFLOW].map(|ty| Registration {
-        operation: Operation::RegisterWorkflowType,
-        input: json!({
-            "domain": domain,
-            "name": ty.name,
-            "version": ty.version,
-            "defaultTaskList": {"name": quote::DECISION_TASK_LIST},
-            "defaultExecutionStartToCloseTimeout": quote::EXECUTION_TIMEOUT_SECS.to_string(),
-            "defaultTaskStartToCloseTimeout": quote::TASK_TIMEOUT_SECS.to_string(),
-            "defaultChildPolicy": "TERMINATE",
-            "defaultLambdaRole": quote::LAMBDA_ROLE,
-        }),
+    let quotes = [quote::QUOTE_WORKFLOW, quote::PRICE_ITEM_WORKFLOW].map(|ty| {
+        Registration::Workflow(register(
+            domain,
+            ty,
+            WorkflowTypeConfiguration {
+                default_task_list: Some(task_list(quote::DECISION_TASK_LIST)),
+                default_execution_start_to_close_timeout: Some(
+                    quote::EXECUTION_TIMEOUT_SECS.to_string(),
+                ),
+                default_task_start_to_close_timeout: Some(quote::TASK_TIMEOUT_SECS.to_string()),
+                default_child_policy: Some(ChildPolicy::Terminate),
+                default_lambda_role: Some(quote::LAMBDA_ROLE.to_owned()),
+                ..Default::default()
+            },
+        ))
     });
-    let workflow = Registration {
-        operation: Operation::RegisterWorkflowType,
-        input: json!({
-            "domain": domain,
-            "name": order::WORKFLOW.name,
-            "version": order::WORKFLOW.version,
-            "defaultTaskList": {"name": order::DECISION_TASK_LIST},
-            "defaultExecutionStartToCloseTimeout": order::EXECUTION_TIMEOUT_SECS.to_string(),
-            "defaultTaskStartToCloseTimeout": order::TASK_TIMEOUT_SECS.to_string(),
-            "defaultChildPolicy": "TERMINATE",
-        }),
-    };
-    let activities = order::ACTIVITIES.iter().map(|ty| Registration {
-        operation: Operation::RegisterActivityType,
-        input: json!({
-            "domain": domain,
-            "name": ty.name,
-            "version": ty.version,
-            "defaultTaskList": {"name": order::ACTIVITY_TASK_LIST},
-        }),
+    let workflow = Registration::Workflow(register(
+        domain,
+        order::WORKFLOW,
+        WorkflowTypeConfiguration {
+            default_task_list: Some(task_list(order::DECISION_TASK_LIST)),
+            default_execution_start_to_close_timeout: Some(
+                order::EXECUTION_TIMEOUT_SECS.to_string(),
+            ),
+            default_task_start_to_close_timeout: Some(order::TASK_TIMEOUT_SECS.to_string()),
+            default_child_policy: Some(ChildPolicy::Terminate),
+            ..Default::default()
+        },
+    ));
+    let activities = order::ACTIVITIES.iter().map(|&ty| {
+        Registration::Activity(register(
+            domain,
+            ty,
+            ActivityTypeConfiguration {
+                default_task_list: Some(task_list(order::ACTIVITY_TASK_LIST)),
+                ..Default::default()
+            },
+        ))
     });
     std::iter::once(workflow)
         .chain(activities)
@@ -90,18 +101,61 @@ pub(crate) fn registrations(domain: &str) -> Vec<Registration> {
         .collect()
 }
 
-/// `StartWorkflowExecution`'s input for the sample quote.
-pub(crate) fn quote_start(domain: &str) -> Value {
-    json!({
-        "domain": domain,
-        "workflowId": "quote-1",
-        "workflowType": {
-            "name": quote::QUOTE_WORKFLOW.name,
-            "version": quote::QUOTE_WORKFLOW.version,
-        },
-        "input": quote::SAMPLE_QUOTE,
-    })
+/// `Register*Type`'s input for type `ty` in `domain` with defaults `config`.
+fn register<K: TypeKind>(
+    domain: &str,
+    ty: weft_examples::TypeName,
+    config: K::Config,
+) -> RegisterTypeInput<K> {
+    RegisterTypeInput {
+        domain: domain.to_owned(),
+        name: ty.name.to_owned(),
+        version: ty.version.to_owned(),
+        description: None,
+        config,
+    }
 }
+
+fn task_list(name: &str) -> TaskList {
+    TaskList {
+        name: name.to_owned(),
+    }
+}
+
+/// `StartWorkflowExecution`'s input for a run of `ty` as `workflow_id` in `domain`, with the
+/// type's defaults.
+fn start(
+    domain: &str,
+    workflow_id: &str,
+    ty: weft_examples::TypeName,
+    input: String,
+) -> StartInput {
+    StartInput {
+        domain: domain.to_owned(),
+        workflow_id: workflow_id.to_owned(),
+        workflow_type: TypeName {
+            name: ty.name.to_owned(),
+            version: ty.version.to_owned(),
+        },
+        task_list: None,
+        task_priority: None,
+        input: Some(input),
+        execution_start_to_close_timeout: None,
+        tag_list: None,
+        task_start_to_close_timeout: None,
+        child_policy: None,
+        lambda_role: None,
+    }
+}
+
+/// `StartWorkflowExecution`'s input for the sample quote.
+pub(crate) fn quote_start(domain: &str) -> StartInput {
+    let input = quote::SAMPLE_QUOTE.to_owned();
+    start(domain, QUOTE_ID, quote::QUOTE_WORKFLOW, input)
+}
+
+/// The workflow id of the sample quote.
+pub(crate) const QUOTE_ID: &str = "quote-1";
 
 /// One order of the batch and what should become of it.
 pub(crate) struct Order {
@@ -115,22 +169,24 @@ pub(crate) struct Order {
 
 impl Order {
     /// `StartWorkflowExecution`'s input for this order.
-    pub(crate) fn start(&self, domain: &str) -> Value {
-        json!({
-            "domain": domain,
-            "workflowId": self.workflow_id,
-            "workflowType": {"name": order::WORKFLOW.name, "version": order::WORKFLOW.version},
-            "input": self.input,
-        })
+    pub(crate) fn start(&self, domain: &str) -> StartInput {
+        start(
+            domain,
+            &self.workflow_id,
+            order::WORKFLOW,
+            self.input.clone(),
+        )
     }
 
     /// `SignalWorkflowExecution`'s input asking to cancel this order.
-    pub(crate) fn cancel_signal(&self, domain: &str) -> Value {
-        json!({
-            "domain": domain,
-            "workflowId": self.workflow_id,
-            "signalName": order::CANCEL_SIGNAL,
-        })
+    pub(crate) fn cancel_signal(&self, domain: &str) -> SignalInput {
+        SignalInput {
+            domain: domain.to_owned(),
+            workflow_id: self.workflow_id.clone(),
+            run_id: None,
+            signal_name: order::CANCEL_SIGNAL.to_owned(),
+            input: None,
+        }
     }
 }
 
@@ -187,7 +243,7 @@ mod tests {
         let orders = orders(12);
         assert_eq!(orders.iter().filter(|o| o.card_fails).count(), 3);
         assert_eq!(orders.iter().filter(|o| o.cancel).count(), 1);
-        let declined: Value = serde_json::from_str(&orders[3].input).unwrap();
+        let declined: serde_json::Value = serde_json::from_str(&orders[3].input).unwrap();
         assert!(
             declined["card"]
                 .as_str()

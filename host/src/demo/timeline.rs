@@ -1,104 +1,90 @@
 //! A readable timeline of a history: one line per event, with the time since the run started
 //! and the few attributes that tell the story.
 
-use serde_json::Value;
+use serde::Serialize;
 
-/// Events that are bookkeeping rather than story: left out of the timeline.
-const QUIET: [&str; 5] = [
-    "DecisionTaskScheduled",
-    "DecisionTaskStarted",
-    "DecisionTaskCompleted",
-    "ActivityTaskStarted",
-    "LambdaFunctionStarted",
-];
+use crate::model::events::{Event, HistoryEvent};
 
-/// The lines of `events` (wire JSON, oldest first), less the bookkeeping ([`QUIET`]).
-pub(crate) fn lines(events: &[Value]) -> Vec<String> {
+/// Whether `event` is bookkeeping rather than story: left out of the timeline.
+fn quiet(event: &Event) -> bool {
+    matches!(
+        event,
+        Event::DecisionTaskScheduled(_)
+            | Event::DecisionTaskStarted(_)
+            | Event::DecisionTaskCompleted(_)
+            | Event::ActivityTaskStarted(_)
+            | Event::LambdaFunctionStarted(_)
+    )
+}
+
+/// The lines of `events` (oldest first), less the bookkeeping ([`quiet`]).
+pub(crate) fn lines(events: &[HistoryEvent]) -> Vec<String> {
     let start = events
         .first()
-        .and_then(|e| e["eventTimestamp"].as_f64())
+        .map(|e| e.timestamp.as_millis())
         .unwrap_or_default();
     events
         .iter()
-        .filter(|event| !QUIET.contains(&event["eventType"].as_str().unwrap_or_default()))
-        .map(|event| {
-            let at = event["eventTimestamp"].as_f64().unwrap_or(start) - start;
-            let kind = event["eventType"].as_str().unwrap_or("?");
-            let detail = detail(kind, attributes(event, kind));
-            format!("  {:>7.3}s  {kind:<40} {detail}", at)
+        .filter(|e| !quiet(&e.event))
+        .map(|e| {
+            let at = (e.timestamp.as_millis() - start) as f64 / 1000.0;
+            let kind = e.event.event_type();
+            let detail = detail(&e.event)
+                .into_iter()
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+                .join("  ");
+            format!("  {at:>7.3}s  {kind:<40} {detail}")
                 .trim_end()
                 .to_owned()
         })
         .collect()
 }
 
-/// The `<eventType>EventAttributes` member of `event`.
-fn attributes<'a>(event: &'a Value, kind: &str) -> &'a Value {
-    let mut member = String::with_capacity(kind.len() + 15);
-    let mut chars = kind.chars();
-    if let Some(first) = chars.next() {
-        member.push(first.to_ascii_lowercase());
+/// How `value` (an enum of the wire, such as a close status) is spelled on the wire.
+pub(crate) fn wire_name(value: impl Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        _ => "?".to_owned(),
     }
-    member.extend(chars);
-    member.push_str("EventAttributes");
-    &event[member]
 }
 
 /// What is worth showing of an event's attributes.
-fn detail(kind: &str, a: &Value) -> String {
-    let text = |key: &str| a[key].as_str().map(short);
-    let parts: Vec<String> = match kind {
-        "WorkflowExecutionStarted" => vec![text("input").unwrap_or_default()],
-        "ActivityTaskScheduled" => vec![
-            a["activityType"]["name"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned(),
-            format!("id={}", a["activityId"].as_str().unwrap_or_default()),
-        ],
-        "ActivityTaskCompleted"
-        | "WorkflowExecutionCompleted"
-        | "LambdaFunctionCompleted"
-        | "ChildWorkflowExecutionCompleted" => vec![text("result").unwrap_or_default()],
-        "ActivityTaskFailed"
-        | "WorkflowExecutionFailed"
-        | "LambdaFunctionFailed"
-        | "ChildWorkflowExecutionFailed" => vec![text("reason").unwrap_or_default()],
-        "ActivityTaskTimedOut" | "DecisionTaskTimedOut" | "LambdaFunctionTimedOut" => {
-            vec![text("timeoutType").unwrap_or_default()]
-        }
-        "WorkflowExecutionSignaled" => vec![
-            text("signalName").unwrap_or_default(),
-            text("input").unwrap_or_default(),
-        ],
-        "TimerStarted" => vec![
-            text("timerId").unwrap_or_default(),
-            format!("{}s", text("startToFireTimeout").unwrap_or_default()),
-        ],
-        "TimerFired" | "TimerCanceled" => vec![text("timerId").unwrap_or_default()],
-        "LambdaFunctionScheduled" => vec![
-            text("name").unwrap_or_default(),
-            format!("id={}", text("id").unwrap_or_default()),
-        ],
-        "StartChildWorkflowExecutionInitiated" | "ChildWorkflowExecutionStarted" => {
+fn detail(event: &Event) -> Vec<String> {
+    let text = |value: &Option<String>| value.as_deref().map(short).unwrap_or_default();
+    match event {
+        Event::WorkflowExecutionStarted(a) => vec![text(&a.input)],
+        Event::ActivityTaskScheduled(a) => {
             vec![
-                text("workflowId")
-                    .or_else(|| a["workflowExecution"]["workflowId"].as_str().map(short))
-                    .unwrap_or_default(),
+                a.activity_type.name.clone(),
+                format!("id={}", a.activity_id),
             ]
         }
-        "WorkflowExecutionCanceled" => vec![text("details").unwrap_or_default()],
-        "MarkerRecorded" => vec![
-            text("markerName").unwrap_or_default(),
-            text("details").unwrap_or_default(),
+        Event::ActivityTaskCompleted(a) => vec![text(&a.result)],
+        Event::WorkflowExecutionCompleted(a) => vec![text(&a.result)],
+        Event::LambdaFunctionCompleted(a) => vec![text(&a.result)],
+        Event::ChildWorkflowExecutionCompleted(a) => vec![text(&a.result)],
+        Event::ActivityTaskFailed(a) => vec![text(&a.reason)],
+        Event::WorkflowExecutionFailed(a) => vec![text(&a.reason)],
+        Event::LambdaFunctionFailed(a) => vec![text(&a.reason)],
+        Event::ChildWorkflowExecutionFailed(a) => vec![text(&a.reason)],
+        Event::ActivityTaskTimedOut(a) => vec![wire_name(a.timeout_type)],
+        Event::DecisionTaskTimedOut(a) => vec![wire_name(a.timeout_type)],
+        Event::LambdaFunctionTimedOut(a) => vec![a.timeout_type.map(wire_name).unwrap_or_default()],
+        Event::WorkflowExecutionSignaled(a) => vec![short(&a.signal_name), text(&a.input)],
+        Event::TimerStarted(a) => vec![
+            short(&a.timer_id),
+            format!("{}s", short(&a.start_to_fire_timeout)),
         ],
+        Event::TimerFired(a) => vec![short(&a.timer_id)],
+        Event::TimerCanceled(a) => vec![short(&a.timer_id)],
+        Event::LambdaFunctionScheduled(a) => vec![short(&a.name), format!("id={}", short(&a.id))],
+        Event::StartChildWorkflowExecutionInitiated(a) => vec![short(&a.workflow_id)],
+        Event::ChildWorkflowExecutionStarted(a) => vec![short(&a.workflow_execution.workflow_id)],
+        Event::WorkflowExecutionCanceled(a) => vec![text(&a.details)],
+        Event::MarkerRecorded(a) => vec![short(&a.marker_name), text(&a.details)],
         _ => vec![],
-    };
-    parts
-        .into_iter()
-        .filter(|p| !p.is_empty())
-        .collect::<Vec<_>>()
-        .join("  ")
+    }
 }
 
 /// `text` on one line, cut to a readable length.
@@ -121,19 +107,31 @@ mod tests {
     fn a_line_shows_the_offset_the_type_and_what_matters() {
         let events = [
             json!({"eventId": 1, "eventTimestamp": 100.0, "eventType": "WorkflowExecutionStarted",
-                   "workflowExecutionStartedEventAttributes": {"input": "{\"order\":1}"}}),
+                   "workflowExecutionStartedEventAttributes": {"input": "{\"order\":1}",
+                       "childPolicy": "TERMINATE", "taskList": {"name": "l"},
+                       "workflowType": {"name": "w", "version": "1"}}}),
             json!({"eventId": 2, "eventTimestamp": 100.25, "eventType": "ActivityTaskScheduled",
                    "activityTaskScheduledEventAttributes": {
-                       "activityType": {"name": "charge", "version": "1"}, "activityId": "c1"}}),
+                       "activityType": {"name": "charge", "version": "1"}, "activityId": "c1",
+                       "taskList": {"name": "l"}, "decisionTaskCompletedEventId": 1}}),
             json!({"eventId": 3, "eventTimestamp": 101.5, "eventType": "DecisionTaskStarted",
                    "decisionTaskStartedEventAttributes": {"scheduledEventId": 2}}),
+            json!({"eventId": 4, "eventTimestamp": 102, "eventType": "ActivityTaskTimedOut",
+                   "activityTaskTimedOutEventAttributes": {"timeoutType": "HEARTBEAT",
+                       "scheduledEventId": 2, "startedEventId": 3}}),
         ];
+        let events: Vec<HistoryEvent> = events
+            .into_iter()
+            .map(|e| serde_json::from_value(e).unwrap())
+            .collect();
         let lines = lines(&events);
         assert!(lines[0].starts_with("    0.000s  WorkflowExecutionStarted"));
         assert!(lines[0].ends_with("{\"order\":1}"));
         assert!(lines[1].contains("  0.250s  ActivityTaskScheduled"));
         assert!(lines[1].ends_with("charge  id=c1"));
-        assert_eq!(lines.len(), 2, "bookkeeping events are left out");
+        assert!(lines[2].contains("  2.000s  ActivityTaskTimedOut"));
+        assert!(lines[2].ends_with(" HEARTBEAT"), "{}", lines[2]);
+        assert_eq!(lines.len(), 3, "bookkeeping events are left out");
     }
 
     #[test]

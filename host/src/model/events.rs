@@ -5,12 +5,14 @@
 //! carries its attributes struct, whose fields are the model's members: required ones as plain
 //! types, optional ones as `Option`s, left out of the JSON when absent.
 
-use serde::Serialize;
-use serde::ser::{SerializeMap, Serializer};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
 
 use super::{ChildPolicy, TaskList, TypeName, WorkflowExecution};
+
+mod wire;
 
 /// Tells serde which members to leave out: absent options, and nothing else.
 trait Skip {
@@ -37,7 +39,7 @@ impl Skip for Cause {}
 ///
 /// One enum for all of them keeps the list in one place; which values each event may carry is
 /// in spec §3 (the `*Cause` and `*TimeoutType` enums).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 #[allow(
     dead_code,
@@ -93,7 +95,7 @@ macro_rules! events {
             use super::*;
             $(
                 $(#[$doc])*
-                #[derive(Clone, Debug, Serialize)]
+                #[derive(Clone, Debug, Serialize, Deserialize)]
                 #[serde(rename_all = "camelCase")]
                 pub(crate) struct $name {
                     $(
@@ -115,6 +117,23 @@ macro_rules! events {
             pub(crate) fn event_type(&self) -> &'static str {
                 match self {
                     $(Event::$name(_) => stringify!($name),)*
+                }
+            }
+
+            /// The event of type `event_type` whose attributes are in `members` (the wire
+            /// event's other members).
+            fn from_wire(
+                event_type: &str,
+                mut members: serde_json::Map<String, serde_json::Value>,
+            ) -> Result<Event, String> {
+                match event_type {
+                    $(stringify!($name) => {
+                        let attributes = members.remove($member).ok_or(concat!("no ", $member))?;
+                        serde_json::from_value(attributes)
+                            .map(Event::$name)
+                            .map_err(|e| format!("{}: {e}", $member))
+                    })*
+                    other => Err(format!("unknown event type {other:?}")),
                 }
             }
 
@@ -156,23 +175,12 @@ impl Event {
     }
 }
 
-/// One event of a run's history.
+/// One event of a run's history; its wire form (both ways) is in `wire.rs`.
 #[derive(Clone, Debug)]
 pub(crate) struct HistoryEvent {
     pub(crate) event_id: u64,
     pub(crate) timestamp: Timestamp,
     pub(crate) event: Event,
-}
-
-impl Serialize for HistoryEvent {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(4))?;
-        map.serialize_entry("eventId", &self.event_id)?;
-        map.serialize_entry("eventTimestamp", &self.timestamp)?;
-        map.serialize_entry("eventType", self.event.event_type())?;
-        self.event.serialize_attributes(&mut map)?;
-        map.end()
-    }
 }
 
 events! {

@@ -21,10 +21,15 @@ pub(crate) use shapes::{
     ChildPolicy, CloseStatus, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName,
     WorkflowExecution,
 };
-pub(crate) use types::{ActivityKind, AnyType, Kind, TypeKind, TypeRecord, WorkflowKind};
+pub(crate) use types::{
+    ActivityKind, ActivityTypeConfiguration, AnyType, Kind, TypeKind, TypeRecord, WorkflowKind,
+    WorkflowTypeConfiguration,
+};
 pub(crate) use values::{Priority, Timeout};
-pub use wasm::BindingKind;
-pub(crate) use wasm::{Binding, GuestFailureRecord, ModuleRecord};
+pub use wasm::{
+    Bind, BindLimits, Binding, BindingKind, BindingList, FailureList, GuestFailureRecord,
+    ModuleList, ModuleRecord,
+};
 
 /// Everything a caller can see lives in one scope: an AWS account in one region, as on AWS.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,5 +1,9 @@
 //! Records of Weft's extension beside SWF: uploaded Wasm modules, the bindings that put them to
-//! work on a domain's task lists and functions, and the failures those bindings met.
+//! work on a domain's task lists and functions, and the failures those bindings met; and the
+//! bodies of its `/v1` API, which the server (`api::extension`) and the client (`client`) share.
+//!
+//! The records are stored as they are answered, so the API shows a binding as the store keeps
+//! it.
 
 use serde::{Deserialize, Serialize};
 
@@ -7,17 +11,17 @@ use crate::clock::Timestamp;
 use crate::runtime::{GuestLimits, World};
 
 /// An uploaded module. Its code is stored apart, under the same key.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ModuleRecord {
+pub struct ModuleRecord {
     /// The sha256 of its bytes, lowercase hex: its name.
-    pub(crate) digest: String,
+    pub digest: String,
     /// The world it was built for.
-    pub(crate) world: World,
+    pub world: World,
     /// Its size in bytes.
-    pub(crate) size: u64,
+    pub size: u64,
     /// When it was first uploaded.
-    pub(crate) uploaded_at: Timestamp,
+    pub uploaded_at: Timestamp,
 }
 
 /// What a binding serves. Stored as its number in keys: never renumber.
@@ -67,30 +71,30 @@ impl BindingKind {
 /// A module bound to serve one task list or function name of a domain.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct Binding {
+pub struct Binding {
     /// The account and region of its domain.
-    pub(crate) account: String,
+    pub account: String,
     /// See `account`.
-    pub(crate) region: String,
+    pub region: String,
     /// The domain's name.
-    pub(crate) domain: String,
+    pub domain: String,
     /// What it serves.
-    pub(crate) kind: BindingKind,
+    pub kind: BindingKind,
     /// The task list, or the function's name.
-    pub(crate) name: String,
+    pub name: String,
     /// The module's digest.
-    pub(crate) module: String,
+    pub module: String,
     /// Tasks it runs at once.
-    pub(crate) concurrency: u32,
+    pub concurrency: u32,
     /// The limits of each call.
-    pub(crate) limits: GuestLimits,
+    pub limits: GuestLimits,
     /// The hosts (`host` or `host:port`) its activity worker may send HTTP requests to; empty,
     /// the default, denies all. Always empty for deciders and functions, which have no
     /// `wasi:http`. Absent from bindings stored before it existed.
     #[serde(default)]
-    pub(crate) http_hosts: Vec<String>,
+    pub http_hosts: Vec<String>,
     /// When it was made (or last replaced).
-    pub(crate) created_at: Timestamp,
+    pub created_at: Timestamp,
 }
 
 impl Binding {
@@ -101,15 +105,95 @@ impl Binding {
 /// A task a binding's guest did not finish: what it was and why.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct GuestFailureRecord {
+pub struct GuestFailureRecord {
     /// When it happened.
-    pub(crate) at: Timestamp,
+    pub at: Timestamp,
     /// The execution it worked for.
-    pub(crate) workflow_id: String,
+    pub workflow_id: String,
     /// See `workflow_id`.
-    pub(crate) run_id: String,
+    pub run_id: String,
     /// The task: `decision task <started event id>`, `activity <id>` or `function <id>`.
-    pub(crate) task: String,
+    pub task: String,
     /// Why: the reason recorded in the history, or the decider's own error.
-    pub(crate) reason: String,
+    pub reason: String,
+}
+
+/// What a binding asks for (the body of `PUT /v1/domains/{domain}/bindings/{kind}/{name}`);
+/// absent members take the server's defaults.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "a JSON object"
+)]
+pub struct Bind {
+    /// The module's digest.
+    pub module: String,
+    /// Tasks run at once (default 4).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<u32>,
+    /// Limits of each call; absent members take the defaults, within the tenant's quotas.
+    #[serde(default, skip_serializing_if = "BindLimits::is_empty")]
+    pub limits: BindLimits,
+    /// Hosts (`host` or `host:port`) an activity worker may send HTTP requests to; none by
+    /// default.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub http_hosts: Vec<String>,
+}
+
+impl Bind {
+    /// A binding to `digest` with the server's defaults.
+    pub fn module(digest: &str) -> Bind {
+        Bind {
+            module: digest.to_owned(),
+            ..Bind::default()
+        }
+    }
+}
+
+/// The limits a binding asks for, member by member; absent members take the server's defaults.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "a JSON object"
+)]
+pub struct BindLimits {
+    /// CPU time per call, in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_ms: Option<u64>,
+    /// Linear memory, in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_bytes: Option<u64>,
+    /// Size of one answer, in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_bytes: Option<u64>,
+}
+
+impl BindLimits {
+    fn is_empty(&self) -> bool {
+        self.cpu_ms.is_none() && self.memory_bytes.is_none() && self.output_bytes.is_none()
+    }
+}
+
+/// The answer of `GET /v1/modules`: the account's modules, by digest.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ModuleList {
+    /// The modules.
+    pub modules: Vec<ModuleRecord>,
+}
+
+/// The answer of `GET /v1/domains/{domain}/bindings`: the domain's bindings, by kind then name.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BindingList {
+    /// The bindings.
+    pub bindings: Vec<Binding>,
+}
+
+/// The answer of `GET /v1/domains/{domain}/bindings/{kind}/{name}/failures`: a binding's latest
+/// failures, oldest first.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FailureList {
+    /// The failures.
+    pub failures: Vec<GuestFailureRecord>,
 }

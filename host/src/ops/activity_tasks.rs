@@ -14,12 +14,12 @@ use super::polling::{long_poll, open_token, task_domain};
 use super::{Ctx, Service};
 
 /// `PollForActivityTaskInput`.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct PollInput {
-    domain: String,
-    task_list: TaskList,
-    identity: Option<String>,
+    pub(crate) domain: String,
+    pub(crate) task_list: TaskList,
+    pub(crate) identity: Option<String>,
 }
 
 /// `ActivityTask`. With no task, only `startedEventId: 0` is sent, as AWS does (spec §4.5).
@@ -27,16 +27,16 @@ pub(crate) struct PollInput {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ActivityTaskOutput {
     #[serde(skip_serializing_if = "Option::is_none")]
-    task_token: Option<String>,
+    pub(crate) task_token: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    activity_id: Option<String>,
-    started_event_id: u64,
+    pub(crate) activity_id: Option<String>,
+    pub(crate) started_event_id: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    workflow_execution: Option<WorkflowExecution>,
+    pub(crate) workflow_execution: Option<WorkflowExecution>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    activity_type: Option<TypeName>,
+    pub(crate) activity_type: Option<TypeName>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    input: Option<String>,
+    pub(crate) input: Option<String>,
 }
 
 /// PollForActivityTask: the next activity task of the list, or an empty answer after the poll
@@ -72,18 +72,18 @@ pub(crate) async fn poll(
 }
 
 /// `RecordActivityTaskHeartbeatInput`.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct HeartbeatInput {
-    task_token: String,
-    details: Option<String>,
+    pub(crate) task_token: String,
+    pub(crate) details: Option<String>,
 }
 
 /// `ActivityTaskStatus`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ActivityTaskStatus {
-    cancel_requested: bool,
+    pub(crate) cancel_requested: bool,
 }
 
 /// RecordActivityTaskHeartbeat: the worker is alive; tells it whether cancellation was asked.
@@ -109,11 +109,11 @@ pub(crate) async fn heartbeat(
 }
 
 /// `RespondActivityTaskCompletedInput`.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct CompletedInput {
-    task_token: String,
-    result: Option<String>,
+    pub(crate) task_token: String,
+    pub(crate) result: Option<String>,
 }
 
 /// RespondActivityTaskCompleted.
@@ -129,12 +129,12 @@ pub(crate) async fn completed(
 }
 
 /// `RespondActivityTaskFailedInput`.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct FailedInput {
-    task_token: String,
-    reason: Option<String>,
-    details: Option<String>,
+    pub(crate) task_token: String,
+    pub(crate) reason: Option<String>,
+    pub(crate) details: Option<String>,
 }
 
 /// RespondActivityTaskFailed.
@@ -147,11 +147,11 @@ pub(crate) async fn failed(svc: &Service, ctx: &Ctx, input: FailedInput) -> Resu
 }
 
 /// `RespondActivityTaskCanceledInput`.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct CanceledInput {
-    task_token: String,
-    details: Option<String>,
+    pub(crate) task_token: String,
+    pub(crate) details: Option<String>,
 }
 
 /// RespondActivityTaskCanceled.

@@ -17,36 +17,36 @@ use super::polling::{long_poll, open_token, task_domain};
 use super::{Ctx, Service, known_domain};
 
 /// `PollForDecisionTaskInput`.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct PollInput {
-    domain: String,
-    task_list: TaskList,
-    identity: Option<String>,
-    next_page_token: Option<String>,
-    maximum_page_size: Option<i64>,
+    pub(crate) domain: String,
+    pub(crate) task_list: TaskList,
+    pub(crate) identity: Option<String>,
+    pub(crate) next_page_token: Option<String>,
+    pub(crate) maximum_page_size: Option<i64>,
     #[serde(default)]
-    reverse_order: bool,
+    pub(crate) reverse_order: bool,
     #[serde(default)]
-    start_at_previous_started_event: bool,
+    pub(crate) start_at_previous_started_event: bool,
 }
 
 /// `DecisionTask`. With no task, only the two zeros are sent, as AWS does (spec §4.4).
 #[derive(Serialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct DecisionTaskOutput {
-    previous_started_event_id: u64,
-    started_event_id: u64,
+    pub(crate) previous_started_event_id: u64,
+    pub(crate) started_event_id: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    task_token: Option<String>,
+    pub(crate) task_token: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    workflow_execution: Option<WorkflowExecution>,
+    pub(crate) workflow_execution: Option<WorkflowExecution>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    workflow_type: Option<TypeName>,
+    pub(crate) workflow_type: Option<TypeName>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    events: Option<Vec<Box<RawValue>>>,
+    pub(crate) events: Option<Vec<Box<RawValue>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    next_page_token: Option<String>,
+    pub(crate) next_page_token: Option<String>,
 }
 
 /// Where a decision task's history page continues: the task, and the last event sent.
@@ -163,14 +163,14 @@ async fn task_output(
 }
 
 /// `RespondDecisionTaskCompletedInput`.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RespondInput {
-    task_token: String,
-    decisions: Option<Vec<Value>>,
-    execution_context: Option<String>,
-    task_list: Option<TaskList>,
-    task_list_schedule_to_start_timeout: Option<String>,
+    pub(crate) task_token: String,
+    pub(crate) decisions: Option<Vec<Value>>,
+    pub(crate) execution_context: Option<String>,
+    pub(crate) task_list: Option<TaskList>,
+    pub(crate) task_list_schedule_to_start_timeout: Option<String>,
 }
 
 /// RespondDecisionTaskCompleted: completes the started decision task and applies its decisions.

@@ -11,14 +11,14 @@ use super::tags::{check_tag_count, merge_tags};
 use super::{Ctx, Service, known_domain};
 
 /// `RegisterDomainInput`.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RegisterDomainInput {
-    name: String,
-    description: Option<String>,
-    workflow_execution_retention_period_in_days: String,
+    pub(crate) name: String,
+    pub(crate) description: Option<String>,
+    pub(crate) workflow_execution_retention_period_in_days: String,
     #[serde(default)]
-    tags: Vec<ResourceTag>,
+    pub(crate) tags: Vec<ResourceTag>,
 }
 
 /// The input of the operations that name just a domain.

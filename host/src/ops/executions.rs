@@ -14,27 +14,27 @@ use crate::store::{Reads, StoreError};
 use super::{Ctx, Service, known_domain};
 
 /// `StartWorkflowExecutionInput`.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct StartInput {
-    domain: String,
-    workflow_id: String,
-    workflow_type: TypeName,
-    task_list: Option<TaskList>,
-    task_priority: Option<String>,
-    input: Option<String>,
-    execution_start_to_close_timeout: Option<String>,
-    tag_list: Option<Vec<String>>,
-    task_start_to_close_timeout: Option<String>,
-    child_policy: Option<ChildPolicy>,
-    lambda_role: Option<String>,
+    pub(crate) domain: String,
+    pub(crate) workflow_id: String,
+    pub(crate) workflow_type: TypeName,
+    pub(crate) task_list: Option<TaskList>,
+    pub(crate) task_priority: Option<String>,
+    pub(crate) input: Option<String>,
+    pub(crate) execution_start_to_close_timeout: Option<String>,
+    pub(crate) tag_list: Option<Vec<String>>,
+    pub(crate) task_start_to_close_timeout: Option<String>,
+    pub(crate) child_policy: Option<ChildPolicy>,
+    pub(crate) lambda_role: Option<String>,
 }
 
 /// `Run`: the id of the new run.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RunOutput {
-    run_id: String,
+    pub(crate) run_id: String,
 }
 
 /// StartWorkflowExecution: a new run of a workflow id that has no open run.
@@ -103,14 +103,14 @@ pub(crate) async fn start(svc: &Service, ctx: &Ctx, input: StartInput) -> Result
 }
 
 /// `SignalWorkflowExecutionInput`.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct SignalInput {
-    domain: String,
-    workflow_id: String,
-    run_id: Option<String>,
-    signal_name: String,
-    input: Option<String>,
+    pub(crate) domain: String,
+    pub(crate) workflow_id: String,
+    pub(crate) run_id: Option<String>,
+    pub(crate) signal_name: String,
+    pub(crate) input: Option<String>,
 }
 
 /// SignalWorkflowExecution: records the signal and gives the decider a task.

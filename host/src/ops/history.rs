@@ -17,19 +17,19 @@ use super::{Ctx, Service};
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ExecutionInfo {
-    execution: WorkflowExecution,
-    workflow_type: TypeName,
-    start_timestamp: Timestamp,
+    pub(crate) execution: WorkflowExecution,
+    pub(crate) workflow_type: TypeName,
+    pub(crate) start_timestamp: Timestamp,
     #[serde(skip_serializing_if = "Option::is_none")]
-    close_timestamp: Option<Timestamp>,
-    execution_status: &'static str,
+    pub(crate) close_timestamp: Option<Timestamp>,
+    pub(crate) execution_status: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    close_status: Option<CloseStatus>,
+    pub(crate) close_status: Option<CloseStatus>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    parent: Option<WorkflowExecution>,
+    pub(crate) parent: Option<WorkflowExecution>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    tag_list: Option<Vec<String>>,
-    cancel_requested: bool,
+    pub(crate) tag_list: Option<Vec<String>>,
+    pub(crate) cancel_requested: bool,
 }
 
 impl ExecutionInfo {
@@ -54,24 +54,24 @@ impl ExecutionInfo {
 }
 
 /// The input of the calls that name one run.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct DescribeInput {
-    domain: String,
-    execution: WorkflowExecution,
+    pub(crate) domain: String,
+    pub(crate) execution: WorkflowExecution,
 }
 
 /// `WorkflowExecutionDetail`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ExecutionDetail {
-    execution_info: ExecutionInfo,
-    execution_configuration: ExecutionConfig,
-    open_counts: OpenCounts,
+    pub(crate) execution_info: ExecutionInfo,
+    pub(crate) execution_configuration: ExecutionConfig,
+    pub(crate) open_counts: OpenCounts,
     #[serde(skip_serializing_if = "Option::is_none")]
-    latest_activity_task_timestamp: Option<Timestamp>,
+    pub(crate) latest_activity_task_timestamp: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    latest_execution_context: Option<String>,
+    pub(crate) latest_execution_context: Option<String>,
 }
 
 /// DescribeWorkflowExecution: the run's state, configuration and open counts.
@@ -96,24 +96,24 @@ pub(crate) async fn describe(
 }
 
 /// `GetWorkflowExecutionHistoryInput`.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct HistoryInput {
-    domain: String,
-    execution: WorkflowExecution,
-    next_page_token: Option<String>,
-    maximum_page_size: Option<i64>,
+    pub(crate) domain: String,
+    pub(crate) execution: WorkflowExecution,
+    pub(crate) next_page_token: Option<String>,
+    pub(crate) maximum_page_size: Option<i64>,
     #[serde(default)]
-    reverse_order: bool,
+    pub(crate) reverse_order: bool,
 }
 
 /// `History`: a page of events, served as stored.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct HistoryOutput {
-    events: Vec<Box<RawValue>>,
+    pub(crate) events: Vec<Box<RawValue>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    next_page_token: Option<String>,
+    pub(crate) next_page_token: Option<String>,
 }
 
 /// GetWorkflowExecutionHistory: a page of a run's events, oldest first unless reversed.

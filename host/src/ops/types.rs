@@ -21,18 +21,18 @@ use super::{Ctx, Service, known_domain};
 
 /// `RegisterWorkflowTypeInput` / `RegisterActivityTypeInput`: the name, version and description
 /// of the type, and its defaults as the other members.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(
     rename_all = "camelCase",
-    bound(deserialize = "K::Config: Deserialize<'de>")
+    bound(deserialize = "K::Config: Deserialize<'de>", serialize = "")
 )]
 pub(crate) struct RegisterTypeInput<K: TypeKind> {
-    domain: String,
-    name: String,
-    version: String,
-    description: Option<String>,
+    pub(crate) domain: String,
+    pub(crate) name: String,
+    pub(crate) version: String,
+    pub(crate) description: Option<String>,
     #[serde(flatten)]
-    config: K::Config,
+    pub(crate) config: K::Config,
 }
 
 /// The input of the operations that name one type: `domain` and `workflowType` or `activityType`.

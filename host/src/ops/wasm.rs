@@ -2,10 +2,8 @@
 //! task lists and function names; read what their guests failed. Every change is committed by
 //! the writer like any SWF change, and the in-process workers follow the bindings.
 
-use serde::Deserialize;
-
 use crate::fault::{Fault, echo};
-use crate::model::{Binding, BindingKind, GuestFailureRecord, ModuleRecord};
+use crate::model::{Bind, BindLimits, Binding, BindingKind, GuestFailureRecord, ModuleRecord};
 use crate::runtime::{self, GuestLimits};
 use crate::store::Reads;
 use crate::tenancy::Quotas;
@@ -14,40 +12,8 @@ use super::{Ctx, Service, known_domain};
 
 /// The largest module accepted, in bytes.
 pub(crate) const MAX_MODULE_BYTES: usize = 32 << 20;
-/// What a binding asks for: a module, and optionally its concurrency and limits.
-#[derive(Debug, Deserialize)]
-#[serde(
-    rename_all = "camelCase",
-    deny_unknown_fields,
-    expecting = "a JSON object"
-)]
-pub(crate) struct BindInput {
-    /// The module's digest.
-    pub(crate) module: String,
-    /// Tasks run at once (default 4).
-    pub(crate) concurrency: Option<u32>,
-    /// Limits per call; absent members take the defaults, within the tenant's quotas.
-    #[serde(default)]
-    pub(crate) limits: LimitsInput,
-    /// Hosts an activity worker may send HTTP requests to (default none).
-    #[serde(default)]
-    pub(crate) http_hosts: Vec<String>,
-}
 
-/// The limits a binding asks for, member by member.
-#[derive(Debug, Default, Deserialize)]
-#[serde(
-    rename_all = "camelCase",
-    deny_unknown_fields,
-    expecting = "a JSON object"
-)]
-pub(crate) struct LimitsInput {
-    cpu_ms: Option<u64>,
-    memory_bytes: Option<u64>,
-    output_bytes: Option<u64>,
-}
-
-impl LimitsInput {
+impl BindLimits {
     /// The limits to bind with: what was asked, else the default lowered to the tenant's quota.
     /// Asking for more than the quota is `LimitExceededFault`, more than the host's ceiling
     /// a `ValidationException`.
@@ -216,7 +182,7 @@ pub(crate) async fn bind(
     domain: String,
     kind: BindingKind,
     name: String,
-    input: BindInput,
+    input: Bind,
 ) -> Result<Binding, Fault> {
     if name.is_empty() || name.len() > 256 {
         return Err(Fault::Validation(format!(

@@ -15,14 +15,14 @@ use serde::{Deserialize, Serialize};
     deny_unknown_fields,
     expecting = "a JSON object"
 )]
-pub(crate) struct GuestLimits {
+pub struct GuestLimits {
     /// CPU time one call may take, in milliseconds (time spent waiting in the host, such as in a
     /// heartbeat, does not count).
-    pub(crate) cpu_ms: u64,
+    pub cpu_ms: u64,
     /// Linear memory the guest may grow to, in bytes.
-    pub(crate) memory_bytes: u64,
+    pub memory_bytes: u64,
     /// Size of what one call may answer, in bytes of its JSON form.
-    pub(crate) output_bytes: u64,
+    pub output_bytes: u64,
 }
 
 impl Default for GuestLimits {

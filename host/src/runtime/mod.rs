@@ -52,7 +52,7 @@ pub(crate) use self::bindings::{tasks, types};
 use self::guest::Ticks;
 pub(crate) use self::guest::{GuestFailure, Heartbeat};
 pub(crate) use self::http::{Outgoing, check_http_hosts, install_crypto_provider};
-pub(crate) use self::limits::GuestLimits;
+pub use self::limits::GuestLimits;
 
 /// Guest instances alive at once, across all bindings: the size of the instance pool.
 pub(crate) const POOL_SIZE: u32 = 256;
@@ -60,7 +60,7 @@ pub(crate) const POOL_SIZE: u32 = 256;
 /// What a module is, by the world it was built for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) enum World {
+pub enum World {
     /// Exports `decide`: serves decision task lists.
     Decider,
     /// Exports `run`: serves activity task lists.
@@ -80,7 +80,7 @@ impl World {
     }
 
     /// Its name in `wit/worlds.wit`.
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             World::Decider => "decider",
             World::ActivityWorker => "activity-worker",

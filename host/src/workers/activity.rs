@@ -2,14 +2,17 @@
 
 use std::sync::Arc;
 
-use serde_json::{Value, json};
 use tokio::sync::watch;
 
-use crate::api::{self, Operation};
+use crate::api::{self, op};
 use crate::fault::Fault;
+use crate::model::WorkflowExecution;
+use crate::ops::activity_tasks::{
+    ActivityTaskOutput, CanceledInput, CompletedInput, FailedInput, HeartbeatInput, PollInput,
+};
 use crate::runtime::{Heartbeat, tasks, types};
 
-use super::{Worker, refused, text};
+use super::{Worker, refused};
 
 /// Polls the binding's activity task list and serves the task that comes, if one does. A guest
 /// that fails has its task failed with a reason naming the cause.
@@ -17,80 +20,139 @@ pub(super) async fn serve_one(
     worker: &Worker,
     stop: &mut watch::Receiver<bool>,
 ) -> Result<(), Fault> {
-    let Some(task) = worker.poll(Operation::PollForActivityTask, stop).await? else {
+    let input = PollInput {
+        domain: worker.domain(),
+        task_list: worker.task_list(),
+        identity: Some(worker.identity.clone()),
+    };
+    let Some(polled) = worker.poll::<op::PollForActivityTask>(input, stop).await? else {
         return Ok(());
     };
-    let token = text(&task["taskToken"]);
-    let activity_id = text(&task["activityId"]);
-    let execution = task["workflowExecution"].clone();
-    let typed = tasks::ActivityTask {
-        activity_id: activity_id.clone(),
-        activity_type: types::ActivityType {
-            name: text(&task["activityType"]["name"]),
-            version: text(&task["activityType"]["version"]),
-        },
-        workflow_execution: types::WorkflowExecution {
-            workflow_id: text(&execution["workflowId"]),
-            run_id: text(&execution["runId"]),
-        },
-        input: task["input"].as_str().map(str::to_owned),
-        started_event_id: task["startedEventId"].as_u64().unwrap_or_default(),
+    // An empty answer (the poll timed out) has none of these.
+    let ActivityTaskOutput {
+        task_token: Some(token),
+        activity_id: Some(activity_id),
+        started_event_id,
+        workflow_execution: Some(execution),
+        activity_type: Some(activity_type),
+        input,
+    } = polled
+    else {
+        return Ok(());
     };
     let name = format!("activity {activity_id}");
+    let task = tasks::ActivityTask {
+        activity_id,
+        activity_type: types::ActivityType {
+            name: activity_type.name,
+            version: activity_type.version,
+        },
+        workflow_execution: types::WorkflowExecution {
+            workflow_id: execution.workflow_id.clone(),
+            run_id: execution.run_id.clone(),
+        },
+        input,
+        started_event_id,
+    };
     let outcome = worker
         .svc
         .runtime
         .run(
             &worker.module,
             &worker.call,
-            &typed,
+            &task,
             heartbeat(worker, &token),
         )
         .await;
-    let (operation, mut answer) = match outcome {
-        Ok(tasks::ActivityOutcome::Completed(result)) => (
-            Operation::RespondActivityTaskCompleted,
-            json!({"result": result}),
-        ),
-        Ok(tasks::ActivityOutcome::Failed(failure)) => (
-            Operation::RespondActivityTaskFailed,
-            json!({"reason": failure.reason, "details": failure.details}),
-        ),
-        Ok(tasks::ActivityOutcome::Canceled(details)) => (
-            Operation::RespondActivityTaskCanceled,
-            json!({"details": details}),
-        ),
+    let answer = match outcome {
+        Ok(tasks::ActivityOutcome::Completed(result)) => Answer::Completed(result),
+        Ok(tasks::ActivityOutcome::Failed(failure)) => Answer::Failed {
+            reason: failure.reason,
+            details: failure.details,
+        },
+        Ok(tasks::ActivityOutcome::Canceled(details)) => Answer::Canceled(details),
         Err(failure) => {
             let reason = failure.reason();
             worker
                 .failed(&execution, name.clone(), reason.clone())
                 .await;
-            (
-                Operation::RespondActivityTaskFailed,
-                json!({"reason": reason}),
-            )
+            Answer::Failed {
+                reason: Some(reason),
+                details: None,
+            }
         }
     };
-    answer["taskToken"] = Value::String(token.clone());
-    strip_nulls(&mut answer);
-    match worker.call(operation, answer).await {
-        Ok(_) => Ok(()),
+    match answer.send(worker, token.clone()).await {
+        Ok(()) => Ok(()),
         Err(fault @ Fault::Internal(_)) => Err(fault),
         // The task timed out or its run closed meanwhile: nothing is left to answer.
         Err(Fault::UnknownResource(_)) => Ok(()),
-        Err(fault) => {
-            // The service refused the answer (a result too long, say): fail the task with why.
-            let reason = refused(&fault).reason();
-            worker.failed(&execution, name, reason.clone()).await;
-            let failed = json!({"taskToken": token, "reason": reason});
-            match worker
-                .call(Operation::RespondActivityTaskFailed, failed)
-                .await
-            {
-                Ok(_) | Err(Fault::UnknownResource(_)) => Ok(()),
-                Err(fault) => Err(fault),
+        Err(fault) => refused_answer(worker, &execution, name, token, &fault).await,
+    }
+}
+
+/// The service refused the guest's answer (a result too long, say): fails the task with why.
+async fn refused_answer(
+    worker: &Worker,
+    execution: &WorkflowExecution,
+    name: String,
+    token: String,
+    fault: &Fault,
+) -> Result<(), Fault> {
+    let reason = refused(fault).reason();
+    worker.failed(execution, name, reason.clone()).await;
+    let failed = Answer::Failed {
+        reason: Some(reason),
+        details: None,
+    };
+    match failed.send(worker, token).await {
+        Ok(()) | Err(Fault::UnknownResource(_)) => Ok(()),
+        Err(fault) => Err(fault),
+    }
+}
+
+/// How a task ends, as the worker tells the service.
+enum Answer {
+    /// `RespondActivityTaskCompleted`, with the result.
+    Completed(Option<String>),
+    /// `RespondActivityTaskFailed`.
+    Failed {
+        reason: Option<String>,
+        details: Option<String>,
+    },
+    /// `RespondActivityTaskCanceled`, with the details.
+    Canceled(Option<String>),
+}
+
+impl Answer {
+    /// Answers the task `task_token` with this.
+    async fn send(self, worker: &Worker, task_token: String) -> Result<(), Fault> {
+        match self {
+            Answer::Completed(result) => {
+                let input = CompletedInput { task_token, result };
+                worker
+                    .call::<op::RespondActivityTaskCompleted>(input)
+                    .await?;
+            }
+            Answer::Failed { reason, details } => {
+                let input = FailedInput {
+                    task_token,
+                    reason,
+                    details,
+                };
+                worker.call::<op::RespondActivityTaskFailed>(input).await?;
+            }
+            Answer::Canceled(details) => {
+                let input = CanceledInput {
+                    task_token,
+                    details,
+                };
+                worker
+                    .call::<op::RespondActivityTaskCanceled>(input)
+                    .await?;
             }
         }
+        Ok(())
     }
 }
 
@@ -100,11 +162,13 @@ fn heartbeat(worker: &Worker, token: &str) -> Heartbeat {
     let (svc, ctx, token) = (worker.svc.clone(), worker.ctx.clone(), token.to_owned());
     Arc::new(move |details| {
         let (svc, ctx) = (svc.clone(), ctx.clone());
-        let mut input = json!({"taskToken": token, "details": details});
-        strip_nulls(&mut input);
+        let input = HeartbeatInput {
+            task_token: token.clone(),
+            details,
+        };
         Box::pin(async move {
-            match api::call(&svc, &ctx, Operation::RecordActivityTaskHeartbeat, input).await {
-                Ok(status) => status["cancelRequested"].as_bool().unwrap_or(false),
+            match api::call::<op::RecordActivityTaskHeartbeat>(&svc, &ctx, input).await {
+                Ok(status) => status.cancel_requested,
                 Err(Fault::UnknownResource(_)) => true,
                 Err(fault) => {
                     tracing::warn!("a guest's heartbeat was refused: {fault}");
@@ -113,11 +177,4 @@ fn heartbeat(worker: &Worker, token: &str) -> Heartbeat {
             }
         })
     })
-}
-
-/// Leaves out absent members, as a client would.
-fn strip_nulls(object: &mut Value) {
-    if let Some(map) = object.as_object_mut() {
-        map.retain(|_, v| !v.is_null());
-    }
 }

@@ -5,8 +5,10 @@ use std::time::Instant;
 use serde_json::Value;
 use tokio::sync::watch;
 
-use crate::api::Operation;
+use crate::api::op::{PollForDecisionTask, RespondDecisionTaskCompleted};
+use crate::api::operation::decode;
 use crate::fault::Fault;
+use crate::ops::decision_tasks::{DecisionTaskOutput, PollInput, RespondInput};
 
 use super::{Worker, refused};
 
@@ -20,12 +22,19 @@ pub(super) async fn serve_one(
     worker: &Worker,
     stop: &mut watch::Receiver<bool>,
 ) -> Result<(), Fault> {
-    let Some(mut task) = worker.poll(Operation::PollForDecisionTask, stop).await? else {
+    let polled = worker
+        .poll::<PollForDecisionTask>(poll_input(worker, None), stop)
+        .await?;
+    let Some(mut task) = polled else {
         return Ok(());
     };
-    let execution = task["workflowExecution"].clone();
-    let run_id = execution["runId"].as_str().unwrap_or_default().to_owned();
-    if worker.backoff.paused(&run_id, Instant::now()) {
+    // An empty answer (the poll timed out) has neither.
+    let (Some(token), Some(execution)) = (task.task_token.clone(), task.workflow_execution.clone())
+    else {
+        return Ok(());
+    };
+    let run_id = &execution.run_id;
+    if worker.backoff.paused(run_id, Instant::now()) {
         tracing::debug!(
             guest = &*worker.call.label,
             run_id,
@@ -34,33 +43,34 @@ pub(super) async fn serve_one(
         return Ok(());
     }
     whole_history(worker, &mut task).await?;
-    let started = task["startedEventId"].as_u64().unwrap_or_default();
-    let name = format!("decision task {started}");
-    let mut response = match worker
+    let name = format!("decision task {}", task.started_event_id);
+    // The runtime reads the task as the wire JSON a decider would get over HTTP.
+    let wire = serde_json::to_value(&task).map_err(Fault::internal)?;
+    let decided = match worker
         .svc
         .runtime
-        .decide(&worker.module, &worker.call, &task)
+        .decide(&worker.module, &worker.call, &wire)
         .await
     {
+        Ok(response) => response_input(response, token),
+        Err(failure) => Err(failure.reason()),
+    };
+    let response = match decided {
         Ok(response) => response,
-        Err(failure) => {
-            worker.backoff.failed(&run_id, Instant::now());
-            worker.failed(&execution, name, failure.reason()).await;
+        Err(reason) => {
+            worker.backoff.failed(run_id, Instant::now());
+            worker.failed(&execution, name, reason).await;
             return Ok(());
         }
     };
-    response["taskToken"] = task["taskToken"].take();
-    match worker
-        .call(Operation::RespondDecisionTaskCompleted, response)
-        .await
-    {
+    match worker.call::<RespondDecisionTaskCompleted>(response).await {
         Ok(_) => {
-            worker.backoff.succeeded(&run_id);
+            worker.backoff.succeeded(run_id);
             Ok(())
         }
         Err(fault @ Fault::Internal(_)) => Err(fault),
         Err(fault) => {
-            worker.backoff.failed(&run_id, Instant::now());
+            worker.backoff.failed(run_id, Instant::now());
             worker
                 .failed(&execution, name, refused(&fault).to_string())
                 .await;
@@ -69,19 +79,37 @@ pub(super) async fn serve_one(
     }
 }
 
+/// The decider's answer (`RespondDecisionTaskCompleted`'s input in wire JSON, less the token)
+/// as that operation's input for the task `token`; or why it is not one.
+fn response_input(mut response: Value, token: String) -> Result<RespondInput, String> {
+    if let Some(members) = response.as_object_mut() {
+        members.insert("taskToken".into(), Value::String(token));
+    }
+    decode(response).map_err(|fault| refused(&fault).to_string())
+}
+
+/// The input of a poll on this binding's decision task list; with `page`, a poll for that page
+/// of the history of a task already delivered.
+fn poll_input(worker: &Worker, page: Option<String>) -> PollInput {
+    PollInput {
+        domain: worker.domain(),
+        task_list: worker.task_list(),
+        identity: Some(worker.identity.clone()),
+        next_page_token: page,
+        maximum_page_size: None,
+        reverse_order: false,
+        start_at_previous_started_event: false,
+    }
+}
+
 /// Appends the rest of the task's history, page by page, to its `events`.
-async fn whole_history(worker: &Worker, task: &mut Value) -> Result<(), Fault> {
-    let mut next = task.get_mut("nextPageToken").map(Value::take);
-    while let Some(token) = next.take().filter(|t| !t.is_null()) {
-        let mut input = worker.poll_input();
-        input["nextPageToken"] = token;
-        let mut page = worker.call(Operation::PollForDecisionTask, input).await?;
-        if let (Some(events), Some(more)) =
-            (task["events"].as_array_mut(), page["events"].as_array_mut())
-        {
-            events.append(more);
-        }
-        next = page.get_mut("nextPageToken").map(Value::take);
+async fn whole_history(worker: &Worker, task: &mut DecisionTaskOutput) -> Result<(), Fault> {
+    while let Some(token) = task.next_page_token.take() {
+        let input = poll_input(worker, Some(token));
+        let page = worker.call::<PollForDecisionTask>(input).await?;
+        let events = task.events.get_or_insert_default();
+        events.extend(page.events.into_iter().flatten());
+        task.next_page_token = page.next_page_token;
     }
     Ok(())
 }

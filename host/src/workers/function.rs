@@ -4,7 +4,6 @@ use tokio::sync::watch;
 
 use crate::engine::LambdaOutcome;
 use crate::fault::Fault;
-use crate::model::WorkflowExecution;
 use crate::ops::functions;
 
 use super::{Worker, refused};
@@ -39,9 +38,7 @@ pub(super) async fn serve_one(
         Err(failure) => {
             let reason = failure.reason();
             let task = format!("function {} ({})", claim.name, claim.id);
-            worker
-                .failed(&execution(&claim.execution), task, reason.clone())
-                .await;
+            worker.failed(&claim.execution, task, reason.clone()).await;
             LambdaOutcome::Failed {
                 reason: Some(reason),
                 details: None,
@@ -55,9 +52,7 @@ pub(super) async fn serve_one(
             // The service refused the answer (a result too long, say): fail the task with why.
             let reason = refused(&fault).reason();
             let task = format!("function {} ({})", claim.name, claim.id);
-            worker
-                .failed(&execution(&claim.execution), task, reason.clone())
-                .await;
+            worker.failed(&claim.execution, task, reason.clone()).await;
             let failed = LambdaOutcome::Failed {
                 reason: Some(reason),
                 details: None,
@@ -68,8 +63,4 @@ pub(super) async fn serve_one(
             }
         }
     }
-}
-
-fn execution(execution: &WorkflowExecution) -> serde_json::Value {
-    serde_json::json!({"workflowId": execution.workflow_id, "runId": execution.run_id})
 }

@@ -14,13 +14,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde::Serialize;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use crate::api::{self, Operation};
+use crate::api::{self, Op};
 use crate::fault::Fault;
-use crate::model::{Binding, BindingKind, GuestFailureRecord};
+use crate::model::{Binding, BindingKind, GuestFailureRecord, TaskList, WorkflowExecution};
 use crate::ops::{Ctx, Service};
 use crate::runtime::{Call, GuestFailure, Module};
 use crate::tenancy::Caller;
@@ -193,41 +193,49 @@ impl Worker {
         }
     }
 
-    /// Long-polls with `operation` until a task comes (its JSON, which has a `taskToken`), the
-    /// poll ends empty, or the worker is told to stop (both `None`).
-    async fn poll(
+    /// Long-polls with `O` until it answers (a task, or an empty answer once the poll times
+    /// out), or the worker is told to stop (`None`).
+    async fn poll<O: Op>(
         &self,
-        operation: Operation,
+        input: O::Input,
         stop: &mut watch::Receiver<bool>,
-    ) -> Result<Option<Value>, Fault> {
-        let task = tokio::select! {
-            task = self.call(operation, self.poll_input()) => task?,
-            _ = stop.wait_for(|s| *s) => return Ok(None),
-        };
-        Ok(task.get("taskToken").is_some().then_some(task))
+    ) -> Result<Option<O::Output>, Fault>
+    where
+        O::Input: Serialize,
+    {
+        tokio::select! {
+            task = self.call::<O>(input) => task.map(Some),
+            _ = stop.wait_for(|s| *s) => Ok(None),
+        }
     }
 
-    /// Runs `operation` as this binding's domain's account.
-    async fn call(&self, operation: Operation, input: Value) -> Result<Value, Fault> {
-        api::call(&self.svc, &self.ctx, operation, input).await
+    /// Runs `O` as this binding's domain's account.
+    async fn call<O: Op>(&self, input: O::Input) -> Result<O::Output, Fault>
+    where
+        O::Input: Serialize,
+    {
+        api::call::<O>(&self.svc, &self.ctx, input).await
     }
 
-    /// The input of a poll on this binding's task list.
-    fn poll_input(&self) -> Value {
-        json!({
-            "domain": self.binding.domain,
-            "taskList": {"name": self.binding.name},
-            "identity": self.identity,
-        })
+    /// This binding's domain.
+    fn domain(&self) -> String {
+        self.binding.domain.clone()
+    }
+
+    /// This binding's task list.
+    fn task_list(&self) -> TaskList {
+        TaskList {
+            name: self.binding.name.clone(),
+        }
     }
 
     /// Logs a task the guest did not finish and keeps it in the binding's failure log.
-    async fn failed(&self, execution: &Value, task: String, reason: String) {
+    async fn failed(&self, execution: &WorkflowExecution, task: String, reason: String) {
         tracing::warn!(guest = &*self.call.label, task, "guest failed: {reason}");
         let record = GuestFailureRecord {
             at: self.svc.clock.now(),
-            workflow_id: text(&execution["workflowId"]),
-            run_id: text(&execution["runId"]),
+            workflow_id: execution.workflow_id.clone(),
+            run_id: execution.run_id.clone(),
             task,
             reason,
         };
@@ -253,8 +261,4 @@ impl Worker {
 /// The failure of a guest whose answer the service refused with `fault`.
 fn refused(fault: &Fault) -> GuestFailure {
     GuestFailure::Invalid(format!("{}: {fault}", fault.code()))
-}
-
-fn text(value: &Value) -> String {
-    value.as_str().unwrap_or_default().to_owned()
 }

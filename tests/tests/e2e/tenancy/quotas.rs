@@ -124,9 +124,9 @@ async fn bindings_cannot_ask_for_more_wasm_than_the_quota() {
     .await;
     // Without limits, the defaults are lowered to the quota.
     let bindings = acme.list_bindings(D).await.unwrap();
-    let limits = &bindings["bindings"][0]["limits"];
-    assert_eq!(limits["memoryBytes"], 32 << 20);
-    assert_eq!(limits["cpuMs"], 500);
+    let limits = &bindings[0].limits;
+    assert_eq!(limits.memory_bytes, 32 << 20);
+    assert_eq!(limits.cpu_ms, 500);
     for limits in [
         Limits {
             memory_bytes: Some(64 << 20),
@@ -184,7 +184,7 @@ async fn bindings_grant_http_only_to_the_tenants_hosts() {
         )
         .await
         .unwrap();
-    assert_eq!(bound["httpHosts"], serde_json::json!(["api.acme.example"]));
+    assert_eq!(bound.http_hosts, ["api.acme.example"]);
     let refused = acme
         .bind(
             D,

@@ -200,14 +200,12 @@ async fn http_reaches_only_the_hosts_a_binding_allows() {
         .await
         .unwrap();
     let listed = weft.list_bindings(D).await.unwrap();
-    let hosts: BTreeMap<&str, &serde_json::Value> = listed["bindings"]
-        .as_array()
-        .unwrap()
+    let hosts: BTreeMap<&str, &[String]> = listed
         .iter()
-        .map(|b| (b["name"].as_str().unwrap(), &b["httpHosts"]))
+        .map(|b| (b.name.as_str(), b.http_hosts.as_slice()))
         .collect();
-    assert_eq!(hosts["granted"], &serde_json::json!([allowed.to_string()]));
-    assert_eq!(hosts[WORKERS], &serde_json::json!([]));
+    assert_eq!(hosts["granted"], [allowed.to_string()]);
+    assert!(hosts[WORKERS].is_empty());
 
     register_workflow(&c, "w").await;
     register_activity(&c, "escape").await;
@@ -251,17 +249,16 @@ async fn foreign_imports_are_refused_and_only_activities_take_http_hosts() {
         "{message}"
     );
 
-    let digest = |record: serde_json::Value| record["digest"].as_str().unwrap().to_owned();
-    let function = digest(
-        weft.upload_module(guests::guest("hostile-function"))
-            .await
-            .unwrap(),
-    );
-    let activity = digest(
-        weft.upload_module(guests::guest("escape-activity"))
-            .await
-            .unwrap(),
-    );
+    let function = weft
+        .upload_module(guests::guest("hostile-function"))
+        .await
+        .unwrap()
+        .digest;
+    let activity = weft
+        .upload_module(guests::guest("escape-activity"))
+        .await
+        .unwrap()
+        .digest;
     let grant = |module: &str, hosts: &[&str]| Bind {
         http_hosts: hosts.iter().map(|h| (*h).to_owned()).collect(),
         ..Bind::module(module)
@@ -312,7 +309,7 @@ async fn foreign_imports_are_refused_and_only_activities_take_http_hosts() {
         .await
         .unwrap();
     assert_eq!(
-        bound["httpHosts"],
-        serde_json::json!(["api.example.com", "10.0.0.1:8443", "[::1]:8080"])
+        bound.http_hosts,
+        ["api.example.com", "10.0.0.1:8443", "[::1]:8080"]
     );
 }
