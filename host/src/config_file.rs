@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::config::{Config, Limits};
-use crate::tenancy::TenantConfig;
+use crate::config::{Config, Limits, TenantConfig};
 
 /// The whole file.
 #[derive(Debug, Default, Deserialize)]
