@@ -174,6 +174,12 @@ const MAX_HEADER_BYTES: usize = 1 << 20;
 /// has file descriptors for, and small enough to count in a `u32`.
 const MAX_CONNECTIONS: usize = 1 << 20;
 
+/// The address `weft serve` listens on when none is configured.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+
+/// The data directory `weft serve` uses when none is configured.
+pub const DEFAULT_DATA_DIR: &str = "./weft-data";
+
 /// The account id used when none is configured.
 pub const DEFAULT_ACCOUNT_ID: &str = "000000000000";
 
