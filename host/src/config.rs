@@ -4,8 +4,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde::Deserialize;
+
 use crate::clock::{Clock, SystemClock};
-use crate::tenancy::TenantConfig;
 
 /// Everything `Weft::open` needs.
 #[derive(Clone)]
@@ -177,6 +178,12 @@ const MAX_HEADER_BYTES: usize = 1 << 20;
 /// has file descriptors for, and small enough to count in a `u32`.
 const MAX_CONNECTIONS: usize = 1 << 20;
 
+/// The address `weft serve` listens on when none is configured.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+
+/// The data directory `weft serve` uses when none is configured.
+pub const DEFAULT_DATA_DIR: &str = "./weft-data";
+
 /// The account id used when none is configured.
 pub const DEFAULT_ACCOUNT_ID: &str = "000000000000";
 
@@ -218,6 +225,93 @@ impl Default for Limits {
             max_long_polls: 1000,
             max_open_per_run: 1000,
             max_events_per_run: 25_000,
+        }
+    }
+}
+
+/// One tenant as configured: its name, account, keys, domains and quotas. Plain settings:
+/// `tenancy` builds the tenants requests are checked against from them.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TenantConfig {
+    /// A name for logs and error messages.
+    pub name: String,
+    /// The 12-digit AWS account id its resources live under. Unique per tenant.
+    pub account_id: String,
+    /// Its access key pairs; any of them signs for it.
+    pub keys: Vec<AccessKey>,
+    /// The domains it may create and use: a name, a prefix ending in `*` (`acme-*`), or `*`.
+    pub domains: Vec<String>,
+    /// What it may use.
+    #[serde(default)]
+    pub quotas: Quotas,
+    /// Hosts (`name` or `name:port`) its activity bindings may be granted outgoing HTTP to;
+    /// `"*"` allows any. None by default.
+    #[serde(default)]
+    pub http_hosts: Vec<String>,
+}
+
+/// An access key pair.
+#[derive(Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccessKey {
+    /// The access key id clients send in the clear.
+    pub id: String,
+    /// The secret they sign with.
+    pub secret: String,
+}
+
+impl std::fmt::Debug for AccessKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AccessKey")
+            .field("id", &self.id)
+            .field("secret", &"<redacted>")
+            .finish()
+    }
+}
+
+/// What a tenant may use. Counts beyond them fail with `LimitExceededFault`, rates with
+/// `ThrottlingException`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Quotas {
+    /// Domains, registered or deprecated, across all regions.
+    pub domains: usize,
+    /// Uploaded Wasm modules.
+    pub modules: usize,
+    /// Bytes of all its uploaded modules together.
+    pub module_bytes: u64,
+    /// Linear memory of one Wasm instance; bindings may ask for less, never more.
+    pub wasm_memory_bytes: u64,
+    /// CPU time of one Wasm call, in milliseconds; bindings may ask for less, never more.
+    pub wasm_cpu_ms: u64,
+    /// Wasm instances running at once, across all its bindings.
+    pub wasm_instances: u32,
+    /// Open executions in one domain, children included.
+    pub open_executions: u64,
+    /// Requests per second over HTTP, refilling a bucket of `request_burst`; none: unlimited.
+    pub requests_per_second: Option<f64>,
+    /// The bucket's size: requests that may come at once (default: one second's worth).
+    pub request_burst: Option<u32>,
+    /// Long polls (PollForDecisionTask, PollForActivityTask) waiting at once, across its
+    /// regions and task lists. Each holds a connection for up to the poll timeout, so this
+    /// keeps one tenant's pollers from taking the connections every tenant shares.
+    pub long_polls: usize,
+}
+
+impl Default for Quotas {
+    fn default() -> Self {
+        Quotas {
+            domains: 100,
+            modules: 100,
+            module_bytes: 256 << 20,
+            wasm_memory_bytes: 256 << 20,
+            wasm_cpu_ms: 60_000,
+            wasm_instances: 32,
+            open_executions: 100_000,
+            requests_per_second: None,
+            request_burst: None,
+            long_polls: 1000,
         }
     }
 }

@@ -8,14 +8,13 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::config::{Config, Limits};
-use crate::tenancy::TenantConfig;
+use crate::config::{Config, DEFAULT_DATA_DIR, DEFAULT_LISTEN, Limits, TenantConfig};
 
 /// The whole file.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigFile {
-    /// How the server runs; command-line flags override these.
+    /// How the server runs; the environment and flags override these.
     #[serde(default)]
     pub server: ServerSettings,
     /// SWF's documented limits.
@@ -26,40 +25,155 @@ pub struct ConfigFile {
     pub tenants: Vec<TenantConfig>,
 }
 
-/// The `[server]` table.
-#[derive(Debug, Default, Deserialize)]
+/// The server's settings: one struct for the three places they come from. Each is a key of
+/// `weft.toml`'s `[server]` table, an environment variable and a flag of `weft serve` (clap
+/// reads both into this same struct); flags win over the environment, which wins over the
+/// file, which wins over the defaults ([`Config::new`], [`crate::HttpLimits::default`]). These docs
+/// are the flags' help.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, clap::Args)]
 #[serde(deny_unknown_fields)]
 pub struct ServerSettings {
-    /// Address to listen on.
+    /// Address to listen on (port 0 picks a free port) [default: 127.0.0.1:8080].
+    #[arg(long, env = "WEFT_LISTEN", value_name = "ADDR")]
     pub listen: Option<String>,
-    /// Directory holding the database.
+    /// Directory holding the database; created if missing [default: ./weft-data].
+    #[arg(long, env = "WEFT_DATA", value_name = "DIR")]
     pub data: Option<PathBuf>,
-    /// Seconds a long poll waits for a task.
+    /// Seconds a long poll waits for a task before answering empty, 1 to 3600 [default: 60].
+    #[arg(long = "poll-timeout", env = "WEFT_POLL_TIMEOUT", value_name = "SECS",
+          value_parser = clap::value_parser!(u64).range(1..=MAX_POLL_TIMEOUT_SECS))]
     pub poll_timeout_secs: Option<u64>,
-    /// Seconds a signed request's time may be from the server's.
+    /// Seconds a signed request's time may be from the server's [default: 900, as AWS].
+    #[arg(
+        long = "max-clock-skew",
+        env = "WEFT_MAX_CLOCK_SKEW",
+        value_name = "SECS"
+    )]
     pub max_clock_skew_secs: Option<u64>,
-    /// The open tenant's account id, when no tenants are configured.
+    /// The 12-digit account id of the open tenant, when no tenants are configured
+    /// [default: 000000000000].
+    #[arg(long, env = "WEFT_ACCOUNT_ID", value_name = "ID")]
     pub account_id: Option<String>,
-    /// Connections served at once.
+    /// Keep closed executions this many seconds instead of their domain's retention period
+    /// (for testing; SWF counts retention in days).
+    #[arg(
+        long = "retain-closed-for",
+        env = "WEFT_RETAIN_CLOSED_FOR",
+        value_name = "SECS"
+    )]
+    pub retain_closed_for_secs: Option<u64>,
+    /// Connections served at once; more wait in the backlog until one closes. Each long poll
+    /// holds one [default: 4096].
+    #[arg(long, env = "WEFT_MAX_CONNECTIONS", value_name = "N")]
     pub max_connections: Option<usize>,
-    /// Connections one client address (an IPv6 /64) may hold at once.
+    /// Connections one client address (an IPv6 /64) may hold at once; more are answered
+    /// ThrottlingException. Set it to max_connections behind a proxy [default: a quarter of
+    /// max_connections].
+    #[arg(long, env = "WEFT_MAX_CONNECTIONS_PER_ADDRESS", value_name = "N")]
     pub max_connections_per_address: Option<usize>,
-    /// The last connection slots, kept for addresses holding few connections.
+    /// The last connection slots, kept for addresses holding few connections [default: a
+    /// sixteenth of max_connections].
+    #[arg(long, env = "WEFT_RESERVED_CONNECTIONS", value_name = "N")]
     pub reserved_connections: Option<usize>,
-    /// What "few" is: an address holding fewer may take a reserved slot.
+    /// What "few" is: an address holding fewer connections may take a reserved slot
+    /// [default: 8].
+    #[arg(long, env = "WEFT_RESERVED_PER_ADDRESS", value_name = "N")]
     pub reserved_per_address: Option<usize>,
-    /// Bytes a request's line and headers may take.
+    /// Bytes a request's line and headers may take; more is answered 431 [default: 65536].
+    #[arg(long, env = "WEFT_MAX_HEADER_BYTES", value_name = "BYTES")]
     pub max_header_bytes: Option<usize>,
-    /// Seconds a client has to send a request's headers (and a kept-alive connection may idle).
+    /// Seconds a client has to send a request's headers; also how long a kept-alive connection
+    /// may sit idle [default: 10].
+    #[arg(long = "header-timeout", env = "WEFT_HEADER_TIMEOUT", value_name = "SECS",
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub header_timeout_secs: Option<u64>,
-    /// Seconds a client has to send a request's body.
+    /// Seconds a client has to send a request's body, module uploads included [default: 30].
+    #[arg(long = "body-timeout", env = "WEFT_BODY_TIMEOUT", value_name = "SECS",
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub body_timeout_secs: Option<u64>,
-    /// Seconds a signed request has to send its body while its signature cannot be checked.
+    /// Seconds a signed request has to send its body while its signature cannot be checked
+    /// (it sent no x-amz-content-sha256) [default: 5].
+    #[arg(long = "unverified-body-timeout", env = "WEFT_UNVERIFIED_BODY_TIMEOUT",
+          value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub unverified_body_timeout_secs: Option<u64>,
-    /// Bytes of body such a request may send.
+    /// Bytes of body such a request may send [default: 1048576].
+    #[arg(long, env = "WEFT_UNVERIFIED_BODY_BYTES", value_name = "BYTES")]
     pub unverified_body_bytes: Option<usize>,
-    /// PEM files of CAs that activity workers' outgoing HTTPS trusts, besides the Mozilla roots.
+    /// A PEM file of CAs that activity workers' outgoing HTTPS trusts, besides the Mozilla
+    /// roots compiled in; repeat for more. Flags replace the file's list [default: none].
+    #[arg(long = "http-ca", value_name = "FILE")]
     pub http_ca: Option<Vec<PathBuf>>,
+}
+
+/// The longest poll timeout: AWS's is 60 s, and a poll holds a connection all along.
+const MAX_POLL_TIMEOUT_SECS: u64 = 3600;
+
+impl ServerSettings {
+    /// These settings, with `lower`'s where these give none: the one place sources are merged.
+    pub fn or(self, lower: ServerSettings) -> ServerSettings {
+        ServerSettings {
+            listen: self.listen.or(lower.listen),
+            data: self.data.or(lower.data),
+            poll_timeout_secs: self.poll_timeout_secs.or(lower.poll_timeout_secs),
+            max_clock_skew_secs: self.max_clock_skew_secs.or(lower.max_clock_skew_secs),
+            account_id: self.account_id.or(lower.account_id),
+            retain_closed_for_secs: self.retain_closed_for_secs.or(lower.retain_closed_for_secs),
+            max_connections: self.max_connections.or(lower.max_connections),
+            max_connections_per_address: self
+                .max_connections_per_address
+                .or(lower.max_connections_per_address),
+            reserved_connections: self.reserved_connections.or(lower.reserved_connections),
+            reserved_per_address: self.reserved_per_address.or(lower.reserved_per_address),
+            max_header_bytes: self.max_header_bytes.or(lower.max_header_bytes),
+            header_timeout_secs: self.header_timeout_secs.or(lower.header_timeout_secs),
+            body_timeout_secs: self.body_timeout_secs.or(lower.body_timeout_secs),
+            unverified_body_timeout_secs: self
+                .unverified_body_timeout_secs
+                .or(lower.unverified_body_timeout_secs),
+            unverified_body_bytes: self.unverified_body_bytes.or(lower.unverified_body_bytes),
+            http_ca: self.http_ca.or(lower.http_ca),
+        }
+    }
+
+    /// The address to listen on and the configuration these settings give over the defaults.
+    pub fn resolve(self, limits: Limits, tenants: Vec<TenantConfig>) -> (String, Config) {
+        let secs = Duration::from_secs;
+        let listen = self.listen.unwrap_or_else(|| DEFAULT_LISTEN.to_owned());
+        let mut config = Config::new(self.data.unwrap_or_else(|| DEFAULT_DATA_DIR.into()));
+        config.limits = limits;
+        config.tenants = tenants;
+        set(&mut config.poll_timeout, self.poll_timeout_secs.map(secs));
+        set(
+            &mut config.max_clock_skew,
+            self.max_clock_skew_secs.map(secs),
+        );
+        set(&mut config.account_id, self.account_id);
+        config.retention_override = self.retain_closed_for_secs.map(secs);
+        let http = &mut config.http;
+        set(&mut http.max_connections, self.max_connections);
+        if self.max_connections_per_address.is_some() {
+            http.max_connections_per_address = self.max_connections_per_address;
+        }
+        if self.reserved_connections.is_some() {
+            http.reserved_connections = self.reserved_connections;
+        }
+        set(&mut http.reserved_per_address, self.reserved_per_address);
+        set(&mut http.max_header_bytes, self.max_header_bytes);
+        set(&mut http.header_timeout, self.header_timeout_secs.map(secs));
+        set(&mut http.body_timeout, self.body_timeout_secs.map(secs));
+        let unverified = self.unverified_body_timeout_secs.map(secs);
+        set(&mut http.unverified_body_timeout, unverified);
+        set(&mut http.unverified_body_bytes, self.unverified_body_bytes);
+        set(&mut config.http_ca, self.http_ca);
+        (listen, config)
+    }
+}
+
+/// Replaces `value` with `given`, if given.
+fn set<T>(value: &mut T, given: Option<T>) {
+    if let Some(given) = given {
+        *value = given;
+    }
 }
 
 /// Why a config file cannot be used.
@@ -101,56 +215,18 @@ impl ConfigFile {
         toml::from_str(text).map_err(|e| e.to_string())
     }
 
-    /// Applies the file to `config`: its limits, tenants and the server settings that are not
-    /// about listening (the caller resolves `listen` and `data` against its flags).
-    pub fn apply(self, config: &mut Config) {
-        let ConfigFile {
-            server,
-            limits,
-            tenants,
-        } = self;
-        config.limits = limits;
-        config.tenants = tenants;
-        if let Some(secs) = server.poll_timeout_secs {
-            config.poll_timeout = Duration::from_secs(secs);
+    /// The address to listen on and the configuration: the defaults, then this file, then
+    /// `over` (the environment and the flags, as clap merged them).
+    pub fn resolve(self, over: ServerSettings) -> Result<(String, Config), String> {
+        let settings = over.or(self.server);
+        if settings.poll_timeout_secs == Some(0)
+            || settings.poll_timeout_secs > Some(MAX_POLL_TIMEOUT_SECS)
+        {
+            return Err(format!(
+                "poll_timeout_secs must be 1 to {MAX_POLL_TIMEOUT_SECS}"
+            ));
         }
-        if let Some(secs) = server.max_clock_skew_secs {
-            config.max_clock_skew = Duration::from_secs(secs);
-        }
-        if let Some(account) = server.account_id {
-            config.account_id = account;
-        }
-        let http = &mut config.http;
-        if let Some(n) = server.max_connections {
-            http.max_connections = n;
-        }
-        if let Some(n) = server.max_connections_per_address {
-            http.max_connections_per_address = Some(n);
-        }
-        if let Some(n) = server.reserved_connections {
-            http.reserved_connections = Some(n);
-        }
-        if let Some(n) = server.reserved_per_address {
-            http.reserved_per_address = n;
-        }
-        if let Some(n) = server.max_header_bytes {
-            http.max_header_bytes = n;
-        }
-        if let Some(secs) = server.header_timeout_secs {
-            http.header_timeout = Duration::from_secs(secs);
-        }
-        if let Some(secs) = server.body_timeout_secs {
-            http.body_timeout = Duration::from_secs(secs);
-        }
-        if let Some(secs) = server.unverified_body_timeout_secs {
-            http.unverified_body_timeout = Duration::from_secs(secs);
-        }
-        if let Some(n) = server.unverified_body_bytes {
-            http.unverified_body_bytes = n;
-        }
-        if let Some(files) = server.http_ca {
-            config.http_ca = files;
-        }
+        Ok(settings.resolve(self.limits, self.tenants))
     }
 }
 
@@ -170,8 +246,10 @@ mod tests {
         assert_eq!(acme.quotas.wasm_instances, 16);
         assert_eq!(acme.quotas.requests_per_second, Some(100.0));
         assert_eq!(acme.quotas.long_polls, 500);
-        let mut config = Config::new("/nowhere");
-        file.apply(&mut config);
+        let (listen, config) = file.resolve(ServerSettings::default()).unwrap();
+        assert_eq!(listen, DEFAULT_LISTEN);
+        assert_eq!(config.data_dir, std::path::Path::new(DEFAULT_DATA_DIR));
+        assert_eq!(config.poll_timeout, Config::new("/nowhere").poll_timeout);
         assert_eq!(config.tenants.len(), 2);
         // The edge's settings as the example gives them: its defaults, written out.
         let http = crate::config::HttpLimits {
@@ -182,6 +260,44 @@ mod tests {
         assert_eq!(config.http, http);
         assert_eq!(config.limits, crate::config::Limits::default());
         assert!(crate::tenancy::Tenants::new(&config).is_ok());
+    }
+
+    #[test]
+    fn flags_and_environment_win_over_the_file_which_wins_over_the_defaults() {
+        let file = ConfigFile::parse(
+            "[server]\nlisten = \"127.0.0.1:9\"\npoll_timeout_secs = 5\nbody_timeout_secs = 7\n\
+             retain_closed_for_secs = 3\n",
+        )
+        .unwrap();
+        // What clap reads from flags and the environment, into the same struct.
+        #[derive(clap::Parser)]
+        struct Flags {
+            #[command(flatten)]
+            settings: ServerSettings,
+        }
+        let flags = <Flags as clap::Parser>::try_parse_from([
+            "weft",
+            "--poll-timeout",
+            "20",
+            "--max-connections",
+            "64",
+        ])
+        .unwrap();
+        let (listen, config) = file.resolve(flags.settings).unwrap();
+        assert_eq!(listen, "127.0.0.1:9");
+        assert_eq!(config.poll_timeout, Duration::from_secs(20));
+        assert_eq!(config.http.body_timeout, Duration::from_secs(7));
+        assert_eq!(config.http.max_connections, 64);
+        assert_eq!(config.retention_override, Some(Duration::from_secs(3)));
+        let defaults = Config::new("/nowhere");
+        assert_eq!(config.max_clock_skew, defaults.max_clock_skew);
+        assert_eq!(config.http.header_timeout, defaults.http.header_timeout);
+        assert!(<Flags as clap::Parser>::try_parse_from(["weft", "--poll-timeout", "0"]).is_err());
+        let zero = ConfigFile::parse("[server]\npoll_timeout_secs = 0\n").unwrap();
+        let Err(refused) = zero.resolve(ServerSettings::default()) else {
+            panic!("a poll timeout of 0 s is refused");
+        };
+        assert!(refused.contains("poll_timeout_secs"), "{refused}");
     }
 
     #[test]
@@ -198,16 +314,22 @@ mod tests {
 
     #[test]
     fn http_ca_files_are_configured() {
-        let mut config = Config::new("/nowhere");
-        ConfigFile::parse("[server]\nhttp_ca = [\"/etc/a.pem\", \"b.pem\"]\n")
-            .unwrap()
-            .apply(&mut config);
+        let file = || ConfigFile::parse("[server]\nhttp_ca = [\"/etc/a.pem\", \"b.pem\"]\n");
+        let (_, config) = file().unwrap().resolve(ServerSettings::default()).unwrap();
         assert_eq!(
             config.http_ca,
             [PathBuf::from("/etc/a.pem"), PathBuf::from("b.pem")]
         );
-        let mut config = Config::new("/nowhere");
-        ConfigFile::default().apply(&mut config);
+        // Flags replace the file's list.
+        let flags = ServerSettings {
+            http_ca: Some(vec![PathBuf::from("c.pem")]),
+            ..ServerSettings::default()
+        };
+        let (_, config) = file().unwrap().resolve(flags).unwrap();
+        assert_eq!(config.http_ca, [PathBuf::from("c.pem")]);
+        let (_, config) = ConfigFile::default()
+            .resolve(ServerSettings::default())
+            .unwrap();
         assert!(config.http_ca.is_empty());
     }
 }

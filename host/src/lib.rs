@@ -53,10 +53,12 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-pub use config::{Config, DEFAULT_ACCOUNT_ID, HttpLimits, Limits};
+pub use config::{
+    AccessKey, Config, DEFAULT_ACCOUNT_ID, DEFAULT_DATA_DIR, DEFAULT_LISTEN, HttpLimits, Limits,
+    Quotas, TenantConfig,
+};
 pub use config_file::{ConfigFile, ConfigFileError, ServerSettings};
 pub use store::{StoreError, WriterStats};
-pub use tenancy::{AccessKey, Quotas, TenantConfig};
 
 use api::Api;
 use ops::Service;

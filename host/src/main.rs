@@ -4,7 +4,6 @@
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
@@ -14,7 +13,7 @@ use tokio::net::TcpListener;
 use weft_host::client::{
     Bind, BindingKind, BindingList, Client, FailureList, Limits, ModuleList, show,
 };
-use weft_host::{Config, ConfigFile, Weft};
+use weft_host::{ConfigFile, ServerSettings, Weft};
 
 #[derive(Parser)]
 #[command(
@@ -60,7 +59,7 @@ struct DemoArgs {
     #[arg(long)]
     serve: bool,
     /// Address to listen on (port 0 picks a free port).
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    #[arg(long, default_value = weft_host::DEFAULT_LISTEN)]
     listen: String,
     /// Data directory (default: a fresh one under the system's temporary directory).
     #[arg(long)]
@@ -69,52 +68,14 @@ struct DemoArgs {
 
 #[derive(Args)]
 struct ServeArgs {
-    /// A weft.toml: tenants, their keys and quotas, limits (see weft.example.toml). Without
-    /// tenants, the server runs open: requests are not authenticated.
+    /// A weft.toml: tenants, their keys and quotas, limits, and the settings below (see
+    /// weft.example.toml). Without tenants, the server runs open: requests are not
+    /// authenticated.
     #[arg(long, env = "WEFT_CONFIG", value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Address to listen on (port 0 picks a free port) [default: 127.0.0.1:8080].
-    #[arg(long, env = "WEFT_LISTEN")]
-    listen: Option<String>,
-    /// Directory holding the database; created if missing [default: ./weft-data].
-    #[arg(long, env = "WEFT_DATA")]
-    data: Option<PathBuf>,
-    /// Seconds a long poll waits for a task before answering empty [default: 60].
-    #[arg(long, env = "WEFT_POLL_TIMEOUT",
-          value_parser = clap::value_parser!(u64).range(1..=3600))]
-    poll_timeout: Option<u64>,
-    /// The 12-digit account id of the open tenant, when no tenants are configured
-    /// [default: 000000000000].
-    #[arg(long, env = "WEFT_ACCOUNT_ID")]
-    account_id: Option<String>,
-    /// Keep closed executions this many seconds instead of their domain's retention period
-    /// (for testing; SWF counts retention in days).
-    #[arg(long, env = "WEFT_RETAIN_CLOSED_FOR", value_name = "SECS")]
-    retain_closed_for: Option<u64>,
-    /// Connections served at once; more wait in the backlog until one closes. Each long poll
-    /// holds one [default: 4096].
-    #[arg(long, env = "WEFT_MAX_CONNECTIONS", value_name = "N",
-          value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
-    max_connections: Option<u64>,
-    /// Connections one client address may hold at once; more are answered
-    /// ThrottlingException. Set it to --max-connections behind a proxy [default: a quarter of
-    /// --max-connections].
-    #[arg(long, env = "WEFT_MAX_CONNECTIONS_PER_ADDRESS", value_name = "N",
-          value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
-    max_connections_per_address: Option<u64>,
-    /// Seconds a client has to send a request's headers; also how long a kept-alive connection
-    /// may sit idle [default: 10].
-    #[arg(long, env = "WEFT_HEADER_TIMEOUT", value_name = "SECS",
-          value_parser = clap::value_parser!(u64).range(1..=3600))]
-    header_timeout: Option<u64>,
-    /// Seconds a client has to send a request's body, module uploads included [default: 30].
-    #[arg(long, env = "WEFT_BODY_TIMEOUT", value_name = "SECS",
-          value_parser = clap::value_parser!(u64).range(1..=3600))]
-    body_timeout: Option<u64>,
-    /// A PEM file of CAs that activity workers' outgoing HTTPS trusts, besides the Mozilla
-    /// roots compiled in; repeat for more. Replaces the config file's `http_ca`.
-    #[arg(long, value_name = "FILE")]
-    http_ca: Vec<PathBuf>,
+    /// Every setting, from the flags or the environment (clap prefers the flag).
+    #[command(flatten)]
+    settings: ServerSettings,
 }
 
 /// Where the server is, and how to print its answers.
@@ -348,44 +309,14 @@ fn main() -> ExitCode {
     }
 }
 
-/// Flags win over the config file, which wins over the defaults.
+/// Flags win over the environment, which wins over the config file, which wins over the
+/// defaults: `ConfigFile::resolve` merges them.
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let file = match &args.config {
         Some(path) => ConfigFile::read(path)?,
         None => ConfigFile::default(),
     };
-    let listen = args
-        .listen
-        .or(file.server.listen.clone())
-        .unwrap_or_else(|| "127.0.0.1:8080".to_owned());
-    let data = args
-        .data
-        .or(file.server.data.clone())
-        .unwrap_or_else(|| PathBuf::from("./weft-data"));
-    let mut config = Config::new(data);
-    file.apply(&mut config);
-    if let Some(secs) = args.poll_timeout {
-        config.poll_timeout = Duration::from_secs(secs);
-    }
-    if let Some(account) = args.account_id {
-        config.account_id = account;
-    }
-    config.retention_override = args.retain_closed_for.map(Duration::from_secs);
-    if let Some(n) = args.max_connections {
-        config.http.max_connections = n as usize;
-    }
-    if let Some(n) = args.max_connections_per_address {
-        config.http.max_connections_per_address = Some(n as usize);
-    }
-    if let Some(secs) = args.header_timeout {
-        config.http.header_timeout = Duration::from_secs(secs);
-    }
-    if let Some(secs) = args.body_timeout {
-        config.http.body_timeout = Duration::from_secs(secs);
-    }
-    if !args.http_ca.is_empty() {
-        config.http_ca = args.http_ca;
-    }
+    let (listen, config) = file.resolve(args.settings).map_err(anyhow::Error::msg)?;
     let tenants = config.tenants.len();
     let weft = Weft::open(config)?;
     if weft.is_open() {

@@ -1,12 +1,14 @@
 //! The timer loop: sleeps until the earliest durable deadline, then has the writer act on every
 //! deadline that has come. Deadlines live in the store, so they survive restarts; one that passed
-//! while the server was down fires as soon as it is back.
+//! while the server was down fires as soon as it is back. It waits on the service's clock, so a
+//! test's manual clock decides when deadlines come.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::watch;
 
+use crate::clock::{Timestamp, Wait};
 use crate::engine;
 use crate::ops::Service;
 
@@ -17,6 +19,19 @@ const BATCH: usize = 256;
 /// wakes the loop anyway.
 const MAX_SLEEP: Duration = Duration::from_secs(60);
 
+/// How long the loop pauses after the store failed it: real time, as it is the store's.
+const PAUSE_AFTER_ERROR: Duration = Duration::from_secs(1);
+
+/// What the loop does next.
+enum Next {
+    /// Fire what is due, then look again.
+    Fire,
+    /// Sleep until this time on the clock, or until a new deadline.
+    SleepUntil(Timestamp),
+    /// The store failed: pause, then look again.
+    Pause,
+}
+
 /// Runs until `stop` turns true.
 pub(crate) async fn run(svc: Arc<Service>, mut stop: watch::Receiver<bool>) {
     loop {
@@ -24,28 +39,42 @@ pub(crate) async fn run(svc: Arc<Service>, mut stop: watch::Receiver<bool>) {
         let woken = svc.engine.wakers.timers.notified();
         tokio::pin!(woken);
         woken.as_mut().enable();
-        let sleep = match svc.store.next_deadline() {
-            Ok(Some(at)) if at <= svc.clock.now() => match fire_due(&svc).await {
+        let wake_at = match next(&svc) {
+            Next::Fire => match fire_due(&svc).await {
                 Ok(()) => continue,
                 Err(error) => {
                     tracing::error!(?error, "cannot fire deadlines");
-                    Duration::from_secs(1)
+                    None
                 }
             },
-            Ok(Some(at)) => {
-                let wait = at.as_millis() - svc.clock.now().as_millis();
-                Duration::from_millis(u64::try_from(wait).unwrap_or(0)).min(MAX_SLEEP)
-            }
-            Ok(None) => MAX_SLEEP,
-            Err(error) => {
-                tracing::error!(%error, "cannot read deadlines");
-                Duration::from_secs(1)
+            Next::SleepUntil(at) => Some(at),
+            Next::Pause => None,
+        };
+        let sleep = async {
+            match wake_at {
+                Some(at) => svc.clock.sleep_until(at, Wait::Deadline).await,
+                None => tokio::time::sleep(PAUSE_AFTER_ERROR).await,
             }
         };
         tokio::select! {
             () = &mut woken => {}
-            () = tokio::time::sleep(sleep) => {}
+            () = sleep => {}
             _ = stop.wait_for(|stopped| *stopped) => return,
+        }
+    }
+}
+
+/// Whether a deadline is due, else when to look again.
+fn next(svc: &Service) -> Next {
+    let now = svc.clock.now();
+    let safety_net = now.plus_millis(MAX_SLEEP.as_millis() as u64);
+    match svc.store.next_deadline() {
+        Ok(Some(at)) if at <= now => Next::Fire,
+        Ok(Some(at)) => Next::SleepUntil(at.min(safety_net)),
+        Ok(None) => Next::SleepUntil(safety_net),
+        Err(error) => {
+            tracing::error!(%error, "cannot read deadlines");
+            Next::Pause
         }
     }
 }

@@ -14,6 +14,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use weft_host::clock::{Clock, ManualClock, SystemClock, Timestamp, Wait};
 use weft_host::{Config, Weft, WriterStats};
 
 pub use aws_sdk_swf;
@@ -22,12 +23,23 @@ pub mod clients;
 pub mod guests;
 pub mod tenants;
 
+/// How long the helpers that wait for the server (to settle after the clock moved, for polls
+/// to wait) give it before they fail the test.
+const PATIENCE: Duration = Duration::from_secs(30);
+
 /// A running server. Dropping it stops the server without waiting; [`TestServer::stop`] waits
 /// until the store is closed.
+///
+/// A server started with [`TestServer::start_manual`] runs on a [`ManualClock`]: SWF's time
+/// (timeouts, timers, retention, poll timeouts, event timestamps) stands still until the test
+/// moves it with [`TestServer::advance`]. Signatures are still checked against the real time.
 pub struct TestServer {
     addr: SocketAddr,
     dir: Arc<TempDir>,
     configure: Arc<dyn Fn(&mut Config) + Send + Sync>,
+    /// The manual clock, kept across restarts; `None` on the system clock.
+    clock: Option<Arc<ManualClock>>,
+    poll_timeout: Duration,
     stats: WriterStats,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<Result<(), weft_host::Error>>>,
@@ -55,12 +67,41 @@ impl TestServer {
             None => tempfile::tempdir(),
         };
         let dir = Arc::new(dir.expect("temporary directory"));
-        Self::launch(dir, Arc::new(configure)).await
+        Self::launch(dir, Arc::new(configure), None).await
     }
 
-    async fn launch(dir: Arc<TempDir>, configure: Arc<dyn Fn(&mut Config) + Send + Sync>) -> Self {
+    /// Starts a server on a [`ManualClock`] standing at the current time (to the second), with
+    /// the default configuration on a fresh data directory.
+    pub async fn start_manual() -> Self {
+        Self::start_manual_with(|_| {}).await
+    }
+
+    /// Like [`TestServer::start_manual`], after `configure` adjusts the configuration (its
+    /// clock is replaced by the manual one).
+    ///
+    /// The clock starts at the real time because clients sign requests with the real time and
+    /// dates in requests (list filters) are real ones; the server checks signatures against the
+    /// real time whatever its clock, so moving the clock far ahead breaks nothing.
+    pub async fn start_manual_with(
+        configure: impl Fn(&mut Config) + Send + Sync + 'static,
+    ) -> Self {
+        let dir = Arc::new(tempfile::tempdir().expect("temporary directory"));
+        let now = SystemClock.now().as_millis();
+        let clock = Arc::new(ManualClock::new(Timestamp::from_millis(now - now % 1000)));
+        Self::launch(dir, Arc::new(configure), Some(clock)).await
+    }
+
+    async fn launch(
+        dir: Arc<TempDir>,
+        configure: Arc<dyn Fn(&mut Config) + Send + Sync>,
+        clock: Option<Arc<ManualClock>>,
+    ) -> Self {
         let mut config = Config::new(dir.path());
         configure(&mut config);
+        if let Some(clock) = &clock {
+            config.clock = clock.clone();
+        }
+        let poll_timeout = config.poll_timeout;
         let weft = Weft::open(config).expect("the store opens");
         let stats = weft.writer_stats();
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
@@ -73,6 +114,8 @@ impl TestServer {
             addr,
             dir,
             configure,
+            clock,
+            poll_timeout,
             stats,
             stop: Some(stop),
             task: Some(task),
@@ -99,12 +142,82 @@ impl TestServer {
         self.restart_after(Duration::ZERO).await
     }
 
-    /// Stops the server, waits `downtime` with no server running, and starts a new one on the
-    /// same data directory: for deadlines that pass while the service is down.
+    /// Stops the server, lets `downtime` pass with no server running (on a manual clock, by
+    /// moving it), and starts a new one on the same data directory: for deadlines that pass
+    /// while the service is down.
     pub async fn restart_after(mut self, downtime: Duration) -> Self {
         self.shutdown().await;
-        tokio::time::sleep(downtime).await;
-        Self::launch(self.dir.clone(), self.configure.clone()).await
+        match &self.clock {
+            Some(clock) => clock.advance(millis(downtime)),
+            None => tokio::time::sleep(downtime).await,
+        }
+        Self::launch(self.dir.clone(), self.configure.clone(), self.clock.clone()).await
+    }
+
+    /// The manual clock; panics if the server runs on the system clock.
+    fn manual(&self) -> &ManualClock {
+        self.clock
+            .as_deref()
+            .expect("the server was started with TestServer::start_manual")
+    }
+
+    /// The server's time, in milliseconds since the epoch.
+    pub fn now_millis(&self) -> i64 {
+        match &self.clock {
+            Some(clock) => clock.now().as_millis(),
+            None => SystemClock.now().as_millis(),
+        }
+    }
+
+    /// Moves the manual clock forward by `by`, then waits until the server has acted on every
+    /// deadline that has come (the timer loop sleeps again, until a later time): whatever a
+    /// test reads next already shows what the time passed did.
+    pub async fn advance(&self, by: Duration) {
+        self.manual().advance(millis(by));
+        self.settle().await;
+    }
+
+    /// Moves the manual clock forward to `at` (milliseconds since the epoch), as
+    /// [`TestServer::advance`] does; panics if the clock is past it already.
+    pub async fn advance_to(&self, at: i64) {
+        let now = self.now_millis();
+        assert!(at >= now, "the clock reads {now}, past {at}");
+        self.advance(Duration::from_millis((at - now) as u64)).await;
+    }
+
+    /// Waits until the timer loop waits for a time still to come: every deadline due has been
+    /// fired and committed.
+    async fn settle(&self) {
+        let clock = self.manual();
+        wait_until("the timer loop to act on the deadlines due", || {
+            let now = clock.now();
+            clock.waits(Wait::Deadline).iter().any(|at| *at > now)
+        })
+        .await;
+    }
+
+    /// How long an empty long poll waits.
+    pub fn poll_timeout(&self) -> Duration {
+        self.poll_timeout
+    }
+
+    /// How many long polls are waiting on the manual clock for their timeout to come.
+    pub fn polls_waiting(&self) -> usize {
+        let clock = self.manual();
+        let now = clock.now();
+        clock
+            .waits(Wait::LongPoll)
+            .iter()
+            .filter(|at| **at > now)
+            .count()
+    }
+
+    /// Waits until at least `n` long polls are waiting ([`TestServer::polls_waiting`]).
+    pub async fn until_polls_wait(&self, n: usize) {
+        wait_until(&format!("{n} long polls to wait"), || {
+            self.polls_waiting() >= n
+        })
+        .await;
     }
 
     async fn shutdown(&mut self) {
@@ -168,6 +281,20 @@ impl TestServer {
     /// connection, exactly as given.
     pub async fn raw(&self, target: Option<&str>, body: &[u8]) -> RawResponse {
         raw_request(&self.addr.to_string(), target, body).await
+    }
+}
+
+/// Whole milliseconds of `duration`, as the clock counts them.
+fn millis(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).expect("a duration of less than 292 million years")
+}
+
+/// Checks `done` every millisecond until it holds; panics, naming `what`, after [`PATIENCE`].
+async fn wait_until(what: &str, done: impl Fn() -> bool) {
+    let began = std::time::Instant::now();
+    while !done() {
+        assert!(began.elapsed() < PATIENCE, "waited {PATIENCE:?} for {what}");
+        tokio::time::sleep(Duration::from_millis(1)).await;
     }
 }
 

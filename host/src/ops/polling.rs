@@ -3,6 +3,7 @@
 
 use tokio::sync::oneshot;
 
+use crate::clock::Wait;
 use crate::dispatch::{Ticket, Waiter};
 use crate::engine::{Claimed, Engine, TaskRef, claim};
 use crate::fault::{Fault, Violations};
@@ -11,9 +12,9 @@ use crate::store::{Reads, TaskKind};
 
 use super::{Ctx, Service, known_domain};
 
-/// Waits up to the poll timeout for a task on the list; `None` if none came. A list name that
-/// no task could have (StartWorkflowExecution and the decisions refuse it) is refused at once,
-/// not waited on.
+/// Waits up to the poll timeout (on the service's clock) for a task on the list; `None` if none
+/// came. A list name that no task could have (StartWorkflowExecution and the decisions refuse
+/// it) is refused at once, not waited on.
 pub(super) async fn long_poll(
     svc: &Service,
     ctx: &Ctx,
@@ -25,6 +26,9 @@ pub(super) async fn long_poll(
     let mut v = Violations::default();
     v.name("taskList.name", &list);
     v.finish()?;
+    // The poll times out counted from its arrival, on the service's clock.
+    let timeout_ms = u64::try_from(svc.poll_timeout.as_millis()).unwrap_or(u64::MAX);
+    let deadline = svc.clock.now().plus_millis(timeout_ms);
     let (reply, mut answer) = oneshot::channel();
     let ticket = Ticket::default();
     let waiter = Waiter::new(identity.clone(), reply, ticket.clone());
@@ -56,7 +60,7 @@ pub(super) async fn long_poll(
     let mut shutdown = svc.shutdown.clone();
     tokio::select! {
         claimed = &mut answer => return Ok(claimed.ok()),
-        () = tokio::time::sleep(svc.poll_timeout) => {}
+        () = svc.clock.sleep_until(deadline, Wait::LongPoll) => {}
         _ = shutdown.wait_for(|stopping| *stopping) => {}
     }
     // The wait is over, unless the writer is claiming a task for this poll right now: then the

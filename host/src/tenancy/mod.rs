@@ -14,117 +14,31 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde::Deserialize;
 use tokio::sync::Semaphore;
 
-use crate::config::{Config, Limits, is_account_id};
+#[cfg(test)]
+use crate::config::AccessKey;
+pub(crate) use crate::config::Quotas;
+use crate::config::{Config, Limits, TenantConfig, is_account_id};
 use crate::runtime::GuestLimits;
 
 use self::bucket::Bucket;
 pub(crate) use self::verify::{Caller, Checked, check_declared};
 
-/// One tenant as configured: its name, account, keys, domains and quotas.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TenantConfig {
-    /// A name for logs and error messages.
-    pub name: String,
-    /// The 12-digit AWS account id its resources live under. Unique per tenant.
-    pub account_id: String,
-    /// Its access key pairs; any of them signs for it.
-    pub keys: Vec<AccessKey>,
-    /// The domains it may create and use: a name, a prefix ending in `*` (`acme-*`), or `*`.
-    pub domains: Vec<String>,
-    /// What it may use.
-    #[serde(default)]
-    pub quotas: Quotas,
-    /// Hosts (`name` or `name:port`) its activity bindings may be granted outgoing HTTP to;
-    /// `"*"` allows any. None by default.
-    #[serde(default)]
-    pub http_hosts: Vec<String>,
-}
-
-/// An access key pair.
-#[derive(Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AccessKey {
-    /// The access key id clients send in the clear.
-    pub id: String,
-    /// The secret they sign with.
-    pub secret: String,
-}
-
-impl std::fmt::Debug for AccessKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AccessKey")
-            .field("id", &self.id)
-            .field("secret", &"<redacted>")
-            .finish()
-    }
-}
-
-/// What a tenant may use. Counts beyond them fail with `LimitExceededFault`, rates with
-/// `ThrottlingException`.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Quotas {
-    /// Domains, registered or deprecated, across all regions.
-    pub domains: usize,
-    /// Uploaded Wasm modules.
-    pub modules: usize,
-    /// Bytes of all its uploaded modules together.
-    pub module_bytes: u64,
-    /// Linear memory of one Wasm instance; bindings may ask for less, never more.
-    pub wasm_memory_bytes: u64,
-    /// CPU time of one Wasm call, in milliseconds; bindings may ask for less, never more.
-    pub wasm_cpu_ms: u64,
-    /// Wasm instances running at once, across all its bindings.
-    pub wasm_instances: u32,
-    /// Open executions in one domain, children included.
-    pub open_executions: u64,
-    /// Requests per second over HTTP, refilling a bucket of `request_burst`; none: unlimited.
-    pub requests_per_second: Option<f64>,
-    /// The bucket's size: requests that may come at once (default: one second's worth).
-    pub request_burst: Option<u32>,
-    /// Long polls (PollForDecisionTask, PollForActivityTask) waiting at once, across its
-    /// regions and task lists. Each holds a connection for up to the poll timeout, so this
-    /// keeps one tenant's pollers from taking the connections every tenant shares.
-    pub long_polls: usize,
-}
-
-impl Default for Quotas {
-    fn default() -> Self {
-        Quotas {
-            domains: 100,
-            modules: 100,
-            module_bytes: 256 << 20,
-            wasm_memory_bytes: 256 << 20,
-            wasm_cpu_ms: 60_000,
-            wasm_instances: 32,
-            open_executions: 100_000,
-            requests_per_second: None,
-            request_burst: None,
-            long_polls: 1000,
-        }
-    }
-}
-
-impl Quotas {
-    /// The open tenant's quotas: SWF's limits, and as much Wasm as a binding may ever ask for.
-    /// Its `long_polls` counts per region, since the open tenant is everyone.
-    fn open(limits: &Limits) -> Self {
-        Quotas {
-            domains: limits.max_domains,
-            modules: 100,
-            module_bytes: 4 << 30,
-            wasm_memory_bytes: GuestLimits::CEILING.memory_bytes,
-            wasm_cpu_ms: GuestLimits::CEILING.cpu_ms,
-            wasm_instances: crate::runtime::POOL_SIZE,
-            open_executions: limits.max_open_runs,
-            requests_per_second: None,
-            request_burst: None,
-            long_polls: limits.max_long_polls,
-        }
+/// The open tenant's quotas: SWF's limits, and as much Wasm as a binding may ever ask for. Its
+/// `long_polls` counts per region, since the open tenant is everyone.
+fn open_quotas(limits: &Limits) -> Quotas {
+    Quotas {
+        domains: limits.max_domains,
+        modules: 100,
+        module_bytes: 4 << 30,
+        wasm_memory_bytes: GuestLimits::CEILING.memory_bytes,
+        wasm_cpu_ms: GuestLimits::CEILING.cpu_ms,
+        wasm_instances: crate::runtime::POOL_SIZE,
+        open_executions: limits.max_open_runs,
+        requests_per_second: None,
+        request_burst: None,
+        long_polls: limits.max_long_polls,
     }
 }
 
@@ -226,7 +140,7 @@ impl Tenants {
                 account_id: config.account_id.clone(),
                 keys: Vec::new(),
                 domains: vec!["*".into()],
-                quotas: Quotas::open(&config.limits),
+                quotas: open_quotas(&config.limits),
                 http_hosts: vec!["*".into()],
             };
             let tenant = Arc::new(Tenant::new(&open));
@@ -295,7 +209,7 @@ pub(crate) fn open_tenant() -> Arc<Tenant> {
 /// An open tenant whose quotas `adjust` changes, for unit tests elsewhere.
 #[cfg(test)]
 pub(crate) fn open_tenant_with(adjust: impl FnOnce(&mut Quotas)) -> Arc<Tenant> {
-    let mut quotas = Quotas::open(&Limits::default());
+    let mut quotas = open_quotas(&Limits::default());
     adjust(&mut quotas);
     Arc::new(Tenant::new(&TenantConfig {
         name: "open".into(),

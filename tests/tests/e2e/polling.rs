@@ -13,57 +13,47 @@ use weft_tests::aws_sdk_swf::types::ScheduleActivityTaskDecisionAttributes;
 use crate::flow::{
     D, DECIDERS, WORKERS, act_type, activity_task, assert_activity_token_dead,
     assert_activity_token_refused, complete_workflow, count, decision_task, heartbeat, history,
-    pending_activities, pending_decisions, poll_activity_once, poll_decision_once,
-    register_activity, register_workflow, respond, schedule_activity, schedule_activity_with,
-    server, server_polling, start, task_list,
+    manual_server, no_activity_task, pending_activities, pending_decisions, poll_activity_once,
+    poll_decision_once, register_activity, register_workflow, respond, schedule_activity,
+    schedule_activity_with, server, start, task_list,
 };
+use weft_tests::TestServer;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_poll_returns_as_soon_as_a_task_is_scheduled() {
-    let (_server, c) = server_polling(Duration::from_secs(20)).await;
+    // The clock stands still: only the task can end these polls.
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     register_activity(&c, "a").await;
 
-    let began = Instant::now();
     let poll = tokio::spawn({
         let c = c.clone();
         async move { poll_decision_once(&c, DECIDERS).await }
     });
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    server.until_polls_wait(1).await;
     let run = start(&c, "job", "w").await;
     let task = poll
         .await
         .unwrap()
         .expect("the waiting poll receives the new decision task");
-    assert!(
-        began.elapsed() < Duration::from_secs(15),
-        "{:?}",
-        began.elapsed()
-    );
     assert_eq!(task.workflow_execution().unwrap().run_id(), run);
 
-    let began = Instant::now();
     let poll = tokio::spawn({
         let c = c.clone();
         async move { poll_activity_once(&c, WORKERS).await }
     });
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    server.until_polls_wait(1).await;
     respond(&c, task.task_token(), vec![schedule_activity("a1", "a")]).await;
     let work = poll
         .await
         .unwrap()
         .expect("the waiting poll receives the new activity task");
-    assert!(
-        began.elapsed() < Duration::from_secs(15),
-        "{:?}",
-        began.elapsed()
-    );
     assert_eq!(work.activity_id(), "a1");
 }
 
 #[tokio::test]
 async fn activity_tasks_come_by_priority_then_in_scheduling_order() {
-    let (_server, c) = server().await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     register_activity(&c, "a").await;
     c.register_activity_type()
@@ -120,7 +110,7 @@ async fn activity_tasks_come_by_priority_then_in_scheduling_order() {
             "p-3"
         ]
     );
-    assert!(poll_activity_once(&c, WORKERS).await.is_none());
+    no_activity_task(&server, &c, WORKERS).await;
     // The resolved priorities are recorded.
     let events = history(&c, "job", &run).await;
     let priorities: Vec<(&str, Option<&str>)> = events
@@ -150,7 +140,7 @@ where
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_activity_task_goes_to_exactly_one_of_200_pollers() {
-    let (server, c) = server_polling(Duration::from_secs(10)).await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     register_activity(&c, "a").await;
     let run = start(&c, "job", "w").await;
@@ -164,7 +154,7 @@ async fn each_activity_task_goes_to_exactly_one_of_200_pollers() {
                 .map(|t| (t.activity_id().to_owned(), t.task_token().to_owned()))
         })
     });
-    tokio::time::sleep(Duration::from_millis(1000)).await;
+    server.until_polls_wait(200).await;
     respond(
         &c,
         task.task_token(),
@@ -173,6 +163,8 @@ async fn each_activity_task_goes_to_exactly_one_of_200_pollers() {
             .collect(),
     )
     .await;
+    // The other hundred come back empty when their timeout comes.
+    server.advance(server.poll_timeout()).await;
 
     let mut received = Vec::new();
     let mut empty = 0;
@@ -195,7 +187,7 @@ async fn each_activity_task_goes_to_exactly_one_of_200_pollers() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_decision_task_goes_to_exactly_one_of_200_pollers() {
-    let (server, c) = server_polling(Duration::from_secs(10)).await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     let clients: Vec<Client> = (0..8).map(|_| server.client()).collect();
     let waiting = pollers(&clients, 200, |c| {
@@ -205,10 +197,11 @@ async fn each_decision_task_goes_to_exactly_one_of_200_pollers() {
                 .map(|t| t.workflow_execution().unwrap().clone())
         })
     });
-    tokio::time::sleep(Duration::from_millis(1000)).await;
+    server.until_polls_wait(200).await;
     for n in 0..100 {
         start(&c, &format!("w{n}"), "w").await;
     }
+    server.advance(server.poll_timeout()).await;
     let mut received = Vec::new();
     let mut empty = 0;
     for poller in waiting {
@@ -230,7 +223,7 @@ async fn each_decision_task_goes_to_exactly_one_of_200_pollers() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_poll_whose_client_went_away_does_not_swallow_a_task() {
-    let (server, c) = server_polling(Duration::from_secs(10)).await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     register_activity(&c, "a").await;
 
@@ -245,9 +238,10 @@ async fn a_poll_whose_client_went_away_does_not_swallow_a_task() {
     );
     let mut stream = TcpStream::connect(&addr).await.unwrap();
     stream.write_all(request.as_bytes()).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    server.until_polls_wait(1).await;
     drop(stream);
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The server drops the poll when it sees the connection gone.
+    until_no_poll_waits(&server).await;
 
     let run = start(&c, "job", "w").await;
     let task = tokio::time::timeout(Duration::from_secs(5), poll_decision_once(&c, DECIDERS))
@@ -257,16 +251,21 @@ async fn a_poll_whose_client_went_away_does_not_swallow_a_task() {
     assert_eq!(task.workflow_execution().unwrap().run_id(), run);
 
     // An SDK activity poll given up by its caller.
-    let abandoned = tokio::time::timeout(
-        Duration::from_millis(300),
-        c.poll_for_activity_task()
-            .domain(D)
-            .task_list(task_list(WORKERS))
-            .send(),
-    )
-    .await;
-    assert!(abandoned.is_err(), "the poll was still waiting");
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    let poll = c
+        .poll_for_activity_task()
+        .domain(D)
+        .task_list(task_list(WORKERS))
+        .send();
+    let abandoned = tokio::time::timeout(Duration::from_secs(30), async {
+        tokio::select! {
+            answer = poll => Some(answer),
+            () = server.until_polls_wait(1) => None,
+        }
+    })
+    .await
+    .expect("the poll waits");
+    assert!(abandoned.is_none(), "the poll was answered: {abandoned:?}");
+    until_no_poll_waits(&server).await;
     respond(&c, task.task_token(), vec![schedule_activity("a1", "a")]).await;
     let work = tokio::time::timeout(Duration::from_secs(5), poll_activity_once(&c, WORKERS))
         .await
@@ -282,10 +281,11 @@ async fn a_poll_whose_client_went_away_does_not_swallow_a_task() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_scheduled_as_a_poll_times_out_is_not_lost() {
     // Spec §8.3 [REC]: a task is started only for a poll that can still answer; a task claimed
-    // for a poll that ended meanwhile goes back to its list. Each round schedules a decision task
-    // close to the moment a 200 ms poll gives up (from 185 to 215 ms after it began): either that
-    // poll gets it, or the next one does.
-    let (_server, c) = server_polling(Duration::from_millis(200)).await;
+    // for a poll that ended meanwhile goes back to its list. Each round moves the clock to a
+    // waiting poll's timeout while a signal schedules a decision task, the signal held back by
+    // a few more yields each round to vary which comes first: either that poll gets the task,
+    // or the next one does.
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     let run = start(&c, "job", "w").await;
     let task = decision_task(&c, DECIDERS).await;
@@ -295,17 +295,27 @@ async fn a_task_scheduled_as_a_poll_times_out_is_not_lost() {
             let c = c.clone();
             async move { poll_decision_once(&c, DECIDERS).await }
         });
-        tokio::time::sleep(Duration::from_millis(185 + round % 31)).await;
-        c.signal_workflow_execution()
-            .domain(D)
-            .workflow_id("job")
-            .signal_name(format!("round {round}"))
-            .send()
-            .await
-            .unwrap();
+        server.until_polls_wait(1).await;
+        let signal = async {
+            for _ in 0..round % 31 {
+                tokio::task::yield_now().await;
+            }
+            c.signal_workflow_execution()
+                .domain(D)
+                .workflow_id("job")
+                .signal_name(format!("round {round}"))
+                .send()
+                .await
+                .unwrap();
+        };
+        tokio::join!(server.advance(server.poll_timeout()), signal);
         let task = match poll.await.unwrap() {
             Some(task) => Some(task),
-            None => poll_decision_once(&c, DECIDERS).await,
+            // The task is on its list by now, so a poll gets it at once; a lost one never comes.
+            None => tokio::time::timeout(Duration::from_secs(5), poll_decision_once(&c, DECIDERS))
+                .await
+                .ok()
+                .flatten(),
         };
         let Some(task) = task else {
             let events = history(&c, "job", &run).await;
@@ -315,6 +325,18 @@ async fn a_task_scheduled_as_a_poll_times_out_is_not_lost() {
             );
         };
         respond(&c, task.task_token(), vec![]).await;
+    }
+}
+
+/// Waits until no long poll waits on the server's manual clock (panics after 30 s).
+async fn until_no_poll_waits(server: &TestServer) {
+    let began = Instant::now();
+    while server.polls_waiting() > 0 {
+        assert!(
+            began.elapsed() < Duration::from_secs(30),
+            "a poll still waits"
+        );
+        tokio::time::sleep(Duration::from_millis(1)).await;
     }
 }
 

@@ -1,7 +1,7 @@
 //! Retention: how long a closed run and its history stay visible, from its domain's retention
 //! period or the server's test override (spec §8.15).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::Client;
@@ -10,15 +10,15 @@ use weft_tests::aws_sdk_swf::types::{CloseStatus, ExecutionStatus, ExecutionTime
 
 use crate::common::{expect_fault, fault, register_domain};
 use crate::flow::{
-    D, DECIDERS, complete_workflow, decision_task, describe, execution, history, now_millis,
-    register_workflow, respond, start, start_on,
+    D, DECIDERS, complete_workflow, decision_task, describe, execution, history, register_workflow,
+    respond, start, start_on,
 };
 
-/// Starts a server with 1 s empty polls after `configure`, with no domain.
+/// Starts a server on a manual clock with 1 s empty polls after `configure`, with no domain.
 async fn server_with(
     configure: impl Fn(&mut weft_host::Config) + Send + Sync + 'static,
 ) -> (TestServer, Client) {
-    let server = TestServer::start_with(move |config| {
+    let server = TestServer::start_manual_with(move |config| {
         config.poll_timeout = Duration::from_secs(1);
         configure(config);
     })
@@ -92,18 +92,6 @@ async fn describable(c: &Client, workflow_id: &str, run_id: &str) -> bool {
     }
 }
 
-/// Waits until the run is no longer describable; panics if it still is after `patience`.
-async fn wait_until_purged(c: &Client, workflow_id: &str, run_id: &str, patience: Duration) {
-    let began = Instant::now();
-    while describable(c, workflow_id, run_id).await {
-        assert!(
-            began.elapsed() < patience,
-            "{workflow_id} still there after {patience:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 /// Asserts that the closed run is gone from every visibility call.
 async fn assert_purged(c: &Client, workflow_id: &str, run_id: &str) {
     expect_fault(
@@ -142,7 +130,7 @@ async fn assert_still_open(c: &Client, workflow_id: &str, run_id: &str) {
 
 #[tokio::test]
 async fn a_closed_run_is_purged_once_the_retention_override_passes() {
-    let (_server, c) = server_with(|config| {
+    let (server, c) = server_with(|config| {
         config.retention_override = Some(Duration::from_secs(1));
     })
     .await;
@@ -167,10 +155,11 @@ async fn a_closed_run_is_purged_once_the_retention_override_passes() {
     assert_eq!(listed_closed(&c).await, ["closed"]);
     assert_eq!(counted_closed(&c).await, 1);
 
-    // Purging is lazy: allow 2 s past the retention.
-    wait_until_purged(&c, "closed", &closed, Duration::from_secs(3)).await;
-    let kept = now_millis() - closed_at;
-    assert!(kept >= 1000, "purged {kept} ms after the close");
+    // It is kept to the millisecond of the retention's end, and gone then.
+    server.advance_to(closed_at + 999).await;
+    assert!(describable(&c, "closed", &closed).await);
+    assert_eq!(listed_closed(&c).await, ["closed"]);
+    server.advance_to(closed_at + 1000).await;
     assert_purged(&c, "closed", &closed).await;
 
     // The open run, older than the retention by now, stays.
@@ -180,7 +169,7 @@ async fn a_closed_run_is_purged_once_the_retention_override_passes() {
 #[tokio::test]
 async fn with_no_retention_a_run_is_purged_as_soon_as_it_closes() {
     for retention in ["NONE", "0"] {
-        let (_server, c) = server_with(|_| {}).await;
+        let (server, c) = server_with(|_| {}).await;
         c.register_domain()
             .name(D)
             .workflow_execution_retention_period_in_days(retention)
@@ -193,7 +182,8 @@ async fn with_no_retention_a_run_is_purged_as_soon_as_it_closes() {
         let task = decision_task(&c, DECIDERS).await;
         respond(&c, task.task_token(), vec![complete_workflow(None)]).await;
 
-        wait_until_purged(&c, "closed", &closed, Duration::from_secs(1)).await;
+        // Its purge is due as it closes: the timer loop acts on it without the clock moving.
+        server.advance(Duration::ZERO).await;
         assert_purged(&c, "closed", &closed).await;
         assert_still_open(&c, "open", &open).await;
     }
@@ -201,7 +191,7 @@ async fn with_no_retention_a_run_is_purged_as_soon_as_it_closes() {
 
 #[tokio::test]
 async fn with_a_day_of_retention_a_closed_run_stays() {
-    let (_server, c) = server_with(|_| {}).await;
+    let (server, c) = server_with(|_| {}).await;
     register_domain(&c, D).await;
     register_workflow(&c, "w").await;
     let run = start(&c, "closed", "w").await;
@@ -211,8 +201,17 @@ async fn with_a_day_of_retention_a_closed_run_stays() {
         .send()
         .await
         .unwrap();
-    // Longer than the other tests' purges take.
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    let detail = describe(&c, "closed", &run).await;
+    let closed_at = (detail
+        .execution_info()
+        .unwrap()
+        .close_timestamp()
+        .unwrap()
+        .as_secs_f64()
+        * 1e3)
+        .round() as i64;
+    // A day less a millisecond later, it is all still there.
+    server.advance_to(closed_at + DAY_MS - 1).await;
     let detail = describe(&c, "closed", &run).await;
     assert_eq!(
         detail.execution_info().unwrap().close_status(),
@@ -225,4 +224,10 @@ async fn with_a_day_of_retention_a_closed_run_stays() {
     );
     assert_eq!(listed_closed(&c).await, ["closed"]);
     assert_eq!(counted_closed(&c).await, 1);
+    // At the day's end it goes.
+    server.advance_to(closed_at + DAY_MS).await;
+    assert_purged(&c, "closed", &run).await;
 }
+
+/// A day, in milliseconds.
+const DAY_MS: i64 = 24 * 3600 * 1000;

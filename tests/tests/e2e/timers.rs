@@ -6,12 +6,13 @@ use std::time::Duration;
 use crate::common::expect_fault;
 use crate::flow::{
     D, DECIDERS, assert_types, cancel_timer, complete_workflow, decision_task, fail_workflow,
-    first, history, register_workflow, respond, server, server_polling, start, start_timer, types,
+    first, history, manual_server, manual_server_polling, millis, poll_decision_once,
+    register_workflow, respond, start, start_timer, types,
 };
 
 #[tokio::test]
 async fn a_signal_before_the_deadline_cancels_the_timer() {
-    let (_server, c) = server().await;
+    let (_server, c) = manual_server().await;
     register_workflow(&c, "approval").await;
     let run = start(&c, "req-1", "approval").await;
     let task = decision_task(&c, DECIDERS).await;
@@ -64,12 +65,28 @@ async fn a_signal_before_the_deadline_cancels_the_timer() {
 #[tokio::test]
 async fn a_deadline_that_passes_fires_the_timer() {
     // Polls wait longer than the timer, so the fired timer reaches a waiting poll.
-    let (_server, c) = server_polling(Duration::from_secs(10)).await;
+    let (server, c) = manual_server_polling(Duration::from_secs(10)).await;
     register_workflow(&c, "approval").await;
     let run = start(&c, "req-1", "approval").await;
     let task = decision_task(&c, DECIDERS).await;
     respond(&c, task.task_token(), vec![start_timer("deadline", "1")]).await;
-    let task = decision_task(&c, DECIDERS).await;
+    let waiting = tokio::spawn({
+        let c = c.clone();
+        async move { poll_decision_once(&c, DECIDERS).await }
+    });
+    server.until_polls_wait(1).await;
+    server.advance(Duration::from_millis(999)).await;
+    let events = history(&c, "req-1", &run).await;
+    assert!(
+        !types(&events).contains(&"TimerFired"),
+        "fired early: {:?}",
+        types(&events)
+    );
+    server.advance(Duration::from_millis(1)).await;
+    let task = waiting
+        .await
+        .unwrap()
+        .expect("the waiting poll gets the task the timer brings");
     let fired = task
         .events()
         .iter()
@@ -78,9 +95,7 @@ async fn a_deadline_that_passes_fires_the_timer() {
     let attributes = fired.timer_fired_event_attributes().unwrap();
     assert_eq!(attributes.timer_id(), "deadline");
     assert_eq!(attributes.started_event_id(), 5);
-    let waited =
-        fired.event_timestamp().as_secs_f64() - task.events()[4].event_timestamp().as_secs_f64();
-    assert!(waited >= 0.9, "the timer fired after {waited} s");
+    assert_eq!(millis(fired) - millis(&task.events()[4]), 1000);
     respond(
         &c,
         task.task_token(),
@@ -116,13 +131,14 @@ async fn a_deadline_that_passes_fires_the_timer() {
 
 #[tokio::test]
 async fn a_timer_fires_after_a_restart() {
-    let (server, c) = server_polling(Duration::from_secs(10)).await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     let run = start(&c, "job", "w").await;
     let task = decision_task(&c, DECIDERS).await;
     respond(&c, task.task_token(), vec![start_timer("wake-up", "2")]).await;
     let server = server.restart().await;
     let c = server.client();
+    server.advance(Duration::from_secs(2)).await;
     let task = decision_task(&c, DECIDERS).await;
     assert_eq!(task.workflow_execution().unwrap().run_id(), run);
     let events = task.events();
@@ -135,8 +151,7 @@ async fn a_timer_fires_after_a_restart() {
         "wake-up"
     );
     let started = first(events, "TimerStarted");
-    let waited = fired.event_timestamp().as_secs_f64() - started.event_timestamp().as_secs_f64();
-    assert!(waited >= 1.9, "the timer fired after {waited} s");
+    assert_eq!(millis(fired) - millis(started), 2000);
     respond(&c, task.task_token(), vec![complete_workflow(None)]).await;
     assert_eq!(
         history(&c, "job", &run)

@@ -44,6 +44,60 @@ pub(crate) async fn server_polling(poll_timeout: Duration) -> (TestServer, Clien
     (server, client)
 }
 
+/// A server on a manual clock ([`TestServer::start_manual`]) whose empty long polls answer
+/// once the clock has moved 1 s, with domain [`D`] registered: SWF's time passes only when the
+/// test moves it, and a poll that must come back empty goes through [`no_decision_task`] or
+/// [`no_activity_task`].
+pub(crate) async fn manual_server() -> (TestServer, Client) {
+    manual_server_polling(Duration::from_secs(1)).await
+}
+
+/// Like [`manual_server`], with empty long polls answering once the clock has moved
+/// `poll_timeout`.
+pub(crate) async fn manual_server_polling(poll_timeout: Duration) -> (TestServer, Client) {
+    let server =
+        TestServer::start_manual_with(move |config| config.poll_timeout = poll_timeout).await;
+    let client = server.client();
+    register_domain(&client, D).await;
+    (server, client)
+}
+
+/// Runs `poll` on a manual-clock server, waits until it waits, moves the clock by the poll
+/// timeout and returns what the poll answered.
+async fn poll_through_timeout<T: Send + 'static>(
+    server: &TestServer,
+    poll: impl std::future::Future<Output = T> + Send + 'static,
+) -> T {
+    let waiting = server.polls_waiting();
+    let poll = tokio::spawn(poll);
+    server.until_polls_wait(waiting + 1).await;
+    server.advance(server.poll_timeout()).await;
+    tokio::time::timeout(PATIENCE, poll)
+        .await
+        .expect("the poll answers once its timeout has come")
+        .expect("the poll does not panic")
+}
+
+/// Asserts that a decision poll on `list` comes back empty, moving the manual clock by the
+/// poll timeout.
+pub(crate) async fn no_decision_task(server: &TestServer, c: &Client, list: &str) {
+    let (c, list) = (c.clone(), list.to_owned());
+    let task = poll_through_timeout(server, async move { poll_decision_once(&c, &list).await });
+    if let Some(task) = task.await {
+        panic!("a decision task came: {:?}", types(task.events()));
+    }
+}
+
+/// Asserts that an activity poll on `list` comes back empty, moving the manual clock by the
+/// poll timeout.
+pub(crate) async fn no_activity_task(server: &TestServer, c: &Client, list: &str) {
+    let (c, list) = (c.clone(), list.to_owned());
+    let task = poll_through_timeout(server, async move { poll_activity_once(&c, &list).await });
+    if let Some(task) = task.await {
+        panic!("activity task {} came", task.activity_id());
+    }
+}
+
 pub(crate) fn wf_type(name: &str, version: &str) -> WorkflowType {
     WorkflowType::builder()
         .name(name)
@@ -174,11 +228,13 @@ pub(crate) async fn poll_decision_once(
     (!task.task_token().is_empty()).then_some(task)
 }
 
-/// Polls `list` until a decision task comes (panics after 30 s).
+/// Polls `list` until a decision task comes (panics after 30 s, also on a manual clock that
+/// nobody moves).
 pub(crate) async fn decision_task(c: &Client, list: &str) -> PollForDecisionTaskOutput {
     let began = Instant::now();
     loop {
-        if let Some(task) = poll_decision_once(c, list).await {
+        let left = PATIENCE.saturating_sub(began.elapsed());
+        if let Ok(Some(task)) = tokio::time::timeout(left, poll_decision_once(c, list)).await {
             return task;
         }
         assert!(
@@ -204,11 +260,13 @@ pub(crate) async fn poll_activity_once(
     (!task.task_token().is_empty()).then_some(task)
 }
 
-/// Polls `list` until an activity task comes (panics after 30 s).
+/// Polls `list` until an activity task comes (panics after 30 s, also on a manual clock that
+/// nobody moves).
 pub(crate) async fn activity_task(c: &Client, list: &str) -> PollForActivityTaskOutput {
     let began = Instant::now();
     loop {
-        if let Some(task) = poll_activity_once(c, list).await {
+        let left = PATIENCE.saturating_sub(began.elapsed());
+        if let Ok(Some(task)) = tokio::time::timeout(left, poll_activity_once(c, list)).await {
             return task;
         }
         assert!(
@@ -312,7 +370,7 @@ pub(crate) async fn wait_for_events(
             "not {n} {event_type} in {workflow_id} within {PATIENCE:?}: {:?}",
             types(&events)
         );
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 

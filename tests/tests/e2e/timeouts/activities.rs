@@ -4,7 +4,7 @@ use super::*;
 
 #[tokio::test]
 async fn an_activity_nobody_picks_up_times_out_schedule_to_start() {
-    let (_server, c) = server().await;
+    let (server, c) = manual_server().await;
     // Its schedule-to-close deadline comes later, once the task is closed: it must not fire too.
     let run = job(
         &c,
@@ -16,13 +16,10 @@ async fn an_activity_nobody_picks_up_times_out_schedule_to_start() {
     .await;
     let scheduled = millis(&history(&c, "job", &run).await[4]);
 
-    // Shortly before the deadline the task still waits on its list.
-    sleep_until_millis(scheduled + 700).await;
-    let events = history(&c, "job", &run).await;
-    assert_eq!(count(&events, "ActivityTaskTimedOut"), 0);
+    // Just before the deadline the task still waits on its list.
+    server.advance_to(scheduled + 999).await;
     assert_eq!(pending_activities(&c, "nobody").await, 1);
-
-    let events = wait_for_event(&c, "job", &run, "ActivityTaskTimedOut").await;
+    let events = pass_deadline(&server, &c, &run, scheduled + 1000, "ActivityTaskTimedOut").await;
     assert_types(
         &events,
         &activity_history(&["ActivityTaskTimedOut", "DecisionTaskScheduled"]),
@@ -39,10 +36,10 @@ async fn an_activity_nobody_picks_up_times_out_schedule_to_start() {
 
     // The task left its list: no worker ever gets it.
     assert_eq!(pending_activities(&c, "nobody").await, 0);
-    assert!(poll_activity_once(&c, "nobody").await.is_none());
+    no_activity_task(&server, &c, "nobody").await;
     // Past the schedule-to-close deadline too, the one timeout is all there is; the decider
     // hears of it.
-    sleep_until_millis(scheduled + 2500).await;
+    server.advance_to(scheduled + 2500).await;
     let task = decision_task(&c, DECIDERS).await;
     assert_eq!(
         types(task.events())[..7],
@@ -56,9 +53,15 @@ async fn an_activity_nobody_picks_up_times_out_schedule_to_start() {
     );
 }
 
-/// Heartbeats `token` every 0.5 s with details "beat-1", "beat-2", … until a heartbeat is refused
-/// (at most `limit` times); the details of the last one accepted and the refusal's fault.
-async fn heartbeat_until_refused(c: &Client, token: &str, limit: usize) -> (String, String) {
+/// Heartbeats `token` every 0.5 s (moving the clock between them) with details "beat-1",
+/// "beat-2", … until a heartbeat is refused (at most `limit` times); the details of the last
+/// one accepted and the refusal's fault.
+async fn heartbeat_until_refused(
+    server: &TestServer,
+    c: &Client,
+    token: &str,
+    limit: usize,
+) -> (String, String) {
     let mut accepted = String::new();
     for n in 1..=limit {
         let details = format!("beat-{n}");
@@ -69,14 +72,14 @@ async fn heartbeat_until_refused(c: &Client, token: &str, limit: usize) -> (Stri
             }
             Err(fault) => return (accepted, fault),
         }
-        tokio::time::sleep(Duration::from_millis(500)).await;
+        server.advance(Duration::from_millis(500)).await;
     }
     panic!("{limit} heartbeats were all accepted: the task never timed out");
 }
 
 #[tokio::test]
 async fn a_running_activity_times_out_start_to_close_whatever_its_heartbeats() {
-    let (_server, c) = server().await;
+    let (server, c) = manual_server().await;
     let run = job(
         &c,
         vec![timed_activity("a1", WORKERS, |a| {
@@ -86,10 +89,10 @@ async fn a_running_activity_times_out_start_to_close_whatever_its_heartbeats() {
     .await;
     let work = activity_task(&c, WORKERS).await;
     // Heartbeats do not extend start-to-close: it fires 2 s after the start all the same.
-    let (last_details, refusal) = heartbeat_until_refused(&c, work.task_token(), 12).await;
+    let (last_details, refusal) = heartbeat_until_refused(&server, &c, work.task_token(), 12).await;
     assert_eq!(refusal, "UnknownResourceFault");
 
-    let events = wait_for_event(&c, "job", &run, "ActivityTaskTimedOut").await;
+    let events = history(&c, "job", &run).await;
     assert_types(
         &events,
         &activity_history(&[
@@ -106,11 +109,9 @@ async fn a_running_activity_times_out_start_to_close_whatever_its_heartbeats() {
     );
     assert_eq!(timed_out.scheduled_event_id(), 5);
     assert_eq!(timed_out.started_event_id(), 6);
-    assert!(
-        last_details.starts_with("beat-"),
-        "no heartbeat was accepted"
-    );
-    assert_eq!(timed_out.details(), Some(last_details.as_str()));
+    // Beats at 0, 0.5, 1 and 1.5 s were taken; the one at 2 s came to a task timed out.
+    assert_eq!(last_details, "beat-4");
+    assert_eq!(timed_out.details(), Some("beat-4"));
 
     // Too late to answer.
     assert_activity_token_dead(&c, work.task_token()).await;
@@ -121,7 +122,7 @@ async fn a_running_activity_times_out_start_to_close_whatever_its_heartbeats() {
 
 #[tokio::test]
 async fn heartbeats_keep_an_activity_alive_until_they_stop() {
-    let (_server, c) = server().await;
+    let (server, c) = manual_server().await;
     let run = job(
         &c,
         vec![timed_activity("a1", WORKERS, |a| a.heartbeat_timeout("2"))],
@@ -131,7 +132,7 @@ async fn heartbeats_keep_an_activity_alive_until_they_stop() {
     // Six heartbeats 0.5 s apart keep it alive for 3 s, past its 2 s heartbeat timeout.
     let mut last_sent = 0;
     for n in 1..=6 {
-        last_sent = now_millis();
+        last_sent = server.now_millis();
         let details = format!("beat-{n}");
         assert_eq!(
             heartbeat(&c, work.task_token(), Some(&details)).await,
@@ -139,7 +140,7 @@ async fn heartbeats_keep_an_activity_alive_until_they_stop() {
             "{details}"
         );
         if n < 6 {
-            tokio::time::sleep(Duration::from_millis(500)).await;
+            server.advance(Duration::from_millis(500)).await;
         }
     }
     let events = history(&c, "job", &run).await;
@@ -150,14 +151,10 @@ async fn heartbeats_keep_an_activity_alive_until_they_stop() {
         types(&events)
     );
     let started = millis(&events[5]);
-    assert!(
-        last_sent - started >= 2500,
-        "the heartbeats took {} ms",
-        last_sent - started
-    );
+    assert_eq!(last_sent - started, 2500);
 
     // Then it stops: 2 s after the last heartbeat, it is timed out with that heartbeat's details.
-    let events = wait_for_event(&c, "job", &run, "ActivityTaskTimedOut").await;
+    let events = pass_deadline(&server, &c, &run, last_sent + 2000, "ActivityTaskTimedOut").await;
     assert_types(
         &events,
         &activity_history(&[
@@ -184,7 +181,7 @@ async fn heartbeats_keep_an_activity_alive_until_they_stop() {
 
 #[tokio::test]
 async fn schedule_to_close_counts_the_wait_in_the_queue_and_the_run() {
-    let (_server, c) = server().await;
+    let (server, c) = manual_server().await;
     let run = job(
         &c,
         vec![
@@ -197,7 +194,7 @@ async fn schedule_to_close_counts_the_wait_in_the_queue_and_the_run() {
     assert_types(&events, &activity_history(&["ActivityTaskScheduled"]));
     let scheduled = millis(&events[4]);
     // "picked" waits 1 s in its queue before a worker takes it: its deadline does not move.
-    sleep_until_millis(scheduled + 1000).await;
+    server.advance_to(scheduled + 1000).await;
     let work = activity_task(&c, WORKERS).await;
     assert_eq!(work.activity_id(), "picked");
     assert_eq!(
@@ -205,7 +202,7 @@ async fn schedule_to_close_counts_the_wait_in_the_queue_and_the_run() {
         Ok(false)
     );
 
-    let events = wait_for_events(&c, "job", &run, "ActivityTaskTimedOut", 2).await;
+    let events = pass_deadline(&server, &c, &run, scheduled + 2000, "ActivityTaskTimedOut").await;
     let started = first(&events, "ActivityTaskStarted");
     assert_eq!(started.event_id(), 7);
     let mut timeouts: Vec<&HistoryEvent> = events
@@ -232,7 +229,7 @@ async fn schedule_to_close_counts_the_wait_in_the_queue_and_the_run() {
         assert_eq!(timed_out.details(), details);
     }
     // Counted from the scheduling, not from the start 1 s later.
-    assert!(millis(timeouts[0]) - millis(started) < 2000);
+    assert_eq!(millis(timeouts[0]) - millis(started), 1000);
     // One decision task for both.
     assert_eq!(
         count(&events, "DecisionTaskScheduled"),

@@ -4,12 +4,13 @@ use super::*;
 
 #[tokio::test]
 async fn a_decision_task_held_too_long_times_out_start_to_close() {
-    let (_server, c) = server().await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     let run = start_with(&c, "job", "w", |s| s.task_start_to_close_timeout("1")).await;
     let held = decision_task(&c, DECIDERS).await;
+    let started = millis(&history(&c, "job", &run).await[2]);
 
-    let events = wait_for_event(&c, "job", &run, "DecisionTaskTimedOut").await;
+    let events = pass_deadline(&server, &c, &run, started + 1000, "DecisionTaskTimedOut").await;
     assert_types(
         &events,
         &[
@@ -70,7 +71,7 @@ async fn a_decision_task_held_too_long_times_out_start_to_close() {
 
 #[tokio::test]
 async fn a_decision_task_left_on_an_override_list_times_out_schedule_to_start() {
-    let (_server, c) = server().await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     let run = start_on(&c, "job", "w", DECIDERS).await;
     let task = decision_task(&c, DECIDERS).await;
@@ -104,15 +105,10 @@ async fn a_decision_task_left_on_an_override_list_times_out_schedule_to_start() 
     assert_eq!(on_override.schedule_to_start_timeout(), Some("1"));
     let scheduled = millis(&events[5]);
 
-    // Shortly before the deadline the task still waits on the override list.
-    sleep_until_millis(scheduled + 700).await;
+    // Just before the deadline the task still waits on the override list.
+    server.advance_to(scheduled + 999).await;
     assert_eq!(pending_decisions(&c, "elsewhere").await, 1);
-    assert_eq!(
-        count(&history(&c, "job", &run).await, "DecisionTaskTimedOut"),
-        0
-    );
-
-    let events = wait_for_event(&c, "job", &run, "DecisionTaskTimedOut").await;
+    let events = pass_deadline(&server, &c, &run, scheduled + 1000, "DecisionTaskTimedOut").await;
     assert_eq!(
         types(&events)[6..],
         ["DecisionTaskTimedOut", "DecisionTaskScheduled"]
@@ -135,7 +131,7 @@ async fn a_decision_task_left_on_an_override_list_times_out_schedule_to_start() 
     assert_eq!(back.schedule_to_start_timeout(), Some("NONE"));
     assert_eq!(pending_decisions(&c, "elsewhere").await, 0);
     assert_eq!(pending_decisions(&c, DECIDERS).await, 1);
-    assert!(poll_decision_once(&c, "elsewhere").await.is_none());
+    no_decision_task(&server, &c, "elsewhere").await;
 
     let task = decision_task(&c, DECIDERS).await;
     assert_eq!(task.started_event_id(), 9);

@@ -1,10 +1,11 @@
 //! The seven SWF timeouts: four for activity tasks, two for decision tasks and the execution's
 //! own start-to-close (spec §7, §8.5, §8.9).
 //!
-//! Each test checks the timeout's event and attributes, that it fired neither before its deadline
-//! (the event's timestamp, and where cheap a look just before) nor much after it, that it fired
-//! once, what SWF schedules next, and that a late answer with the dead task's token is refused
-//! without touching the history. Timeouts are 1–2 s: the server runs on the real clock.
+//! Each test checks the timeout's event and attributes, that it fired at its deadline exactly
+//! (the event's timestamp, and where cheap a look a millisecond before), that it fired once,
+//! what SWF schedules next, and that a late answer with the dead task's token is refused without
+//! touching the history. The server runs on a manual clock that each test moves to the instants
+//! it looks at, so nothing sleeps and every timestamp is exact.
 //! The helpers are here; the tests are in `activities.rs`, `decisions.rs` and `runs.rs`.
 
 mod activities;
@@ -13,6 +14,7 @@ mod runs;
 
 use std::time::Duration;
 
+use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::Client;
 use weft_tests::aws_sdk_swf::types::builders::ScheduleActivityTaskDecisionAttributesBuilder;
 use weft_tests::aws_sdk_swf::types::{
@@ -26,30 +28,39 @@ use crate::common::expect_fault;
 use crate::flow::{
     DECIDERS, WORKERS, act_type, activity_task, assert_activity_token_dead, assert_types,
     child_attributes, complete_workflow, count, decision_task, describe, execution, first,
-    heartbeat, history, last, millis, now_millis, pending_activities, pending_decisions,
-    poll_activity_once, poll_decision_once, register_activity, register_workflow, respond,
-    schedule_activity_with, server, signal, sleep_until_millis, start_child, start_on, start_with,
-    task_list, types, wait_for_event, wait_for_events, wf_type,
+    heartbeat, history, last, manual_server, millis, no_activity_task, no_decision_task,
+    pending_activities, pending_decisions, register_activity, register_workflow, respond,
+    schedule_activity_with, signal, start_child, start_on, start_with, task_list, types,
+    wait_for_event, wait_for_events, wf_type,
 };
 
-/// How long after its deadline a timeout may be recorded and still pass: generous, since CI
-/// machines are slow and these tests run side by side.
-const SLACK_MS: i64 = 1000;
-
-/// Asserts that `fired` was recorded no earlier than `timeout_s` seconds after `since` (epoch
-/// milliseconds) and at most [`SLACK_MS`] later than that.
+/// Asserts that `fired` was recorded exactly `timeout_s` seconds after `since` (epoch
+/// milliseconds): the clock was moved to that deadline and no further before it fired.
 #[track_caller]
 fn assert_on_time(fired: &HistoryEvent, since: i64, timeout_s: i64) {
     let waited = millis(fired) - since;
     let kind = fired.event_type().as_str();
-    assert!(
-        waited >= timeout_s * 1000,
-        "{kind} after {waited} ms, before its {timeout_s} s deadline"
+    assert_eq!(
+        waited,
+        timeout_s * 1000,
+        "{kind} after {waited} ms, not at its {timeout_s} s deadline"
     );
-    assert!(
-        waited <= timeout_s * 1000 + SLACK_MS,
-        "{kind} after {waited} ms, long past its {timeout_s} s deadline"
-    );
+}
+
+/// Moves the clock to 1 ms before `deadline`, checks that the history of run "job" has no
+/// event of type `event_type` yet, then moves it to the deadline; the history then.
+async fn pass_deadline(
+    server: &TestServer,
+    c: &Client,
+    run: &str,
+    deadline: i64,
+    event_type: &str,
+) -> Vec<HistoryEvent> {
+    server.advance_to(deadline - 1).await;
+    let events = history(c, "job", run).await;
+    assert_eq!(count(&events, event_type), 0, "{:?}", types(&events));
+    server.advance_to(deadline).await;
+    history(c, "job", run).await
 }
 
 /// ScheduleActivityTask `id` of type "a" on `list` with no timeout at all ("NONE" for each of

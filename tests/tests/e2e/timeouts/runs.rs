@@ -18,7 +18,7 @@ fn child_run(events: &[HistoryEvent], workflow_id: &str) -> String {
 
 #[tokio::test]
 async fn a_run_out_of_time_times_out_applies_its_child_policy_and_tells_its_parent() {
-    let (_server, c) = server().await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     // root → {terminator, canceler}, each with 2 s to live and a child of its own ("…-kid"),
     // which outlives it under its child policy.
@@ -63,6 +63,19 @@ async fn a_run_out_of_time_times_out_applies_its_child_policy_and_tells_its_pare
     }
     let terminator = child_run(&root_events, "terminator");
     let canceler = child_run(&root_events, "canceler");
+    // Both started in the root's one decision, at one instant.
+    let born = millis(&history(&c, "terminator", &terminator).await[0]);
+    assert_eq!(millis(&history(&c, "canceler", &canceler).await[0]), born);
+    server.advance_to(born + 1999).await;
+    assert_eq!(
+        describe(&c, "terminator", &terminator)
+            .await
+            .execution_info()
+            .unwrap()
+            .execution_status(),
+        &ExecutionStatus::Open
+    );
+    server.advance_to(born + 2000).await;
 
     for (id, run, policy) in [
         ("terminator", &terminator, ChildPolicy::Terminate),
@@ -202,7 +215,7 @@ const DOWNTIME_MS: u64 = 2500;
 
 #[tokio::test]
 async fn deadlines_that_pass_while_the_server_is_down_fire_when_it_is_back() {
-    let (server, c) = server().await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     register_activity(&c, "a").await;
     let run = start_with(&c, "job", "w", |s| s.execution_start_to_close_timeout("2")).await;
@@ -220,11 +233,12 @@ async fn deadlines_that_pass_while_the_server_is_down_fire_when_it_is_back() {
     assert_types(&before, &activity_history(&["ActivityTaskStarted"]));
 
     // Both deadlines pass while no server runs.
-    let down = now_millis();
+    let down = server.now_millis();
     let server = server
         .restart_after(Duration::from_millis(DOWNTIME_MS))
         .await;
-    let up = now_millis();
+    let up = server.now_millis();
+    assert_eq!(up, down + DOWNTIME_MS as i64);
     let c = server.client();
     let events = wait_for_event(&c, "job", &run, "WorkflowExecutionTimedOut").await;
     assert_types(
@@ -236,19 +250,9 @@ async fn deadlines_that_pass_while_the_server_is_down_fire_when_it_is_back() {
             "WorkflowExecutionTimedOut",
         ]),
     );
+    // Late, they fire as the server comes back, at the time it is back.
     for fired in &events[6..] {
-        let at = millis(fired);
-        assert!(
-            at >= down + DOWNTIME_MS as i64,
-            "{} recorded before the server was back",
-            fired.event_type().as_str()
-        );
-        assert!(
-            at <= up + SLACK_MS,
-            "{} recorded {} ms after the restart",
-            fired.event_type().as_str(),
-            at - up
-        );
+        assert_eq!(millis(fired), up, "{}", fired.event_type().as_str());
     }
     let timed_out = only_activity_timeout(&events);
     assert_eq!(
@@ -270,7 +274,7 @@ async fn deadlines_that_pass_while_the_server_is_down_fire_when_it_is_back() {
 
 #[tokio::test]
 async fn none_timeouts_never_fire() {
-    let (_server, c) = server().await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     register_activity(&c, "a").await;
     let run = start_with(&c, "job", "w", |s| s.task_start_to_close_timeout("NONE")).await;
@@ -292,12 +296,14 @@ async fn none_timeouts_never_fire() {
     signal(&c, "job", "wake").await;
     let held = decision_task(&c, DECIDERS).await;
 
-    let events = wait_for_event(&c, "job", &run, "ActivityTaskTimedOut").await;
+    server.advance(Duration::from_secs(1)).await;
+    let events = history(&c, "job", &run).await;
     let control = only_activity_timeout(&events);
     assert_eq!(control.scheduled_event_id(), 6);
-    // Give any wrongly armed deadline time to fire: everything is 2 s old by now.
+    // Give any wrongly armed deadline time to fire: the clock moves to a second before the
+    // run's own start-to-close (the type's 3600 s), the one timeout the run has.
     let started = millis(&events[0]);
-    sleep_until_millis(started + 2500).await;
+    server.advance_to(started + 3_599_000).await;
     let events = history(&c, "job", &run).await;
     assert_eq!(
         count(&events, "ActivityTaskTimedOut"),
