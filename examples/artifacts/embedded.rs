@@ -20,24 +20,21 @@ pub fn component(name: &str) -> Option<&'static [u8]> {
         .map(|(_, bytes)| *bytes)
 }
 
+/// A Wasm component's preamble: `\0asm`, then the component encoding's version and layer (a
+/// core module has version 1, layer 0 there).
 #[cfg(test)]
-mod tests {
-    use super::*;
+const COMPONENT_PREAMBLE: [u8; 8] = [0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x00];
 
-    /// A Wasm component's preamble: `\0asm`, then the component encoding's version and layer
-    /// (a core module has version 1, layer 0 there).
-    const COMPONENT_PREAMBLE: [u8; 8] = [0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x00];
-
-    #[test]
-    fn each_guest_is_a_component_found_by_its_name_once() {
-        for (name, bytes) in COMPONENTS {
-            assert_eq!(bytes.get(..8), Some(&COMPONENT_PREAMBLE[..]), "{name}");
-            assert_eq!(component(name), Some(bytes), "{name}");
-        }
-        let mut names: Vec<&str> = COMPONENTS.iter().map(|(name, _)| *name).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), COMPONENTS.len(), "each name once");
-        assert!(component(FOREIGN).is_none(), "{FOREIGN} is the other crate's");
+#[cfg(test)]
+#[test]
+fn each_guest_is_a_component_found_by_its_name_once() {
+    for (name, bytes) in COMPONENTS {
+        assert_eq!(bytes.get(..8), Some(&COMPONENT_PREAMBLE[..]), "{name}");
+        assert_eq!(component(name), Some(bytes), "{name}");
     }
+    let mut names: Vec<&str> = COMPONENTS.iter().map(|(name, _)| *name).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), COMPONENTS.len(), "each name once");
+    assert!(component(FOREIGN).is_none(), "{FOREIGN} is the other crate's");
 }
