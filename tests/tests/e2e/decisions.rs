@@ -7,14 +7,14 @@ use weft_tests::aws_sdk_swf::types::{CompleteWorkflowExecutionFailedCause, TaskL
 use crate::common::expect_fault;
 use crate::flow::{
     D, DECIDERS, WORKERS, assert_types, complete_workflow, count, decision_task, fail_workflow,
-    history, marker, pending_activities, pending_decisions, poll_activity_once, poll_decision_once,
-    register_activity, register_workflow, respond, schedule_activity, server, signal, start,
-    start_timer, task_list, types,
+    history, manual_server, marker, no_activity_task, no_decision_task, pending_activities,
+    pending_decisions, poll_through_timeout, register_activity, register_workflow, respond,
+    schedule_activity, server, signal, start, start_timer, task_list, types,
 };
 
 #[tokio::test]
 async fn a_signal_while_a_decision_task_waits_schedules_nothing_more() {
-    let (_server, c) = server().await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     let run = start(&c, "job", "w").await;
     signal(&c, "job", "one").await;
@@ -45,14 +45,14 @@ async fn a_signal_while_a_decision_task_waits_schedules_nothing_more() {
     );
     assert_eq!(task.workflow_execution().unwrap().run_id(), run);
     assert_eq!(task.workflow_type().unwrap().name(), "w");
-    assert!(poll_decision_once(&c, DECIDERS).await.is_none());
+    no_decision_task(&server, &c, DECIDERS).await;
 }
 
 /// As real AWS records it (spec §8.2 rule 4): the first change while a decision task is started
 /// schedules the next one at once, right after it; it is handed out once the started one ends.
 #[tokio::test]
 async fn signals_while_a_decision_task_runs_schedule_the_next_at_once_and_it_waits() {
-    let (_server, c) = server().await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     let run = start(&c, "job", "w").await;
     let task = decision_task(&c, DECIDERS).await;
@@ -72,7 +72,7 @@ async fn signals_while_a_decision_task_runs_schedule_the_next_at_once_and_it_wai
     );
     // Only one decision task is handed out at a time: the next waits, uncounted.
     assert_eq!(pending_decisions(&c, DECIDERS).await, 0);
-    assert!(poll_decision_once(&c, DECIDERS).await.is_none());
+    no_decision_task(&server, &c, DECIDERS).await;
 
     respond(&c, task.task_token(), vec![marker("seen", "nothing yet")]).await;
     let events = history(&c, "job", &run).await;
@@ -111,7 +111,7 @@ async fn signals_while_a_decision_task_runs_schedule_the_next_at_once_and_it_wai
 
 #[tokio::test]
 async fn markers_do_not_schedule_a_decision_task() {
-    let (_server, c) = server().await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     let run = start(&c, "job", "w").await;
     let task = decision_task(&c, DECIDERS).await;
@@ -141,19 +141,27 @@ async fn markers_do_not_schedule_a_decision_task() {
     assert_eq!(recorded.details(), Some("step 2"));
     assert_eq!(recorded.decision_task_completed_event_id(), 4);
     assert_eq!(pending_decisions(&c, DECIDERS).await, 0);
-    assert!(poll_decision_once(&c, DECIDERS).await.is_none());
+    no_decision_task(&server, &c, DECIDERS).await;
 }
 
+/// Both polls wait out the poll timeout on the server's clock, then answer empty in AWS's shape.
 #[tokio::test]
 async fn empty_polls_have_the_aws_shape() {
-    let (server, c) = server().await;
+    let (server, c) = manual_server().await;
+    let endpoint = server.endpoint();
+    let addr = endpoint.trim_start_matches("http://");
     let body = json!({"domain": D, "taskList": {"name": "empty"}}).to_string();
-    let response = server
-        .raw(
-            Some("SimpleWorkflowService.PollForDecisionTask"),
-            body.as_bytes(),
-        )
-        .await;
+    let raw_poll = |operation: &str| {
+        let (addr, target, body) = (
+            addr.to_owned(),
+            format!("SimpleWorkflowService.{operation}"),
+            body.clone(),
+        );
+        poll_through_timeout(&server, async move {
+            weft_tests::raw_request(&addr, Some(&target), body.as_bytes()).await
+        })
+    };
+    let response = raw_poll("PollForDecisionTask").await;
     assert_eq!(response.status, 200, "{}", response.body);
     assert_eq!(
         response.json(),
@@ -161,18 +169,14 @@ async fn empty_polls_have_the_aws_shape() {
     );
     assert!(!response.body.contains("taskToken"), "{}", response.body);
 
-    let response = server
-        .raw(
-            Some("SimpleWorkflowService.PollForActivityTask"),
-            body.as_bytes(),
-        )
-        .await;
+    let response = raw_poll("PollForActivityTask").await;
     assert_eq!(response.status, 200, "{}", response.body);
     assert_eq!(response.json(), json!({"startedEventId": 0}));
 
     // The SDK sees an empty token.
-    assert!(poll_decision_once(&c, "empty").await.is_none());
-    assert!(poll_activity_once(&c, "empty").await.is_none());
+    no_decision_task(&server, &c, "empty").await;
+    no_activity_task(&server, &c, "empty").await;
+    // An unknown domain is refused at once, without waiting.
     expect_fault(
         c.poll_for_decision_task()
             .domain("nope")
@@ -285,7 +289,7 @@ async fn execution_context_is_recorded_in_the_completion() {
 
 #[tokio::test]
 async fn a_task_list_override_moves_the_next_decision_tasks() {
-    let (_server, c) = server().await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     let run = start(&c, "job", "w").await;
     let task = decision_task(&c, DECIDERS).await;
@@ -309,7 +313,7 @@ async fn a_task_list_override_moves_the_next_decision_tasks() {
     assert_eq!(scheduled.task_list().map(TaskList::name), Some("elsewhere"));
     assert_eq!(pending_decisions(&c, DECIDERS).await, 0);
     assert_eq!(pending_decisions(&c, "elsewhere").await, 1);
-    assert!(poll_decision_once(&c, DECIDERS).await.is_none());
+    no_decision_task(&server, &c, DECIDERS).await;
     let task = decision_task(&c, "elsewhere").await;
     assert_eq!(task.workflow_execution().unwrap().run_id(), run);
 

@@ -7,8 +7,8 @@ use weft_tests::aws_sdk_swf::types::{ChildPolicy, CloseStatus, ExecutionStatus, 
 use crate::common::{expect_fault, register_domain};
 use crate::flow::{
     D, DECIDERS, assert_types, complete_workflow, decision_task, describe, first, history,
-    pending_decisions, poll_decision_once, register_bare_workflow, register_workflow, server,
-    start, wf_type,
+    manual_server, no_decision_task, pending_decisions, register_bare_workflow, register_workflow,
+    server, start, wf_type,
 };
 
 const ROLE: &str = "arn:aws:iam::000000000000:role/decider";
@@ -372,7 +372,7 @@ async fn signal_cancel_and_terminate_target_the_given_or_the_open_run() {
 
 #[tokio::test]
 async fn terminate_records_the_effective_child_policy_and_ends_every_task() {
-    let (_server, c) = server().await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
 
     let r1 = start(&c, "a", "w").await;
@@ -402,7 +402,7 @@ async fn terminate_records_the_effective_child_policy_and_ends_every_task() {
     assert_eq!(terminated.child_policy(), &ChildPolicy::Abandon);
     // The scheduled decision task went with the run.
     assert_eq!(pending_decisions(&c, DECIDERS).await, 0);
-    assert!(poll_decision_once(&c, DECIDERS).await.is_none());
+    no_decision_task(&server, &c, DECIDERS).await;
 
     // Without an override the execution's own policy is recorded.
     let r2 = c

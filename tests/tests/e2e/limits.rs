@@ -16,16 +16,17 @@ use crate::common::{expect_fault, fault, register_domain};
 use crate::flow::{
     D, DECIDERS, WORKERS, act_type, activity_task, assert_contiguous, cancel_timer,
     child_attributes, complete_workflow, count, decision_task, describe, heartbeat, history,
-    marker, pending_decisions, poll_decision_once, register_activity, register_workflow, respond,
+    marker, no_decision_task, pending_decisions, register_activity, register_workflow, respond,
     schedule_activity, server, start, start_child, start_on, start_timer, types, wait_for_event,
     wf_type,
 };
 
-/// A server with 1 s empty polls and domain [`D`], after `limit` lowers its limits.
+/// A server on a manual clock with 1 s empty polls and domain [`D`], after `limit` lowers its
+/// limits.
 async fn server_limited(
     limit: impl Fn(&mut weft_host::Limits) + Send + Sync + 'static,
 ) -> (TestServer, Client) {
-    let server = TestServer::start_with(move |config| {
+    let server = TestServer::start_manual_with(move |config| {
         config.poll_timeout = Duration::from_secs(1);
         limit(&mut config.limits);
     })
@@ -62,7 +63,7 @@ async fn try_signal(c: &Client, workflow_id: &str) -> Result<(), String> {
 
 #[tokio::test]
 async fn a_run_that_reaches_the_event_limit_is_terminated() {
-    let (_server, c) = server_limited(|limits| limits.max_events_per_run = 20).await;
+    let (server, c) = server_limited(|limits| limits.max_events_per_run = 20).await;
     register_workflow(&c, "w").await;
     let run = start(&c, "chatty", "w").await;
     // Events 1 and 2 are the start and its decision task; each signal adds one event.
@@ -93,7 +94,7 @@ async fn a_run_that_reaches_the_event_limit_is_terminated() {
     );
     // Its decision task went with it, and nothing more is taken.
     assert_eq!(pending_decisions(&c, DECIDERS).await, 0);
-    assert!(poll_decision_once(&c, DECIDERS).await.is_none());
+    no_decision_task(&server, &c, DECIDERS).await;
     assert_eq!(
         try_signal(&c, "chatty").await,
         Err("UnknownResourceFault".into())

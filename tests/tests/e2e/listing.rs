@@ -5,17 +5,18 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::Client;
 use weft_tests::aws_sdk_swf::primitives::DateTime;
 use weft_tests::aws_sdk_swf::types::{
-    ChildPolicy, CloseStatus, CloseStatusFilter, ExecutionStatus, ExecutionTimeFilter, TagFilter,
-    WorkflowExecutionFilter, WorkflowExecutionInfo, WorkflowTypeFilter,
+    ChildPolicy, CloseStatus, CloseStatusFilter, Decision, ExecutionStatus, ExecutionTimeFilter,
+    TagFilter, WorkflowExecutionFilter, WorkflowExecutionInfo, WorkflowTypeFilter,
 };
 
 use crate::common::fault;
 use crate::flow::{
     D, cancel_workflow, complete_workflow, continue_as_new, continue_as_new_attributes,
-    decision_task, fail_workflow, history, last, respond, server, task_list, wf_type,
+    decision_task, fail_workflow, history, last, manual_server, respond, task_list, wf_type,
 };
 
 /// The arguments of a List/Count call besides the domain and the page token.
@@ -163,13 +164,24 @@ async fn count_closed(c: &Client, q: &Query) -> Result<i32, String> {
         .map_err(|e| fault(Err::<(), _>(e)).0)
 }
 
+/// How far the manual clock moves after each step of the fixture, so that start and close
+/// times differ and every order is defined.
+const STEP: Duration = Duration::from_secs(1);
+
 /// The executions of this test, named by letter.
 struct Fixture {
     c: Client,
     names: HashMap<String, &'static str>,
+    /// When the first execution started, in milliseconds since the epoch.
+    t0: i64,
 }
 
 impl Fixture {
+    /// The time `steps` fixture steps after the first start.
+    fn at(&self, steps: i64) -> DateTime {
+        DateTime::from_millis(self.t0 + steps * STEP.as_millis() as i64)
+    }
+
     fn names(&self, infos: &[WorkflowExecutionInfo]) -> Vec<&'static str> {
         infos
             .iter()
@@ -232,8 +244,16 @@ async fn register(c: &Client, name: &str, version: &str) {
         .unwrap();
 }
 
-/// Starts `workflow_id` of `name`@`version` with `tags`, its decision tasks on list `list`.
-async fn start(c: &Client, id: &str, ty: (&str, &str), tags: &[&str], list: &str) -> String {
+/// Starts `workflow_id` of `name`@`version` with `tags`, its decision tasks on list `list`,
+/// then moves the clock one [`STEP`].
+async fn start(
+    server: &TestServer,
+    c: &Client,
+    id: &str,
+    ty: (&str, &str),
+    tags: &[&str],
+    list: &str,
+) -> String {
     let run = c
         .start_workflow_execution()
         .domain(D)
@@ -247,41 +267,48 @@ async fn start(c: &Client, id: &str, ty: (&str, &str), tags: &[&str], list: &str
         .run_id()
         .unwrap()
         .to_owned();
-    // Keep start and close times apart, so that every order is defined.
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    server.advance(STEP).await;
     run
 }
 
-async fn decide(c: &Client, list: &str, decision: weft_tests::aws_sdk_swf::types::Decision) {
+/// Answers the decision task on `list` with `decision`, then moves the clock one [`STEP`].
+async fn decide(server: &TestServer, c: &Client, list: &str, decision: Decision) {
     let task = decision_task(c, list).await;
     respond(c, task.task_token(), vec![decision]).await;
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    server.advance(STEP).await;
 }
 
 /// Open: A, B, H (H continued G). Closed: C completed, D terminated, E failed, F canceled,
-/// G continued as new. Started A, B, C, D, E, G, F, H; closed E, C, G, D, F.
-async fn fixture() -> (weft_tests::TestServer, Fixture) {
-    let (server, c) = server().await;
+/// G continued as new. Started A, B, C, D, E, G, F, H at steps 0, 1, 2, 3, 4, 5, 8, 9; closed
+/// E, C, G, D, F at steps 6, 7, 9, 10, 11.
+async fn fixture() -> (TestServer, Fixture) {
+    let (server, c) = manual_server().await;
+    let t0 = server.now_millis();
     register(&c, "order", "1").await;
     register(&c, "order", "2").await;
     register(&c, "refund", "1").await;
     let mut names = HashMap::new();
     names.insert(
-        start(&c, "w-a", ("order", "1"), &["red", "x"], "A").await,
+        start(&server, &c, "w-a", ("order", "1"), &["red", "x"], "A").await,
         "A",
     );
-    names.insert(start(&c, "w-b", ("order", "2"), &["blue"], "B").await, "B");
-    names.insert(start(&c, "w-c", ("refund", "1"), &["red"], "C").await, "C");
-    let d = start(&c, "w-d", ("order", "1"), &[], "D").await;
+    let b = start(&server, &c, "w-b", ("order", "2"), &["blue"], "B").await;
+    names.insert(b, "B");
+    let c_run = start(&server, &c, "w-c", ("refund", "1"), &["red"], "C").await;
+    names.insert(c_run, "C");
+    let d = start(&server, &c, "w-d", ("order", "1"), &[], "D").await;
     names.insert(d.clone(), "D");
-    names.insert(start(&c, "w-e", ("order", "2"), &["Red"], "E").await, "E");
-    let g = start(&c, "w-g", ("order", "1"), &[], "G").await;
+    let e = start(&server, &c, "w-e", ("order", "2"), &["Red"], "E").await;
+    names.insert(e, "E");
+    let g = start(&server, &c, "w-g", ("order", "1"), &[], "G").await;
     names.insert(g.clone(), "G");
 
-    decide(&c, "E", fail_workflow("broken", "details")).await;
-    decide(&c, "C", complete_workflow(None)).await;
-    names.insert(start(&c, "w-c", ("refund", "1"), &[], "F").await, "F");
+    decide(&server, &c, "E", fail_workflow("broken", "details")).await;
+    decide(&server, &c, "C", complete_workflow(None)).await;
+    let f = start(&server, &c, "w-c", ("refund", "1"), &[], "F").await;
+    names.insert(f, "F");
     decide(
+        &server,
         &c,
         "G",
         continue_as_new(continue_as_new_attributes().input("next")),
@@ -301,15 +328,21 @@ async fn fixture() -> (weft_tests::TestServer, Fixture) {
         .send()
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    server.advance(STEP).await;
     c.request_cancel_workflow_execution()
         .domain(D)
         .workflow_id("w-c")
         .send()
         .await
         .unwrap();
-    decide(&c, "F", cancel_workflow("customer changed their mind")).await;
-    (server, Fixture { c, names })
+    decide(
+        &server,
+        &c,
+        "F",
+        cancel_workflow("customer changed their mind"),
+    )
+    .await;
+    (server, Fixture { c, names, t0 })
 }
 
 #[tokio::test]
@@ -371,6 +404,11 @@ async fn open_executions_by_every_filter() {
     assert_eq!(a.close_status(), None);
     assert_eq!(a.tag_list(), ["red", "x"]);
     assert_eq!(a.workflow_type(), Some(&wf_type("order", "1")));
+    let started = |i: &WorkflowExecutionInfo| *i.start_timestamp();
+    assert_eq!(
+        [started(&a), started(&b), started(&h)],
+        [f.at(0), f.at(1), f.at(9)]
+    );
     let window = |oldest: &WorkflowExecutionInfo, latest: Option<&WorkflowExecutionInfo>| Query {
         start: Some((
             *oldest.start_timestamp(),
@@ -472,7 +510,8 @@ async fn closed_executions_by_every_filter() {
     assert_eq!(c.close_status(), Some(&CloseStatus::Completed));
     assert_eq!(c.tag_list(), ["red"]);
     let closed_at = |i: &WorkflowExecutionInfo| *i.close_timestamp().expect("closeTimestamp");
-    assert!(closed_at(&c).as_secs_f64() >= c.start_timestamp().as_secs_f64());
+    assert_eq!(*c.start_timestamp(), f.at(2));
+    assert_eq!([closed_at(&c), closed_at(&d)], [f.at(7), f.at(10)]);
     let window = |oldest, latest| Query {
         close: Some((oldest, Some(latest))),
         ..Query::default()

@@ -1,16 +1,17 @@
 //! GetWorkflowExecutionHistory paging, DescribeWorkflowExecution, CountPendingDecisionTasks and
 //! CountPendingActivityTasks (spec §4.2, §8.13).
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use weft_tests::aws_sdk_swf::Client;
+use weft_tests::aws_sdk_swf::primitives::DateTime;
 
 use crate::common::expect_fault;
 use crate::flow::{
     D, DECIDERS, WORKERS, activity_task, cancel_activity, cancel_timer, child_attributes,
-    decision_task, describe, execution, history, pending_activities, pending_decisions,
-    register_activity, register_workflow, respond, schedule_activity, server, signal, start,
-    start_child, start_on, start_timer, task_list,
+    decision_task, describe, execution, history, manual_server, pending_activities,
+    pending_decisions, register_activity, register_workflow, respond, schedule_activity, server,
+    signal, start, start_child, start_on, start_timer, task_list,
 };
 
 /// One page of event ids, and the next page token.
@@ -104,16 +105,9 @@ async fn history_pages_forward_and_backward() {
     );
 }
 
-fn now_secs() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64()
-}
-
 #[tokio::test]
 async fn describe_reports_open_counts_context_and_cancel_requests() {
-    let (_server, c) = server().await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     register_workflow(&c, "kid").await;
     register_activity(&c, "a").await;
@@ -134,7 +128,9 @@ async fn describe_reports_open_counts_context_and_cancel_requests() {
         (0, 1, 0, 0)
     );
 
-    let before_schedule = now_secs();
+    // The activities are scheduled a second after the start, so the time tells them apart.
+    server.advance(Duration::from_secs(1)).await;
+    let scheduled = server.now_millis();
     let task = decision_task(&c, DECIDERS).await;
     c.respond_decision_task_completed()
         .task_token(task.task_token())
@@ -148,7 +144,6 @@ async fn describe_reports_open_counts_context_and_cancel_requests() {
         .send()
         .await
         .unwrap();
-    let after_schedule = now_secs();
     // The child's start gives the parent a decision task; take it. A started decision task
     // is not counted open, as AWS counts (only a scheduled one is).
     let task = decision_task(&c, DECIDERS).await;
@@ -164,13 +159,9 @@ async fn describe_reports_open_counts_context_and_cancel_requests() {
         (2, 0, 1, 1)
     );
     assert_eq!(detail.latest_execution_context(), Some("ctx-1"));
-    let scheduled_at = detail
-        .latest_activity_task_timestamp()
-        .expect("latestActivityTaskTimestamp")
-        .as_secs_f64();
-    assert!(
-        scheduled_at >= before_schedule - 1.0 && scheduled_at <= after_schedule + 1.0,
-        "{before_schedule} <= {scheduled_at} <= {after_schedule}"
+    assert_eq!(
+        detail.latest_activity_task_timestamp(),
+        Some(&DateTime::from_millis(scheduled))
     );
 
     // One activity starts, the other is canceled before it starts; the timer is canceled.
@@ -235,7 +226,7 @@ async fn describe_reports_open_counts_context_and_cancel_requests() {
 
 #[tokio::test]
 async fn pending_task_counts() {
-    let (_server, c) = server().await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     register_activity(&c, "a").await;
     assert_eq!(pending_decisions(&c, "never-used").await, 0);
@@ -279,7 +270,9 @@ async fn pending_task_counts() {
             .await,
         "UnknownResourceFault",
     );
-    // Still the same after a while: nothing was lost or duplicated.
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Still the same a second later (well within every task's timeouts): nothing was lost or
+    // duplicated.
+    server.advance(Duration::from_secs(1)).await;
     assert_eq!(pending_decisions(&c, "list").await, 2);
+    assert_eq!(pending_activities(&c, WORKERS).await, 3);
 }

@@ -13,9 +13,10 @@ use weft_tests::aws_sdk_swf::types::{CloseStatus, Decision, HistoryEvent, TagFil
 use crate::common::expect_fault;
 use crate::flow::{
     D, DECIDERS, WORKERS, activity_task, assert_types, cancel_activity, cancel_workflow,
-    complete_workflow, count, decision_task, describe, fail_workflow, first, history, marker,
-    pending_activities, poll_activity_once, register_activity, register_workflow, respond,
-    schedule_activity, server, start, types,
+    complete_workflow, count, decision_task, describe, fail_workflow, first, history,
+    manual_server, marker, no_activity_task, no_decision_task, pending_activities,
+    poll_activity_once, register_activity, register_workflow, respond, schedule_activity, server,
+    start, types,
 };
 
 const VERIFY: &str = "VerifyOrder";
@@ -121,7 +122,7 @@ async fn order_worker(c: Client, stop: Arc<AtomicBool>) -> Vec<String> {
 
 /// Runs one order with a decider task and a worker task; the final history and what was worked.
 async fn run_order(input: &str) -> (Vec<HistoryEvent>, Vec<String>, CloseStatus) {
-    let (_server, c) = server().await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "OrderWorkflow").await;
     for name in [VERIFY, CHARGE, SHIP, RECORD, CANCEL_ORDER, EMAIL] {
         register_activity(&c, name).await;
@@ -145,7 +146,10 @@ async fn run_order(input: &str) -> (Vec<HistoryEvent>, Vec<String>, CloseStatus)
         .await
         .expect("the order closes within 60 s")
         .expect("the decider does not panic");
+    // The worker's last poll waits for a task that never comes: let its timeout pass.
     stop.store(true, Ordering::SeqCst);
+    server.until_polls_wait(1).await;
+    server.advance(server.poll_timeout()).await;
     let worked = worker.await.expect("the worker does not panic");
     let detail = describe(&c, "order-1", &run).await;
     let status = detail.execution_info().unwrap().close_status().cloned();
@@ -246,6 +250,17 @@ async fn a_declined_card_cancels_the_order_and_fails_the_workflow() {
     assert_eq!(failed.details(), Some("customer notified"));
 }
 
+/// RecordActivityTaskHeartbeat with `details`: whether cancellation was requested.
+async fn beat(c: &Client, token: &str, details: &str) -> bool {
+    c.record_activity_task_heartbeat()
+        .task_token(token)
+        .details(details)
+        .send()
+        .await
+        .unwrap()
+        .cancel_requested()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_signal_cancels_an_order_while_it_ships() {
     let (_server, c) = server().await;
@@ -255,29 +270,20 @@ async fn a_signal_cancels_an_order_while_it_ships() {
     let task = decision_task(&c, DECIDERS).await;
     respond(&c, task.task_token(), vec![schedule_activity("ship", SHIP)]).await;
 
-    // The worker heartbeats until it hears of the cancellation, then reports it canceled.
-    let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+    // The worker heartbeats, then again once the decider has asked for the cancellation, and
+    // reports the activity canceled; what each heartbeat answered, in order.
+    let (beaten_tx, beaten_rx) = tokio::sync::oneshot::channel();
+    let (again_tx, again_rx) = tokio::sync::oneshot::channel::<()>();
     let worker = tokio::spawn({
         let c = c.clone();
         async move {
             let task = activity_task(&c, WORKERS).await;
-            started_tx.send(()).unwrap();
-            let mut answers = Vec::new();
-            loop {
-                let status = c
-                    .record_activity_task_heartbeat()
-                    .task_token(task.task_token())
-                    .details(format!("heartbeat {}", answers.len()))
-                    .send()
-                    .await
-                    .unwrap();
-                answers.push(status.cancel_requested());
-                if status.cancel_requested() {
-                    break;
-                }
-                assert!(answers.len() < 300, "no cancellation within 30 s");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
+            let mut answers = vec![beat(&c, task.task_token(), "heartbeat 0").await];
+            beaten_tx.send(()).unwrap();
+            again_rx
+                .await
+                .expect("the test asks for a second heartbeat");
+            answers.push(beat(&c, task.task_token(), "heartbeat 1").await);
             c.respond_activity_task_canceled()
                 .task_token(task.task_token())
                 .details("stopped at the dock")
@@ -287,7 +293,9 @@ async fn a_signal_cancels_an_order_while_it_ships() {
             answers
         }
     });
-    started_rx.await.expect("the worker started the activity");
+    beaten_rx
+        .await
+        .expect("the worker started the activity and heartbeat");
     c.signal_workflow_execution()
         .domain(D)
         .workflow_id("order-1")
@@ -303,12 +311,13 @@ async fn a_signal_cancels_an_order_while_it_ships() {
         .expect("the decider sees the signal");
     assert_eq!(signaled.signal_name(), "cancel-order");
     respond(&c, task.task_token(), vec![cancel_activity("ship")]).await;
+    again_tx.send(()).unwrap();
 
-    let answers = tokio::time::timeout(Duration::from_secs(40), worker)
+    let answers = tokio::time::timeout(Duration::from_secs(30), worker)
         .await
         .expect("the worker finishes")
         .unwrap();
-    assert_eq!(answers.last(), Some(&true));
+    assert_eq!(answers, [false, true], "cancelRequested of each heartbeat");
     let task = decision_task(&c, DECIDERS).await;
     assert!(
         types(task.events()).contains(&"ActivityTaskCanceled"),
@@ -375,7 +384,7 @@ async fn a_signal_cancels_an_order_while_it_ships() {
 
 #[tokio::test]
 async fn canceling_an_activity_nobody_started_cancels_it_at_once() {
-    let (_server, c) = server().await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     register_activity(&c, "slow").await;
     let run = start(&c, "job", "w").await;
@@ -414,14 +423,14 @@ async fn canceling_an_activity_nobody_started_cancels_it_at_once() {
     assert_eq!(canceled.latest_cancel_requested_event_id(), 10);
     // The task left its list.
     assert_eq!(pending_activities(&c, WORKERS).await, 0);
-    assert!(poll_activity_once(&c, WORKERS).await.is_none());
+    no_activity_task(&server, &c, WORKERS).await;
     let detail = describe(&c, "job", &run).await;
     assert_eq!(detail.open_counts().unwrap().open_activity_tasks(), 0);
 }
 
 #[tokio::test]
 async fn markers_are_history_for_the_decider_but_wake_nobody() {
-    let (_server, c) = server().await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     register_activity(&c, "step").await;
     let run = start(&c, "job", "w").await;
@@ -435,11 +444,7 @@ async fn markers_are_history_for_the_decider_but_wake_nobody() {
         ],
     )
     .await;
-    assert!(
-        crate::flow::poll_decision_once(&c, DECIDERS)
-            .await
-            .is_none()
-    );
+    no_decision_task(&server, &c, DECIDERS).await;
     let work = activity_task(&c, WORKERS).await;
     c.respond_activity_task_completed()
         .task_token(work.task_token())

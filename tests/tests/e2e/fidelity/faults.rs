@@ -6,9 +6,9 @@ use weft_tests::aws_sdk_swf::types::ActivityType;
 
 use crate::common::{expect_fault, fault};
 use crate::flow::{
-    D, DECIDERS, WORKERS, activity_task, complete_workflow, decision_task, marker,
-    register_activity, register_workflow, respond, schedule_activity, schedule_activity_with,
-    server, start, wait_for_event,
+    D, DECIDERS, WORKERS, activity_task, complete_workflow, decision_task, first, history,
+    manual_server, marker, millis, register_activity, register_workflow, respond,
+    schedule_activity, schedule_activity_with, server, start,
 };
 
 #[tokio::test]
@@ -71,7 +71,7 @@ async fn tokens_of_tasks_that_are_gone_name_what_is_gone() {
 
 #[tokio::test]
 async fn an_activity_answered_after_its_timeout_is_unknown() {
-    let (_server, c) = server().await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     register_activity(&c, "a").await;
     let run = start(&c, "job", "w").await;
@@ -90,7 +90,12 @@ async fn an_activity_answered_after_its_timeout_is_unknown() {
     );
     respond(&c, task.task_token(), vec![decision]).await;
     let work = activity_task(&c, WORKERS).await;
-    wait_for_event(&c, "job", &run, "ActivityTaskTimedOut").await;
+    server.advance(std::time::Duration::from_secs(1)).await;
+    let events = history(&c, "job", &run).await;
+    assert_eq!(
+        millis(first(&events, "ActivityTaskTimedOut")),
+        millis(first(&events, "ActivityTaskStarted")) + 1000
+    );
     let message = expect_fault(
         c.respond_activity_task_completed()
             .task_token(work.task_token())

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use weft_tests::TestServer;
 
 use crate::flow::{
-    D, DECIDERS, WORKERS, activity_task, decision_task, describe, register_activity,
+    D, DECIDERS, WORKERS, activity_task, decision_task, describe, manual_server, register_activity,
     register_workflow, respond, schedule_activity, server, start, start_with,
 };
 
@@ -149,7 +149,10 @@ async fn counts_say_they_are_not_truncated() {
 /// 2017: a start, a completion, a failure), not only of the latest scheduling.
 #[tokio::test]
 async fn the_latest_activity_task_time_follows_every_activity_event() {
-    let (server, c) = server().await;
+    let (server, c) = manual_server().await;
+    // The wire's timestamp `steps` seconds after the start: seconds since the epoch.
+    let t0 = server.now_millis();
+    let second = |steps: i64| json!((t0 + steps * 1000) as f64 / 1000.0);
     register_workflow(&c, "w").await;
     register_activity(&c, "a").await;
     let run = start(&c, "job", "w").await;
@@ -174,19 +177,18 @@ async fn the_latest_activity_task_time_follows_every_activity_event() {
         }
     };
     assert_eq!(latest().await, at("ActivityTaskScheduled").await);
-    // Events a few milliseconds apart, so that the timestamps tell them apart.
-    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    assert_eq!(latest().await, second(0));
+    // Events a second apart, so that the timestamps tell them apart.
+    server.advance(std::time::Duration::from_secs(1)).await;
     let work = activity_task(&c, WORKERS).await;
-    assert_ne!(
-        at("ActivityTaskStarted").await,
-        at("ActivityTaskScheduled").await
-    );
+    assert_eq!(at("ActivityTaskStarted").await, second(1));
     assert_eq!(latest().await, at("ActivityTaskStarted").await);
-    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    server.advance(std::time::Duration::from_secs(1)).await;
     c.respond_activity_task_completed()
         .task_token(work.task_token())
         .send()
         .await
         .unwrap();
+    assert_eq!(at("ActivityTaskCompleted").await, second(2));
     assert_eq!(latest().await, at("ActivityTaskCompleted").await);
 }

@@ -2,10 +2,12 @@
 //! `DecisionTaskScheduled` right after the change, before the started task completes, and hands
 //! it out once the started one has ended.
 
+use std::time::Duration;
+
 use crate::flow::{
-    DECIDERS, child_attributes, complete_workflow, count, decision_task, describe,
-    pending_decisions, poll_decision_once, register_workflow, respond, server, signal, start,
-    start_child, start_timer, start_with, task_list, types, wait_for_event,
+    DECIDERS, child_attributes, complete_workflow, count, decision_task, describe, first,
+    manual_server, millis, no_decision_task, pending_decisions, register_workflow, respond, server,
+    signal, start, start_child, start_timer, start_with, task_list, types, wait_for_event,
 };
 
 use super::{assert_consistent, raw_history};
@@ -28,7 +30,7 @@ const PARENT: &str = "fakeuuid-1-";
 /// Here they are events 8 to 16 of a run made to go the same way.
 #[tokio::test]
 async fn the_next_decision_task_follows_a_change_at_once_as_in_a_real_aws_history() {
-    let (server, c) = server().await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     let run = start(&c, PARENT, "w").await;
     let first = decision_task(&c, DECIDERS).await;
@@ -53,10 +55,8 @@ async fn the_next_decision_task_follows_a_change_at_once_as_in_a_real_aws_histor
     let child = decision_task(&c, "children").await;
     respond(&c, child.task_token(), vec![complete_workflow(Some("3"))]).await;
     wait_for_event(&c, PARENT, &run, "ChildWorkflowExecutionCompleted").await;
-    assert!(
-        poll_decision_once(&c, DECIDERS).await.is_none(),
-        "the next task is held back while one is started"
-    );
+    // The next task is held back while one is started.
+    no_decision_task(&server, &c, DECIDERS).await;
     respond(
         &c,
         task.task_token(),
@@ -94,6 +94,9 @@ async fn the_next_decision_task_follows_a_change_at_once_as_in_a_real_aws_histor
         events[11]["eventTimestamp"], events[10]["eventTimestamp"],
         "recorded in the same step as the change"
     );
+    // The empty poll moved the clock before the started task completed: a task scheduled only
+    // on completion would carry this later time.
+    assert_ne!(events[12]["eventTimestamp"], events[10]["eventTimestamp"]);
     let completed = &events[12]["decisionTaskCompletedEventAttributes"];
     assert_eq!(
         (&completed["scheduledEventId"], &completed["startedEventId"]),
@@ -137,12 +140,13 @@ async fn a_held_task_is_open_but_not_pending() {
 /// scheduled.
 #[tokio::test]
 async fn a_started_task_timing_out_releases_the_next_without_a_third() {
-    let (server, c) = server().await;
+    let (server, c) = manual_server().await;
     register_workflow(&c, "w").await;
     let run = start_with(&c, "job", "w", |s| s.task_start_to_close_timeout("1")).await;
     let held = decision_task(&c, DECIDERS).await;
     signal(&c, "job", "late").await;
-    let events = wait_for_event(&c, "job", &run, "DecisionTaskTimedOut").await;
+    server.advance(Duration::from_secs(1)).await;
+    let events = crate::flow::history(&c, "job", &run).await;
     assert_eq!(
         types(&events),
         [
@@ -153,6 +157,11 @@ async fn a_started_task_timing_out_releases_the_next_without_a_third() {
             "DecisionTaskScheduled",
             "DecisionTaskTimedOut",
         ]
+    );
+    assert_eq!(
+        millis(first(&events, "DecisionTaskTimedOut")),
+        millis(first(&events, "DecisionTaskStarted")) + 1000,
+        "the timeout comes exactly startToCloseTimeout after the start"
     );
     let next = decision_task(&c, DECIDERS).await;
     let started = next.events().last().unwrap();

@@ -63,8 +63,8 @@ pub(crate) async fn manual_server_polling(poll_timeout: Duration) -> (TestServer
 }
 
 /// Runs `poll` on a manual-clock server, waits until it waits, moves the clock by the poll
-/// timeout and returns what the poll answered.
-async fn poll_through_timeout<T: Send + 'static>(
+/// timeout and returns what the poll answered: for empty polls no helper here makes (raw ones).
+pub(crate) async fn poll_through_timeout<T: Send + 'static>(
     server: &TestServer,
     poll: impl std::future::Future<Output = T> + Send + 'static,
 ) -> T {
