@@ -7,7 +7,8 @@ use crate::model::decisions::given;
 use crate::model::events::{Cause, attrs};
 use crate::model::{
     ChildPolicy, DecisionTask, Domain, ExecutionConfig, Kind, Parent, Priority, RegistrationStatus,
-    Run, TaskList, Timeout, TypeName, WorkflowExecution, WorkflowKind,
+    Run, TaskList, Timeout, TypeName, TypeRecord, WorkflowExecution, WorkflowKind,
+    WorkflowTypeConfiguration,
 };
 use crate::store::{Counter, Listing, Reads, StoreError, TypeReads};
 
@@ -60,18 +61,25 @@ impl StartError {
     }
 }
 
-/// Resolves `request` for workflow type `ty` of the domain: the configuration the run will have.
+/// Resolves `request` for workflow type `ty` of the domain: the configuration the run will
+/// have, or why there is none.
 pub(crate) fn resolve_start(
     tx: &dyn Reads,
     domain: &Domain,
     ty: &TypeName,
     request: StartRequest,
+) -> Result<Result<ExecutionConfig, StartError>, StoreError> {
+    let record = tx.type_record::<WorkflowKind>(domain, &ty.name, &ty.version)?;
+    Ok(resolve_with(domain, record, request))
+}
+
+/// Resolves `request` against the workflow type's `record`, if there is one.
+fn resolve_with(
+    domain: &Domain,
+    record: Option<TypeRecord<WorkflowTypeConfiguration>>,
+    request: StartRequest,
 ) -> Result<ExecutionConfig, StartError> {
-    let record = tx
-        .type_record::<WorkflowKind>(domain, &ty.name, &ty.version)
-        .ok()
-        .flatten()
-        .ok_or(StartError::TypeUnknown)?;
+    let record = record.ok_or(StartError::TypeUnknown)?;
     if record.status(domain) == RegistrationStatus::Deprecated {
         return Err(StartError::TypeDeprecated);
     }

@@ -68,7 +68,7 @@ pub(crate) async fn start(svc: &Service, ctx: &Ctx, input: StartInput) -> Result
         .write(
             move |tx| {
                 let domain = known_domain(tx, &scope, &input.domain)?;
-                let config = resolve_start(tx, &domain, &input.workflow_type, request)
+                let config = resolve_start(tx, &domain, &input.workflow_type, request)?
                     .map_err(|e| e.fault(&input.workflow_type))?;
                 if tx.open_run(domain.id, &input.workflow_id)?.is_some() {
                     return Err(Fault::execution_already_started(&input.workflow_id));

@@ -98,7 +98,7 @@ impl Batch<'_, '_, '_> {
             child_policy: a.child_policy,
             lambda_role: a.lambda_role.clone(),
         };
-        let resolved = resolve_start(self.eng.tx, self.domain, &a.workflow_type, request);
+        let resolved = resolve_start(self.eng.tx, self.domain, &a.workflow_type, request)?;
         Ok(match resolved {
             Err(e @ (StartError::TypeUnknown | StartError::TypeDeprecated)) => Err(e.cause()),
             _ if run.children.len() >= self.eng.max_open_per_run() => {
@@ -138,7 +138,7 @@ impl Batch<'_, '_, '_> {
             child_policy: a.child_policy,
             lambda_role: a.lambda_role,
         };
-        let config = match resolve_start(self.eng.tx, self.domain, &workflow_type, request) {
+        let config = match resolve_start(self.eng.tx, self.domain, &workflow_type, request)? {
             Ok(config) => config,
             Err(e) => return self.failed(run, fail(e.cause()).into()),
         };
