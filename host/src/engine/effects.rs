@@ -97,6 +97,17 @@ pub(super) fn apply(eng: &mut Engine<'_, '_>, effect: Effect) -> Result<(), Stor
     }
 }
 
+/// The open run an external decision names, and the execution of the run that made it, if
+/// both are still there.
+fn reach(
+    eng: &Engine<'_, '_>,
+    from: &Initiated,
+) -> Result<Option<(Run, WorkflowExecution)>, StoreError> {
+    let target = target(eng, from)?;
+    let sender = eng.tx.run(from.sender)?.map(|s| s.execution);
+    Ok(target.zip(sender))
+}
+
 /// A run's SignalExternalWorkflowExecution reaches its target, or fails for want of one.
 fn signal_external(
     eng: &mut Engine<'_, '_>,
@@ -104,9 +115,7 @@ fn signal_external(
     signal_name: String,
     input: Option<String>,
 ) -> Result<(), StoreError> {
-    let target = target(eng, &from)?;
-    let sender_execution = eng.tx.run(from.sender)?.map(|s| s.execution);
-    let (Some(mut target), Some(sender_execution)) = (target, sender_execution) else {
+    let Some((mut target, sender_execution)) = reach(eng, &from)? else {
         let event = attrs::SignalExternalWorkflowExecutionFailed {
             workflow_id: from.workflow_id,
             run_id: from.run_id,
@@ -128,9 +137,7 @@ fn signal_external(
 
 /// A run's RequestCancelExternalWorkflowExecution reaches its target, or fails for want of one.
 fn cancel_external(eng: &mut Engine<'_, '_>, from: Initiated) -> Result<(), StoreError> {
-    let target = target(eng, &from)?;
-    let sender_execution = eng.tx.run(from.sender)?.map(|s| s.execution);
-    let (Some(mut target), Some(sender_execution)) = (target, sender_execution) else {
+    let Some((mut target, sender_execution)) = reach(eng, &from)? else {
         let event = attrs::RequestCancelExternalWorkflowExecutionFailed {
             workflow_id: from.workflow_id,
             run_id: from.run_id,
