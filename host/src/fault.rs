@@ -182,6 +182,12 @@ pub(crate) struct Violations(Vec<String>);
 /// How much of a client's input a message quotes; the rest is elided.
 const QUOTED_VALUE_CHARS: usize = 128;
 
+/// `value` read as `T`, such as a body as its operation's input; JSON of the wrong shape is a
+/// `SerializationException`.
+pub(crate) fn decode<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T, Fault> {
+    serde_json::from_value(value).map_err(|e| Fault::Serialization(echo(&e.to_string())))
+}
+
 /// `text` from the client (a value, a header, a path, a parser's complaint about the body) as
 /// a message may quote it: at most [`QUOTED_VALUE_CHARS`] characters, then `...`. Messages
 /// never echo more of what a client sent than that.
@@ -210,6 +216,11 @@ impl Violations {
             " at '{path}' failed to satisfy constraint: {constraint}"
         );
         self.0.push(line);
+    }
+
+    /// How many violations were recorded.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
     }
 
     /// `Ok` if nothing was recorded, else the `ValidationException` listing every violation.

@@ -160,7 +160,7 @@ where
     let mut body = serde_json::to_value(&input).map_err(Fault::internal)?;
     Schema::get().validate(O::OPERATION.name(), &mut body)?;
     auth::authorize(ctx, O::OPERATION, &body)?;
-    O::run(service, ctx, operation::decode(body)?).await
+    O::run(service, ctx, crate::fault::decode(body)?).await
 }
 
 /// The request body as JSON; an empty body reads as `{}`.

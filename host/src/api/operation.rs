@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::fault::{Fault, echo};
+use crate::fault::{Fault, decode, echo};
 use crate::model::{ActivityKind, Empty, TypeKind, WorkflowKind};
 use crate::ops::{
     Ctx, Service, activity_tasks, decision_tasks, domains, executions, history, listings, tags,
@@ -188,11 +188,6 @@ impl Operation {
         }
         Operation::from_name(name).ok_or_else(unknown)
     }
-}
-
-/// The body as the operation's input; a body of the wrong shape is a `SerializationException`.
-pub(crate) fn decode<T: DeserializeOwned>(input: Value) -> Result<T, Fault> {
-    serde_json::from_value(input).map_err(|e| Fault::Serialization(echo(&e.to_string())))
 }
 
 /// The output as the response body. Operations without output answer an empty body (with

@@ -5,7 +5,7 @@ use serde_json::json;
 use weft_examples::{order, quote};
 
 use crate::model::{
-    ActivityKind, ActivityTypeConfiguration, BindingKind, ChildPolicy, TaskList, TypeKind,
+    ActivityKind, ActivityTypeConfiguration, BindingKind, ChildPolicy, TaskList, Timeout, TypeKind,
     TypeName, WorkflowKind, WorkflowTypeConfiguration,
 };
 use crate::ops::executions::{SignalInput, StartInput};
@@ -62,10 +62,8 @@ pub(crate) fn registrations(domain: &str) -> Vec<Registration> {
             ty,
             WorkflowTypeConfiguration {
                 default_task_list: Some(task_list(quote::DECISION_TASK_LIST)),
-                default_execution_start_to_close_timeout: Some(
-                    quote::EXECUTION_TIMEOUT_SECS.to_string(),
-                ),
-                default_task_start_to_close_timeout: Some(quote::TASK_TIMEOUT_SECS.to_string()),
+                default_execution_start_to_close_timeout: seconds(quote::EXECUTION_TIMEOUT_SECS),
+                default_task_start_to_close_timeout: seconds(quote::TASK_TIMEOUT_SECS),
                 default_child_policy: Some(ChildPolicy::Terminate),
                 default_lambda_role: Some(quote::LAMBDA_ROLE.to_owned()),
                 ..Default::default()
@@ -77,10 +75,8 @@ pub(crate) fn registrations(domain: &str) -> Vec<Registration> {
         order::WORKFLOW,
         WorkflowTypeConfiguration {
             default_task_list: Some(task_list(order::DECISION_TASK_LIST)),
-            default_execution_start_to_close_timeout: Some(
-                order::EXECUTION_TIMEOUT_SECS.to_string(),
-            ),
-            default_task_start_to_close_timeout: Some(order::TASK_TIMEOUT_SECS.to_string()),
+            default_execution_start_to_close_timeout: seconds(order::EXECUTION_TIMEOUT_SECS),
+            default_task_start_to_close_timeout: seconds(order::TASK_TIMEOUT_SECS),
             default_child_policy: Some(ChildPolicy::Terminate),
             ..Default::default()
         },
@@ -107,13 +103,12 @@ fn register<K: TypeKind>(
     ty: weft_examples::TypeName,
     config: K::Config,
 ) -> RegisterTypeInput<K> {
-    RegisterTypeInput {
-        domain: domain.to_owned(),
-        name: ty.name.to_owned(),
-        version: ty.version.to_owned(),
-        description: None,
-        config,
-    }
+    RegisterTypeInput::new(domain, ty.name, ty.version, &config)
+}
+
+/// A default timeout of `secs` seconds.
+fn seconds(secs: u64) -> Option<Timeout> {
+    u32::try_from(secs).ok().map(Timeout::Seconds)
 }
 
 fn task_list(name: &str) -> TaskList {

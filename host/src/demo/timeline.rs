@@ -72,10 +72,7 @@ fn detail(event: &Event) -> Vec<String> {
         Event::DecisionTaskTimedOut(a) => vec![wire_name(a.timeout_type)],
         Event::LambdaFunctionTimedOut(a) => vec![a.timeout_type.map(wire_name).unwrap_or_default()],
         Event::WorkflowExecutionSignaled(a) => vec![short(&a.signal_name), text(&a.input)],
-        Event::TimerStarted(a) => vec![
-            short(&a.timer_id),
-            format!("{}s", short(&a.start_to_fire_timeout)),
-        ],
+        Event::TimerStarted(a) => vec![short(&a.timer_id), format!("{}s", a.start_to_fire_timeout)],
         Event::TimerFired(a) => vec![short(&a.timer_id)],
         Event::TimerCanceled(a) => vec![short(&a.timer_id)],
         Event::LambdaFunctionScheduled(a) => vec![short(&a.name), format!("id={}", short(&a.id))],

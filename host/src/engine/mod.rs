@@ -200,11 +200,9 @@ impl<'a, 't> Engine<'a, 't> {
             run,
             attrs::DecisionTaskScheduled {
                 task_list: TaskList { name: list.clone() },
-                task_priority: run.config.task_priority.map(|p| p.to_string()),
-                start_to_close_timeout: Some(run.config.task_start_to_close_timeout.to_string()),
-                schedule_to_start_timeout: Some(
-                    schedule_to_start.unwrap_or(Timeout::None).to_string(),
-                ),
+                task_priority: run.config.task_priority,
+                start_to_close_timeout: Some(run.config.task_start_to_close_timeout),
+                schedule_to_start_timeout: Some(schedule_to_start.unwrap_or(Timeout::None)),
             },
         )?;
         Ok(NextDecision {

@@ -3,7 +3,6 @@
 //! all start runs this way.
 
 use crate::fault::Fault;
-use crate::model::decisions::given;
 use crate::model::events::{Cause, attrs};
 use crate::model::{
     ChildPolicy, DecisionTask, Domain, ExecutionConfig, Kind, Parent, Priority, RegistrationStatus,
@@ -89,15 +88,13 @@ fn resolve_with(
         .filter(|l| !l.name.is_empty())
         .or(defaults.default_task_list)
         .ok_or(StartError::Undefined("taskList"))?;
-    // The type's defaults were checked when it was registered.
-    let default = |value: &Option<String>| given(value).and_then(Timeout::parse);
     let execution_start_to_close_timeout = request
         .execution_start_to_close_timeout
-        .or_else(|| default(&defaults.default_execution_start_to_close_timeout))
+        .or(defaults.default_execution_start_to_close_timeout)
         .ok_or(StartError::Undefined("executionStartToCloseTimeout"))?;
     let task_start_to_close_timeout = request
         .task_start_to_close_timeout
-        .or_else(|| default(&defaults.default_task_start_to_close_timeout))
+        .or(defaults.default_task_start_to_close_timeout)
         .ok_or(StartError::Undefined("taskStartToCloseTimeout"))?;
     let child_policy = request
         .child_policy
@@ -107,9 +104,7 @@ fn resolve_with(
         task_start_to_close_timeout,
         execution_start_to_close_timeout,
         task_list,
-        task_priority: request
-            .task_priority
-            .or_else(|| given(&defaults.default_task_priority).and_then(Priority::parse)),
+        task_priority: request.task_priority.or(defaults.default_task_priority),
         child_policy,
         lambda_role: request.lambda_role.or(defaults.default_lambda_role),
     })
@@ -184,11 +179,11 @@ pub(crate) fn start_run(
     let config = &run.config;
     let started = attrs::WorkflowExecutionStarted {
         input: new.input,
-        execution_start_to_close_timeout: Some(config.execution_start_to_close_timeout.to_string()),
-        task_start_to_close_timeout: Some(config.task_start_to_close_timeout.to_string()),
+        execution_start_to_close_timeout: Some(config.execution_start_to_close_timeout),
+        task_start_to_close_timeout: Some(config.task_start_to_close_timeout),
         child_policy: config.child_policy,
         task_list: config.task_list.clone(),
-        task_priority: config.task_priority.map(|p| p.to_string()),
+        task_priority: config.task_priority,
         workflow_type: run.workflow_type.clone(),
         tag_list: (!run.tags.is_empty()).then(|| run.tags.clone()),
         continued_execution_run_id: new.continued_from,

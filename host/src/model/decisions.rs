@@ -10,14 +10,17 @@ use serde_json::Value;
 
 use crate::fault::{Fault, Violations, echo};
 
-use super::rules::NoneAllowed;
-use super::{ChildPolicy, TaskList, TypeName};
+use super::rules::{NoneAllowed, Rule};
+use super::{ChildPolicy, Priority, TaskList, Timeout, TypeName};
 
 macro_rules! decisions {
     ($(
-        $name:ident => $member:literal { $($field:ident : $ty:ty,)* }
+        $name:ident => $member:literal {
+            $($field:ident : $ty:ty,)*
+        } $([$($rule_member:literal: $rule:expr),* $(,)?])?
     )*) => {
-        /// The attributes of each decision type, named after it.
+        /// The attributes of each decision type, named after it, with the prose rules already
+        /// applied: durations and priorities are typed.
         pub(crate) mod attrs {
             use super::*;
             $(
@@ -37,33 +40,36 @@ macro_rules! decisions {
         }
 
         impl Decision {
-            /// The attributes member of the decision's type.
-            fn member(&self) -> &'static str {
-                match self {
-                    $(Decision::$name(_) => $member,)*
-                }
-            }
-
-            /// Reads the decision at `path` (`decisions.N.member`).
+            /// Reads the decision at `path` (`decisions.N.member`): its prose rules are checked
+            /// on the raw attributes, so reading them typed cannot fail on a rule.
             fn read(mut value: Value, path: &str, v: &mut Violations) -> Result<Option<Decision>, Fault> {
                 let kind = value.get("decisionType").and_then(Value::as_str).unwrap_or_default().to_owned();
                 match kind.as_str() {
                     $(stringify!($name) => {
-                        let attrs = match value.get_mut($member).map(Value::take) {
-                            Some(raw) => attrs::$name::deserialize(raw).map_err(|e| {
-                                Fault::Serialization(format!("{path}.{}: {}", $member, echo(&e.to_string())))
-                            })?,
+                        let at = format!("{path}.{}", $member);
+                        let given = value.get_mut($member).map(Value::take);
+                        let present = given.is_some();
+                        let mut raw = given.unwrap_or_else(|| Value::Object(Default::default()));
+                        let rules: &[(&str, Rule)] = &[$($(($rule_member, $rule)),*)?];
+                        let before = v.len();
+                        if let Value::Object(members) = &mut raw {
+                            for (member, rule) in rules {
+                                rule.apply(members, member, &at, v);
+                            }
+                        }
+                        if v.len() > before {
+                            return Ok(None);
+                        }
+                        match attrs::$name::deserialize(raw) {
+                            Ok(attrs) => Ok(Some(Decision::$name(attrs))),
+                            Err(e) if present => Err(Fault::Serialization(format!("{at}: {}", echo(&e.to_string())))),
                             // AWS accepts a decision without its attributes when none of them
                             // is required (the four close decisions), as if they were empty.
-                            None => match attrs::$name::deserialize(Value::Object(Default::default())) {
-                                Ok(attrs) => attrs,
-                                Err(_) => {
-                                    v.add(&format!("{path}.{}", $member), None, "Member must not be null");
-                                    return Ok(None);
-                                }
-                            },
-                        };
-                        Ok(Some(Decision::$name(attrs)))
+                            Err(_) => {
+                                v.add(&at, None, "Member must not be null");
+                                Ok(None)
+                            }
+                        }
                     })*
                     // The schema has checked the enum already.
                     other => Err(Fault::Validation(format!("Unknown decisionType: {other}"))),
@@ -79,13 +85,20 @@ decisions! {
         activity_id: String,
         control: Option<String>,
         input: Option<String>,
-        schedule_to_close_timeout: Option<String>,
+        schedule_to_close_timeout: Option<Timeout>,
         task_list: Option<TaskList>,
-        task_priority: Option<String>,
-        schedule_to_start_timeout: Option<String>,
-        start_to_close_timeout: Option<String>,
-        heartbeat_timeout: Option<String>,
-    }
+        task_priority: Option<Priority>,
+        schedule_to_start_timeout: Option<Timeout>,
+        start_to_close_timeout: Option<Timeout>,
+        heartbeat_timeout: Option<Timeout>,
+    } [
+        "taskList": Rule::TaskList,
+        "taskPriority": Rule::Priority,
+        "scheduleToCloseTimeout": Rule::Duration(NoneAllowed::Yes),
+        "scheduleToStartTimeout": Rule::Duration(NoneAllowed::Yes),
+        "startToCloseTimeout": Rule::Duration(NoneAllowed::Yes),
+        "heartbeatTimeout": Rule::Duration(NoneAllowed::Yes),
+    ]
     RequestCancelActivityTask => "requestCancelActivityTaskDecisionAttributes" {
         activity_id: String,
     }
@@ -101,15 +114,20 @@ decisions! {
     }
     ContinueAsNewWorkflowExecution => "continueAsNewWorkflowExecutionDecisionAttributes" {
         input: Option<String>,
-        execution_start_to_close_timeout: Option<String>,
+        execution_start_to_close_timeout: Option<Timeout>,
         task_list: Option<TaskList>,
-        task_priority: Option<String>,
-        task_start_to_close_timeout: Option<String>,
+        task_priority: Option<Priority>,
+        task_start_to_close_timeout: Option<Timeout>,
         child_policy: Option<ChildPolicy>,
         tag_list: Option<Vec<String>>,
         workflow_type_version: Option<String>,
         lambda_role: Option<String>,
-    }
+    } [
+        "taskList": Rule::TaskList,
+        "taskPriority": Rule::Priority,
+        "executionStartToCloseTimeout": Rule::Duration(NoneAllowed::No),
+        "taskStartToCloseTimeout": Rule::Duration(NoneAllowed::Yes),
+    ]
     RecordMarker => "recordMarkerDecisionAttributes" {
         marker_name: String,
         details: Option<String>,
@@ -117,8 +135,10 @@ decisions! {
     StartTimer => "startTimerDecisionAttributes" {
         timer_id: String,
         control: Option<String>,
-        start_to_fire_timeout: String,
-    }
+        start_to_fire_timeout: Timeout,
+    } [
+        "startToFireTimeout": Rule::RequiredDuration,
+    ]
     CancelTimer => "cancelTimerDecisionAttributes" {
         timer_id: String,
     }
@@ -139,21 +159,28 @@ decisions! {
         workflow_id: String,
         control: Option<String>,
         input: Option<String>,
-        execution_start_to_close_timeout: Option<String>,
+        execution_start_to_close_timeout: Option<Timeout>,
         task_list: Option<TaskList>,
-        task_priority: Option<String>,
-        task_start_to_close_timeout: Option<String>,
+        task_priority: Option<Priority>,
+        task_start_to_close_timeout: Option<Timeout>,
         child_policy: Option<ChildPolicy>,
         tag_list: Option<Vec<String>>,
         lambda_role: Option<String>,
-    }
+    } [
+        "taskList": Rule::TaskList,
+        "taskPriority": Rule::Priority,
+        "executionStartToCloseTimeout": Rule::Duration(NoneAllowed::No),
+        "taskStartToCloseTimeout": Rule::Duration(NoneAllowed::Yes),
+    ]
     ScheduleLambdaFunction => "scheduleLambdaFunctionDecisionAttributes" {
         id: String,
         name: String,
         control: Option<String>,
         input: Option<String>,
-        start_to_close_timeout: Option<String>,
-    }
+        start_to_close_timeout: Option<Timeout>,
+    } [
+        "startToCloseTimeout": Rule::LambdaTimeout,
+    ]
 }
 
 impl Decision {
@@ -166,70 +193,6 @@ impl Decision {
                 | Decision::CancelWorkflowExecution(_)
                 | Decision::ContinueAsNewWorkflowExecution(_)
         )
-    }
-
-    /// The prose rules of the decision's members (spec §3, §6), at `path`.
-    fn check(&self, path: &str, v: &mut Violations) {
-        let at = |member: &str| format!("{path}.{member}");
-        let list = |v: &mut Violations, list: &Option<TaskList>| {
-            if let Some(list) = list {
-                v.name(&at("taskList.name"), &list.name);
-            }
-        };
-        match self {
-            Decision::ScheduleActivityTask(a) => {
-                list(v, &a.task_list);
-                v.priority(&at("taskPriority"), a.task_priority.as_deref());
-                for (member, value) in [
-                    ("scheduleToCloseTimeout", &a.schedule_to_close_timeout),
-                    ("scheduleToStartTimeout", &a.schedule_to_start_timeout),
-                    ("startToCloseTimeout", &a.start_to_close_timeout),
-                    ("heartbeatTimeout", &a.heartbeat_timeout),
-                ] {
-                    v.duration(&at(member), given(value), NoneAllowed::Yes);
-                }
-            }
-            Decision::ContinueAsNewWorkflowExecution(a) => {
-                list(v, &a.task_list);
-                v.priority(&at("taskPriority"), a.task_priority.as_deref());
-                v.duration(
-                    &at("executionStartToCloseTimeout"),
-                    given(&a.execution_start_to_close_timeout),
-                    NoneAllowed::No,
-                );
-                v.duration(
-                    &at("taskStartToCloseTimeout"),
-                    given(&a.task_start_to_close_timeout),
-                    NoneAllowed::Yes,
-                );
-            }
-            Decision::StartTimer(a) => {
-                v.duration(
-                    &at("startToFireTimeout"),
-                    Some(&a.start_to_fire_timeout),
-                    NoneAllowed::No,
-                );
-            }
-            Decision::ScheduleLambdaFunction(a) => {
-                // An empty duration is absent: the default applies (spec §6.13).
-                v.lambda_timeout(&at("startToCloseTimeout"), given(&a.start_to_close_timeout));
-            }
-            Decision::StartChildWorkflowExecution(a) => {
-                list(v, &a.task_list);
-                v.priority(&at("taskPriority"), a.task_priority.as_deref());
-                v.duration(
-                    &at("executionStartToCloseTimeout"),
-                    given(&a.execution_start_to_close_timeout),
-                    NoneAllowed::No,
-                );
-                v.duration(
-                    &at("taskStartToCloseTimeout"),
-                    given(&a.task_start_to_close_timeout),
-                    NoneAllowed::Yes,
-                );
-            }
-            _ => {}
-        }
     }
 }
 
@@ -246,7 +209,6 @@ pub(crate) fn parse(values: Vec<Value>) -> Result<Vec<Decision>, Fault> {
     for (i, value) in values.into_iter().enumerate() {
         let path = format!("decisions.{}.member", i + 1);
         if let Some(decision) = Decision::read(value, &path, &mut v)? {
-            decision.check(&format!("{path}.{}", decision.member()), &mut v);
             decisions.push(decision);
         }
     }

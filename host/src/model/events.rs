@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
 
-use super::{ChildPolicy, TaskList, TypeName, WorkflowExecution};
+use super::{ChildPolicy, Priority, TaskList, Timeout, TypeName, WorkflowExecution};
 
 mod wire;
 
@@ -34,6 +34,7 @@ impl Skip for TypeName {}
 impl Skip for WorkflowExecution {}
 impl Skip for ChildPolicy {}
 impl Skip for Cause {}
+impl Skip for Timeout {}
 
 /// Every failure cause and timeout type that events carry, as SWF spells them.
 ///
@@ -186,11 +187,11 @@ pub(crate) struct HistoryEvent {
 events! {
     WorkflowExecutionStarted => "workflowExecutionStartedEventAttributes" {
         input: Option<String>,
-        execution_start_to_close_timeout: Option<String>,
-        task_start_to_close_timeout: Option<String>,
+        execution_start_to_close_timeout: Option<Timeout>,
+        task_start_to_close_timeout: Option<Timeout>,
         child_policy: ChildPolicy,
         task_list: TaskList,
-        task_priority: Option<String>,
+        task_priority: Option<Priority>,
         workflow_type: TypeName,
         tag_list: Option<Vec<String>>,
         continued_execution_run_id: Option<String>,
@@ -236,10 +237,10 @@ events! {
         input: Option<String>,
         decision_task_completed_event_id: u64,
         new_execution_run_id: String,
-        execution_start_to_close_timeout: Option<String>,
+        execution_start_to_close_timeout: Option<Timeout>,
         task_list: TaskList,
-        task_priority: Option<String>,
-        task_start_to_close_timeout: Option<String>,
+        task_priority: Option<Priority>,
+        task_start_to_close_timeout: Option<Timeout>,
         child_policy: ChildPolicy,
         tag_list: Option<Vec<String>>,
         workflow_type: TypeName,
@@ -263,9 +264,9 @@ events! {
     }
     DecisionTaskScheduled => "decisionTaskScheduledEventAttributes" {
         task_list: TaskList,
-        task_priority: Option<String>,
-        start_to_close_timeout: Option<String>,
-        schedule_to_start_timeout: Option<String>,
+        task_priority: Option<Priority>,
+        start_to_close_timeout: Option<Timeout>,
+        schedule_to_start_timeout: Option<Timeout>,
     }
     DecisionTaskStarted => "decisionTaskStartedEventAttributes" {
         identity: Option<String>,
@@ -276,7 +277,7 @@ events! {
         scheduled_event_id: u64,
         started_event_id: u64,
         task_list: Option<TaskList>,
-        task_list_schedule_to_start_timeout: Option<String>,
+        task_list_schedule_to_start_timeout: Option<Timeout>,
     }
     DecisionTaskTimedOut => "decisionTaskTimedOutEventAttributes" {
         timeout_type: Cause,
@@ -288,13 +289,13 @@ events! {
         activity_id: String,
         input: Option<String>,
         control: Option<String>,
-        schedule_to_start_timeout: Option<String>,
-        schedule_to_close_timeout: Option<String>,
-        start_to_close_timeout: Option<String>,
+        schedule_to_start_timeout: Option<Timeout>,
+        schedule_to_close_timeout: Option<Timeout>,
+        start_to_close_timeout: Option<Timeout>,
         task_list: TaskList,
-        task_priority: Option<String>,
+        task_priority: Option<Priority>,
         decision_task_completed_event_id: u64,
-        heartbeat_timeout: Option<String>,
+        heartbeat_timeout: Option<Timeout>,
     }
     ScheduleActivityTaskFailed => "scheduleActivityTaskFailedEventAttributes" {
         activity_type: TypeName,
@@ -351,7 +352,7 @@ events! {
     TimerStarted => "timerStartedEventAttributes" {
         timer_id: String,
         control: Option<String>,
-        start_to_fire_timeout: String,
+        start_to_fire_timeout: Timeout,
         decision_task_completed_event_id: u64,
     }
     StartTimerFailed => "startTimerFailedEventAttributes" {
@@ -378,12 +379,12 @@ events! {
         workflow_type: TypeName,
         control: Option<String>,
         input: Option<String>,
-        execution_start_to_close_timeout: Option<String>,
+        execution_start_to_close_timeout: Option<Timeout>,
         task_list: TaskList,
-        task_priority: Option<String>,
+        task_priority: Option<Priority>,
         decision_task_completed_event_id: u64,
         child_policy: ChildPolicy,
-        task_start_to_close_timeout: Option<String>,
+        task_start_to_close_timeout: Option<Timeout>,
         tag_list: Option<Vec<String>>,
         lambda_role: Option<String>,
     }
@@ -478,7 +479,7 @@ events! {
         name: String,
         control: Option<String>,
         input: Option<String>,
-        start_to_close_timeout: Option<String>,
+        start_to_close_timeout: Option<Timeout>,
         decision_task_completed_event_id: u64,
     }
     LambdaFunctionStarted => "lambdaFunctionStartedEventAttributes" {

@@ -1,6 +1,8 @@
 //! The input rules that the model states only in prose (spec §3): names, durations, priorities,
 //! retention and tag characters. Each check adds to a [`Violations`] in AWS's message format.
 
+use serde_json::{Map, Value};
+
 use crate::fault::Violations;
 
 use super::ResourceTag;
@@ -10,7 +12,7 @@ use super::values::{MAX_DURATION_SECS, Priority, Timeout};
 const LAMBDA_TIMEOUT_SECS: std::ops::RangeInclusive<u32> = 1..=900;
 
 /// The start-to-close timeout of a Lambda function task scheduled without one (spec §6.13).
-pub(crate) const LAMBDA_DEFAULT_TIMEOUT: &str = "900";
+pub(crate) const LAMBDA_DEFAULT_TIMEOUT: u32 = 900;
 
 /// The longest retention period a domain may have, in days.
 const MAX_RETENTION_DAYS: u32 = 90;
@@ -20,6 +22,66 @@ const MAX_RETENTION_DAYS: u32 = 90;
 pub(crate) enum NoneAllowed {
     Yes,
     No,
+}
+
+/// A rule the model states only in prose (spec §3, §6) on one member of a structure: checked
+/// on the raw JSON, before the structure is read typed, so that reading it cannot fail on one.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Rule {
+    /// A task list, whose name follows the name rule.
+    TaskList,
+    /// A task priority.
+    Priority,
+    /// An optional duration; `""` is absent (the model lets SDKs send empty durations).
+    Duration(NoneAllowed),
+    /// A required duration, never `NONE`.
+    RequiredDuration,
+    /// A Lambda function task's optional start-to-close timeout: 1 to 900 seconds; `""` is
+    /// absent, so the default applies (spec §6.13).
+    LambdaTimeout,
+}
+
+impl Rule {
+    /// Checks `member` of `members`, the structure at `path` (`""` for the input itself),
+    /// and drops it if it is an empty optional duration.
+    pub(crate) fn apply(
+        self,
+        members: &mut Map<String, Value>,
+        member: &str,
+        path: &str,
+        v: &mut Violations,
+    ) {
+        let at = if path.is_empty() {
+            member.to_owned()
+        } else {
+            format!("{path}.{member}")
+        };
+        if matches!(self, Rule::Duration(_) | Rule::LambdaTimeout)
+            && members.get(member).and_then(Value::as_str) == Some("")
+        {
+            members.remove(member);
+            return;
+        }
+        let text = members.get(member).and_then(Value::as_str);
+        match self {
+            Rule::TaskList => {
+                let name = members.get(member).and_then(|l| l.get("name"));
+                if let Some(name) = name.and_then(Value::as_str) {
+                    v.name(&format!("{at}.name"), name);
+                }
+            }
+            Rule::Priority => {
+                v.priority(&at, text);
+            }
+            Rule::Duration(none) => {
+                v.duration(&at, text, none);
+            }
+            Rule::RequiredDuration => {
+                v.duration(&at, text, NoneAllowed::No);
+            }
+            Rule::LambdaTimeout => v.lambda_timeout(&at, text),
+        }
+    }
 }
 
 /// The constraint AWS quotes for tag keys and values.
@@ -255,7 +317,7 @@ mod tests {
             );
         }
         assert_eq!(violations(|v| v.lambda_timeout("t", None)), 0);
-        assert_eq!(Timeout::seconds(LAMBDA_DEFAULT_TIMEOUT), Some(900));
+        assert!(LAMBDA_TIMEOUT_SECS.contains(&LAMBDA_DEFAULT_TIMEOUT));
     }
 
     #[test]

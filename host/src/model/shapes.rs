@@ -44,12 +44,20 @@ pub(crate) enum ChildPolicy {
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub(crate) struct Empty {}
 
-/// Deserializes an optional string, reading `""` as absent.
+/// Deserializes an optional string member into `T`, reading `""` as absent.
 ///
 /// The model gives optional durations a minimum length of 0, so SDKs let `""` through; SWF reads it
 /// as "not set", as it does an empty `runId`.
-pub(crate) fn empty_as_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    Ok(Option::<String>::deserialize(d)?.filter(|s| !s.is_empty()))
+pub(crate) fn empty_as_none<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: TryFrom<String, Error: std::fmt::Display>,
+{
+    Option::<String>::deserialize(d)?
+        .filter(|s| !s.is_empty())
+        .map(T::try_from)
+        .transpose()
+        .map_err(serde::de::Error::custom)
 }
 
 /// A run, named as on the wire (`WorkflowExecution`).

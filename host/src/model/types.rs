@@ -4,11 +4,10 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
-use crate::fault::Violations;
 
-use super::rules::NoneAllowed;
+use super::rules::{NoneAllowed, Rule};
 use super::shapes::empty_as_none;
-use super::{ChildPolicy, Domain, RegistrationStatus, TaskList};
+use super::{ChildPolicy, Domain, Priority, RegistrationStatus, TaskList, Timeout};
 
 /// Which registry a type lives in. The discriminant is part of the store's keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,8 +41,8 @@ pub(crate) trait TypeKind: Send + Sync + 'static {
     /// The defaults registered with a type, stored and described exactly as given.
     type Config: Serialize + DeserializeOwned + Clone + Send + Sync + 'static;
 
-    /// Checks the configuration's prose rules (durations, names, priority).
-    fn validate(config: &Self::Config, v: &mut Violations);
+    /// The configuration's prose rules (durations, names, priority), by member.
+    const RULES: &'static [(&'static str, Rule)];
 
     /// The record as either registry's.
     fn wrap(record: TypeRecord<Self::Config>) -> AnyType;
@@ -97,16 +96,16 @@ pub(crate) struct WorkflowTypeConfiguration {
         deserialize_with = "empty_as_none",
         skip_serializing_if = "Option::is_none"
     )]
-    pub(crate) default_task_start_to_close_timeout: Option<String>,
+    pub(crate) default_task_start_to_close_timeout: Option<Timeout>,
     #[serde(
         deserialize_with = "empty_as_none",
         skip_serializing_if = "Option::is_none"
     )]
-    pub(crate) default_execution_start_to_close_timeout: Option<String>,
+    pub(crate) default_execution_start_to_close_timeout: Option<Timeout>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) default_task_list: Option<TaskList>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) default_task_priority: Option<String>,
+    pub(crate) default_task_priority: Option<Priority>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) default_child_policy: Option<ChildPolicy>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -121,26 +120,26 @@ pub(crate) struct ActivityTypeConfiguration {
         deserialize_with = "empty_as_none",
         skip_serializing_if = "Option::is_none"
     )]
-    pub(crate) default_task_start_to_close_timeout: Option<String>,
+    pub(crate) default_task_start_to_close_timeout: Option<Timeout>,
     #[serde(
         deserialize_with = "empty_as_none",
         skip_serializing_if = "Option::is_none"
     )]
-    pub(crate) default_task_heartbeat_timeout: Option<String>,
+    pub(crate) default_task_heartbeat_timeout: Option<Timeout>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) default_task_list: Option<TaskList>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) default_task_priority: Option<String>,
+    pub(crate) default_task_priority: Option<Priority>,
     #[serde(
         deserialize_with = "empty_as_none",
         skip_serializing_if = "Option::is_none"
     )]
-    pub(crate) default_task_schedule_to_start_timeout: Option<String>,
+    pub(crate) default_task_schedule_to_start_timeout: Option<Timeout>,
     #[serde(
         deserialize_with = "empty_as_none",
         skip_serializing_if = "Option::is_none"
     )]
-    pub(crate) default_task_schedule_to_close_timeout: Option<String>,
+    pub(crate) default_task_schedule_to_close_timeout: Option<Timeout>,
 }
 
 impl TypeKind for WorkflowKind {
@@ -148,22 +147,18 @@ impl TypeKind for WorkflowKind {
     type Config = WorkflowTypeConfiguration;
     any_type!(Workflow);
 
-    fn validate(c: &WorkflowTypeConfiguration, v: &mut Violations) {
-        v.duration(
+    const RULES: &'static [(&'static str, Rule)] = &[
+        (
             "defaultTaskStartToCloseTimeout",
-            c.default_task_start_to_close_timeout.as_deref(),
-            NoneAllowed::Yes,
-        );
-        v.duration(
+            Rule::Duration(NoneAllowed::Yes),
+        ),
+        (
             "defaultExecutionStartToCloseTimeout",
-            c.default_execution_start_to_close_timeout.as_deref(),
-            NoneAllowed::No,
-        );
-        if let Some(list) = &c.default_task_list {
-            v.name("defaultTaskList.name", &list.name);
-        }
-        v.priority("defaultTaskPriority", c.default_task_priority.as_deref());
-    }
+            Rule::Duration(NoneAllowed::No),
+        ),
+        ("defaultTaskList", Rule::TaskList),
+        ("defaultTaskPriority", Rule::Priority),
+    ];
 }
 
 impl TypeKind for ActivityKind {
@@ -171,32 +166,26 @@ impl TypeKind for ActivityKind {
     type Config = ActivityTypeConfiguration;
     any_type!(Activity);
 
-    fn validate(c: &ActivityTypeConfiguration, v: &mut Violations) {
-        for (path, value) in [
-            (
-                "defaultTaskStartToCloseTimeout",
-                &c.default_task_start_to_close_timeout,
-            ),
-            (
-                "defaultTaskHeartbeatTimeout",
-                &c.default_task_heartbeat_timeout,
-            ),
-            (
-                "defaultTaskScheduleToStartTimeout",
-                &c.default_task_schedule_to_start_timeout,
-            ),
-            (
-                "defaultTaskScheduleToCloseTimeout",
-                &c.default_task_schedule_to_close_timeout,
-            ),
-        ] {
-            v.duration(path, value.as_deref(), NoneAllowed::Yes);
-        }
-        if let Some(list) = &c.default_task_list {
-            v.name("defaultTaskList.name", &list.name);
-        }
-        v.priority("defaultTaskPriority", c.default_task_priority.as_deref());
-    }
+    const RULES: &'static [(&'static str, Rule)] = &[
+        (
+            "defaultTaskStartToCloseTimeout",
+            Rule::Duration(NoneAllowed::Yes),
+        ),
+        (
+            "defaultTaskHeartbeatTimeout",
+            Rule::Duration(NoneAllowed::Yes),
+        ),
+        (
+            "defaultTaskScheduleToStartTimeout",
+            Rule::Duration(NoneAllowed::Yes),
+        ),
+        (
+            "defaultTaskScheduleToCloseTimeout",
+            Rule::Duration(NoneAllowed::Yes),
+        ),
+        ("defaultTaskList", Rule::TaskList),
+        ("defaultTaskPriority", Rule::Priority),
+    ];
 }
 
 /// A registered type, as stored. Its name and version are the key.
@@ -228,5 +217,38 @@ impl<C> TypeRecord<C> {
             None => RegistrationStatus::Registered,
             Some(_) => RegistrationStatus::Deprecated,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn configurations_are_typed_and_read_stored_ones_unchanged() {
+        // As stored by releases that kept the strings: `""` was "not set".
+        let stored = json!({"defaultTaskHeartbeatTimeout": "30",
+            "defaultTaskScheduleToCloseTimeout": "NONE",
+            "defaultTaskScheduleToStartTimeout": "",
+            "defaultTaskPriority": "-5"});
+        let config: ActivityTypeConfiguration = serde_json::from_value(stored).unwrap();
+        assert_eq!(
+            config.default_task_heartbeat_timeout,
+            Some(Timeout::Seconds(30))
+        );
+        assert_eq!(
+            config.default_task_schedule_to_close_timeout,
+            Some(Timeout::None)
+        );
+        assert_eq!(config.default_task_schedule_to_start_timeout, None);
+        assert_eq!(config.default_task_priority, Some(Priority(-5)));
+        assert_eq!(
+            serde_json::to_value(&config).unwrap(),
+            json!({"defaultTaskHeartbeatTimeout": "30",
+                "defaultTaskScheduleToCloseTimeout": "NONE",
+                "defaultTaskPriority": "-5"})
+        );
     }
 }

@@ -34,23 +34,12 @@ impl Timeout {
             .map(Timeout::Seconds)
     }
 
-    /// An optional member that was checked on the way in: absent or empty is no value.
-    pub(crate) fn given(value: &Option<String>) -> Option<Timeout> {
-        value.as_deref().and_then(Timeout::parse)
-    }
-
     /// The limit in seconds, if there is one.
     pub(crate) fn limit(self) -> Option<u32> {
         match self {
             Timeout::None => None,
             Timeout::Seconds(secs) => Some(secs),
         }
-    }
-
-    /// The limit in seconds a duration string sets; `None` for `NONE`. Durations still carried
-    /// as strings were checked on the way in, so anything else also means no limit.
-    pub(crate) fn seconds(s: &str) -> Option<u32> {
-        Timeout::parse(s).and_then(Timeout::limit)
     }
 }
 
@@ -83,11 +72,6 @@ impl From<Timeout> for String {
 pub(crate) struct Priority(pub(crate) i32);
 
 impl Priority {
-    /// An optional member that was checked on the way in: absent or empty is no value.
-    pub(crate) fn given(value: &Option<String>) -> Option<Priority> {
-        value.as_deref().and_then(Priority::parse)
-    }
-
     /// Parses a priority string; `None` if it is not a 32-bit integer.
     pub(crate) fn parse(s: &str) -> Option<Priority> {
         s.parse().ok().map(Priority)
@@ -131,7 +115,6 @@ mod tests {
             );
         }
         assert_eq!(Timeout::parse("NONE").and_then(Timeout::limit), None);
-        assert_eq!(Timeout::seconds("90"), Some(90));
         for text in ["0", "-2147483648", "2147483647"] {
             let priority: Priority = serde_json::from_value(text.into()).unwrap();
             assert_eq!(serde_json::to_value(priority).unwrap(), text);

@@ -184,7 +184,7 @@ pub(crate) async fn respond_completed(
     if let Some(list) = &input.task_list {
         v.name("taskList.name", &list.name);
     }
-    v.duration(
+    let schedule_to_start = v.duration(
         "taskListScheduleToStartTimeout",
         decisions::given(&input.task_list_schedule_to_start_timeout),
         NoneAllowed::Yes,
@@ -195,7 +195,7 @@ pub(crate) async fn respond_completed(
         decisions,
         execution_context: input.execution_context,
         task_list: input.task_list,
-        task_list_schedule_to_start_timeout: input.task_list_schedule_to_start_timeout,
+        task_list_schedule_to_start_timeout: schedule_to_start,
     };
     let scope = ctx.scope.clone();
     let setup = svc.engine_for(ctx);

@@ -7,10 +7,10 @@ use std::marker::PhantomData;
 use serde::de::{Deserializer, Error as _};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::clock::Timestamp;
-use crate::fault::{Fault, Violations};
+use crate::fault::{Fault, Violations, decode};
 use crate::model::{
     Domain, Empty, Kind, RegistrationStatus, Scope, TypeKind, TypeName, TypeRecord,
 };
@@ -22,17 +22,37 @@ use super::{Ctx, Service, known_domain};
 /// `RegisterWorkflowTypeInput` / `RegisterActivityTypeInput`: the name, version and description
 /// of the type, and its defaults as the other members.
 #[derive(Deserialize, Serialize)]
-#[serde(
-    rename_all = "camelCase",
-    bound(deserialize = "K::Config: Deserialize<'de>", serialize = "")
-)]
+#[serde(rename_all = "camelCase", bound = "")]
 pub(crate) struct RegisterTypeInput<K: TypeKind> {
     pub(crate) domain: String,
     pub(crate) name: String,
     pub(crate) version: String,
     pub(crate) description: Option<String>,
+    /// The defaults as sent: their prose rules ([`TypeKind::RULES`]) are checked on the JSON,
+    /// with AWS's messages, before they are read as a `K::Config`.
     #[serde(flatten)]
-    pub(crate) config: K::Config,
+    config: Map<String, Value>,
+    #[serde(skip)]
+    kind: PhantomData<K>,
+}
+
+impl<K: TypeKind> RegisterTypeInput<K> {
+    /// The input registering `name` at `version` in `domain` with defaults `config`.
+    pub(crate) fn new(domain: &str, name: &str, version: &str, config: &K::Config) -> Self {
+        let config = match serde_json::to_value(config) {
+            Ok(Value::Object(members)) => members,
+            // A configuration is a struct of optional members: it serializes as an object.
+            _ => Map::new(),
+        };
+        RegisterTypeInput {
+            domain: domain.to_owned(),
+            name: name.to_owned(),
+            version: version.to_owned(),
+            description: None,
+            config,
+            kind: PhantomData,
+        }
+    }
 }
 
 /// The input of the operations that name one type: `domain` and `workflowType` or `activityType`.
@@ -148,8 +168,12 @@ pub(crate) async fn register<K: TypeKind>(
     }
     let mut v = Violations::default();
     v.name("version", &input.version);
-    K::validate(&input.config, &mut v);
+    let mut config = input.config;
+    for (member, rule) in K::RULES {
+        rule.apply(&mut config, member, "", &mut v);
+    }
     v.finish()?;
+    let config: K::Config = decode(Value::Object(config))?;
 
     let scope = ctx.scope.clone();
     let max_types = u64::try_from(svc.limits.max_types_per_kind).unwrap_or(u64::MAX);
@@ -173,7 +197,7 @@ pub(crate) async fn register<K: TypeKind>(
                 if tx.count(domain.id, Counter::Types(K::KIND))? >= max_types {
                     return Err(Fault::types_limit(K::KIND, max_types));
                 }
-                Ok((domain, ty, input.description, input.config))
+                Ok((domain, ty, input.description, config))
             },
             |tx, (domain, ty, description, config)| {
                 let record = TypeRecord {

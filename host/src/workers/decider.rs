@@ -6,8 +6,8 @@ use serde_json::Value;
 use tokio::sync::watch;
 
 use crate::api::op::{PollForDecisionTask, RespondDecisionTaskCompleted};
-use crate::api::operation::decode;
 use crate::fault::Fault;
+use crate::fault::decode;
 use crate::ops::decision_tasks::{DecisionTaskOutput, PollInput, RespondInput};
 
 use super::{Worker, refused};

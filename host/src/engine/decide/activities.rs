@@ -1,6 +1,6 @@
 //! The activity decisions: ScheduleActivityTask and RequestCancelActivityTask (spec §6.1–6.2).
 
-use crate::model::decisions::{attrs as d, given};
+use crate::model::decisions::attrs as d;
 use crate::model::events::{Cause, attrs};
 use crate::model::{
     Activity, ActivityDue, ActivityKind, Priority, RegistrationStatus, Run, TaskList, TaskState,
@@ -28,12 +28,6 @@ impl Batch<'_, '_, '_> {
                 return self.failed(run, event.into());
             }
         };
-        let limits = (
-            Timeout::seconds(&r.schedule_to_start),
-            Timeout::seconds(&r.schedule_to_close),
-            Timeout::seconds(&r.start_to_close),
-            Timeout::seconds(&r.heartbeat),
-        );
         let event = attrs::ActivityTaskScheduled {
             activity_type: a.activity_type.clone(),
             activity_id: a.activity_id.clone(),
@@ -43,24 +37,29 @@ impl Batch<'_, '_, '_> {
             schedule_to_close_timeout: Some(r.schedule_to_close),
             start_to_close_timeout: Some(r.start_to_close),
             task_list: r.task_list.clone(),
-            task_priority: r.priority.clone(),
+            task_priority: r.priority,
             decision_task_completed_event_id: self.completed,
             heartbeat_timeout: Some(r.heartbeat),
         };
         let scheduled = self.eng.record(run, event)?;
-        // Checked on the way in: the decision's, or the type's default.
-        let (list, priority) = (
+        let slot = self.eng.queue(
+            run,
+            TaskKind::Activity,
             r.task_list.name,
-            r.priority.as_deref().and_then(Priority::parse),
-        );
-        let slot = self
-            .eng
-            .queue(run, TaskKind::Activity, list, priority, scheduled)?;
+            r.priority,
+            scheduled,
+        )?;
         let seq = run.seq;
         let mut arm = |kind, secs| self.eng.arm(seq, scheduled, kind, secs);
         let due = ActivityDue {
-            schedule_to_start: arm(Deadline::ActivityScheduleToStart, limits.0)?,
-            schedule_to_close: arm(Deadline::ActivityScheduleToClose, limits.1)?,
+            schedule_to_start: arm(
+                Deadline::ActivityScheduleToStart,
+                r.schedule_to_start.limit(),
+            )?,
+            schedule_to_close: arm(
+                Deadline::ActivityScheduleToClose,
+                r.schedule_to_close.limit(),
+            )?,
             ..ActivityDue::default()
         };
         run.activities.insert(
@@ -71,8 +70,8 @@ impl Batch<'_, '_, '_> {
                 state: TaskState::Queued(slot),
                 cancel_requested_event_id: None,
                 heartbeat_details: None,
-                start_to_close: limits.2,
-                heartbeat: limits.3,
+                start_to_close: r.start_to_close.limit(),
+                heartbeat: r.heartbeat.limit(),
                 due,
             },
         );
@@ -108,40 +107,36 @@ impl Batch<'_, '_, '_> {
             return Ok(Err(Cause::OpenActivitiesLimitExceeded));
         }
         let defaults = record.config;
-        let or_default = |given_value: &Option<String>, default: Option<String>| {
-            given(given_value).map(str::to_owned).or(default)
-        };
         let task_list = a.task_list.clone().filter(|l| !l.name.is_empty());
         let Some(task_list) = task_list.or(defaults.default_task_list) else {
             return Ok(Err(Cause::DefaultTaskListUndefined));
         };
-        let Some(schedule_to_close) = or_default(
-            &a.schedule_to_close_timeout,
-            defaults.default_task_schedule_to_close_timeout,
-        ) else {
+        let Some(schedule_to_close) = a
+            .schedule_to_close_timeout
+            .or(defaults.default_task_schedule_to_close_timeout)
+        else {
             return Ok(Err(Cause::DefaultScheduleToCloseTimeoutUndefined));
         };
-        let Some(schedule_to_start) = or_default(
-            &a.schedule_to_start_timeout,
-            defaults.default_task_schedule_to_start_timeout,
-        ) else {
+        let Some(schedule_to_start) = a
+            .schedule_to_start_timeout
+            .or(defaults.default_task_schedule_to_start_timeout)
+        else {
             return Ok(Err(Cause::DefaultScheduleToStartTimeoutUndefined));
         };
-        let Some(start_to_close) = or_default(
-            &a.start_to_close_timeout,
-            defaults.default_task_start_to_close_timeout,
-        ) else {
+        let Some(start_to_close) = a
+            .start_to_close_timeout
+            .or(defaults.default_task_start_to_close_timeout)
+        else {
             return Ok(Err(Cause::DefaultStartToCloseTimeoutUndefined));
         };
         // The model does not require the heartbeat timeout to resolve: unset means none (§6.1).
-        let heartbeat = or_default(
-            &a.heartbeat_timeout,
-            defaults.default_task_heartbeat_timeout,
-        )
-        .unwrap_or_else(|| "NONE".into());
+        let heartbeat = a
+            .heartbeat_timeout
+            .or(defaults.default_task_heartbeat_timeout)
+            .unwrap_or(Timeout::None);
         Ok(Ok(ResolvedActivity {
             task_list,
-            priority: or_default(&a.task_priority, defaults.default_task_priority),
+            priority: a.task_priority.or(defaults.default_task_priority),
             schedule_to_start,
             schedule_to_close,
             start_to_close,
@@ -195,9 +190,9 @@ impl Batch<'_, '_, '_> {
 /// `ActivityTaskScheduled` event records.
 struct ResolvedActivity {
     task_list: TaskList,
-    priority: Option<String>,
-    schedule_to_start: String,
-    schedule_to_close: String,
-    start_to_close: String,
-    heartbeat: String,
+    priority: Option<Priority>,
+    schedule_to_start: Timeout,
+    schedule_to_close: Timeout,
+    start_to_close: Timeout,
+    heartbeat: Timeout,
 }

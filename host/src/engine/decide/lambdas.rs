@@ -4,7 +4,7 @@
 //! (`store::tables::BINDINGS`), by the in-process function worker; the task waits in a queue
 //! named after the function until that worker claims it (`engine::tasks`).
 
-use crate::model::decisions::{attrs as d, given};
+use crate::model::decisions::attrs as d;
 use crate::model::events::{Cause, attrs};
 use crate::model::{LAMBDA_DEFAULT_TIMEOUT, Lambda, Priority, Run, TaskState, Timeout};
 use crate::store::{StoreError, TaskKind};
@@ -42,16 +42,17 @@ impl Batch<'_, '_, '_> {
             return self.failed(run, event.into());
         }
         // Checked with the request: 1 to 900 seconds, or absent for the default.
-        let timeout = given(&a.start_to_close_timeout).unwrap_or(LAMBDA_DEFAULT_TIMEOUT);
-        let start_to_close = Timeout::seconds(timeout)
-            .ok_or_else(|| StoreError::broken("unchecked Lambda startToCloseTimeout"))?;
+        let start_to_close = a
+            .start_to_close_timeout
+            .and_then(Timeout::limit)
+            .unwrap_or(LAMBDA_DEFAULT_TIMEOUT);
         let event = attrs::LambdaFunctionScheduled {
             id: a.id.clone(),
             name: a.name.clone(),
             control: a.control,
             input: a.input,
             // AWS records the timeout only when the decision gave one (recorded 2017).
-            start_to_close_timeout: given(&a.start_to_close_timeout).map(str::to_owned),
+            start_to_close_timeout: a.start_to_close_timeout,
             decision_task_completed_event_id: self.completed,
         };
         let scheduled = self.eng.record(run, event)?;

@@ -22,7 +22,7 @@ pub(crate) struct Completion {
     pub(crate) decisions: Vec<Decision>,
     pub(crate) execution_context: Option<String>,
     pub(crate) task_list: Option<TaskList>,
-    pub(crate) task_list_schedule_to_start_timeout: Option<String>,
+    pub(crate) task_list_schedule_to_start_timeout: Option<Timeout>,
 }
 
 /// Completes the started decision task `task` of `run` and applies its decisions in order,
@@ -67,9 +67,7 @@ pub(crate) fn complete_decision_task(
             scheduled_event_id: task.scheduled,
             started_event_id: task.started,
             task_list: completion.task_list.clone(),
-            task_list_schedule_to_start_timeout: completion
-                .task_list_schedule_to_start_timeout
-                .clone(),
+            task_list_schedule_to_start_timeout: completion.task_list_schedule_to_start_timeout,
         },
     )?;
     run.previous_started_event_id = task.started;
@@ -78,8 +76,7 @@ pub(crate) fn complete_decision_task(
     }
     if let Some(list) = completion.task_list.filter(|l| !l.name.is_empty()) {
         run.decision_task_list = list.name;
-        run.decision_schedule_to_start =
-            Timeout::given(&completion.task_list_schedule_to_start_timeout);
+        run.decision_schedule_to_start = completion.task_list_schedule_to_start_timeout;
     }
     let mut batch = Batch {
         eng,
@@ -323,7 +320,9 @@ impl Batch<'_, '_, '_> {
             return self.failed(run, event.into());
         }
         // Checked with the request: timers take whole seconds, never NONE.
-        let secs = Timeout::seconds(&a.start_to_fire_timeout)
+        let secs = a
+            .start_to_fire_timeout
+            .limit()
             .ok_or_else(|| StoreError::broken("unchecked startToFireTimeout"))?;
         let event = attrs::TimerStarted {
             timer_id: a.timer_id.clone(),

@@ -3,7 +3,7 @@
 
 use crate::model::decisions::attrs as d;
 use crate::model::events::{Cause, attrs};
-use crate::model::{Child, CloseStatus, ExecutionConfig, Parent, Priority, Run, Timeout, TypeName};
+use crate::model::{Child, CloseStatus, ExecutionConfig, Parent, Run, TypeName};
 use crate::store::StoreError;
 
 use super::super::close::{Closing, close};
@@ -38,14 +38,12 @@ impl Batch<'_, '_, '_> {
             workflow_type: a.workflow_type.clone(),
             control: a.control.clone(),
             input: a.input.clone(),
-            execution_start_to_close_timeout: Some(
-                config.execution_start_to_close_timeout.to_string(),
-            ),
+            execution_start_to_close_timeout: Some(config.execution_start_to_close_timeout),
             task_list: config.task_list.clone(),
-            task_priority: config.task_priority.map(|p| p.to_string()),
+            task_priority: config.task_priority,
             decision_task_completed_event_id: self.completed,
             child_policy: config.child_policy,
-            task_start_to_close_timeout: Some(config.task_start_to_close_timeout.to_string()),
+            task_start_to_close_timeout: Some(config.task_start_to_close_timeout),
             tag_list: (!tags.is_empty()).then(|| tags.clone()),
             lambda_role: config.lambda_role.clone(),
         };
@@ -92,9 +90,9 @@ impl Batch<'_, '_, '_> {
     ) -> Result<Result<ExecutionConfig, Cause>, StoreError> {
         let request = StartRequest {
             task_list: a.task_list.clone(),
-            task_priority: Priority::given(&a.task_priority),
-            execution_start_to_close_timeout: Timeout::given(&a.execution_start_to_close_timeout),
-            task_start_to_close_timeout: Timeout::given(&a.task_start_to_close_timeout),
+            task_priority: a.task_priority,
+            execution_start_to_close_timeout: a.execution_start_to_close_timeout,
+            task_start_to_close_timeout: a.task_start_to_close_timeout,
             child_policy: a.child_policy,
             lambda_role: a.lambda_role.clone(),
         };
@@ -132,9 +130,9 @@ impl Batch<'_, '_, '_> {
         };
         let request = StartRequest {
             task_list: a.task_list,
-            task_priority: Priority::given(&a.task_priority),
-            execution_start_to_close_timeout: Timeout::given(&a.execution_start_to_close_timeout),
-            task_start_to_close_timeout: Timeout::given(&a.task_start_to_close_timeout),
+            task_priority: a.task_priority,
+            execution_start_to_close_timeout: a.execution_start_to_close_timeout,
+            task_start_to_close_timeout: a.task_start_to_close_timeout,
             child_policy: a.child_policy,
             lambda_role: a.lambda_role,
         };
@@ -161,12 +159,10 @@ impl Batch<'_, '_, '_> {
             input: a.input,
             decision_task_completed_event_id: self.completed,
             new_execution_run_id: new_run_id.clone(),
-            execution_start_to_close_timeout: Some(
-                config.execution_start_to_close_timeout.to_string(),
-            ),
+            execution_start_to_close_timeout: Some(config.execution_start_to_close_timeout),
             task_list: config.task_list,
-            task_priority: config.task_priority.map(|p| p.to_string()),
-            task_start_to_close_timeout: Some(config.task_start_to_close_timeout.to_string()),
+            task_priority: config.task_priority,
+            task_start_to_close_timeout: Some(config.task_start_to_close_timeout),
             child_policy: config.child_policy,
             tag_list: (!tags.is_empty()).then_some(tags),
             workflow_type,

@@ -9,7 +9,7 @@ use crate::check::check_history;
 use crate::clock::Timestamp;
 use crate::fault::Fault;
 use crate::model::decisions::{Decision, attrs as d};
-use crate::model::{BindingKind, Lambda};
+use crate::model::{BindingKind, Lambda, Timeout};
 use crate::store::{StoreError, TaskKind};
 
 use super::super::{
@@ -58,7 +58,7 @@ fn lambda(id: &str, name: &str, timeout: Option<&str>) -> Decision {
         name: name.into(),
         control: None,
         input: None,
-        start_to_close_timeout: timeout.map(str::to_owned),
+        start_to_close_timeout: timeout.and_then(Timeout::parse),
     })
 }
 
@@ -148,7 +148,7 @@ async fn with_lambda(fx: &Fixture) -> u64 {
         name: FUNCTION.into(),
         control: Some("ctl".into()),
         input: Some("in".into()),
-        start_to_close_timeout: Some("30".into()),
+        start_to_close_timeout: Some(Timeout::Seconds(30)),
     });
     decide(fx, seq, vec![decision]).await;
     seq

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::Limits;
 use crate::model::decisions::{Decision, attrs as d};
-use crate::model::{Activity, CloseStatus, TaskList};
+use crate::model::{Activity, CloseStatus, TaskList, Timeout};
 use crate::store::{StoreError, TaskKind};
 
 use super::super::{
@@ -48,7 +48,7 @@ async fn decide(fx: &Fixture, seq: u64, task: TaskRef, completion: Completion) {
 /// Schedules activity `a` on list `al` with timeouts [schedule-to-start, schedule-to-close,
 /// start-to-close, heartbeat].
 fn schedule(timeouts: [&str; 4]) -> Decision {
-    let [s2s, s2c, stc, hb] = timeouts.map(|t| Some(t.to_owned()));
+    let [s2s, s2c, stc, hb] = timeouts.map(Timeout::parse);
     Decision::ScheduleActivityTask(d::ScheduleActivityTask {
         activity_type: act(),
         activity_id: "a".into(),
@@ -269,7 +269,7 @@ async fn an_unclaimed_override_reverts_to_the_original_task_list() {
         task_list: Some(TaskList {
             name: "other".into(),
         }),
-        task_list_schedule_to_start_timeout: Some("5".into()),
+        task_list_schedule_to_start_timeout: Some(Timeout::Seconds(5)),
         ..Completion::default()
     };
     decide(&fx, seq, task, completion).await;
@@ -312,7 +312,7 @@ async fn a_run_times_out_then_is_purged_when_its_retention_ends() {
     let timer = Decision::StartTimer(d::StartTimer {
         timer_id: "t".into(),
         control: None,
-        start_to_fire_timeout: "900".into(),
+        start_to_fire_timeout: Timeout::Seconds(900),
     });
     let completion = Completion {
         decisions: vec![timer],
