@@ -118,21 +118,40 @@ async fn the_last_connections_are_kept_for_new_clients() {
     assert_eq!(response.status, 200, "{}", response.body);
 }
 
-/// Polls for an activity task on `list` (which must wait: nothing is scheduled) for up to a
-/// second: `Ok(())` if it was still waiting then, else its error code and message.
-async fn poll_briefly(client: &Client, list: &str) -> Result<(), (String, String)> {
+/// Starts a poll for an activity task on `list` (which must wait: nothing is scheduled, and
+/// `server`'s clock stands still): `Ok` with the poll once the server has it waiting, else its
+/// error code and message.
+async fn poll_waits(
+    server: &TestServer,
+    client: &Client,
+    list: &str,
+) -> Result<JoinHandle<()>, (String, String)> {
+    let waiting = server.polls_waiting();
     let poll = client
         .poll_for_activity_task()
         .domain("d")
         .task_list(TaskList::builder().name(list).build().unwrap())
         .send();
-    match timeout(Duration::from_secs(1), poll).await {
-        Err(_) => Ok(()),
-        Ok(Ok(task)) => panic!("an empty poll was answered at once: {task:?}"),
-        Ok(Err(e)) => Err((
+    let mut poll = tokio::spawn(poll);
+    let admitted = async {
+        while server.polls_waiting() <= waiting {
+            sleep(Duration::from_millis(1)).await;
+        }
+    };
+    let ended = tokio::select! {
+        () = admitted => None,
+        ended = &mut poll => Some(ended),
+    };
+    match ended {
+        None => Ok(tokio::spawn(async move {
+            let _ = poll.await;
+        })),
+        Some(Ok(Ok(task))) => panic!("an empty poll was answered at once: {task:?}"),
+        Some(Ok(Err(e))) => Err((
             e.code().unwrap_or("?").to_owned(),
             e.message().unwrap_or_default().to_owned(),
         )),
+        Some(Err(e)) => panic!("the poll task failed: {e}"),
     }
 }
 
@@ -174,7 +193,7 @@ async fn one_refused(polls: &[(&Client, &str)]) -> (usize, String, Vec<JoinHandl
 
 #[tokio::test]
 async fn the_open_tenants_long_polls_are_capped_per_region() {
-    let server = TestServer::start_with(|c| {
+    let server = TestServer::start_manual_with(|c| {
         c.limits.max_long_polls = 2;
         c.poll_timeout = Duration::from_secs(60);
     })
@@ -186,17 +205,27 @@ async fn the_open_tenants_long_polls_are_capped_per_region() {
     // Three polls, on lists of their own so that SWF's cap per list is not what acts.
     let polls = [(&east, "a"), (&east, "b"), (&east, "c")];
     let (_, message, waiting) = one_refused(&polls).await;
+    server.until_polls_wait(waiting.len()).await;
     assert_eq!(
         message,
         "Limit on maximum concurrent poll requests per region reached (2)"
     );
     // Another region is another scope, with its own polls.
-    assert_eq!(poll_briefly(&west, "a").await, Ok(()));
-    // A poll that ends gives its place back.
+    assert!(poll_waits(&server, &west, "a").await.is_ok());
+    // A poll that ends gives its place back, once the server has let it go.
+    let polls = server.polls_waiting();
     waiting[0].abort();
+    let let_go = async {
+        while server.polls_waiting() == polls {
+            sleep(Duration::from_millis(1)).await;
+        }
+    };
+    timeout(PATIENCE, let_go)
+        .await
+        .expect("the server lets go of a poll its client gave up");
     let admitted = async {
-        while poll_briefly(&east, "d").await.is_err() {
-            sleep(Duration::from_millis(50)).await;
+        while poll_waits(&server, &east, "d").await.is_err() {
+            sleep(Duration::from_millis(1)).await;
         }
     };
     timeout(PATIENCE, admitted)
@@ -206,7 +235,7 @@ async fn the_open_tenants_long_polls_are_capped_per_region() {
 
 #[tokio::test]
 async fn a_tenants_long_polls_are_capped_across_its_regions() {
-    let server = TestServer::start_with(|c| {
+    let server = TestServer::start_manual_with(|c| {
         let mut acme = ACME.config();
         acme.quotas.long_polls = 1;
         c.tenants = vec![acme, GLOBEX.config()];
@@ -219,13 +248,14 @@ async fn a_tenants_long_polls_are_capped_across_its_regions() {
     for client in [&acme_east, &acme_west, &globex] {
         register_domain(client, "d").await;
     }
-    let (_, message, _waiting) = one_refused(&[(&acme_east, "a"), (&acme_west, "a")]).await;
+    let (_, message, waiting) = one_refused(&[(&acme_east, "a"), (&acme_west, "a")]).await;
+    server.until_polls_wait(waiting.len()).await;
     assert_eq!(
         message,
         "Limit on maximum concurrent poll requests per account reached (1)"
     );
     // Another tenant's pollers are not held back by ACME's...
-    assert_eq!(poll_briefly(&globex, "a").await, Ok(()));
+    assert!(poll_waits(&server, &globex, "a").await.is_ok());
     // ...nor are ACME's other requests.
     let listed = acme_east
         .list_domains()
