@@ -4,7 +4,6 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use wasmtime::component::ResourceTable;
 use wasmtime::{ResourceLimiter, Store, Trap, UpdateDeadline};
@@ -14,27 +13,7 @@ use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 use super::bindings::{heartbeat, log};
 use super::http::{HttpGrant, Outgoing};
 use super::limits::GuestLimits;
-
-/// How often the epoch ticker advances; the granularity of the CPU limit.
-pub(crate) const TICK: std::time::Duration = std::time::Duration::from_millis(1);
-
-/// The epoch ticker's count of ticks, kept beside the engine's epoch (which wasmtime does not let
-/// the host read), so that a host call that waited can tell whether a tick passed meanwhile.
-#[derive(Clone, Default)]
-pub(crate) struct Ticks(Arc<AtomicU64>);
-
-impl Ticks {
-    /// Advances the count, then the engine's epoch: whoever sees the epoch moved sees the count
-    /// moved too.
-    pub(crate) fn tick(&self, engine: &wasmtime::Engine) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-        engine.increment_epoch();
-    }
-
-    fn count(&self) -> u64 {
-        self.0.load(Ordering::SeqCst)
-    }
-}
+use super::ticker::{self, TICK, Ticks};
 
 /// Log lines one call may write; the rest are dropped, so a guest cannot flood the log.
 const MAX_LOG_LINES: u32 = 100;
@@ -114,13 +93,14 @@ pub(crate) struct GuestState {
     heartbeat: Option<Heartbeat>,
     /// Ticks of CPU time left.
     ticks_left: u64,
-    /// The ticker's count, to tell whether the epoch moved while the host waited.
-    ticks: Ticks,
+    /// Keeps the epoch ticker running for the call; its count tells whether the epoch moved
+    /// while the host waited.
+    ticks: ticker::Call,
 }
 
 impl GuestState {
     fn new(
-        ticks: Ticks,
+        ticks: &Ticks,
         label: Arc<str>,
         limits: &GuestLimits,
         heartbeat: Option<Heartbeat>,
@@ -150,7 +130,7 @@ impl GuestState {
             log_lines: 0,
             heartbeat,
             ticks_left: u64::try_from(ticks_left).unwrap_or(u64::MAX),
-            ticks,
+            ticks: ticks.call(),
         }
     }
 }
@@ -165,14 +145,7 @@ pub(crate) fn store(
     http_hosts: Arc<[String]>,
     outgoing: Arc<Outgoing>,
 ) -> Store<GuestState> {
-    let state = GuestState::new(
-        ticks.clone(),
-        label,
-        limits,
-        heartbeat,
-        http_hosts,
-        outgoing,
-    );
+    let state = GuestState::new(ticks, label, limits, heartbeat, http_hosts, outgoing);
     let mut store = Store::new(engine, state);
     store.limiter(|state| &mut state.memory);
     // The deadline must be set before instantiation: a new store's deadline has already passed.

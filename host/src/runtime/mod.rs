@@ -1,6 +1,7 @@
-//! The Wasm runtime: one wasmtime engine with a pooling allocator and an epoch ticker, the modules
-//! it has loaded (compiled once per sha256, the compiled code cached on disk, pre-instantiated),
-//! and calls into them, each in a fresh store with its CPU, memory and output limits.
+//! The Wasm runtime: one wasmtime engine with a pooling allocator and an epoch ticker (which
+//! runs only while guests do: `ticker`), the modules it has loaded (compiled once per sha256,
+//! the compiled code cached on disk, pre-instantiated), and calls into them, each in a fresh
+//! store with its CPU, memory and output limits.
 //!
 //! Only this module knows wasmtime.
 //!
@@ -29,12 +30,12 @@ mod escape_tests;
 mod guest;
 mod http;
 mod limits;
+mod ticker;
 mod values;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -49,10 +50,10 @@ use self::bindings::{activity, decider, function, heartbeat, log};
 use self::guest::GuestState;
 
 pub(crate) use self::bindings::{tasks, types};
-use self::guest::Ticks;
 pub(crate) use self::guest::{GuestFailure, Heartbeat};
 pub(crate) use self::http::{Outgoing, check_http_hosts, install_crypto_provider};
 pub use self::limits::GuestLimits;
+use self::ticker::Ticks;
 
 /// Guest instances alive at once, across all bindings: the size of the instance pool.
 pub(crate) const POOL_SIZE: u32 = 256;
@@ -146,9 +147,8 @@ pub(crate) struct Runtime {
     /// Slots in the instance pool, shared fairly by tenants: a call waits for one rather than
     /// fail.
     admission: admission::Admission,
-    /// The epoch ticker's count, which guests' host calls read.
+    /// The epoch ticker, which runs while guests do.
     ticks: Ticks,
-    ticker_stop: Arc<AtomicBool>,
     /// How activity workers' HTTP requests are sent: the TLS roots they trust.
     outgoing: Arc<Outgoing>,
 }
@@ -169,18 +169,7 @@ impl Runtime {
         if let Some(dir) = &cache_dir {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }
-        let ticker_stop = Arc::new(AtomicBool::new(false));
-        let ticks = Ticks::default();
-        let (ticking, counting, stop) = (engine.clone(), ticks.clone(), ticker_stop.clone());
-        std::thread::Builder::new()
-            .name("weft-epoch".into())
-            .spawn(move || {
-                while !stop.load(Ordering::Relaxed) {
-                    std::thread::sleep(guest::TICK);
-                    counting.tick(&ticking);
-                }
-            })
-            .map_err(|e| format!("starting the epoch ticker: {e}"))?;
+        let ticks = Ticks::start(&engine)?;
         Ok(Runtime {
             engine,
             linkers,
@@ -188,7 +177,6 @@ impl Runtime {
             loaded: Mutex::new(HashMap::new()),
             admission: admission::Admission::new(POOL_SIZE as usize),
             ticks,
-            ticker_stop,
             outgoing,
         })
     }
@@ -496,7 +484,7 @@ impl Runtime {
 
 impl Drop for Runtime {
     fn drop(&mut self) {
-        self.ticker_stop.store(true, Ordering::Relaxed);
+        self.ticks.stop();
     }
 }
 
