@@ -2,7 +2,7 @@
 //! reads and writes of domains and types. Runs are in `runs.rs`, the Wasm extension in
 //! `wasm.rs`.
 
-use std::ops::{Bound, Deref};
+use std::ops::{Bound, Deref, DerefMut};
 
 use redb::{AccessGuard, Key, ReadableTable, StorageError, Table, Value, WriteTransaction};
 use serde::Serialize;
@@ -33,6 +33,37 @@ impl<T> Deref for Opened<T> {
     }
 }
 
+/// A table of the writer's transaction that notes whether it was written to: every write
+/// takes it mutably, every read shared.
+pub(super) struct Tracked<T> {
+    table: T,
+    changed: bool,
+}
+
+impl<T> Tracked<T> {
+    fn new(table: T) -> Self {
+        Tracked {
+            table,
+            changed: false,
+        }
+    }
+}
+
+impl<T> Deref for Tracked<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.table
+    }
+}
+
+impl<T> DerefMut for Tracked<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.changed = true;
+        &mut self.table
+    }
+}
+
 macro_rules! tables {
     ($($field:ident / $method:ident : $def:ident <$key:ty, $value:ty>;)*) => {
         /// The writer's transaction: every change of one batch of requests, committed together.
@@ -41,7 +72,7 @@ macro_rules! tables {
         /// transaction costs more than a lookup, and the writer is the one serial path every
         /// change takes.
         pub(crate) struct WriteTx<'t> {
-            $(pub(super) $field: Table<'t, $key, $value>,)*
+            $(pub(super) $field: Tracked<Table<'t, $key, $value>>,)*
             now: Timestamp,
             after_commit: Vec<Box<dyn FnOnce() + Send>>,
         }
@@ -67,7 +98,7 @@ macro_rules! tables {
         impl Tables for WriteTx<'_> {
             $(
                 fn $method(&self) -> Result<impl Deref<Target: ReadableTable<$key, $value>>, StoreError> {
-                    Ok(&self.$field)
+                    Ok(&*self.$field)
                 }
             )*
         }
@@ -76,10 +107,17 @@ macro_rules! tables {
             /// Opens the tables of `txn` for a batch happening at `now`.
             pub(super) fn open(txn: &'t WriteTransaction, now: Timestamp) -> Result<Self, StoreError> {
                 Ok(WriteTx {
-                    $($field: txn.open_table($def)?,)*
+                    $($field: Tracked::new(txn.open_table($def)?),)*
                     now,
                     after_commit: Vec::new(),
                 })
+            }
+        }
+
+        impl WriteTx<'_> {
+            /// Whether the batch wrote anything: one that did not needs no commit.
+            pub(super) fn changed(&self) -> bool {
+                false $(|| self.$field.changed)*
             }
         }
 

@@ -41,7 +41,7 @@ struct Counters {
 }
 
 impl WriterStats {
-    /// Durable commits made.
+    /// Durable commits made; batches that changed nothing make none.
     pub fn commits(&self) -> u64 {
         self.0.commits.load(Ordering::Relaxed)
     }
@@ -72,14 +72,17 @@ fn run(db: &Database, clock: &dyn Clock, queue: &Receiver<Box<dyn Job>>, counter
         batch.extend(queue.try_iter().take(MAX_BATCH - 1));
         let outcome = catch_unwind(AssertUnwindSafe(|| commit(db, clock, &mut batch)))
             .unwrap_or_else(|_| Err(StoreError::Panicked));
-        let outcome = outcome.map(|after_commit| {
+        let outcome = outcome.map(|(committed, after_commit)| {
             for action in after_commit {
                 action();
             }
+            committed
         });
         match &outcome {
-            Ok(()) => {
-                counters.commits.fetch_add(1, Ordering::Relaxed);
+            Ok(committed) => {
+                counters
+                    .commits
+                    .fetch_add(u64::from(*committed), Ordering::Relaxed);
                 counters
                     .requests
                     .fetch_add(batch.len() as u64, Ordering::Relaxed);
@@ -95,24 +98,30 @@ fn run(db: &Database, clock: &dyn Clock, queue: &Receiver<Box<dyn Job>>, counter
 /// What to do once a batch is committed.
 type AfterCommit = Vec<Box<dyn FnOnce() + Send>>;
 
-/// Applies `batch` in one transaction and commits it durably. If anything fails (or panics),
-/// the transaction is dropped, which aborts it: the batch changes nothing.
+/// Applies `batch` in one transaction and commits it durably; answers whether there was
+/// anything to commit. A batch that wrote nothing (polls that only wait) is aborted instead:
+/// a durable commit of nothing would still cost an fsync. If anything fails (or panics), the
+/// transaction is dropped, which aborts it: the batch changes nothing.
 fn commit(
     db: &Database,
     clock: &dyn Clock,
     batch: &mut [Box<dyn Job>],
-) -> Result<AfterCommit, StoreError> {
+) -> Result<(bool, AfterCommit), StoreError> {
     let mut txn = db.begin_write()?;
     txn.set_durability(Durability::Immediate)?;
-    let after_commit = {
+    let (changed, after_commit) = {
         let mut tx = WriteTx::open(&txn, clock.now())?;
         for job in batch.iter_mut() {
             if !job.apply(&mut tx) {
                 return Err(StoreError::Aborted);
             }
         }
-        tx.take_after_commit()
+        (tx.changed(), tx.take_after_commit())
     };
-    txn.commit()?;
-    Ok(after_commit)
+    if changed {
+        txn.commit()?;
+    } else {
+        txn.abort()?;
+    }
+    Ok((changed, after_commit))
 }

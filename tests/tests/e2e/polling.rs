@@ -13,9 +13,9 @@ use weft_tests::aws_sdk_swf::types::ScheduleActivityTaskDecisionAttributes;
 use crate::flow::{
     D, DECIDERS, WORKERS, act_type, activity_task, assert_activity_token_dead,
     assert_activity_token_refused, complete_workflow, count, decision_task, heartbeat, history,
-    manual_server, no_activity_task, pending_activities, pending_decisions, poll_activity_once,
-    poll_decision_once, register_activity, register_workflow, respond, schedule_activity,
-    schedule_activity_with, server, start, task_list,
+    manual_server, no_activity_task, no_decision_task, pending_activities, pending_decisions,
+    poll_activity_once, poll_decision_once, register_activity, register_workflow, respond,
+    schedule_activity, schedule_activity_with, server, start, task_list,
 };
 use weft_tests::TestServer;
 
@@ -419,4 +419,26 @@ async fn stale_forged_and_reused_activity_tokens_are_unknown() {
     assert_activity_token_dead(&c, fourth.task_token()).await;
     let task = decision_task(&c, DECIDERS).await;
     respond(&c, task.task_token(), vec![complete_workflow(None)]).await;
+}
+
+#[tokio::test]
+async fn a_poll_that_finds_nothing_commits_nothing() {
+    let (server, c) = manual_server().await;
+    let commits = server.writer_stats().commits();
+    for _ in 0..3 {
+        no_decision_task(&server, &c, DECIDERS).await;
+        no_activity_task(&server, &c, WORKERS).await;
+    }
+    assert_eq!(
+        server.writer_stats().commits(),
+        commits,
+        "an empty poll made a durable commit"
+    );
+    // A poll that takes a task still commits its claim.
+    register_workflow(&c, "w").await;
+    start(&c, "job", "w").await;
+    let before = server.writer_stats().commits();
+    let task = poll_decision_once(&c, DECIDERS).await;
+    assert!(task.is_some(), "the decision task is handed out");
+    assert_eq!(server.writer_stats().commits(), before + 1);
 }
