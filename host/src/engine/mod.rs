@@ -13,6 +13,7 @@ mod close;
 mod deadlines;
 mod decide;
 mod effects;
+mod heartbeats;
 mod lambdas;
 mod start;
 mod tasks;
@@ -28,6 +29,8 @@ use tokio::sync::Notify;
 
 use crate::clock::Timestamp;
 use crate::dispatch::Dispatch;
+
+use self::heartbeats::Heartbeats;
 use crate::model::events::{Cause, Event, HistoryEvent, attrs};
 use crate::model::{DecisionTask, NextDecision, Priority, Run, Slot, TaskList, Timeout};
 use crate::store::{Counter, Deadline, Reads, StoreError, TaskKind, Writes};
@@ -67,6 +70,8 @@ pub(crate) struct Setup {
     pub(crate) max_events_per_run: u64,
     /// How long closed runs are kept, overriding their domains' retention (for testing).
     pub(crate) retention_override: Option<Duration>,
+    /// Heartbeats without details, which are not committed.
+    pub(crate) heartbeats: Heartbeats,
 }
 
 impl Setup {
@@ -83,6 +88,7 @@ impl Setup {
             max_open_per_run: limits.max_open_per_run,
             max_events_per_run: limits.max_events_per_run,
             retention_override,
+            heartbeats: Heartbeats::default(),
         }
     }
 }

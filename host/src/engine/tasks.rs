@@ -399,15 +399,20 @@ pub(crate) fn record_heartbeat(
     };
     let cancel_requested = activity.cancel_requested_event_id.is_some();
     let armed = activity.due.heartbeat;
-    if details.is_none() && armed.is_none() {
+    let Some(details) = details else {
+        // Only the time matters, and only to an armed timeout: noted in memory, not committed
+        // (see `heartbeats`).
+        if armed.is_some() {
+            let now = eng.tx.now();
+            eng.setup.heartbeats.note(seq, task.scheduled, now);
+        }
         return Ok(cancel_requested);
-    }
-    if details.is_some() {
-        activity.heartbeat_details = details;
-    }
+    };
+    activity.heartbeat_details = Some(details);
     let kind = Deadline::ActivityHeartbeat;
     eng.disarm(seq, task.scheduled, kind, armed)?;
     activity.due.heartbeat = eng.arm(seq, task.scheduled, kind, activity.heartbeat)?;
+    eng.setup.heartbeats.forget(seq, task.scheduled);
     eng.save(run)?;
     Ok(cancel_requested)
 }

@@ -76,6 +76,7 @@ impl Engine<'_, '_> {
         run: &mut Run,
         scheduled: u64,
     ) -> Result<Option<Activity>, StoreError> {
+        self.setup.heartbeats.forget(run.seq, scheduled);
         let Some(activity) = run.activities.remove(&scheduled) else {
             return Ok(None);
         };
@@ -139,6 +140,9 @@ pub(super) fn activity_timed_out(
     if armed != Some(at) {
         return Ok(false);
     }
+    if kind == Deadline::ActivityHeartbeat && heartbeat_since(eng, run, scheduled, at)? {
+        return Ok(true);
+    }
     let Some(activity) = eng.drop_activity(run, scheduled)? else {
         return Ok(false);
     };
@@ -150,6 +154,33 @@ pub(super) fn activity_timed_out(
     };
     eng.record(run, event)?;
     eng.trigger(run)?;
+    Ok(true)
+}
+
+/// Whether a heartbeat without details came since the heartbeat timeout that fired at `at` was
+/// armed, within the timeout: if so, the timeout is re-armed from that heartbeat instead.
+fn heartbeat_since(
+    eng: &mut Engine<'_, '_>,
+    run: &mut Run,
+    scheduled: u64,
+    at: Timestamp,
+) -> Result<bool, StoreError> {
+    let seq = run.seq;
+    let Some(activity) = run.activities.get_mut(&scheduled) else {
+        return Ok(false);
+    };
+    let (Some(last), Some(limit)) = (
+        eng.setup.heartbeats.last(seq, scheduled),
+        activity.heartbeat,
+    ) else {
+        return Ok(false);
+    };
+    let due = last.plus_secs(u64::from(limit));
+    if due <= at {
+        return Ok(false);
+    }
+    eng.set_deadline(due, seq, scheduled, Deadline::ActivityHeartbeat)?;
+    activity.due.heartbeat = Some(due);
     Ok(true)
 }
 

@@ -36,6 +36,13 @@
 //! Waking other processes' pollers and timer loops after a commit is an optimisation
 //! ([`Writes::after_commit`] runs only in the committing process); correctness never depends
 //! on it.
+//!
+//! A transaction that wrote nothing (a poll that only waits) needs no durable commit, and the
+//! redb backend makes none. Heartbeats without details are not written at all: the engine
+//! keeps their times in its memory (`engine::heartbeats`) and consults them when a heartbeat
+//! timeout fires. Processes sharing a database must share those times too (say, an unlogged
+//! table written without waiting for a flush), or a timeout fired by one process could miss
+//! a heartbeat another received.
 
 use crate::clock::Timestamp;
 use crate::model::{

@@ -248,3 +248,46 @@ async fn schedule_to_close_counts_the_wait_in_the_queue_and_the_run() {
     assert_eq!(pending_activities(&c, "nobody").await, 0);
     assert_eq!(history(&c, "job", &run).await, events);
 }
+
+#[tokio::test]
+async fn heartbeats_without_details_keep_an_activity_alive_without_a_commit() {
+    let (server, c) = manual_server().await;
+    let run = job(
+        &c,
+        vec![timed_activity("a1", WORKERS, |a| a.heartbeat_timeout("2"))],
+    )
+    .await;
+    let work = activity_task(&c, WORKERS).await;
+    assert_eq!(heartbeat(&c, work.task_token(), Some("d")).await, Ok(false));
+    // Heartbeats 0.5 s apart for 3 s, past the 2 s deadline the one with details armed: each
+    // is only noted in memory, and the deadline, when it comes, re-arms from the latest.
+    let mut last_sent = 0;
+    for _ in 0..6 {
+        server.advance(Duration::from_millis(500)).await;
+        last_sent = server.now_millis();
+        let commits = server.writer_stats().commits();
+        assert_eq!(heartbeat(&c, work.task_token(), None).await, Ok(false));
+        assert_eq!(
+            server.writer_stats().commits(),
+            commits,
+            "a heartbeat without details made a durable commit"
+        );
+    }
+    let events = history(&c, "job", &run).await;
+    assert_eq!(
+        count(&events, "ActivityTaskTimedOut"),
+        0,
+        "{:?}",
+        types(&events)
+    );
+
+    // Then they stop: 2 s after the last one, it times out with the last details it recorded.
+    let events = pass_deadline(&server, &c, &run, last_sent + 2000, "ActivityTaskTimedOut").await;
+    assert_on_time(&events[6], last_sent, 2);
+    let timed_out = only_activity_timeout(&events);
+    assert_eq!(
+        timed_out.timeout_type(),
+        &ActivityTaskTimeoutType::Heartbeat
+    );
+    assert_eq!(timed_out.details(), Some("d"));
+}
