@@ -91,6 +91,18 @@ impl TestServer {
         Self::launch(dir, Arc::new(configure), Some(clock)).await
     }
 
+    /// Starts a server with the default configuration on a [`ManualClock`] standing at `at`
+    /// (milliseconds since the epoch), on a fresh data directory holding a copy of the store
+    /// file `store`, if given: a store an earlier release wrote, say.
+    pub async fn start_manual_at(at: i64, store: Option<&std::path::Path>) -> Self {
+        let dir = Arc::new(tempfile::tempdir().expect("temporary directory"));
+        if let Some(store) = store {
+            std::fs::copy(store, dir.path().join("weft.redb")).expect("copy the store file");
+        }
+        let clock = Arc::new(ManualClock::new(Timestamp::from_millis(at)));
+        Self::launch(dir, Arc::new(|_: &mut Config| {}), Some(clock)).await
+    }
+
     async fn launch(
         dir: Arc<TempDir>,
         configure: Arc<dyn Fn(&mut Config) + Send + Sync>,

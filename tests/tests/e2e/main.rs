@@ -24,6 +24,7 @@ mod tenancy;
 mod timeouts;
 mod timers;
 mod types;
+mod upgrade;
 mod visibility;
 mod wasm;
 mod wasm_api;
