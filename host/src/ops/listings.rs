@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
 use crate::fault::Fault;
-use crate::model::{CloseStatus, Run, TaskList};
-use crate::store::{Cursor, Listing, TaskKind};
+use crate::model::{CloseStatus, TaskList};
+use crate::store::{Cursor, Filter, Listing, TaskKind};
 
 use super::history::ExecutionInfo;
 use super::paging::page_size;
@@ -105,27 +105,22 @@ impl Filters {
         Ok((listing, (time.oldest_date, latest)))
     }
 
-    /// Whether `run` passes the non-time filters.
-    fn keeps(&self, run: &Run) -> bool {
-        let execution = self
-            .execution_filter
-            .as_ref()
-            .is_none_or(|f| run.execution.workflow_id == f.workflow_id);
-        let ty = self.type_filter.as_ref().is_none_or(|f| {
-            run.workflow_type.name == f.name
-                && f.version
-                    .as_deref()
-                    .filter(|v| !v.is_empty())
-                    .is_none_or(|v| run.workflow_type.version == v)
-        });
-        let tag = self
-            .tag_filter
-            .as_ref()
-            .is_none_or(|f| run.tags.contains(&f.tag));
-        let status = self
-            .close_status_filter
-            .is_none_or(|f| run.closed.is_some_and(|c| c.status == f.status));
-        execution && ty && tag && status
+    /// The one non-time filter given, if any ([`Filters::plan`] has refused more than one).
+    fn filter(&self) -> Filter<'_> {
+        if let Some(f) = &self.execution_filter {
+            Filter::WorkflowId(&f.workflow_id)
+        } else if let Some(f) = &self.type_filter {
+            match f.version.as_deref().filter(|v| !v.is_empty()) {
+                Some(version) => Filter::Type(&f.name, version),
+                None => Filter::TypeName(&f.name),
+            }
+        } else if let Some(f) = &self.tag_filter {
+            Filter::Tag(&f.tag)
+        } else if let Some(f) = self.close_status_filter {
+            Filter::CloseStatus(f.status)
+        } else {
+            Filter::All
+        }
     }
 }
 
@@ -206,9 +201,7 @@ async fn list(
         .store
         .read(move |tx| {
             let domain = known_domain(tx, &scope, &filters.domain)?;
-            Ok::<_, Fault>(
-                tx.listed_runs(domain.id, listing, range, cursor, &|run| filters.keeps(run))?,
-            )
+            Ok::<_, Fault>(tx.listed_runs(domain.id, listing, &filters.filter(), range, cursor)?)
         })
         .await?;
     let next_page_token = svc.next_page_token(&query, &page, |run| {
@@ -253,14 +246,8 @@ async fn count(
     svc.store
         .read(move |tx| {
             let domain = known_domain(tx, &scope, &filters.domain)?;
-            let cursor = Cursor {
-                after: None,
-                reverse: false,
-                limit: usize::MAX,
-            };
-            let page =
-                tx.listed_runs(domain.id, listing, range, cursor, &|run| filters.keeps(run))?;
-            Ok(CountOutput::exact(page.items.len() as u64))
+            let count = tx.count_listed(domain.id, listing, &filters.filter(), range)?;
+            Ok(CountOutput::exact(count))
         })
         .await
 }

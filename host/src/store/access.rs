@@ -15,8 +15,8 @@ use super::StoreError;
 use super::seam::{Counter, Cursor, DomainReads, DomainWrites, Page, Writes};
 use super::tables::{
     BINDINGS, BindingKey, Bytes, COUNTERS, DEADLINES, DOMAINS, DeadlineKey, DomainKey, EVENTS,
-    FailureKey, GUEST_FAILURES, LISTINGS, ListingKey, META, MODULE_CODE, MODULES, ModuleKey,
-    OPEN_RUNS, RUN_IDS, RUNS, RunIdKey, TASKS, TYPES, TaskQueueKey, TypeKey,
+    FailureKey, GUEST_FAILURES, META, MODULE_CODE, MODULES, ModuleKey, OPEN_RUNS, RUN_IDS, RUNS,
+    RunIdKey, TASKS, TYPES, TaskQueueKey, TypeKey, VISIBILITY, VisibilityKey,
 };
 
 /// A consistent read-only view of the store.
@@ -138,7 +138,7 @@ tables! {
     run_ids / run_id_table: RUN_IDS<RunIdKey, u64>;
     open_runs / open_run_table: OPEN_RUNS<(u64, &'static str), u64>;
     events / event_table: EVENTS<(u64, u64), Bytes>;
-    listings / listing_table: LISTINGS<ListingKey, ()>;
+    visibility / visibility_table: VISIBILITY<VisibilityKey, ()>;
     tasks / task_table: TASKS<TaskQueueKey, (u64, u64)>;
     deadlines / deadline_table: DEADLINES<DeadlineKey, ()>;
     modules / module_table: MODULES<ModuleKey, Bytes>;

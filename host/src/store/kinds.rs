@@ -1,8 +1,10 @@
 //! The small enums the store's interface speaks: counters, task queue kinds, listings and
 //! deadlines. Their numbers are stored (in keys and task tokens), so none is ever renumbered.
 
+use std::borrow::Cow;
+
 use crate::clock::Timestamp;
-use crate::model::Kind;
+use crate::model::{CloseStatus, Kind, Run};
 
 /// A count a domain keeps for a limit.
 #[derive(Clone, Copy, Debug)]
@@ -44,6 +46,66 @@ pub(crate) enum Listing {
     ClosedByStart = 1,
     /// Closed runs by close time.
     ClosedByClose = 2,
+}
+
+/// What visibility picks runs by besides time: SWF's list filters, of which a call gives at
+/// most one (spec §4.2). Each run is indexed under every filter it matches, so any listing is
+/// one key range: a page costs what it holds, a count what it counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Filter<'a> {
+    /// Every run.
+    All,
+    WorkflowId(&'a str),
+    /// The workflow type's name, any version.
+    TypeName(&'a str),
+    /// The workflow type's name and version.
+    Type(&'a str, &'a str),
+    Tag(&'a str),
+    /// Closed runs that ended so.
+    CloseStatus(CloseStatus),
+}
+
+impl<'a> Filter<'a> {
+    /// The filter's part of an index key: its number (stored: never renumber) and its value.
+    pub(crate) fn key(&self) -> (u8, Cow<'a, str>) {
+        match *self {
+            Filter::All => (0, Cow::Borrowed("")),
+            Filter::WorkflowId(id) => (1, Cow::Borrowed(id)),
+            Filter::TypeName(name) => (2, Cow::Borrowed(name)),
+            // Names hold no control characters (spec §3), so NUL separates the two.
+            Filter::Type(name, version) => (3, Cow::Owned(format!("{name}\0{version}"))),
+            Filter::Tag(tag) => (4, Cow::Borrowed(tag)),
+            Filter::CloseStatus(status) => (5, Cow::Borrowed(status_name(status))),
+        }
+    }
+
+    /// Every filter `run` matches in `listing`: where it is indexed.
+    pub(crate) fn all_of(run: &'a Run, listing: Listing) -> Vec<Filter<'a>> {
+        let ty = &run.workflow_type;
+        let mut filters = vec![
+            Filter::All,
+            Filter::WorkflowId(&run.execution.workflow_id),
+            Filter::TypeName(&ty.name),
+            Filter::Type(&ty.name, &ty.version),
+        ];
+        filters.extend(run.tags.iter().map(|tag| Filter::Tag(tag)));
+        if let (Some(closed), false) = (run.closed, listing == Listing::Open) {
+            filters.push(Filter::CloseStatus(closed.status));
+        }
+        filters
+    }
+}
+
+/// A close status as index keys hold it. Stored: never change.
+fn status_name(status: CloseStatus) -> &'static str {
+    match status {
+        CloseStatus::Completed => "COMPLETED",
+        CloseStatus::Failed => "FAILED",
+        CloseStatus::Canceled => "CANCELED",
+        CloseStatus::Terminated => "TERMINATED",
+        CloseStatus::ContinuedAsNew => "CONTINUED_AS_NEW",
+        CloseStatus::TimedOut => "TIMED_OUT",
+    }
 }
 
 /// What a durable deadline does when it comes, and which event it belongs to. Stored: never

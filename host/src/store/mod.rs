@@ -14,6 +14,7 @@ mod kinds;
 mod runs;
 mod seam;
 mod tables;
+mod upgrade;
 mod wasm;
 mod writer;
 
@@ -29,7 +30,8 @@ use crate::clock::Clock;
 use access::ReadTx;
 use seam::{Backend, Job};
 pub(crate) use seam::{
-    Counter, Cursor, Deadline, Due, Listing, Page, Reads, TaskKind, TypeReads, TypeWrites, Writes,
+    Counter, Cursor, Deadline, Due, Filter, Listing, Page, Reads, TaskKind, TypeReads, TypeWrites,
+    Writes,
 };
 pub use writer::WriterStats;
 
@@ -266,8 +268,13 @@ fn initialize(db: &Database) -> Result<[u8; 32], StoreError> {
                 let format = <[u8; 4]>::try_from(bytes.as_slice())
                     .map(u32::from_le_bytes)
                     .unwrap_or(u32::MAX);
-                if format != tables::FORMAT_VERSION {
+                if format > tables::FORMAT_VERSION {
                     return Err(StoreError::Format(format));
+                }
+                if format < tables::FORMAT_VERSION {
+                    upgrade::upgrade(&txn, format)?;
+                    meta.insert("format", &tables::FORMAT_VERSION.to_le_bytes()[..])?;
+                    tracing::info!(from = format, to = tables::FORMAT_VERSION, "store upgraded");
                 }
             }
         }

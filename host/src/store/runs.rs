@@ -3,14 +3,17 @@
 
 use std::ops::Bound;
 
-use redb::ReadableTable;
+use redb::{ReadableTable, Table};
 
 use crate::clock::Timestamp;
 use crate::model::{Run, Slot};
 
 use super::StoreError;
 use super::access::{Tables, WriteTx, bounds, decode, encode, scan};
-use super::seam::{Cursor, Deadline, Due, Listing, Page, RunReads, RunWrites, TaskKind, Writes};
+use super::seam::{
+    Cursor, Deadline, Due, Filter, Listing, Page, RunReads, RunWrites, TaskKind, Writes,
+};
+use super::tables::VisibilityKey;
 
 impl<T: Tables> RunReads for T {
     fn run(&self, seq: u64) -> Result<Option<Run>, StoreError> {
@@ -69,27 +72,44 @@ impl<T: Tables> RunReads for T {
         &self,
         domain: u64,
         listing: Listing,
+        filter: &Filter<'_>,
         (from, to): (Timestamp, Timestamp),
         cursor: Cursor<(i64, u64)>,
-        keep: &dyn Fn(&Run) -> bool,
     ) -> Result<Page<Run>, StoreError> {
-        let table = self.listing_table()?;
+        let table = self.visibility_table()?;
         let runs = self.run_table()?;
-        let l = listing as u8;
+        let (l, (f, value)) = (listing as u8, filter.key());
+        let key = |time: i64, seq: u64| (domain, l, f, value.as_ref(), time, seq);
         let range = bounds(
-            (domain, l, from.as_millis(), 0),
-            (domain, l, to.as_millis().saturating_add(1), 0),
-            cursor.after.map(|(t, s)| (domain, l, t, s)),
+            key(from.as_millis(), 0),
+            key(to.as_millis().saturating_add(1), 0),
+            cursor.after.map(|(t, s)| key(t, s)),
             cursor.reverse,
         );
-        scan(&*table, range, cursor, |key, _| {
-            let (_, _, _, seq) = key.value();
-            let Some(bytes) = runs.get(seq)? else {
+        scan(&*table, range, cursor, |entry, _| {
+            let Some(bytes) = runs.get(entry.value().5)? else {
                 return Ok(None);
             };
-            let run: Run = decode("runs", bytes.value())?;
-            Ok(keep(&run).then_some(run))
+            decode("runs", bytes.value()).map(Some)
         })
+    }
+
+    fn count_listed(
+        &self,
+        domain: u64,
+        listing: Listing,
+        filter: &Filter<'_>,
+        (from, to): (Timestamp, Timestamp),
+    ) -> Result<u64, StoreError> {
+        let table = self.visibility_table()?;
+        let (l, (f, value)) = (listing as u8, filter.key());
+        let key = |time: i64| (domain, l, f, value.as_ref(), time, 0);
+        let mut count = 0;
+        for entry in table.range(key(from.as_millis())..key(to.as_millis().saturating_add(1)))? {
+            entry?;
+            count += 1;
+        }
+        Ok(count)
     }
 
     fn pending_tasks(&self, domain: u64, kind: TaskKind, list: &str) -> Result<u64, StoreError> {
@@ -131,6 +151,29 @@ impl<T: Tables> RunReads for T {
 type QueueKey<'a> = (u64, u8, &'a str, u32, u64);
 
 /// The key range of one task list's queue.
+/// Indexes `run` in `listing` at `time` under every filter it matches: for the writer, and
+/// for the upgrade from format 1.
+pub(super) fn index(
+    table: &mut Table<'_, VisibilityKey, ()>,
+    run: &Run,
+    listing: Listing,
+    time: Timestamp,
+) -> Result<(), StoreError> {
+    for filter in Filter::all_of(run, listing) {
+        let (f, value) = filter.key();
+        let key = (
+            run.domain,
+            listing as u8,
+            f,
+            value.as_ref(),
+            time.as_millis(),
+            run.seq,
+        );
+        table.insert(key, ())?;
+    }
+    Ok(())
+}
+
 fn list_range(domain: u64, kind: TaskKind, list: &str) -> (QueueKey<'_>, QueueKey<'_>) {
     let kind = kind as u8;
     (
@@ -182,9 +225,7 @@ impl RunWrites for WriteTx<'_> {
     }
 
     fn list_run(&mut self, run: &Run, listing: Listing, time: Timestamp) -> Result<(), StoreError> {
-        self.listings
-            .insert((run.domain, listing as u8, time.as_millis(), run.seq), ())?;
-        Ok(())
+        index(&mut self.visibility, run, listing, time)
     }
 
     fn unlist_run(
@@ -193,8 +234,18 @@ impl RunWrites for WriteTx<'_> {
         listing: Listing,
         time: Timestamp,
     ) -> Result<(), StoreError> {
-        self.listings
-            .remove((run.domain, listing as u8, time.as_millis(), run.seq))?;
+        for filter in Filter::all_of(run, listing) {
+            let (f, value) = filter.key();
+            let key = (
+                run.domain,
+                listing as u8,
+                f,
+                value.as_ref(),
+                time.as_millis(),
+                run.seq,
+            );
+            self.visibility.remove(key)?;
+        }
         Ok(())
     }
 

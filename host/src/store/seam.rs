@@ -51,7 +51,7 @@ use crate::model::{
 };
 
 use super::StoreError;
-pub(crate) use super::kinds::{Counter, Deadline, Due, Listing, TaskKind};
+pub(crate) use super::kinds::{Counter, Deadline, Due, Filter, Listing, TaskKind};
 
 /// A database the [`Store`](super::Store) runs on: consistent snapshots for reads, and write
 /// transactions for queued jobs. redb is one (one writer thread, group commit); a shared SQL
@@ -169,16 +169,27 @@ pub(crate) trait RunReads {
     /// One event of the run, as wire JSON.
     fn event(&self, seq: u64, event_id: u64) -> Result<Option<Vec<u8>>, StoreError>;
 
-    /// A page of the domain's runs in `listing` with times in `[from, to]` that `keep` accepts,
-    /// in time order (newest first if `cursor.reverse`).
+    /// A page of the domain's runs in `listing` that `filter` picks, with times in
+    /// `[from, to]`, in time order (newest first if `cursor.reverse`). Costs the page, not the
+    /// runs it passes over: the filter is part of the index.
     fn listed_runs(
         &self,
         domain: u64,
         listing: Listing,
+        filter: &Filter<'_>,
         range: (Timestamp, Timestamp),
         cursor: Cursor<(i64, u64)>,
-        keep: &dyn Fn(&Run) -> bool,
     ) -> Result<Page<Run>, StoreError>;
+
+    /// How many of the domain's runs in `listing` that `filter` picks have times in
+    /// `[from, to]`, counted in the index, without reading a run.
+    fn count_listed(
+        &self,
+        domain: u64,
+        listing: Listing,
+        filter: &Filter<'_>,
+        range: (Timestamp, Timestamp),
+    ) -> Result<u64, StoreError>;
 
     /// How many tasks wait in the task list.
     fn pending_tasks(&self, domain: u64, kind: TaskKind, list: &str) -> Result<u64, StoreError>;
@@ -282,7 +293,8 @@ pub(crate) trait RunWrites {
     /// Appends an event (wire JSON) to the run's history.
     fn put_event(&mut self, seq: u64, event_id: u64, json: &[u8]) -> Result<(), StoreError>;
 
-    /// Adds the run to `listing` at `time`.
+    /// Adds the run to `listing` at `time`, under every filter it matches
+    /// ([`Filter::all_of`]).
     fn list_run(&mut self, run: &Run, listing: Listing, time: Timestamp) -> Result<(), StoreError>;
 
     /// Removes the run from `listing`.

@@ -45,13 +45,16 @@ pub(crate) const OPEN_RUNS: TableDefinition<(u64, &str), u64> = TableDefinition:
 /// event as wire JSON, served as stored.
 pub(crate) const EVENTS: TableDefinition<(u64, u64), Bytes> = TableDefinition::new("events");
 
-/// (domain id, `Listing` as u8, time in ms, run seq).
-pub(crate) type ListingKey = (u64, u8, i64, u64);
+/// (domain id, `Listing` as u8, `Filter` number, filter value, time in ms, run seq).
+pub(crate) type VisibilityKey = (u64, u8, u8, &'static str, i64, u64);
 
-/// Visibility: runs in the order listings read them. Key: (domain id, listing, time, run seq)
-/// where the listing is open-by-start-time, closed-by-start-time or closed-by-close-time, so
-/// each List/Count call is one range of one listing.
-pub(crate) const LISTINGS: TableDefinition<ListingKey, ()> = TableDefinition::new("listings");
+/// Visibility: each run under every filter it matches, in the order listings read them. Key:
+/// (domain id, listing, filter, filter value, time, run seq), where the listing is
+/// open-by-start-time, closed-by-start-time or closed-by-close-time and the filter one of
+/// SWF's (all runs, a workflow id, a type name, a type, a tag, a close status: `Filter`), so
+/// each List/Count call is one range, and costs what it reads.
+pub(crate) const VISIBILITY: TableDefinition<VisibilityKey, ()> =
+    TableDefinition::new("visibility");
 
 /// (domain id, task kind, task list, rank, order).
 pub(crate) type TaskQueueKey = (u64, u8, &'static str, u32, u64);
@@ -69,8 +72,9 @@ pub(crate) type DeadlineKey = (i64, u64, u64, u8);
 /// so the due ones are a prefix range.
 pub(crate) const DEADLINES: TableDefinition<DeadlineKey, ()> = TableDefinition::new("deadlines");
 
-/// The on-disk format this build writes and reads.
-pub(crate) const FORMAT_VERSION: u32 = 1;
+/// The on-disk format this build writes and reads. Format 1 (visibility by time only, in
+/// `listings`) is upgraded at open (`upgrade.rs`).
+pub(crate) const FORMAT_VERSION: u32 = 2;
 
 /// (account id, module digest in lowercase hex).
 pub(crate) type ModuleKey = (&'static str, &'static str);
