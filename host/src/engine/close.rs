@@ -4,8 +4,8 @@
 //! arms the end of its retention (§8.15).
 
 use crate::model::events::{Cause, Event, attrs};
-use crate::model::{ChildPolicy, CloseStatus, Closed, Run};
-use crate::store::{Counter, Deadline, Listing, StoreError};
+use crate::model::{Child, ChildPolicy, CloseStatus, Closed, Run};
+use crate::store::{Counter, Deadline, ItemReads, ItemWrites, Listing, StoreError};
 
 use super::Engine;
 use super::effects::{ChildOutcome, Effect};
@@ -40,7 +40,10 @@ pub(crate) fn close(
         None => now.plus_secs(u64::from(run.retention_days) * 24 * 60 * 60),
     };
     eng.set_deadline(kept_until, run.seq, closed_by, Deadline::Purge)?;
-    for child in std::mem::take(&mut run.children).into_values() {
+    for initiated in eng.tx.open_keys::<Child>(run.seq)? {
+        let Some(child) = eng.tx.take_item::<Child>(run, initiated)? else {
+            continue;
+        };
         let policy = closing.child_policy.filter(|p| *p != ChildPolicy::Abandon);
         if let (Some(policy), Some((execution, _))) = (policy, child.started) {
             eng.effect(Effect::ChildPolicy {

@@ -1,9 +1,9 @@
 //! What happens when a durable deadline comes: a timer fires (spec §6.8), a timeout expires
 //! (§8.5, in `timeouts.rs`), or a closed run's retention ends (§8.15).
 
-use crate::model::Run;
 use crate::model::events::attrs;
-use crate::store::{Deadline, Due, StoreError, Writes};
+use crate::model::{Run, Timer};
+use crate::store::{Deadline, Due, ItemWrites, StoreError, Writes};
 
 use super::timeouts::{activity_timed_out, decision_timed_out, lambda_timed_out, run_timed_out};
 use super::{Engine, Setup};
@@ -59,17 +59,11 @@ fn fire(eng: &mut Engine<'_, '_>, due: Due) -> Result<(), StoreError> {
 
 /// The timer started by event `started` fires, if it is still open.
 fn timer_fired(eng: &mut Engine<'_, '_>, run: &mut Run, started: u64) -> Result<bool, StoreError> {
-    let timer_id = run
-        .timers
-        .iter()
-        .find(|(_, t)| t.started_event_id == started)
-        .map(|(id, _)| id.clone());
-    let Some(timer_id) = timer_id else {
+    let Some(timer) = eng.tx.take_item::<Timer>(run, started)? else {
         return Ok(false);
     };
-    run.timers.remove(&timer_id);
     let event = attrs::TimerFired {
-        timer_id,
+        timer_id: timer.timer_id,
         started_event_id: started,
     };
     eng.record(run, event)?;

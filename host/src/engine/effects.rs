@@ -3,8 +3,8 @@
 //! run that caused them is saved, in the same transaction (spec §6.10–6.12, §8.9–8.11).
 
 use crate::model::events::{Cause, Event, attrs};
-use crate::model::{ChildPolicy, Run, TypeName, WorkflowExecution};
-use crate::store::StoreError;
+use crate::model::{Child, ChildPolicy, Run, TypeName, WorkflowExecution};
+use crate::store::{ItemReads, ItemWrites, StoreError};
 
 use super::Engine;
 use super::close::terminate;
@@ -169,7 +169,7 @@ fn child_closed(
     let Some(mut run) = eng.open_run(parent)? else {
         return Ok(());
     };
-    let Some(entry) = run.children.remove(&initiated) else {
+    let Some(entry) = eng.tx.take_item::<Child>(&mut run, initiated)? else {
         return Ok(());
     };
     let started_event_id = entry.started.map_or(0, |(_, id)| id);
@@ -334,7 +334,7 @@ fn start_child(
         let Some(mut run) = eng.open_run(parent)? else {
             return Ok(());
         };
-        let Some(child) = run.children.remove(&initiated) else {
+        let Some(child) = eng.tx.take_item::<Child>(&mut run, initiated)? else {
             return Ok(());
         };
         let event = attrs::StartChildWorkflowExecutionFailed {
@@ -359,8 +359,9 @@ fn start_child(
         initiated_event_id: initiated,
     };
     let started = eng.record(&mut run, event)?;
-    if let Some(entry) = run.children.get_mut(&initiated) {
+    if let Some(mut entry) = eng.tx.open_item::<Child>(run.seq, initiated)? {
         entry.started = Some((child.execution, started));
+        eng.tx.update_item(&run, initiated, &entry)?;
     }
     eng.trigger(&mut run)?;
     eng.save(&mut run)

@@ -7,7 +7,7 @@
 use crate::fault::Fault;
 use crate::model::events::{Event, attrs};
 use crate::model::{Lambda, Run, TaskState, WorkflowExecution};
-use crate::store::{Deadline, Reads, StoreError, TaskKind};
+use crate::store::{Deadline, ItemReads, ItemWrites, Reads, StoreError, TaskKind};
 
 use super::Engine;
 use super::tasks::{Claimed, TaskRef, scheduled_input, started_task};
@@ -54,11 +54,8 @@ pub(super) fn claim_function(
     run: &mut Run,
     scheduled: u64,
 ) -> Result<Option<Claimed>, StoreError> {
-    let Some(lambda) = run
-        .lambdas
-        .get(&scheduled)
-        .filter(|l| l.state.slot().is_some())
-    else {
+    let lambda = eng.tx.open_item::<Lambda>(run.seq, scheduled)?;
+    let Some(mut lambda) = lambda.filter(|l| l.state.slot().is_some()) else {
         return Ok(None);
     };
     let (id, name, secs) = (
@@ -73,10 +70,9 @@ pub(super) fn claim_function(
         },
     )?;
     let timeout_at = eng.arm(run.seq, scheduled, Deadline::LambdaStartToClose, Some(secs))?;
-    if let Some(lambda) = run.lambdas.get_mut(&scheduled) {
-        lambda.state = TaskState::Started { event_id: started };
-        lambda.timeout_at = timeout_at;
-    }
+    lambda.state = TaskState::Started { event_id: started };
+    lambda.timeout_at = timeout_at;
+    eng.tx.update_item(run, scheduled, &lambda)?;
     let member = "lambdaFunctionScheduledEventAttributes";
     let input = scheduled_input(eng, run.seq, scheduled, member)?;
     Ok(Some(Claimed::Function(FunctionClaim {

@@ -5,9 +5,9 @@
 use crate::fault::Fault;
 use crate::model::events::{Cause, attrs};
 use crate::model::{
-    ChildPolicy, DecisionTask, Domain, ExecutionConfig, Kind, Parent, Priority, RegistrationStatus,
-    Run, TaskList, Timeout, TypeName, TypeRecord, WorkflowExecution, WorkflowKind,
-    WorkflowTypeConfiguration,
+    ChildPolicy, DecisionTask, Domain, ExecutionConfig, Kind, OpenItems, Parent, Priority,
+    RegistrationStatus, Run, TaskList, Timeout, TypeName, TypeRecord, WorkflowExecution,
+    WorkflowKind, WorkflowTypeConfiguration,
 };
 use crate::store::{Counter, Listing, Reads, StoreError, TypeReads};
 
@@ -171,10 +171,7 @@ pub(crate) fn start_run(
         decision_schedule_to_start: None,
         latest_execution_context: None,
         latest_activity_task_at: None,
-        activities: Default::default(),
-        timers: Default::default(),
-        children: Default::default(),
-        lambdas: Default::default(),
+        open: OpenItems::default(),
     };
     let config = &run.config;
     let started = attrs::WorkflowExecutionStarted {

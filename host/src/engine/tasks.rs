@@ -6,11 +6,11 @@ use serde_json::Value;
 
 use crate::fault::Fault;
 use crate::model::events::{Event, attrs};
-use std::collections::BTreeMap;
-
-use crate::model::{Activity, DecisionTask, Lambda, Run, TaskState, TypeName, WorkflowExecution};
+use crate::model::{
+    Activity, DecisionTask, Item, Lambda, Run, TaskState, TypeName, WorkflowExecution,
+};
 use crate::seal::{Purpose, Sealer};
-use crate::store::{Deadline, Reads, StoreError, TaskKind};
+use crate::store::{Deadline, ItemReads, ItemWrites, Reads, StoreError, TaskKind};
 
 use super::Engine;
 use super::lambdas::{FunctionClaim, claim_function};
@@ -181,11 +181,8 @@ fn claim_activity(
     scheduled: u64,
     identity: Option<String>,
 ) -> Result<Option<Claimed>, StoreError> {
-    let Some(activity) = run
-        .activities
-        .get(&scheduled)
-        .filter(|a| a.state.slot().is_some())
-    else {
+    let activity = eng.tx.open_item::<Activity>(run.seq, scheduled)?;
+    let Some(mut activity) = activity.filter(|a| a.state.slot().is_some()) else {
         return Ok(None);
     };
     let (activity_id, activity_type) =
@@ -208,12 +205,11 @@ fn claim_activity(
         start_to_close,
     )?;
     let heartbeat = eng.arm(seq, scheduled, Deadline::ActivityHeartbeat, heartbeat)?;
-    if let Some(activity) = run.activities.get_mut(&scheduled) {
-        activity.state = TaskState::Started { event_id: started };
-        activity.due.schedule_to_start = None;
-        activity.due.start_to_close = start_to_close;
-        activity.due.heartbeat = heartbeat;
-    }
+    activity.state = TaskState::Started { event_id: started };
+    activity.due.schedule_to_start = None;
+    activity.due.start_to_close = start_to_close;
+    activity.due.heartbeat = heartbeat;
+    eng.tx.update_item(run, scheduled, &activity)?;
     let input = scheduled_input(
         eng,
         run.seq,
@@ -284,20 +280,15 @@ pub(crate) fn started_decision(tx: &dyn Reads, domain: u64, task: TaskRef) -> Re
 
 /// What activity and Lambda function tasks share: the queue namespace they wait in, and their
 /// [`TaskState`] in the run that scheduled them.
-pub(crate) trait WorkerTask: Sized {
+pub(crate) trait WorkerTask: Item {
     /// The kind of queue, and of task token.
     const KIND: TaskKind;
-    /// The open tasks of this kind in `run`, by scheduled event.
-    fn open(run: &Run) -> &BTreeMap<u64, Self>;
     /// Where it is.
     fn state(&self) -> &TaskState;
 }
 
 impl WorkerTask for Activity {
     const KIND: TaskKind = TaskKind::Activity;
-    fn open(run: &Run) -> &BTreeMap<u64, Self> {
-        &run.activities
-    }
     fn state(&self) -> &TaskState {
         &self.state
     }
@@ -305,9 +296,6 @@ impl WorkerTask for Activity {
 
 impl WorkerTask for Lambda {
     const KIND: TaskKind = TaskKind::Function;
-    fn open(run: &Run) -> &BTreeMap<u64, Self> {
-        &run.lambdas
-    }
     fn state(&self) -> &TaskState {
         &self.state
     }
@@ -321,11 +309,11 @@ pub(crate) fn started_task<T: WorkerTask>(
     task: TaskRef,
 ) -> Result<Run, Fault> {
     let run = task_run(tx, domain, task)?;
-    let current = T::open(&run)
-        .get(&task.scheduled)
+    let current = tx
+        .open_item::<T>(run.seq, task.scheduled)?
         .is_some_and(|t| t.state().is_start(task.started));
-    if task.kind != T::KIND || !current {
-        return Err(Fault::unknown_task(T::KIND, task.scheduled));
+    if task.kind != <T as WorkerTask>::KIND || !current {
+        return Err(Fault::unknown_task(<T as WorkerTask>::KIND, task.scheduled));
     }
     Ok(run)
 }
@@ -383,16 +371,17 @@ pub(crate) fn close_activity(
     eng.save(run)
 }
 
-/// Records a heartbeat of the started activity task `task` of `run`: keeps its details, restarts
-/// its heartbeat timeout, and saves the run. Answers whether its cancellation was requested.
+/// Records a heartbeat of the started activity task `task` of `run`: keeps its details and
+/// restarts its heartbeat timeout. Only the task changes, not the run's record. Answers whether
+/// its cancellation was requested.
 pub(crate) fn record_heartbeat(
     eng: &mut Engine<'_, '_>,
-    run: &mut Run,
+    run: &Run,
     task: TaskRef,
     details: Option<String>,
 ) -> Result<bool, StoreError> {
     let seq = run.seq;
-    let Some(activity) = run.activities.get_mut(&task.scheduled) else {
+    let Some(mut activity) = eng.tx.open_item::<Activity>(seq, task.scheduled)? else {
         return Err(StoreError::broken(
             "a heartbeat for an activity that is not open",
         ));
@@ -413,7 +402,7 @@ pub(crate) fn record_heartbeat(
     eng.disarm(seq, task.scheduled, kind, armed)?;
     activity.due.heartbeat = eng.arm(seq, task.scheduled, kind, activity.heartbeat)?;
     eng.setup.heartbeats.forget(seq, task.scheduled);
-    eng.save(run)?;
+    eng.tx.update_item(run, task.scheduled, &activity)?;
     Ok(cancel_requested)
 }
 

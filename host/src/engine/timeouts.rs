@@ -6,8 +6,8 @@
 
 use crate::clock::Timestamp;
 use crate::model::events::{Cause, attrs};
-use crate::model::{Activity, CloseStatus, DecisionTask, Lambda, Run};
-use crate::store::{Deadline, StoreError, TaskKind};
+use crate::model::{Activity, CloseStatus, DecisionTask, Lambda, Run, Timer};
+use crate::store::{Deadline, ItemReads, ItemWrites, StoreError, TaskKind};
 
 use super::Engine;
 use super::close::{Closing, close};
@@ -27,17 +27,16 @@ impl Engine<'_, '_> {
         let seq = run.seq;
         self.disarm(seq, 1, Deadline::RunStartToClose, run.timeout_at.take())?;
         self.drop_decision(run)?;
-        let scheduled: Vec<u64> = run.activities.keys().copied().collect();
-        for id in scheduled {
+        for id in self.tx.open_keys::<Activity>(seq)? {
             self.drop_activity(run, id)?;
         }
-        let scheduled: Vec<u64> = run.lambdas.keys().copied().collect();
-        for id in scheduled {
+        for id in self.tx.open_keys::<Lambda>(seq)? {
             self.drop_lambda(run, id)?;
         }
-        for timer in std::mem::take(&mut run.timers).into_values() {
-            let (started, at) = (timer.started_event_id, Some(timer.fires_at));
-            self.disarm(seq, started, Deadline::Timer, at)?;
+        for started in self.tx.open_keys::<Timer>(seq)? {
+            if let Some(timer) = self.tx.take_item::<Timer>(run, started)? {
+                self.disarm(seq, started, Deadline::Timer, Some(timer.fires_at))?;
+            }
         }
         Ok(())
     }
@@ -77,7 +76,7 @@ impl Engine<'_, '_> {
         scheduled: u64,
     ) -> Result<Option<Activity>, StoreError> {
         self.setup.heartbeats.forget(run.seq, scheduled);
-        let Some(activity) = run.activities.remove(&scheduled) else {
+        let Some(activity) = self.tx.take_item::<Activity>(run, scheduled)? else {
             return Ok(None);
         };
         if let Some(slot) = activity.state.slot() {
@@ -102,7 +101,7 @@ impl Engine<'_, '_> {
         run: &mut Run,
         scheduled: u64,
     ) -> Result<Option<Lambda>, StoreError> {
-        let Some(lambda) = run.lambdas.remove(&scheduled) else {
+        let Some(lambda) = self.tx.take_item::<Lambda>(run, scheduled)? else {
             return Ok(None);
         };
         if let Some(slot) = lambda.state.slot() {
@@ -123,7 +122,7 @@ pub(super) fn activity_timed_out(
     kind: Deadline,
     at: Timestamp,
 ) -> Result<bool, StoreError> {
-    let Some(activity) = run.activities.get(&scheduled) else {
+    let Some(activity) = eng.tx.open_item::<Activity>(run.seq, scheduled)? else {
         return Ok(false);
     };
     let (armed, timeout_type) = match kind {
@@ -140,7 +139,7 @@ pub(super) fn activity_timed_out(
     if armed != Some(at) {
         return Ok(false);
     }
-    if kind == Deadline::ActivityHeartbeat && heartbeat_since(eng, run, scheduled, at)? {
+    if kind == Deadline::ActivityHeartbeat && heartbeat_since(eng, run, scheduled, activity, at)? {
         return Ok(true);
     }
     let Some(activity) = eng.drop_activity(run, scheduled)? else {
@@ -161,14 +160,12 @@ pub(super) fn activity_timed_out(
 /// armed, within the timeout: if so, the timeout is re-armed from that heartbeat instead.
 fn heartbeat_since(
     eng: &mut Engine<'_, '_>,
-    run: &mut Run,
+    run: &Run,
     scheduled: u64,
+    mut activity: Activity,
     at: Timestamp,
 ) -> Result<bool, StoreError> {
     let seq = run.seq;
-    let Some(activity) = run.activities.get_mut(&scheduled) else {
-        return Ok(false);
-    };
     let (Some(last), Some(limit)) = (
         eng.setup.heartbeats.last(seq, scheduled),
         activity.heartbeat,
@@ -181,6 +178,7 @@ fn heartbeat_since(
     }
     eng.set_deadline(due, seq, scheduled, Deadline::ActivityHeartbeat)?;
     activity.due.heartbeat = Some(due);
+    eng.tx.update_item(run, scheduled, &activity)?;
     Ok(true)
 }
 
@@ -193,7 +191,8 @@ pub(super) fn lambda_timed_out(
     scheduled: u64,
     at: Timestamp,
 ) -> Result<bool, StoreError> {
-    let armed = run.lambdas.get(&scheduled).and_then(|l| l.timeout_at);
+    let lambda = eng.tx.open_item::<Lambda>(run.seq, scheduled)?;
+    let armed = lambda.and_then(|l| l.timeout_at);
     if armed != Some(at) {
         return Ok(false);
     }

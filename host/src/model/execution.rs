@@ -1,8 +1,10 @@
 //! The stored state of a workflow run: what the engine needs between two changes, and what
-//! visibility shows. The history itself is kept apart, as wire JSON (see `store::tables::EVENTS`).
+//! visibility shows. The history itself is kept apart, as wire JSON (see `store::tables::EVENTS`),
+//! and so are the run's open activities, timers, children and Lambda tasks: each is an [`Item`]
+//! stored on its own, so that a change reads and writes only the items it touches, however many
+//! are open.
 
-use std::collections::BTreeMap;
-
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
@@ -52,16 +54,62 @@ pub(crate) struct Run {
     /// When an activity task last changed: scheduled, started or closed. AWS reports the latest
     /// of these, not only the scheduling its documentation names.
     pub(crate) latest_activity_task_at: Option<Timestamp>,
-    /// Open activity tasks, by the id of their `ActivityTaskScheduled` event.
-    pub(crate) activities: BTreeMap<u64, Activity>,
-    /// Open timers, by timer id.
-    pub(crate) timers: BTreeMap<String, Timer>,
-    /// Open children, by the id of their `StartChildWorkflowExecutionInitiated` event.
-    pub(crate) children: BTreeMap<u64, Child>,
-    /// Open Lambda function tasks, by the id of their `LambdaFunctionScheduled` event.
-    #[serde(default)]
-    pub(crate) lambdas: BTreeMap<u64, Lambda>,
+    /// How many items of each kind are open; the items themselves are stored apart.
+    pub(crate) open: OpenItems,
 }
+
+/// How many of a run's [`Item`]s of each kind are open.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct OpenItems {
+    pub(crate) activities: usize,
+    pub(crate) timers: usize,
+    pub(crate) children: usize,
+    pub(crate) lambdas: usize,
+}
+
+/// The kinds of [`Item`]. Stored (in keys): never renumber.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ItemKind {
+    Activity = 0,
+    Timer = 1,
+    Child = 2,
+    Lambda = 3,
+}
+
+/// Something a run keeps open apart from its record, under a key of its own: an activity task
+/// (keyed by its `ActivityTaskScheduled` event), a timer (its `TimerStarted`), a child (its
+/// `StartChildWorkflowExecutionInitiated`) or a Lambda function task (its
+/// `LambdaFunctionScheduled`).
+pub(crate) trait Item: Serialize + DeserializeOwned {
+    const KIND: ItemKind;
+
+    /// The name no two open items of the kind share in a run (the activity, timer or Lambda
+    /// id), by which decisions find it; children have none.
+    fn name(&self) -> Option<&str>;
+
+    /// Where the run counts the open items of this kind.
+    fn count(open: &mut OpenItems) -> &mut usize;
+}
+
+macro_rules! item {
+    ($ty:ty, $kind:ident, $count:ident, |$it:ident| $name:expr) => {
+        impl Item for $ty {
+            const KIND: ItemKind = ItemKind::$kind;
+            fn name(&self) -> Option<&str> {
+                let $it = self;
+                $name
+            }
+            fn count(open: &mut OpenItems) -> &mut usize {
+                &mut open.$count
+            }
+        }
+    };
+}
+
+item!(Activity, Activity, activities, |a| Some(&a.activity_id));
+item!(Timer, Timer, timers, |t| Some(&t.timer_id));
+item!(Child, Child, children, |_c| None);
+item!(Lambda, Lambda, lambdas, |l| Some(&l.id));
 
 impl Run {
     /// Whether the run can still change.
@@ -76,11 +124,11 @@ impl Run {
             return counts;
         }
         OpenCounts {
-            open_activity_tasks: self.activities.len(),
+            open_activity_tasks: self.open.activities,
             open_decision_tasks: usize::from(self.decision.waiting()),
-            open_timers: self.timers.len(),
-            open_child_workflow_executions: self.children.len(),
-            open_lambda_functions: self.lambdas.len(),
+            open_timers: self.open.timers,
+            open_child_workflow_executions: self.open.children,
+            open_lambda_functions: self.open.lambdas,
         }
     }
 }
@@ -344,6 +392,7 @@ pub(crate) struct Lambda {
 /// An open timer.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Timer {
+    pub(crate) timer_id: String,
     pub(crate) started_event_id: u64,
     pub(crate) fires_at: Timestamp,
 }

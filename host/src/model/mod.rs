@@ -13,8 +13,8 @@ mod wasm;
 
 pub(crate) use domain::{Domain, DomainArn};
 pub(crate) use execution::{
-    Activity, ActivityDue, Child, Closed, DecisionTask, ExecutionConfig, Lambda, NextDecision,
-    OpenCounts, Parent, Run, Slot, TaskState, Timer,
+    Activity, ActivityDue, Child, Closed, DecisionTask, ExecutionConfig, Item, ItemKind, Lambda,
+    NextDecision, OpenCounts, OpenItems, Parent, Run, Slot, TaskState, Timer,
 };
 pub(crate) use rules::{LAMBDA_DEFAULT_TIMEOUT, NoneAllowed, name_problem};
 pub(crate) use shapes::{

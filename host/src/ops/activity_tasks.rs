@@ -98,9 +98,9 @@ pub(crate) async fn heartbeat(
     svc.store
         .write(
             move |tx| started_activity(tx, &scope, task),
-            move |tx, (domain, mut run)| {
+            move |tx, (domain, run)| {
                 let mut eng = Engine::new(tx, domain, &setup);
-                let cancel_requested = record_heartbeat(&mut eng, &mut run, task, input.details)?;
+                let cancel_requested = record_heartbeat(&mut eng, &run, task, input.details)?;
                 eng.finish()?;
                 Ok(ActivityTaskStatus { cancel_requested })
             },

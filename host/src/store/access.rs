@@ -15,8 +15,9 @@ use super::StoreError;
 use super::seam::{Counter, Cursor, DomainReads, DomainWrites, Page, Writes};
 use super::tables::{
     BINDINGS, BindingKey, Bytes, COUNTERS, DEADLINES, DOMAINS, DeadlineKey, DomainKey, EVENTS,
-    FailureKey, GUEST_FAILURES, META, MODULE_CODE, MODULES, ModuleKey, OPEN_RUNS, RUN_IDS, RUNS,
-    RunIdKey, TASKS, TYPES, TaskQueueKey, TypeKey, VISIBILITY, VisibilityKey,
+    FailureKey, GUEST_FAILURES, ITEM_NAMES, ITEMS, ItemKey, ItemNameKey, META, MODULE_CODE,
+    MODULES, ModuleKey, OPEN_RUNS, RUN_IDS, RUNS, RunIdKey, TASKS, TYPES, TaskQueueKey, TypeKey,
+    VISIBILITY, VisibilityKey,
 };
 
 /// A consistent read-only view of the store.
@@ -138,6 +139,8 @@ tables! {
     run_ids / run_id_table: RUN_IDS<RunIdKey, u64>;
     open_runs / open_run_table: OPEN_RUNS<(u64, &'static str), u64>;
     events / event_table: EVENTS<(u64, u64), Bytes>;
+    items / item_table: ITEMS<ItemKey, Bytes>;
+    item_names / item_name_table: ITEM_NAMES<ItemNameKey, u64>;
     visibility / visibility_table: VISIBILITY<VisibilityKey, ()>;
     tasks / task_table: TASKS<TaskQueueKey, (u64, u64)>;
     deadlines / deadline_table: DEADLINES<DeadlineKey, ()>;

@@ -9,6 +9,7 @@
 //! redb.
 
 mod access;
+mod items;
 mod job;
 mod kinds;
 mod runs;
@@ -30,8 +31,8 @@ use crate::clock::Clock;
 use access::ReadTx;
 use seam::{Backend, Job};
 pub(crate) use seam::{
-    Counter, Cursor, Deadline, Due, Filter, Listing, Page, Reads, TaskKind, TypeReads, TypeWrites,
-    Writes,
+    Counter, Cursor, Deadline, Due, Filter, ItemReads, ItemWrites, Listing, Page, Reads, TaskKind,
+    TypeReads, TypeWrites, Writes,
 };
 pub use writer::WriterStats;
 

@@ -6,7 +6,7 @@ use std::ops::Bound;
 use redb::{ReadableTable, Table};
 
 use crate::clock::Timestamp;
-use crate::model::{Run, Slot};
+use crate::model::{ItemKind, Run, Slot};
 
 use super::StoreError;
 use super::access::{Tables, WriteTx, bounds, decode, encode, scan};
@@ -145,6 +145,28 @@ impl<T: Tables> RunReads for T {
         }
         Ok(seqs)
     }
+
+    fn item(&self, seq: u64, kind: ItemKind, key: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        let table = self.item_table()?;
+        let value = table.get((seq, kind as u8, key))?;
+        Ok(value.map(|v| v.value().to_vec()))
+    }
+
+    fn item_named(&self, seq: u64, kind: ItemKind, name: &str) -> Result<Option<u64>, StoreError> {
+        let table = self.item_name_table()?;
+        let value = table.get((seq, kind as u8, name))?;
+        Ok(value.map(|v| v.value()))
+    }
+
+    fn item_keys(&self, seq: u64, kind: ItemKind) -> Result<Vec<u64>, StoreError> {
+        let table = self.item_table()?;
+        let k = kind as u8;
+        let mut keys = Vec::new();
+        for entry in table.range((seq, k, 0)..=(seq, k, u64::MAX))? {
+            keys.push(entry?.0.value().2);
+        }
+        Ok(keys)
+    }
 }
 
 /// A key of the task queues, borrowing the list name.
@@ -188,6 +210,35 @@ impl RunWrites for WriteTx<'_> {
         Ok(())
     }
 
+    fn put_item(
+        &mut self,
+        seq: u64,
+        kind: ItemKind,
+        key: u64,
+        name: Option<&str>,
+        json: &[u8],
+    ) -> Result<(), StoreError> {
+        self.items.insert((seq, kind as u8, key), json)?;
+        if let Some(name) = name {
+            self.item_names.insert((seq, kind as u8, name), key)?;
+        }
+        Ok(())
+    }
+
+    fn remove_item(
+        &mut self,
+        seq: u64,
+        kind: ItemKind,
+        key: u64,
+        name: Option<&str>,
+    ) -> Result<(), StoreError> {
+        self.items.remove((seq, kind as u8, key))?;
+        if let Some(name) = name {
+            self.item_names.remove((seq, kind as u8, name))?;
+        }
+        Ok(())
+    }
+
     fn name_run(&mut self, run: &Run) -> Result<(), StoreError> {
         let (domain, id) = (run.domain, run.execution.workflow_id.as_str());
         self.run_ids
@@ -211,6 +262,11 @@ impl RunWrites for WriteTx<'_> {
             .remove((run.domain, id.workflow_id.as_str(), id.run_id.as_str()))?;
         self.events
             .retain_in((run.seq, 0)..=(run.seq, u64::MAX), |_, _| false)?;
+        // A closed run has no open items; a record from before they were kept apart may.
+        self.items
+            .retain_in((run.seq, 0, 0)..=(run.seq, u8::MAX, u64::MAX), |_, _| false)?;
+        self.item_names
+            .retain_in((run.seq, 0, "")..(run.seq + 1, 0, ""), |_, _| false)?;
         self.unlist_run(run, Listing::ClosedByStart, run.started_at)?;
         if let Some(closed) = run.closed {
             self.unlist_run(run, Listing::ClosedByClose, closed.at)?;

@@ -46,11 +46,12 @@
 
 use crate::clock::Timestamp;
 use crate::model::{
-    AnyType, Binding, BindingKind, Domain, GuestFailureRecord, Kind, ModuleRecord, Run, Scope,
-    Slot, TypeKind, TypeName, TypeRecord,
+    AnyType, Binding, BindingKind, Domain, GuestFailureRecord, ItemKind, Kind, ModuleRecord, Run,
+    Scope, Slot, TypeKind, TypeName, TypeRecord,
 };
 
 use super::StoreError;
+pub(crate) use super::items::{ItemReads, ItemWrites};
 pub(crate) use super::kinds::{Counter, Deadline, Due, Filter, Listing, TaskKind};
 
 /// A database the [`Store`](super::Store) runs on: consistent snapshots for reads, and write
@@ -200,6 +201,15 @@ pub(crate) trait RunReads {
     /// The seq of every run that has a history, in order (debug builds check them all).
     #[cfg(debug_assertions)]
     fn history_seqs(&self) -> Result<Vec<u64>, StoreError>;
+
+    /// The open item `key` of `kind` of run `seq`, as stored (JSON). Typed: [`ItemReads`].
+    fn item(&self, seq: u64, kind: ItemKind, key: u64) -> Result<Option<Vec<u8>>, StoreError>;
+
+    /// The key of the open item of `kind` of run `seq` named `name`.
+    fn item_named(&self, seq: u64, kind: ItemKind, name: &str) -> Result<Option<u64>, StoreError>;
+
+    /// The keys of the open items of `kind` of run `seq`, in order.
+    fn item_keys(&self, seq: u64, kind: ItemKind) -> Result<Vec<u64>, StoreError>;
 }
 
 /// The reads of Weft's Wasm extension: modules, bindings and their guests' failures.
@@ -280,6 +290,26 @@ pub(crate) trait DomainWrites {
 pub(crate) trait RunWrites {
     /// Stores `run`, new or changed.
     fn put_run(&mut self, run: &Run) -> Result<(), StoreError>;
+
+    /// Stores item `key` of `kind` of run `seq` (JSON), new or changed, findable by `name` if
+    /// it has one. Typed: [`ItemWrites`].
+    fn put_item(
+        &mut self,
+        seq: u64,
+        kind: ItemKind,
+        key: u64,
+        name: Option<&str>,
+        json: &[u8],
+    ) -> Result<(), StoreError>;
+
+    /// Removes item `key` of `kind` of run `seq`, and its `name`.
+    fn remove_item(
+        &mut self,
+        seq: u64,
+        kind: ItemKind,
+        key: u64,
+        name: Option<&str>,
+    ) -> Result<(), StoreError>;
 
     /// Records the names of a new run, and that it is the open run of its workflow id.
     fn name_run(&mut self, run: &Run) -> Result<(), StoreError>;

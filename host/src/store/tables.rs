@@ -45,6 +45,21 @@ pub(crate) const OPEN_RUNS: TableDefinition<(u64, &str), u64> = TableDefinition:
 /// event as wire JSON, served as stored.
 pub(crate) const EVENTS: TableDefinition<(u64, u64), Bytes> = TableDefinition::new("events");
 
+/// (run seq, `ItemKind` as u8, item key).
+pub(crate) type ItemKey = (u64, u8, u64);
+
+/// The open items of runs, each apart from its run's record (`model::Item`): activity tasks,
+/// timers, children and Lambda function tasks. Key: (run seq, kind, the event that opened it).
+/// Value: the item.
+pub(crate) const ITEMS: TableDefinition<ItemKey, Bytes> = TableDefinition::new("items");
+
+/// (run seq, `ItemKind` as u8, name).
+pub(crate) type ItemNameKey = (u64, u8, &'static str);
+
+/// The open items that have a name (activity, timer and Lambda ids), by name. Value: the
+/// item's key.
+pub(crate) const ITEM_NAMES: TableDefinition<ItemNameKey, u64> = TableDefinition::new("item_names");
+
 /// (domain id, `Listing` as u8, `Filter` number, filter value, time in ms, run seq).
 pub(crate) type VisibilityKey = (u64, u8, u8, &'static str, i64, u64);
 

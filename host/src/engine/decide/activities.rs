@@ -3,10 +3,10 @@
 use crate::model::decisions::attrs as d;
 use crate::model::events::{Cause, attrs};
 use crate::model::{
-    Activity, ActivityDue, ActivityKind, Priority, RegistrationStatus, Run, TaskList, TaskState,
-    Timeout,
+    Activity, ActivityDue, ActivityKind, ItemKind, Priority, RegistrationStatus, Run, TaskList,
+    TaskState, Timeout,
 };
-use crate::store::{Deadline, StoreError, TaskKind, TypeReads};
+use crate::store::{Deadline, ItemReads, ItemWrites, StoreError, TaskKind, TypeReads};
 
 use super::Batch;
 
@@ -62,20 +62,17 @@ impl Batch<'_, '_, '_> {
             )?,
             ..ActivityDue::default()
         };
-        run.activities.insert(
-            scheduled,
-            Activity {
-                activity_id: a.activity_id,
-                activity_type: a.activity_type,
-                state: TaskState::Queued(slot),
-                cancel_requested_event_id: None,
-                heartbeat_details: None,
-                start_to_close: r.start_to_close.limit(),
-                heartbeat: r.heartbeat.limit(),
-                due,
-            },
-        );
-        Ok(())
+        let activity = Activity {
+            activity_id: a.activity_id,
+            activity_type: a.activity_type,
+            state: TaskState::Queued(slot),
+            cancel_requested_event_id: None,
+            heartbeat_details: None,
+            start_to_close: r.start_to_close.limit(),
+            heartbeat: r.heartbeat.limit(),
+            due,
+        };
+        self.eng.tx.add_item(run, scheduled, &activity)
     }
 
     /// What ScheduleActivityTask `a` resolves to against its type's defaults (spec §6.1), or
@@ -96,14 +93,14 @@ impl Batch<'_, '_, '_> {
         if record.status(self.domain) == RegistrationStatus::Deprecated {
             return Ok(Err(Cause::ActivityTypeDeprecated));
         }
-        if run
-            .activities
-            .values()
-            .any(|x| x.activity_id == a.activity_id)
+        let tx = &*self.eng.tx;
+        if tx
+            .item_named(run.seq, ItemKind::Activity, &a.activity_id)?
+            .is_some()
         {
             return Ok(Err(Cause::ActivityIdAlreadyInUse));
         }
-        if run.activities.len() >= self.eng.max_open_per_run() {
+        if run.open.activities >= self.eng.max_open_per_run() {
             return Ok(Err(Cause::OpenActivitiesLimitExceeded));
         }
         let defaults = record.config;
@@ -149,12 +146,11 @@ impl Batch<'_, '_, '_> {
         run: &mut Run,
         a: d::RequestCancelActivityTask,
     ) -> Result<(), StoreError> {
-        let found = run
-            .activities
-            .iter()
-            .find(|(_, x)| x.activity_id == a.activity_id)
-            .map(|(id, _)| *id);
-        let Some(scheduled) = found else {
+        let found = self
+            .eng
+            .tx
+            .named_item::<Activity>(run.seq, &a.activity_id)?;
+        let Some((scheduled, mut activity)) = found else {
             let event = attrs::RequestCancelActivityTaskFailed {
                 activity_id: a.activity_id,
                 cause: Cause::ActivityIdUnknown,
@@ -167,10 +163,8 @@ impl Batch<'_, '_, '_> {
             activity_id: a.activity_id,
         };
         let requested = self.eng.record(run, event)?;
-        let Some(activity) = run.activities.get_mut(&scheduled) else {
-            return Ok(());
-        };
         activity.cancel_requested_event_id = Some(requested);
+        self.eng.tx.update_item(run, scheduled, &activity)?;
         // A task no worker has yet is canceled by the service (spec §8.8).
         if activity.state.slot().is_some() {
             self.eng.drop_activity(run, scheduled)?;

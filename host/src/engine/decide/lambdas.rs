@@ -6,8 +6,8 @@
 
 use crate::model::decisions::attrs as d;
 use crate::model::events::{Cause, attrs};
-use crate::model::{LAMBDA_DEFAULT_TIMEOUT, Lambda, Priority, Run, TaskState, Timeout};
-use crate::store::{StoreError, TaskKind};
+use crate::model::{ItemKind, LAMBDA_DEFAULT_TIMEOUT, Lambda, Priority, Run, TaskState, Timeout};
+use crate::store::{ItemWrites, StoreError, TaskKind};
 
 use super::Batch;
 
@@ -22,9 +22,10 @@ impl Batch<'_, '_, '_> {
     ) -> Result<(), StoreError> {
         // No IAM: a run without a `lambdaRole` may schedule functions too (spec §6.13 [REC]).
         // Only open functions hold their ids (spec §9 [REC]).
-        let cause = if run.lambdas.values().any(|l| l.id == a.id) {
+        let in_use = self.eng.tx.item_named(run.seq, ItemKind::Lambda, &a.id)?;
+        let cause = if in_use.is_some() {
             Some(Cause::IdAlreadyInUse)
-        } else if run.lambdas.len() >= self.eng.max_open_per_run() {
+        } else if run.open.lambdas >= self.eng.max_open_per_run() {
             Some(Cause::OpenLambdaFunctionsLimitExceeded)
         } else if !self.eng.tx.function_bound(self.domain.id, &a.name)? {
             // [REC] Weft has no Lambda service: only functions bound as Wasm modules run.
@@ -59,16 +60,13 @@ impl Batch<'_, '_, '_> {
         let slot = self
             .eng
             .queue(run, TaskKind::Function, a.name.clone(), PRIORITY, scheduled)?;
-        run.lambdas.insert(
-            scheduled,
-            Lambda {
-                id: a.id,
-                name: a.name,
-                state: TaskState::Queued(slot),
-                start_to_close,
-                timeout_at: None,
-            },
-        );
-        Ok(())
+        let lambda = Lambda {
+            id: a.id,
+            name: a.name,
+            state: TaskState::Queued(slot),
+            start_to_close,
+            timeout_at: None,
+        };
+        self.eng.tx.add_item(run, scheduled, &lambda)
     }
 }

@@ -8,8 +8,8 @@ mod runs;
 
 use crate::model::decisions::{Decision, attrs as d};
 use crate::model::events::{Cause, Event, attrs};
-use crate::model::{CloseStatus, DecisionTask, Domain, Run, TaskList, Timeout, Timer};
-use crate::store::{Deadline, StoreError};
+use crate::model::{CloseStatus, DecisionTask, Domain, ItemKind, Run, TaskList, Timeout, Timer};
+use crate::store::{Deadline, ItemReads, ItemWrites, StoreError};
 
 use super::Engine;
 use super::close::{Closing, close};
@@ -199,7 +199,12 @@ impl Batch<'_, '_, '_> {
 
     fn cancel_timer(&mut self, run: &mut Run, a: d::CancelTimer) -> Result<(), StoreError> {
         let dtc = self.completed;
-        let Some(timer) = run.timers.remove(&a.timer_id) else {
+        let named = self.eng.tx.named_item::<Timer>(run.seq, &a.timer_id)?;
+        let taken = match named {
+            Some((started, _)) => self.eng.tx.take_item::<Timer>(run, started)?,
+            None => None,
+        };
+        let Some(timer) = taken else {
             let event = attrs::CancelTimerFailed {
                 timer_id: a.timer_id,
                 cause: Cause::TimerIdUnknown,
@@ -304,9 +309,13 @@ impl Batch<'_, '_, '_> {
     }
 
     fn start_timer(&mut self, run: &mut Run, a: d::StartTimer) -> Result<(), StoreError> {
-        let cause = if run.timers.contains_key(&a.timer_id) {
+        let in_use = self
+            .eng
+            .tx
+            .item_named(run.seq, ItemKind::Timer, &a.timer_id)?;
+        let cause = if in_use.is_some() {
             Some(Cause::TimerIdAlreadyInUse)
-        } else if run.timers.len() >= self.eng.max_open_per_run() {
+        } else if run.open.timers >= self.eng.max_open_per_run() {
             Some(Cause::OpenTimersLimitExceeded)
         } else {
             None
@@ -335,13 +344,11 @@ impl Batch<'_, '_, '_> {
             .eng
             .arm(run.seq, started_event_id, Deadline::Timer, Some(secs))?
             .ok_or_else(|| StoreError::broken("a timer without a deadline"))?;
-        run.timers.insert(
-            a.timer_id,
-            Timer {
-                started_event_id,
-                fires_at,
-            },
-        );
-        Ok(())
+        let timer = Timer {
+            timer_id: a.timer_id,
+            started_event_id,
+            fires_at,
+        };
+        self.eng.tx.add_item(run, started_event_id, &timer)
     }
 }

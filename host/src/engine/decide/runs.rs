@@ -4,7 +4,7 @@
 use crate::model::decisions::attrs as d;
 use crate::model::events::{Cause, attrs};
 use crate::model::{Child, CloseStatus, ExecutionConfig, Parent, Run, TypeName};
-use crate::store::StoreError;
+use crate::store::{ItemWrites, StoreError};
 
 use super::super::close::{Closing, close};
 use super::super::effects::Effect;
@@ -48,16 +48,14 @@ impl Batch<'_, '_, '_> {
             lambda_role: config.lambda_role.clone(),
         };
         let initiated = self.eng.record(run, event)?;
-        run.children.insert(
-            initiated,
-            Child {
-                workflow_id: a.workflow_id.clone(),
-                workflow_type: a.workflow_type.clone(),
-                control: a.control,
-                decision_task_completed_event_id: self.completed,
-                started: None,
-            },
-        );
+        let child = Child {
+            workflow_id: a.workflow_id.clone(),
+            workflow_type: a.workflow_type.clone(),
+            control: a.control,
+            decision_task_completed_event_id: self.completed,
+            started: None,
+        };
+        self.eng.tx.add_item(run, initiated, &child)?;
         let new = NewRun {
             domain_name: run.domain_name.clone(),
             workflow_id: a.workflow_id,
@@ -99,7 +97,7 @@ impl Batch<'_, '_, '_> {
         let resolved = resolve_start(self.eng.tx, self.domain, &a.workflow_type, request)?;
         Ok(match resolved {
             Err(e @ (StartError::TypeUnknown | StartError::TypeDeprecated)) => Err(e.cause()),
-            _ if run.children.len() >= self.eng.max_open_per_run() => {
+            _ if run.open.children >= self.eng.max_open_per_run() => {
                 Err(Cause::OpenChildrenLimitExceeded)
             }
             _ if self.eng.open_runs_full()? => Err(Cause::OpenWorkflowsLimitExceeded),

@@ -129,7 +129,7 @@ async fn queued(fx: &Fixture, name: &'static str) -> u64 {
 
 /// How many Lambda tasks run `seq` has open.
 async fn open_lambdas(fx: &Fixture, seq: u64) -> usize {
-    fx.run(seq).await.unwrap().lambdas.len()
+    fx.run(seq).await.unwrap().open.lambdas
 }
 
 /// Asserts that after `millis` more, nothing at all happens.
@@ -439,7 +439,7 @@ async fn a_run_that_closes_drops_its_queued_and_started_functions() {
     })
     .await;
     let run = fx.run(seq).await.unwrap();
-    assert!(!run.is_open() && run.lambdas.is_empty());
+    assert!(!run.is_open() && run.open.lambdas == 0);
     assert_eq!(queued(&fx, FUNCTION).await, 0);
     assert!(take(&fx, FUNCTION).await.is_none());
     let outcome = LambdaOutcome::Completed { result: None };
@@ -465,5 +465,5 @@ async fn a_close_decision_discards_a_function_its_batch_scheduled() {
         ["LambdaFunctionScheduled", "WorkflowExecutionCompleted"]
     );
     assert_eq!(queued(&fx, FUNCTION).await, 0);
-    assert!(fx.run(seq).await.unwrap().lambdas.is_empty());
+    assert!(fx.run(seq).await.unwrap().open.lambdas == 0);
 }

@@ -124,8 +124,8 @@ async fn a_started_activity_times_out_start_to_close_despite_heartbeats() {
     for _ in 0..3 {
         quiet_for(&fx, seq, 3 * SEC).await;
         fx.change(move |eng| {
-            let mut run = checked(started_task::<Activity>(&*eng.tx, eng.domain, task))?;
-            record_heartbeat(eng, &mut run, task, Some("beat".into()))
+            let run = checked(started_task::<Activity>(&*eng.tx, eng.domain, task))?;
+            record_heartbeat(eng, &run, task, Some("beat".into()))
         })
         .await;
     }
@@ -158,15 +158,15 @@ async fn heartbeats_keep_an_activity_alive_until_they_stop() {
     for n in 0..5 {
         quiet_for(&fx, seq, 4 * SEC - 1).await;
         fx.change(move |eng| {
-            let mut run = checked(started_task::<Activity>(&*eng.tx, eng.domain, task))?;
-            record_heartbeat(eng, &mut run, task, Some(format!("beat {n}")))
+            let run = checked(started_task::<Activity>(&*eng.tx, eng.domain, task))?;
+            record_heartbeat(eng, &run, task, Some(format!("beat {n}")))
         })
         .await;
     }
     // A heartbeat without details still resets the timeout and keeps the last details.
     fx.change(move |eng| {
-        let mut run = checked(started_task::<Activity>(&*eng.tx, eng.domain, task))?;
-        record_heartbeat(eng, &mut run, task, None)
+        let run = checked(started_task::<Activity>(&*eng.tx, eng.domain, task))?;
+        record_heartbeat(eng, &run, task, None)
     })
     .await;
     quiet_for(&fx, seq, 4 * SEC - 1).await;
@@ -330,7 +330,7 @@ async fn a_run_times_out_then_is_purged_when_its_retention_ends() {
     );
     let run = fx.run(seq).await.unwrap();
     assert_eq!(run.closed.map(|c| c.status), Some(CloseStatus::TimedOut));
-    assert!(run.activities.is_empty() && run.timers.is_empty());
+    assert!(run.open.activities == 0 && run.open.timers == 0);
     assert_eq!(claim_task(&fx, TaskKind::Activity, "al").await, None);
     // Kept for the domain's day of retention, then gone with its history and names.
     let day = 24 * 60 * 60 * SEC;
