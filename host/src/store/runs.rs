@@ -172,7 +172,6 @@ impl<T: Tables> RunReads for T {
 /// A key of the task queues, borrowing the list name.
 type QueueKey<'a> = (u64, u8, &'a str, u32, u64);
 
-/// The key range of one task list's queue.
 /// Indexes `run` in `listing` at `time` under every filter it matches: for the writer, and
 /// for the upgrade from format 1.
 pub(super) fn index(
@@ -181,21 +180,35 @@ pub(super) fn index(
     listing: Listing,
     time: Timestamp,
 ) -> Result<(), StoreError> {
+    each_key(run, listing, time, |key| {
+        table.insert(key, ())?;
+        Ok(())
+    })
+}
+
+/// Calls `each` with every index key of `run` in `listing` at `time`: one under each filter it
+/// matches.
+fn each_key(
+    run: &Run,
+    listing: Listing,
+    time: Timestamp,
+    mut each: impl FnMut((u64, u8, u8, &str, i64, u64)) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
     for filter in Filter::all_of(run, listing) {
         let (f, value) = filter.key();
-        let key = (
+        each((
             run.domain,
             listing as u8,
             f,
-            value.as_ref(),
+            &value,
             time.as_millis(),
             run.seq,
-        );
-        table.insert(key, ())?;
+        ))?;
     }
     Ok(())
 }
 
+/// The key range of one task list's queue.
 fn list_range(domain: u64, kind: TaskKind, list: &str) -> (QueueKey<'_>, QueueKey<'_>) {
     let kind = kind as u8;
     (
@@ -290,19 +303,10 @@ impl RunWrites for WriteTx<'_> {
         listing: Listing,
         time: Timestamp,
     ) -> Result<(), StoreError> {
-        for filter in Filter::all_of(run, listing) {
-            let (f, value) = filter.key();
-            let key = (
-                run.domain,
-                listing as u8,
-                f,
-                value.as_ref(),
-                time.as_millis(),
-                run.seq,
-            );
+        each_key(run, listing, time, |key| {
             self.visibility.remove(key)?;
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     fn push_task(
