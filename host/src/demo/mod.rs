@@ -220,7 +220,7 @@ impl Demo {
                     .await?;
             }
             let execution = WorkflowExecution {
-                workflow_id: order.workflow_id.clone(),
+                workflow_id: order.workflow_id.as_str().into(),
                 run_id: run.run_id,
             };
             runs.push((order, execution));
@@ -268,7 +268,7 @@ impl Demo {
             .call::<op::StartWorkflowExecution>(orders::quote_start(DOMAIN))
             .await?;
         let quote = WorkflowExecution {
-            workflow_id: orders::QUOTE_ID.to_owned(),
+            workflow_id: orders::QUOTE_ID.into(),
             run_id: run.run_id,
         };
         let status = self.wait_for(std::slice::from_ref(&quote)).await?;

@@ -127,7 +127,7 @@ fn start(
 ) -> StartInput {
     StartInput {
         domain: domain.to_owned(),
-        workflow_id: workflow_id.to_owned(),
+        workflow_id: workflow_id.into(),
         workflow_type: TypeName {
             name: ty.name.to_owned(),
             version: ty.version.to_owned(),
@@ -177,7 +177,7 @@ impl Order {
     pub(crate) fn cancel_signal(&self, domain: &str) -> SignalInput {
         SignalInput {
             domain: domain.to_owned(),
-            workflow_id: self.workflow_id.clone(),
+            workflow_id: self.workflow_id.as_str().into(),
             run_id: None,
             signal_name: order::CANCEL_SIGNAL.to_owned(),
             input: None,

@@ -3,7 +3,7 @@
 //! run that caused them is saved, in the same transaction (spec §6.10–6.12, §8.9–8.11).
 
 use crate::model::events::{Cause, Event, attrs};
-use crate::model::{Child, ChildPolicy, Run, TypeName, WorkflowExecution};
+use crate::model::{Child, ChildPolicy, Run, RunId, TypeName, WorkflowExecution, WorkflowId};
 use crate::store::{ItemReads, ItemWrites, StoreError};
 
 use super::Engine;
@@ -31,8 +31,8 @@ pub(crate) struct Initiated {
     pub(crate) event_id: u64,
     pub(crate) decision_task_completed_event_id: u64,
     pub(crate) control: Option<String>,
-    pub(crate) workflow_id: String,
-    pub(crate) run_id: Option<String>,
+    pub(crate) workflow_id: WorkflowId,
+    pub(crate) run_id: Option<RunId>,
 }
 
 /// A change to another run, or a later change to the same one.
@@ -63,7 +63,7 @@ pub(crate) enum Effect {
     /// Apply the closed parent's child policy to its child `child` (a workflow id).
     ChildPolicy {
         parent: u64,
-        child: String,
+        child: WorkflowId,
         policy: ChildPolicy,
     },
 }
@@ -234,7 +234,7 @@ fn child_outcome_event(
 fn apply_child_policy(
     eng: &mut Engine<'_, '_>,
     parent: u64,
-    child: &str,
+    child: &WorkflowId,
     policy: ChildPolicy,
 ) -> Result<(), StoreError> {
     let Some(mut run) = eng.tx.open_run(eng.domain, child)? else {
@@ -307,7 +307,7 @@ pub(crate) fn request_cancel(
 /// The open run a signal or cancel request is for: the named run, or without a run id the
 /// workflow id's open run.
 fn target(eng: &Engine<'_, '_>, from: &Initiated) -> Result<Option<Run>, StoreError> {
-    let run = match from.run_id.as_deref().filter(|id| !id.is_empty()) {
+    let run = match from.run_id.as_ref().filter(|id| !id.is_empty()) {
         Some(run_id) => eng.tx.run_named(eng.domain, &from.workflow_id, run_id)?,
         None => eng.tx.open_run(eng.domain, &from.workflow_id)?,
     };

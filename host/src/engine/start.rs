@@ -6,8 +6,8 @@ use crate::fault::Fault;
 use crate::model::events::{Cause, attrs};
 use crate::model::{
     ChildPolicy, DecisionTask, Domain, ExecutionConfig, Kind, OpenItems, Parent, Priority,
-    RegistrationStatus, Run, TaskList, Timeout, TypeName, TypeRecord, WorkflowExecution,
-    WorkflowKind, WorkflowTypeConfiguration,
+    RegistrationStatus, Run, RunId, TaskList, Timeout, TypeName, TypeRecord, WorkflowExecution,
+    WorkflowId, WorkflowKind, WorkflowTypeConfiguration,
 };
 use crate::store::{Counter, Listing, Reads, StoreError, TypeReads};
 
@@ -114,7 +114,7 @@ fn resolve_with(
 #[derive(Clone, Debug)]
 pub(crate) struct NewRun {
     pub(crate) domain_name: String,
-    pub(crate) workflow_id: String,
+    pub(crate) workflow_id: WorkflowId,
     pub(crate) workflow_type: TypeName,
     pub(crate) config: ExecutionConfig,
     pub(crate) input: Option<String>,
@@ -123,7 +123,7 @@ pub(crate) struct NewRun {
     pub(crate) retention_days: u32,
     pub(crate) parent: Option<Parent>,
     /// The run this one continues, for `continuedExecutionRunId`.
-    pub(crate) continued_from: Option<String>,
+    pub(crate) continued_from: Option<RunId>,
 }
 
 impl Engine<'_, '_> {
@@ -139,7 +139,7 @@ impl Engine<'_, '_> {
 pub(crate) fn start_run(
     eng: &mut Engine<'_, '_>,
     new: NewRun,
-    run_id: Option<String>,
+    run_id: Option<RunId>,
 ) -> Result<Run, StoreError> {
     let seq = eng.tx.next_id()?;
     let started_at = eng.tx.now();
@@ -200,9 +200,11 @@ pub(crate) fn start_run(
 }
 
 /// A fresh run id: 32 random bytes, base64url (43 characters), as spec §8.1 recommends.
-pub(super) fn new_run_id() -> Result<String, StoreError> {
+pub(super) fn new_run_id() -> Result<RunId, StoreError> {
     use base64::Engine as _;
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(StoreError::broken)?;
-    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
+    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(bytes)
+        .into())
 }

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::fault::{Fault, Violations, echo};
 
 use super::rules::{NoneAllowed, Rule};
-use super::{ChildPolicy, Priority, TaskList, Timeout, TypeName};
+use super::{ChildPolicy, Priority, RunId, TaskList, Timeout, TypeName, WorkflowId};
 
 macro_rules! decisions {
     ($(
@@ -143,20 +143,20 @@ decisions! {
         timer_id: String,
     }
     SignalExternalWorkflowExecution => "signalExternalWorkflowExecutionDecisionAttributes" {
-        workflow_id: String,
-        run_id: Option<String>,
+        workflow_id: WorkflowId,
+        run_id: Option<RunId>,
         signal_name: String,
         input: Option<String>,
         control: Option<String>,
     }
     RequestCancelExternalWorkflowExecution => "requestCancelExternalWorkflowExecutionDecisionAttributes" {
-        workflow_id: String,
-        run_id: Option<String>,
+        workflow_id: WorkflowId,
+        run_id: Option<RunId>,
         control: Option<String>,
     }
     StartChildWorkflowExecution => "startChildWorkflowExecutionDecisionAttributes" {
         workflow_type: TypeName,
-        workflow_id: String,
+        workflow_id: WorkflowId,
         control: Option<String>,
         input: Option<String>,
         execution_start_to_close_timeout: Option<Timeout>,

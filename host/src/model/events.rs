@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
 
-use super::{ChildPolicy, Priority, TaskList, Timeout, TypeName, WorkflowExecution};
+use super::{
+    ChildPolicy, Priority, RunId, TaskList, Timeout, TypeName, WorkflowExecution, WorkflowId,
+};
 
 mod wire;
 
@@ -35,6 +37,8 @@ impl Skip for WorkflowExecution {}
 impl Skip for ChildPolicy {}
 impl Skip for Cause {}
 impl Skip for Timeout {}
+impl Skip for WorkflowId {}
+impl Skip for RunId {}
 
 /// Every failure cause and timeout type that events carry, as SWF spells them.
 ///
@@ -194,7 +198,7 @@ events! {
         task_priority: Option<Priority>,
         workflow_type: TypeName,
         tag_list: Option<Vec<String>>,
-        continued_execution_run_id: Option<String>,
+        continued_execution_run_id: Option<RunId>,
         parent_workflow_execution: Option<WorkflowExecution>,
         parent_initiated_event_id: Option<u64>,
         lambda_role: Option<String>,
@@ -236,7 +240,7 @@ events! {
     WorkflowExecutionContinuedAsNew => "workflowExecutionContinuedAsNewEventAttributes" {
         input: Option<String>,
         decision_task_completed_event_id: u64,
-        new_execution_run_id: String,
+        new_execution_run_id: RunId,
         execution_start_to_close_timeout: Option<Timeout>,
         task_list: TaskList,
         task_priority: Option<Priority>,
@@ -375,7 +379,7 @@ events! {
         decision_task_completed_event_id: u64,
     }
     StartChildWorkflowExecutionInitiated => "startChildWorkflowExecutionInitiatedEventAttributes" {
-        workflow_id: String,
+        workflow_id: WorkflowId,
         workflow_type: TypeName,
         control: Option<String>,
         input: Option<String>,
@@ -391,7 +395,7 @@ events! {
     StartChildWorkflowExecutionFailed => "startChildWorkflowExecutionFailedEventAttributes" {
         workflow_type: TypeName,
         cause: Cause,
-        workflow_id: String,
+        workflow_id: WorkflowId,
         initiated_event_id: u64,
         decision_task_completed_event_id: u64,
         control: Option<String>,
@@ -437,16 +441,16 @@ events! {
         started_event_id: u64,
     }
     SignalExternalWorkflowExecutionInitiated => "signalExternalWorkflowExecutionInitiatedEventAttributes" {
-        workflow_id: String,
-        run_id: Option<String>,
+        workflow_id: WorkflowId,
+        run_id: Option<RunId>,
         signal_name: String,
         input: Option<String>,
         decision_task_completed_event_id: u64,
         control: Option<String>,
     }
     SignalExternalWorkflowExecutionFailed => "signalExternalWorkflowExecutionFailedEventAttributes" {
-        workflow_id: String,
-        run_id: Option<String>,
+        workflow_id: WorkflowId,
+        run_id: Option<RunId>,
         cause: Cause,
         initiated_event_id: u64,
         decision_task_completed_event_id: u64,
@@ -457,14 +461,14 @@ events! {
         initiated_event_id: u64,
     }
     RequestCancelExternalWorkflowExecutionInitiated => "requestCancelExternalWorkflowExecutionInitiatedEventAttributes" {
-        workflow_id: String,
-        run_id: Option<String>,
+        workflow_id: WorkflowId,
+        run_id: Option<RunId>,
         decision_task_completed_event_id: u64,
         control: Option<String>,
     }
     RequestCancelExternalWorkflowExecutionFailed => "requestCancelExternalWorkflowExecutionFailedEventAttributes" {
-        workflow_id: String,
-        run_id: Option<String>,
+        workflow_id: WorkflowId,
+        run_id: Option<RunId>,
         cause: Cause,
         initiated_event_id: u64,
         decision_task_completed_event_id: u64,

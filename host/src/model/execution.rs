@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
 
-use super::{ChildPolicy, CloseStatus, Priority, TaskList, Timeout, TypeName, WorkflowExecution};
+use super::{
+    ChildPolicy, CloseStatus, Priority, TaskList, Timeout, TypeName, WorkflowExecution, WorkflowId,
+};
 
 /// A workflow run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -400,7 +402,7 @@ pub(crate) struct Timer {
 /// A child run the parent started and has not yet seen close.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Child {
-    pub(crate) workflow_id: String,
+    pub(crate) workflow_id: WorkflowId,
     pub(crate) workflow_type: TypeName,
     pub(crate) control: Option<String>,
     pub(crate) decision_task_completed_event_id: u64,

@@ -25,7 +25,7 @@ pub(crate) use types::{
     ActivityKind, ActivityTypeConfiguration, AnyType, Kind, TypeKind, TypeRecord, WorkflowKind,
     WorkflowTypeConfiguration,
 };
-pub(crate) use values::{Priority, Timeout};
+pub(crate) use values::{Priority, RunId, Timeout, WorkflowId};
 pub use wasm::{
     Bind, BindLimits, Binding, BindingKind, BindingList, FailureList, GuestFailureRecord,
     ModuleList, ModuleRecord,

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+use super::{RunId, WorkflowId};
+
 /// A task list, named by the scheduler of a task and by its pollers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct TaskList {
@@ -64,8 +66,8 @@ where
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct WorkflowExecution {
-    pub(crate) workflow_id: String,
-    pub(crate) run_id: String,
+    pub(crate) workflow_id: WorkflowId,
+    pub(crate) run_id: RunId,
 }
 
 /// How a closed run ended.

@@ -1,8 +1,11 @@
-//! Values the wire carries as strings and Weft keeps typed: durations and task priorities.
-//! Each is parsed once, where it enters (checked with AWS's messages by `rules.rs`), and written
-//! back in SWF's form: `"NONE"` or whole seconds, a decimal integer.
+//! Values the wire carries as strings and Weft keeps typed: durations and task priorities,
+//! each parsed once, where it enters (checked with AWS's messages by `rules.rs`), and written
+//! back in SWF's form (`"NONE"` or whole seconds, a decimal integer); and the two ids that name
+//! a run, which have no rule beyond their length (checked by the schema) but must not be
+//! mistaken for one another.
 
 use std::fmt;
+use std::ops::Deref;
 
 use serde::{Deserialize, Serialize};
 
@@ -64,6 +67,70 @@ impl From<Timeout> for String {
     fn from(timeout: Timeout) -> String {
         timeout.to_string()
     }
+}
+
+macro_rules! id {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub(crate) struct $name(String);
+
+        impl $name {
+            /// The id as the wire spells it.
+            pub(crate) fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl Deref for $name {
+            type Target = str;
+
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl From<String> for $name {
+            fn from(id: String) -> Self {
+                $name(id)
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(id: &str) -> Self {
+                $name(id.to_owned())
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(id: $name) -> String {
+                id.0
+            }
+        }
+
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.0 == other
+            }
+        }
+    };
+}
+
+id! {
+    /// A workflow id: the starter's name for a workflow, which at most one open run holds.
+    WorkflowId
+}
+
+id! {
+    /// A run id: the service's name for one run of a workflow id.
+    RunId
 }
 
 /// A task priority: a signed 32-bit integer, higher first (spec §8.3).

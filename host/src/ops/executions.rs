@@ -8,7 +8,9 @@ use crate::engine::{
 };
 use crate::fault::{Fault, Violations};
 use crate::model::events::Cause;
-use crate::model::{ChildPolicy, Empty, NoneAllowed, Run, Scope, TaskList, TypeName};
+use crate::model::{
+    ChildPolicy, Empty, NoneAllowed, Run, RunId, Scope, TaskList, TypeName, WorkflowId,
+};
 use crate::store::{Reads, StoreError};
 
 use super::{Ctx, Service, known_domain};
@@ -18,7 +20,7 @@ use super::{Ctx, Service, known_domain};
 #[serde(rename_all = "camelCase")]
 pub(crate) struct StartInput {
     pub(crate) domain: String,
-    pub(crate) workflow_id: String,
+    pub(crate) workflow_id: WorkflowId,
     pub(crate) workflow_type: TypeName,
     pub(crate) task_list: Option<TaskList>,
     pub(crate) task_priority: Option<String>,
@@ -34,7 +36,7 @@ pub(crate) struct StartInput {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RunOutput {
-    pub(crate) run_id: String,
+    pub(crate) run_id: RunId,
 }
 
 /// StartWorkflowExecution: a new run of a workflow id that has no open run.
@@ -107,8 +109,8 @@ pub(crate) async fn start(svc: &Service, ctx: &Ctx, input: StartInput) -> Result
 #[serde(rename_all = "camelCase")]
 pub(crate) struct SignalInput {
     pub(crate) domain: String,
-    pub(crate) workflow_id: String,
-    pub(crate) run_id: Option<String>,
+    pub(crate) workflow_id: WorkflowId,
+    pub(crate) run_id: Option<RunId>,
     pub(crate) signal_name: String,
     pub(crate) input: Option<String>,
 }
@@ -131,8 +133,8 @@ pub(crate) async fn signal_execution(
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RequestCancelInput {
     domain: String,
-    workflow_id: String,
-    run_id: Option<String>,
+    workflow_id: WorkflowId,
+    run_id: Option<RunId>,
 }
 
 /// RequestCancelWorkflowExecution: records the request; the decider decides what to do.
@@ -153,8 +155,8 @@ pub(crate) async fn request_cancel_execution(
 #[serde(rename_all = "camelCase")]
 pub(crate) struct TerminateInput {
     domain: String,
-    workflow_id: String,
-    run_id: Option<String>,
+    workflow_id: WorkflowId,
+    run_id: Option<RunId>,
     reason: Option<String>,
     details: Option<String>,
     child_policy: Option<ChildPolicy>,
@@ -184,7 +186,7 @@ pub(crate) async fn terminate_execution(
 async fn change_open_run(
     svc: &Service,
     ctx: &Ctx,
-    (domain, workflow_id, run_id): (String, String, Option<String>),
+    (domain, workflow_id, run_id): (String, WorkflowId, Option<RunId>),
     change: impl FnOnce(&mut Engine<'_, '_>, &mut Run) -> Result<(), StoreError> + Send + 'static,
 ) -> Result<Empty, Fault> {
     let scope = ctx.scope.clone();
@@ -192,8 +194,7 @@ async fn change_open_run(
     svc.store
         .write(
             move |tx| {
-                let (domain, run) =
-                    named_run(tx, &scope, &domain, &workflow_id, run_id.as_deref())?;
+                let (domain, run) = named_run(tx, &scope, &domain, &workflow_id, run_id.as_ref())?;
                 let run = run
                     .filter(Run::is_open)
                     .ok_or_else(|| Fault::unknown_execution(&workflow_id, run_id.as_deref()))?;
@@ -215,8 +216,8 @@ pub(super) fn named_run(
     tx: &dyn Reads,
     scope: &Scope,
     domain: &str,
-    workflow_id: &str,
-    run_id: Option<&str>,
+    workflow_id: &WorkflowId,
+    run_id: Option<&RunId>,
 ) -> Result<(u64, Option<Run>), Fault> {
     let domain = known_domain(tx, scope, domain)?;
     let run = match run_id.filter(|id| !id.is_empty()) {

@@ -168,8 +168,8 @@ fn named(
     domain: &str,
     execution: &WorkflowExecution,
 ) -> Result<Run, Fault> {
-    let (workflow_id, run_id) = (&execution.workflow_id, Some(execution.run_id.as_str()));
-    named_run(tx, scope, domain, workflow_id, run_id)?
+    let (workflow_id, run_id) = (&execution.workflow_id, &execution.run_id);
+    named_run(tx, scope, domain, workflow_id, Some(run_id))?
         .1
-        .ok_or_else(|| Fault::unknown_execution(workflow_id, run_id))
+        .ok_or_else(|| Fault::unknown_execution(workflow_id, Some(run_id)))
 }

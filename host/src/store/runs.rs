@@ -6,7 +6,7 @@ use std::ops::Bound;
 use redb::{ReadableTable, Table};
 
 use crate::clock::Timestamp;
-use crate::model::{ItemKind, Run, Slot};
+use crate::model::{ItemKind, Run, RunId, Slot, WorkflowId};
 
 use super::StoreError;
 use super::access::{Tables, WriteTx, bounds, decode, encode, scan};
@@ -25,20 +25,20 @@ impl<T: Tables> RunReads for T {
     fn run_named(
         &self,
         domain: u64,
-        workflow_id: &str,
-        run_id: &str,
+        workflow_id: &WorkflowId,
+        run_id: &RunId,
     ) -> Result<Option<Run>, StoreError> {
         let seq = self
             .run_id_table()?
-            .get((domain, workflow_id, run_id))?
+            .get((domain, &**workflow_id, &**run_id))?
             .map(|v| v.value());
         seq.map_or(Ok(None), |seq| self.run(seq))
     }
 
-    fn open_run(&self, domain: u64, workflow_id: &str) -> Result<Option<Run>, StoreError> {
+    fn open_run(&self, domain: u64, workflow_id: &WorkflowId) -> Result<Option<Run>, StoreError> {
         let seq = self
             .open_run_table()?
-            .get((domain, workflow_id))?
+            .get((domain, &**workflow_id))?
             .map(|v| v.value());
         seq.map_or(Ok(None), |seq| self.run(seq))
     }

@@ -47,7 +47,7 @@
 use crate::clock::Timestamp;
 use crate::model::{
     AnyType, Binding, BindingKind, Domain, GuestFailureRecord, ItemKind, Kind, ModuleRecord, Run,
-    Scope, Slot, TypeKind, TypeName, TypeRecord,
+    RunId, Scope, Slot, TypeKind, TypeName, TypeRecord, WorkflowId,
 };
 
 use super::StoreError;
@@ -151,12 +151,12 @@ pub(crate) trait RunReads {
     fn run_named(
         &self,
         domain: u64,
-        workflow_id: &str,
-        run_id: &str,
+        workflow_id: &WorkflowId,
+        run_id: &RunId,
     ) -> Result<Option<Run>, StoreError>;
 
     /// The open run of `workflow_id` in the domain.
-    fn open_run(&self, domain: u64, workflow_id: &str) -> Result<Option<Run>, StoreError>;
+    fn open_run(&self, domain: u64, workflow_id: &WorkflowId) -> Result<Option<Run>, StoreError>;
 
     /// A page of the run's events `first..=last`, as wire JSON, after the cursor's event.
     fn history(

@@ -48,8 +48,8 @@ pub(super) async fn serve_one(
             version: activity_type.version,
         },
         workflow_execution: types::WorkflowExecution {
-            workflow_id: execution.workflow_id.clone(),
-            run_id: execution.run_id.clone(),
+            workflow_id: execution.workflow_id.to_string(),
+            run_id: execution.run_id.to_string(),
         },
         input,
         started_event_id,

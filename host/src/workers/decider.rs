@@ -33,7 +33,7 @@ pub(super) async fn serve_one(
     else {
         return Ok(());
     };
-    let run_id = &execution.run_id;
+    let run_id = execution.run_id.as_str();
     if worker.backoff.paused(run_id, Instant::now()) {
         tracing::debug!(
             guest = &*worker.call.label,

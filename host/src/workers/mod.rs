@@ -234,8 +234,8 @@ impl Worker {
         tracing::warn!(guest = &*self.call.label, task, "guest failed: {reason}");
         let record = GuestFailureRecord {
             at: self.svc.clock.now(),
-            workflow_id: execution.workflow_id.clone(),
-            run_id: execution.run_id.clone(),
+            workflow_id: execution.workflow_id.to_string(),
+            run_id: execution.run_id.to_string(),
             task,
             reason,
         };

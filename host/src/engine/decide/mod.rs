@@ -8,7 +8,9 @@ mod runs;
 
 use crate::model::decisions::{Decision, attrs as d};
 use crate::model::events::{Cause, Event, attrs};
-use crate::model::{CloseStatus, DecisionTask, Domain, ItemKind, Run, TaskList, Timeout, Timer};
+use crate::model::{
+    CloseStatus, DecisionTask, Domain, ItemKind, Run, RunId, TaskList, Timeout, Timer, WorkflowId,
+};
 use crate::store::{Deadline, ItemReads, ItemWrites, StoreError};
 
 use super::Engine;
@@ -272,8 +274,8 @@ impl Batch<'_, '_, '_> {
         &mut self,
         run: &mut Run,
         event: Event,
-        workflow_id: String,
-        run_id: Option<String>,
+        workflow_id: WorkflowId,
+        run_id: Option<RunId>,
         control: Option<String>,
     ) -> Result<Initiated, StoreError> {
         let event_id = self.eng.record(run, event)?;
