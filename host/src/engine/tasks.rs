@@ -282,20 +282,20 @@ pub(crate) fn started_decision(tx: &dyn Reads, domain: u64, task: TaskRef) -> Re
 /// [`TaskState`] in the run that scheduled them.
 pub(crate) trait WorkerTask: Item {
     /// The kind of queue, and of task token.
-    const KIND: TaskKind;
+    const QUEUE: TaskKind;
     /// Where it is.
     fn state(&self) -> &TaskState;
 }
 
 impl WorkerTask for Activity {
-    const KIND: TaskKind = TaskKind::Activity;
+    const QUEUE: TaskKind = TaskKind::Activity;
     fn state(&self) -> &TaskState {
         &self.state
     }
 }
 
 impl WorkerTask for Lambda {
-    const KIND: TaskKind = TaskKind::Function;
+    const QUEUE: TaskKind = TaskKind::Function;
     fn state(&self) -> &TaskState {
         &self.state
     }
@@ -312,8 +312,8 @@ pub(crate) fn started_task<T: WorkerTask>(
     let current = tx
         .open_item::<T>(run.seq, task.scheduled)?
         .is_some_and(|t| t.state().is_start(task.started));
-    if task.kind != <T as WorkerTask>::KIND || !current {
-        return Err(Fault::unknown_task(<T as WorkerTask>::KIND, task.scheduled));
+    if task.kind != T::QUEUE || !current {
+        return Err(Fault::unknown_task(T::QUEUE, task.scheduled));
     }
     Ok(run)
 }

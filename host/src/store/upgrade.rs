@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use crate::model::{ItemKind, Run};
 
 use super::StoreError;
-use super::access::decode;
+use super::access::{decode, encode};
 use super::runs::index;
 use super::seam::Listing;
 use super::tables::{Bytes, ITEM_NAMES, ITEMS, ItemKey, ItemNameKey, RUNS, VISIBILITY};
@@ -50,16 +50,12 @@ fn to_2(txn: &WriteTransaction) -> Result<(), StoreError> {
             let mut record: Map<String, Value> = decode("runs", &bytes)?;
             let open = move_items(seq, &mut record, &mut items, &mut names)?;
             record.insert("open".into(), open);
-            let run: Run = decode(
-                "runs",
-                &serde_json::to_vec(&record).map_err(StoreError::broken)?,
-            )?;
-            runs.insert(
-                seq,
-                serde_json::to_vec(&run)
-                    .map_err(StoreError::broken)?
-                    .as_slice(),
-            )?;
+            let run: Run =
+                serde_json::from_value(Value::Object(record)).map_err(|e| StoreError::Corrupt {
+                    table: "runs",
+                    detail: format!("run {seq}: {e}"),
+                })?;
+            runs.insert(seq, encode(&run).as_slice())?;
             match run.closed {
                 None => index(&mut visibility, &run, Listing::Open, run.started_at)?,
                 Some(closed) => {
