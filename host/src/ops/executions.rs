@@ -16,7 +16,7 @@ use crate::store::{Reads, StoreError};
 use super::{Ctx, Service, known_domain};
 
 /// `StartWorkflowExecutionInput`.
-#[derive(Deserialize, Serialize)]
+#[derive(Clone, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct StartInput {
     pub(crate) domain: String,
@@ -187,7 +187,7 @@ async fn change_open_run(
     svc: &Service,
     ctx: &Ctx,
     (domain, workflow_id, run_id): (String, WorkflowId, Option<RunId>),
-    change: impl FnOnce(&mut Engine<'_, '_>, &mut Run) -> Result<(), StoreError> + Send + 'static,
+    change: impl FnOnce(&mut Engine<'_, '_>, &mut Run) -> Result<(), StoreError> + Clone + Send + 'static,
 ) -> Result<Empty, Fault> {
     let scope = ctx.scope.clone();
     let setup = svc.engine.clone();

@@ -1,6 +1,8 @@
 //! What the two polls and the task-token calls share: the long poll, and finding the task a token
 //! names (spec §8.3, §8.4).
 
+use std::sync::{Arc, Mutex};
+
 use tokio::sync::oneshot;
 
 use crate::clock::Wait;
@@ -31,7 +33,13 @@ pub(super) async fn long_poll(
     let deadline = svc.clock.now().plus_millis(timeout_ms);
     let (reply, mut answer) = oneshot::channel();
     let ticket = Ticket::default();
-    let waiter = Waiter::new(identity.clone(), reply, ticket.clone());
+    // Registered at most once, though a shared database may run the job again: an attempt that
+    // did not commit may have registered it already, and then it simply goes on waiting.
+    let waiter = Arc::new(Mutex::new(Some(Waiter::new(
+        identity.clone(),
+        reply,
+        ticket.clone(),
+    ))));
     let scope = ctx.scope.clone();
     let setup = svc.engine.clone();
     let max_pollers = svc.limits.max_pollers_per_list;
@@ -41,6 +49,10 @@ pub(super) async fn long_poll(
         .write_if_waited(
             move |tx| known_domain(tx, &scope, &domain),
             move |tx, domain| {
+                let waiter = waiter.lock().unwrap_or_else(|e| e.into_inner()).take();
+                let Some(waiter) = waiter else {
+                    return Ok(Ok(None));
+                };
                 let mut eng = Engine::new(tx, domain.id, &setup);
                 let claimed = claim(&mut eng, kind, &list, identity)?;
                 eng.finish()?;

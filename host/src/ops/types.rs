@@ -36,6 +36,17 @@ pub(crate) struct RegisterTypeInput<K: TypeKind> {
     kind: PhantomData<K>,
 }
 
+// By hand: a derive would ask `K: Clone` of the marker too.
+impl<K> Clone for TypeInput<K> {
+    fn clone(&self) -> Self {
+        TypeInput {
+            domain: self.domain.clone(),
+            ty: self.ty.clone(),
+            kind: PhantomData,
+        }
+    }
+}
+
 impl<K: TypeKind> RegisterTypeInput<K> {
     /// The input registering `name` at `version` in `domain` with defaults `config`.
     pub(crate) fn new(domain: &str, name: &str, version: &str, config: &K::Config) -> Self {

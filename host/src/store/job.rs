@@ -1,35 +1,42 @@
 //! A change waiting for a write transaction: its check and apply, and the caller waiting for the
 //! outcome. Backend-neutral: any [`Backend`](super::seam::Backend) runs these.
+//!
+//! A shared database may abort a transaction for a conflict with another process's (a deadlock,
+//! a serialization failure); its backend then runs the same jobs again in a new transaction.
+//! So a job keeps its check and apply until told it will not be asked again: both are `Clone`,
+//! and every attempt but the last runs a copy.
 
 use tokio::sync::oneshot;
 
 use super::StoreError;
 use super::seam::{Job, Reads, Writes};
 
-enum State<C, A, T, E> {
-    Waiting(C, A),
-    Applied(Result<T, E>),
-    Gone,
-}
-
 struct Request<C, A, T, E> {
-    state: State<C, A, T, E>,
+    /// The check and the apply, until they are applied for the last time.
+    change: Option<(C, A)>,
+    /// What the latest attempt answered.
+    result: Option<Result<T, E>>,
     reply: oneshot::Sender<Result<T, E>>,
     skip_if_gone: bool,
 }
 
 impl<P, T, E, C, A> Job for Request<C, A, T, E>
 where
-    C: FnOnce(&dyn Reads) -> Result<P, E> + Send,
-    A: FnOnce(&mut dyn Writes, P) -> Result<T, StoreError> + Send,
+    C: FnOnce(&dyn Reads) -> Result<P, E> + Clone + Send,
+    A: FnOnce(&mut dyn Writes, P) -> Result<T, StoreError> + Clone + Send,
     T: Send,
     E: From<StoreError> + Send,
 {
-    fn apply(&mut self, tx: &mut dyn Writes) -> bool {
+    fn apply(&mut self, tx: &mut dyn Writes, again: bool) -> bool {
+        self.result = None;
         if self.skip_if_gone && self.reply.is_closed() {
             return true;
         }
-        let State::Waiting(check, apply) = std::mem::replace(&mut self.state, State::Gone) else {
+        let change = match again {
+            true => self.change.clone(),
+            false => self.change.take(),
+        };
+        let Some((check, apply)) = change else {
             return true;
         };
         let (result, clean) = match check(&*tx) {
@@ -39,15 +46,15 @@ where
                 Err(error) => (Err(E::from(error)), false),
             },
         };
-        self.state = State::Applied(result);
+        self.result = Some(result);
         clean
     }
 
     fn finish(self: Box<Self>, error: Option<&StoreError>) {
-        let result = match (error, self.state) {
-            (None, State::Applied(result)) => result,
+        let result = match (error, self.result) {
+            (None, Some(result)) => result,
             (Some(error), _) => Err(E::from(StoreError::Uncommitted(error.to_string()))),
-            (None, _) => Err(E::from(StoreError::Uncommitted("not applied".into()))),
+            (None, None) => Err(E::from(StoreError::Uncommitted("not applied".into()))),
         };
         // The client may have gone away; its change stands either way.
         let _ = self.reply.send(result);
@@ -62,14 +69,15 @@ pub(super) fn job<P, T, E, C, A>(
     skip_if_gone: bool,
 ) -> Box<dyn Job>
 where
-    C: FnOnce(&dyn Reads) -> Result<P, E> + Send + 'static,
-    A: FnOnce(&mut dyn Writes, P) -> Result<T, StoreError> + Send + 'static,
+    C: FnOnce(&dyn Reads) -> Result<P, E> + Clone + Send + 'static,
+    A: FnOnce(&mut dyn Writes, P) -> Result<T, StoreError> + Clone + Send + 'static,
     T: Send + 'static,
     E: From<StoreError> + Send + 'static,
     P: 'static,
 {
     Box::new(Request {
-        state: State::Waiting(check, apply),
+        change: Some((check, apply)),
+        result: None,
         reply,
         skip_if_gone,
     })

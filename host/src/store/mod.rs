@@ -209,8 +209,8 @@ impl Store {
     pub(crate) async fn write<P, T, E, C, A>(&self, check: C, apply: A) -> Result<T, E>
     where
         P: 'static,
-        C: FnOnce(&dyn Reads) -> Result<P, E> + Send + 'static,
-        A: FnOnce(&mut dyn Writes, P) -> Result<T, StoreError> + Send + 'static,
+        C: FnOnce(&dyn Reads) -> Result<P, E> + Clone + Send + 'static,
+        A: FnOnce(&mut dyn Writes, P) -> Result<T, StoreError> + Clone + Send + 'static,
         T: Send + 'static,
         E: From<StoreError> + Send + 'static,
     {
@@ -220,7 +220,7 @@ impl Store {
     /// A change with nothing to check.
     pub(crate) async fn apply<T, A>(&self, apply: A) -> Result<T, StoreError>
     where
-        A: FnOnce(&mut dyn Writes) -> Result<T, StoreError> + Send + 'static,
+        A: FnOnce(&mut dyn Writes) -> Result<T, StoreError> + Clone + Send + 'static,
         T: Send + 'static,
     {
         self.submit(|_| Ok(()), |tx, ()| apply(tx), false).await
@@ -232,8 +232,8 @@ impl Store {
     pub(crate) async fn write_if_waited<P, T, E, C, A>(&self, check: C, apply: A) -> Result<T, E>
     where
         P: 'static,
-        C: FnOnce(&dyn Reads) -> Result<P, E> + Send + 'static,
-        A: FnOnce(&mut dyn Writes, P) -> Result<T, StoreError> + Send + 'static,
+        C: FnOnce(&dyn Reads) -> Result<P, E> + Clone + Send + 'static,
+        A: FnOnce(&mut dyn Writes, P) -> Result<T, StoreError> + Clone + Send + 'static,
         T: Send + 'static,
         E: From<StoreError> + Send + 'static,
     {
@@ -243,8 +243,8 @@ impl Store {
     async fn submit<P, T, E, C, A>(&self, check: C, apply: A, skip_if_gone: bool) -> Result<T, E>
     where
         P: 'static,
-        C: FnOnce(&dyn Reads) -> Result<P, E> + Send + 'static,
-        A: FnOnce(&mut dyn Writes, P) -> Result<T, StoreError> + Send + 'static,
+        C: FnOnce(&dyn Reads) -> Result<P, E> + Clone + Send + 'static,
+        A: FnOnce(&mut dyn Writes, P) -> Result<T, StoreError> + Clone + Send + 'static,
         T: Send + 'static,
         E: From<StoreError> + Send + 'static,
     {

@@ -71,7 +71,9 @@ pub(crate) trait Backend: Send + Sync {
 pub(crate) trait Job: Send {
     /// Applies the change inside the transaction and keeps its result. Returns false if its apply
     /// step failed, which may have left partial changes: the transaction must then be dropped.
-    fn apply(&mut self, tx: &mut dyn Writes) -> bool;
+    /// `again`: the transaction may yet be abandoned for a conflict and the job applied once
+    /// more, so it must keep what it needs for that.
+    fn apply(&mut self, tx: &mut dyn Writes, again: bool) -> bool;
     /// Answers the change once the transaction is committed, or failed with `error`.
     fn finish(self: Box<Self>, error: Option<&StoreError>);
 }

@@ -112,7 +112,7 @@ fn commit(
     let (changed, after_commit) = {
         let mut tx = WriteTx::open(&txn, clock.now())?;
         for job in batch.iter_mut() {
-            if !job.apply(&mut tx) {
+            if !job.apply(&mut tx, false) {
                 return Err(StoreError::Aborted);
             }
         }

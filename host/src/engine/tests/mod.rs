@@ -146,7 +146,7 @@ impl Fixture {
     /// Runs `change` through an engine on domain `d` in one writer job.
     async fn change<T: Send + 'static>(
         &self,
-        change: impl FnOnce(&mut Engine<'_, '_>) -> Result<T, StoreError> + Send + 'static,
+        change: impl FnOnce(&mut Engine<'_, '_>) -> Result<T, StoreError> + Clone + Send + 'static,
     ) -> T {
         let setup = self.setup.clone();
         self.store
