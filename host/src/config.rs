@@ -8,11 +8,48 @@ use serde::Deserialize;
 
 use crate::clock::{Clock, SystemClock};
 
+/// A PostgreSQL connection string, as a URL (`postgres://USER:PASSWORD@HOST/DB`) or as
+/// `key=value` pairs. It may hold a password, so it never prints.
+#[derive(Clone, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct StoreUrl(String);
+
+impl StoreUrl {
+    /// The connection string `url`.
+    pub fn new(url: impl Into<String>) -> Self {
+        StoreUrl(url.into())
+    }
+
+    /// The string itself, password and all: only for connecting.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for StoreUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StoreUrl(..)")
+    }
+}
+
+impl std::str::FromStr for StoreUrl {
+    type Err = std::convert::Infallible;
+
+    fn from_str(url: &str) -> Result<Self, Self::Err> {
+        Ok(StoreUrl::new(url))
+    }
+}
+
 /// Everything `Weft::open` needs.
 #[derive(Clone)]
 pub struct Config {
-    /// The directory holding the database; created if missing.
+    /// The directory holding the database (with redb), and compiled Wasm code; created if
+    /// missing.
     pub data_dir: PathBuf,
+    /// A PostgreSQL database to keep the state in instead of redb: several processes naming
+    /// the same one serve the same tenants, domains and task lists. `None`: redb in
+    /// `data_dir`.
+    pub store: Option<StoreUrl>,
     /// How long a long poll waits for a task before answering empty (AWS: 60 s).
     pub poll_timeout: Duration,
     /// The account id of the open tenant, when no tenants are configured.
@@ -40,6 +77,7 @@ impl Config {
     pub fn new(data_dir: impl Into<PathBuf>) -> Self {
         Config {
             data_dir: data_dir.into(),
+            store: None,
             poll_timeout: Duration::from_secs(60),
             account_id: DEFAULT_ACCOUNT_ID.to_owned(),
             limits: Limits::default(),

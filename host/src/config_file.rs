@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::config::{Config, DEFAULT_DATA_DIR, DEFAULT_LISTEN, Limits, TenantConfig};
+use crate::config::{Config, DEFAULT_DATA_DIR, DEFAULT_LISTEN, Limits, StoreUrl, TenantConfig};
 
 /// The whole file.
 #[derive(Debug, Default, Deserialize)]
@@ -23,6 +23,18 @@ pub struct ConfigFile {
     /// Who may call. None: the open single-tenant mode.
     #[serde(default)]
     pub tenants: Vec<TenantConfig>,
+    /// Where the state lives.
+    #[serde(default)]
+    pub store: StoreSettings,
+}
+
+/// `weft.toml`'s `[store]` table.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreSettings {
+    /// A PostgreSQL database shared by every node that names it; `--store` and `WEFT_STORE`
+    /// override it. None: redb in the data directory.
+    pub url: Option<StoreUrl>,
 }
 
 /// The server's settings: one struct for the three places they come from. Each is a key of
@@ -36,9 +48,15 @@ pub struct ServerSettings {
     /// Address to listen on (port 0 picks a free port) [default: 127.0.0.1:8080].
     #[arg(long, env = "WEFT_LISTEN", value_name = "ADDR")]
     pub listen: Option<String>,
-    /// Directory holding the database; created if missing [default: ./weft-data].
+    /// Directory holding the database (with redb) and compiled Wasm code; created if missing
+    /// [default: ./weft-data].
     #[arg(long, env = "WEFT_DATA", value_name = "DIR")]
     pub data: Option<PathBuf>,
+    /// A PostgreSQL database to keep the state in, which several nodes may share
+    /// (postgres://USER@HOST/DB); weft.toml's [store] url [default: redb in --data].
+    #[arg(long, env = "WEFT_STORE", value_name = "URL")]
+    #[serde(skip)]
+    pub store: Option<StoreUrl>,
     /// Seconds a long poll waits for a task before answering empty, 1 to 3600 [default: 60].
     #[arg(long = "poll-timeout", env = "WEFT_POLL_TIMEOUT", value_name = "SECS",
           value_parser = clap::value_parser!(u64).range(1..=MAX_POLL_TIMEOUT_SECS))]
@@ -114,6 +132,7 @@ impl ServerSettings {
         ServerSettings {
             listen: self.listen.or(lower.listen),
             data: self.data.or(lower.data),
+            store: self.store.or(lower.store),
             poll_timeout_secs: self.poll_timeout_secs.or(lower.poll_timeout_secs),
             max_clock_skew_secs: self.max_clock_skew_secs.or(lower.max_clock_skew_secs),
             account_id: self.account_id.or(lower.account_id),
@@ -140,6 +159,7 @@ impl ServerSettings {
         let secs = Duration::from_secs;
         let listen = self.listen.unwrap_or_else(|| DEFAULT_LISTEN.to_owned());
         let mut config = Config::new(self.data.unwrap_or_else(|| DEFAULT_DATA_DIR.into()));
+        config.store = self.store;
         config.limits = limits;
         config.tenants = tenants;
         set(&mut config.poll_timeout, self.poll_timeout_secs.map(secs));
@@ -218,7 +238,11 @@ impl ConfigFile {
     /// The address to listen on and the configuration: the defaults, then this file, then
     /// `over` (the environment and the flags, as clap merged them).
     pub fn resolve(self, over: ServerSettings) -> Result<(String, Config), String> {
-        let settings = over.or(self.server);
+        let file = ServerSettings {
+            store: self.store.url,
+            ..self.server
+        };
+        let settings = over.or(file);
         if settings.poll_timeout_secs == Some(0)
             || settings.poll_timeout_secs > Some(MAX_POLL_TIMEOUT_SECS)
         {

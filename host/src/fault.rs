@@ -95,6 +95,10 @@ pub(crate) enum Fault {
     /// A bug or a storage failure. The detail is logged, never sent to the client.
     #[error("internal failure: {0}")]
     Internal(String),
+    /// The shared database cannot be reached: SDKs retry (HTTP 503). The detail is logged,
+    /// never sent to the client.
+    #[error("service unavailable: {0}")]
+    Unavailable(String),
 }
 
 impl Fault {
@@ -127,6 +131,7 @@ impl Fault {
             Fault::AccessDenied(_) => "AccessDeniedException",
             Fault::Throttling(_) => "ThrottlingException",
             Fault::Internal(_) => "InternalFailure",
+            Fault::Unavailable(_) => "ServiceUnavailableException",
         }
     }
 
@@ -146,7 +151,7 @@ impl Fault {
             | Fault::HeaderTooLarge(_)
             | Fault::BadRequest(_)
             | Fault::Internal(_) => "com.amazon.coral.service",
-            Fault::Throttling(_) => "com.amazon.coral.availability",
+            Fault::Throttling(_) | Fault::Unavailable(_) => "com.amazon.coral.availability",
             _ => "com.amazonaws.swf.base.model",
         }
     }
@@ -157,6 +162,7 @@ impl Fault {
             Fault::Internal(_) => "The request processing has failed because of an unknown error, \
                                    exception or failure."
                 .to_owned(),
+            Fault::Unavailable(_) => "Service unavailable. Try again later.".to_owned(),
             other => other.to_string(),
         }
     }
@@ -167,10 +173,14 @@ impl Fault {
     }
 }
 
-/// Whatever the store fails with, a client sees an internal failure.
+/// Whatever the store fails with, a client sees an internal failure; but a database that
+/// cannot be reached is a service unavailable for now, which SDKs retry.
 impl From<crate::store::StoreError> for Fault {
     fn from(e: crate::store::StoreError) -> Self {
-        Fault::internal(e)
+        match e {
+            crate::store::StoreError::Unavailable(_) => Fault::Unavailable(e.to_string()),
+            e => Fault::internal(e),
+        }
     }
 }
 

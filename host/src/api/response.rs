@@ -110,6 +110,7 @@ fn render(
 fn status(face: Face, fault: &Fault) -> StatusCode {
     match (face, fault) {
         (_, Fault::Internal(_)) => StatusCode::INTERNAL_SERVER_ERROR,
+        (_, Fault::Unavailable(_)) => StatusCode::SERVICE_UNAVAILABLE,
         (_, Fault::RequestTooLarge(_)) => StatusCode::PAYLOAD_TOO_LARGE,
         (_, Fault::RequestTimeout(_)) => StatusCode::REQUEST_TIMEOUT,
         (_, Fault::HeaderTooLarge(_)) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,

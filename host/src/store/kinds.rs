@@ -16,6 +16,13 @@ pub(crate) enum Counter {
 }
 
 impl Counter {
+    /// Every counter a domain keeps.
+    pub(crate) const ALL: [Counter; 3] = [
+        Counter::Types(Kind::Workflow),
+        Counter::Types(Kind::Activity),
+        Counter::OpenRuns,
+    ];
+
     /// The counter's part of the key. Stored: never renumber.
     pub(super) fn key(self) -> u8 {
         match self {
@@ -35,6 +42,24 @@ pub(crate) enum TaskKind {
     /// Lambda function tasks (spec §6.13), queued under the function's name. Only the
     /// in-process function worker takes them; HTTP polls never ask for this kind.
     Function = 2,
+}
+
+/// What another process sharing the database committed that this one may act on sooner than
+/// its periodic look would. Never needed for correctness: see `store::seam`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Signal {
+    /// Tasks were queued on a list: this process's pollers there may claim them.
+    Queued {
+        domain: u64,
+        kind: TaskKind,
+        list: String,
+    },
+    /// A deadline was set: it may be earlier than the one the timer loop sleeps towards.
+    Deadline,
+    /// Bindings changed: the in-process workers' supervisor looks again.
+    Bindings,
+    /// Signals may have been missed: look at everything.
+    Resync,
 }
 
 /// The orders in which visibility lists runs. Stored: never renumber.

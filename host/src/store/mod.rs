@@ -12,6 +12,7 @@ mod access;
 mod items;
 mod job;
 mod kinds;
+mod pg;
 mod runs;
 mod seam;
 mod tables;
@@ -31,8 +32,8 @@ use crate::clock::Clock;
 use access::ReadTx;
 use seam::{Backend, Job};
 pub(crate) use seam::{
-    Counter, Cursor, Deadline, Due, Filter, ItemReads, ItemWrites, Listing, Page, Reads, TaskKind,
-    TypeReads, TypeWrites, Writes,
+    Counter, Cursor, Deadline, Due, Filter, ItemReads, ItemWrites, Listing, Page, Reads, Signal,
+    TaskKind, TypeReads, TypeWrites, Writes,
 };
 pub use writer::WriterStats;
 
@@ -56,6 +57,22 @@ pub enum StoreError {
     /// redb failed.
     #[error("storage: {0}")]
     Db(#[from] redb::Error),
+    /// PostgreSQL failed a statement.
+    #[error("database: {0}")]
+    Pg(#[from] postgres::Error),
+    /// The shared database cannot be reached, or a commit's outcome is unknown: the request
+    /// may be tried again once it is back.
+    #[error("the database is unavailable: {0}")]
+    Unavailable(String),
+    /// The database's schema is newer than this build.
+    #[error("the database's schema is version {0}; this build knows versions up to {known}", known = pg::SCHEMA_VERSION)]
+    Schema(u32),
+    /// The store is configured wrongly.
+    #[error("{0}")]
+    Config(String),
+    /// A thread of the store could not be started.
+    #[error("cannot start the store's threads: {0}")]
+    Thread(std::io::Error),
     /// A stored record cannot be read back.
     #[error("corrupt record in table {table}: {detail}")]
     Corrupt {
@@ -148,6 +165,8 @@ pub(crate) struct Opened {
     /// The key of every token the service issues; created with the database.
     pub(crate) secret: [u8; 32],
     pub(crate) stats: WriterStats,
+    /// What other processes sharing the database committed, for a backend that has them.
+    pub(crate) signals: Option<tokio::sync::mpsc::UnboundedReceiver<Signal>>,
 }
 
 impl Store {
@@ -174,12 +193,20 @@ impl Store {
             writer: Writer(thread),
             secret,
             stats,
+            signals: None,
         })
     }
 
-    /// The earliest durable deadline, read directly (cheap enough for the timer loop).
-    pub(crate) fn next_deadline(&self) -> Result<Option<crate::clock::Timestamp>, StoreError> {
-        self.backend.snapshot()?.next_deadline()
+    /// Connects to the PostgreSQL database `url` names, which other processes may share,
+    /// migrating its schema if it is older than this build's. On a thread of its own: the
+    /// blocking client must not run on an async runtime's thread, where callers may be.
+    pub(crate) fn open_postgres(url: &str, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> {
+        std::thread::scope(|scope| {
+            scope
+                .spawn(|| pg::open(url, clock))
+                .join()
+                .unwrap_or(Err(StoreError::Panicked))
+        })
     }
 
     /// A consistent snapshot taken on the calling thread, for start-up work done before

@@ -1,8 +1,8 @@
 //! The storage interface the engine and the operations work against: typed reads ([`Reads`])
 //! and typed writes ([`Writes`]), with no database type, and no SWF fault, in any signature.
 //!
-//! redb implements it (`ReadTx` for snapshots, `WriteTx` inside the one writer); a second
-//! backend implements the same two traits. The engine holds a `&mut dyn Writes`, so a backend
+//! redb implements it (`ReadTx` for snapshots, `WriteTx` inside the one writer), and so does
+//! PostgreSQL (`pg::Session`), which several processes may share. The engine holds a `&mut dyn Writes`, so a backend
 //! is a second implementation, not a fork of the engine.
 //!
 //! # What a backend must guarantee
@@ -37,12 +37,14 @@
 //! ([`Writes::after_commit`] runs only in the committing process); correctness never depends
 //! on it.
 //!
-//! A transaction that wrote nothing (a poll that only waits) needs no durable commit, and the
-//! redb backend makes none. Heartbeats without details are not written at all: the engine
-//! keeps their times in its memory (`engine::heartbeats`) and consults them when a heartbeat
-//! timeout fires. Processes sharing a database must share those times too (say, an unlogged
-//! table written without waiting for a flush), or a timeout fired by one process could miss
-//! a heartbeat another received.
+//! A shared database may abort a transaction for a conflict with another process's; its
+//! backend then applies the same jobs again in a new one ([`Job::apply`]'s `again`).
+//!
+//! A transaction that wrote nothing (a poll that only waits) needs no durable commit, and
+//! neither backend makes one. On redb, heartbeats without details are not written at all: the
+//! engine keeps their times in its memory (`engine::heartbeats`) and consults them when a
+//! heartbeat timeout fires. On a database other processes share, whichever process fires the
+//! timeout must see them, so there they are committed like any change.
 
 use crate::clock::Timestamp;
 use crate::model::{
@@ -52,7 +54,7 @@ use crate::model::{
 
 use super::StoreError;
 pub(crate) use super::items::{ItemReads, ItemWrites};
-pub(crate) use super::kinds::{Counter, Deadline, Due, Filter, Listing, TaskKind};
+pub(crate) use super::kinds::{Counter, Deadline, Due, Filter, Listing, Signal, TaskKind};
 
 /// A database the [`Store`](super::Store) runs on: consistent snapshots for reads, and write
 /// transactions for queued jobs. redb is one (one writer thread, group commit); a shared SQL

@@ -58,19 +58,37 @@ pub(super) fn spawn(
     clock: Arc<dyn Clock>,
     stats: WriterStats,
 ) -> std::io::Result<(Queue, JoinHandle<()>)> {
+    serve(MAX_BATCH, stats, move |batch| {
+        commit(&db, clock.as_ref(), batch)
+    })
+}
+
+/// Starts a writer thread, for any backend: it takes every job waiting (up to `max_batch`),
+/// has `commit` apply them in one transaction and commit it, runs the after-commit actions,
+/// and answers the jobs. It runs until every sender of the queue is gone.
+pub(super) fn serve(
+    max_batch: usize,
+    stats: WriterStats,
+    commit: impl FnMut(&mut [Box<dyn Job>]) -> Committed + Send + 'static,
+) -> std::io::Result<(Queue, JoinHandle<()>)> {
     let (jobs, queue) = std::sync::mpsc::channel();
     let thread = std::thread::Builder::new()
         .name("weft-writer".into())
-        .spawn(move || run(&db, clock.as_ref(), &queue, &stats.0))?;
+        .spawn(move || run(&queue, &stats.0, max_batch, commit))?;
     Ok((jobs, thread))
 }
 
-fn run(db: &Database, clock: &dyn Clock, queue: &Receiver<Box<dyn Job>>, counters: &Counters) {
-    let mut batch = Vec::with_capacity(MAX_BATCH);
+fn run(
+    queue: &Receiver<Box<dyn Job>>,
+    counters: &Counters,
+    max_batch: usize,
+    mut commit: impl FnMut(&mut [Box<dyn Job>]) -> Committed,
+) {
+    let mut batch = Vec::with_capacity(max_batch);
     while let Ok(first) = queue.recv() {
         batch.push(first);
-        batch.extend(queue.try_iter().take(MAX_BATCH - 1));
-        let outcome = catch_unwind(AssertUnwindSafe(|| commit(db, clock, &mut batch)))
+        batch.extend(queue.try_iter().take(max_batch - 1));
+        let outcome = catch_unwind(AssertUnwindSafe(|| commit(&mut batch)))
             .unwrap_or_else(|_| Err(StoreError::Panicked));
         let outcome = outcome.map(|(committed, after_commit)| {
             for action in after_commit {
@@ -96,7 +114,11 @@ fn run(db: &Database, clock: &dyn Clock, queue: &Receiver<Box<dyn Job>>, counter
 }
 
 /// What to do once a batch is committed.
-type AfterCommit = Vec<Box<dyn FnOnce() + Send>>;
+pub(super) type AfterCommit = Vec<Box<dyn FnOnce() + Send>>;
+
+/// What committing a batch came to: whether anything was committed, and what to do now, or
+/// why nothing was.
+pub(super) type Committed = Result<(bool, AfterCommit), StoreError>;
 
 /// Applies `batch` in one transaction and commits it durably; answers whether there was
 /// anything to commit. A batch that wrote nothing (polls that only wait) is aborted instead:

@@ -1,0 +1,155 @@
+//! PostgreSQL: the store several Weft nodes share (`weft serve --store postgres://…`).
+//!
+//! The same interface as redb's (`store/seam.rs`), on one database that every node connects
+//! to. Snapshot reads come from a pool of connections, each a repeatable-read transaction.
+//! Each node's writer commits that node's requests in batches, as redb's does; the rules that
+//! one writer made true by being alone hold across nodes through the database:
+//!
+//! - a run is changed by one transaction at a time: the writer's reads of a run lock its row
+//!   (`FOR UPDATE`) until the commit;
+//! - a task is claimed once: `pop_task` takes the first unlocked task and deletes it
+//!   (`FOR UPDATE SKIP LOCKED`); a deadline fires once, by the same means in `take_due`;
+//! - limits are exact: a check reads the domain's counter locked;
+//! - one open run per workflow id: the `open_runs` primary key, whose violation sends the
+//!   batch round again, where the check then sees the other node's run;
+//! - ids are a sequence.
+//!
+//! Batches that lose a race (deadlock, lock timeout, that key) run again (`writer.rs`). After a
+//! commit, `NOTIFY` tells the other nodes what it queued or armed (`notices.rs`); a node that
+//! misses a notice finds the work at its next periodic look.
+
+mod conn;
+mod notices;
+mod reads;
+mod schema;
+mod session;
+mod writer;
+mod writes;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use crate::clock::Clock;
+
+use self::conn::{Manager, Pool};
+use self::session::{Session, Snapshot};
+use super::seam::{Backend, Job, Reads};
+use super::writer::{Queue, WriterStats};
+use super::{Opened, StoreError, Writer};
+
+pub(crate) use schema::VERSION as SCHEMA_VERSION;
+
+/// Snapshot connections one node keeps open at most.
+const POOL_SIZE: u32 = 16;
+
+/// How long a read waits for a connection before it fails as unavailable.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The shared backend: a pool for snapshots, and this node's writer.
+struct Postgres {
+    pool: Pool,
+    jobs: Queue,
+}
+
+impl Backend for Postgres {
+    fn snapshot(&self) -> Result<Box<dyn Reads>, StoreError> {
+        let conn = self
+            .pool
+            .get()
+            .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+        Ok(Box::new(Session::new(conn, Snapshot::default())))
+    }
+
+    fn submit(&self, job: Box<dyn Job>) -> Result<(), StoreError> {
+        self.jobs.send(job).map_err(|_| StoreError::Stopped)
+    }
+}
+
+/// Where a connection string points, without its password: for logs and errors.
+fn describe(config: &postgres::Config) -> String {
+    let user = config.get_user().unwrap_or("?");
+    let host = match config.get_hosts().first() {
+        Some(postgres::config::Host::Tcp(host)) => host.clone(),
+        #[cfg(unix)]
+        Some(postgres::config::Host::Unix(path)) => path.display().to_string(),
+        None => "localhost".into(),
+    };
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    let db = config.get_dbname().unwrap_or(user);
+    format!("{user}@{host}:{port}/{db}")
+}
+
+/// Connects to the database `url` names, brings its schema up to date, and starts this node's
+/// writer and its listener for other nodes' notices.
+pub(super) fn open(url: &str, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> {
+    // The parser's message never repeats the string, which may hold a password.
+    let mut config: postgres::Config = url
+        .parse()
+        .map_err(|e| StoreError::Config(format!("the store's PostgreSQL URL: {e}")))?;
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(CONNECT_TIMEOUT);
+    }
+    config.application_name("weft");
+    let place = describe(&config);
+    let manager = Arc::new(Manager::new(config));
+    let unavailable = |e: postgres::Error| StoreError::Unavailable(format!("{place}: {e}"));
+    let mut conn = manager.connect().map_err(unavailable)?;
+    let schema: String = conn
+        .query_opt("SELECT current_schema()", &[])?
+        .and_then(|row| row.get(0))
+        .ok_or_else(|| StoreError::Config(format!("{place}: no schema to keep the tables in")))?;
+    if schema.contains('"') {
+        return Err(StoreError::Config(format!(
+            "{place}: the schema's name holds a quote"
+        )));
+    }
+    let channel = notices::channel(&schema);
+    schema::migrate(&mut conn)?;
+    let secret = secret(&mut conn)?;
+    drop(conn);
+    let pool = r2d2::Pool::builder()
+        .max_size(POOL_SIZE)
+        .min_idle(Some(1))
+        .connection_timeout(CONNECT_TIMEOUT)
+        .build(Manager::new(manager.config().clone()))
+        .map_err(|e| StoreError::Unavailable(format!("{place}: {e}")))?;
+    let stats = WriterStats::default();
+    let mut committer = writer::Committer::new(manager.clone(), clock, channel.clone());
+    let (jobs, thread) = super::writer::serve(writer::MAX_BATCH, stats.clone(), move |batch| {
+        committer.commit(batch)
+    })
+    .map_err(StoreError::Thread)?;
+    let (signals, receiver) = mpsc::unbounded_channel();
+    notices::listen(manager, channel, signals).map_err(StoreError::Thread)?;
+    tracing::info!(database = %place, %schema, "store opened on PostgreSQL");
+    Ok(Opened {
+        store: super::Store {
+            backend: Arc::new(Postgres { pool, jobs }),
+        },
+        writer: Writer(thread),
+        secret,
+        stats,
+        signals: Some(receiver),
+    })
+}
+
+/// The key of every token the service issues: made by the first node, shared by all.
+fn secret(conn: &mut conn::Conn) -> Result<[u8; 32], StoreError> {
+    let mut fresh = [0; 32];
+    getrandom::fill(&mut fresh).map_err(|e| StoreError::Corrupt {
+        table: "weft_meta",
+        detail: format!("no randomness for the token key: {e}"),
+    })?;
+    conn.execute(
+        "INSERT INTO weft_meta (key, value) VALUES ('secret', $1) ON CONFLICT DO NOTHING",
+        &[&&fresh[..]],
+    )?;
+    let row = conn.query_opt("SELECT value FROM weft_meta WHERE key = 'secret'", &[])?;
+    row.and_then(|row| <[u8; 32]>::try_from(row.get::<_, &[u8]>(0)).ok())
+        .ok_or_else(|| StoreError::Corrupt {
+            table: "weft_meta",
+            detail: "the token key is not 32 bytes".into(),
+        })
+}

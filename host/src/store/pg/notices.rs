@@ -1,0 +1,133 @@
+//! What nodes tell each other through the database: `NOTIFY weft` payloads, sent by the
+//! writer's transaction (so only once it commits), and the thread that listens for them.
+//!
+//! They only make other nodes act sooner: a poller there claims a task it would otherwise find
+//! at its next periodic look, a timer loop looks at the deadlines again. A node that misses
+//! one (its listening connection dropped) is told to look at everything ([`Signal::Resync`]).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use postgres::fallible_iterator::FallibleIterator;
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::conn::Manager;
+use crate::store::seam::{Signal, TaskKind};
+
+/// The channel the nodes sharing the schema `schema` listen on: deployments in other schemas
+/// of the same database hear nothing of these.
+pub(super) fn channel(schema: &str) -> String {
+    format!("weft_{schema}")
+}
+
+/// A deadline was set: timer loops look again.
+pub(super) const DEADLINE: &str = "d";
+
+/// Bindings changed: supervisors look again.
+pub(super) const BINDINGS: &str = "b";
+
+/// Tasks were queued on a list: `q <domain> <kind> <list>`.
+pub(super) fn queued(domain: u64, kind: TaskKind, list: &str) -> String {
+    format!("q {domain} {} {list}", kind as u8)
+}
+
+/// The signal a payload carries.
+fn signal(payload: &str) -> Option<Signal> {
+    match payload {
+        DEADLINE => Some(Signal::Deadline),
+        BINDINGS => Some(Signal::Bindings),
+        _ => {
+            let mut parts = payload.strip_prefix("q ")?.splitn(3, ' ');
+            let domain = parts.next()?.parse().ok()?;
+            let kind = match parts.next()? {
+                "0" => TaskKind::Decision,
+                "1" => TaskKind::Activity,
+                "2" => TaskKind::Function,
+                _ => return None,
+            };
+            let list = parts.next()?.to_owned();
+            Some(Signal::Queued { domain, kind, list })
+        }
+    }
+}
+
+/// How long a wait for notices lasts before the thread checks whether anyone still listens.
+const TICK: Duration = Duration::from_millis(500);
+
+/// How long to wait before connecting again after the listening connection failed.
+const RECONNECT: Duration = Duration::from_secs(1);
+
+/// Starts the thread that listens for other nodes' notices and passes them to `signals`. It
+/// ends soon after `signals`' receiver is dropped.
+pub(super) fn listen(
+    manager: Arc<Manager>,
+    channel: String,
+    signals: UnboundedSender<Signal>,
+) -> std::io::Result<()> {
+    std::thread::Builder::new()
+        .name("weft-listener".into())
+        .spawn(move || {
+            let mut first = true;
+            while !signals.is_closed() {
+                match manager.connect() {
+                    Ok(mut conn) => {
+                        // Whatever came while no connection listened is unknown.
+                        if !first && signals.send(Signal::Resync).is_err() {
+                            return;
+                        }
+                        first = false;
+                        if let Err(error) = relay(&mut conn, &channel, &signals) {
+                            tracing::warn!(%error, "listening for other nodes failed");
+                        }
+                    }
+                    Err(error) => tracing::warn!(%error, "cannot connect to listen"),
+                }
+                std::thread::sleep(RECONNECT);
+            }
+        })
+        .map(drop)
+}
+
+/// Passes notices on until the connection fails or nobody listens any more.
+fn relay(
+    conn: &mut super::conn::Conn,
+    channel: &str,
+    signals: &UnboundedSender<Signal>,
+) -> Result<(), postgres::Error> {
+    let client = conn.client();
+    // Quoted: the schema's name may need it. Names cannot hold a quote (see `open`).
+    client.batch_execute(&format!("LISTEN \"{channel}\""))?;
+    while !signals.is_closed() {
+        let mut notices = client.notifications();
+        let mut waiting = notices.timeout_iter(TICK);
+        while let Some(notice) = waiting.next()? {
+            if let Some(signal) = signal(notice.payload())
+                && signals.send(signal).is_err()
+            {
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payloads_read_back_as_their_signals() {
+        let payload = queued(7, TaskKind::Activity, "list with spaces");
+        let Some(Signal::Queued { domain, kind, list }) = signal(&payload) else {
+            panic!("{payload} is not a queued signal");
+        };
+        assert_eq!(
+            (domain, kind, list.as_str()),
+            (7, TaskKind::Activity, "list with spaces")
+        );
+        assert!(matches!(signal(DEADLINE), Some(Signal::Deadline)));
+        assert!(matches!(signal(BINDINGS), Some(Signal::Bindings)));
+        assert!(signal("q 1 9 list").is_none());
+        assert!(signal("x").is_none());
+    }
+}

@@ -1,0 +1,189 @@
+//! A transaction on one connection, in one of two modes: a snapshot (repeatable read, read
+//! only, begun at its first statement) or the writer's (read committed, where reads of runs
+//! and counters lock their rows, and every write is noted so that an empty batch commits
+//! nothing).
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeSet;
+use std::ops::DerefMut;
+
+use postgres::Row;
+
+use super::conn::{Conn, is_conflict};
+use super::reads::{Params, Sql};
+use crate::clock::Timestamp;
+use crate::store::StoreError;
+
+/// A connection a session runs on: the pool's, or the writer's own.
+pub(super) trait Link: DerefMut<Target = Conn> {}
+
+impl<T: DerefMut<Target = Conn>> Link for T {}
+
+/// What kind of transaction a session is.
+pub(super) trait Mode {
+    /// Whether reads lock the runs and counters they read.
+    const LOCKS: bool;
+
+    /// Prepares `conn` for a statement.
+    fn before(&self, conn: &mut Conn) -> Result<(), StoreError>;
+
+    /// Notes that a statement failed with `error`: the transaction can do nothing more.
+    fn failed(&self, error: &StoreError);
+
+    /// Whether a session rolls its transaction back when dropped.
+    const ENDS_ON_DROP: bool;
+
+    /// Whether the transaction has begun.
+    fn begun(&self) -> bool;
+}
+
+/// A consistent snapshot for reads, begun lazily and rolled back when dropped.
+#[derive(Default)]
+pub(super) struct Snapshot {
+    begun: Cell<bool>,
+}
+
+impl Mode for Snapshot {
+    const LOCKS: bool = false;
+
+    fn before(&self, conn: &mut Conn) -> Result<(), StoreError> {
+        if !self.begun.get() {
+            conn.batch("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")?;
+            self.begun.set(true);
+        }
+        Ok(())
+    }
+
+    fn failed(&self, _: &StoreError) {}
+
+    const ENDS_ON_DROP: bool = true;
+
+    fn begun(&self) -> bool {
+        self.begun.get()
+    }
+}
+
+/// How the writer's transaction failed, if it did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Failure {
+    /// It lost a race with another process's transaction: running it again may succeed.
+    Conflict,
+    /// The connection was lost before the commit: running it again elsewhere may succeed.
+    Lost,
+    /// Anything else.
+    Other,
+}
+
+impl Failure {
+    pub(super) fn of(error: &StoreError) -> Failure {
+        if is_conflict(error) {
+            Failure::Conflict
+        } else if matches!(error, StoreError::Pg(e) if e.is_closed()) {
+            Failure::Lost
+        } else {
+            Failure::Other
+        }
+    }
+}
+
+/// The writer's transaction: what it has done beyond its statements.
+pub(super) struct Writing {
+    pub(super) now: Timestamp,
+    pub(super) after_commit: Vec<Box<dyn FnOnce() + Send>>,
+    /// Whether anything was written: a batch that wrote nothing is rolled back, not committed.
+    pub(super) changed: bool,
+    /// What to tell the other nodes once this commits (`pg_notify` payloads).
+    pub(super) notices: BTreeSet<String>,
+    /// How the first statement that failed did, and why: the transaction is then unusable.
+    pub(super) failure: Cell<Option<(Failure, String)>>,
+}
+
+impl Writing {
+    pub(super) fn new(now: Timestamp) -> Self {
+        Writing {
+            now,
+            after_commit: Vec::new(),
+            changed: false,
+            notices: BTreeSet::new(),
+            failure: Cell::new(None),
+        }
+    }
+}
+
+impl Mode for Writing {
+    const LOCKS: bool = true;
+
+    fn before(&self, _: &mut Conn) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn failed(&self, error: &StoreError) {
+        let first = self.failure.take();
+        self.failure
+            .set(first.or_else(|| Some((Failure::of(error), error.to_string()))));
+    }
+
+    const ENDS_ON_DROP: bool = false;
+
+    fn begun(&self) -> bool {
+        true
+    }
+}
+
+/// A transaction on connection `C` in mode `M`.
+pub(super) struct Session<C: Link, M: Mode> {
+    conn: RefCell<C>,
+    pub(super) mode: M,
+}
+
+impl<C: Link, M: Mode> Session<C, M> {
+    pub(super) fn new(conn: C, mode: M) -> Self {
+        Session {
+            conn: RefCell::new(conn),
+            mode,
+        }
+    }
+
+    /// Runs a statement that writes, answering how many rows it changed.
+    pub(super) fn exec(&self, sql: &'static str, params: &Params<'_>) -> Result<u64, StoreError> {
+        let mut conn = self.conn.borrow_mut();
+        self.mode.before(&mut conn)?;
+        conn.execute(sql, params)
+            .inspect_err(|e| self.mode.failed(e))
+    }
+
+    /// Runs statements without parameters (`ROLLBACK`).
+    pub(super) fn batch(&self, sql: &str) -> Result<(), StoreError> {
+        self.conn.borrow_mut().batch(sql)
+    }
+
+    /// Rolls the transaction back; a connection that cannot is not used again.
+    pub(super) fn rollback(&self) {
+        let mut conn = self.conn.borrow_mut();
+        if conn.batch("ROLLBACK").is_err() {
+            conn.mark_broken();
+        }
+    }
+}
+
+impl<C: Link, M: Mode> Sql for Session<C, M> {
+    fn rows(&self, sql: &'static str, params: &Params<'_>) -> Result<Vec<Row>, StoreError> {
+        let mut conn = self.conn.borrow_mut();
+        self.mode.before(&mut conn)?;
+        conn.query(sql, params).inspect_err(|e| self.mode.failed(e))
+    }
+
+    fn locks(&self) -> bool {
+        M::LOCKS
+    }
+}
+
+impl<C: Link, M: Mode> Drop for Session<C, M> {
+    fn drop(&mut self) {
+        // A snapshot ends its transaction; a connection that cannot is never handed to the
+        // next reader. The writer ends its own transactions.
+        if M::ENDS_ON_DROP && self.mode.begun() {
+            self.rollback();
+        }
+    }
+}

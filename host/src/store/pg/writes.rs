@@ -1,0 +1,482 @@
+//! PostgreSQL's side of the writes, in the writer's transaction. Every statement is one round
+//! trip; a run's visibility entries go in one statement (`unnest` over the filters).
+
+use crate::clock::Timestamp;
+use crate::model::{AnyType, Binding, BindingKind, Domain, GuestFailureRecord, ItemKind, Kind};
+use crate::model::{ModuleRecord, Run, Scope, Slot, TypeName};
+use crate::store::StoreError;
+use crate::store::access::encode;
+use crate::store::seam::{
+    Counter, Deadline, DomainWrites, Due, Filter, Listing, RunWrites, TaskKind, WasmWrites, Writes,
+};
+use crate::store::wasm::FAILURES_KEPT;
+
+use super::notices;
+use super::reads::{Params, Sql, big, unbig};
+use super::session::{Link, Session, Writing};
+
+impl<C: Link> Session<C, Writing> {
+    /// Runs a statement that changes the database.
+    fn write(&mut self, sql: &'static str, params: &Params<'_>) -> Result<u64, StoreError> {
+        self.mode.changed = true;
+        self.exec(sql, params)
+    }
+
+    /// The filters `run` is indexed under in `listing`, as the index's columns.
+    fn index_keys(run: &Run, listing: Listing) -> (Vec<i16>, Vec<Vec<u8>>) {
+        Filter::all_of(run, listing)
+            .iter()
+            .map(|filter| {
+                let (f, value) = filter.key();
+                (i16::from(f), value.as_bytes().to_vec())
+            })
+            .unzip()
+    }
+}
+
+impl<C: Link> Writes for Session<C, Writing> {
+    fn now(&self) -> Timestamp {
+        self.mode.now
+    }
+
+    fn after_commit(&mut self, action: Box<dyn FnOnce() + Send>) {
+        self.mode.after_commit.push(action);
+    }
+
+    fn next_id(&mut self) -> Result<u64, StoreError> {
+        let row = self.row("SELECT nextval('weft_ids')", &[])?;
+        Ok(row.map_or(0, |row| unbig(&row, 0)))
+    }
+}
+
+impl<C: Link> DomainWrites for Session<C, Writing> {
+    fn add_count(&mut self, domain: u64, counter: Counter, delta: i64) -> Result<(), StoreError> {
+        self.write(
+            "INSERT INTO counters (domain, counter, value) VALUES ($1, $2, GREATEST($3::bigint, 0)) \
+             ON CONFLICT (domain, counter) \
+             DO UPDATE SET value = GREATEST(counters.value + $3::bigint, 0)",
+            &[&big(domain), &i16::from(counter.key()), &delta],
+        )?;
+        Ok(())
+    }
+
+    fn put_domain(&mut self, scope: &Scope, domain: &Domain) -> Result<(), StoreError> {
+        self.write(
+            "INSERT INTO domains (account, region, name, record) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (account, region, name) DO UPDATE SET record = excluded.record",
+            &[&scope.account, &scope.region, &domain.name, &encode(domain)],
+        )?;
+        // Every counter has its row from the start, so that a check can lock it.
+        self.write(
+            "INSERT INTO counters (domain, counter, value) \
+             SELECT $1, counter, 0 FROM unnest($2::smallint[]) AS c(counter) \
+             ON CONFLICT DO NOTHING",
+            &[
+                &big(domain.id),
+                &Counter::ALL.map(|c| i16::from(c.key())).to_vec(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn put_stored_type(
+        &mut self,
+        domain: u64,
+        ty: &TypeName,
+        record: &AnyType,
+    ) -> Result<(), StoreError> {
+        let (kind, bytes) = match record {
+            AnyType::Workflow(record) => (Kind::Workflow, encode(record)),
+            AnyType::Activity(record) => (Kind::Activity, encode(record)),
+        };
+        self.write(
+            "INSERT INTO types (domain, kind, name, version, record) VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (domain, kind, name, version) DO UPDATE SET record = excluded.record",
+            &[&big(domain), &(kind as i16), &ty.name, &ty.version, &bytes],
+        )?;
+        Ok(())
+    }
+
+    fn delete_stored_type(
+        &mut self,
+        domain: u64,
+        kind: Kind,
+        ty: &TypeName,
+    ) -> Result<(), StoreError> {
+        self.write(
+            "DELETE FROM types WHERE domain = $1 AND kind = $2 AND name = $3 AND version = $4",
+            &[&big(domain), &(kind as i16), &ty.name, &ty.version],
+        )?;
+        Ok(())
+    }
+}
+
+impl<C: Link> RunWrites for Session<C, Writing> {
+    fn put_run(&mut self, run: &Run) -> Result<(), StoreError> {
+        self.write(
+            "INSERT INTO runs (seq, record) VALUES ($1, $2) \
+             ON CONFLICT (seq) DO UPDATE SET record = excluded.record",
+            &[&big(run.seq), &encode(run)],
+        )?;
+        Ok(())
+    }
+
+    fn put_item(
+        &mut self,
+        seq: u64,
+        kind: ItemKind,
+        key: u64,
+        name: Option<&str>,
+        json: &[u8],
+    ) -> Result<(), StoreError> {
+        let (seq, kind, key) = (big(seq), kind as i16, big(key));
+        self.write(
+            "INSERT INTO items (seq, kind, key, json) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (seq, kind, key) DO UPDATE SET json = excluded.json",
+            &[&seq, &kind, &key, &json],
+        )?;
+        if let Some(name) = name {
+            self.write(
+                "INSERT INTO item_names (seq, kind, name, key) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (seq, kind, name) DO UPDATE SET key = excluded.key",
+                &[&seq, &kind, &name, &key],
+            )?;
+        }
+        Ok(())
+    }
+
+    fn remove_item(
+        &mut self,
+        seq: u64,
+        kind: ItemKind,
+        key: u64,
+        name: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let (seq, kind) = (big(seq), kind as i16);
+        self.write(
+            "DELETE FROM items WHERE seq = $1 AND kind = $2 AND key = $3",
+            &[&seq, &kind, &big(key)],
+        )?;
+        if let Some(name) = name {
+            self.write(
+                "DELETE FROM item_names WHERE seq = $1 AND kind = $2 AND name = $3",
+                &[&seq, &kind, &name],
+            )?;
+        }
+        Ok(())
+    }
+
+    fn name_run(&mut self, run: &Run) -> Result<(), StoreError> {
+        let (domain, id, seq) = (
+            big(run.domain),
+            run.execution.workflow_id.as_str(),
+            big(run.seq),
+        );
+        self.write(
+            "INSERT INTO run_ids (domain, workflow_id, run_id, seq) VALUES ($1, $2, $3, $4)",
+            &[&domain, &id, &run.execution.run_id.as_str(), &seq],
+        )?;
+        // No ON CONFLICT: a run of this id opened by another node first fails this
+        // transaction, and its retry's check then finds that run.
+        self.write(
+            "INSERT INTO open_runs (domain, workflow_id, seq) VALUES ($1, $2, $3)",
+            &[&domain, &id, &seq],
+        )?;
+        Ok(())
+    }
+
+    fn unname_open_run(&mut self, run: &Run) -> Result<(), StoreError> {
+        self.write(
+            "DELETE FROM open_runs WHERE domain = $1 AND workflow_id = $2 AND seq = $3",
+            &[
+                &big(run.domain),
+                &run.execution.workflow_id.as_str(),
+                &big(run.seq),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn purge_run(&mut self, run: &Run) -> Result<(), StoreError> {
+        let seq = big(run.seq);
+        let id = &run.execution;
+        self.write(
+            "DELETE FROM run_ids WHERE domain = $1 AND workflow_id = $2 AND run_id = $3",
+            &[
+                &big(run.domain),
+                &id.workflow_id.as_str(),
+                &id.run_id.as_str(),
+            ],
+        )?;
+        self.write("DELETE FROM events WHERE seq = $1", &[&seq])?;
+        self.write("DELETE FROM items WHERE seq = $1", &[&seq])?;
+        self.write("DELETE FROM item_names WHERE seq = $1", &[&seq])?;
+        self.unlist_run(run, Listing::ClosedByStart, run.started_at)?;
+        if let Some(closed) = run.closed {
+            self.unlist_run(run, Listing::ClosedByClose, closed.at)?;
+        }
+        self.write("DELETE FROM runs WHERE seq = $1", &[&seq])?;
+        Ok(())
+    }
+
+    fn put_event(&mut self, seq: u64, event_id: u64, json: &[u8]) -> Result<(), StoreError> {
+        self.write(
+            "INSERT INTO events (seq, event_id, json) VALUES ($1, $2, $3)",
+            &[&big(seq), &big(event_id), &json],
+        )?;
+        Ok(())
+    }
+
+    fn list_run(&mut self, run: &Run, listing: Listing, time: Timestamp) -> Result<(), StoreError> {
+        let (filters, values) = Self::index_keys(run, listing);
+        self.write(
+            "INSERT INTO visibility (domain, listing, filter, value, time, seq) \
+             SELECT $1, $2, f, v, $5, $6 FROM unnest($3::smallint[], $4::bytea[]) AS k(f, v) \
+             ON CONFLICT DO NOTHING",
+            &[
+                &big(run.domain),
+                &(listing as i16),
+                &filters,
+                &values,
+                &time.as_millis(),
+                &big(run.seq),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn unlist_run(
+        &mut self,
+        run: &Run,
+        listing: Listing,
+        time: Timestamp,
+    ) -> Result<(), StoreError> {
+        let (filters, values) = Self::index_keys(run, listing);
+        self.write(
+            "DELETE FROM visibility USING unnest($3::smallint[], $4::bytea[]) AS k(f, v) \
+             WHERE domain = $1 AND listing = $2 AND filter = k.f AND value = k.v \
+             AND time = $5 AND seq = $6",
+            &[
+                &big(run.domain),
+                &(listing as i16),
+                &filters,
+                &values,
+                &time.as_millis(),
+                &big(run.seq),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn push_task(
+        &mut self,
+        domain: u64,
+        kind: TaskKind,
+        slot: &Slot,
+        (seq, scheduled): (u64, u64),
+    ) -> Result<(), StoreError> {
+        self.write(
+            "INSERT INTO tasks (domain, kind, list, rank, ord, seq, scheduled) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            &[
+                &big(domain),
+                &(kind as i16),
+                &slot.list,
+                &i64::from(slot.rank),
+                &big(slot.order),
+                &big(seq),
+                &big(scheduled),
+            ],
+        )?;
+        self.mode
+            .notices
+            .insert(notices::queued(domain, kind, &slot.list));
+        Ok(())
+    }
+
+    fn pop_task(
+        &mut self,
+        domain: u64,
+        kind: TaskKind,
+        list: &str,
+    ) -> Result<Option<(u64, u64)>, StoreError> {
+        // A task another node is claiming right now is locked, and skipped: it is that node's.
+        let row = self.row(
+            "DELETE FROM tasks WHERE ctid = (SELECT ctid FROM tasks \
+             WHERE domain = $1 AND kind = $2 AND list = $3 \
+             ORDER BY rank, ord LIMIT 1 FOR UPDATE SKIP LOCKED) \
+             RETURNING seq, scheduled",
+            &[&big(domain), &(kind as i16), &list],
+        )?;
+        if row.is_some() {
+            self.mode.changed = true;
+        }
+        Ok(row.map(|row| (unbig(&row, 0), unbig(&row, 1))))
+    }
+
+    fn remove_task(&mut self, domain: u64, kind: TaskKind, slot: &Slot) -> Result<(), StoreError> {
+        self.write(
+            "DELETE FROM tasks WHERE domain = $1 AND kind = $2 AND list = $3 AND rank = $4 \
+             AND ord = $5",
+            &[
+                &big(domain),
+                &(kind as i16),
+                &slot.list,
+                &i64::from(slot.rank),
+                &big(slot.order),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn set_deadline(
+        &mut self,
+        at: Timestamp,
+        seq: u64,
+        event_id: u64,
+        kind: Deadline,
+    ) -> Result<(), StoreError> {
+        self.write(
+            "INSERT INTO deadlines (at, seq, event_id, kind) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT DO NOTHING",
+            &[&at.as_millis(), &big(seq), &big(event_id), &(kind as i16)],
+        )?;
+        self.mode.notices.insert(notices::DEADLINE.to_owned());
+        Ok(())
+    }
+
+    fn clear_deadline(
+        &mut self,
+        at: Timestamp,
+        seq: u64,
+        event_id: u64,
+        kind: Deadline,
+    ) -> Result<(), StoreError> {
+        self.write(
+            "DELETE FROM deadlines WHERE at = $1 AND seq = $2 AND event_id = $3 AND kind = $4",
+            &[&at.as_millis(), &big(seq), &big(event_id), &(kind as i16)],
+        )?;
+        Ok(())
+    }
+
+    fn take_due(&mut self, limit: usize) -> Result<Vec<Due>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        // Deadlines another node is firing are locked, and skipped: each fires once.
+        let rows = self.rows(
+            "DELETE FROM deadlines WHERE (at, seq, event_id, kind) IN ( \
+             SELECT at, seq, event_id, kind FROM deadlines WHERE at <= $1 \
+             ORDER BY at, seq, event_id, kind LIMIT $2 FOR UPDATE SKIP LOCKED) \
+             RETURNING at, seq, event_id, kind",
+            &[&self.mode.now.as_millis(), &limit],
+        )?;
+        if !rows.is_empty() {
+            self.mode.changed = true;
+        }
+        let mut due: Vec<_> = rows
+            .iter()
+            .filter_map(|row| {
+                let kind = Deadline::from_u8(u8::try_from(row.get::<_, i16>(3)).ok()?)?;
+                Some(Due {
+                    at: Timestamp::from_millis(row.get(0)),
+                    run: unbig(row, 1),
+                    event_id: unbig(row, 2),
+                    kind,
+                })
+            })
+            .collect();
+        due.sort_by_key(|d| (d.at, d.run, d.event_id, d.kind as u8));
+        Ok(due)
+    }
+}
+
+impl<C: Link> WasmWrites for Session<C, Writing> {
+    fn put_module(
+        &mut self,
+        account: &str,
+        record: &ModuleRecord,
+        code: &[u8],
+    ) -> Result<(), StoreError> {
+        let digest = record.digest.as_str();
+        self.write(
+            "INSERT INTO modules (account, digest, record) VALUES ($1, $2, $3) \
+             ON CONFLICT (account, digest) DO UPDATE SET record = excluded.record",
+            &[&account, &digest, &encode(record)],
+        )?;
+        self.write(
+            "INSERT INTO module_code (account, digest, code) VALUES ($1, $2, $3) \
+             ON CONFLICT (account, digest) DO UPDATE SET code = excluded.code",
+            &[&account, &digest, &code],
+        )?;
+        Ok(())
+    }
+
+    fn delete_module(&mut self, account: &str, digest: &str) -> Result<(), StoreError> {
+        self.write(
+            "DELETE FROM modules WHERE account = $1 AND digest = $2",
+            &[&account, &digest],
+        )?;
+        self.write(
+            "DELETE FROM module_code WHERE account = $1 AND digest = $2",
+            &[&account, &digest],
+        )?;
+        Ok(())
+    }
+
+    fn put_binding(&mut self, domain: u64, binding: &Binding) -> Result<(), StoreError> {
+        self.write(
+            "INSERT INTO bindings (domain, kind, name, record) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (domain, kind, name) DO UPDATE SET record = excluded.record",
+            &[
+                &big(domain),
+                &(binding.kind as i16),
+                &binding.name,
+                &encode(binding),
+            ],
+        )?;
+        self.mode.notices.insert(notices::BINDINGS.to_owned());
+        Ok(())
+    }
+
+    fn delete_binding(
+        &mut self,
+        domain: u64,
+        kind: BindingKind,
+        name: &str,
+    ) -> Result<bool, StoreError> {
+        let (domain, kind) = (big(domain), kind as i16);
+        let removed = self.write(
+            "DELETE FROM bindings WHERE domain = $1 AND kind = $2 AND name = $3",
+            &[&domain, &kind, &name],
+        )?;
+        self.write(
+            "DELETE FROM guest_failures WHERE domain = $1 AND kind = $2 AND name = $3",
+            &[&domain, &kind, &name],
+        )?;
+        self.mode.notices.insert(notices::BINDINGS.to_owned());
+        Ok(removed > 0)
+    }
+
+    fn record_guest_failure(
+        &mut self,
+        domain: u64,
+        kind: BindingKind,
+        name: &str,
+        failure: &GuestFailureRecord,
+    ) -> Result<(), StoreError> {
+        let seq = big(self.next_id()?);
+        let (domain, kind) = (big(domain), kind as i16);
+        self.write(
+            "INSERT INTO guest_failures (domain, kind, name, seq, record) \
+             VALUES ($1, $2, $3, $4, $5)",
+            &[&domain, &kind, &name, &seq, &encode(failure)],
+        )?;
+        let kept = i64::try_from(FAILURES_KEPT).unwrap_or(i64::MAX);
+        self.write(
+            "DELETE FROM guest_failures WHERE domain = $1 AND kind = $2 AND name = $3 \
+             AND seq IN (SELECT seq FROM guest_failures \
+             WHERE domain = $1 AND kind = $2 AND name = $3 ORDER BY seq DESC OFFSET $4)",
+            &[&domain, &kind, &name, &kept],
+        )?;
+        Ok(())
+    }
+}
