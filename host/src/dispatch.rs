@@ -114,6 +114,23 @@ impl<T: std::fmt::Debug> Dispatch<T> {
         true
     }
 
+    /// The lists where live polls wait.
+    pub(crate) fn waiting(&self) -> Vec<ListKey> {
+        let mut lists = self.lists();
+        lists.retain(|_, waiters| {
+            waiters.retain(Waiter::is_live);
+            !waiters.is_empty()
+        });
+        lists.keys().cloned().collect()
+    }
+
+    /// Whether a live poll waits on `key`.
+    pub(crate) fn is_waited_on(&self, key: &ListKey) -> bool {
+        self.lists()
+            .get(key)
+            .is_some_and(|waiters| waiters.iter().any(Waiter::is_live))
+    }
+
     /// The oldest live waiter on `key`, reserved: hand it a task, or [`Dispatch::give_back`] it.
     pub(crate) fn take_waiter(&self, key: &ListKey) -> Option<Waiter<T>> {
         let mut lists = self.lists();

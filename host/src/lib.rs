@@ -1,5 +1,6 @@
-//! Weft: an Amazon Simple Workflow Service (SWF) that runs in one process, over HTTP with the AWS
-//! JSON 1.0 protocol, with its state in redb. Unmodified AWS clients point their endpoint at it.
+//! Weft: an Amazon Simple Workflow Service (SWF) over HTTP with the AWS JSON 1.0 protocol, with
+//! its state in redb (one process), or in PostgreSQL (several processes sharing it). Unmodified
+//! AWS clients point their endpoint at it.
 //!
 //! Comments citing "spec §X" refer to section X of `docs/swf-rules.md`, which states each SWF
 //! rule Weft implements and where in the code it lives.
@@ -7,8 +8,8 @@
 //! # Layout
 //!
 //! A request flows one way: `api` (HTTP, the model-driven validation, the fault mapping) →
-//! `ops` (one file per family of SWF operations) → `store` (redb: read snapshots, and one writer
-//! that commits concurrent changes together). `model` holds the wire shapes, the prose rules of
+//! `ops` (one file per family of SWF operations) → `store` (redb or PostgreSQL: read snapshots,
+//! and one writer per process that commits concurrent changes together). `model` holds the wire shapes, the prose rules of
 //! the SWF model and the stored records; `fault` the errors clients see; `seal` the
 //! authenticated tokens; `clock` the injected time; `check` the rules every history keeps.
 //! Beside SWF, `api` serves Weft's `/v1` API for Wasm modules and bindings (`ops::wasm`), and
@@ -40,6 +41,7 @@ pub mod examples;
 mod fault;
 mod model;
 mod ops;
+mod relay;
 mod runtime;
 mod seal;
 mod store;
@@ -55,9 +57,9 @@ use tokio::sync::watch;
 
 pub use config::{
     AccessKey, Config, DEFAULT_ACCOUNT_ID, DEFAULT_DATA_DIR, DEFAULT_LISTEN, HttpLimits, Limits,
-    Quotas, TenantConfig,
+    Quotas, StoreUrl, TenantConfig,
 };
-pub use config_file::{ConfigFile, ConfigFileError, ServerSettings};
+pub use config_file::{ConfigFile, ConfigFileError, ServerSettings, StoreSettings};
 pub use store::{StoreError, WriterStats};
 
 use api::Api;
@@ -97,10 +99,13 @@ pub struct Weft {
     writer: Writer,
     stats: WriterStats,
     stopping: watch::Sender<bool>,
+    /// What other processes sharing the database commit (PostgreSQL only).
+    signals: Option<tokio::sync::mpsc::UnboundedReceiver<store::Signal>>,
 }
 
 impl Weft {
-    /// Opens the store in `config.data_dir`. Fails at once if another process has it open.
+    /// Opens the store: the PostgreSQL database `config.store` names, else redb in
+    /// `config.data_dir` (which fails at once if another process has it open).
     pub fn open(config: Config) -> Result<Weft, Error> {
         if !config::is_account_id(&config.account_id) {
             return Err(Error::Config(format!(
@@ -114,9 +119,21 @@ impl Weft {
         runtime::install_crypto_provider();
         // Read before the store opens, so a bad file leaves nothing to close.
         let outgoing = runtime::Outgoing::new(&config.http_ca).map_err(Error::Config)?;
-        let opened = Store::open(&config.data_dir, config.clock.clone())?;
+        let mut opened = match &config.store {
+            Some(url) => Store::open_postgres(url.expose(), config.clock.clone())?,
+            None => Store::open(&config.data_dir, config.clock.clone())?,
+        };
+        let signals = opened.signals.take();
+        // On a thread of its own, as the store's blocking reads must not run on an async
+        // runtime's thread, where the caller may be.
         #[cfg(debug_assertions)]
-        if let Err(inconsistent) = check::stored(&opened.store) {
+        if let Err(inconsistent) = std::thread::scope(|scope| {
+            let store = &opened.store;
+            scope
+                .spawn(|| check::stored(store))
+                .join()
+                .unwrap_or_else(|_| Err(Error::Config("checking the store panicked".into())))
+        }) {
             // Close the store before answering, so the caller may open the directory again.
             drop(opened.store);
             opened.writer.join();
@@ -131,7 +148,10 @@ impl Weft {
             sealer: Sealer::new(opened.secret),
             limits: config.limits.clone(),
             clock: config.clock,
-            engine: engine::Setup::new(&config.limits, config.retention_override),
+            engine: match config.store {
+                Some(_) => engine::Setup::new(&config.limits, config.retention_override).shared(),
+                None => engine::Setup::new(&config.limits, config.retention_override),
+            },
             poll_timeout: config.poll_timeout,
             shutdown,
             runtime: Arc::new(runtime),
@@ -143,6 +163,7 @@ impl Weft {
             writer: opened.writer,
             stats: opened.stats,
             stopping,
+            signals,
         })
     }
 
@@ -173,9 +194,17 @@ impl Weft {
             api,
             writer,
             stopping,
+            signals,
             ..
         } = self;
         let edge_stopping = stopping.subscribe();
+        let relay = signals.map(|signals| {
+            tokio::spawn(relay::run(
+                api.service.clone(),
+                signals,
+                stopping.subscribe(),
+            ))
+        });
         let timers = tokio::spawn(timers::run(api.service.clone(), stopping.subscribe()));
         let workers = tokio::spawn(workers::supervise(
             api.service.clone(),
@@ -189,6 +218,11 @@ impl Weft {
         tokio::join!(shutdown, serving);
         if timers.await.is_err() {
             tracing::error!("the timer loop panicked");
+        }
+        if let Some(relay) = relay
+            && relay.await.is_err()
+        {
+            tracing::error!("the relay of other nodes' signals panicked");
         }
         // In-process workers finish the tasks they hold, within reason: a guest that is still
         // running then is cut off, and its task times out as a crashed worker's would.

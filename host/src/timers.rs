@@ -39,7 +39,7 @@ pub(crate) async fn run(svc: Arc<Service>, mut stop: watch::Receiver<bool>) {
         let woken = svc.engine.wakers.timers.notified();
         tokio::pin!(woken);
         woken.as_mut().enable();
-        let wake_at = match next(&svc) {
+        let wake_at = match next(&svc).await {
             Next::Fire => match fire_due(&svc).await {
                 Ok(()) => continue,
                 Err(error) => {
@@ -65,10 +65,11 @@ pub(crate) async fn run(svc: Arc<Service>, mut stop: watch::Receiver<bool>) {
 }
 
 /// Whether a deadline is due, else when to look again.
-fn next(svc: &Service) -> Next {
+async fn next(svc: &Service) -> Next {
+    let earliest = svc.store.read(|tx| tx.next_deadline()).await;
     let now = svc.clock.now();
     let safety_net = now.plus_millis(MAX_SLEEP.as_millis() as u64);
-    match svc.store.next_deadline() {
+    match earliest {
         Ok(Some(at)) if at <= now => Next::Fire,
         Ok(Some(at)) => Next::SleepUntil(at.min(safety_net)),
         Ok(None) => Next::SleepUntil(safety_net),

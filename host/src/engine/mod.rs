@@ -28,7 +28,7 @@ use std::time::Duration;
 use tokio::sync::Notify;
 
 use crate::clock::Timestamp;
-use crate::dispatch::Dispatch;
+use crate::dispatch::{Dispatch, ListKey};
 
 use self::heartbeats::Heartbeats;
 use crate::model::events::{Cause, Event, HistoryEvent, attrs};
@@ -47,6 +47,15 @@ pub(crate) use tasks::{
     ActivityOutcome, Claimed, DecisionClaim, TaskRef, claim, close_activity, record_heartbeat,
     started_decision, started_task,
 };
+
+/// Hands tasks queued on the list `(domain, kind, list)`, as another process may have, to this
+/// process's pollers waiting there.
+pub(crate) fn offer(tx: &mut dyn Writes, setup: &Setup, list: ListKey) -> Result<(), StoreError> {
+    let (domain, kind, list) = list;
+    let mut eng = Engine::new(tx, domain, setup);
+    eng.queued.push((kind, list));
+    eng.finish()
+}
 
 /// What the engine wakes once a change is committed.
 #[derive(Clone, Default)]
@@ -78,6 +87,15 @@ impl Setup {
     /// Whether domain `domain` holds as many open runs as it may.
     pub(crate) fn open_runs_full(&self, tx: &dyn Reads, domain: u64) -> Result<bool, StoreError> {
         Ok(tx.count(domain, Counter::OpenRuns)? >= self.max_open_runs)
+    }
+
+    /// This setup, for a store other processes share: what this process alone would keep in
+    /// memory is committed.
+    pub(crate) fn shared(self) -> Self {
+        Setup {
+            heartbeats: Heartbeats::committed(),
+            ..self
+        }
     }
 
     /// The setup for `limits`, with nobody to wake yet.

@@ -388,16 +388,17 @@ pub(crate) fn record_heartbeat(
     };
     let cancel_requested = activity.cancel_requested_event_id.is_some();
     let armed = activity.due.heartbeat;
-    let Some(details) = details else {
+    if details.is_none() {
         // Only the time matters, and only to an armed timeout: noted in memory, not committed
-        // (see `heartbeats`).
-        if armed.is_some() {
-            let now = eng.tx.now();
-            eng.setup.heartbeats.note(seq, task.scheduled, now);
+        // (see `heartbeats`), where the store is this process's alone.
+        let now = eng.tx.now();
+        if armed.is_none() || eng.setup.heartbeats.note(seq, task.scheduled, now) {
+            return Ok(cancel_requested);
         }
-        return Ok(cancel_requested);
-    };
-    activity.heartbeat_details = Some(details);
+    }
+    if details.is_some() {
+        activity.heartbeat_details = details;
+    }
     let kind = Deadline::ActivityHeartbeat;
     eng.disarm(seq, task.scheduled, kind, armed)?;
     activity.due.heartbeat = eng.arm(seq, task.scheduled, kind, activity.heartbeat)?;
