@@ -15,13 +15,58 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use weft_host::clock::{Clock, ManualClock, SystemClock, Timestamp, Wait};
-use weft_host::{Config, Weft, WriterStats};
+use weft_host::{Config, StoreUrl, Weft, WriterStats};
 
 pub use aws_sdk_swf;
 
 pub mod clients;
 pub mod guests;
 pub mod tenants;
+
+/// Shows the servers' logs in the tests' output, filtered by `WEFT_TEST_LOG` (as `RUST_LOG`
+/// would be), if it is set.
+fn init_log() {
+    if let Ok(filter) = std::env::var("WEFT_TEST_LOG") {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+            .with_test_writer()
+            .try_init();
+    }
+}
+
+/// The PostgreSQL database the suite runs on instead of redb, if the environment names one:
+/// `WEFT_TEST_POSTGRES`, a URL such as `postgres://postgres@127.0.0.1:5432/weft_tests`.
+pub fn test_postgres() -> Option<String> {
+    std::env::var("WEFT_TEST_POSTGRES")
+        .ok()
+        .filter(|url| !url.is_empty())
+}
+
+/// Where a new test server keeps its state: a fresh schema of the suite's PostgreSQL database,
+/// if it runs on one, so that tests running at once never see each other's state; else redb.
+fn test_store() -> Option<StoreUrl> {
+    test_postgres().map(|url| fresh_schema(&url))
+}
+
+/// A new, empty schema in the database `url` names, as a store URL whose connections use it.
+pub fn fresh_schema(url: &str) -> StoreUrl {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let started = SystemClock.now().as_millis();
+    let schema = format!("weft_t{started}_{}_{n}", std::process::id());
+    let create = format!("CREATE SCHEMA {schema}");
+    let owned = url.to_owned();
+    // Its own thread: the blocking client must not run on the test's async runtime.
+    std::thread::spawn(move || {
+        let mut client = postgres::Client::connect(&owned, postgres::NoTls)?;
+        client.batch_execute(&create)
+    })
+    .join()
+    .expect("creating a schema does not panic")
+    .unwrap_or_else(|e| panic!("cannot create a schema in WEFT_TEST_POSTGRES: {e}"));
+    let join = if url.contains('?') { '&' } else { '?' };
+    StoreUrl::new(format!("{url}{join}options=-c%20search_path%3D{schema}"))
+}
 
 /// How long the helpers that wait for the server (to settle after the clock moved, for polls
 /// to wait) give it before they fail the test.
@@ -39,6 +84,8 @@ pub struct TestServer {
     configure: Arc<dyn Fn(&mut Config) + Send + Sync>,
     /// The manual clock, kept across restarts; `None` on the system clock.
     clock: Option<Arc<ManualClock>>,
+    /// The PostgreSQL schema the state is kept in, kept across restarts; `None`: redb.
+    store: Option<StoreUrl>,
     poll_timeout: Duration,
     stats: WriterStats,
     stop: Option<oneshot::Sender<()>>,
@@ -67,7 +114,7 @@ impl TestServer {
             None => tempfile::tempdir(),
         };
         let dir = Arc::new(dir.expect("temporary directory"));
-        Self::launch(dir, Arc::new(configure), None).await
+        Self::launch(dir, Arc::new(configure), None, test_store()).await
     }
 
     /// Starts a server on a [`ManualClock`] standing at the current time (to the second), with
@@ -88,27 +135,35 @@ impl TestServer {
         let dir = Arc::new(tempfile::tempdir().expect("temporary directory"));
         let now = SystemClock.now().as_millis();
         let clock = Arc::new(ManualClock::new(Timestamp::from_millis(now - now % 1000)));
-        Self::launch(dir, Arc::new(configure), Some(clock)).await
+        Self::launch(dir, Arc::new(configure), Some(clock), test_store()).await
     }
 
     /// Starts a server with the default configuration on a [`ManualClock`] standing at `at`
-    /// (milliseconds since the epoch), on a fresh data directory holding a copy of the store
-    /// file `store`, if given: a store an earlier release wrote, say.
+    /// (milliseconds since the epoch), on a fresh data directory holding a copy of the redb
+    /// store file `store`, if given (a store an earlier release wrote, say): then on redb
+    /// whatever the suite's backend.
     pub async fn start_manual_at(at: i64, store: Option<&std::path::Path>) -> Self {
         let dir = Arc::new(tempfile::tempdir().expect("temporary directory"));
-        if let Some(store) = store {
-            std::fs::copy(store, dir.path().join("weft.redb")).expect("copy the store file");
-        }
+        let backend = match store {
+            Some(store) => {
+                std::fs::copy(store, dir.path().join("weft.redb")).expect("copy the store file");
+                None
+            }
+            None => test_store(),
+        };
         let clock = Arc::new(ManualClock::new(Timestamp::from_millis(at)));
-        Self::launch(dir, Arc::new(|_: &mut Config| {}), Some(clock)).await
+        Self::launch(dir, Arc::new(|_: &mut Config| {}), Some(clock), backend).await
     }
 
     async fn launch(
         dir: Arc<TempDir>,
         configure: Arc<dyn Fn(&mut Config) + Send + Sync>,
         clock: Option<Arc<ManualClock>>,
+        store: Option<StoreUrl>,
     ) -> Self {
+        init_log();
         let mut config = Config::new(dir.path());
+        config.store = store.clone();
         configure(&mut config);
         if let Some(clock) = &clock {
             config.clock = clock.clone();
@@ -127,6 +182,7 @@ impl TestServer {
             dir,
             configure,
             clock,
+            store,
             poll_timeout,
             stats,
             stop: Some(stop),
@@ -163,7 +219,19 @@ impl TestServer {
             Some(clock) => clock.advance(millis(downtime)),
             None => tokio::time::sleep(downtime).await,
         }
-        Self::launch(self.dir.clone(), self.configure.clone(), self.clock.clone()).await
+        let (dir, configure) = (self.dir.clone(), self.configure.clone());
+        Self::launch(dir, configure, self.clock.clone(), self.store.clone()).await
+    }
+
+    /// Whether the state is in PostgreSQL (the suite runs with `WEFT_TEST_POSTGRES`), not redb.
+    pub fn on_postgres(&self) -> bool {
+        self.store.is_some()
+    }
+
+    /// The PostgreSQL schema the state is in, as a store URL: another node started with it
+    /// serves the same state. `None` on redb.
+    pub fn store(&self) -> Option<&StoreUrl> {
+        self.store.as_ref()
     }
 
     /// The manual clock; panics if the server runs on the system clock.

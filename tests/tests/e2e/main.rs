@@ -16,6 +16,7 @@ mod flow;
 mod histories;
 mod limits;
 mod listing;
+mod nodes;
 mod polling;
 mod protocol;
 mod retention;
