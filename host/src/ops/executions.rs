@@ -187,7 +187,10 @@ async fn change_open_run(
     svc: &Service,
     ctx: &Ctx,
     (domain, workflow_id, run_id): (String, WorkflowId, Option<RunId>),
-    change: impl FnOnce(&mut Engine<'_, '_>, &mut Run) -> Result<(), StoreError> + Clone + Send + 'static,
+    change: impl FnOnce(&mut Engine<'_, '_>, &mut Run) -> Result<(), StoreError>
+    + Clone
+    + Send
+    + 'static,
 ) -> Result<Empty, Fault> {
     let scope = ctx.scope.clone();
     let setup = svc.engine.clone();
