@@ -356,4 +356,29 @@ mod tests {
             .unwrap();
         assert!(config.http_ca.is_empty());
     }
+
+    #[test]
+    fn the_store_comes_from_the_file_or_the_flags_and_never_prints() {
+        let file =
+            ConfigFile::parse("[store]\nurl = \"postgres://weft:secret@db/weft\"\n").unwrap();
+        let (_, config) = file.resolve(ServerSettings::default()).unwrap();
+        let url = config.store.expect("the file's store");
+        assert_eq!(url.expose(), "postgres://weft:secret@db/weft");
+        assert!(!format!("{url:?}").contains("secret"));
+
+        let file = ConfigFile::parse("[store]\nurl = \"postgres://a@db/one\"\n").unwrap();
+        let flags = ServerSettings {
+            store: Some(StoreUrl::new("postgres://b@db/two")),
+            ..ServerSettings::default()
+        };
+        let (_, config) = file.resolve(flags.clone()).unwrap();
+        assert_eq!(config.store.unwrap().expose(), "postgres://b@db/two");
+        assert!(!format!("{flags:?}").contains("db/two"));
+        let (_, config) = ConfigFile::default()
+            .resolve(ServerSettings::default())
+            .unwrap();
+        assert!(config.store.is_none(), "redb unless a store is named");
+        // Not a [server] key: the file names it in [store] only.
+        assert!(ConfigFile::parse("[server]\nstore = \"postgres://x\"\n").is_err());
+    }
 }
