@@ -140,10 +140,14 @@ impl Committer {
         }
         if !notices.is_empty() {
             let notices: Vec<String> = notices.into_iter().collect();
-            tx.exec(
+            let sent = tx.exec(
                 "SELECT pg_notify($1, n) FROM unnest($2::text[]) AS n",
                 &[&channel, &notices],
-            )?;
+            );
+            if let Err(error) = sent {
+                tx.rollback();
+                return Err(error.into());
+            }
         }
         drop(tx);
         // A commit whose answer is lost may or may not have happened: never retried.
