@@ -9,9 +9,10 @@
 //!
 //! A request flows one way: `api` (HTTP, the model-driven validation, the fault mapping) →
 //! `ops` (one file per family of SWF operations) → `store` (redb or PostgreSQL: read snapshots,
-//! and one writer per process that commits concurrent changes together). `model` holds the wire shapes, the prose rules of
-//! the SWF model and the stored records; `fault` the errors clients see; `seal` the
-//! authenticated tokens; `clock` the injected time; `check` the rules every history keeps.
+//! and one writer per process that commits concurrent changes together). `model` holds the wire
+//! shapes, the prose rules of the SWF model and the stored records; `fault` the errors clients
+//! see; `seal` the authenticated tokens; `clock` the injected time; `check` the rules every
+//! history keeps.
 //! Beside SWF, `api` serves Weft's `/v1` API for Wasm modules and bindings (`ops::wasm`), and
 //! `client` is its client, as the `weft` command uses it. The hidden `bench` lets benchmarks call
 //! a guest as the in-process workers do, without the service around it.

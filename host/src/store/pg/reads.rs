@@ -477,7 +477,11 @@ impl<C: Link, M: Mode> WasmReads for Session<C, M> {
     }
 
     fn function_bound(&self, domain: u64, name: &str) -> Result<bool, StoreError> {
-        Ok(self.binding(domain, BindingKind::Function, name)?.is_some())
+        let row = self.row(
+            "SELECT 1 FROM bindings WHERE domain = $1 AND kind = $2 AND name = $3",
+            &[&big(domain), &(BindingKind::Function as i16), &name],
+        )?;
+        Ok(row.is_some())
     }
 
     fn bindings(&self, domain: Option<u64>) -> Result<Vec<(u64, Binding)>, StoreError> {

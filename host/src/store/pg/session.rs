@@ -30,11 +30,8 @@ pub(super) trait Mode {
     /// Notes that a statement failed with `error`: the transaction can do nothing more.
     fn failed(&self, error: &StoreError);
 
-    /// Whether a session rolls its transaction back when dropped.
-    const ENDS_ON_DROP: bool;
-
-    /// Whether the transaction has begun.
-    fn begun(&self) -> bool;
+    /// Whether dropping the session must roll its transaction back: the writer ends its own.
+    fn open_at_drop(&self) -> bool;
 }
 
 /// A consistent snapshot for reads, begun lazily and rolled back when dropped.
@@ -56,9 +53,7 @@ impl Mode for Snapshot {
 
     fn failed(&self, _: &StoreError) {}
 
-    const ENDS_ON_DROP: bool = true;
-
-    fn begun(&self) -> bool {
+    fn open_at_drop(&self) -> bool {
         self.begun.get()
     }
 }
@@ -123,10 +118,8 @@ impl Mode for Writing {
             .set(first.or_else(|| Some((Failure::of(error), error.to_string()))));
     }
 
-    const ENDS_ON_DROP: bool = false;
-
-    fn begun(&self) -> bool {
-        true
+    fn open_at_drop(&self) -> bool {
+        false
     }
 }
 
@@ -150,11 +143,6 @@ impl<C: Link, M: Mode> Session<C, M> {
         self.mode.before(&mut conn)?;
         conn.execute(sql, params)
             .inspect_err(|e| self.mode.failed(e))
-    }
-
-    /// Runs statements without parameters (`ROLLBACK`).
-    pub(super) fn batch(&self, sql: &str) -> Result<(), StoreError> {
-        self.conn.borrow_mut().batch(sql)
     }
 
     /// Rolls the transaction back; a connection that cannot is not used again.
@@ -182,7 +170,7 @@ impl<C: Link, M: Mode> Drop for Session<C, M> {
     fn drop(&mut self) {
         // A snapshot ends its transaction; a connection that cannot is never handed to the
         // next reader. The writer ends its own transactions.
-        if M::ENDS_ON_DROP && self.mode.begun() {
+        if self.mode.open_at_drop() {
             self.rollback();
         }
     }

@@ -134,8 +134,9 @@ impl Committer {
             ..
         } = std::mem::replace(&mut tx.mode, Writing::new(now));
         if !changed {
-            // Nothing to make durable (polls that only wait): a rollback costs no flush.
-            tx.batch("ROLLBACK")?;
+            // Nothing to make durable (polls that only wait): a rollback costs no flush, and
+            // loses nothing if it fails (the connection is then replaced).
+            tx.rollback();
             return Ok((false, after_commit));
         }
         if !notices.is_empty() {
