@@ -38,6 +38,8 @@ pub struct WriterStats(Arc<Counters>);
 struct Counters {
     commits: AtomicU64,
     requests: AtomicU64,
+    round_trips: AtomicU64,
+    retries: AtomicU64,
 }
 
 impl WriterStats {
@@ -49,6 +51,27 @@ impl WriterStats {
     /// Requests applied by those commits.
     pub fn requests(&self) -> u64 {
         self.0.requests.load(Ordering::Relaxed)
+    }
+
+    /// Round trips to the database server, by the writer and by reads: every statement sent
+    /// and every statement prepared. Zero on redb, which is in-process.
+    pub fn round_trips(&self) -> u64 {
+        self.0.round_trips.load(Ordering::Relaxed)
+    }
+
+    /// Batches run again because they collided with another node's transaction (PostgreSQL).
+    pub fn retries(&self) -> u64 {
+        self.0.retries.load(Ordering::Relaxed)
+    }
+
+    /// Counts one round trip.
+    pub(super) fn round_trip(&self) {
+        self.0.round_trips.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts one batch run again.
+    pub(super) fn retry(&self) {
+        self.0.retries.fetch_add(1, Ordering::Relaxed);
     }
 }
 

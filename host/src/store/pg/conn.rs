@@ -7,7 +7,7 @@ use postgres::error::SqlState;
 use postgres::types::ToSql;
 use postgres::{Client, NoTls, Row, Statement};
 
-use crate::store::StoreError;
+use crate::store::{StoreError, WriterStats};
 
 /// A connection and the statements prepared on it. Every statement Weft runs is a `'static`
 /// string, so each is parsed once per connection and then sent by name: one round trip per
@@ -18,6 +18,8 @@ pub(super) struct Conn {
     statements: HashMap<&'static str, Statement>,
     /// Set when the connection's state is unknown: the pool then drops it.
     broken: bool,
+    /// Counts the round trips.
+    stats: WriterStats,
 }
 
 impl Conn {
@@ -35,6 +37,7 @@ impl Conn {
         if let Some(statement) = self.statements.get(sql) {
             return Ok(statement.clone());
         }
+        self.stats.round_trip();
         let statement = self.client().prepare(sql)?;
         self.statements.insert(sql, statement.clone());
         Ok(statement)
@@ -47,6 +50,7 @@ impl Conn {
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<Vec<Row>, StoreError> {
         let statement = self.statement(sql)?;
+        self.stats.round_trip();
         Ok(self.client().query(&statement, params)?)
     }
 
@@ -57,6 +61,7 @@ impl Conn {
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<Option<Row>, StoreError> {
         let statement = self.statement(sql)?;
+        self.stats.round_trip();
         Ok(self.client().query_opt(&statement, params)?)
     }
 
@@ -67,11 +72,13 @@ impl Conn {
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<u64, StoreError> {
         let statement = self.statement(sql)?;
+        self.stats.round_trip();
         Ok(self.client().execute(&statement, params)?)
     }
 
     /// Runs statements that take no parameters (`BEGIN`, `COMMIT`, the schema).
     pub(super) fn batch(&mut self, sql: &str) -> Result<(), StoreError> {
+        self.stats.round_trip();
         Ok(self.client().batch_execute(sql)?)
     }
 
@@ -96,18 +103,21 @@ impl Drop for Conn {
 }
 
 /// Opens connections for the pool.
+#[derive(Clone)]
 pub(super) struct Manager {
     config: postgres::Config,
+    stats: WriterStats,
 }
 
 impl Manager {
-    pub(super) fn new(config: postgres::Config) -> Self {
-        Manager { config }
+    /// Opens connections with `config` whose round trips count in `stats`.
+    pub(super) fn new(config: postgres::Config, stats: WriterStats) -> Self {
+        Manager { config, stats }
     }
 
-    /// What it connects with.
-    pub(super) fn config(&self) -> &postgres::Config {
-        &self.config
+    /// Where its connections count their round trips.
+    pub(super) fn stats(&self) -> &WriterStats {
+        &self.stats
     }
 
     /// A new connection, outside any pool (the writer's and the listener's own).
@@ -116,6 +126,7 @@ impl Manager {
             client: Some(self.config.connect(NoTls)?),
             statements: HashMap::new(),
             broken: false,
+            stats: self.stats.clone(),
         })
     }
 }
@@ -129,6 +140,7 @@ impl r2d2::ManageConnection for Manager {
     }
 
     fn is_valid(&self, conn: &mut Conn) -> Result<(), postgres::Error> {
+        conn.stats.round_trip();
         conn.client().simple_query("").map(drop)
     }
 

@@ -93,7 +93,8 @@ pub(super) fn open(url: &str, clock: Arc<dyn Clock>) -> Result<Opened, StoreErro
     }
     config.application_name("weft");
     let place = describe(&config);
-    let manager = Arc::new(Manager::new(config));
+    let stats = WriterStats::default();
+    let manager = Arc::new(Manager::new(config, stats.clone()));
     let unavailable = |e: postgres::Error| StoreError::Unavailable(format!("{place}: {e}"));
     let mut conn = manager.connect().map_err(unavailable)?;
     let schema: String = conn
@@ -113,9 +114,8 @@ pub(super) fn open(url: &str, clock: Arc<dyn Clock>) -> Result<Opened, StoreErro
         .max_size(POOL_SIZE)
         .min_idle(Some(1))
         .connection_timeout(CONNECT_TIMEOUT)
-        .build(Manager::new(manager.config().clone()))
+        .build(Manager::clone(&manager))
         .map_err(|e| StoreError::Unavailable(format!("{place}: {e}")))?;
-    let stats = WriterStats::default();
     let mut committer = writer::Committer::new(manager.clone(), clock, channel.clone());
     let (jobs, thread) = super::writer::serve(writer::MAX_BATCH, stats.clone(), move |batch| {
         committer.commit(batch)

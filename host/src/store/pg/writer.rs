@@ -74,6 +74,7 @@ impl Committer {
                 Ok(done) => return Ok(done),
                 Err(failed) if failed.retry && again => {
                     tracing::debug!(error = %failed.error, attempt, "retrying a batch");
+                    self.manager.stats().retry();
                     std::thread::sleep(backoff(attempt));
                     attempt += 1;
                 }
