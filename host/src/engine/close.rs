@@ -28,7 +28,8 @@ pub(crate) fn close(
     closing: Closing,
 ) -> Result<(), StoreError> {
     let closed_by = eng.record(run, closing.event)?;
-    let now = eng.tx.now();
+    // The close event's time, which may be later than the clock's.
+    let now = run.last_event_at.unwrap_or_else(|| eng.tx.now());
     run.closed = Some(Closed {
         at: now,
         status: closing.status,

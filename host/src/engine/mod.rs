@@ -152,9 +152,11 @@ impl<'a, 't> Engine<'a, 't> {
     ) -> Result<u64, StoreError> {
         let event_id = run.next_event_id;
         run.next_event_id += 1;
+        let timestamp = self.tx.now().max(run.last_event_at.unwrap_or_default());
+        run.last_event_at = Some(timestamp);
         let event = HistoryEvent {
             event_id,
-            timestamp: self.tx.now(),
+            timestamp,
             event: event.into(),
         };
         if event.event.is_activity_task() {

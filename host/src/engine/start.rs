@@ -171,6 +171,7 @@ pub(crate) fn start_run(
         decision_schedule_to_start: None,
         latest_execution_context: None,
         latest_activity_task_at: None,
+        last_event_at: None,
         open: OpenItems::default(),
     };
     let config = &run.config;

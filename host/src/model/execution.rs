@@ -56,6 +56,11 @@ pub(crate) struct Run {
     /// When an activity task last changed: scheduled, started or closed. AWS reports the latest
     /// of these, not only the scheduling its documentation names.
     pub(crate) latest_activity_task_at: Option<Timestamp>,
+    /// When the last event was recorded. A later event is never stamped earlier, though the
+    /// node recording it may have a clock behind the previous one's, or may have read the time
+    /// before it waited for the run's lock. `None` in runs stored before this was kept.
+    #[serde(default)]
+    pub(crate) last_event_at: Option<Timestamp>,
     /// How many items of each kind are open; the items themselves are stored apart.
     pub(crate) open: OpenItems,
 }

@@ -8,7 +8,7 @@ use crate::model::decisions::{Decision, attrs as d};
 use crate::store::{StoreError, TaskKind};
 
 use super::super::{
-    Claimed, Completion, TaskRef, claim, complete_decision_task, signal, start_run,
+    Claimed, Completion, TaskRef, claim, complete_decision_task, signal, start_run, terminate,
 };
 use super::{Fixture, domain, new_run, reload};
 
@@ -183,4 +183,30 @@ async fn a_started_task_timing_out_releases_the_scheduled_one_without_a_third() 
     let next = claim_decision(&fx).await.expect("the held task");
     assert_eq!(next.scheduled, 5);
     assert_consistent(&fx.events(seq).await);
+}
+
+#[tokio::test]
+async fn an_event_is_never_stamped_before_the_one_before_it() {
+    let fx = Fixture::new().await;
+    let seq = fx
+        .change(|eng| Ok(start_run(eng, new_run(), None)?.seq))
+        .await;
+    let started_at = fx.run(seq).await.unwrap().started_at;
+    // Another node's clock, or a time read before waiting for the run's lock: behind.
+    fx.clock.advance(-5_000);
+    signals(&fx, seq, &["s1"]).await;
+    fx.change(move |eng| {
+        let mut run = reload(eng, seq)?;
+        terminate(eng, &mut run, None, None, None, None)
+    })
+    .await;
+
+    let events = fx.events(seq).await;
+    assert_consistent(&events);
+    let at = started_at.as_millis() as f64 / 1000.0;
+    for event in &events[2..] {
+        assert_eq!(event["eventTimestamp"], at, "{event}");
+    }
+    let closed = fx.run(seq).await.unwrap().closed.expect("closed");
+    assert_eq!(closed.at, started_at);
 }
