@@ -6,18 +6,23 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use weft_host::Config;
 use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::Client;
+use weft_tests::aws_sdk_swf::error::ProvideErrorMetadata;
 
+use crate::common::register_domain;
 use crate::flow::*;
 
-/// Another node serving `server`'s database, its empty polls answering after `poll_timeout`;
-/// `None` on redb.
-async fn second_node(server: &TestServer, poll_timeout: Duration) -> Option<(TestServer, Client)> {
+/// Another node serving `server`'s database, configured by `configure`; `None` on redb.
+async fn second_node(
+    server: &TestServer,
+    configure: impl Fn(&mut Config) + Send + Sync + 'static,
+) -> Option<(TestServer, Client)> {
     let store = server.store()?.clone();
     let node = TestServer::start_with(move |config| {
+        configure(config);
         config.store = Some(store.clone());
-        config.poll_timeout = poll_timeout;
     })
     .await;
     let client = node.client();
@@ -27,7 +32,7 @@ async fn second_node(server: &TestServer, poll_timeout: Duration) -> Option<(Tes
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_poll_waiting_on_one_node_gets_a_task_queued_through_another() {
     let (a, ca) = manual_server_polling(Duration::from_secs(60)).await;
-    let Some((_b, cb)) = second_node(&a, Duration::from_secs(60)).await else {
+    let Some((_b, cb)) = second_node(&a, |c| c.poll_timeout = Duration::from_secs(60)).await else {
         return;
     };
     register_workflow(&ca, "w").await;
@@ -47,7 +52,7 @@ async fn a_poll_waiting_on_one_node_gets_a_task_queued_through_another() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_task_and_timer_is_handed_out_once_across_nodes() {
     let (a, ca) = server_polling(Duration::from_secs(1)).await;
-    let Some((_b, cb)) = second_node(&a, Duration::from_secs(1)).await else {
+    let Some((_b, cb)) = second_node(&a, |c| c.poll_timeout = Duration::from_secs(1)).await else {
         return;
     };
     register_workflow(&ca, "w").await;
@@ -123,4 +128,122 @@ async fn every_task_and_timer_is_handed_out_once_across_nodes() {
     assert_eq!(handed.len(), 2 * RUNS);
     let nodes: HashSet<_> = handed.iter().map(|(_, _, i)| i % 2).collect();
     assert_eq!(nodes.len(), 2, "one node's deciders got every task");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nodes_racing_to_start_one_workflow_id_start_one_run() {
+    let (a, ca) = server_polling(Duration::from_secs(1)).await;
+    let Some((b, cb)) = second_node(&a, |c| c.poll_timeout = Duration::from_secs(1)).await else {
+        return;
+    };
+    register_workflow(&ca, "w").await;
+    const RACERS: usize = 8;
+    // Rounds until the nodes' batches collided at least once, so that the race's loser ran
+    // its batch again: a round's starts arrive together, but whether two transactions overlap
+    // is up to the scheduler.
+    let retries = || a.writer_stats().retries() + b.writer_stats().retries();
+    for round in 0..50 {
+        let id = format!("same-{round}");
+        let racers: Vec<_> = (0..RACERS)
+            .map(|i| {
+                let (client, id) = ([&ca, &cb][i % 2].clone(), id.clone());
+                tokio::spawn(async move {
+                    let started = client
+                        .start_workflow_execution()
+                        .domain(D)
+                        .workflow_id(id)
+                        .workflow_type(wf_type("w", "1"))
+                        .send()
+                        .await;
+                    started.map_err(|e| e.code().unwrap_or("no code").to_owned())
+                })
+            })
+            .collect();
+        let mut started = Vec::new();
+        for racer in racers {
+            match racer.await.unwrap() {
+                Ok(out) => started.push(out.run_id().unwrap().to_owned()),
+                Err(code) => assert_eq!(code, "WorkflowExecutionAlreadyStartedFault"),
+            }
+        }
+        assert_eq!(started.len(), 1, "{id}: started {started:?}");
+        for client in [&ca, &cb] {
+            let open = client
+                .count_open_workflow_executions()
+                .domain(D)
+                .start_time_filter(since_ever())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(open.count() as usize, round + 1);
+        }
+        if retries() > 0 {
+            return;
+        }
+    }
+    panic!("the nodes' starts never collided in 50 rounds");
+}
+
+/// Runs `call(i)` for `i` in `0..n` at once; answers how many succeeded, and asserts that the
+/// others failed with `fault`.
+async fn race<F, T, E>(n: usize, fault: &str, call: impl Fn(usize) -> F) -> usize
+where
+    F: std::future::Future<Output = Result<T, E>> + Send + 'static,
+    T: Send + 'static,
+    E: ProvideErrorMetadata + std::fmt::Debug + Send + 'static,
+{
+    let racers: Vec<_> = (0..n).map(|i| tokio::spawn(call(i))).collect();
+    let mut won = 0;
+    for racer in racers {
+        match racer.await.unwrap() {
+            Ok(_) => won += 1,
+            Err(e) => assert_eq!(e.code(), Some(fault), "{e:?}"),
+        }
+    }
+    won
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn limits_hold_when_nodes_race_for_the_last_places() {
+    const LIMIT: usize = 4;
+    let limited = |config: &mut Config| {
+        config.limits.max_domains = LIMIT;
+        config.limits.max_open_runs = LIMIT as u64;
+    };
+    let a = TestServer::start_with(limited).await;
+    let Some((_b, cb)) = second_node(&a, limited).await else {
+        return;
+    };
+    let ca = a.client();
+    let clients = [ca.clone(), cb];
+    register_domain(&ca, D).await;
+    let domains = race(2 * LIMIT, "LimitExceededFault", |i| {
+        let request = clients[i % 2].register_domain();
+        request
+            .name(format!("more-{i}"))
+            .workflow_execution_retention_period_in_days("1")
+            .send()
+    })
+    .await;
+    assert_eq!(domains, LIMIT - 1, "domains beyond {D}");
+
+    register_workflow(&ca, "w").await;
+    let starts = race(2 * LIMIT, "LimitExceededFault", |i| {
+        let request = clients[i % 2].start_workflow_execution();
+        request
+            .domain(D)
+            .workflow_id(format!("w{i}"))
+            .workflow_type(wf_type("w", "1"))
+            .send()
+    })
+    .await;
+    assert_eq!(starts, LIMIT, "open runs");
+    let open = ca
+        .count_open_workflow_executions()
+        .domain(D)
+        .start_time_filter(since_ever())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(open.count() as usize, LIMIT);
 }

@@ -5,13 +5,12 @@ use std::time::Duration;
 
 use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::Client;
-use weft_tests::aws_sdk_swf::primitives::DateTime;
-use weft_tests::aws_sdk_swf::types::{CloseStatus, ExecutionStatus, ExecutionTimeFilter};
+use weft_tests::aws_sdk_swf::types::{CloseStatus, ExecutionStatus};
 
 use crate::common::{expect_fault, fault, register_domain};
 use crate::flow::{
     D, DECIDERS, complete_workflow, decision_task, describe, execution, history, register_workflow,
-    respond, start, start_on,
+    respond, since_ever, start, start_on,
 };
 
 /// Starts a server on a manual clock with 1 s empty polls after `configure`, with no domain.
@@ -27,18 +26,11 @@ async fn server_with(
     (server, client)
 }
 
-fn since_epoch() -> ExecutionTimeFilter {
-    ExecutionTimeFilter::builder()
-        .oldest_date(DateTime::from_secs(0))
-        .build()
-        .unwrap()
-}
-
 /// The workflowIds ListClosedWorkflowExecutions returns, by start time since the epoch.
 async fn listed_closed(c: &Client) -> Vec<String> {
     c.list_closed_workflow_executions()
         .domain(D)
-        .start_time_filter(since_epoch())
+        .start_time_filter(since_ever())
         .send()
         .await
         .unwrap()
@@ -52,7 +44,7 @@ async fn listed_closed(c: &Client) -> Vec<String> {
 async fn counted_closed(c: &Client) -> i32 {
     c.count_closed_workflow_executions()
         .domain(D)
-        .start_time_filter(since_epoch())
+        .start_time_filter(since_ever())
         .send()
         .await
         .unwrap()
@@ -63,7 +55,7 @@ async fn counted_closed(c: &Client) -> i32 {
 async fn listed_open(c: &Client) -> Vec<String> {
     c.list_open_workflow_executions()
         .domain(D)
-        .start_time_filter(since_epoch())
+        .start_time_filter(since_ever())
         .send()
         .await
         .unwrap()

@@ -2,13 +2,12 @@
 
 use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::Client;
-use weft_tests::aws_sdk_swf::primitives::DateTime;
 use weft_tests::aws_sdk_swf::types::{
-    CloseStatus, CloseStatusFilter, ExecutionTimeFilter, TagFilter, WorkflowExecutionFilter,
-    WorkflowExecutionInfo, WorkflowTypeFilter,
+    CloseStatus, CloseStatusFilter, TagFilter, WorkflowExecutionFilter, WorkflowExecutionInfo,
+    WorkflowTypeFilter,
 };
 
-use crate::flow::{D, DECIDERS, WORKERS, activity_task, decision_task, describe};
+use crate::flow::{D, DECIDERS, WORKERS, activity_task, decision_task, describe, since_ever};
 
 /// A store written by the release before format 2, on a manual clock standing at
 /// [`WRITTEN_AT`]: in domain [`D`], workflow types `w` and `v` and activity type `act`;
@@ -19,13 +18,6 @@ const FORMAT_1: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/store-form
 
 /// When the format-1 fixture was written, on its manual clock.
 const WRITTEN_AT: i64 = 1_795_000_000_000;
-
-fn since_ever() -> ExecutionTimeFilter {
-    ExecutionTimeFilter::builder()
-        .oldest_date(DateTime::from_secs(0))
-        .build()
-        .unwrap()
-}
 
 fn ids(infos: &[WorkflowExecutionInfo]) -> Vec<&str> {
     infos

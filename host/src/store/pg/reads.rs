@@ -155,6 +155,15 @@ impl<C: Link, M: Mode> DomainReads for Session<C, M> {
     }
 
     fn domain_count(&self, account: &str, cap: usize) -> Result<usize, StoreError> {
+        if self.locks() {
+            // Registrations of an account's domains check the limit one after another: the
+            // count below, a statement of its own, then sees every domain committed before.
+            self.rows(
+                "SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ' domains ' \
+                 || $1, 0))",
+                &[&account],
+            )?;
+        }
         let cap = i64::try_from(cap).unwrap_or(i64::MAX);
         let row = self.row(
             "SELECT count(*) FROM (SELECT 1 FROM domains WHERE account = $1 LIMIT $2) capped",

@@ -12,8 +12,10 @@ use weft_tests::aws_sdk_swf::operation::describe_workflow_execution::DescribeWor
 use weft_tests::aws_sdk_swf::operation::poll_for_activity_task::PollForActivityTaskOutput;
 use weft_tests::aws_sdk_swf::operation::poll_for_decision_task::PollForDecisionTaskOutput;
 use weft_tests::aws_sdk_swf::operation::start_workflow_execution::builders::StartWorkflowExecutionFluentBuilder;
+use weft_tests::aws_sdk_swf::primitives::DateTime;
 use weft_tests::aws_sdk_swf::types::{
-    ActivityType, ChildPolicy, Decision, HistoryEvent, TaskList, WorkflowExecution, WorkflowType,
+    ActivityType, ChildPolicy, Decision, ExecutionTimeFilter, HistoryEvent, TaskList,
+    WorkflowExecution, WorkflowType,
 };
 
 use crate::common::{expect_fault, fault, register_domain};
@@ -199,6 +201,14 @@ pub(crate) async fn start_with(
         .run_id()
         .expect("a runId")
         .to_owned()
+}
+
+/// A start-time filter that every run passes: since the epoch.
+pub(crate) fn since_ever() -> ExecutionTimeFilter {
+    ExecutionTimeFilter::builder()
+        .oldest_date(DateTime::from_secs(0))
+        .build()
+        .expect("a time filter")
 }
 
 /// Signals the open run of `workflow_id` with `name` and no input.
