@@ -1,14 +1,19 @@
 //! Crash safety: the real `weft` binary is killed with SIGKILL several times while deciders,
 //! activity workers, a starter and a signaller keep it busy, and restarted on the same data each
 //! time. Afterwards every workflow must have completed, every acknowledged call must be in its
-//! run's history, no task may have been handed out twice, and every history must pass
-//! `weft_host::check`.
+//! run's history, no task may have been handed out twice, every timer must have fired once, and
+//! every history must pass `weft_host::check`.
+//!
+//! On redb one node runs. When the suite runs on PostgreSQL (`WEFT_TEST_POSTGRES`), three
+//! nodes share a fresh schema: the clients are spread across them, each moving on to the next
+//! node when its own does not answer (as behind a load balancer), and each kill takes a node
+//! chosen at random while the others go on.
 //!
 //! Tasks handed out but lost in a crash come back through their start-to-close timeouts, which
 //! are a few seconds here; every fourth workflow also loses a task on purpose, so that timeouts
 //! armed before a crash fire after it. Half the kills come at any moment, half just after a
-//! client starts sending a change, when a commit or its answer is most likely in flight. The
-//! kill times come from a seed printed at the start; set `WEFT_CRASH_SEED` to replay them (the
+//! client starts sending a change to the node, when a commit or its answer is most likely in
+//! flight. The kill times (and nodes) come from a seed printed at the start; set `WEFT_CRASH_SEED` to replay them (the
 //! rest of the interleaving is up to the scheduler).
 //!
 //! The binary is `target/<profile>/weft`, which `cargo test --workspace` builds; after changing
@@ -19,19 +24,19 @@ mod actors;
 mod ledger;
 mod process;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use tempfile::TempDir;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use weft_tests::aws_sdk_swf::Client;
-use weft_tests::aws_sdk_swf::primitives::DateTime;
-use weft_tests::aws_sdk_swf::types::{ChildPolicy, ExecutionTimeFilter};
+use weft_tests::aws_sdk_swf::types::ChildPolicy;
 
 use crate::common::register_domain;
-use crate::flow::{D, DECIDERS, WORKERS, task_list};
-use actors::{ACTIVITY, Conn, Crew, Mishap, WORKFLOW};
+use crate::flow::{D, DECIDERS, WORKERS, since_ever, task_list};
+use actors::{ACTIVITY, Conn, Crew, Mishap, Nodes, WORKFLOW};
 use ledger::Run;
 use process::Weft;
 
@@ -40,7 +45,9 @@ const WORKFLOWS: usize = 40;
 const START_PAUSE: Duration = Duration::from_millis(150);
 const DECIDERS_RUNNING: usize = 3;
 const WORKERS_RUNNING: usize = 6;
-/// How many times the server is killed.
+/// How many nodes share the database when the suite runs on PostgreSQL.
+const PG_NODES: usize = 3;
+/// How many times a node is killed.
 const KILLS: usize = 8;
 /// How long the server runs between a start and the next kill, in ms.
 const UP_MS: (u64, u64) = (500, 1500);
@@ -94,14 +101,100 @@ fn seed() -> u64 {
     now.as_nanos() as u64
 }
 
-/// Starts `weft` off the async threads.
-async fn start(data: &Path, log: &Path) -> Weft {
-    let (data, log): (PathBuf, PathBuf) = (data.into(), log.into());
-    let starting = tokio::task::spawn_blocking(move || Weft::start(&data, &log));
-    tokio::time::timeout(Duration::from_secs(30), starting)
+/// The nodes under test and their state: redb in a data directory, or a PostgreSQL schema.
+struct Cluster {
+    dir: TempDir,
+    store: Option<String>,
+    /// The running nodes; `None` while one is down.
+    nodes: Vec<Option<Weft>>,
+    /// Publishes each node's endpoint when it starts.
+    endpoints: Vec<watch::Sender<String>>,
+}
+
+impl Cluster {
+    /// [`PG_NODES`] nodes on a fresh schema when the suite runs on PostgreSQL, else one on redb;
+    /// with the endpoints the clients follow.
+    async fn start() -> (Cluster, Nodes) {
+        let store = weft_tests::test_postgres().map(|url| {
+            let schema = weft_tests::fresh_schema(&url);
+            schema.expose().to_owned()
+        });
+        let count = if store.is_some() { PG_NODES } else { 1 };
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let mut cluster = Cluster {
+            dir,
+            store,
+            nodes: (0..count).map(|_| None).collect(),
+            endpoints: Vec::new(),
+        };
+        let mut receivers = Vec::new();
+        for node in 0..count {
+            let weft = cluster.launch(node).await;
+            let (publish, endpoint) = watch::channel(weft.endpoint());
+            cluster.nodes[node] = Some(weft);
+            cluster.endpoints.push(publish);
+            receivers.push(endpoint);
+        }
+        (cluster, receivers.into())
+    }
+
+    /// Node `node`'s data directory and log.
+    fn paths(&self, node: usize) -> (PathBuf, PathBuf) {
+        let dir = self.dir.path();
+        (
+            dir.join(format!("data-{node}")),
+            dir.join(format!("weft-{node}.log")),
+        )
+    }
+
+    /// Starts node `node` off the async threads.
+    async fn launch(&self, node: usize) -> Weft {
+        let ((data, log), store) = (self.paths(node), self.store.clone());
+        let starting =
+            tokio::task::spawn_blocking(move || Weft::start(&data, &log, store.as_deref()));
+        tokio::time::timeout(Duration::from_secs(30), starting)
+            .await
+            .expect("weft starts within 30 s")
+            .expect("weft starts")
+    }
+
+    /// Kills node `node` after `aim`, and waits until it is gone.
+    async fn kill(&mut self, node: usize, aim: Duration) {
+        let dying = self.nodes[node].take();
+        // Off the async threads: the timer wheel is too coarse for the aim, and the kill waits
+        // for the process to be gone.
+        tokio::task::spawn_blocking(move || {
+            std::thread::sleep(aim);
+            drop(dying);
+        })
         .await
-        .expect("weft starts within 30 s")
-        .expect("weft starts")
+        .expect("the kill");
+    }
+
+    /// Starts node `node` again and tells the clients where it is.
+    async fn restart(&mut self, node: usize) {
+        let weft = self.launch(node).await;
+        self.endpoints[node].send_replace(weft.endpoint());
+        self.nodes[node] = Some(weft);
+    }
+
+    /// A running node's address.
+    fn addr(&self) -> &str {
+        let mut running = self.nodes.iter().flatten();
+        &running.next().expect("a node is running").addr
+    }
+
+    /// The errors and panics in the nodes' logs.
+    fn logged_errors(&self) -> Vec<String> {
+        let logs = (0..self.nodes.len()).map(|node| self.paths(node).1);
+        let text: String = logs
+            .map(|log| std::fs::read_to_string(log).unwrap_or_default())
+            .collect();
+        text.lines()
+            .filter(|line| line.contains("ERROR") || line.contains("panicked"))
+            .map(|line| format!("weft logged: {line}"))
+            .collect()
+    }
 }
 
 /// Registers the domain and the types, with short task timeouts.
@@ -138,49 +231,35 @@ async fn acknowledged_work_survives_sigkill() {
     println!("crash test seed {seed} (replay the kill times with WEFT_CRASH_SEED={seed})");
     let mut rng = XorShift::new(seed);
     let began = Instant::now();
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let (data, log) = (dir.path().join("data"), dir.path().join("weft.log"));
-    let server = start(&data, &log).await;
-    let (publish, endpoint) = watch::channel(server.endpoint());
-    register(&Conn::new(endpoint.clone()).client()).await;
+    let (mut cluster, nodes) = Cluster::start().await;
+    register(&Conn::new(nodes.clone(), 0).client()).await;
 
-    let crew = Crew::default();
+    let crew = Crew::new(nodes.len());
     let ids: Vec<String> = (0..WORKFLOWS).map(|i| format!("wf-{i}")).collect();
-    let actors = spawn_actors(&endpoint, &crew, &ids, &mut rng);
-    let mut server = Some(server);
+    let actors = spawn_actors(&nodes, &crew, &ids, &mut rng);
     for kill in 1..=KILLS {
         tokio::time::sleep(rng.millis(UP_MS.0, UP_MS.1)).await;
-        // Every other kill is aimed at a change on its way to the server, being committed or
+        let node = rng.below(nodes.len() as u64) as usize;
+        // Every other kill is aimed at a change on its way to the node, being committed or
         // being answered; the others come at any moment.
         let aim = if kill % 2 == 0 {
-            let sending = crew.sending.notified();
+            let sending = crew.sending[node].notified();
             let _ = tokio::time::timeout(Duration::from_secs(1), sending).await;
             Duration::from_micros(rng.below(AIM_US))
         } else {
             Duration::ZERO
         };
-        let dying = server.take();
-        // Off the async threads: the timer wheel is too coarse for the aim, and the kill waits
-        // for the process to be gone.
-        tokio::task::spawn_blocking(move || {
-            std::thread::sleep(aim);
-            drop(dying);
-        })
-        .await
-        .expect("the kill");
+        cluster.kill(node, aim).await;
         let killed = began.elapsed();
         tokio::time::sleep(rng.millis(DOWN_MS.0, DOWN_MS.1)).await;
-        let restarted = start(&data, &log).await;
-        publish.send_replace(restarted.endpoint());
-        server = Some(restarted);
+        cluster.restart(node).await;
         println!(
-            "kill {kill} at {killed:.1?}, back at {:.1?}",
+            "kill {kill} of node {node} at {killed:.1?}, back at {:.1?}",
             began.elapsed()
         );
     }
-    let server = server.expect("the last restart");
 
-    let client = Conn::new(endpoint.clone()).client();
+    let client = Conn::new(nodes.clone(), 0).client();
     let all_closed = wait_until_closed(&client, began + LIMIT).await;
     println!("all closed: {all_closed} at {:.1?}", began.elapsed());
     crew.stop.store(true, Ordering::Relaxed);
@@ -191,13 +270,14 @@ async fn acknowledged_work_survives_sigkill() {
             .expect("no actor panics");
     }
 
-    let runs = runs(&client, &server.addr).await;
+    let runs = runs(&client, cluster.addr()).await;
     let ledger = crew.ledger.lock();
     println!(
-        "{} runs; acknowledged: {} starts, {} signals, {} activity completions, {} decision \
-         completions; {} tasks handed out; {} calls retried then answered, {} of them with a \
-         fault; {:.1?} in all",
+        "{} runs on {} nodes; acknowledged: {} starts, {} signals, {} activity completions, {} \
+         decision completions; {} tasks handed out; {} calls retried then answered, {} of them \
+         with a fault; {:.1?} in all",
         runs.len(),
+        nodes.len(),
         ledger.starts.len(),
         ledger.signals.len(),
         ledger.completions.len(),
@@ -209,12 +289,12 @@ async fn acknowledged_work_survives_sigkill() {
     );
     let mut problems = ledger::verify(&ledger, &ids, &runs);
     problems.extend(mishaps_seen(&runs));
-    problems.extend(logged_errors(&log));
+    problems.extend(cluster.logged_errors());
     if !problems.is_empty() {
-        drop(server);
-        let kept = dir.keep();
+        cluster.nodes.clear();
+        let kept = cluster.dir.keep();
         panic!(
-            "seed {seed}: {} problems (data and log kept in {}):\n{}",
+            "seed {seed}: {} problems (data and logs kept in {}):\n{}",
             problems.len(),
             kept.display(),
             problems.join("\n")
@@ -223,13 +303,18 @@ async fn acknowledged_work_survives_sigkill() {
 }
 
 /// Starts the starter, the signaller, the deciders and the workers.
+/// Each actor starts on a node of its own, round the nodes.
 fn spawn_actors(
-    endpoint: &watch::Receiver<String>,
+    nodes: &Nodes,
     crew: &Crew,
     ids: &[String],
     rng: &mut XorShift,
 ) -> Vec<JoinHandle<()>> {
-    let conn = || Conn::new(endpoint.clone());
+    let mut next = 0;
+    let mut conn = || {
+        next += 1;
+        Conn::new(nodes.clone(), next - 1)
+    };
     let (ids, crew) = (ids.to_vec(), crew.clone());
     let mut actors = vec![
         tokio::spawn(actors::starter(
@@ -289,15 +374,6 @@ fn mishaps_seen(runs: &[Run]) -> Vec<String> {
         .collect()
 }
 
-/// The errors and panics in the server's log.
-fn logged_errors(log: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(log).unwrap_or_default();
-    text.lines()
-        .filter(|line| line.contains("ERROR") || line.contains("panicked"))
-        .map(|line| format!("weft logged: {line}"))
-        .collect()
-}
-
 /// Waits until every workflow has closed, or `deadline`; whether they did.
 async fn wait_until_closed(c: &Client, deadline: Instant) -> bool {
     while Instant::now() < deadline {
@@ -313,13 +389,6 @@ async fn wait_until_closed(c: &Client, deadline: Instant) -> bool {
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
     false
-}
-
-fn since_ever() -> ExecutionTimeFilter {
-    ExecutionTimeFilter::builder()
-        .oldest_date(DateTime::from_secs(0))
-        .build()
-        .expect("a time filter")
 }
 
 /// Every run in the domain, open or closed, with its history.

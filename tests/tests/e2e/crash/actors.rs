@@ -18,7 +18,8 @@ use weft_tests::aws_sdk_swf::types::{
 use super::XorShift;
 use super::ledger::Shared;
 use crate::flow::{
-    D, DECIDERS, WORKERS, act_type, complete_workflow, schedule_activity_with, task_list, wf_type,
+    D, DECIDERS, WORKERS, act_type, complete_workflow, schedule_activity_with, start_timer,
+    task_list, wf_type,
 };
 
 /// The workflow type every run has.
@@ -27,6 +28,8 @@ pub(super) const WORKFLOW: &str = "crash";
 pub(super) const ACTIVITY: &str = "step";
 /// The steps of a workflow, run one after another.
 const STEPS: usize = 3;
+/// The timer every workflow waits on between its first two steps, and its duration in seconds.
+pub(super) const REST: (&str, &str) = ("rest", "1");
 /// The input of an activity task that its worker fails.
 const FAIL: &str = "fail";
 /// The input of an activity task that its worker drops, as if it had crashed.
@@ -88,48 +91,70 @@ impl Mishap {
 }
 
 /// What the actors share.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub(super) struct Crew {
     pub(super) ledger: Shared,
     /// Set when the actors should stop.
     pub(super) stop: Arc<AtomicBool>,
-    /// Woken just before a call that changes something is sent, so the test can aim a kill at
-    /// the moments when a change is in flight.
-    pub(super) sending: Arc<Notify>,
+    /// One per node, woken just before a call that changes something is sent to it, so the
+    /// test can aim a kill at the moments when a change is in flight.
+    pub(super) sending: Arc<[Notify]>,
 }
 
 impl Crew {
+    /// The crew of `nodes` nodes.
+    pub(super) fn new(nodes: usize) -> Crew {
+        Crew {
+            ledger: Shared::default(),
+            stop: Arc::default(),
+            sending: (0..nodes).map(|_| Notify::new()).collect(),
+        }
+    }
+
     fn running(&self) -> bool {
         !self.stop.load(Ordering::Relaxed)
     }
 }
 
-/// A client for whichever server is current; the test publishes each new endpoint.
+/// The nodes' endpoints, each published again whenever its node restarts on a new port.
+pub(super) type Nodes = Arc<[watch::Receiver<String>]>;
+
+/// A client for one node, as a load balancer would give it: the same node while it answers,
+/// the next one once it does not.
 pub(super) struct Conn {
-    endpoint: watch::Receiver<String>,
+    nodes: Nodes,
+    node: usize,
     url: String,
     client: Client,
 }
 
 impl Conn {
-    pub(super) fn new(endpoint: watch::Receiver<String>) -> Conn {
-        let url = endpoint.borrow().clone();
+    /// A connection to node `node` (modulo their number).
+    pub(super) fn new(nodes: Nodes, node: usize) -> Conn {
+        let node = node % nodes.len();
+        let url = nodes[node].borrow().clone();
         let client = client(&url);
         Conn {
-            endpoint,
+            nodes,
+            node,
             url,
             client,
         }
     }
 
-    /// The client for the current endpoint.
+    /// The client for the node's current endpoint.
     pub(super) fn client(&mut self) -> Client {
-        let current = self.endpoint.borrow();
+        let current = self.nodes[self.node].borrow();
         if *current != self.url {
             self.url = current.clone();
             self.client = client(&self.url);
         }
         self.client.clone()
+    }
+
+    /// Moves on to the next node, after this one did not answer.
+    fn fail_over(&mut self) {
+        self.node = (self.node + 1) % self.nodes.len();
     }
 }
 
@@ -164,13 +189,14 @@ where
     let mut retried = false;
     loop {
         let client = conn.client();
-        crew.sending.notify_waiters();
+        crew.sending[conn.node].notify_waiters();
         match call(client).await {
             Err(e) if unanswered(&e) => {
                 if Instant::now() > deadline {
                     return None;
                 }
                 retried = true;
+                conn.fail_over();
                 tokio::time::sleep(RETRY).await;
             }
             answered => {
@@ -241,8 +267,10 @@ pub(super) async fn signaller(mut conn: Conn, crew: Crew, ids: Vec<String>, seed
             .input(&input)
             .send()
             .await;
-        if signalled.is_ok() {
-            crew.ledger.lock().signals.push((id.clone(), input));
+        match signalled {
+            Ok(_) => crew.ledger.lock().signals.push((id.clone(), input)),
+            Err(e) if unanswered(&e) => conn.fail_over(),
+            Err(_) => {}
         }
     }
 }
@@ -298,6 +326,7 @@ async fn poll_decision(conn: &mut Conn, name: &str) -> Option<DecisionTask> {
         Ok(first) if !first.task_token().is_empty() => first,
         Ok(_) => return None,
         Err(_) => {
+            conn.fail_over();
             tokio::time::sleep(RETRY).await;
             return None;
         }
@@ -319,7 +348,8 @@ async fn poll_decision(conn: &mut Conn, name: &str) -> Option<DecisionTask> {
 }
 
 /// The decisions for a history: the steps as activities one after another (a new attempt, with
-/// a new activity id, after a failure or timeout), then completion; `None` to drop the task.
+/// a new activity id, after a failure or timeout) with the [`REST`] timer between the first
+/// two, then completion; `None` to drop the task.
 /// Anything else in the history is ignored.
 fn decide(events: &[HistoryEvent]) -> Option<Vec<Decision>> {
     let mishap = Mishap::from_history(events);
@@ -358,6 +388,15 @@ fn decide(events: &[HistoryEvent]) -> Option<Vec<Decision>> {
     };
     if open.values().any(|s| *s == step) {
         return Some(vec![]);
+    }
+    if step == 1 {
+        let has = |test: fn(&HistoryEvent) -> bool| events.iter().any(test);
+        if !has(|e| e.timer_started_event_attributes().is_some()) {
+            return Some(vec![start_timer(REST.0, REST.1)]);
+        }
+        if !has(|e| e.timer_fired_event_attributes().is_some()) {
+            return Some(vec![]);
+        }
     }
     let attempt = attempts[step];
     let input = match (mishap, step, attempt) {
@@ -403,6 +442,7 @@ pub(super) async fn worker(mut conn: Conn, crew: Crew, name: String, seed: u64) 
             Ok(task) if !task.task_token().is_empty() => task,
             Ok(_) => continue,
             Err(_) => {
+                conn.fail_over();
                 tokio::time::sleep(RETRY).await;
                 continue;
             }

@@ -71,11 +71,20 @@ pub(super) fn verify(ledger: &Ledger, workflows: &[String], runs: &[Run]) -> Vec
     let by_run: HashMap<&str, &Run> = runs.iter().map(|r| (r.run_id.as_str(), r)).collect();
     for run in runs {
         let name = format!("{}/{}", run.workflow_id, run.run_id);
+        let timers = ["TimerStarted", "TimerFired"].map(|t| {
+            let events = run.events.iter();
+            events.filter(|e| e["eventType"] == t).count()
+        });
         if run.close_status.as_deref() != Some("COMPLETED") {
             problems.push(format!(
                 "{name} is {:?}, not COMPLETED; its last events: {}",
                 run.close_status,
                 tail(&run.events)
+            ));
+        } else if timers != [1, 1] {
+            problems.push(format!(
+                "{name}: its timer started {} times and fired {} times, not once",
+                timers[0], timers[1]
             ));
         }
         for problem in weft_host::check::check_history(&run.events) {

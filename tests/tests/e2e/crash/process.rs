@@ -1,5 +1,6 @@
 //! The real `weft` binary as a child process, which the crash test kills with SIGKILL and starts
-//! again on the same data directory.
+//! again on the same state: its data directory, or the PostgreSQL database it shares with the
+//! other nodes.
 
 use std::fs::OpenOptions;
 use std::io::{BufRead, BufReader};
@@ -33,9 +34,10 @@ fn binary() -> PathBuf {
 }
 
 impl Weft {
-    /// Starts `weft serve` on `data` with 1 s long polls, appending its log to `log`, and waits
-    /// for its start-up line. Blocks: call it off the async threads.
-    pub(super) fn start(data: &Path, log: &Path) -> Weft {
+    /// Starts `weft serve` on `data` (and the database `store` names, if any) with 1 s long
+    /// polls, appending its log to `log`, and waits for its start-up line. Blocks: call it off
+    /// the async threads.
+    pub(super) fn start(data: &Path, log: &Path, store: Option<&str>) -> Weft {
         let log_file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -52,6 +54,7 @@ impl Weft {
                 "--data",
             ])
             .arg(data)
+            .args(store.map(|url| format!("--store={url}")))
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -59,6 +62,7 @@ impl Weft {
         for var in [
             "WEFT_LISTEN",
             "WEFT_DATA",
+            "WEFT_STORE",
             "WEFT_POLL_TIMEOUT",
             "WEFT_ACCOUNT_ID",
         ] {
