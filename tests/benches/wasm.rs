@@ -79,9 +79,9 @@ async fn run() {
     let decider = code("one-activity-decider");
     let wasm = run_wasm(&decider, &code("hostile-activity"), total).await;
     println!();
-    let server = one_activity::start_server().await;
+    let server = one_activity::start_node(weft_tests::test_store()).await;
     one_activity::setup(&server.client()).await;
-    let http = one_activity::run_http(&server, total).await;
+    let http = one_activity::run_http(std::slice::from_ref(&server), total).await;
     http.print();
     server.stop().await;
 
@@ -254,7 +254,7 @@ fn micros(d: Duration) -> String {
 async fn run_wasm(decider: &[u8], activity: &[u8], total: usize) -> Figures {
     use one_activity::{DECIDERS, DOMAIN, WORKERS};
 
-    let server = one_activity::start_server().await;
+    let server = one_activity::start_node(weft_tests::test_store()).await;
     let swf = server.client();
     one_activity::setup(&swf).await;
     let v1 = Client::new(&server.endpoint(), "us-east-1").expect("client");
@@ -270,9 +270,9 @@ async fn run_wasm(decider: &[u8], activity: &[u8], total: usize) -> Figures {
         v1.bind(DOMAIN, kind, task_list, &bind).await.expect("bind");
     }
 
-    let meter = Meter::start(&server);
+    let meter = Meter::start(std::slice::from_ref(&server));
     let began = Instant::now();
-    one_activity::start_workflows(&server, total).await;
+    one_activity::start_workflows(std::slice::from_ref(&server), total).await;
     let starting = began.elapsed();
     let deadline = Instant::now() + one_activity::patience(total);
     let mut closed = 0;

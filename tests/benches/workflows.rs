@@ -17,9 +17,11 @@ fn main() {
         .expect("runtime");
     runtime.block_on(async {
         let total = one_activity::workflows();
-        let server = one_activity::start_server().await;
+        let server = one_activity::start_node(weft_tests::test_store()).await;
         one_activity::setup(&server.client()).await;
-        one_activity::run_http(&server, total).await.print();
+        one_activity::run_http(std::slice::from_ref(&server), total)
+            .await
+            .print();
         server.stop().await;
     });
 }

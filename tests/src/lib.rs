@@ -44,7 +44,7 @@ pub fn test_postgres() -> Option<String> {
 
 /// Where a new test server keeps its state: a fresh schema of the suite's PostgreSQL database,
 /// if it runs on one, so that tests running at once never see each other's state; else redb.
-fn test_store() -> Option<StoreUrl> {
+pub fn test_store() -> Option<StoreUrl> {
     test_postgres().map(|url| fresh_schema(&url))
 }
 

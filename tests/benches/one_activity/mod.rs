@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use weft_host::WriterStats;
+use weft_host::{StoreUrl, WriterStats};
 use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::Client;
 use weft_tests::aws_sdk_swf::types::{
@@ -41,12 +41,14 @@ pub(crate) fn workflows() -> usize {
         .unwrap_or(500)
 }
 
-/// A server on a fresh data directory under `WEFT_BENCH_DIR` (the system's temporary directory
-/// if unset), which picks the disk, with 1-second long polls.
-pub(crate) async fn start_server() -> TestServer {
+/// A server with 1-second long polls, its state in `store` (a PostgreSQL schema other nodes
+/// may share) or else in redb on a fresh data directory under `WEFT_BENCH_DIR` (the system's
+/// temporary directory if unset), which picks the disk.
+pub(crate) async fn start_node(store: Option<StoreUrl>) -> TestServer {
     let dir = std::env::var_os("WEFT_BENCH_DIR");
-    TestServer::start_in(dir.as_deref(), |config| {
+    TestServer::start_in(dir.as_deref(), move |config| {
         config.poll_timeout = Duration::from_secs(1);
+        config.store = store.clone();
     })
     .await
 }
@@ -92,13 +94,13 @@ pub(crate) async fn setup(client: &Client) {
         .expect("register the activity type");
 }
 
-/// Starts `total` workflows `wf-0`, `wf-1`... from 8 clients at once, each with its workflow id
-/// as input.
-pub(crate) async fn start_workflows(server: &TestServer, total: usize) {
+/// Starts `total` workflows `wf-0`, `wf-1`... from 8 clients at once, spread across `nodes`,
+/// each with its workflow id as input.
+pub(crate) async fn start_workflows(nodes: &[TestServer], total: usize) {
     let starters = 8;
     let starts: Vec<_> = (0..starters)
         .map(|s| {
-            let client = server.client();
+            let client = nodes[s % nodes.len()].client();
             tokio::spawn(async move {
                 for n in (s..total).step_by(starters) {
                     let id = format!("wf-{n}");
@@ -126,14 +128,14 @@ pub(crate) async fn start_workflows(server: &TestServer, total: usize) {
     }
 }
 
-/// Measures a run from when it was made: wall time, the process's CPU time, and the writer's
-/// requests and commits.
+/// Measures a run from when it was made: wall time, the process's CPU time, and the writers'
+/// requests, commits and database round trips, summed over the nodes.
 pub(crate) struct Meter {
     began: Instant,
     cpu: Duration,
-    stats: WriterStats,
-    requests: u64,
-    commits: u64,
+    stats: Vec<WriterStats>,
+    /// Requests, commits and round trips when the run began.
+    counts: [u64; 3],
 }
 
 /// What a run of workflows achieved.
@@ -146,30 +148,41 @@ pub(crate) struct Figures {
     pub(crate) cpu: Duration,
     /// Writer requests per durable commit.
     pub(crate) requests_per_commit: f64,
+    /// Round trips to the database per completed workflow (zero on redb).
+    pub(crate) round_trips_per_workflow: f64,
 }
 
 impl Meter {
-    pub(crate) fn start(server: &TestServer) -> Meter {
-        let stats = server.writer_stats().clone();
+    pub(crate) fn start(nodes: &[TestServer]) -> Meter {
+        let stats: Vec<WriterStats> = nodes.iter().map(|n| n.writer_stats().clone()).collect();
         Meter {
             began: Instant::now(),
             cpu: cpu_time(),
-            requests: stats.requests(),
-            commits: stats.commits(),
+            counts: counts(&stats),
             stats,
         }
     }
 
     /// The figures of a run that completed `completed` workflows and ended at `end`.
     pub(crate) fn figures(&self, completed: usize, end: Instant) -> Figures {
-        let commits = (self.stats.commits() - self.commits).max(1);
+        let [requests, commits, round_trips] = counts(&self.stats);
+        let commits = (commits - self.counts[1]).max(1);
         Figures {
             completed,
             elapsed: end - self.began,
             cpu: cpu_time() - self.cpu,
-            requests_per_commit: (self.stats.requests() - self.requests) as f64 / commits as f64,
+            requests_per_commit: (requests - self.counts[0]) as f64 / commits as f64,
+            round_trips_per_workflow: (round_trips - self.counts[2]) as f64
+                / completed.max(1) as f64,
         }
     }
+}
+
+/// Requests, commits and round trips so far, over all of `stats`.
+fn counts(stats: &[WriterStats]) -> [u64; 3] {
+    stats.iter().fold([0; 3], |[r, c, t], s| {
+        [r + s.requests(), c + s.commits(), t + s.round_trips()]
+    })
 }
 
 impl Figures {
@@ -223,22 +236,20 @@ pub(crate) struct HttpRun {
     handoffs: Vec<f64>,
 }
 
-/// Runs `total` workflows on `server` (set up with [`setup`]) with external deciders and workers.
-pub(crate) async fn run_http(server: &TestServer, total: usize) -> HttpRun {
+/// Runs `total` workflows on `nodes` (set up with [`setup`]; several share one database) with
+/// external deciders and workers, spread across the nodes.
+pub(crate) async fn run_http(nodes: &[TestServer], total: usize) -> HttpRun {
     let shared = Arc::new(Shared::default());
-    let meter = Meter::start(server);
+    let meter = Meter::start(nodes);
+    let client = |i: usize| nodes[i % nodes.len()].client();
     let mut loops = Vec::new();
-    for _ in 0..DECIDER_LOOPS {
-        loops.push(tokio::spawn(decider(
-            server.client(),
-            shared.clone(),
-            total,
-        )));
+    for i in 0..DECIDER_LOOPS {
+        loops.push(tokio::spawn(decider(client(i), shared.clone(), total)));
     }
-    for _ in 0..WORKER_LOOPS {
-        loops.push(tokio::spawn(worker(server.client(), shared.clone(), total)));
+    for i in 0..WORKER_LOOPS {
+        loops.push(tokio::spawn(worker(client(i), shared.clone(), total)));
     }
-    start_workflows(server, total).await;
+    start_workflows(nodes, total).await;
     let all_done = async {
         for task in &mut loops {
             task.await.expect("decider or worker");
@@ -305,6 +316,12 @@ impl HttpRun {
             f.requests_per_commit,
             f.cpu_per_workflow(),
         );
+        if f.round_trips_per_workflow > 0.0 {
+            println!(
+                "  {:.1} database round trips per workflow",
+                f.round_trips_per_workflow
+            );
+        }
         println!(
             "  activity hand-off (scheduling call sent -> worker poll returned): \
              p50 {:.2} ms  p99 {:.2} ms  ({} samples)",
