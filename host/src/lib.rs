@@ -48,6 +48,7 @@ mod seal;
 mod store;
 mod tenancy;
 mod timers;
+mod tls;
 mod workers;
 
 use std::future::Future;

@@ -58,7 +58,7 @@ pub enum StoreError {
     #[error("storage: {0}")]
     Db(#[from] redb::Error),
     /// PostgreSQL failed a statement.
-    #[error("database: {0}")]
+    #[error("database: {}", pg::explain(.0))]
     Pg(#[from] postgres::Error),
     /// The shared database cannot be reached, or a commit's outcome is unknown: the request
     /// may be tried again once it is back.

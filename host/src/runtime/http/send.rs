@@ -3,9 +3,7 @@
 //!
 //! Weft sends requests itself rather than through `wasmtime-wasi-http`'s default sender, which
 //! trusts only the compiled-in Mozilla roots: an operator whose guests call internal services
-//! signed by a private CA adds that CA (`--http-ca`). The one crypto provider is rustls's `ring`,
-//! named here rather than taken from the process default, so another library installing another
-//! provider cannot change what guests' TLS uses.
+//! signed by a private CA adds that CA (`--http-ca`). The configuration is `crate::tls`'s.
 
 use std::future::{Future, poll_fn};
 use std::path::PathBuf;
@@ -17,8 +15,7 @@ use std::time::Duration;
 use http_body_util::BodyExt as _;
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
-use rustls::pki_types::pem::PemObject as _;
-use rustls::pki_types::{CertificateDer, ServerName};
+use rustls::pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 use wasmtime_wasi_http::{Error, WasiBody};
@@ -41,22 +38,11 @@ impl Outgoing {
     /// Trusting the Mozilla roots compiled in (`webpki-roots`) and every certificate in the
     /// PEM files `ca_files`. The message names the file that cannot be used.
     pub(crate) fn new(ca_files: &[PathBuf]) -> Result<Outgoing, String> {
-        let mut roots = rustls::RootCertStore {
-            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-        };
+        let mut roots = crate::tls::mozilla_roots();
         for path in ca_files {
-            for cert in read_certificates(path)? {
-                roots
-                    .add(cert)
-                    .map_err(|e| format!("HTTP CA file {}: {e}", path.display()))?;
-            }
+            crate::tls::add_pem_file(&mut roots, path, "HTTP CA file")?;
         }
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let config = rustls::ClientConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .map_err(|e| format!("TLS: {e}"))?
-            .with_root_certificates(roots)
-            .with_no_client_auth();
+        let config = crate::tls::client_config(roots)?;
         Ok(Outgoing {
             tls: tokio_rustls::TlsConnector::from(Arc::new(config)),
         })
@@ -155,21 +141,6 @@ pub(crate) struct Timeouts {
 
 trait Stream: AsyncRead + AsyncWrite + Send + Unpin {}
 impl<T: AsyncRead + AsyncWrite + Send + Unpin> Stream for T {}
-
-/// The certificates in PEM file `path`; at least one, or it is no CA file.
-fn read_certificates(path: &PathBuf) -> Result<Vec<CertificateDer<'static>>, String> {
-    let named = |why: String| format!("HTTP CA file {}: {why}", path.display());
-    let pem = std::fs::read(path).map_err(|e| named(e.to_string()))?;
-    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&pem)
-        .collect::<Result<_, _>>()
-        .map_err(|e| named(e.to_string()))?;
-    if certs.is_empty() {
-        return Err(named(
-            "no PEM certificate (BEGIN CERTIFICATE) in it".to_owned(),
-        ));
-    }
-    Ok(certs)
-}
 
 /// `uri` reduced to its path and query.
 fn uri_path(uri: &hyper::Uri) -> Result<hyper::Uri, Error> {

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use postgres::error::SqlState;
 use postgres::types::ToSql;
 use postgres::{Client, NoTls, Row, Statement};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use crate::store::{StoreError, WriterStats};
 
@@ -106,13 +107,19 @@ impl Drop for Conn {
 #[derive(Clone)]
 pub(super) struct Manager {
     config: postgres::Config,
+    /// TLS, if the store's URL asks for it.
+    tls: Option<MakeRustlsConnect>,
     stats: WriterStats,
 }
 
 impl Manager {
-    /// Opens connections with `config` whose round trips count in `stats`.
-    pub(super) fn new(config: postgres::Config, stats: WriterStats) -> Self {
-        Manager { config, stats }
+    /// Opens connections with `config` (over `tls`, if any) whose round trips count in `stats`.
+    pub(super) fn new(
+        config: postgres::Config,
+        tls: Option<MakeRustlsConnect>,
+        stats: WriterStats,
+    ) -> Self {
+        Manager { config, tls, stats }
     }
 
     /// Where its connections count their round trips.
@@ -122,8 +129,12 @@ impl Manager {
 
     /// A new connection, outside any pool (the writer's and the listener's own).
     pub(super) fn connect(&self) -> Result<Conn, postgres::Error> {
+        let client = match &self.tls {
+            Some(tls) => self.config.connect(tls.clone())?,
+            None => self.config.connect(NoTls)?,
+        };
         Ok(Conn {
-            client: Some(self.config.connect(NoTls)?),
+            client: Some(client),
             statements: HashMap::new(),
             broken: false,
             stats: self.stats.clone(),
@@ -131,22 +142,35 @@ impl Manager {
     }
 }
 
+/// The pool reports a connection's failure by its message: a `StoreError`'s has the causes.
 impl r2d2::ManageConnection for Manager {
     type Connection = Conn;
-    type Error = postgres::Error;
+    type Error = StoreError;
 
-    fn connect(&self) -> Result<Conn, postgres::Error> {
-        Manager::connect(self)
+    fn connect(&self) -> Result<Conn, StoreError> {
+        Ok(Manager::connect(self)?)
     }
 
-    fn is_valid(&self, conn: &mut Conn) -> Result<(), postgres::Error> {
+    fn is_valid(&self, conn: &mut Conn) -> Result<(), StoreError> {
         conn.stats.round_trip();
-        conn.client().simple_query("").map(drop)
+        Ok(conn.client().simple_query("").map(drop)?)
     }
 
     fn has_broken(&self, conn: &mut Conn) -> bool {
         conn.is_broken()
     }
+}
+
+/// `error` with its causes: the driver's own message names only the kind of failure ("db
+/// error", "error performing TLS handshake").
+pub(crate) fn explain(error: &postgres::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text = format!("{text}: {cause}");
+        source = cause.source();
+    }
+    text
 }
 
 /// Connections for snapshot reads.

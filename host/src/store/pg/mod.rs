@@ -9,7 +9,8 @@
 //!   (`FOR UPDATE`) until the commit;
 //! - a task is claimed once: `pop_task` takes the first unlocked task and deletes it
 //!   (`FOR UPDATE SKIP LOCKED`); a deadline fires once, by the same means in `take_due`;
-//! - limits are exact: a check reads the domain's counter locked;
+//! - limits are exact: a check reads the domain's counter locked, and the domain count of an
+//!   account is read under an advisory lock of that account;
 //! - one open run per workflow id: the `open_runs` primary key, whose violation sends the
 //!   batch round again, where the check then sees the other node's run;
 //! - ids are a sequence.
@@ -17,12 +18,15 @@
 //! Batches that lose a race (deadlock, lock timeout, that key) run again (`writer.rs`). After a
 //! commit, `NOTIFY` tells the other nodes what it queued or armed (`notices.rs`); a node that
 //! misses a notice finds the work at its next periodic look.
+//!
+//! TLS to the database is the URL's to ask for (`tls.rs`).
 
 mod conn;
 mod notices;
 mod reads;
 mod schema;
 mod session;
+mod tls;
 mod writer;
 mod writes;
 
@@ -33,6 +37,7 @@ use tokio::sync::mpsc;
 
 use crate::clock::Clock;
 
+pub(crate) use self::conn::explain;
 use self::conn::{Manager, Pool};
 use self::session::{Session, Snapshot};
 use super::seam::{Backend, Job, Reads};
@@ -84,18 +89,17 @@ fn describe(config: &postgres::Config) -> String {
 /// Connects to the database `url` names, brings its schema up to date, and starts this node's
 /// writer and its listener for other nodes' notices.
 pub(super) fn open(url: &str, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> {
-    // The parser's message never repeats the string, which may hold a password.
-    let mut config: postgres::Config = url
-        .parse()
-        .map_err(|e| StoreError::Config(format!("the store's PostgreSQL URL: {e}")))?;
+    let (mut config, tls) = tls::parse(url)?;
     if config.get_connect_timeout().is_none() {
         config.connect_timeout(CONNECT_TIMEOUT);
     }
     config.application_name("weft");
     let place = describe(&config);
     let stats = WriterStats::default();
-    let manager = Arc::new(Manager::new(config, stats.clone()));
-    let unavailable = |e: postgres::Error| StoreError::Unavailable(format!("{place}: {e}"));
+    let encrypted = tls.is_some();
+    let manager = Arc::new(Manager::new(config, tls, stats.clone()));
+    let unavailable =
+        |e: postgres::Error| StoreError::Unavailable(format!("{place}: {}", explain(&e)));
     let mut conn = manager.connect().map_err(unavailable)?;
     let schema: String = conn
         .query_opt("SELECT current_schema()", &[])?
@@ -123,7 +127,7 @@ pub(super) fn open(url: &str, clock: Arc<dyn Clock>) -> Result<Opened, StoreErro
     .map_err(StoreError::Thread)?;
     let (signals, receiver) = mpsc::unbounded_channel();
     notices::listen(manager, channel, signals).map_err(StoreError::Thread)?;
-    tracing::info!(database = %place, %schema, "store opened on PostgreSQL");
+    tracing::info!(database = %place, %schema, tls = encrypted, "store opened on PostgreSQL");
     Ok(Opened {
         store: super::Store {
             backend: Arc::new(Postgres { pool, jobs }),

@@ -80,7 +80,10 @@ pub(super) fn listen(
                             tracing::warn!(%error, "listening for other nodes failed");
                         }
                     }
-                    Err(error) => tracing::warn!(%error, "cannot connect to listen"),
+                    Err(error) => {
+                        let error = super::explain(&error);
+                        tracing::warn!(%error, "cannot connect to listen");
+                    }
                 }
                 std::thread::sleep(RECONNECT);
             }

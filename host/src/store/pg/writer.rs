@@ -11,7 +11,7 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use super::conn::{Conn, Manager};
+use super::conn::{Conn, Manager, explain};
 use super::session::{Failure, Session, Writing};
 use crate::clock::Clock;
 use crate::store::StoreError;
@@ -89,7 +89,7 @@ impl Committer {
             let mut conn = self
                 .manager
                 .connect()
-                .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+                .map_err(|e| StoreError::Unavailable(explain(&e)))?;
             conn.batch(LOCK_TIMEOUT)?;
             self.conn = Some(conn);
         }
@@ -155,7 +155,7 @@ impl Committer {
         // A commit whose answer is lost may or may not have happened: never retried.
         conn.batch("COMMIT").map_err(|error| Failed {
             error: match error {
-                StoreError::Pg(e) if e.is_closed() => StoreError::Unavailable(e.to_string()),
+                StoreError::Pg(e) if e.is_closed() => StoreError::Unavailable(explain(&e)),
                 other => other,
             },
             retry: false,
