@@ -20,6 +20,7 @@ mod nodes;
 mod polling;
 mod protocol;
 mod retention;
+mod store_outage;
 mod store_tls;
 mod tags;
 mod tenancy;
