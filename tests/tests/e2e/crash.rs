@@ -13,8 +13,8 @@
 //! are a few seconds here; every fourth workflow also loses a task on purpose, so that timeouts
 //! armed before a crash fire after it. Half the kills come at any moment, half just after a
 //! client starts sending a change to the node, when a commit or its answer is most likely in
-//! flight. The kill times (and nodes) come from a seed printed at the start; set `WEFT_CRASH_SEED` to replay them (the
-//! rest of the interleaving is up to the scheduler).
+//! flight. The kill times (and nodes) come from a seed printed at the start; set
+//! `WEFT_CRASH_SEED` to replay them (the rest of the interleaving is up to the scheduler).
 //!
 //! The binary is `target/<profile>/weft`, which `cargo test --workspace` builds; after changing
 //! the host, `cargo test -p weft-tests` alone does not, so build it first
@@ -302,8 +302,8 @@ async fn acknowledged_work_survives_sigkill() {
     }
 }
 
-/// Starts the starter, the signaller, the deciders and the workers.
-/// Each actor starts on a node of its own, round the nodes.
+/// Starts the starter, the signaller, the deciders and the workers, each on the next node
+/// round the nodes.
 fn spawn_actors(
     nodes: &Nodes,
     crew: &Crew,
