@@ -55,17 +55,22 @@ pub fn fresh_schema(url: &str) -> StoreUrl {
     let started = SystemClock.now().as_millis();
     let schema = format!("weft_t{started}_{}_{n}", std::process::id());
     let create = format!("CREATE SCHEMA {schema}");
-    let owned = url.to_owned();
-    // Its own thread: the blocking client must not run on the test's async runtime.
-    std::thread::spawn(move || {
-        let mut client = postgres::Client::connect(&owned, postgres::NoTls)?;
-        client.batch_execute(&create)
-    })
-    .join()
-    .expect("creating a schema does not panic")
-    .unwrap_or_else(|e| panic!("cannot create a schema in WEFT_TEST_POSTGRES: {e}"));
+    on_database(url, move |client| client.batch_execute(&create))
+        .unwrap_or_else(|e| panic!("cannot create a schema in WEFT_TEST_POSTGRES: {e}"));
     let join = if url.contains('?') { '&' } else { '?' };
     StoreUrl::new(format!("{url}{join}options=-c%20search_path%3D{schema}"))
+}
+
+/// Connects to the database `url` names and runs `work` there, on a thread of its own: the
+/// blocking client must not run on a test's async runtime.
+pub fn on_database<T: Send + 'static>(
+    url: &str,
+    work: impl FnOnce(&mut postgres::Client) -> Result<T, postgres::Error> + Send + 'static,
+) -> Result<T, postgres::Error> {
+    let url = url.to_owned();
+    std::thread::spawn(move || work(&mut postgres::Client::connect(&url, postgres::NoTls)?))
+        .join()
+        .expect("the database work does not panic")
 }
 
 /// How long the helpers that wait for the server (to settle after the clock moved, for polls

@@ -245,8 +245,16 @@ impl<T: Tables> DomainReads for T {
     }
 }
 
+/// A type record as stored: its registry and its bytes.
+pub(super) fn encode_type(record: &AnyType) -> (Kind, Vec<u8>) {
+    match record {
+        AnyType::Workflow(record) => (Kind::Workflow, encode(record)),
+        AnyType::Activity(record) => (Kind::Activity, encode(record)),
+    }
+}
+
 /// A stored type record of the registry `kind`.
-fn decode_type(kind: Kind, bytes: &[u8]) -> Result<AnyType, StoreError> {
+pub(super) fn decode_type(kind: Kind, bytes: &[u8]) -> Result<AnyType, StoreError> {
     Ok(match kind {
         Kind::Workflow => AnyType::Workflow(decode("types", bytes)?),
         Kind::Activity => AnyType::Activity(decode("types", bytes)?),
@@ -307,10 +315,7 @@ impl DomainWrites for WriteTx<'_> {
         ty: &TypeName,
         record: &AnyType,
     ) -> Result<(), StoreError> {
-        let (kind, bytes) = match record {
-            AnyType::Workflow(record) => (Kind::Workflow, encode(record)),
-            AnyType::Activity(record) => (Kind::Activity, encode(record)),
-        };
+        let (kind, bytes) = encode_type(record);
         let key = (domain, kind as u8, ty.name.as_str(), ty.version.as_str());
         self.types.insert(key, bytes.as_slice())?;
         Ok(())

@@ -30,13 +30,7 @@ fn url(host: &str, tls: &str) -> Option<String> {
 /// Runs `query` on the suite's database: the first column of the first row, as text.
 fn ask(query: &'static str) -> String {
     let url = weft_tests::test_postgres().expect("WEFT_TEST_POSTGRES");
-    // Its own thread: the blocking client must not run on the test's async runtime.
-    std::thread::spawn(move || {
-        let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-        client.query_one(query, &[]).unwrap().get(0)
-    })
-    .join()
-    .unwrap()
+    weft_tests::on_database(&url, move |client| Ok(client.query_one(query, &[])?.get(0))).unwrap()
 }
 
 /// The certificate file of the suite's server, whose certificate is its own root.

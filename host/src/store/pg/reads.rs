@@ -13,7 +13,7 @@ use crate::model::{
     RunId, Scope, TypeName, WorkflowId,
 };
 use crate::store::StoreError;
-use crate::store::access::decode;
+use crate::store::access::{decode, decode_type};
 use crate::store::seam::{
     Counter, Cursor, DomainReads, Filter, Listing, Page, RunReads, TaskKind, WasmReads,
 };
@@ -246,14 +246,6 @@ impl<C: Link, M: Mode> DomainReads for Session<C, M> {
                 .collect()
         })
     }
-}
-
-/// A stored type record of the registry `kind`.
-fn decode_type(kind: Kind, bytes: &[u8]) -> Result<AnyType, StoreError> {
-    Ok(match kind {
-        Kind::Workflow => AnyType::Workflow(decode("types", bytes)?),
-        Kind::Activity => AnyType::Activity(decode("types", bytes)?),
-    })
 }
 
 fn run_of(row: Option<Row>) -> Result<Option<Run>, StoreError> {

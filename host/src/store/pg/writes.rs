@@ -5,7 +5,7 @@ use crate::clock::Timestamp;
 use crate::model::{AnyType, Binding, BindingKind, Domain, GuestFailureRecord, ItemKind, Kind};
 use crate::model::{ModuleRecord, Run, Scope, Slot, TypeName};
 use crate::store::StoreError;
-use crate::store::access::encode;
+use crate::store::access::{encode, encode_type};
 use crate::store::seam::{
     Counter, Deadline, DomainWrites, Due, Filter, Listing, RunWrites, TaskKind, WasmWrites, Writes,
 };
@@ -85,10 +85,7 @@ impl<C: Link> DomainWrites for Session<C, Writing> {
         ty: &TypeName,
         record: &AnyType,
     ) -> Result<(), StoreError> {
-        let (kind, bytes) = match record {
-            AnyType::Workflow(record) => (Kind::Workflow, encode(record)),
-            AnyType::Activity(record) => (Kind::Activity, encode(record)),
-        };
+        let (kind, bytes) = encode_type(record);
         self.write(
             "INSERT INTO types (domain, kind, name, version, record) VALUES ($1, $2, $3, $4, $5) \
              ON CONFLICT (domain, kind, name, version) DO UPDATE SET record = excluded.record",
