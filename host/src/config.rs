@@ -70,6 +70,9 @@ pub struct Config {
     /// PEM files of CAs that activity workers' outgoing HTTPS trusts, besides the Mozilla roots
     /// compiled in: for services signed by a private CA. Empty: the Mozilla roots only.
     pub http_ca: Vec<PathBuf>,
+    /// The bearer token `/metrics` asks for. `None`: open servers answer anyone, servers with
+    /// tenants nobody.
+    pub metrics_token: Option<String>,
 }
 
 impl Config {
@@ -87,6 +90,7 @@ impl Config {
             max_clock_skew: Duration::from_secs(15 * 60),
             http: HttpLimits::default(),
             http_ca: Vec::new(),
+            metrics_token: None,
         }
     }
 }

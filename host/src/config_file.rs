@@ -26,6 +26,27 @@ pub struct ConfigFile {
     /// Where the state lives.
     #[serde(default)]
     pub store: StoreSettings,
+    /// What the operator, not a tenant, may reach.
+    #[serde(default)]
+    pub operator: OperatorSettings,
+}
+
+/// `weft.toml`'s `[operator]` table.
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OperatorSettings {
+    /// The bearer token `/metrics` asks for (`Authorization: Bearer TOKEN`, as Prometheus
+    /// sends it). Required with tenants: without it, nobody may scrape.
+    pub metrics_token: Option<String>,
+}
+
+impl std::fmt::Debug for OperatorSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let token = self.metrics_token.as_ref().map(|_| "..");
+        f.debug_struct("OperatorSettings")
+            .field("metrics_token", &token)
+            .finish()
+    }
 }
 
 /// `weft.toml`'s `[store]` table.
@@ -250,7 +271,9 @@ impl ConfigFile {
                 "poll_timeout_secs must be 1 to {MAX_POLL_TIMEOUT_SECS}"
             ));
         }
-        Ok(settings.resolve(self.limits, self.tenants))
+        let (listen, mut config) = settings.resolve(self.limits, self.tenants);
+        config.metrics_token = self.operator.metrics_token;
+        Ok((listen, config))
     }
 }
 

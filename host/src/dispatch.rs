@@ -124,6 +124,22 @@ impl<T: std::fmt::Debug> Dispatch<T> {
         lists.keys().cloned().collect()
     }
 
+    /// How many live polls wait on each list of domain `domain` that has any.
+    pub(crate) fn pollers(&self, domain: u64) -> Vec<(TaskKind, String, usize)> {
+        let lists = self.lists();
+        let mut pollers: Vec<_> = lists
+            .iter()
+            .filter(|((d, _, _), _)| *d == domain)
+            .map(|((_, kind, list), waiters)| {
+                let live = waiters.iter().filter(|w| w.is_live()).count();
+                (*kind, list.clone(), live)
+            })
+            .filter(|(_, _, live)| *live > 0)
+            .collect();
+        pollers.sort();
+        pollers
+    }
+
     /// Whether a live poll waits on `key`.
     pub(crate) fn is_waited_on(&self, key: &ListKey) -> bool {
         self.lists()

@@ -40,6 +40,7 @@ mod dispatch;
 mod engine;
 pub mod examples;
 mod fault;
+mod metrics;
 mod model;
 mod ops;
 mod relay;
@@ -61,7 +62,9 @@ pub use config::{
     AccessKey, Config, DEFAULT_ACCOUNT_ID, DEFAULT_DATA_DIR, DEFAULT_LISTEN, HttpLimits, Limits,
     Quotas, StoreUrl, TenantConfig,
 };
-pub use config_file::{ConfigFile, ConfigFileError, ServerSettings, StoreSettings};
+pub use config_file::{
+    ConfigFile, ConfigFileError, OperatorSettings, ServerSettings, StoreSettings,
+};
 pub use store::{StoreError, WriterStats};
 
 use api::Api;
@@ -145,14 +148,19 @@ impl Weft {
             .map_err(Error::Config)?
             .with_outgoing(outgoing);
         let (stopping, shutdown) = watch::channel(false);
+        let metrics = Arc::new(metrics::Metrics::new(tenants.names(), opened.stats.clone()));
+        let setup = engine::Setup {
+            metrics,
+            ..engine::Setup::new(&config.limits, config.retention_override)
+        };
         let service = Service {
             store: opened.store,
             sealer: Sealer::new(opened.secret),
             limits: config.limits.clone(),
             clock: config.clock,
             engine: match config.store {
-                Some(_) => engine::Setup::new(&config.limits, config.retention_override).shared(),
-                None => engine::Setup::new(&config.limits, config.retention_override),
+                Some(_) => setup.shared(),
+                None => setup,
             },
             poll_timeout: config.poll_timeout,
             shutdown,
@@ -161,7 +169,11 @@ impl Weft {
             tenants,
         };
         Ok(Weft {
-            api: Arc::new(Api::new(Arc::new(service), config.http)),
+            api: Arc::new(Api::new(
+                Arc::new(service),
+                config.http,
+                config.metrics_token,
+            )),
             writer: opened.writer,
             stats: opened.stats,
             stopping,

@@ -51,6 +51,10 @@ impl Api {
             }
         };
         if !caller.tenant.admit() {
+            let metrics = &self.service.engine.metrics;
+            metrics
+                .own
+                .throttled(&metrics.tenant_labels(&caller.tenant.name));
             return Err(Fault::throttled());
         }
         Ok((Ctx::new(caller), body))

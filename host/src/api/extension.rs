@@ -16,6 +16,7 @@
 //! | `GET /v1/domains/{domain}/bindings` | `{"bindings": [...]}` |
 //! | `DELETE /v1/domains/{domain}/bindings/{kind}/{name}` | `{}` |
 //! | `GET /v1/domains/{domain}/bindings/{kind}/{name}/failures` | `{"failures": [...]}` |
+//! | `GET /v1/domains/{domain}/task-lists` | `{"taskLists": [...]}`: each list's pending tasks, waiting polls, binding |
 //!
 //! `kind` is `decision`, `activity` or `function`. `httpHosts` (activity bindings only; none by
 //! default) lists the hosts, `host` or `host:port`, its guest may send HTTP requests to.
@@ -37,7 +38,7 @@ use super::response::{self, Face};
 use super::{Api, auth, request_id};
 use crate::fault::{Fault, echo};
 use crate::model::BindingKind;
-use crate::model::{Bind, BindingList, FailureList, ModuleList};
+use crate::model::{Bind, BindingList, FailureList, ModuleList, TaskListList};
 use crate::ops::wasm::{self, MAX_MODULE_BYTES};
 
 /// The extension's routes, to merge into the router.
@@ -54,6 +55,7 @@ pub(super) fn routes() -> Router<Arc<Api>> {
             "/v1/domains/{domain}/bindings/{kind}/{name}/failures",
             get(failures),
         )
+        .route("/v1/domains/{domain}/task-lists", get(task_lists))
 }
 
 /// A binding's place: domain, kind and name, as the path names them.
@@ -141,6 +143,21 @@ async fn failures(
             auth::authorize_domain(&ctx, "ListBindingFailures", &domain)?;
             let failures = wasm::failures(&api.service, &ctx, domain, kind, name).await?;
             Ok(FailureList { failures })
+        }
+        .await,
+    )
+}
+
+async fn task_lists(
+    State(api): State<Arc<Api>>,
+    Params(domain): Params<String>,
+    Admitted { ctx, .. }: Admitted,
+) -> Response {
+    reply(
+        async {
+            auth::authorize_domain(&ctx, "ListTaskLists", &domain)?;
+            let task_lists = wasm::task_lists(&api.service, &ctx, domain).await?;
+            Ok(TaskListList { task_lists })
         }
         .await,
     )

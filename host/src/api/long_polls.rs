@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::fault::Fault;
+use crate::metrics::{Labels, Metrics};
 use crate::ops::Ctx;
 
 /// Long polls in progress, by tenant (or by scope, for the open tenant).
@@ -26,6 +27,8 @@ pub(super) struct LongPolls {
 pub(super) struct Place {
     counts: Arc<Mutex<HashMap<String, usize>>>,
     key: String,
+    /// Where it is counted among the open long polls shown as metrics.
+    gauge: (Arc<Metrics>, Labels),
 }
 
 impl LongPolls {
@@ -37,7 +40,12 @@ impl LongPolls {
     /// A place for one more long poll of `ctx`'s tenant (`open`: the open tenant, counted per
     /// region), or `LimitExceededFault` when its quota is taken: the fault SWF documents for
     /// too many concurrent pollers, which SDKs do not retry at once.
-    pub(super) fn enter(&self, ctx: &Ctx, open: bool) -> Result<Place, Fault> {
+    pub(super) fn enter(
+        &self,
+        ctx: &Ctx,
+        open: bool,
+        metrics: &Arc<Metrics>,
+    ) -> Result<Place, Fault> {
         let max = ctx.tenant.quotas.long_polls;
         let (key, per) = if open {
             (
@@ -53,15 +61,20 @@ impl LongPolls {
             return Err(Fault::long_polls_limit(per, max));
         }
         *count += 1;
+        let labels = metrics.tenant_labels(&ctx.tenant.name);
+        metrics.own.long_poll(&labels, 1);
         Ok(Place {
             counts: self.counts.clone(),
             key,
+            gauge: (metrics.clone(), labels),
         })
     }
 }
 
 impl Drop for Place {
     fn drop(&mut self) {
+        let (metrics, labels) = &self.gauge;
+        metrics.own.long_poll(labels, -1);
         let mut counts = LongPolls::counts(&self.counts);
         if let Some(count) = counts.get_mut(&self.key) {
             *count -= 1;
@@ -92,9 +105,9 @@ mod tests {
     fn polls_beyond_the_quota_are_refused_until_one_ends() {
         let polls = LongPolls::default();
         let east = ctx("us-east-1", 2);
-        let first = polls.enter(&east, true).unwrap();
-        let _second = polls.enter(&east, true).unwrap();
-        let refused = polls.enter(&east, true).err().unwrap();
+        let first = polls.enter(&east, true, &Arc::default()).unwrap();
+        let _second = polls.enter(&east, true, &Arc::default()).unwrap();
+        let refused = polls.enter(&east, true, &Arc::default()).err().unwrap();
         assert_eq!(
             refused,
             Fault::LimitExceeded(
@@ -102,23 +115,31 @@ mod tests {
             )
         );
         // The open tenant counts per region: another region has its own.
-        let _west = polls.enter(&ctx("us-west-2", 2), true).unwrap();
+        let _west = polls
+            .enter(&ctx("us-west-2", 2), true, &Arc::default())
+            .unwrap();
         drop(first);
-        assert!(polls.enter(&east, true).is_ok());
+        assert!(polls.enter(&east, true, &Arc::default()).is_ok());
     }
 
     #[test]
     fn configured_tenants_count_across_regions() {
         let polls = LongPolls::default();
-        let _east = polls.enter(&ctx("us-east-1", 1), false).unwrap();
-        let west = polls.enter(&ctx("us-west-2", 1), false);
+        let _east = polls
+            .enter(&ctx("us-east-1", 1), false, &Arc::default())
+            .unwrap();
+        let west = polls.enter(&ctx("us-west-2", 1), false, &Arc::default());
         assert!(matches!(west, Err(Fault::LimitExceeded(m)) if m.contains("per account")));
     }
 
     #[test]
     fn no_count_is_left_behind() {
         let polls = LongPolls::default();
-        drop(polls.enter(&ctx("us-east-1", 1), true).unwrap());
+        drop(
+            polls
+                .enter(&ctx("us-east-1", 1), true, &Arc::default())
+                .unwrap(),
+        );
         assert!(LongPolls::counts(&polls.counts).is_empty());
     }
 }

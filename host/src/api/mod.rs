@@ -1,5 +1,6 @@
 //! The HTTP face of the service: AWS JSON 1.0 over `POST /` (spec §1), and Weft's own JSON API
-//! under `/v1` beside it (`extension`: modules and bindings).
+//! under `/v1` beside it (`extension`: modules and bindings), and the web console's files under
+//! `/console/` (`console`).
 //!
 //! An SWF request is read in this order: who it claims to be, from its headers; the body (at
 //! most `Limits::max_request_bytes`, less while its signature cannot be checked); whether its
@@ -10,12 +11,15 @@
 //! the same way ([`Api::admit`]) and answer through `response`. Only this module knows HTTP.
 
 mod auth;
+mod console;
 mod edge;
 mod extension;
 mod long_polls;
 pub(crate) mod operation;
+mod request_id;
 mod response;
 pub(crate) mod schema;
+mod scrape;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -39,6 +43,7 @@ use crate::ops::{Ctx, Service};
 pub(crate) use self::edge::serve;
 use self::long_polls::LongPolls;
 pub(crate) use self::operation::{Op, Operation, op};
+use self::request_id::request_id;
 use self::response::Face;
 use self::schema::Schema;
 
@@ -49,15 +54,22 @@ pub(crate) struct Api {
     pub(crate) http: HttpLimits,
     /// The long polls each tenant has waiting over HTTP.
     long_polls: LongPolls,
+    /// The token `/metrics` asks for, if any.
+    metrics_token: Option<String>,
 }
 
 impl Api {
     /// The API of `service`, within `http`'s limits.
-    pub(crate) fn new(service: Arc<Service>, http: HttpLimits) -> Api {
+    pub(crate) fn new(
+        service: Arc<Service>,
+        http: HttpLimits,
+        metrics_token: Option<String>,
+    ) -> Api {
         Api {
             service,
             http,
             long_polls: LongPolls::default(),
+            metrics_token,
         }
     }
 }
@@ -67,8 +79,11 @@ pub(crate) fn router(api: Arc<Api>) -> Router {
     Router::new()
         .route("/", post(handle))
         .merge(extension::routes())
+        .merge(console::routes())
+        .route("/metrics", axum::routing::get(scrape::metrics))
         .fallback(no_route)
         .method_not_allowed_fallback(no_route)
+        .layer(axum::middleware::from_fn(request_id::identify))
         .with_state(api)
 }
 
@@ -95,12 +110,14 @@ async fn process(api: &Api, request: Request) -> Result<Vec<u8>, Fault> {
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
     let operation = Operation::from_target(target)?;
+    tracing::Span::current().record("operation", operation.name());
     let mut input = parse_body(&bytes)?;
     Schema::get().validate(operation.name(), &mut input)?;
     auth::authorize(&ctx, operation, &input)?;
     let _place = if is_long_poll(operation, &input) {
         let open = api.service.tenants.is_open();
-        Some(api.long_polls.enter(&ctx, open)?)
+        let metrics = &api.service.engine.metrics;
+        Some(api.long_polls.enter(&ctx, open, metrics)?)
     } else {
         None
     };
@@ -174,42 +191,12 @@ fn parse_body(bytes: &[u8]) -> Result<Value, Fault> {
     })
 }
 
-/// A fresh request id in the UUID form AWS uses.
-fn request_id() -> String {
-    let mut b = [0u8; 16];
-    if getrandom::fill(&mut b).is_err() {
-        // Ids only correlate logs; a clock-derived one will do if the OS has no randomness.
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_nanos();
-        b = nanos.to_le_bytes();
-    }
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..]
-    )
-}
-
 #[cfg(test)]
 mod call_tests;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn request_ids_look_like_uuids() {
-        let id = request_id();
-        assert_eq!(id.len(), 36);
-        assert_eq!(id.matches('-').count(), 4);
-        assert_ne!(id, request_id());
-    }
 
     #[test]
     fn empty_bodies_read_as_empty_objects() {

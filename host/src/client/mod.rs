@@ -37,7 +37,7 @@ use tokio::net::TcpStream;
 pub use crate::clock::Timestamp;
 pub use crate::model::{
     Bind, BindLimits as Limits, Binding, BindingKind, BindingList, FailureList, GuestFailureRecord,
-    ModuleList, ModuleRecord,
+    ModuleList, ModuleRecord, TaskListInfo, TaskListList,
 };
 pub use crate::runtime::{GuestLimits, World};
 use crate::tenancy::sigv4;
@@ -242,6 +242,13 @@ impl Client {
         let path = format!("{}/failures", binding_path(domain, kind, name));
         let list: FailureList = self.call(Method::GET, path, None).await?;
         Ok(list.failures)
+    }
+
+    /// The domain's task lists with tasks waiting, polls waiting or a binding.
+    pub async fn task_lists(&self, domain: &str) -> Result<Vec<TaskListInfo>, ClientError> {
+        let path = format!("/v1/domains/{}/task-lists", encode(domain));
+        let list: TaskListList = self.call(Method::GET, path, None).await?;
+        Ok(list.task_lists)
     }
 
     /// Sends `method path` with `body` (its content type and bytes) and answers a success's

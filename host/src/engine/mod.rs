@@ -23,12 +23,13 @@ mod timeouts;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
 use crate::clock::Timestamp;
 use crate::dispatch::{Dispatch, ListKey};
+use crate::metrics::Metrics;
 
 use self::heartbeats::Heartbeats;
 use crate::model::events::{Cause, Event, HistoryEvent, attrs};
@@ -81,6 +82,8 @@ pub(crate) struct Setup {
     pub(crate) retention_override: Option<Duration>,
     /// Heartbeats without details, which are not committed.
     pub(crate) heartbeats: Heartbeats,
+    /// Where committed events are counted.
+    pub(crate) metrics: Arc<Metrics>,
 }
 
 impl Setup {
@@ -107,6 +110,7 @@ impl Setup {
             max_events_per_run: limits.max_events_per_run,
             retention_override,
             heartbeats: Heartbeats::default(),
+            metrics: Arc::default(),
         }
     }
 }
@@ -164,6 +168,15 @@ impl<'a, 't> Engine<'a, 't> {
         }
         let json = serde_json::to_vec(&event).map_err(StoreError::broken)?;
         self.tx.put_event(run.seq, event_id, &json)?;
+        let metrics = &self.setup.metrics;
+        if let Some(measure) = metrics.times.measure(&*self.tx, run, &event)? {
+            let (metrics, labels) = (
+                metrics.clone(),
+                metrics.domain_labels(&run.account, &run.domain_name),
+            );
+            self.tx
+                .after_commit(Box::new(move || metrics.record(&labels, &[measure])));
+        }
         Ok(event_id)
     }
 
@@ -341,8 +354,12 @@ impl<'a, 't> Engine<'a, 't> {
             while let Some(waiter) = wakers.dispatch.take_waiter(&key) {
                 match claim(&mut self, kind, &key.2, waiter.identity.clone())? {
                     Some(claimed) => {
-                        self.tx
-                            .after_commit(Box::new(move || waiter.deliver(claimed)));
+                        let metrics = self.setup.metrics.clone();
+                        let claimed_at = Instant::now();
+                        self.tx.after_commit(Box::new(move || {
+                            metrics.own.handed_off(kind, claimed_at.elapsed());
+                            waiter.deliver(claimed);
+                        }));
                     }
                     None => {
                         wakers.dispatch.give_back(&key, waiter);

@@ -113,6 +113,8 @@ fn resolve_with(
 /// A run about to start, fully resolved.
 #[derive(Clone, Debug)]
 pub(crate) struct NewRun {
+    /// The account of the run's domain.
+    pub(crate) account: String,
     pub(crate) domain_name: String,
     pub(crate) workflow_id: WorkflowId,
     pub(crate) workflow_type: TypeName,
@@ -146,6 +148,7 @@ pub(crate) fn start_run(
     let mut run = Run {
         seq,
         domain: eng.domain,
+        account: new.account,
         domain_name: new.domain_name,
         execution: WorkflowExecution {
             workflow_id: new.workflow_id,

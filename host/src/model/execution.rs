@@ -20,6 +20,10 @@ pub(crate) struct Run {
     pub(crate) seq: u64,
     /// The id of the domain.
     pub(crate) domain: u64,
+    /// The account of the domain: whose run it is (the tenant label of its metrics). Empty in
+    /// runs stored before this was kept.
+    #[serde(default)]
+    pub(crate) account: String,
     /// The domain's name: a task token names only the run, and the caller's scope must hold it.
     pub(crate) domain_name: String,
     pub(crate) execution: WorkflowExecution,

@@ -197,3 +197,28 @@ pub struct FailureList {
     /// The failures.
     pub failures: Vec<GuestFailureRecord>,
 }
+
+/// One task list of a domain, as the console shows it: what waits there, who polls it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskListInfo {
+    /// Its kind: decision or activity tasks, or a Lambda-style function's calls.
+    pub kind: BindingKind,
+    /// The task list, or the function's name.
+    pub name: String,
+    /// Tasks waiting in it.
+    pub pending: u64,
+    /// Polls waiting on it at this node, over HTTP or from in-process workers.
+    pub pollers: u64,
+    /// Whether a module is bound to serve it.
+    pub bound: bool,
+}
+
+/// The answer of `GET /v1/domains/{domain}/task-lists`: every list of the domain with tasks
+/// waiting, polls waiting or a binding, by kind then name.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskListList {
+    /// The lists.
+    pub task_lists: Vec<TaskListInfo>,
+}

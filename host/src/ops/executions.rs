@@ -64,6 +64,7 @@ pub(crate) async fn start(svc: &Service, ctx: &Ctx, input: StartInput) -> Result
     v.finish()?;
 
     let scope = ctx.scope.clone();
+    let account = scope.account.clone();
     let setup = svc.engine_for(ctx);
     let check_setup = setup.clone();
     svc.store
@@ -84,6 +85,7 @@ pub(crate) async fn start(svc: &Service, ctx: &Ctx, input: StartInput) -> Result
             move |tx, (domain, config, input)| {
                 let mut eng = Engine::new(tx, domain.id, &setup);
                 let new = NewRun {
+                    account,
                     retention_days: domain.retention_days(),
                     domain_name: domain.name,
                     workflow_id: input.workflow_id,

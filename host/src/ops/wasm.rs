@@ -3,9 +3,11 @@
 //! the writer like any SWF change, and the in-process workers follow the bindings.
 
 use crate::fault::{Fault, echo};
-use crate::model::{Bind, BindLimits, Binding, BindingKind, GuestFailureRecord, ModuleRecord};
+use crate::model::{
+    Bind, BindLimits, Binding, BindingKind, GuestFailureRecord, ModuleRecord, TaskListInfo,
+};
 use crate::runtime::{self, GuestLimits};
-use crate::store::Reads;
+use crate::store::{Reads, TaskKind};
 use crate::tenancy::Quotas;
 
 use super::{Ctx, Service, known_domain};
@@ -272,6 +274,65 @@ pub(crate) async fn list_bindings(
                 .collect())
         })
         .await
+}
+
+/// The task lists of a domain that have tasks waiting, polls waiting (at this node) or a
+/// binding, by kind then name.
+pub(crate) async fn task_lists(
+    svc: &Service,
+    ctx: &Ctx,
+    domain: String,
+) -> Result<Vec<TaskListInfo>, Fault> {
+    let scope = ctx.scope.clone();
+    let (id, queued, bindings) = svc
+        .store
+        .read(move |tx| {
+            let domain = known_domain(tx, &scope, &domain)?;
+            let queued = tx.queued(Some(domain.id))?;
+            Ok::<_, Fault>((domain.id, queued, tx.bindings(Some(domain.id))?))
+        })
+        .await?;
+    let mut lists = std::collections::BTreeMap::<(BindingKind, String), TaskListInfo>::new();
+    for q in queued {
+        let info = lists
+            .entry((served_by(q.kind), q.list.clone()))
+            .or_insert_with(|| blank(served_by(q.kind), q.list));
+        info.pending = q.count;
+    }
+    let pollers = svc.engine.wakers.dispatch.pollers(id);
+    for (kind, list, count) in pollers {
+        let info = lists
+            .entry((served_by(kind), list.clone()))
+            .or_insert_with(|| blank(served_by(kind), list));
+        info.pollers = count as u64;
+    }
+    for (_, binding) in bindings {
+        lists
+            .entry((binding.kind, binding.name.clone()))
+            .or_insert_with(|| blank(binding.kind, binding.name))
+            .bound = true;
+    }
+    Ok(lists.into_values().collect())
+}
+
+/// The kind of binding that serves tasks of `kind`.
+fn served_by(kind: TaskKind) -> BindingKind {
+    match kind {
+        TaskKind::Decision => BindingKind::Decision,
+        TaskKind::Activity => BindingKind::Activity,
+        TaskKind::Function => BindingKind::Function,
+    }
+}
+
+/// A list with nothing waiting, nobody polling and no binding, yet.
+fn blank(kind: BindingKind, name: String) -> TaskListInfo {
+    TaskListInfo {
+        kind,
+        name,
+        pending: 0,
+        pollers: 0,
+        bound: false,
+    }
 }
 
 /// Removes a binding: its workers stop after the task each is running.

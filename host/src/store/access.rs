@@ -192,6 +192,21 @@ impl<T: Tables> DomainReads for T {
         Ok(count)
     }
 
+    fn every_domain(&self) -> Result<Vec<(Scope, Domain)>, StoreError> {
+        let table = self.domain_table()?;
+        let mut domains = Vec::new();
+        for entry in table.iter()? {
+            let (key, value) = entry?;
+            let (account, region, _) = key.value();
+            let scope = Scope {
+                account: account.to_owned(),
+                region: region.to_owned(),
+            };
+            domains.push((scope, decode("domains", value.value())?));
+        }
+        Ok(domains)
+    }
+
     fn count(&self, domain: u64, counter: Counter) -> Result<u64, StoreError> {
         let table = self.counter_table()?;
         let value = table.get((domain, counter.key()))?;

@@ -44,6 +44,18 @@ pub(crate) enum TaskKind {
     Function = 2,
 }
 
+impl TaskKind {
+    /// The kind stored as `key` (`kind as u8`), if it is one.
+    pub(crate) fn from_key(key: u8) -> Option<TaskKind> {
+        match key {
+            0 => Some(TaskKind::Decision),
+            1 => Some(TaskKind::Activity),
+            2 => Some(TaskKind::Function),
+            _ => None,
+        }
+    }
+}
+
 /// What another process sharing the database committed that this one may act on sooner than
 /// its periodic look would. Never needed for correctness: see `store::seam`.
 #[derive(Clone, Debug, PartialEq, Eq)]

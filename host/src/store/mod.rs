@@ -32,8 +32,8 @@ use crate::clock::Clock;
 use access::ReadTx;
 use seam::{Backend, Job};
 pub(crate) use seam::{
-    Counter, Cursor, Deadline, Due, Filter, ItemReads, ItemWrites, Listing, Page, Reads, Signal,
-    TaskKind, TypeReads, TypeWrites, Writes,
+    Counter, Cursor, Deadline, Due, Filter, ItemReads, ItemWrites, Listing, Page, Queued, Reads,
+    Signal, TaskKind, TypeReads, TypeWrites, Writes,
 };
 pub use writer::WriterStats;
 

@@ -11,7 +11,7 @@ use crate::model::{ItemKind, Run, RunId, Slot, WorkflowId};
 use super::StoreError;
 use super::access::{Tables, WriteTx, bounds, decode, encode, scan};
 use super::seam::{
-    Cursor, Deadline, Due, Filter, Listing, Page, RunReads, RunWrites, TaskKind, Writes,
+    Cursor, Deadline, Due, Filter, Listing, Page, Queued, RunReads, RunWrites, TaskKind, Writes,
 };
 use super::tables::VisibilityKey;
 
@@ -121,6 +121,35 @@ impl<T: Tables> RunReads for T {
             count += 1;
         }
         Ok(count)
+    }
+
+    fn queued(&self, domain: Option<u64>) -> Result<Vec<Queued>, StoreError> {
+        let table = self.task_table()?;
+        let entries = match domain {
+            Some(d) => table.range((d, 0, "", 0, 0)..(d.saturating_add(1), 0, "", 0, 0))?,
+            None => table.range::<QueueKey<'_>>(..)?,
+        };
+        // Keys are in (domain, kind, list) order: each list's tasks are one run of keys.
+        let mut queued: Vec<Queued> = Vec::new();
+        for entry in entries {
+            let (key, _) = entry?;
+            let (domain, kind, list, _, _) = key.value();
+            match queued.last_mut() {
+                Some(last)
+                    if last.domain == domain && last.kind as u8 == kind && last.list == list =>
+                {
+                    last.count += 1;
+                }
+                _ => queued.push(Queued {
+                    domain,
+                    kind: TaskKind::from_key(kind)
+                        .ok_or_else(|| StoreError::broken("task kind"))?,
+                    list: list.to_owned(),
+                    count: 1,
+                }),
+            }
+        }
+        Ok(queued)
     }
 
     fn next_deadline(&self) -> Result<Option<Timestamp>, StoreError> {

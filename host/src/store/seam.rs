@@ -122,6 +122,9 @@ pub(crate) trait DomainReads {
     /// How many domains `account` holds in all regions, counting no further than `cap`.
     fn domain_count(&self, account: &str, cap: usize) -> Result<usize, StoreError>;
 
+    /// Every domain of every scope, with its scope: for the operator's view (metrics).
+    fn every_domain(&self) -> Result<Vec<(Scope, Domain)>, StoreError>;
+
     /// The domain's `counter`.
     fn count(&self, domain: u64, counter: Counter) -> Result<u64, StoreError>;
 
@@ -199,6 +202,10 @@ pub(crate) trait RunReads {
     /// How many tasks wait in the task list.
     fn pending_tasks(&self, domain: u64, kind: TaskKind, list: &str) -> Result<u64, StoreError>;
 
+    /// How many tasks wait on each list of domain `domain` (of every domain if `None`) that
+    /// has any, by domain, kind and list.
+    fn queued(&self, domain: Option<u64>) -> Result<Vec<Queued>, StoreError>;
+
     /// The earliest deadline.
     fn next_deadline(&self) -> Result<Option<Timestamp>, StoreError>;
 
@@ -214,6 +221,15 @@ pub(crate) trait RunReads {
 
     /// The keys of the open items of `kind` of run `seq`, in order.
     fn item_keys(&self, seq: u64, kind: ItemKind) -> Result<Vec<u64>, StoreError>;
+}
+
+/// The tasks waiting on one list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Queued {
+    pub(crate) domain: u64,
+    pub(crate) kind: TaskKind,
+    pub(crate) list: String,
+    pub(crate) count: u64,
 }
 
 /// The reads of Weft's Wasm extension: modules, bindings and their guests' failures.

@@ -15,7 +15,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::thread::JoinHandle;
+use std::time::Instant;
 
+use prometheus_client::metrics::histogram::Histogram;
 use redb::{Database, Durability};
 
 use crate::clock::Clock;
@@ -34,12 +36,28 @@ pub(super) type Queue = Sender<Box<dyn Job>>;
 #[derive(Clone, Debug, Default)]
 pub struct WriterStats(Arc<Counters>);
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Counters {
     commits: AtomicU64,
     requests: AtomicU64,
     round_trips: AtomicU64,
     retries: AtomicU64,
+    /// Requests per batch, and how long each batch took to apply and commit.
+    batch_sizes: Histogram,
+    commit_times: Histogram,
+}
+
+impl Default for Counters {
+    fn default() -> Self {
+        Counters {
+            commits: AtomicU64::default(),
+            requests: AtomicU64::default(),
+            round_trips: AtomicU64::default(),
+            retries: AtomicU64::default(),
+            batch_sizes: crate::metrics::counts(),
+            commit_times: crate::metrics::seconds(),
+        }
+    }
 }
 
 impl WriterStats {
@@ -62,6 +80,16 @@ impl WriterStats {
     /// Batches run again because they collided with another node's transaction (PostgreSQL).
     pub fn retries(&self) -> u64 {
         self.0.retries.load(Ordering::Relaxed)
+    }
+
+    /// Requests per batch, as a histogram (shared: it fills as the writer works).
+    pub(crate) fn batch_sizes(&self) -> Histogram {
+        self.0.batch_sizes.clone()
+    }
+
+    /// Seconds each batch took to apply and commit, as a histogram (shared).
+    pub(crate) fn commit_times(&self) -> Histogram {
+        self.0.commit_times.clone()
     }
 
     /// Counts one round trip.
@@ -111,6 +139,7 @@ fn run(
     while let Ok(first) = queue.recv() {
         batch.push(first);
         batch.extend(queue.try_iter().take(max_batch - 1));
+        let started = Instant::now();
         let outcome = catch_unwind(AssertUnwindSafe(|| commit(&mut batch)))
             .unwrap_or_else(|_| Err(StoreError::Panicked));
         let outcome = outcome.map(|(committed, after_commit)| {
@@ -121,6 +150,10 @@ fn run(
         });
         match &outcome {
             Ok(committed) => {
+                counters.batch_sizes.observe(batch.len() as f64);
+                counters
+                    .commit_times
+                    .observe(started.elapsed().as_secs_f64());
                 counters
                     .commits
                     .fetch_add(u64::from(*committed), Ordering::Relaxed);

@@ -185,6 +185,18 @@ impl Tenants {
         self.open
     }
 
+    /// Each tenant's account and name; none when open (whose one tenant names nobody).
+    pub(crate) fn names(&self) -> Vec<(String, String)> {
+        match self.open {
+            true => Vec::new(),
+            false => self
+                .by_account
+                .iter()
+                .map(|(account, tenant)| (account.clone(), tenant.name.clone()))
+                .collect(),
+        }
+    }
+
     /// The tenant owning `account`, if one does.
     pub(crate) fn by_account(&self, account: &str) -> Option<&Arc<Tenant>> {
         self.by_account.get(account)

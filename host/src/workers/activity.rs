@@ -54,15 +54,14 @@ pub(super) async fn serve_one(
         input,
         started_event_id,
     };
+    let runtime = &worker.svc.runtime;
     let outcome = worker
-        .svc
-        .runtime
-        .run(
+        .guest(runtime.run(
             &worker.module,
             &worker.call,
             &task,
             heartbeat(worker, &token),
-        )
+        ))
         .await;
     let answer = match outcome {
         Ok(tasks::ActivityOutcome::Completed(result)) => Answer::Completed(result),

@@ -46,10 +46,9 @@ pub(super) async fn serve_one(
     let name = format!("decision task {}", task.started_event_id);
     // The runtime reads the task as the wire JSON a decider would get over HTTP.
     let wire = serde_json::to_value(&task).map_err(Fault::internal)?;
+    let runtime = &worker.svc.runtime;
     let decided = match worker
-        .svc
-        .runtime
-        .decide(&worker.module, &worker.call, &wire)
+        .guest(runtime.decide(&worker.module, &worker.call, &wire))
         .await
     {
         Ok(response) => response_input(response, token),

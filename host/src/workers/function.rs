@@ -24,10 +24,9 @@ pub(super) async fn serve_one(
     let Some(claim) = claim else {
         return Ok(());
     };
+    let runtime = &worker.svc.runtime;
     let answer = worker
-        .svc
-        .runtime
-        .invoke(&worker.module, &worker.call, claim.input.as_deref())
+        .guest(runtime.invoke(&worker.module, &worker.call, claim.input.as_deref()))
         .await;
     let outcome = match answer {
         Ok(Ok(result)) => LambdaOutcome::Completed { result },

@@ -11,8 +11,9 @@ mod decider;
 mod function;
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use tokio::sync::watch;
@@ -20,6 +21,7 @@ use tokio::task::JoinSet;
 
 use crate::api::{self, Op};
 use crate::fault::Fault;
+use crate::metrics::{GuestOutcome, Labels};
 use crate::model::{Binding, BindingKind, GuestFailureRecord, TaskList, WorkflowExecution};
 use crate::ops::{Ctx, Service};
 use crate::runtime::{Call, GuestFailure, Module};
@@ -127,6 +129,7 @@ async fn follow(
                 region: binding.region.clone(),
             }),
             domain_id: key.0,
+            labels: binding_labels(svc, &binding),
             identity: format!("weft:{}", &binding.module[..12]),
             binding: binding.clone(),
             module,
@@ -156,12 +159,25 @@ async fn load(svc: &Service, binding: &Binding) -> Result<Arc<Module>, String> {
         .map_err(|e| e.to_string())
 }
 
+/// The labels of `binding`'s metrics: its domain's, then its kind and name.
+fn binding_labels(svc: &Service, binding: &Binding) -> Labels {
+    let mut labels = svc
+        .engine
+        .metrics
+        .domain_labels(&binding.account, &binding.domain);
+    labels.push(("kind", binding.kind.name().to_owned()));
+    labels.push(("binding", binding.name.clone()));
+    labels
+}
+
 /// What every loop of one binding shares.
 struct Worker {
     svc: Arc<Service>,
     /// Its tenant, in its domain's region.
     ctx: Ctx,
     domain_id: u64,
+    /// Where its guest's calls are counted.
+    labels: Labels,
     binding: Binding,
     module: Arc<Module>,
     call: Call,
@@ -191,6 +207,30 @@ impl Worker {
             BindingKind::Activity => activity::serve_one(self, stop).await,
             BindingKind::Function => function::serve_one(self, stop).await,
         }
+    }
+
+    /// Runs one call of the guest, timed and counted in the binding's metrics.
+    async fn guest<T>(
+        &self,
+        call: impl Future<Output = Result<T, GuestFailure>>,
+    ) -> Result<T, GuestFailure> {
+        let started = Instant::now();
+        let outcome = call.await;
+        let how = match &outcome {
+            Ok(_) | Err(GuestFailure::Invalid(_) | GuestFailure::Decider(_)) => {
+                GuestOutcome::Answered
+            }
+            Err(GuestFailure::Trap(_)) => GuestOutcome::Trapped,
+            Err(GuestFailure::Cpu(_)) => GuestOutcome::Limit("cpu"),
+            Err(GuestFailure::Memory(_)) => GuestOutcome::Limit("memory"),
+            Err(GuestFailure::StackOverflow) => GuestOutcome::Limit("stack"),
+            Err(GuestFailure::Output { .. }) => GuestOutcome::Limit("output"),
+        };
+        let metrics = &self.svc.engine.metrics;
+        metrics
+            .own
+            .guest_called(&self.labels, started.elapsed(), how);
+        outcome
     }
 
     /// Long-polls with `O` until it answers (a task, or an empty answer once the poll times

@@ -57,6 +57,7 @@ impl Batch<'_, '_, '_> {
         };
         self.eng.tx.add_item(run, initiated, &child)?;
         let new = NewRun {
+            account: run.account.clone(),
             domain_name: run.domain_name.clone(),
             workflow_id: a.workflow_id,
             workflow_type: a.workflow_type,
@@ -140,6 +141,7 @@ impl Batch<'_, '_, '_> {
         };
         let tags = a.tag_list.unwrap_or_default();
         let new = NewRun {
+            account: run.account.clone(),
             domain_name: run.domain_name.clone(),
             workflow_id: run.execution.workflow_id.clone(),
             workflow_type: workflow_type.clone(),

@@ -35,6 +35,7 @@ fn domain() -> Domain {
 /// 600 s, and it is kept for a day once closed.
 fn new_run() -> NewRun {
     NewRun {
+        account: "000000000000".into(),
         domain_name: "d".into(),
         workflow_id: "w".into(),
         workflow_type: TypeName {

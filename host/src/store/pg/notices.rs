@@ -39,12 +39,7 @@ fn signal(payload: &str) -> Option<Signal> {
         _ => {
             let mut parts = payload.strip_prefix("q ")?.splitn(3, ' ');
             let domain = parts.next()?.parse().ok()?;
-            let kind = match parts.next()? {
-                "0" => TaskKind::Decision,
-                "1" => TaskKind::Activity,
-                "2" => TaskKind::Function,
-                _ => return None,
-            };
+            let kind = TaskKind::from_key(parts.next()?.parse().ok()?)?;
             let list = parts.next()?.to_owned();
             Some(Signal::Queued { domain, kind, list })
         }

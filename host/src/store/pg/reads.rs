@@ -15,7 +15,7 @@ use crate::model::{
 use crate::store::StoreError;
 use crate::store::access::{decode, decode_type};
 use crate::store::seam::{
-    Counter, Cursor, DomainReads, Filter, Listing, Page, RunReads, TaskKind, WasmReads,
+    Counter, Cursor, DomainReads, Filter, Listing, Page, Queued, RunReads, TaskKind, WasmReads,
 };
 
 /// Parameters of a statement.
@@ -170,6 +170,22 @@ impl<C: Link, M: Mode> DomainReads for Session<C, M> {
             &[&account, &cap],
         )?;
         Ok(row.map_or(0, |row| usize::try_from(row.get::<_, i64>(0)).unwrap_or(0)))
+    }
+
+    fn every_domain(&self) -> Result<Vec<(Scope, Domain)>, StoreError> {
+        let rows = self.rows(
+            "SELECT account, region, record FROM domains ORDER BY account, region, name",
+            &[],
+        )?;
+        rows.iter()
+            .map(|row| {
+                let scope = Scope {
+                    account: row.get(0),
+                    region: row.get(1),
+                };
+                Ok((scope, decode("domains", bytes(row, 2))?))
+            })
+            .collect()
     }
 
     fn count(&self, domain: u64, counter: Counter) -> Result<u64, StoreError> {
@@ -390,6 +406,28 @@ impl<C: Link, M: Mode> RunReads for Session<C, M> {
             &[&big(domain), &(kind as i16), &list],
         )?;
         Ok(row.map_or(0, |row| unbig(&row, 0)))
+    }
+
+    fn queued(&self, domain: Option<u64>) -> Result<Vec<Queued>, StoreError> {
+        let rows = self.rows(
+            "SELECT domain, kind, list, count(*) FROM tasks \
+             WHERE ($1::bigint IS NULL OR domain = $1) \
+             GROUP BY domain, kind, list ORDER BY domain, kind, list",
+            &[&domain.map(big)],
+        )?;
+        rows.iter()
+            .map(|row| {
+                let kind = u8::try_from(row.get::<_, i16>(1)).ok();
+                Ok(Queued {
+                    domain: unbig(row, 0),
+                    kind: kind
+                        .and_then(TaskKind::from_key)
+                        .ok_or_else(|| StoreError::broken("task kind"))?,
+                    list: row.get(2),
+                    count: unbig(row, 3),
+                })
+            })
+            .collect()
     }
 
     fn next_deadline(&self) -> Result<Option<Timestamp>, StoreError> {

@@ -1,0 +1,77 @@
+//! `GET /metrics`: every metric of this node (`crate::metrics`), for Prometheus to scrape.
+//!
+//! The metrics span every tenant, so they are the operator's: with tenants, a scrape must carry
+//! the operator's token (`[operator] metrics_token` in weft.toml) as `Authorization: Bearer`,
+//! and with no token configured nobody may scrape. An open server answers anyone, unless a
+//! token is configured.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use sha2::{Digest, Sha256};
+
+use super::response::{self, Face};
+use super::{Api, request_id};
+use crate::fault::Fault;
+use crate::metrics::Pending;
+
+/// The content type of the OpenMetrics text format, which Prometheus reads.
+const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+pub(super) async fn metrics(State(api): State<Arc<Api>>, headers: HeaderMap) -> Response {
+    let outcome = async {
+        allowed(&api, &headers)?;
+        let pending = api.service.store.read(Pending::read).await?;
+        Ok::<_, Fault>(api.service.engine.metrics.render(pending).await)
+    }
+    .await;
+    match outcome {
+        Ok(text) => {
+            let mut response = text.into_response();
+            let content_type = HeaderValue::from_static(OPENMETRICS);
+            response
+                .headers_mut()
+                .insert(header::CONTENT_TYPE, content_type);
+            response
+        }
+        Err(fault) => response::respond(Face::Extension, &request_id(), Err(fault)),
+    }
+}
+
+/// Whether the request may read the metrics.
+fn allowed(api: &Api, headers: &HeaderMap) -> Result<(), Fault> {
+    let Some(token) = &api.metrics_token else {
+        return match api.service.tenants.is_open() {
+            true => Ok(()),
+            false => Err(Fault::AccessDenied(
+                "Metrics are the operator's: set [operator] metrics_token in weft.toml".into(),
+            )),
+        };
+    };
+    let given = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    let Some(given) = given else {
+        return Err(Fault::MissingAuthenticationToken(
+            "Metrics need the operator's token as Authorization: Bearer".into(),
+        ));
+    };
+    // Digests compared in full: how long the comparison takes says nothing of the token.
+    let (a, b) = (
+        Sha256::digest(given.as_bytes()),
+        Sha256::digest(token.as_bytes()),
+    );
+    let differ = a
+        .iter()
+        .zip(b.iter())
+        .fold(0u8, |acc, (x, y)| acc | (x ^ y));
+    match differ {
+        0 => Ok(()),
+        _ => Err(Fault::AccessDenied(
+            "The metrics token is not the operator's".into(),
+        )),
+    }
+}

@@ -1,0 +1,208 @@
+//! What `/metrics` shows, in the Prometheus (OpenMetrics) text format.
+//!
+//! - `swf_*`: SWF's own CloudWatch metrics, under their names (`WorkflowsCompleted` is
+//!   `swf_workflows_completed_total`, `ActivityTaskScheduleToStartTime` is
+//!   `swf_activity_task_schedule_to_start_time_seconds`), counted from the history events this
+//!   node commits (`swf.rs`), and the tasks pending per list, read at each scrape.
+//! - `weft_*`: what Weft knows beyond SWF: how long polls wait to be handed a task, how the
+//!   writer batches commits, how guests fare per binding, who is throttled, long polls open.
+//!
+//! Labels are bounded: the domain (and the tenant, when there are tenants), which quotas bound;
+//! a binding's kind and name, which bindings bound; task list names only in `swf_pending_tasks`,
+//! at most [`MAX_LIST_SERIES`] of them. Counters are this node's: with several nodes, sum them.
+
+mod own;
+mod swf;
+
+use std::collections::HashMap;
+use std::fmt;
+
+use prometheus_client::encoding::text;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::{Registry, Unit};
+
+use crate::store::{Reads, StoreError, TaskKind, WriterStats};
+
+pub(crate) use self::own::{GuestOutcome, Own};
+pub(crate) use self::swf::{EventTimes, Measure};
+
+/// Label pairs, in order: `tenant` (with tenants), `domain`, then the metric's own.
+pub(crate) type Labels = Vec<(&'static str, String)>;
+
+/// The most `swf_pending_tasks` series one scrape shows; lists past it are summed, per domain
+/// and kind, under the task list `(other)`.
+const MAX_LIST_SERIES: usize = 1000;
+
+/// Every metric of this node, and the registry that writes them out.
+pub(crate) struct Metrics {
+    registry: Registry,
+    /// Each tenant's name by its account; empty when the server runs open.
+    tenants: HashMap<String, String>,
+    swf: swf::Swf,
+    /// Weft's own metrics, for the parts of the service that observe them.
+    pub(crate) own: Own,
+    pending: Family<Labels, Gauge>,
+    /// When the scheduled and started events of open tasks happened, to time them.
+    pub(crate) times: EventTimes,
+    /// One scrape at a time: each refreshes `pending` before it is written out.
+    scrape: tokio::sync::Mutex<()>,
+}
+
+impl fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Metrics").finish_non_exhaustive()
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new(Vec::new(), WriterStats::default())
+    }
+}
+
+impl Metrics {
+    /// The metrics of a node whose tenants are `tenants` (account, name; none when open) and
+    /// whose writer counts into `writer`.
+    pub(crate) fn new(tenants: Vec<(String, String)>, writer: WriterStats) -> Metrics {
+        let mut registry = Registry::default();
+        let swf = swf::Swf::register(&mut registry);
+        let own = Own::register(&mut registry, writer);
+        let pending = Family::<Labels, Gauge>::default();
+        registry.register(
+            "swf_pending_tasks",
+            "Tasks waiting in each task list (CloudWatch PendingTasks), read at each scrape",
+            pending.clone(),
+        );
+        Metrics {
+            registry,
+            tenants: tenants.into_iter().collect(),
+            swf,
+            own,
+            pending,
+            times: EventTimes::default(),
+            scrape: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// The labels that place a metric of domain `domain` of `account`: its tenant's name (with
+    /// tenants), then the domain.
+    pub(crate) fn domain_labels(&self, account: &str, domain: &str) -> Labels {
+        let mut labels = Vec::with_capacity(4);
+        if !self.tenants.is_empty() {
+            let tenant = self.tenants.get(account).map_or("", String::as_str);
+            labels.push(("tenant", tenant.to_owned()));
+        }
+        labels.push(("domain", domain.to_owned()));
+        labels
+    }
+
+    /// The labels of a metric of tenant `tenant`'s, with tenants; none when open.
+    pub(crate) fn tenant_labels(&self, tenant: &str) -> Labels {
+        match self.tenants.is_empty() {
+            true => Vec::new(),
+            false => vec![("tenant", tenant.to_owned())],
+        }
+    }
+
+    /// Counts what committed history events of a domain tell (see `swf.rs`).
+    pub(crate) fn record(&self, labels: &Labels, measures: &[Measure]) {
+        self.swf.record(labels, measures);
+    }
+
+    /// Every metric, as the text a scrape answers, with the tasks `pending` as read for it.
+    pub(crate) async fn render(&self, pending: Pending) -> String {
+        let _one = self.scrape.lock().await;
+        self.pending.clear();
+        for (labels, count) in pending.series(self) {
+            self.pending
+                .get_or_create(&labels)
+                .set(i64::try_from(count).unwrap_or(i64::MAX));
+        }
+        let mut out = String::new();
+        // Writing to a String cannot fail.
+        let _ = text::encode(&mut out, &self.registry);
+        out
+    }
+}
+
+/// The tasks waiting per list, as one scrape read them.
+pub(crate) struct Pending {
+    /// `(account, domain name)` by domain id.
+    domains: HashMap<u64, (String, String)>,
+    queued: Vec<crate::store::Queued>,
+}
+
+impl Pending {
+    /// Reads every domain's waiting tasks from `tx`.
+    pub(crate) fn read(tx: &dyn Reads) -> Result<Pending, StoreError> {
+        let domains = tx
+            .every_domain()?
+            .into_iter()
+            .map(|(scope, domain)| (domain.id, (scope.account, domain.name)))
+            .collect();
+        Ok(Pending {
+            domains,
+            queued: tx.queued(None)?,
+        })
+    }
+
+    /// The series to show: one per list, up to [`MAX_LIST_SERIES`], the rest summed per
+    /// domain and kind.
+    fn series(self, metrics: &Metrics) -> Vec<(Labels, u64)> {
+        let mut series: Vec<(Labels, u64)> = Vec::new();
+        let mut other: HashMap<Labels, u64> = HashMap::new();
+        for q in self.queued {
+            let Some((account, name)) = self.domains.get(&q.domain) else {
+                continue;
+            };
+            let mut labels = metrics.domain_labels(account, name);
+            labels.push(("kind", kind_name(q.kind).to_owned()));
+            if series.len() < MAX_LIST_SERIES {
+                labels.push(("task_list", q.list));
+                series.push((labels, q.count));
+            } else {
+                labels.push(("task_list", "(other)".to_owned()));
+                *other.entry(labels).or_default() += q.count;
+            }
+        }
+        series.extend(other);
+        series
+    }
+}
+
+/// The `kind` label of a task kind.
+pub(crate) fn kind_name(kind: TaskKind) -> &'static str {
+    match kind {
+        TaskKind::Decision => "decision",
+        TaskKind::Activity => "activity",
+        TaskKind::Function => "function",
+    }
+}
+
+/// A histogram of durations from a millisecond to an hour and more.
+pub(crate) fn seconds() -> Histogram {
+    Histogram::new([
+        0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
+        300.0, 900.0, 3600.0,
+    ])
+}
+
+/// A histogram of counts from 1 to 1024, doubling.
+pub(crate) fn counts() -> Histogram {
+    Histogram::new(exponential_buckets(1.0, 2.0, 11))
+}
+
+/// Registers `metric` as `name` in seconds.
+fn register_seconds(
+    registry: &mut Registry,
+    name: &str,
+    help: &str,
+    metric: impl prometheus_client::registry::Metric,
+) {
+    registry.register_with_unit(name, help, Unit::Seconds, metric);
+}
+
+#[cfg(test)]
+mod tests;

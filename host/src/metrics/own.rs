@@ -1,0 +1,166 @@
+//! Weft's own metrics: what SWF's CloudWatch has no name for.
+
+use std::time::Duration;
+
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric as _};
+use prometheus_client::metrics::counter::{ConstCounter, Counter};
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+
+use super::{Labels, register_seconds, seconds};
+use crate::store::{TaskKind, WriterStats};
+
+type Histograms = Family<Labels, Histogram, fn() -> Histogram>;
+
+/// How one call of a guest ended, for the metrics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GuestOutcome {
+    /// It answered (whether the answer was then accepted or not).
+    Answered,
+    /// It trapped: a panic, `unreachable`, an out-of-bounds access.
+    Trapped,
+    /// It hit one of its binding's limits: `cpu`, `memory`, `stack` or `output`.
+    Limit(&'static str),
+}
+
+/// Weft's own metrics.
+pub(crate) struct Own {
+    poll_handoff: Histograms,
+    guest_calls: Histograms,
+    guest_traps: Family<Labels, Counter>,
+    guest_limits: Family<Labels, Counter>,
+    throttled: Family<Labels, Counter>,
+    long_polls: Family<Labels, Gauge>,
+}
+
+impl Own {
+    /// The metrics, registered in `registry`, with the writer's counted from `writer`.
+    pub(super) fn register(registry: &mut Registry, writer: WriterStats) -> Own {
+        let histograms = || Histograms::new_with_constructor(seconds as fn() -> Histogram);
+        let own = Own {
+            poll_handoff: histograms(),
+            guest_calls: histograms(),
+            guest_traps: Family::default(),
+            guest_limits: Family::default(),
+            throttled: Family::default(),
+            long_polls: Family::default(),
+        };
+        register_seconds(
+            registry,
+            "weft_poll_handoff",
+            "From a task's claim for a waiting poll to its delivery, once the claim committed",
+            own.poll_handoff.clone(),
+        );
+        register_seconds(
+            registry,
+            "weft_guest_call",
+            "How long each call of an in-process guest ran, by binding",
+            own.guest_calls.clone(),
+        );
+        registry.register(
+            "weft_guest_traps",
+            "Guest calls that trapped, by binding",
+            own.guest_traps.clone(),
+        );
+        registry.register(
+            "weft_guest_limit_hits",
+            "Guest calls stopped by a limit (cpu, memory, stack, output), by binding",
+            own.guest_limits.clone(),
+        );
+        registry.register(
+            "weft_throttled_requests",
+            "Requests refused with ThrottlingException for their tenant's request rate",
+            own.throttled.clone(),
+        );
+        registry.register(
+            "weft_long_polls_open",
+            "Long polls waiting over HTTP",
+            own.long_polls.clone(),
+        );
+        registry.register(
+            "weft_commit_batch_size",
+            "Requests applied by each commit of the writer",
+            writer.batch_sizes(),
+        );
+        register_seconds(
+            registry,
+            "weft_commit",
+            "How long each batch took to apply and commit durably",
+            writer.commit_times(),
+        );
+        registry.register_collector(Box::new(WriterCounters(writer)));
+        own
+    }
+
+    /// A waiting poll for tasks of `kind` was handed one `elapsed` after it was claimed for
+    /// it: the claim's commit, and the rest of its batch.
+    pub(crate) fn handed_off(&self, kind: TaskKind, elapsed: Duration) {
+        let labels = vec![("kind", super::kind_name(kind).to_owned())];
+        let h = self.poll_handoff.get_or_create(&labels);
+        h.observe(elapsed.as_secs_f64());
+    }
+
+    /// A call of the guest of the binding `labels` place ended with `outcome` after `elapsed`.
+    pub(crate) fn guest_called(&self, labels: &Labels, elapsed: Duration, outcome: GuestOutcome) {
+        self.guest_calls
+            .get_or_create(labels)
+            .observe(elapsed.as_secs_f64());
+        match outcome {
+            GuestOutcome::Answered => {}
+            GuestOutcome::Trapped => {
+                self.guest_traps.get_or_create(labels).inc();
+            }
+            GuestOutcome::Limit(limit) => {
+                let mut labels = labels.clone();
+                labels.push(("limit", limit.to_owned()));
+                self.guest_limits.get_or_create(&labels).inc();
+            }
+        }
+    }
+
+    /// A request of the tenant `labels` place was throttled.
+    pub(crate) fn throttled(&self, labels: &Labels) {
+        self.throttled.get_or_create(labels).inc();
+    }
+
+    /// A long poll of the tenant `labels` place began waiting (`delta` 1) or ended (-1).
+    pub(crate) fn long_poll(&self, labels: &Labels, delta: i64) {
+        self.long_polls.get_or_create(labels).inc_by(delta);
+    }
+}
+
+/// The writer's counters, read at each scrape.
+#[derive(Debug)]
+struct WriterCounters(WriterStats);
+
+impl Collector for WriterCounters {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let stats = &self.0;
+        for (name, help, value) in [
+            ("weft_commits", "Durable commits made", stats.commits()),
+            (
+                "weft_committed_requests",
+                "Requests applied by those commits",
+                stats.requests(),
+            ),
+            (
+                "weft_store_round_trips",
+                "Statements sent to the database server (PostgreSQL)",
+                stats.round_trips(),
+            ),
+            (
+                "weft_commit_retries",
+                "Batches run again after a conflict with another node (PostgreSQL)",
+                stats.retries(),
+            ),
+        ] {
+            let counter = ConstCounter::new(value);
+            let metric = encoder.encode_descriptor(name, help, None, counter.metric_type())?;
+            counter.encode(metric)?;
+        }
+        Ok(())
+    }
+}
