@@ -134,7 +134,7 @@ fn status(face: Face, fault: &Fault) -> StatusCode {
 fn log(request_id: &str, fault: &Fault) {
     match fault {
         Fault::Internal(detail) => tracing::error!(request_id, %detail, "internal failure"),
-        other => tracing::debug!(request_id, code = other.code(), message = %other, "fault"),
+        other => tracing::debug!(request_id, code = other.code(), reason = %other, "fault"),
     }
 }
 

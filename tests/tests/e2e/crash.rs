@@ -22,7 +22,7 @@
 
 mod actors;
 mod ledger;
-mod process;
+pub(crate) mod process;
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;

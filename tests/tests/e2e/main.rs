@@ -17,6 +17,7 @@ mod histories;
 mod limits;
 mod listing;
 mod nodes;
+mod observability;
 mod polling;
 mod protocol;
 mod retention;

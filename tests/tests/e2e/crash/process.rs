@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, Stdio};
 
 /// A running `weft serve`. Dropping it kills the process.
-pub(super) struct Weft {
+pub(crate) struct Weft {
     child: Child,
     /// Kept open so the process never writes to a closed pipe.
     _stdout: BufReader<ChildStdout>,
     /// `HOST:PORT`, from its start-up line.
-    pub(super) addr: String,
+    pub(crate) addr: String,
 }
 
 /// Where `cargo test` put the `weft` binary: beside the `deps` directory that holds this test
@@ -38,6 +38,17 @@ impl Weft {
     /// polls, appending its log to `log`, and waits for its start-up line. Blocks: call it off
     /// the async threads.
     pub(super) fn start(data: &Path, log: &Path, store: Option<&str>) -> Weft {
+        Weft::start_with(data, log, store, &[], "warn")
+    }
+
+    /// Like [`Weft::start`], with `args` added to `weft serve`'s and `RUST_LOG` set to `filter`.
+    pub(crate) fn start_with(
+        data: &Path,
+        log: &Path,
+        store: Option<&str>,
+        args: &[&str],
+        filter: &str,
+    ) -> Weft {
         let log_file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -55,7 +66,8 @@ impl Weft {
             ])
             .arg(data)
             .args(store.map(|url| format!("--store={url}")))
-            .env("RUST_LOG", "warn")
+            .args(args)
+            .env("RUST_LOG", filter)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(log_file);
@@ -65,6 +77,7 @@ impl Weft {
             "WEFT_STORE",
             "WEFT_POLL_TIMEOUT",
             "WEFT_ACCOUNT_ID",
+            "WEFT_LOG_FORMAT",
         ] {
             command.env_remove(var);
         }
@@ -89,7 +102,7 @@ impl Weft {
     }
 
     /// `http://HOST:PORT`.
-    pub(super) fn endpoint(&self) -> String {
+    pub(crate) fn endpoint(&self) -> String {
         format!("http://{}", self.addr)
     }
 }

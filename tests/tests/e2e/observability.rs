@@ -1,0 +1,283 @@
+//! What operators watch: `/metrics` after a known workload (counts and times on a manual
+//! clock, so every duration is exact), who may scrape it, the task lists the console shows, and
+//! JSON logs whose request ids match the `x-amzn-RequestId` each answer carried.
+
+use std::time::Duration;
+
+use weft_tests::TestServer;
+use weft_tests::tenants::{self, ACME, GLOBEX};
+
+use crate::common::register_domain;
+use crate::crash::process::Weft;
+use crate::flow::{
+    D, DECIDERS, WORKERS, activity_task, complete_workflow, decision_task, fail_workflow,
+    manual_server, register_activity, register_workflow, respond, schedule_activity, start,
+};
+
+/// The scrape, as text; panics unless it answers 200 in the OpenMetrics format.
+async fn scrape(server: &TestServer, token: Option<&str>) -> String {
+    let auth = token.map(|t| format!("Bearer {t}"));
+    let headers: Vec<(&str, &str)> = auth.iter().map(|a| ("Authorization", a.as_str())).collect();
+    let addr = server.endpoint().trim_start_matches("http://").to_owned();
+    let response = weft_tests::raw_http(&addr, "GET", "/metrics", &headers, b"").await;
+    assert_eq!(response.status, 200, "{response:?}");
+    let content_type = response.header("content-type").unwrap_or_default();
+    assert!(
+        content_type.starts_with("application/openmetrics-text"),
+        "{content_type}"
+    );
+    response.body
+}
+
+/// The value of the sample `series` (name and labels, exactly as written) in `text`.
+fn sample(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|line| line.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+}
+
+/// Asserts the sample `series` is `value`.
+#[track_caller]
+fn expect(text: &str, series: &str, value: f64) {
+    assert_eq!(sample(text, series), Some(value), "{series} in\n{text}");
+}
+
+#[tokio::test]
+async fn metrics_count_a_known_workload() {
+    let (server, c) = manual_server().await;
+    register_workflow(&c, "wf").await;
+    register_activity(&c, "act").await;
+    let runs = ["completes", "fails", "is-terminated"];
+    for id in runs {
+        start(&c, id, "wf").await;
+    }
+    // Each decision task waits 2 s in its list, each activity task 1 s, and the two activity
+    // tasks that close run 3 s.
+    server.advance(Duration::from_secs(2)).await;
+    for _ in runs {
+        let task = decision_task(&c, DECIDERS).await;
+        respond(&c, task.task_token(), vec![schedule_activity("a", "act")]).await;
+    }
+    server.advance(Duration::from_secs(1)).await;
+    let mut tokens = std::collections::HashMap::new();
+    for _ in runs {
+        let task = activity_task(&c, WORKERS).await;
+        let id = task.workflow_execution().unwrap().workflow_id().to_owned();
+        tokens.insert(id, task.task_token().to_owned());
+    }
+    server.advance(Duration::from_secs(3)).await;
+    c.respond_activity_task_completed()
+        .task_token(&tokens["completes"])
+        .send()
+        .await
+        .unwrap();
+    c.respond_activity_task_failed()
+        .task_token(&tokens["fails"])
+        .send()
+        .await
+        .unwrap();
+    for _ in 0..2 {
+        let task = decision_task(&c, DECIDERS).await;
+        let id = task.workflow_execution().unwrap().workflow_id();
+        let close = match id {
+            "completes" => complete_workflow(None),
+            _ => fail_workflow("it failed", ""),
+        };
+        respond(&c, task.task_token(), vec![close]).await;
+    }
+    c.terminate_workflow_execution()
+        .domain(D)
+        .workflow_id("is-terminated")
+        .send()
+        .await
+        .unwrap();
+    // One more run, whose first decision task nobody takes.
+    start(&c, "waits", "wf").await;
+
+    let text = scrape(&server, None).await;
+    let d = r#"{domain="d"}"#;
+    expect(&text, &format!("swf_workflows_started_total{d}"), 4.0);
+    expect(&text, &format!("swf_workflows_completed_total{d}"), 1.0);
+    expect(&text, &format!("swf_workflows_failed_total{d}"), 1.0);
+    expect(&text, &format!("swf_workflows_terminated_total{d}"), 1.0);
+    expect(
+        &text,
+        &format!("swf_workflow_start_to_close_time_seconds_count{d}"),
+        3.0,
+    );
+    expect(
+        &text,
+        &format!("swf_decision_tasks_completed_total{d}"),
+        5.0,
+    );
+    let decision_wait = format!("swf_decision_task_schedule_to_start_time_seconds_sum{d}");
+    expect(&text, &decision_wait, 6.0);
+    expect(
+        &text,
+        &format!("swf_activity_tasks_completed_total{d}"),
+        1.0,
+    );
+    expect(&text, &format!("swf_activity_tasks_failed_total{d}"), 1.0);
+    let activity_wait = format!("swf_activity_task_schedule_to_start_time_seconds_sum{d}");
+    expect(&text, &activity_wait, 3.0);
+    let activity_run = format!("swf_activity_task_start_to_close_time_seconds_sum{d}");
+    expect(&text, &activity_run, 6.0);
+    let activity_whole = format!("swf_activity_task_schedule_to_close_time_seconds_sum{d}");
+    expect(&text, &activity_whole, 8.0);
+    // A histogram's buckets are cumulative: both 3 s runs are within 5 s, neither within 2.5.
+    let bucket = |le: &str| {
+        format!(r#"swf_activity_task_start_to_close_time_seconds_bucket{{le="{le}",domain="d"}}"#)
+    };
+    expect(&text, &bucket("2.5"), 0.0);
+    expect(&text, &bucket("5.0"), 2.0);
+    let pending = r#"swf_pending_tasks{domain="d",kind="decision",task_list="deciders"}"#;
+    expect(&text, pending, 1.0);
+    assert!(
+        sample(&text, "weft_commits_total").is_some_and(|n| n > 0.0),
+        "{text}"
+    );
+    assert!(text.ends_with("# EOF\n"));
+}
+
+#[tokio::test]
+async fn task_lists_show_what_waits_and_who_polls() {
+    let (server, c) = manual_server().await;
+    register_workflow(&c, "wf").await;
+    start(&c, "one", "wf").await;
+    start(&c, "two", "wf").await;
+    let poller = c.clone();
+    let poll = tokio::spawn(async move {
+        poller
+            .poll_for_activity_task()
+            .domain(D)
+            .task_list(crate::flow::task_list("idle"))
+            .send()
+            .await
+    });
+    server.until_polls_wait(1).await;
+    let text = scrape(&server, None).await;
+    // An open server has no tenants to label it by.
+    expect(&text, "weft_long_polls_open{}", 1.0);
+
+    let weft = weft_tests::guests::weft_client(&server);
+    let lists = weft.task_lists(D).await.unwrap();
+    let seen: Vec<_> = lists
+        .iter()
+        .map(|l| {
+            (
+                l.kind.name(),
+                l.name.as_str(),
+                l.pending,
+                l.pollers,
+                l.bound,
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("decision", DECIDERS, 2, 0, false),
+            ("activity", "idle", 0, 1, false),
+        ]
+    );
+    server.advance(Duration::from_secs(1)).await;
+    poll.await.unwrap().unwrap();
+    let unknown = weft.task_lists("no-such-domain").await.unwrap_err();
+    assert!(
+        unknown.to_string().contains("UnknownResourceFault"),
+        "{unknown}"
+    );
+}
+
+#[tokio::test]
+async fn with_tenants_only_the_operators_token_may_scrape() {
+    let server = TestServer::start_with(|config| {
+        tenants::both(config);
+        config.metrics_token = Some("operator-token-0123456789".into());
+    })
+    .await;
+    register_domain(&ACME.client(&server), "acme-orders").await;
+    register_domain(&GLOBEX.client(&server), "globex-orders").await;
+    let addr = server.endpoint().trim_start_matches("http://").to_owned();
+    for (headers, code) in [
+        (vec![], "MissingAuthenticationTokenException"),
+        (
+            vec![("Authorization", "Bearer not-the-token")],
+            "AccessDeniedException",
+        ),
+    ] {
+        let refused = weft_tests::raw_http(&addr, "GET", "/metrics", &headers, b"").await;
+        assert_eq!((refused.status, refused.error_code().as_str()), (403, code));
+    }
+    let text = scrape(&server, Some("operator-token-0123456789")).await;
+    // Commits are counted for everyone; domains' metrics carry their tenant.
+    assert!(
+        sample(&text, "weft_commits_total").is_some_and(|n| n >= 2.0),
+        "{text}"
+    );
+
+    // Without a token configured, a server with tenants lets nobody scrape.
+    let closed = TestServer::start_with(tenants::both).await;
+    let addr = closed.endpoint().trim_start_matches("http://").to_owned();
+    let refused = weft_tests::raw_http(&addr, "GET", "/metrics", &[], b"").await;
+    assert_eq!(refused.status, 403);
+    assert_eq!(refused.error_code(), "AccessDeniedException");
+}
+
+#[tokio::test]
+async fn json_logs_carry_the_request_id_each_answer_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("weft.log");
+    let data = dir.path().join("data");
+    let weft = tokio::task::spawn_blocking({
+        let (data, log) = (data.clone(), log.clone());
+        move || {
+            Weft::start_with(
+                &data,
+                &log,
+                None,
+                &["--log-format", "json"],
+                "weft_host=debug",
+            )
+        }
+    })
+    .await
+    .unwrap();
+    let body = br#"{"name": "no-such-domain"}"#;
+    let answer = weft_tests::raw_request(
+        &weft.addr,
+        Some("SimpleWorkflowService.DescribeDomain"),
+        body,
+    )
+    .await;
+    assert_eq!(answer.error_code(), "UnknownResourceFault");
+    let id = answer
+        .header("x-amzn-requestid")
+        .expect("a request id")
+        .to_owned();
+    drop(weft);
+
+    let log = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: not JSON: {l}")))
+        .collect();
+    let of_request: Vec<_> = lines
+        .iter()
+        .filter(|l| {
+            l["spans"]
+                .as_array()
+                .is_some_and(|spans| spans.iter().any(|s| s["request_id"] == id.as_str()))
+        })
+        .collect();
+    let messages: Vec<_> = of_request
+        .iter()
+        .map(|l| l["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages, ["fault", "answered"], "{log}");
+    let fault = of_request[0];
+    assert_eq!(fault["code"], "UnknownResourceFault");
+    assert_eq!(fault["level"], "DEBUG");
+    let span = &fault["spans"][0];
+    assert_eq!(span["operation"], "DescribeDomain");
+    assert_eq!(of_request[1]["status"], 400);
+}
