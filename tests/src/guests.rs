@@ -188,9 +188,27 @@ pub async fn wait_closed(
     run_id: &str,
     within: Duration,
 ) -> Closed {
-    let swf = server.client();
+    let status = wait_status(&server.client(), domain, workflow_id, run_id, within).await;
+    let events = history(server, domain, workflow_id, run_id).await;
+    let wire = history_wire(server, domain, workflow_id, run_id).await;
+    Closed {
+        status,
+        events,
+        wire,
+    }
+}
+
+/// Waits, asking with `swf`, until the run closes (panics if it is still open after `within`),
+/// and answers how it closed.
+pub async fn wait_status(
+    swf: &Client,
+    domain: &str,
+    workflow_id: &str,
+    run_id: &str,
+    within: Duration,
+) -> CloseStatus {
     let began = Instant::now();
-    let status = loop {
+    loop {
         let info = swf
             .describe_workflow_execution()
             .domain(domain)
@@ -201,21 +219,14 @@ pub async fn wait_closed(
             .execution_info
             .expect("execution info");
         if info.execution_status == ExecutionStatus::Closed {
-            break info.close_status.expect("a closed run has a close status");
+            return info.close_status.expect("a closed run has a close status");
         }
         if began.elapsed() > within {
-            let events = history(server, domain, workflow_id, run_id).await;
+            let events = read_history(swf, domain, workflow_id, run_id).await;
             let types: Vec<_> = events.iter().map(|e| e.event_type().as_str()).collect();
             panic!("{workflow_id} still open after {within:?}: {types:?}");
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
-    };
-    let events = history(server, domain, workflow_id, run_id).await;
-    let wire = history_wire(server, domain, workflow_id, run_id).await;
-    Closed {
-        status,
-        events,
-        wire,
     }
 }
 

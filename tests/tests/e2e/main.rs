@@ -4,6 +4,7 @@
 mod children;
 mod clients;
 mod common;
+mod console;
 mod crash;
 mod decision_failures;
 mod decisions;

@@ -1,0 +1,202 @@
+//! The web console in a real browser: `tests/console/console.mjs` drives Debian's Chromium
+//! (through playwright-core) against a server with two tenants, while this test sets up the
+//! data with aws-sdk-swf and checks afterwards what the API reports of what was done in the
+//! browser. Runs when `WEFT_BROWSER_TESTS` is set (`.ci/run` sets it after installing Chromium);
+//! screenshots of a failure go to `target/console-screenshots`. With
+//! `WEFT_CONSOLE_SCREENSHOTS=DIR`, it also saves the README's screenshots of the main pages there.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::json;
+use weft_host::client::Client as WeftClient;
+use weft_tests::TestServer;
+use weft_tests::aws_sdk_swf::types::CloseStatus;
+use weft_tests::guests::{self, Bind, BindingKind, order};
+use weft_tests::tenants::{self, ACME, GLOBEX, Tenant};
+
+use crate::flow::since_ever;
+
+/// How long the order workflows may take to close.
+const CLOSE_WITHIN: Duration = Duration::from_secs(30);
+
+/// Whether the browser tests run.
+fn enabled() -> bool {
+    std::env::var_os("WEFT_BROWSER_TESTS").is_some_and(|v| !v.is_empty())
+}
+
+/// `tests/console`, where the script and its npm packages live.
+fn script_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("console")
+}
+
+/// A `/v1` client signing as `tenant`.
+fn weft_as(server: &TestServer, tenant: &Tenant) -> WeftClient {
+    guests::weft_client(server).with_credentials(tenant.key, tenant.secret)
+}
+
+/// Starts an order of `tenant`'s in `domain` with `input`; its run id.
+async fn start_order(
+    swf: &weft_tests::aws_sdk_swf::Client,
+    domain: &str,
+    id: &str,
+    input: &str,
+) -> String {
+    let ty = weft_tests::aws_sdk_swf::types::WorkflowType::builder()
+        .name(order::WORKFLOW.name)
+        .version(order::WORKFLOW.version)
+        .build()
+        .unwrap();
+    swf.start_workflow_execution()
+        .domain(domain)
+        .workflow_id(id)
+        .workflow_type(ty)
+        .input(input)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("start {id}: {e:?}"))
+        .run_id
+        .expect("a run id")
+}
+
+/// An order that waits `window` seconds for a cancel signal before it ships.
+fn order_waiting(window: u64) -> String {
+    let mut input: serde_json::Value = serde_json::from_str(order::SAMPLE_ORDER).unwrap();
+    input["cancel_window_seconds"] = json!(window);
+    input.to_string()
+}
+
+/// Runs the browser script with `config`; panics with its output unless it passes.
+fn run_script(config: &serde_json::Value) {
+    let dir = script_dir();
+    if !dir.join("node_modules/playwright-core").exists() {
+        let npm = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&dir)
+            .output()
+            .expect("npm runs");
+        assert!(npm.status.success(), "npm ci: {npm:?}");
+    }
+    let out = Command::new("node")
+        .arg(dir.join("console.mjs"))
+        .arg(config.to_string())
+        .current_dir(&dir)
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the browser script failed ({}):\n{stdout}\n{stderr}",
+        out.status
+    );
+}
+
+#[tokio::test]
+async fn the_console_shows_each_tenant_its_own_and_acts_for_it() {
+    if !enabled() {
+        return;
+    }
+    let server = TestServer::start_with(|config| {
+        tenants::both(config);
+        config.poll_timeout = Duration::from_secs(1);
+    })
+    .await;
+    let (acme_domain, globex_domain) = ("acme-orders", "globex-orders");
+    let acme = ACME.client(&server);
+    guests::register_examples(&acme, acme_domain).await;
+    let weft = weft_as(&server, &ACME);
+    for (guest, kind, list) in [
+        (
+            "order-decider",
+            BindingKind::Decision,
+            order::DECISION_TASK_LIST,
+        ),
+        (
+            "order-activities",
+            BindingKind::Activity,
+            order::ACTIVITY_TASK_LIST,
+        ),
+    ] {
+        guests::deploy(&weft, guest, acme_domain, kind, list, Bind::default()).await;
+    }
+    let globex = GLOBEX.client(&server);
+    guests::register_examples(&globex, globex_domain).await;
+
+    let done = start_order(&acme, acme_domain, "order-done", order::SAMPLE_ORDER).await;
+    let status = guests::wait_status(&acme, acme_domain, "order-done", &done, CLOSE_WITHIN).await;
+    assert_eq!(status, CloseStatus::Completed);
+    let events = guests::read_history(&acme, acme_domain, "order-done", &done).await;
+    let to_signal = start_order(&acme, acme_domain, "order-signal", &order_waiting(600)).await;
+    let to_stop = start_order(&acme, acme_domain, "order-stop", &order_waiting(600)).await;
+
+    let screenshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/console-screenshots");
+    let mut config = json!({
+        "url": server.endpoint(),
+        "chromium": std::env::var("WEFT_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into()),
+        "screenshots": screenshots,
+        "tenants": [
+            {
+                "key": ACME.key, "secret": ACME.secret,
+                "domain": acme_domain, "hiddenDomain": globex_domain,
+                "completed": {
+                    "workflowId": "order-done", "runId": done,
+                    "events": events.len(),
+                    "activities": ["verify-order", "charge-credit-card", "ship-order", "record-completion"],
+                },
+                "signal": {
+                    "workflowId": "order-signal", "runId": to_signal,
+                    "name": order::CANCEL_SIGNAL, "input": "from the console",
+                },
+                "terminate": {
+                    "workflowId": "order-stop", "runId": to_stop,
+                    "reason": "from the console",
+                },
+            },
+            {
+                "key": GLOBEX.key, "secret": GLOBEX.secret,
+                "domain": globex_domain, "hiddenDomain": acme_domain,
+            },
+        ],
+    });
+    if let Some(dir) = std::env::var_os("WEFT_CONSOLE_SCREENSHOTS") {
+        config["readme"] = json!(PathBuf::from(dir));
+    }
+    tokio::task::spawn_blocking(move || run_script(&config))
+        .await
+        .unwrap();
+
+    // What the browser did, as the API reports it.
+    let signaled = guests::read_history(&acme, acme_domain, "order-signal", &to_signal).await;
+    let signal = signaled
+        .iter()
+        .find_map(|e| e.workflow_execution_signaled_event_attributes())
+        .expect("the console's signal is in the history");
+    assert_eq!(signal.signal_name(), order::CANCEL_SIGNAL);
+    assert_eq!(signal.input(), Some("from the console"));
+    let stopped = acme
+        .describe_workflow_execution()
+        .domain(acme_domain)
+        .execution(guests::execution("order-stop", &to_stop))
+        .send()
+        .await
+        .unwrap();
+    let info = stopped.execution_info().unwrap();
+    assert_eq!(info.close_status(), Some(&CloseStatus::Terminated));
+    let history = guests::read_history(&acme, acme_domain, "order-stop", &to_stop).await;
+    let terminated = history
+        .iter()
+        .find_map(|e| e.workflow_execution_terminated_event_attributes())
+        .expect("terminated");
+    assert_eq!(terminated.reason(), Some("from the console"));
+    // GLOBEX was shown nothing of ACME's, and did nothing to it.
+    let globex_runs = globex
+        .list_open_workflow_executions()
+        .domain(globex_domain)
+        .start_time_filter(since_ever())
+        .send()
+        .await
+        .unwrap();
+    assert!(globex_runs.execution_infos().is_empty());
+}
