@@ -281,6 +281,15 @@ impl ConfigFile {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_operators_metrics_token_is_read_and_never_printed() {
+        let file = ConfigFile::parse("[operator]\nmetrics_token = \"s3cret-token\"\n").unwrap();
+        assert!(!format!("{:?}", file.operator).contains("s3cret"));
+        let (_, config) = file.resolve(ServerSettings::default()).unwrap();
+        assert_eq!(config.metrics_token.as_deref(), Some("s3cret-token"));
+        assert!(ConfigFile::parse("[operator]\ntoken = \"x\"\n").is_err());
+    }
+
     /// The example in the repository is the documentation: it must parse, and configure what
     /// it says.
     #[test]
