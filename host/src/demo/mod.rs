@@ -95,7 +95,8 @@ pub async fn run(
     drop(demo);
     if outcome.is_ok() && options.serve {
         println!();
-        println!("Still serving on http://{addr}; press Ctrl-C to stop. Try:");
+        println!("Still serving on http://{addr}; press Ctrl-C to stop.");
+        println!("Open the console at http://{addr}/console/ (metrics at /metrics), or try:");
         println!(
             "  export AWS_ACCESS_KEY_ID=weft AWS_SECRET_ACCESS_KEY=weft AWS_DEFAULT_REGION={REGION}"
         );

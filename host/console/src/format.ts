@@ -1,0 +1,58 @@
+// How times, durations, sizes and ids are shown.
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+/** Epoch seconds as local `YYYY-MM-DD HH:MM:SS`, with milliseconds when `precise`. */
+export function formatTime(secs: number | undefined, precise = false): string {
+  if (secs === undefined || secs === null) return '';
+  const d = new Date(secs * 1000);
+  const base =
+    `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ` +
+    `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  return precise ? `${base}.${pad(d.getMilliseconds(), 3)}` : base;
+}
+
+/** A duration in seconds, briefly: `850 ms`, `12.3 s`, `4 min 5 s`, `2 h 3 min`, `3 d 4 h`. */
+export function formatDuration(secs: number): string {
+  if (!isFinite(secs)) return '';
+  if (secs < 0) secs = 0;
+  if (secs < 1) return `${Math.round(secs * 1000)} ms`;
+  if (secs < 60) return `${(Math.round(secs * 10) / 10).toString()} s`;
+  const s = Math.round(secs);
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
+}
+
+/** An SWF timeout string (`"300"`, `"NONE"`) for people. */
+export function formatTimeout(t: string | undefined): string {
+  if (t === undefined) return '';
+  if (t === 'NONE') return 'none';
+  const n = Number(t);
+  return isFinite(n) ? `${formatDuration(n)} (${t})` : t;
+}
+
+export function formatBytes(n: number): string {
+  const [value, unit] =
+    n < 1024 ? [n, 'B'] : n < 1024 ** 2 ? [n / 1024, 'KiB'] : n < 1024 ** 3 ? [n / 1024 ** 2, 'MiB'] : [n / 1024 ** 3, 'GiB'];
+  return `${Number(value.toFixed(1))} ${unit}`;
+}
+
+/** The first characters of a long id (run ids, digests); the full one goes in a title. */
+export const short = (id: string, n = 8) => (id.length > n + 1 ? id.slice(0, n) + '…' : id);
+
+/** `Date` ⇄ the value of an `<input type="datetime-local">` (local time, to the minute). */
+export function toLocalInput(d: Date): string {
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+export function fromLocalInput(v: string): Date | null {
+  if (!v) return null;
+  const d = new Date(v);
+  return isNaN(d.getTime()) ? null : d;
+}
+
+/** Long text, cut for one line. */
+export const clip = (s: string, n = 80) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
+
+/** A retention period, as registered (a string of days). */
+export const days = (n: string) => `${n} day${n === '1' ? '' : 's'}`;

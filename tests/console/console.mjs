@@ -1,0 +1,241 @@
+// Drives Weft's web console in headless Chromium, as a person would. Its one argument is JSON:
+//
+//   {"url": "http://127.0.0.1:PORT", "chromium": "/usr/bin/chromium", "screenshots": "/abs/dir",
+//    "readme": "/abs/dir" (optional: 1280x800 pictures of the main pages, of the first tenant),
+//    "tenants": [{"key", "secret", "region"?, "domain", "hiddenDomain"?,
+//                 "completed"?: {"workflowId", "runId", "events", "activities": [names]},
+//                 "signal"?: {"workflowId", "runId", "name", "input"},
+//                 "terminate"?: {"workflowId", "runId", "reason"}}, ...]}
+//
+// For each tenant: sign in, see its domain and not the hidden one, open the domain; find the
+// completed run among the closed ones and check its timeline and history; signal a run and see
+// the signal in its history; terminate a run and see it closed; sign out. Then, at a phone's
+// width, the executions list must not be wider than the screen. Prints `ok` and exits 0 when
+// every check holds; otherwise saves a full-page screenshot named for the step that failed
+// (`<screenshots>/<step>.png`), prints the error and exits 1.
+
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const TIMEOUT_MS = 15_000;
+
+const config = JSON.parse(process.argv[2] ?? '');
+if (!config.url || !Array.isArray(config.tenants) || config.tenants.length === 0) {
+  console.error('usage: node console.mjs \'{"url": ..., "chromium": ..., "screenshots": ..., "tenants": [...]}\'');
+  process.exit(2);
+}
+const base = config.url.replace(/\/$/, '');
+const shots = config.screenshots ?? '.';
+mkdirSync(shots, { recursive: true });
+
+const browser = await chromium.launch({ executablePath: config.chromium ?? '/usr/bin/chromium' });
+/** The page the current step acts on, screenshotted if the step fails. */
+let current = null;
+/** Errors thrown inside the page: a console that throws has failed even if the checks pass. */
+const pageErrors = [];
+
+/** Runs `body` as the step `name`; on failure, screenshots the page and exits 1. */
+async function step(name, body) {
+  try {
+    await body();
+  } catch (error) {
+    const file = join(shots, `${name.replace(/[^A-Za-z0-9_.-]+/g, '-')}.png`);
+    try {
+      if (current) await current.screenshot({ path: file, fullPage: true });
+      console.error(`screenshot: ${file}`);
+    } catch (e) {
+      console.error(`no screenshot: ${e.message}`);
+    }
+    console.error(`step ${name} failed: ${error?.stack ?? error}`);
+    if (pageErrors.length) console.error(`errors in the page:\n${pageErrors.join('\n')}`);
+    await browser.close();
+    process.exit(1);
+  }
+}
+
+function check(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+/** Waits until `fn()` returns true (it may throw meanwhile), or fails with `message`. */
+async function until(fn, message, timeout = TIMEOUT_MS) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      if (await fn()) return;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`${message}${last ? ` (last error: ${last.message})` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function newPage(viewport = { width: 1280, height: 800 }) {
+  // A context per use: sessionStorage (where the keys live) starts empty.
+  const context = await browser.newContext({ viewport });
+  context.setDefaultTimeout(TIMEOUT_MS);
+  const page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  current = page;
+  return page;
+}
+
+const css = (s) => JSON.stringify(String(s));
+const executionRows = (page) => page.locator('[data-testid="executions-table"] tbody tr[data-workflow-id]');
+
+async function signIn(page, tenant) {
+  await page.goto(`${base}/console/`);
+  await page.getByTestId('signin-key').fill(tenant.key);
+  await page.getByTestId('signin-secret').fill(tenant.secret);
+  await page.getByTestId('signin-region').fill(tenant.region ?? 'us-east-1');
+  await page.getByTestId('signin-submit').click();
+  await page.getByTestId('signed-in-key').filter({ hasText: tenant.key }).waitFor();
+}
+
+async function openDomain(page, domain) {
+  await page.goto(`${base}/console/#/domains`);
+  await page.locator(`tr[data-domain=${css(domain)}] a`).click();
+  await page.getByTestId('domain-name').filter({ hasText: domain }).waitFor();
+}
+
+/** Lists the domain's open or closed executions filtered by `workflowId` and opens `runId`'s row. */
+async function openRun(page, domain, state, workflowId, runId) {
+  await page.goto(`${base}/console/#/domains/${encodeURIComponent(domain)}/executions`);
+  await page.getByTestId(`exec-state-${state}`).click();
+  await page.getByTestId(`exec-state-${state}`).and(page.locator('[aria-pressed="true"]')).waitFor();
+  await page.getByTestId('filter-by').selectOption('workflowId');
+  await page.getByTestId('filter-workflow-id').fill(workflowId);
+  await page.getByTestId('filter-apply').click();
+  const row = page.locator(`[data-testid="executions-table"] tr[data-workflow-id=${css(workflowId)}][data-run-id=${css(runId)}]`);
+  await row.waitFor();
+  return row;
+}
+
+async function openExecution(page, row) {
+  await row.locator('a').first().click();
+  await page.getByTestId('execution-status').waitFor();
+}
+
+async function confirmDialog(page) {
+  await page.getByTestId('dialog-confirm').click();
+  await page.locator('dialog[open]').waitFor({ state: 'detached' });
+}
+
+for (const [i, tenant] of config.tenants.entries()) {
+  const t = `tenant${i + 1}`;
+  const page = await newPage();
+
+  await step(`${t}-sign-in`, () => signIn(page, tenant));
+
+  await step(`${t}-domains`, async () => {
+    await page.locator(`[data-testid="domains-table"] tr[data-domain=${css(tenant.domain)}]`).waitFor();
+    if (tenant.hiddenDomain) {
+      const hidden = await page.locator(`tr[data-domain=${css(tenant.hiddenDomain)}]`).count();
+      check(hidden === 0, `the domains list shows ${tenant.hiddenDomain}, another tenant's domain`);
+    }
+  });
+
+  await step(`${t}-open-domain`, () => openDomain(page, tenant.domain));
+
+  if (tenant.completed) {
+    const c = tenant.completed;
+    await step(`${t}-closed-list`, async () => {
+      const row = await openRun(page, tenant.domain, 'closed', c.workflowId, c.runId);
+      await until(async () => (await executionRows(page).count()) === 1, `the list filtered by ${c.workflowId} does not hold exactly one row`);
+      await openExecution(page, row);
+    });
+    await step(`${t}-timeline`, async () => {
+      const timeline = page.getByTestId('timeline');
+      await timeline.waitFor();
+      check((await timeline.locator('[data-kind="decision"]').count()) >= 1, 'the timeline has no decision task bar');
+      for (const name of c.activities ?? []) {
+        const bars = timeline.locator(`[data-kind="activity"][data-name=${css(name)}][data-outcome="completed"]`);
+        check((await bars.count()) >= 1, `the timeline has no completed bar of activity ${name}`);
+      }
+    });
+    await step(`${t}-history`, async () => {
+      const rows = page.locator('[data-testid="history-table"] tbody tr[data-event-type]');
+      await until(async () => (await rows.count()) === c.events, `the history does not show ${c.events} events`);
+    });
+  }
+
+  if (tenant.signal) {
+    const s = tenant.signal;
+    await step(`${t}-signal`, async () => {
+      const row = await openRun(page, tenant.domain, 'open', s.workflowId, s.runId);
+      await openExecution(page, row);
+      await page.getByTestId('action-signal').click();
+      await page.getByTestId('signal-name').fill(s.name);
+      await page.getByTestId('signal-input').fill(s.input ?? '');
+      await confirmDialog(page);
+      await page.locator('[data-testid="history-table"] tr[data-event-type="WorkflowExecutionSignaled"]').first().waitFor();
+    });
+  }
+
+  if (tenant.terminate) {
+    const x = tenant.terminate;
+    await step(`${t}-terminate`, async () => {
+      const row = await openRun(page, tenant.domain, 'open', x.workflowId, x.runId);
+      await openExecution(page, row);
+      await page.getByTestId('action-terminate').click();
+      await page.getByTestId('terminate-reason').fill(x.reason ?? '');
+      await confirmDialog(page);
+      await page.getByTestId('execution-status').filter({ hasText: 'TERMINATED' }).waitFor();
+      check((await page.getByTestId('execution-status').textContent()).includes('CLOSED'), 'the run is not shown closed');
+    });
+  }
+
+  await step(`${t}-sign-out`, async () => {
+    await page.getByTestId('sign-out').click();
+    await page.getByTestId('signin-key').waitFor();
+  });
+
+  await step(`${t}-page-errors`, async () => check(pageErrors.length === 0, 'the page threw errors'));
+  await page.context().close();
+}
+
+// On a phone, the executions list fits the screen: only scroll containers may be wider.
+await step('phone-executions', async () => {
+  const tenant = config.tenants[0];
+  const page = await newPage({ width: 390, height: 844 });
+  await signIn(page, tenant);
+  await page.goto(`${base}/console/#/domains/${encodeURIComponent(tenant.domain)}/executions?state=closed`);
+  await page.locator('[data-testid="executions-table"], [data-testid="executions-empty"]').first().waitFor();
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  check(width <= 391, `the page is ${width} px wide at a 390 px viewport`);
+  await page.context().close();
+});
+
+// Pictures of the main pages for the README, of the first tenant's domain.
+if (config.readme) {
+  await step('readme-screenshots', async () => {
+    mkdirSync(config.readme, { recursive: true });
+    const tenant = config.tenants[0];
+    const d = encodeURIComponent(tenant.domain);
+    const page = await newPage();
+    await signIn(page, tenant);
+    const shoot = async (name, hash, ready) => {
+      await page.goto(`${base}/console/${hash}`);
+      await page.locator(ready).first().waitFor();
+      // Let the last requests of the page land (counts, module sizes).
+      await page.waitForLoadState('networkidle');
+      await page.screenshot({ path: join(config.readme, `${name}.png`) });
+    };
+    await shoot('domains', '#/domains', '[data-testid="domains-table"]');
+    await shoot('executions', `#/domains/${d}/executions?state=closed`, '[data-testid="executions-table"], [data-testid="executions-empty"]');
+    if (tenant.completed) {
+      const c = tenant.completed;
+      await shoot('execution', `#/domains/${d}/executions/${encodeURIComponent(c.workflowId)}/${encodeURIComponent(c.runId)}`, '[data-testid="timeline"]');
+    }
+    await shoot('task-lists', `#/domains/${d}/task-lists`, '[data-testid="task-lists-table"], .empty, [data-testid="error"]');
+    await shoot('bindings', `#/domains/${d}/bindings`, '[data-testid="bindings-table"], .empty, [data-testid="error"]');
+    await shoot('modules', '#/modules', '[data-testid="modules-table"], .empty, [data-testid="error"]');
+    await page.context().close();
+  });
+}
+
+await browser.close();
+console.log('ok');
