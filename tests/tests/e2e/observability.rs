@@ -15,7 +15,7 @@ use crate::flow::{
 };
 
 /// The scrape, as text; panics unless it answers 200 in the OpenMetrics format.
-async fn scrape(server: &TestServer, token: Option<&str>) -> String {
+pub(crate) async fn scrape(server: &TestServer, token: Option<&str>) -> String {
     let auth = token.map(|t| format!("Bearer {t}"));
     let headers: Vec<(&str, &str)> = auth.iter().map(|a| ("Authorization", a.as_str())).collect();
     let addr = server.endpoint().trim_start_matches("http://").to_owned();
@@ -30,14 +30,14 @@ async fn scrape(server: &TestServer, token: Option<&str>) -> String {
 }
 
 /// The value of the sample `series` (name and labels, exactly as written) in `text`.
-fn sample(text: &str, series: &str) -> Option<f64> {
+pub(crate) fn sample(text: &str, series: &str) -> Option<f64> {
     text.lines()
         .find_map(|line| line.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
 }
 
 /// Asserts the sample `series` is `value`.
 #[track_caller]
-fn expect(text: &str, series: &str, value: f64) {
+pub(crate) fn expect(text: &str, series: &str, value: f64) {
     assert_eq!(sample(text, series), Some(value), "{series} in\n{text}");
 }
 
@@ -221,6 +221,43 @@ async fn with_tenants_only_the_operators_token_may_scrape() {
     let refused = weft_tests::raw_http(&addr, "GET", "/metrics", &[], b"").await;
     assert_eq!(refused.status, 403);
     assert_eq!(refused.error_code(), "AccessDeniedException");
+}
+
+#[tokio::test]
+async fn throttled_requests_are_counted_per_tenant() {
+    let server = TestServer::start_with(|config| {
+        let mut acme = ACME.config();
+        acme.quotas.requests_per_second = Some(0.001);
+        acme.quotas.request_burst = Some(2);
+        config.tenants = vec![acme, GLOBEX.config()];
+        config.metrics_token = Some("operator-token-0123456789".into());
+    })
+    .await;
+    let acme = ACME.client(&server);
+    let mut throttled = 0;
+    for _ in 0..5 {
+        let listed = acme
+            .list_domains()
+            .registration_status(weft_tests::aws_sdk_swf::types::RegistrationStatus::Registered)
+            .send()
+            .await;
+        if let Err(e) = listed {
+            let (code, _) = crate::common::fault(Err::<(), _>(e));
+            assert_eq!(code, "ThrottlingException");
+            throttled += 1;
+        }
+    }
+    assert_eq!(throttled, 3, "a burst of 2, then nothing for 1000 s");
+    let text = scrape(&server, Some("operator-token-0123456789")).await;
+    expect(
+        &text,
+        r#"weft_throttled_requests_total{tenant="acme"}"#,
+        3.0,
+    );
+    assert_eq!(
+        sample(&text, r#"weft_throttled_requests_total{tenant="globex"}"#),
+        None
+    );
 }
 
 #[tokio::test]

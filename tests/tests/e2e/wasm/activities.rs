@@ -14,6 +14,7 @@ use crate::flow::{
     register_activity, register_workflow, respond, schedule_activity_with, start_on,
     wait_for_event, wait_for_events,
 };
+use crate::observability::{expect, scrape};
 
 /// Each input, and the reason its ActivityTaskFailed must give.
 const CASES: [(&str, &str); 8] = [
@@ -115,6 +116,17 @@ async fn hostile_activities_fail_with_their_cause_and_the_host_keeps_serving() {
         .map(|(input, reason)| (format!("activity {input}"), (*reason).to_owned()))
         .collect();
     assert_eq!(logged, expected);
+
+    // The metrics count each trap and each limit hit, by binding.
+    let text = scrape(&server, None).await;
+    let binding = r#"domain="d",kind="activity",binding="workers""#;
+    expect(&text, &format!("weft_guest_traps_total{{{binding}}}"), 3.0);
+    for limit in ["cpu", "memory", "stack", "output"] {
+        let series = format!(r#"weft_guest_limit_hits_total{{{binding},limit="{limit}"}}"#);
+        expect(&text, &series, 1.0);
+    }
+    let calls = format!("weft_guest_call_seconds_count{{{binding}}}");
+    expect(&text, &calls, CASES.len() as f64);
 
     // The same worker serves the next task.
     let task = decision_task(&c, DECIDERS).await;
