@@ -175,7 +175,7 @@ impl<'a, 't> Engine<'a, 't> {
                 metrics.domain_labels(&run.account, &run.domain_name),
             );
             self.tx
-                .after_commit(Box::new(move || metrics.record(&labels, &[measure])));
+                .after_commit(Box::new(move || metrics.record(&labels, measure)));
         }
         Ok(event_id)
     }

@@ -23,7 +23,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::store::{Reads, StoreError, TaskKind, WriterStats};
+use crate::store::{Reads, StoreError, WriterStats};
 
 pub(crate) use self::own::{GuestOutcome, Own};
 pub(crate) use self::swf::{EventTimes, Measure};
@@ -106,9 +106,9 @@ impl Metrics {
         }
     }
 
-    /// Counts what committed history events of a domain tell (see `swf.rs`).
-    pub(crate) fn record(&self, labels: &Labels, measures: &[Measure]) {
-        self.swf.record(labels, measures);
+    /// Counts what a committed history event of a domain tells (see `swf.rs`).
+    pub(crate) fn record(&self, labels: &Labels, measure: Measure) {
+        self.swf.record(labels, measure);
     }
 
     /// Every metric, as the text a scrape answers, with the tasks `pending` as read for it.
@@ -158,7 +158,7 @@ impl Pending {
                 continue;
             };
             let mut labels = metrics.domain_labels(account, name);
-            labels.push(("kind", kind_name(q.kind).to_owned()));
+            labels.push(("kind", q.kind.served_by().name().to_owned()));
             if series.len() < MAX_LIST_SERIES {
                 labels.push(("task_list", q.list));
                 series.push((labels, q.count));
@@ -169,15 +169,6 @@ impl Pending {
         }
         series.extend(other);
         series
-    }
-}
-
-/// The `kind` label of a task kind.
-pub(crate) fn kind_name(kind: TaskKind) -> &'static str {
-    match kind {
-        TaskKind::Decision => "decision",
-        TaskKind::Activity => "activity",
-        TaskKind::Function => "function",
     }
 }
 

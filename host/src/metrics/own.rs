@@ -98,7 +98,7 @@ impl Own {
     /// A waiting poll for tasks of `kind` was handed one `elapsed` after it was claimed for
     /// it: the claim's commit, and the rest of its batch.
     pub(crate) fn handed_off(&self, kind: TaskKind, elapsed: Duration) {
-        let labels = vec![("kind", super::kind_name(kind).to_owned())];
+        let labels = vec![("kind", kind.served_by().name().to_owned())];
         let h = self.poll_handoff.get_or_create(&labels);
         h.observe(elapsed.as_secs_f64());
     }

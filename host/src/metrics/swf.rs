@@ -369,71 +369,68 @@ impl Swf {
         }
     }
 
-    /// Counts `measures`, all of the domain `labels` place.
-    pub(super) fn record(&self, labels: &Labels, measures: &[Measure]) {
-        for measure in measures {
-            match *measure {
-                Measure::WorkflowStarted => {
-                    self.workflows_started.get_or_create(labels).inc();
+    /// Counts `measure`, of the domain `labels` place.
+    pub(super) fn record(&self, labels: &Labels, measure: Measure) {
+        match measure {
+            Measure::WorkflowStarted => {
+                self.workflows_started.get_or_create(labels).inc();
+            }
+            Measure::WorkflowClosed { how, seconds } => {
+                if let Some((_, family)) = self.workflows_closed.iter().find(|(h, _)| *h == how) {
+                    family.get_or_create(labels).inc();
                 }
-                Measure::WorkflowClosed { how, seconds } => {
-                    if let Some((_, family)) = self.workflows_closed.iter().find(|(h, _)| *h == how)
-                    {
-                        family.get_or_create(labels).inc();
-                    }
-                    self.workflow_start_to_close
+                self.workflow_start_to_close
+                    .get_or_create(labels)
+                    .observe(seconds);
+            }
+            Measure::DecisionStarted { schedule_to_start } => {
+                let h = self.decision_schedule_to_start.get_or_create(labels);
+                h.observe(schedule_to_start);
+            }
+            Measure::DecisionCompleted { start_to_close } => {
+                self.decisions_completed.get_or_create(labels).inc();
+                if let Some(s) = start_to_close {
+                    self.decision_start_to_close
                         .get_or_create(labels)
-                        .observe(seconds);
+                        .observe(s);
                 }
-                Measure::DecisionStarted { schedule_to_start } => {
-                    let h = self.decision_schedule_to_start.get_or_create(labels);
-                    h.observe(schedule_to_start);
+            }
+            Measure::DecisionTimedOutOnClose => {
+                self.decisions_timed_out_on_close
+                    .get_or_create(labels)
+                    .inc();
+            }
+            Measure::ActivityStarted { schedule_to_start } => {
+                let h = self.activity_schedule_to_start.get_or_create(labels);
+                h.observe(schedule_to_start);
+            }
+            Measure::ActivityClosed {
+                how,
+                schedule_to_close,
+                start_to_close,
+            } => {
+                let family = match how {
+                    ActivityClosed::Completed => Some(&self.activities_completed),
+                    ActivityClosed::Failed => Some(&self.activities_failed),
+                    ActivityClosed::Canceled => Some(&self.activities_canceled),
+                    ActivityClosed::TimedOut(cause) => self
+                        .activities_timed_out
+                        .iter()
+                        .find(|(c, _)| *c == cause)
+                        .map(|(_, family)| family),
+                };
+                if let Some(family) = family {
+                    family.get_or_create(labels).inc();
                 }
-                Measure::DecisionCompleted { start_to_close } => {
-                    self.decisions_completed.get_or_create(labels).inc();
-                    if let Some(s) = start_to_close {
-                        self.decision_start_to_close
-                            .get_or_create(labels)
-                            .observe(s);
-                    }
-                }
-                Measure::DecisionTimedOutOnClose => {
-                    self.decisions_timed_out_on_close
+                if let Some(s) = schedule_to_close {
+                    self.activity_schedule_to_close
                         .get_or_create(labels)
-                        .inc();
+                        .observe(s);
                 }
-                Measure::ActivityStarted { schedule_to_start } => {
-                    let h = self.activity_schedule_to_start.get_or_create(labels);
-                    h.observe(schedule_to_start);
-                }
-                Measure::ActivityClosed {
-                    how,
-                    schedule_to_close,
-                    start_to_close,
-                } => {
-                    let family = match how {
-                        ActivityClosed::Completed => Some(&self.activities_completed),
-                        ActivityClosed::Failed => Some(&self.activities_failed),
-                        ActivityClosed::Canceled => Some(&self.activities_canceled),
-                        ActivityClosed::TimedOut(cause) => self
-                            .activities_timed_out
-                            .iter()
-                            .find(|(c, _)| *c == cause)
-                            .map(|(_, family)| family),
-                    };
-                    if let Some(family) = family {
-                        family.get_or_create(labels).inc();
-                    }
-                    if let Some(s) = schedule_to_close {
-                        self.activity_schedule_to_close
-                            .get_or_create(labels)
-                            .observe(s);
-                    }
-                    if let Some(s) = start_to_close {
-                        self.activity_start_to_close
-                            .get_or_create(labels)
-                            .observe(s);
-                    }
+                if let Some(s) = start_to_close {
+                    self.activity_start_to_close
+                        .get_or_create(labels)
+                        .observe(s);
                 }
             }
         }

@@ -1,6 +1,6 @@
 use super::*;
 use crate::model::events::Cause;
-use crate::store::Queued;
+use crate::store::{Queued, TaskKind};
 
 use self::swf::{ActivityClosed, Closed};
 
@@ -32,22 +32,21 @@ fn tenants_label_their_domains_and_open_servers_name_none() {
 async fn measures_are_counted_under_cloudwatch_names() {
     let metrics = acme();
     let labels = metrics.domain_labels("111111111111", "orders");
-    metrics.record(
-        &labels,
-        &[
-            Measure::WorkflowStarted,
-            Measure::WorkflowStarted,
-            Measure::WorkflowClosed {
-                how: Closed::TimedOut,
-                seconds: 2.0,
-            },
-            Measure::ActivityClosed {
-                how: ActivityClosed::TimedOut(Cause::Heartbeat),
-                schedule_to_close: Some(0.5),
-                start_to_close: None,
-            },
-        ],
-    );
+    for measure in [
+        Measure::WorkflowStarted,
+        Measure::WorkflowStarted,
+        Measure::WorkflowClosed {
+            how: Closed::TimedOut,
+            seconds: 2.0,
+        },
+        Measure::ActivityClosed {
+            how: ActivityClosed::TimedOut(Cause::Heartbeat),
+            schedule_to_close: Some(0.5),
+            start_to_close: None,
+        },
+    ] {
+        metrics.record(&labels, measure);
+    }
     let text = metrics.render(no_pending()).await;
     let on = r#"{tenant="acme",domain="orders"}"#;
     for line in [

@@ -2,12 +2,14 @@
 //! task lists and function names; read what their guests failed. Every change is committed by
 //! the writer like any SWF change, and the in-process workers follow the bindings.
 
+use std::collections::BTreeMap;
+
 use crate::fault::{Fault, echo};
 use crate::model::{
     Bind, BindLimits, Binding, BindingKind, GuestFailureRecord, ModuleRecord, TaskListInfo,
 };
 use crate::runtime::{self, GuestLimits};
-use crate::store::{Reads, TaskKind};
+use crate::store::Reads;
 use crate::tenancy::Quotas;
 
 use super::{Ctx, Service, known_domain};
@@ -292,47 +294,32 @@ pub(crate) async fn task_lists(
             Ok::<_, Fault>((domain.id, queued, tx.bindings(Some(domain.id))?))
         })
         .await?;
-    let mut lists = std::collections::BTreeMap::<(BindingKind, String), TaskListInfo>::new();
+    let mut lists = BTreeMap::new();
     for q in queued {
-        let info = lists
-            .entry((served_by(q.kind), q.list.clone()))
-            .or_insert_with(|| blank(served_by(q.kind), q.list));
-        info.pending = q.count;
+        list(&mut lists, q.kind.served_by(), q.list).pending = q.count;
     }
-    let pollers = svc.engine.wakers.dispatch.pollers(id);
-    for (kind, list, count) in pollers {
-        let info = lists
-            .entry((served_by(kind), list.clone()))
-            .or_insert_with(|| blank(served_by(kind), list));
-        info.pollers = count as u64;
+    for (kind, name, count) in svc.engine.wakers.dispatch.pollers(id) {
+        list(&mut lists, kind.served_by(), name).pollers = count as u64;
     }
     for (_, binding) in bindings {
-        lists
-            .entry((binding.kind, binding.name.clone()))
-            .or_insert_with(|| blank(binding.kind, binding.name))
-            .bound = true;
+        list(&mut lists, binding.kind, binding.name).bound = true;
     }
     Ok(lists.into_values().collect())
 }
 
-/// The kind of binding that serves tasks of `kind`.
-fn served_by(kind: TaskKind) -> BindingKind {
-    match kind {
-        TaskKind::Decision => BindingKind::Decision,
-        TaskKind::Activity => BindingKind::Activity,
-        TaskKind::Function => BindingKind::Function,
-    }
-}
-
-/// A list with nothing waiting, nobody polling and no binding, yet.
-fn blank(kind: BindingKind, name: String) -> TaskListInfo {
-    TaskListInfo {
+/// The list `name` of `kind` among `lists`, added with nothing waiting if it is not there yet.
+fn list(
+    lists: &mut BTreeMap<(BindingKind, String), TaskListInfo>,
+    kind: BindingKind,
+    name: String,
+) -> &mut TaskListInfo {
+    lists.entry((kind, name.clone())).or_insert(TaskListInfo {
         kind,
         name,
         pending: 0,
         pollers: 0,
         bound: false,
-    }
+    })
 }
 
 /// Removes a binding: its workers stop after the task each is running.

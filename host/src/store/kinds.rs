@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use crate::clock::Timestamp;
-use crate::model::{CloseStatus, Kind, Run};
+use crate::model::{BindingKind, CloseStatus, Kind, Run};
 
 /// A count a domain keeps for a limit.
 #[derive(Clone, Copy, Debug)]
@@ -52,6 +52,16 @@ impl TaskKind {
             1 => Some(TaskKind::Activity),
             2 => Some(TaskKind::Function),
             _ => None,
+        }
+    }
+
+    /// The kind of binding that serves tasks of this kind; its name names the kind in the
+    /// console and the metrics.
+    pub(crate) fn served_by(self) -> BindingKind {
+        match self {
+            TaskKind::Decision => BindingKind::Decision,
+            TaskKind::Activity => BindingKind::Activity,
+            TaskKind::Function => BindingKind::Function,
         }
     }
 }
