@@ -84,6 +84,30 @@ pub async fn deploy(
     digest
 }
 
+/// Deploys the order example in `domain`: its decider and activity worker with the default
+/// bindings, on the task lists its types name; their digests.
+pub async fn deploy_order(weft: &WeftClient, domain: &str) -> (String, String) {
+    let decider = deploy(
+        weft,
+        "order-decider",
+        domain,
+        BindingKind::Decision,
+        order::DECISION_TASK_LIST,
+        Bind::default(),
+    )
+    .await;
+    let activities = deploy(
+        weft,
+        "order-activities",
+        domain,
+        BindingKind::Activity,
+        order::ACTIVITY_TASK_LIST,
+        Bind::default(),
+    )
+    .await;
+    (decider, activities)
+}
+
 /// The failures a binding's guest met, oldest first, in their wire JSON.
 pub async fn failures(
     weft: &WeftClient,

@@ -13,10 +13,10 @@ use serde_json::json;
 use weft_host::client::Client as WeftClient;
 use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::types::CloseStatus;
-use weft_tests::guests::{self, Bind, BindingKind, order};
+use weft_tests::guests::{self, order};
 use weft_tests::tenants::{self, ACME, GLOBEX, Tenant};
 
-use crate::flow::since_ever;
+use crate::flow::{since_ever, wf_type};
 
 /// How long the order workflows may take to close.
 const CLOSE_WITHIN: Duration = Duration::from_secs(30);
@@ -43,11 +43,7 @@ async fn start_order(
     id: &str,
     input: &str,
 ) -> String {
-    let ty = weft_tests::aws_sdk_swf::types::WorkflowType::builder()
-        .name(order::WORKFLOW.name)
-        .version(order::WORKFLOW.version)
-        .build()
-        .unwrap();
+    let ty = wf_type(order::WORKFLOW.name, order::WORKFLOW.version);
     swf.start_workflow_execution()
         .domain(domain)
         .workflow_id(id)
@@ -106,21 +102,7 @@ async fn the_console_shows_each_tenant_its_own_and_acts_for_it() {
     let (acme_domain, globex_domain) = ("acme-orders", "globex-orders");
     let acme = ACME.client(&server);
     guests::register_examples(&acme, acme_domain).await;
-    let weft = weft_as(&server, &ACME);
-    for (guest, kind, list) in [
-        (
-            "order-decider",
-            BindingKind::Decision,
-            order::DECISION_TASK_LIST,
-        ),
-        (
-            "order-activities",
-            BindingKind::Activity,
-            order::ACTIVITY_TASK_LIST,
-        ),
-    ] {
-        guests::deploy(&weft, guest, acme_domain, kind, list, Bind::default()).await;
-    }
+    guests::deploy_order(&weft_as(&server, &ACME), acme_domain).await;
     let globex = GLOBEX.client(&server);
     guests::register_examples(&globex, globex_domain).await;
 

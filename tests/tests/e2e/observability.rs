@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use weft_tests::TestServer;
 use weft_tests::tenants::{self, ACME, GLOBEX};
+use weft_tests::{RawResponse, TestServer};
 
 use crate::common::register_domain;
 use crate::crash::process::Weft;
@@ -18,8 +18,7 @@ use crate::flow::{
 pub(crate) async fn scrape(server: &TestServer, token: Option<&str>) -> String {
     let auth = token.map(|t| format!("Bearer {t}"));
     let headers: Vec<(&str, &str)> = auth.iter().map(|a| ("Authorization", a.as_str())).collect();
-    let addr = server.endpoint().trim_start_matches("http://").to_owned();
-    let response = weft_tests::raw_http(&addr, "GET", "/metrics", &headers, b"").await;
+    let response = get_metrics(server, &headers).await;
     assert_eq!(response.status, 200, "{response:?}");
     let content_type = response.header("content-type").unwrap_or_default();
     assert!(
@@ -27,6 +26,12 @@ pub(crate) async fn scrape(server: &TestServer, token: Option<&str>) -> String {
         "{content_type}"
     );
     response.body
+}
+
+/// `GET /metrics` with `headers`, as sent.
+async fn get_metrics(server: &TestServer, headers: &[(&str, &str)]) -> RawResponse {
+    let addr = server.endpoint().trim_start_matches("http://").to_owned();
+    weft_tests::raw_http(&addr, "GET", "/metrics", headers, b"").await
 }
 
 /// The value of the sample `series` (name and labels, exactly as written) in `text`.
@@ -197,7 +202,6 @@ async fn with_tenants_only_the_operators_token_may_scrape() {
     .await;
     register_domain(&ACME.client(&server), "acme-orders").await;
     register_domain(&GLOBEX.client(&server), "globex-orders").await;
-    let addr = server.endpoint().trim_start_matches("http://").to_owned();
     for (headers, code) in [
         (vec![], "MissingAuthenticationTokenException"),
         (
@@ -205,7 +209,7 @@ async fn with_tenants_only_the_operators_token_may_scrape() {
             "AccessDeniedException",
         ),
     ] {
-        let refused = weft_tests::raw_http(&addr, "GET", "/metrics", &headers, b"").await;
+        let refused = get_metrics(&server, &headers).await;
         assert_eq!((refused.status, refused.error_code().as_str()), (403, code));
     }
     let text = scrape(&server, Some("operator-token-0123456789")).await;
@@ -217,8 +221,7 @@ async fn with_tenants_only_the_operators_token_may_scrape() {
 
     // Without a token configured, a server with tenants lets nobody scrape.
     let closed = TestServer::start_with(tenants::both).await;
-    let addr = closed.endpoint().trim_start_matches("http://").to_owned();
-    let refused = weft_tests::raw_http(&addr, "GET", "/metrics", &[], b"").await;
+    let refused = get_metrics(&closed, &[]).await;
     assert_eq!(refused.status, 403);
     assert_eq!(refused.error_code(), "AccessDeniedException");
 }

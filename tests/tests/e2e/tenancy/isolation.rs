@@ -212,21 +212,7 @@ async fn two_tenants_run_the_order_example_side_by_side() {
     for tenant in [ACME, GLOBEX] {
         let c = tenant.client(&server);
         guests::register_examples(&c, D).await;
-        let weft = weft(&server, &tenant);
-        for (name, kind, serves) in [
-            (
-                "order-decider",
-                BindingKind::Decision,
-                order::DECISION_TASK_LIST,
-            ),
-            (
-                "order-activities",
-                BindingKind::Activity,
-                order::ACTIVITY_TASK_LIST,
-            ),
-        ] {
-            guests::deploy(&weft, name, D, kind, serves, Bind::default()).await;
-        }
+        guests::deploy_order(&weft(&server, &tenant), D).await;
         let run = c
             .start_workflow_execution()
             .domain(D)

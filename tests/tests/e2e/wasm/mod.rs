@@ -53,28 +53,9 @@ async fn server() -> (TestServer, Client, WeftClient) {
     (server, c, weft)
 }
 
-/// Deploys the order example: its decider and activity worker, with the default binding; their
-/// digests.
+/// Deploys the order example in [`D`]; the digests of its decider and activity worker.
 async fn deploy_order(weft: &WeftClient) -> (String, String) {
-    let decider = guests::deploy(
-        weft,
-        "order-decider",
-        D,
-        BindingKind::Decision,
-        order::DECISION_TASK_LIST,
-        Bind::default(),
-    )
-    .await;
-    let activities = guests::deploy(
-        weft,
-        "order-activities",
-        D,
-        BindingKind::Activity,
-        order::ACTIVITY_TASK_LIST,
-        Bind::default(),
-    )
-    .await;
-    (decider, activities)
+    guests::deploy_order(weft, D).await
 }
 
 /// Deploys the quote example: its decider and the function `price`.
