@@ -33,8 +33,11 @@
 //! which this crate forwards to the `log` import. [`testing::HistoryBuilder`] builds histories to
 //! unit-test a decider natively, with `cargo test`.
 //!
-//! A decider gets no clock, randomness, files, environment or network: the host refuses a
-//! decider component that imports any, so that a decider stays a pure function of its history.
+//! A decider is a function of its history, and the host sees to it: its clocks read its decision
+//! task's `DecisionTaskStarted` time, its randomness is seeded by the run and the task, it has no
+//! files, environment or network, and the host refuses a decider that imports `wasi:http`. So a
+//! decider may use `SystemTime::now()`, a `HashMap` or a random number, and still decides the
+//! same when its history is replayed.
 //!
 //! # One crate, three worlds
 //!
@@ -68,9 +71,9 @@
 //! each function exports only `invoke`. Besides, every guest imports the package's type-only
 //! interfaces (`types`, `history`, `decisions`, `tasks`) and the `wasi:io` and `wasi:cli`
 //! interfaces through which Rust's standard library reports a panic; and nothing else unless its
-//! own code asks for it (the impure test decider, which reads the clock and asks for random
-//! bytes, imports `wasi:clocks` and `wasi:random`, for the host to refuse). The host's runtime loads each
-//! guest as its world and refuses the impure decider (`weft_host::examples`' tests).
+//! own code asks for it (the clock test decider, which reads the clock and asks for random
+//! bytes, imports `wasi:clocks` and `wasi:random`). The host's runtime loads each guest as its
+//! world (`weft_host::examples`' tests).
 
 extern crate self as weft_guest;
 

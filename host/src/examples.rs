@@ -32,8 +32,7 @@ mod tests {
             .unwrap_or_else(|| panic!("no guest is built from a crate named {name}"))
     }
 
-    /// The guests against the real runtime: each loads as its world (the impure decider is
-    /// refused), answers what its example promises, and each misbehaviour becomes the guest's
+    /// The guests against the real runtime: each loads as its world, answers what its example promises, and each misbehaviour becomes the guest's
     /// failure.
     #[tokio::test(flavor = "multi_thread")]
     async fn the_runtime_loads_the_guests_and_contains_their_misbehaviour() {
@@ -50,6 +49,7 @@ mod tests {
             ("quote-decider", World::Decider),
             ("hostile-decider", World::Decider),
             ("one-activity-decider", World::Decider),
+            ("clock-decider", World::Decider),
             ("order-activities", World::ActivityWorker),
             ("hostile-activity", World::ActivityWorker),
             ("price-function", World::Function),
@@ -61,11 +61,6 @@ mod tests {
                 world
             );
         }
-        let Err(impure) = load("impure-decider") else {
-            panic!("the impure decider loaded");
-        };
-        assert!(impure.0.contains("deterministic"), "{impure}");
-
         let call = Call {
             label: "test".into(),
             limits: GuestLimits {
@@ -190,6 +185,54 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(error, GuestFailure::Decider("asked to fail".into()));
+    }
+
+    /// A decider that reads the clock and draws random numbers decides the same twice on one
+    /// history: its clock reads the task's `DecisionTaskStarted` time and its randomness
+    /// follows the run and the task.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_decider_reading_the_clock_and_randomness_decides_the_same_twice() {
+        use crate::runtime::{Call, GuestLimits, Runtime};
+        use serde_json::{Value, json};
+        use std::sync::Arc;
+
+        let runtime = Runtime::new(None).unwrap();
+        let decider = runtime.load(code("clock-decider")).unwrap();
+        let call = Call {
+            label: "test".into(),
+            limits: GuestLimits::default(),
+            share: Arc::new(tokio::sync::Semaphore::new(1)),
+            http_hosts: Arc::from([]),
+        };
+        let task = |run_id: &str| {
+            json!({
+                "workflowExecution": {"workflowId": "w", "runId": run_id},
+                "workflowType": {"name": "Clock", "version": "1.0"},
+                "previousStartedEventId": 0,
+                "startedEventId": 3,
+                "events": [
+                    {"eventId": 1, "eventTimestamp": 1_700_000_000.0, "eventType": "WorkflowExecutionStarted",
+                     "workflowExecutionStartedEventAttributes": {
+                        "childPolicy": "TERMINATE", "taskList": {"name": "d"},
+                        "workflowType": {"name": "Clock", "version": "1.0"}}},
+                    {"eventId": 2, "eventTimestamp": 1_700_000_000.0, "eventType": "DecisionTaskScheduled",
+                     "decisionTaskScheduledEventAttributes": {"taskList": {"name": "d"}}},
+                    {"eventId": 3, "eventTimestamp": 1_700_000_002.5, "eventType": "DecisionTaskStarted",
+                     "decisionTaskStartedEventAttributes": {"scheduledEventId": 2}},
+                ],
+            })
+        };
+        let reading = |response: &Value| -> Value {
+            let details = &response["decisions"][0]["recordMarkerDecisionAttributes"]["details"];
+            serde_json::from_str(details.as_str().unwrap()).unwrap()
+        };
+        let first = runtime.decide(&decider, &call, &task("r1")).await.unwrap();
+        let again = runtime.decide(&decider, &call, &task("r1")).await.unwrap();
+        assert_eq!(first, again);
+        assert_eq!(reading(&first)["now"], json!(1_700_000_002.5));
+        let other_run = runtime.decide(&decider, &call, &task("r2")).await.unwrap();
+        assert_eq!(reading(&other_run)["now"], json!(1_700_000_002.5));
+        assert_ne!(reading(&first)["random"], reading(&other_run)["random"]);
     }
 
     /// Only the guest's own computing counts against its CPU limit: two thousand heartbeats

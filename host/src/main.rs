@@ -11,7 +11,8 @@ use serde::Serialize;
 use serde_json::json;
 use tokio::net::TcpListener;
 use weft_host::client::{
-    Bind, BindingKind, BindingList, Client, FailureList, Limits, ModuleList, show,
+    Bind, BindingKind, BindingList, Client, FailureList, Limits, ModuleList, ModuleRecord, Replay,
+    ReplayReport, TypeRef, show,
 };
 use weft_host::{ConfigFile, ServerSettings, Weft};
 
@@ -59,6 +60,9 @@ enum RemoteCommand {
     Binding(BindingArgs),
     /// Upload a module and bind it, in one step.
     Deploy(DeployArgs),
+    /// Replay a decider over a domain's recorded histories and report, run by run, the first
+    /// decision it makes differently; fails if any run diverges.
+    Replay(ReplayArgs),
 }
 
 #[derive(Args)]
@@ -285,8 +289,47 @@ struct DeployArgs {
     target: Target,
     #[command(flatten)]
     tuning: Tuning,
+    /// Before binding a decider, replay it over the newest N runs of its task list, and refuse
+    /// to bind it if it decides any of them differently.
+    #[arg(long, value_name = "N", requires = "decisions")]
+    verify: Option<u32>,
+    /// Bind even if the replay diverges.
+    #[arg(long, requires = "verify")]
+    force: bool,
     #[command(flatten)]
     remote: Remote,
+}
+
+#[derive(Args)]
+struct ReplayArgs {
+    /// The decider's component file (uploaded, if it is not already).
+    #[arg(long, value_name = "FILE")]
+    module: PathBuf,
+    /// The domain whose runs to replay.
+    #[arg(long)]
+    domain: String,
+    /// Only runs of this workflow type.
+    #[arg(long = "type", value_name = "NAME:VERSION", value_parser = type_ref)]
+    workflow_type: Option<TypeRef>,
+    /// Only runs whose decision tasks go to this task list.
+    #[arg(long, value_name = "TASK_LIST")]
+    task_list: Option<String>,
+    /// How many runs, newest first, open or closed (default 10, at most 1000).
+    #[arg(long, value_name = "N")]
+    last: Option<u32>,
+    #[command(flatten)]
+    remote: Remote,
+}
+
+/// `NAME:VERSION` as a workflow type (SWF's names and versions hold no `:`).
+fn type_ref(text: &str) -> Result<TypeRef, String> {
+    match text.split_once(':') {
+        Some((name, version)) if !name.is_empty() && !version.is_empty() => Ok(TypeRef {
+            name: name.to_owned(),
+            version: version.to_owned(),
+        }),
+        _ => Err("expected NAME:VERSION, such as OrderWorkflow:1.0".into()),
+    }
 }
 
 fn main() -> ExitCode {
@@ -415,14 +458,66 @@ async fn remote(command: RemoteCommand) -> anyhow::Result<()> {
             let (kind, name) = args.target.get();
             let code = read(&args.file)?;
             let module = client.upload_module(code).await?;
+            let verified = match args.verify {
+                Some(last) => Some(verify(&client, &args.domain, name, &module, last).await?),
+                None => None,
+            };
+            if let Some(report) = verified.as_ref().filter(|_| !args.remote.json) {
+                print(false, report, lines(&report.runs, show::replay));
+            }
+            let diverged = verified.as_ref().map_or(0, |r| r.diverged().count());
+            if let Some(report) = verified.as_ref().filter(|_| diverged > 0 && !args.force) {
+                print(args.remote.json, report, []);
+                anyhow::bail!(
+                    "not bound: the decider diverges on {diverged} of the last {} runs of \
+                     {name} (--force binds it anyway)",
+                    report.runs.len()
+                );
+            }
             let bind = args.tuning.bind(&module.digest);
             let binding = client.bind(&args.domain, kind, name, &bind).await?;
             let lines = [show::module(&module), show::binding(&binding)];
-            let both = json!({"module": module, "binding": binding});
-            print(args.remote.json, &both, lines);
+            let mut all = json!({"module": module, "binding": binding});
+            if let Some(report) = verified {
+                all["replay"] = json!(report);
+            }
+            print(args.remote.json, &all, lines);
+        }
+        RemoteCommand::Replay(args) => {
+            let client = connect(&args.remote)?;
+            let module = client.upload_module(read(&args.module)?).await?;
+            let replay = Replay {
+                module: module.digest,
+                workflow_type: args.workflow_type,
+                task_list: args.task_list,
+                last: args.last,
+            };
+            let report = client.replay(&args.domain, &replay).await?;
+            print(args.remote.json, &report, lines(&report.runs, show::replay));
+            let diverged = report.diverged().count();
+            if diverged > 0 {
+                anyhow::bail!("{diverged} of {} runs diverged", report.runs.len());
+            }
         }
     }
     Ok(())
+}
+
+/// Replays the uploaded decider `module` over the newest `last` runs of the task list `name`.
+async fn verify(
+    client: &Client,
+    domain: &str,
+    name: &str,
+    module: &ModuleRecord,
+    last: u32,
+) -> anyhow::Result<ReplayReport> {
+    let replay = Replay {
+        module: module.digest.clone(),
+        task_list: Some(name.to_owned()),
+        last: Some(last),
+        ..Replay::default()
+    };
+    Ok(client.replay(domain, &replay).await?)
 }
 
 fn read(file: &Path) -> anyhow::Result<Vec<u8>> {

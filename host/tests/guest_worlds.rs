@@ -1,7 +1,7 @@
 //! The guests built from `examples/` and `tests/guests/` have exactly their world's imports and
 //! exports, although one SDK crate (`weft-guest`) generates the bindings of all three worlds:
-//! a decider does not import `heartbeat` nor export `run`, and so on. The impure decider shows
-//! that what a guest's code uses from WASI does show up, for the host to refuse.
+//! a decider does not import `heartbeat` nor export `run`, and so on. The clock decider shows
+//! that what a guest's code uses from WASI does show up (for the host to make deterministic).
 
 use wit_parser::decoding::{DecodedWasm, decode};
 use wit_parser::{WorldItem, WorldKey};
@@ -85,7 +85,7 @@ fn each_guest_has_exactly_its_worlds_imports_and_exports() {
         ("price-function", &["weft:swf/log"], &["invoke"]),
         ("hostile-function", &["weft:swf/log"], &["invoke"]),
         (
-            "impure-decider",
+            "clock-decider",
             &[
                 "weft:swf/log",
                 "wasi:clocks/monotonic-clock",
@@ -108,7 +108,7 @@ fn each_guest_has_exactly_its_worlds_imports_and_exports() {
         assert_eq!(exported, exports, "{name} exports");
         for import in imports.iter().filter(|i| i.starts_with("wasi:")) {
             assert!(
-                STD_IMPORTS.contains(&import.as_str()) || name == "impure-decider",
+                STD_IMPORTS.contains(&import.as_str()) || name == "clock-decider",
                 "{name} imports {import}"
             );
         }

@@ -17,6 +17,7 @@
 //! | `DELETE /v1/domains/{domain}/bindings/{kind}/{name}` | `{}` |
 //! | `GET /v1/domains/{domain}/bindings/{kind}/{name}/failures` | `{"failures": [...]}` |
 //! | `GET /v1/domains/{domain}/task-lists` | `{"taskLists": [...]}`: each list's pending tasks, waiting polls, binding |
+//! | `POST /v1/domains/{domain}/replay` (body: `{"module", "workflowType"?, "taskList"?, "last"?}`) | `{"runs": [...]}`: each run's replay, and where it diverged |
 //!
 //! `kind` is `decision`, `activity` or `function`. `httpHosts` (activity bindings only; none by
 //! default) lists the hosts, `host` or `host:port`, its guest may send HTTP requests to.
@@ -38,7 +39,8 @@ use super::response::{self, Face};
 use super::{Api, auth, request_id};
 use crate::fault::{Fault, echo};
 use crate::model::BindingKind;
-use crate::model::{Bind, BindingList, FailureList, ModuleList, TaskListList};
+use crate::model::{Bind, BindingList, FailureList, ModuleList, Replay, TaskListList};
+use crate::ops::replay;
 use crate::ops::wasm::{self, MAX_MODULE_BYTES};
 
 /// The extension's routes, to merge into the router.
@@ -56,6 +58,7 @@ pub(super) fn routes() -> Router<Arc<Api>> {
             get(failures),
         )
         .route("/v1/domains/{domain}/task-lists", get(task_lists))
+        .route("/v1/domains/{domain}/replay", post(replay))
 }
 
 /// A binding's place: domain, kind and name, as the path names them.
@@ -158,6 +161,21 @@ async fn task_lists(
             auth::authorize_domain(&ctx, "ListTaskLists", &domain)?;
             let task_lists = wasm::task_lists(&api.service, &ctx, domain).await?;
             Ok(TaskListList { task_lists })
+        }
+        .await,
+    )
+}
+
+async fn replay(
+    State(api): State<Arc<Api>>,
+    Params(domain): Params<String>,
+    Admitted { ctx, body }: Admitted,
+) -> Response {
+    reply(
+        async {
+            auth::authorize_domain(&ctx, "Replay", &domain)?;
+            let input: Replay = parse_input(&body)?;
+            replay::replay(&api.service, &ctx, domain, input).await
         }
         .await,
     )

@@ -36,8 +36,9 @@ use tokio::net::TcpStream;
 
 pub use crate::clock::Timestamp;
 pub use crate::model::{
-    Bind, BindLimits as Limits, Binding, BindingKind, BindingList, FailureList, GuestFailureRecord,
-    ModuleList, ModuleRecord, TaskListInfo, TaskListList,
+    Bind, BindLimits as Limits, Binding, BindingKind, BindingList, Divergence, FailureList,
+    GuestFailureRecord, ModuleList, ModuleRecord, Replay, ReplayReport, RunReplay, TaskListInfo,
+    TaskListList, TypeRef,
 };
 pub use crate::runtime::{GuestLimits, World};
 use crate::tenancy::sigv4;
@@ -249,6 +250,15 @@ impl Client {
         let path = format!("/v1/domains/{}/task-lists", encode(domain));
         let list: TaskListList = self.call(Method::GET, path, None).await?;
         Ok(list.task_lists)
+    }
+
+    /// Replays the decider `replay.module` (an uploaded module's digest) over the newest runs
+    /// of `domain` that `replay` picks; answers each run's replay.
+    pub async fn replay(&self, domain: &str, replay: &Replay) -> Result<ReplayReport, ClientError> {
+        let body = serde_json::to_vec(replay).map_err(|e| self.protocol(e))?;
+        let path = format!("/v1/domains/{}/replay", encode(domain));
+        self.call(Method::POST, path, Some(("application/json", body)))
+            .await
     }
 
     /// Sends `method path` with `body` (its content type and bytes) and answers a success's

@@ -1,6 +1,6 @@
 //! The API's records as one short line each, for people: what `weft` prints without `--json`.
 
-use super::{Binding, GuestFailureRecord, ModuleRecord, Timestamp};
+use super::{Binding, GuestFailureRecord, ModuleRecord, RunReplay, Timestamp};
 
 /// A module: `DIGEST  WORLD  SIZE bytes  uploaded TIME`.
 pub fn module(module: &ModuleRecord) -> String {
@@ -45,6 +45,22 @@ pub fn failure(failure: &GuestFailureRecord) -> String {
         failure.task,
         failure.reason,
     )
+}
+
+/// A run's replay: `same      WORKFLOW-ID RUN-ID  TYPE:VERSION  N decision tasks`, or
+/// `DIVERGED  WORKFLOW-ID RUN-ID  TYPE:VERSION  decision task N, decision I: WHAT`.
+pub fn replay(run: &RunReplay) -> String {
+    let head = format!(
+        "{} {}  {}:{}",
+        run.workflow_id, run.run_id, run.workflow_type.name, run.workflow_type.version
+    );
+    match &run.divergence {
+        None => format!("same      {head}  {} decision tasks", run.decision_tasks),
+        Some(d) => format!(
+            "DIVERGED  {head}  decision task {}, decision {}: {}",
+            d.started_event_id, d.decision, d.message
+        ),
+    }
 }
 
 /// A size in units of `2^shift` bytes (whole ones when it divides).

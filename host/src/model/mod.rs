@@ -5,6 +5,7 @@ pub(crate) mod decisions;
 mod domain;
 pub(crate) mod events;
 mod execution;
+mod replay;
 mod rules;
 mod shapes;
 mod types;
@@ -16,6 +17,7 @@ pub(crate) use execution::{
     Activity, ActivityDue, Child, Closed, DecisionTask, ExecutionConfig, Item, ItemKind, Lambda,
     NextDecision, OpenCounts, OpenItems, Parent, Run, Slot, TaskState, Timer,
 };
+pub use replay::{Divergence, Replay, ReplayReport, RunReplay, TypeRef};
 pub(crate) use rules::{LAMBDA_DEFAULT_TIMEOUT, NoneAllowed, name_problem};
 pub(crate) use shapes::{
     ChildPolicy, CloseStatus, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName,

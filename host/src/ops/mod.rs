@@ -11,6 +11,7 @@ pub(crate) mod history;
 pub(crate) mod listings;
 mod paging;
 mod polling;
+pub(crate) mod replay;
 pub(crate) mod tags;
 pub(crate) mod types;
 pub(crate) mod wasm;

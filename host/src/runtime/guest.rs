@@ -10,7 +10,9 @@ use wasmtime::{ResourceLimiter, Store, Trap, UpdateDeadline};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
+use super::Call;
 use super::bindings::{heartbeat, log};
+use super::determinism::TaskWorld;
 use super::http::{HttpGrant, Outgoing};
 use super::limits::GuestLimits;
 use super::ticker::{self, TICK, Ticks};
@@ -68,12 +70,11 @@ impl GuestFailure {
 ///
 /// What a guest can reach is what this state grants, whatever its world links:
 ///
-/// - WASI 0.2 (`wasmtime_wasi::p2`, linked for every world so that a std guest loads): no
-///   arguments, no environment variables, no preopened directory (so no file at all), stdin
-///   closed and stdout/stderr discarded, no socket address allowed for TCP or UDP, no name
-///   lookup. `wasi:cli/exit` ends the call as a trap. Clocks and randomness are the host's, but a
-///   decider importing them is refused at upload, so only activity workers and functions read
-///   them;
+/// - WASI 0.2 (`wasmtime_wasi::p2`, linked for every world so that a std guest or a language
+///   runtime loads): no arguments, no environment variables, no preopened directory (so no file
+///   at all), stdin closed and stdout/stderr discarded, no socket address allowed for TCP or
+///   UDP, no name lookup. `wasi:cli/exit` ends the call as a trap. Clocks and randomness are the
+///   host's for activity workers and functions; a decider's are its task's (see [`Grant`]);
 /// - `weft:swf/log` (rate-limited lines in the host's log) and, for activity workers,
 ///   `weft:swf/heartbeat`;
 /// - for activity workers only, `wasi:http` to the hosts on the binding's allow-list (see
@@ -98,27 +99,40 @@ pub(crate) struct GuestState {
     ticks: ticker::Call,
 }
 
+/// What a call's WASI grants beyond the sandbox that every guest is in.
+pub(crate) enum Grant {
+    /// A decider: clocks stopped at its task's start and randomness seeded by the task
+    /// (`super::determinism`).
+    Decider(TaskWorld),
+    /// An activity worker: the host's clocks and randomness, heartbeats, and HTTP to the hosts
+    /// of its binding.
+    Activity(Heartbeat),
+    /// A function: the host's clocks and randomness.
+    Function,
+}
+
 impl GuestState {
-    fn new(
-        ticks: &Ticks,
-        label: Arc<str>,
-        limits: &GuestLimits,
-        heartbeat: Option<Heartbeat>,
-        http_hosts: Arc<[String]>,
-        outgoing: Arc<Outgoing>,
-    ) -> Self {
+    fn new(ticks: &Ticks, call: &Call, grant: Grant, outgoing: Arc<Outgoing>) -> Self {
         // No arguments, environment, preopened directories, name lookup or socket address;
         // stdio goes nowhere. (These are the builder's defaults, but the sandbox should not
         // depend on defaults: each is said here.)
-        let wasi = WasiCtx::builder()
-            .allow_tcp(false)
+        let mut wasi = WasiCtx::builder();
+        wasi.allow_tcp(false)
             .allow_udp(false)
             .allow_ip_name_lookup(false)
-            .socket_addr_check(|_, _| Box::pin(async { false }))
-            .build();
+            .socket_addr_check(|_, _| Box::pin(async { false }));
+        let (heartbeat, http_hosts) = match grant {
+            Grant::Decider(world) => {
+                world.grant(&mut wasi);
+                (None, Arc::from([]))
+            }
+            Grant::Activity(heartbeat) => (Some(heartbeat), call.http_hosts.clone()),
+            Grant::Function => (None, Arc::from([])),
+        };
+        let limits = &call.limits;
         let ticks_left = limits.cpu().as_millis() / TICK.as_millis();
         GuestState {
-            wasi,
+            wasi: wasi.build(),
             table: ResourceTable::new(),
             http: WasiHttpCtx::new(),
             http_grant: HttpGrant::new(http_hosts, limits.cpu(), limits.memory_bytes, outgoing),
@@ -126,7 +140,7 @@ impl GuestState {
                 limit: limits.memory_bytes,
                 refused: false,
             },
-            label,
+            label: call.label.clone(),
             log_lines: 0,
             heartbeat,
             ticks_left: u64::try_from(ticks_left).unwrap_or(u64::MAX),
@@ -135,17 +149,15 @@ impl GuestState {
     }
 }
 
-/// A fresh store for one call, with the call's limits in force.
+/// A fresh store for one call by `call`, with its limits in force and `grant`'s capabilities.
 pub(crate) fn store(
     engine: &wasmtime::Engine,
     ticks: &Ticks,
-    label: Arc<str>,
-    limits: &GuestLimits,
-    heartbeat: Option<Heartbeat>,
-    http_hosts: Arc<[String]>,
+    call: &Call,
+    grant: Grant,
     outgoing: Arc<Outgoing>,
 ) -> Store<GuestState> {
-    let state = GuestState::new(ticks, label, limits, heartbeat, http_hosts, outgoing);
+    let state = GuestState::new(ticks, call, grant, outgoing);
     let mut store = Store::new(engine, state);
     store.limiter(|state| &mut state.memory);
     // The deadline must be set before instantiation: a new store's deadline has already passed.

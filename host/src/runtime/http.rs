@@ -2,7 +2,8 @@
 //! only to the hosts their binding allows.
 //!
 //! Only the activity worker's linker has `wasi:http`: a decider importing it is refused at upload
-//! (as impure), and so is a function (its linker does not provide it). Each call's store carries
+//! (its decisions must follow from its history), and so is a function (its linker does not
+//! provide it). Each call's store carries
 //! its binding's allow-list as an [`HttpGrant`], whose `send_request` hook is the one place a
 //! request can leave the process:
 //!

@@ -15,8 +15,8 @@
 //! | `weft:swf/log` | yes | yes | yes |
 //! | `weft:swf/heartbeat` | | yes | |
 //! | files, environment, arguments, stdin | empty | empty | empty |
-//! | sockets (TCP, UDP), name lookup | refused at upload | denied | denied |
-//! | clocks, randomness | refused at upload | the host's | the host's |
+//! | sockets (TCP, UDP), name lookup | denied | denied | denied |
+//! | clocks, randomness | its task's (`determinism`) | the host's | the host's |
 //! | `wasi:http` (outgoing) | refused at upload | the binding's `httpHosts` only (see `http`) | refused at upload |
 //! | any other import | refused at upload | refused at upload | refused at upload |
 //!
@@ -25,6 +25,7 @@
 
 mod admission;
 mod bindings;
+mod determinism;
 #[cfg(test)]
 mod escape_tests;
 mod guest;
@@ -47,7 +48,8 @@ use wasmtime::component::{Component, HasSelf, Linker, Val};
 use wasmtime::{Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 use self::bindings::{activity, decider, function, heartbeat, log};
-use self::guest::GuestState;
+use self::determinism::TaskWorld;
+use self::guest::{Grant, GuestState};
 
 pub(crate) use self::bindings::{tasks, types};
 pub(crate) use self::guest::{GuestFailure, Heartbeat};
@@ -292,17 +294,16 @@ impl Runtime {
                  (activity-worker) or `invoke` (function); this one exports {exports:?}"
             )));
         };
-        let impure_imports: Vec<&str> = ty
+        let http_imports: Vec<&str> = ty
             .imports(&self.engine)
             .map(|(name, _)| name)
-            .filter(|name| impure(name))
+            .filter(|name| name.starts_with("wasi:http/"))
             .collect();
-        if world == World::Decider && !impure_imports.is_empty() {
+        if world == World::Decider && !http_imports.is_empty() {
             return Err(InvalidModule(format!(
-                "a decider must be deterministic, but this one imports `{}` (clocks, \
-                 randomness, sockets and HTTP are not available to deciders; a std HashMap \
-                 needs randomness: use a BTreeMap)",
-                impure_imports.join("`, `")
+                "a decider cannot send HTTP requests (its decisions must follow from its \
+                 history alone), but this one imports `{}`",
+                http_imports.join("`, `")
             )));
         }
         let linker = match world {
@@ -359,13 +360,12 @@ impl Runtime {
         };
         let _slot = self.admission.enter(&call.share).await;
         let began = Instant::now();
+        let world = Grant::Decider(TaskWorld::of(task));
         let mut store = guest::store(
             &self.engine,
             &self.ticks,
-            call.label.clone(),
-            &call.limits,
-            None,
-            Arc::from([]),
+            call,
+            world,
             self.outgoing.clone(),
         );
         let instance = pre
@@ -423,13 +423,12 @@ impl Runtime {
             return Err(GuestFailure::Invalid("not an activity worker".into()));
         };
         let _slot = self.admission.enter(&call.share).await;
+        let grant = Grant::Activity(heartbeat);
         let mut store = guest::store(
             &self.engine,
             &self.ticks,
-            call.label.clone(),
-            &call.limits,
-            Some(heartbeat),
-            call.http_hosts.clone(),
+            call,
+            grant,
             self.outgoing.clone(),
         );
         let outcome = async {
@@ -458,13 +457,12 @@ impl Runtime {
             return Err(GuestFailure::Invalid("not a function".into()));
         };
         let _slot = self.admission.enter(&call.share).await;
+        let grant = Grant::Function;
         let mut store = guest::store(
             &self.engine,
             &self.ticks,
-            call.label.clone(),
-            &call.limits,
-            None,
-            Arc::from([]),
+            call,
+            grant,
             self.outgoing.clone(),
         );
         let answer = async {
@@ -543,18 +541,6 @@ fn decision_task_plan(
     };
     let param = param.ok_or_else(|| InvalidModule("`decide` takes no decision task".into()))?;
     values::Plan::new(&param).map_err(|e| InvalidModule(format!("the decision task type: {e}")))
-}
-
-/// Whether a decider importing `name` could stop being a pure function of its history.
-fn impure(name: &str) -> bool {
-    [
-        "wasi:clocks/",
-        "wasi:random/",
-        "wasi:sockets/",
-        "wasi:http/",
-    ]
-    .iter()
-    .any(|prefix| name.starts_with(prefix))
 }
 
 /// Whether `code` starts like a component (and not a core module).

@@ -13,7 +13,7 @@ fn main() {
             "hostile-decider",
             "hostile-activity",
             "hostile-function",
-            "impure-decider",
+            "clock-decider",
             "one-activity-decider",
             "escape-activity",
             "backdoor-function",

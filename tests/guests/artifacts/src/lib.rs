@@ -16,8 +16,9 @@ pub static COMPONENTS: [(&str, &[u8]); 7] = [
     guest!("hostile-decider"),
     guest!("hostile-activity"),
     guest!("hostile-function"),
-    // A decider that imports a clock and randomness, which the host must refuse to load.
-    guest!("impure-decider"),
+    // A decider that reads the clock and draws random numbers, which the host makes
+    // deterministic.
+    guest!("clock-decider"),
     // The benchmarks' decider of a workflow with one activity.
     guest!("one-activity-decider"),
     // An activity worker that tries to escape its sandbox, one way per input.

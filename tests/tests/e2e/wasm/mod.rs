@@ -11,6 +11,7 @@
 //! | `heartbeats.rs` | a Wasm activity heartbeating past its heartbeat timeout, then canceled |
 //! | `mixed.rs` | a task list served by a Wasm worker and SDK pollers at once, each task once |
 //! | `modules.rs` | uploads, refusals, and deleting a bound module |
+//! | `replay.rs` | replaying deciders over recorded histories; `weft deploy --verify` |
 //! | `bindings.rs` | bindings across a restart, and unbinding |
 //! | `sandbox.rs` | a guest trying every ambient capability gets nothing; `wasi:http` only to allowed hosts; foreign imports refused |
 //! | `tls.rs` | HTTPS from a guest: trusted only with the test CA configured |
@@ -27,6 +28,7 @@ mod functions;
 mod heartbeats;
 mod mixed;
 mod modules;
+mod replay;
 mod sandbox;
 mod tls;
 

@@ -1,0 +1,196 @@
+//! Replaying a decider over recorded histories (`POST /v1/domains/{domain}/replay`): each
+//! completed decision task of each chosen run, in order, is handed to the decider as it was
+//! handed out then, and its answer compared with the events its decisions were recorded as
+//! (`recorded`). A decider is deterministic by construction (`runtime::determinism`), so a
+//! difference means its code decides differently: `weft deploy --verify` refuses it.
+
+mod recorded;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::clock::Timestamp;
+use crate::fault::{Fault, echo};
+use crate::model::{Divergence, Replay, ReplayReport, Run, RunReplay, TypeRef};
+use crate::runtime::{Call, GuestLimits, Module, World};
+use crate::store::{Cursor, Filter, Listing, Reads};
+
+use self::recorded::{compare, recorded_tasks};
+use super::{Ctx, Service, known_domain};
+
+/// Events read from the store at once while reading a history.
+const HISTORY_PAGE: usize = 1000;
+/// Runs read from a listing at once while picking the runs to replay.
+const RUN_PAGE: usize = 100;
+/// The time range of every run.
+const EVER: (Timestamp, Timestamp) = (
+    Timestamp::from_millis(i64::MIN),
+    Timestamp::from_millis(i64::MAX),
+);
+
+/// Replays the decider `input.module` over the newest runs of `domain` that `input` picks.
+pub(crate) async fn replay(
+    svc: &Service,
+    ctx: &Ctx,
+    domain: String,
+    input: Replay,
+) -> Result<ReplayReport, Fault> {
+    let last = input.last.unwrap_or(Replay::DEFAULT_LAST);
+    if !(1..=Replay::MAX_LAST).contains(&last) {
+        return Err(Fault::Validation(format!(
+            "last must be 1 to {}",
+            Replay::MAX_LAST
+        )));
+    }
+    let scope = ctx.scope.clone();
+    let (code, runs) = svc
+        .store
+        .read(move |tx| {
+            let domain = known_domain(tx, &scope, &domain)?;
+            let digest = &input.module;
+            let unknown = || Fault::UnknownResource(format!("Unknown module: {}", echo(digest)));
+            let record = tx.module(&scope.account, digest)?.ok_or_else(unknown)?;
+            if record.world != World::Decider {
+                return Err(Fault::Validation(format!(
+                    "Module {digest} is not a decider: only a decider can be replayed"
+                )));
+            }
+            let code = tx
+                .module_code(&scope.account, digest)?
+                .ok_or_else(unknown)?;
+            Ok::<_, Fault>((code, newest_runs(tx, domain.id, &input, last as usize)?))
+        })
+        .await?;
+    let runtime = svc.runtime.clone();
+    let module = tokio::task::spawn_blocking(move || runtime.load(&code))
+        .await
+        .map_err(Fault::internal)?
+        .map_err(|e| Fault::Validation(format!("Invalid module: {e}")))?;
+    let call = Call {
+        label: format!("replay {}", &module.digest[..12]).into(),
+        limits: ctx.tenant.clamp(GuestLimits::default()),
+        share: ctx.tenant.instances.clone(),
+        http_hosts: Arc::from([]),
+    };
+    let mut replayed = Vec::with_capacity(runs.len());
+    for run in runs {
+        let seq = run.seq;
+        let events = svc.store.read(move |tx| whole_history(tx, seq)).await?;
+        replayed.push(replay_run(svc, &module, &call, &run, &events).await?);
+    }
+    Ok(ReplayReport { runs: replayed })
+}
+
+/// Replays `module` over the history `events` of `run`, up to the first divergence.
+async fn replay_run(
+    svc: &Service,
+    module: &Module,
+    call: &Call,
+    run: &Run,
+    events: &[Value],
+) -> Result<RunReplay, Fault> {
+    let execution = serde_json::to_value(&run.execution).map_err(Fault::internal)?;
+    let workflow_type = serde_json::to_value(&run.workflow_type).map_err(Fault::internal)?;
+    let mut report = RunReplay {
+        workflow_id: run.execution.workflow_id.to_string(),
+        run_id: run.execution.run_id.to_string(),
+        workflow_type: TypeRef {
+            name: run.workflow_type.name.clone(),
+            version: run.workflow_type.version.clone(),
+        },
+        decision_tasks: 0,
+        divergence: None,
+    };
+    for task in recorded_tasks(&execution, &workflow_type, events) {
+        report.decision_tasks += 1;
+        let divergence = match svc.runtime.decide(module, call, &task.task).await {
+            Ok(answer) => {
+                let decisions = answer["decisions"]
+                    .as_array()
+                    .map_or(&[][..], Vec::as_slice);
+                compare(&task, decisions)
+            }
+            Err(failure) => Some(Divergence {
+                started_event_id: task.started_event_id,
+                decision: 0,
+                message: failure.reason(),
+                replayed: None,
+                recorded: task.recorded.first().cloned(),
+            }),
+        };
+        if divergence.is_some() {
+            report.divergence = divergence;
+            break;
+        }
+    }
+    Ok(report)
+}
+
+/// The `last` newest runs of the domain that `input` picks, open or closed, newest first.
+fn newest_runs(
+    tx: &dyn Reads,
+    domain: u64,
+    input: &Replay,
+    last: usize,
+) -> Result<Vec<Run>, Fault> {
+    let filter = match &input.workflow_type {
+        Some(ty) => Filter::Type(&ty.name, &ty.version),
+        None => Filter::All,
+    };
+    let picked = |run: &Run| {
+        input.task_list.as_ref().is_none_or(|list| {
+            run.config.task_list.name == *list || run.decision_task_list == *list
+        })
+    };
+    // The newest `last` of all are among the newest `last` of each listing.
+    let mut runs = Vec::new();
+    for listing in [Listing::Open, Listing::ClosedByStart] {
+        let mut cursor = Cursor {
+            after: None,
+            reverse: true,
+            limit: RUN_PAGE,
+        };
+        let mut taken = 0;
+        loop {
+            let page = tx.listed_runs(domain, listing, &filter, EVER, cursor)?;
+            let Some(end) = page.items.last() else {
+                break;
+            };
+            cursor.after = Some((end.started_at.as_millis(), end.seq));
+            let more = page.more;
+            for run in page.items.into_iter().filter(picked) {
+                if taken < last {
+                    taken += 1;
+                    runs.push(run);
+                }
+            }
+            if taken == last || !more {
+                break;
+            }
+        }
+    }
+    runs.sort_by_key(|run| std::cmp::Reverse((run.started_at, run.seq)));
+    runs.truncate(last);
+    Ok(runs)
+}
+
+/// Every event of the run `seq`, oldest first, in wire JSON.
+fn whole_history(tx: &dyn Reads, seq: u64) -> Result<Vec<Value>, Fault> {
+    let mut events = Vec::new();
+    let mut cursor = Cursor {
+        after: None,
+        reverse: false,
+        limit: HISTORY_PAGE,
+    };
+    loop {
+        let page = tx.history(seq, 1, u64::MAX - 1, cursor)?;
+        cursor.after = page.items.last().map(|(id, _)| *id);
+        for (_, json) in &page.items {
+            events.push(serde_json::from_slice(json).map_err(Fault::internal)?);
+        }
+        if !page.more || cursor.after.is_none() {
+            return Ok(events);
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! A recorded history, cut into the decision tasks its decider was handed, each with the events
+//! its decisions were recorded as; and the comparison of a replay's decisions with them.
+//!
+//! SWF keeps no copy of a decider's answer, but each decision leaves one event naming the
+//! `DecisionTaskCompleted` event of its task: the decision's own event (`ActivityTaskScheduled`,
+//! `TimerStarted`, ...) or its immediate failure (`ScheduleActivityTaskFailed`, ...), in the
+//! order of the decisions. Events that come of an `*Initiated` event later (a signal's or a
+//! child's failure) name it too, with their `initiatedEventId`; they are not decisions. A
+//! decision after one that closed the run is not recorded at all.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value, json};
+
+use crate::model::Divergence;
+
+/// One completed decision task of a history.
+pub(crate) struct RecordedTask {
+    /// The task as `PollForDecisionTask` handed it out, all events included, in wire JSON.
+    pub(crate) task: Value,
+    /// Its `DecisionTaskStarted` event.
+    pub(crate) started_event_id: u64,
+    /// The events its decisions were recorded as, in the decisions' order.
+    pub(crate) recorded: Vec<Value>,
+}
+
+/// The completed decision tasks of `events` (a whole history, oldest first, in wire JSON) of
+/// the run `execution` of `workflow_type` (both in wire JSON), in order.
+pub(crate) fn recorded_tasks(
+    execution: &Value,
+    workflow_type: &Value,
+    events: &[Value],
+) -> Vec<RecordedTask> {
+    let mut made_by: HashMap<u64, Vec<Value>> = HashMap::new();
+    for event in events {
+        let Some(attributes) = attributes(event) else {
+            continue;
+        };
+        let completed = attributes.get("decisionTaskCompletedEventId");
+        let initiated = attributes.get("initiatedEventId").and_then(Value::as_u64);
+        if let (Some(completed), None | Some(0)) = (completed.and_then(Value::as_u64), initiated) {
+            made_by.entry(completed).or_default().push(event.clone());
+        }
+    }
+    let mut tasks = Vec::new();
+    let mut previous_started = 0;
+    for event in events {
+        if event["eventType"] != "DecisionTaskCompleted" {
+            continue;
+        }
+        let started = event["decisionTaskCompletedEventAttributes"]["startedEventId"]
+            .as_u64()
+            .unwrap_or(0);
+        let seen = events.partition_point(|e| e["eventId"].as_u64() <= Some(started));
+        tasks.push(RecordedTask {
+            task: json!({
+                "events": &events[..seen],
+                "previousStartedEventId": previous_started,
+                "startedEventId": started,
+                "workflowExecution": execution,
+                "workflowType": workflow_type,
+            }),
+            started_event_id: started,
+            recorded: made_by.remove(&event_id(event)).unwrap_or_default(),
+        });
+        previous_started = started;
+    }
+    tasks
+}
+
+/// Where `decisions` (a replay's answer to `task`, in wire JSON) first part from what was
+/// recorded; none if they do not. A decision agrees with its event if the event is its own or
+/// its failure, and every member the decision sets that the event also has is equal: members the
+/// decision leaves out took defaults when it was recorded.
+pub(crate) fn compare(task: &RecordedTask, decisions: &[Value]) -> Option<Divergence> {
+    let diverged = |at: usize, message: String| Divergence {
+        started_event_id: task.started_event_id,
+        decision: u32::try_from(at).unwrap_or(u32::MAX),
+        message,
+        replayed: decisions.get(at).cloned(),
+        recorded: task.recorded.get(at).cloned(),
+    };
+    for at in 0..decisions.len().max(task.recorded.len()) {
+        let (decision, event) = match (decisions.get(at), task.recorded.get(at)) {
+            (Some(decision), Some(event)) => (decision, event),
+            // The run closed at the decision before: SWF records nothing after it.
+            (Some(_), None) if task.recorded.last().is_some_and(closes_run) => return None,
+            (Some(decision), None) => {
+                let kind = decision["decisionType"].as_str().unwrap_or("?");
+                let message = format!("the replay decided {kind}, which was not decided then");
+                return Some(diverged(at, message));
+            }
+            (None, Some(event)) => {
+                let message = format!(
+                    "the replay decided nothing more, but {} was decided then (event {})",
+                    event["eventType"].as_str().unwrap_or("?"),
+                    event_id(event)
+                );
+                return Some(diverged(at, message));
+            }
+            (None, None) => unreachable!("at is within the longer list"),
+        };
+        if let Some(message) = differs(decision, event) {
+            return Some(diverged(at, message));
+        }
+    }
+    None
+}
+
+/// How `decision` differs from `event`, the event recorded in its place.
+fn differs(decision: &Value, event: &Value) -> Option<String> {
+    let kind = decision["decisionType"].as_str().unwrap_or("?");
+    let recorded = event["eventType"].as_str().unwrap_or("?");
+    let id = event_id(event);
+    let Some((done, failed)) = records(kind) else {
+        return Some(format!("the replay decided {kind}, which is no decision"));
+    };
+    if recorded != done && recorded != failed {
+        return Some(format!(
+            "the replay decided {kind}, but {recorded} was recorded then (event {id})"
+        ));
+    }
+    let ours = decision[format!("{}DecisionAttributes", lower_first(kind))].as_object()?;
+    let theirs = attributes(event)?;
+    ours.iter()
+        .filter(|(_, value)| !value.is_null())
+        .find_map(|(member, value)| {
+            let was = theirs.get(member).filter(|was| *was != value)?;
+            Some(format!(
+                "{kind}'s {member} is {value} in the replay, {was} in the history (event {id})"
+            ))
+        })
+}
+
+/// The event a decision of type `kind` is recorded as, and the one its immediate failure is.
+fn records(kind: &str) -> Option<(&'static str, &'static str)> {
+    Some(match kind {
+        "ScheduleActivityTask" => ("ActivityTaskScheduled", "ScheduleActivityTaskFailed"),
+        "RequestCancelActivityTask" => (
+            "ActivityTaskCancelRequested",
+            "RequestCancelActivityTaskFailed",
+        ),
+        "CompleteWorkflowExecution" => (
+            "WorkflowExecutionCompleted",
+            "CompleteWorkflowExecutionFailed",
+        ),
+        "FailWorkflowExecution" => ("WorkflowExecutionFailed", "FailWorkflowExecutionFailed"),
+        "CancelWorkflowExecution" => ("WorkflowExecutionCanceled", "CancelWorkflowExecutionFailed"),
+        "ContinueAsNewWorkflowExecution" => (
+            "WorkflowExecutionContinuedAsNew",
+            "ContinueAsNewWorkflowExecutionFailed",
+        ),
+        "RecordMarker" => ("MarkerRecorded", "RecordMarkerFailed"),
+        "StartTimer" => ("TimerStarted", "StartTimerFailed"),
+        "CancelTimer" => ("TimerCanceled", "CancelTimerFailed"),
+        "SignalExternalWorkflowExecution" => (
+            "SignalExternalWorkflowExecutionInitiated",
+            "SignalExternalWorkflowExecutionFailed",
+        ),
+        "RequestCancelExternalWorkflowExecution" => (
+            "RequestCancelExternalWorkflowExecutionInitiated",
+            "RequestCancelExternalWorkflowExecutionFailed",
+        ),
+        "StartChildWorkflowExecution" => (
+            "StartChildWorkflowExecutionInitiated",
+            "StartChildWorkflowExecutionFailed",
+        ),
+        "ScheduleLambdaFunction" => ("LambdaFunctionScheduled", "ScheduleLambdaFunctionFailed"),
+        _ => return None,
+    })
+}
+
+/// Whether `event` closed its run.
+fn closes_run(event: &Value) -> bool {
+    matches!(
+        event["eventType"].as_str(),
+        Some(
+            "WorkflowExecutionCompleted"
+                | "WorkflowExecutionFailed"
+                | "WorkflowExecutionCanceled"
+                | "WorkflowExecutionContinuedAsNew"
+        )
+    )
+}
+
+/// The event's attributes: its one `*EventAttributes` member.
+fn attributes(event: &Value) -> Option<&Map<String, Value>> {
+    let members = event.as_object()?;
+    members
+        .iter()
+        .find(|(name, _)| name.ends_with("EventAttributes"))
+        .and_then(|(_, attributes)| attributes.as_object())
+}
+
+fn event_id(event: &Value) -> u64 {
+    event["eventId"].as_u64().unwrap_or(0)
+}
+
+/// `ScheduleActivityTask` → `scheduleActivityTask`.
+fn lower_first(name: &str) -> String {
+    let mut chars = name.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_ascii_lowercase().to_string() + chars.as_str()
+    })
+}
+
+#[cfg(test)]
+#[path = "recorded_tests.rs"]
+mod tests;
