@@ -9,6 +9,7 @@
 //! | `deciders.rs` | hostile deciders: nothing is applied, the task times out, the guest backs off |
 //! | `functions.rs` | hostile functions, and a function that outlives its timeout |
 //! | `heartbeats.rs` | a Wasm activity heartbeating past its heartbeat timeout, then canceled |
+//! | `languages.rs` | Python and JavaScript guests beside Rust ones: the order workflow mixed, clocks, replay (with `WEFT_GUEST_LANG_TESTS`) |
 //! | `mixed.rs` | a task list served by a Wasm worker and SDK pollers at once, each task once |
 //! | `modules.rs` | uploads, refusals, and deleting a bound module |
 //! | `replay.rs` | replaying deciders over recorded histories; `weft deploy --verify` |
@@ -26,6 +27,7 @@ mod deciders;
 mod examples;
 mod functions;
 mod heartbeats;
+mod languages;
 mod mixed;
 mod modules;
 mod replay;

@@ -125,7 +125,7 @@ async fn a_decider_replays_its_own_histories_and_another_is_caught() {
 }
 
 /// Runs the `weft` binary with `args` against `server`; its exit status, stdout and stderr.
-async fn weft_cli(server: &TestServer, args: &[&str]) -> (bool, String, String) {
+pub(super) async fn weft_cli(server: &TestServer, args: &[&str]) -> (bool, String, String) {
     let exe = std::env::current_exe().unwrap();
     let weft = exe.parent().unwrap().parent().unwrap().join("weft");
     assert!(

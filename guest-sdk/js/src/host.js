@@ -1,0 +1,51 @@
+// The host's imports (`weft:swf/log`, `weft:swf/heartbeat`), handed in by the entry module that
+// build.mjs generates. The SDK never imports `weft:*` modules itself, so that it also runs under
+// plain node, where these stay unset: the log goes to stderr and heartbeats answer false.
+
+/** @type {{write?: (level: string, message: string) => void, recordHeartbeat?: (details?: string) => boolean}} */
+const host = {};
+
+/**
+ * Hands the host's imports to the SDK. Called by the generated entry module only.
+ *
+ * @param {{write?: Function, recordHeartbeat?: Function}} imports
+ */
+export function setHost(imports) {
+  Object.assign(host, imports);
+}
+
+function write(level, parts) {
+  const message = parts.map((p) => (typeof p === 'string' ? p : String(p))).join(' ');
+  if (host.write) host.write(level, message);
+  else console.error(`[${level}] ${message}`);
+}
+
+/**
+ * Messages to the host's log, tagged by the host with the guest's binding and task.
+ *
+ * @example
+ * log.info(`${task.activityType.name} (${task.activityId})`);
+ */
+export const log = {
+  /** @param {...unknown} parts joined with spaces */
+  debug: (...parts) => write('debug', parts),
+  /** @param {...unknown} parts */
+  info: (...parts) => write('info', parts),
+  /** @param {...unknown} parts */
+  warn: (...parts) => write('warn', parts),
+  /** @param {...unknown} parts */
+  error: (...parts) => write('error', parts),
+};
+
+/**
+ * Tells the service the activity task is alive, with optional progress details (at most 2,048
+ * characters), which restarts its heartbeat timeout. Answers whether cancellation of the task
+ * was requested: the worker should then stop and answer `Outcome.canceled(...)`. Outside a
+ * component (unit tests) it does nothing and answers false.
+ *
+ * @param {string} [details]
+ * @returns {boolean}
+ */
+export function heartbeat(details) {
+  return host.recordHeartbeat ? host.recordHeartbeat(details) : false;
+}

@@ -1,0 +1,350 @@
+//! Guests in Python and JavaScript, built from source with their SDKs, beside the Rust ones
+//! (only with `WEFT_GUEST_LANG_TESTS`: see `weft_tests::languages`):
+//!
+//! - the order workflow ends every order the same whichever languages its decider and its
+//!   worker are written in, mixed;
+//! - deciders that read the clock and draw random numbers read their task's time, and replay
+//!   their own histories identically;
+//! - a deliberately changed decider is refused by `weft deploy --verify`.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use weft_tests::aws_sdk_swf::Client;
+use weft_tests::aws_sdk_swf::types::CloseStatus;
+use weft_tests::guests::{self, Bind, BindingKind, Closed, WeftClient, order};
+use weft_tests::languages::{self, Lang};
+
+use super::replay::weft_cli;
+use super::{CLOSE_WITHIN, server};
+use crate::flow::{D, first, wf_type};
+
+/// The languages, each with its order decider and worker.
+async fn order_guests() -> Vec<(&'static str, Arc<Vec<u8>>, Arc<Vec<u8>>)> {
+    tokio::task::spawn_blocking(|| {
+        let rust = |name| Arc::new(guests::guest(name));
+        let (python, js) = (Lang::Python, Lang::Js);
+        vec![
+            ("rust", rust("order-decider"), rust("order-activities")),
+            (
+                "python",
+                languages::build(python, "decider", "examples/order-python/decider.py"),
+                languages::build(
+                    python,
+                    "activity-worker",
+                    "examples/order-python/activities.py",
+                ),
+            ),
+            (
+                "js",
+                languages::build(js, "decider", "examples/order-js/decider.js"),
+                languages::build(js, "activity-worker", "examples/order-js/activities.js"),
+            ),
+        ]
+    })
+    .await
+    .unwrap()
+}
+
+/// How a run ended: its close status, its closing event's attributes, and each activity's
+/// result (or failure) by activity id (activities run at once may end in either order).
+fn outcome(run: &Closed) -> Value {
+    let mut ids = std::collections::BTreeMap::new();
+    let mut activities = std::collections::BTreeMap::new();
+    for event in &run.wire {
+        let kind = event["eventType"].as_str().unwrap();
+        let key = format!("{}{}EventAttributes", kind[..1].to_lowercase(), &kind[1..]);
+        let attributes = &event[key];
+        match kind {
+            "ActivityTaskScheduled" => {
+                ids.insert(
+                    event["eventId"].clone().to_string(),
+                    attributes["activityId"].clone(),
+                );
+            }
+            "ActivityTaskCompleted" | "ActivityTaskFailed" => {
+                let id = &ids[&attributes["scheduledEventId"].to_string()];
+                let result = json!([
+                    attributes["result"],
+                    attributes["reason"],
+                    attributes["details"]
+                ]);
+                activities.insert(id.to_string(), json!([kind, result]));
+            }
+            _ => {}
+        }
+    }
+    // The closing event, less its ids and time: how the tasks fell out may differ.
+    let mut close = run.wire.last().unwrap().clone();
+    let close_type = close["eventType"].as_str().unwrap().to_owned();
+    for member in ["eventId", "eventTimestamp"] {
+        close.as_object_mut().unwrap().remove(member);
+    }
+    let key = format!(
+        "{}{}EventAttributes",
+        close_type[..1].to_lowercase(),
+        &close_type[1..]
+    );
+    if let Some(attributes) = close[key].as_object_mut() {
+        attributes.retain(|member, _| !member.ends_with("EventId"));
+    }
+    json!({"status": format!("{:?}", run.status), "close": close, "activities": activities})
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_order_workflow_ends_the_same_whichever_languages_serve_it() {
+    if !languages::enabled() {
+        return eprintln!("skipped: set WEFT_GUEST_LANG_TESTS to build Python and JS guests");
+    }
+    let guests = order_guests().await;
+    let (server, c, weft) = server().await;
+    let mut digests = Vec::new();
+    for (lang, decider, worker) in &guests {
+        let decider = weft.upload_module(decider.to_vec()).await;
+        let worker = weft.upload_module(worker.to_vec()).await;
+        let (decider, worker) = (decider.unwrap().digest, worker.unwrap().digest);
+        digests.push((*lang, decider, worker));
+    }
+    // Every decider with every worker, each pair in a domain of its own, all at once.
+    let mut runs = Vec::new();
+    for (decider_lang, decider, _) in &digests {
+        for (worker_lang, _, worker) in &digests {
+            let domain = format!("{decider_lang}-decider-{worker_lang}-worker");
+            guests::register_examples(&c, &domain).await;
+            bind(&weft, &domain, decider, worker).await;
+            for (id, input) in [
+                ("order-1", order::SAMPLE_ORDER),
+                ("order-2", order::SAMPLE_DECLINED_ORDER),
+            ] {
+                let run = start_order(&c, &domain, id, input).await;
+                runs.push((domain.clone(), id, run));
+            }
+        }
+    }
+    let mut ended = std::collections::BTreeMap::new();
+    for (domain, id, run) in runs {
+        let run = guests::wait_closed(&server, &domain, id, &run, CLOSE_WITHIN).await;
+        ended.insert((domain, id), outcome(&run));
+    }
+    let baseline = |id: &str| ended[&("rust-decider-rust-worker".to_owned(), id)].clone();
+    assert_eq!(baseline("order-1")["status"], "Completed");
+    assert_eq!(baseline("order-2")["status"], "Failed");
+    assert_eq!(
+        baseline("order-1")["close"]["workflowExecutionCompletedEventAttributes"]["result"],
+        r#"{"charge":{"amount_cents":4200,"charge_id":"CH-order-1"},"order_id":"order-1","shipment":{"tracking":"TRK-order-1"}}"#
+    );
+    for ((domain, id), outcome) in &ended {
+        assert_eq!(*outcome, baseline(id), "{id} in {domain}");
+    }
+    assert_eq!(ended.len(), 18);
+}
+
+/// Binds the order decider and worker `decider` and `worker` (digests) in `domain`.
+async fn bind(weft: &WeftClient, domain: &str, decider: &str, worker: &str) {
+    let decisions = (BindingKind::Decision, order::DECISION_TASK_LIST, decider);
+    let activities = (BindingKind::Activity, order::ACTIVITY_TASK_LIST, worker);
+    for (kind, list, module) in [decisions, activities] {
+        // The interpreters need more memory than a Rust guest.
+        let bind = Bind {
+            limits: guests::Limits {
+                memory_bytes: Some(256 << 20),
+                ..guests::Limits::default()
+            },
+            ..Bind::module(module)
+        };
+        weft.bind(domain, kind, list, &bind).await.unwrap();
+    }
+}
+
+async fn start_order(c: &Client, domain: &str, workflow_id: &str, input: &str) -> String {
+    let started = c
+        .start_workflow_execution()
+        .domain(domain)
+        .workflow_id(workflow_id)
+        .workflow_type(wf_type(order::WORKFLOW.name, order::WORKFLOW.version))
+        .input(input)
+        .send()
+        .await;
+    started.unwrap().run_id.expect("a runId")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn deciders_reading_the_clock_and_randomness_replay_the_same_in_every_language() {
+    if !languages::enabled() {
+        return eprintln!("skipped: set WEFT_GUEST_LANG_TESTS to build Python and JS guests");
+    }
+    let clocks = tokio::task::spawn_blocking(|| {
+        vec![
+            ("rust", Arc::new(guests::guest("clock-decider"))),
+            (
+                "python",
+                languages::build(
+                    Lang::Python,
+                    "decider",
+                    "tests/guests/clock-python/clock.py",
+                ),
+            ),
+            (
+                "js",
+                languages::build(Lang::Js, "decider", "tests/guests/clock-js/decider.js"),
+            ),
+        ]
+    })
+    .await
+    .unwrap();
+    let (server, c, weft) = server().await;
+    c.register_workflow_type()
+        .domain(D)
+        .name("Clock")
+        .version("1")
+        .default_execution_start_to_close_timeout("300")
+        .default_task_start_to_close_timeout("30")
+        .default_child_policy(weft_tests::aws_sdk_swf::types::ChildPolicy::Terminate)
+        .send()
+        .await
+        .unwrap();
+    for (lang, code) in clocks {
+        let list = format!("clock-{lang}");
+        let module = weft.upload_module(code.to_vec()).await.unwrap().digest;
+        let bind = Bind {
+            limits: guests::Limits {
+                memory_bytes: Some(256 << 20),
+                ..guests::Limits::default()
+            },
+            ..Bind::module(&module)
+        };
+        weft.bind(D, BindingKind::Decision, &list, &bind)
+            .await
+            .unwrap();
+        let run = c
+            .start_workflow_execution()
+            .domain(D)
+            .workflow_id(&list)
+            .workflow_type(wf_type("Clock", "1"))
+            .task_list(guests::task_list(&list))
+            .send()
+            .await
+            .unwrap()
+            .run_id
+            .expect("a runId");
+        let run = guests::wait_closed(&server, D, &list, &run, CLOSE_WITHIN).await;
+        assert_eq!(
+            run.status,
+            CloseStatus::Completed,
+            "{lang}: {:?}",
+            run.types()
+        );
+        check_readings(lang, &run);
+
+        let replay = weft_host::client::Replay {
+            module,
+            task_list: Some(list),
+            ..Default::default()
+        };
+        let report = weft.replay(D, &replay).await.unwrap();
+        let [replayed] = &report.runs[..] else {
+            panic!("{lang}: {report:?}")
+        };
+        assert_eq!(
+            (replayed.decision_tasks, &replayed.divergence),
+            (2, &None),
+            "{lang}"
+        );
+    }
+}
+
+/// The clock each task read is its DecisionTaskStarted time; the random numbers differ.
+fn check_readings(lang: &str, run: &Closed) {
+    let started: Vec<f64> = run
+        .events
+        .iter()
+        .filter(|e| e.event_type().as_str() == "DecisionTaskStarted")
+        .map(|e| e.event_timestamp().as_secs_f64())
+        .collect();
+    let marker = first(&run.events, "MarkerRecorded");
+    let marked = marker.marker_recorded_event_attributes().unwrap().details();
+    let completed = first(&run.events, "WorkflowExecutionCompleted");
+    let result = completed
+        .workflow_execution_completed_event_attributes()
+        .unwrap()
+        .result();
+    let [marked, result]: [Value; 2] =
+        [marked, result].map(|text| serde_json::from_str(text.unwrap()).unwrap());
+    for (reading, at) in [(&marked, started[0]), (&result, started[1])] {
+        let now = reading["now"].as_f64().unwrap();
+        assert!(
+            (now - at).abs() < 1e-6,
+            "{lang}: read {now}, started at {at}"
+        );
+    }
+    assert_ne!(marked["random"], result["random"], "{lang}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_changed_decider_is_refused_by_deploy_verify_in_every_language() {
+    if !languages::enabled() {
+        return eprintln!("skipped: set WEFT_GUEST_LANG_TESTS to build Python and JS guests");
+    }
+    let guests = order_guests().await;
+    // The same deciders with the verification activity renamed.
+    let changed = tokio::task::spawn_blocking(|| {
+        let rename = |source: &str| source.replace("\"verify-order\"", "\"check-order\"");
+        let rename_js = |source: &str| source.replace("'verify-order'", "'check-order'");
+        [
+            (
+                "python",
+                languages::build_edited(
+                    Lang::Python,
+                    "decider",
+                    "examples/order-python/decider.py",
+                    rename,
+                ),
+            ),
+            (
+                "js",
+                languages::build_edited(
+                    Lang::Js,
+                    "decider",
+                    "examples/order-js/decider.js",
+                    rename_js,
+                ),
+            ),
+        ]
+    })
+    .await
+    .unwrap();
+    let (server, c, weft) = server().await;
+    let dir = tempfile::tempdir().unwrap();
+    for (lang, code) in changed {
+        let (_, decider, worker) = guests.iter().find(|g| g.0 == lang).unwrap();
+        let domain = format!("{lang}-verify");
+        guests::register_examples(&c, &domain).await;
+        let decider = weft.upload_module(decider.to_vec()).await.unwrap().digest;
+        let worker = weft.upload_module(worker.to_vec()).await.unwrap().digest;
+        bind(&weft, &domain, &decider, &worker).await;
+        let run = start_order(&c, &domain, "order-1", order::SAMPLE_ORDER).await;
+        guests::wait_closed(&server, &domain, "order-1", &run, CLOSE_WITHIN).await;
+
+        let file = dir.path().join(format!("{lang}.wasm"));
+        std::fs::write(&file, code).unwrap();
+        let args = [
+            "deploy",
+            file.to_str().unwrap(),
+            "--domain",
+            &domain,
+            "--decisions",
+            order::DECISION_TASK_LIST,
+            "--verify",
+            "10",
+        ];
+        let (ok, out, err) = weft_cli(&server, &args).await;
+        assert!(!ok, "{lang}: {out}{err}");
+        assert!(
+            out.contains(
+                r#"ScheduleActivityTask's activityId is "check-order" in the replay, "verify-order" in the history (event 6)"#
+            ),
+            "{lang}: {out}"
+        );
+        assert!(err.contains("not bound"), "{lang}: {err}");
+    }
+}
