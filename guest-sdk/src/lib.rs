@@ -29,6 +29,11 @@
 //!   [`Outcome`], calling [`heartbeat`] on long tasks.
 //! - [`function!`] makes a `function`, what a `ScheduleLambdaFunction` decision runs.
 //!
+//! An activity worker serving several activity types registers a function for each with
+//! [`Activities`]. With the feature `serde`, payloads are typed: `History::input_json`,
+//! `Status::result_json` and `ActivityTask::input_json` read JSON into your types, and a worker
+//! or a function answers `Ok(Json(value))`.
+//!
 //! Each may log to the host through the [`log`] crate's macros (`weft_guest::log::info!(..)`),
 //! which this crate forwards to the `log` import. [`testing::HistoryBuilder`] builds histories to
 //! unit-test a decider natively, with `cargo test`.
@@ -82,16 +87,20 @@ mod bindings;
 mod decision;
 mod history;
 mod logging;
+#[cfg(feature = "serde")]
+mod payload;
 mod status;
 pub mod testing;
 #[cfg(test)]
 mod tests;
 
-pub use activity::heartbeat;
+pub use activity::{Activities, IntoResult, heartbeat};
 pub use decision::builders;
 pub use history::History;
 #[doc(inline)]
 pub use log;
+#[cfg(feature = "serde")]
+pub use payload::{Json, PayloadError, to_json};
 pub use status::{Marker, Signal, Status, Timer};
 
 /// The names SWF gives to types, executions and task lists, and its enumerations: the WIT
@@ -215,7 +224,7 @@ pub mod __private {
     pub use std::string::String;
     pub use wit_bindgen;
 
-    use crate::{ActivityTask, Failure, History, Outcome, Response};
+    use crate::{ActivityTask, Failure, History, IntoResult, Outcome, Response};
 
     /// The body of the exported `decide`.
     pub fn decide<R, E>(
@@ -241,12 +250,14 @@ pub mod __private {
     }
 
     /// The body of the exported `invoke`.
-    pub fn invoke<E: Into<Failure>>(
+    pub fn invoke<R: IntoResult, E: Into<Failure>>(
         input: Option<String>,
-        invoke: impl FnOnce(Option<String>) -> Result<Option<String>, E>,
+        invoke: impl FnOnce(Option<String>) -> Result<R, E>,
     ) -> Result<Option<String>, Failure> {
         crate::logging::install();
-        invoke(input).map_err(Into::into)
+        invoke(input)
+            .map_err(Into::into)
+            .and_then(IntoResult::into_result)
     }
 }
 
@@ -284,7 +295,9 @@ macro_rules! decider {
 }
 
 /// Makes this crate an activity worker component: exports `run` as the given function, which
-/// takes an [`ActivityTask`] and answers an [`Outcome`] or a `Result<Option<String>, Failure>`.
+/// takes an [`ActivityTask`] and answers an [`Outcome`] or a `Result` of a result (an
+/// `Option<String>`, or with the feature `serde` a `Json` value) or a [`Failure`]. To serve
+/// several activity types, give it `|task| activities().run(task)` with [`Activities`].
 ///
 /// A long task calls [`heartbeat`] now and then, and stops with `Outcome::Canceled` when it
 /// answers `true`.
@@ -319,8 +332,9 @@ macro_rules! activity_worker {
 }
 
 /// Makes this crate a function component (what `ScheduleLambdaFunction` runs): exports `invoke`
-/// as the given function, from an optional input to an optional result, or a [`Failure`] (or
-/// anything that converts into one, such as a `String`).
+/// as the given function, from an optional input to an optional result (or, with the feature
+/// `serde`, a `Json` value), or a [`Failure`] (or anything that converts into one, such as a
+/// `String`).
 ///
 /// ```no_run
 /// weft_guest::function!(shout);

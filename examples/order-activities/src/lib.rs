@@ -1,49 +1,71 @@
 //! The activity worker of the e-commerce order workflow: one component for its six activity
-//! types (`weft_examples::order::ACTIVITIES`), chosen by the task's activity type.
+//! types (`weft_examples::order::ACTIVITIES`), each registered with the function that runs it.
 //!
 //! Nothing here touches the outside world: charging, shipping and emailing are simulated, and
 //! answer small JSON documents derived from the order, so that runs are reproducible.
 
 use serde_json::{Value, json};
+use weft_examples::TypeName;
 use weft_examples::order::{
     CANCEL_ORDER, CHARGE_CREDIT_CARD, DECLINED_CARD_SUFFIX, EMAIL_CUSTOMER, RECORD_COMPLETION,
     SHIP_ORDER, VERIFY_ORDER,
 };
 use weft_guest::log::info;
-use weft_guest::{ActivityTask, Failure};
+use weft_guest::{Activities, ActivityTask, Failure, Json, Outcome};
 
 weft_guest::activity_worker!(run);
 
 /// Runs one activity task of the order workflow.
-pub fn run(task: &ActivityTask) -> Result<Option<String>, Failure> {
-    let input: Value = task
-        .input
-        .as_deref()
-        .map(serde_json::from_str)
-        .transpose()
-        .map_err(|e| Failure::new("the input is not JSON").details(e.to_string()))?
-        .ok_or_else(|| Failure::new("the activity needs an input"))?;
-    let name = task.activity_type.name.as_str();
+pub fn run(task: &ActivityTask) -> Outcome {
     info!(
-        "{name} ({}) for {}",
-        task.activity_id, task.workflow_execution.workflow_id
+        "{} ({}) for {}",
+        task.activity_type.name, task.activity_id, task.workflow_execution.workflow_id
     );
-    let result = match name {
-        n if n == VERIFY_ORDER.name => verify(&input)?,
-        n if n == CHARGE_CREDIT_CARD.name => charge(&input)?,
-        n if n == SHIP_ORDER.name => json!({ "tracking": format!("TRK-{}", order_id(&input)) }),
-        n if n == RECORD_COMPLETION.name => json!({ "recorded": order_id(&input["order"]) }),
-        n if n == CANCEL_ORDER.name => json!({
-            "canceled": order_id(&input["order"]),
-            "refunded": input["refund"]["charge_id"],
-        }),
-        n if n == EMAIL_CUSTOMER.name => json!({
-            "sent_to": input["order"]["customer"],
-            "subject": input["subject"],
-        }),
-        other => return Err(Failure::new(format!("unknown activity type {other}"))),
-    };
-    Ok(Some(result.to_string()))
+    activities().run(task)
+}
+
+/// The six activity types, each registered with what it answers for its input.
+fn activities() -> Activities {
+    let answers: [(TypeName, Answer); 6] = [
+        (VERIFY_ORDER, verify),
+        (CHARGE_CREDIT_CARD, charge),
+        (SHIP_ORDER, ship),
+        (RECORD_COMPLETION, record),
+        (CANCEL_ORDER, cancel),
+        (EMAIL_CUSTOMER, email),
+    ];
+    answers
+        .into_iter()
+        .fold(Activities::new(), |activities, (ty, answer)| {
+            activities.activity(ty.name, ty.version, move |task: &ActivityTask| {
+                answer(&task.input_json()?).map(Json)
+            })
+        })
+}
+
+/// What an activity answers for its input, both JSON.
+type Answer = fn(&Value) -> Result<Value, Failure>;
+
+fn ship(order: &Value) -> Result<Value, Failure> {
+    Ok(json!({ "tracking": format!("TRK-{}", order_id(order)) }))
+}
+
+fn record(input: &Value) -> Result<Value, Failure> {
+    Ok(json!({ "recorded": order_id(&input["order"]) }))
+}
+
+fn cancel(input: &Value) -> Result<Value, Failure> {
+    Ok(json!({
+        "canceled": order_id(&input["order"]),
+        "refunded": input["refund"]["charge_id"],
+    }))
+}
+
+fn email(input: &Value) -> Result<Value, Failure> {
+    Ok(json!({
+        "sent_to": input["order"]["customer"],
+        "subject": input["subject"],
+    }))
 }
 
 /// Checks that the order has an id, a customer, a card, a positive amount and items.
@@ -102,7 +124,18 @@ mod tests {
 
     /// The activity's result, as JSON.
     fn result(activity: weft_examples::TypeName, input: &str) -> Value {
-        serde_json::from_str(&run(&task(activity, input)).unwrap().unwrap()).unwrap()
+        let Outcome::Completed(Some(result)) = run(&task(activity, input)) else {
+            panic!("{} did not complete with a result", activity.name);
+        };
+        serde_json::from_str(&result).unwrap()
+    }
+
+    /// How the activity failed.
+    fn failure(activity: weft_examples::TypeName, input: &str) -> Failure {
+        match run(&task(activity, input)) {
+            Outcome::Failed(failure) => failure,
+            other => panic!("{} did not fail: {other:?}", activity.name),
+        }
     }
 
     fn task(activity: weft_examples::TypeName, input: &str) -> ActivityTask {
@@ -135,21 +168,19 @@ mod tests {
 
     #[test]
     fn a_card_ending_in_0000_is_declined() {
-        let failure = run(&task(CHARGE_CREDIT_CARD, SAMPLE_DECLINED_ORDER)).unwrap_err();
         assert_eq!(
-            failure,
+            failure(CHARGE_CREDIT_CARD, SAMPLE_DECLINED_ORDER),
             Failure::new("card declined").details("card ending 0000")
         );
     }
 
     #[test]
     fn an_order_without_items_or_amount_is_invalid() {
-        let failure = run(&task(
-            VERIFY_ORDER,
-            r#"{"order_id":"o","customer":"c","card":"1"}"#,
-        ));
         assert_eq!(
-            failure.unwrap_err(),
+            failure(
+                VERIFY_ORDER,
+                r#"{"order_id":"o","customer":"c","card":"1"}"#
+            ),
             Failure::new("invalid order").details("no amount_cents, no items")
         );
     }
@@ -175,15 +206,12 @@ mod tests {
             version: "1.0",
         };
         assert_eq!(
-            run(&task(unknown, "{}")).unwrap_err().reason.as_deref(),
-            Some("unknown activity type Teleport")
+            failure(unknown, "not json"),
+            Failure::new("unknown activity type Teleport")
         );
         assert_eq!(
-            run(&task(SHIP_ORDER, "not json"))
-                .unwrap_err()
-                .reason
-                .as_deref(),
-            Some("the input is not JSON")
+            failure(SHIP_ORDER, "not json"),
+            Failure::new("the input is not JSON").details("expected ident at line 1 column 2")
         );
     }
 }

@@ -231,3 +231,28 @@ fn the_entry_points_convert_what_guests_answer() {
     // Outside a component there is no host: heartbeats never report a cancellation.
     assert!(!crate::heartbeat(Some("tick")));
 }
+
+/// Typed results: a `Json` value is written compactly, keys sorted; one that cannot be
+/// written as JSON fails the task rather than the guest.
+#[cfg(feature = "serde")]
+#[test]
+fn json_results_are_written_or_fail_the_task() {
+    use std::collections::BTreeMap;
+
+    use crate::Json;
+
+    let answer = crate::__private::invoke(None, |_| {
+        Ok::<_, Failure>(Json(serde_json::json!({"z": 1, "a": null})))
+    });
+    assert_eq!(answer, Ok(Some(r#"{"a":null,"z":1}"#.into())));
+    let unwritable = BTreeMap::from([((1, 2), "pair keys are not JSON")]);
+    let outcome = Outcome::from(Ok::<_, Failure>(Json(unwritable)));
+    let Outcome::Failed(failure) = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert_eq!(
+        failure.reason.as_deref(),
+        Some("the result cannot be written as JSON")
+    );
+    assert_eq!(failure.details.as_deref(), Some("key must be a string"));
+}
