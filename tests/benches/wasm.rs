@@ -14,6 +14,11 @@
 //! 3. **The same workflows with external deciders and workers over HTTP**, as
 //!    `--bench workflows` runs them (`one_activity`).
 //!
+//! `cargo bench -p weft-tests --bench wasm -- languages` measures instead the order decider
+//! written in Rust, Python and JavaScript on the order's decision task: compile time, cost per
+//! task and memory per instance (it builds the Python and JavaScript deciders from source, so
+//! it needs python3 and node; see `weft_tests::languages`).
+//!
 //! It prints figures and asserts nothing about time. `WEFT_BENCH_WORKFLOWS` (default 500),
 //! `WEFT_BENCH_TASKS` (tasks per per-task measurement, default 20000) and `WEFT_BENCH_DIR` (the
 //! disk the data goes to) change what it does.
@@ -57,6 +62,9 @@ async fn run() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(20_000);
 
+    if std::env::args().any(|arg| arg == "languages") {
+        return languages(tasks).await;
+    }
     println!(
         "Per task in-process: fresh store from the pool, instantiate, one call, drop \
          ({tasks} tasks per line, after {WARM_UP} per caller to warm up)"
@@ -104,7 +112,9 @@ async fn run() {
 /// Measures decider `code` (the crate `name`) on `task`, which it must answer with a first
 /// decision of type `expected`.
 async fn per_decision_task(code: &[u8], name: &str, task: Value, expected: &str, tasks: usize) {
+    let began = Instant::now();
     let probe = Arc::new(Probe::new(code).expect("load the decider"));
+    let compiled = began.elapsed();
     let response = probe.decide_once(&task).await.expect("decide");
     assert_eq!(
         response["decisions"][0]["decisionType"], expected,
@@ -133,6 +143,46 @@ async fn per_decision_task(code: &[u8], name: &str, task: Value, expected: &str,
             micros(p.call),
             micros(p.answer_to_json)
         );
+        println!(
+            "    component of {:.1} MiB, compiled and pre-instantiated in {} ms; {:.1} MiB of \
+             linear memory per instance",
+            code.len() as f64 / f64::from(1 << 20),
+            compiled.as_millis(),
+            p.memory_bytes as f64 / f64::from(1 << 20),
+        );
+    }
+}
+
+/// The order decider in Rust, Python and JavaScript (built from source by the SDKs' builds) on
+/// the same decision task: compile time, cost per task, memory per instance.
+async fn languages(tasks: usize) {
+    use weft_tests::languages::{self, Lang};
+
+    let built = tokio::task::spawn_blocking(|| {
+        [
+            (Lang::Python, "examples/order-python/decider.py"),
+            (Lang::Js, "examples/order-js/decider.js"),
+        ]
+        .map(|(lang, entry)| (lang, languages::build(lang, "decider", entry)))
+    })
+    .await
+    .expect("the builds");
+    println!(
+        "The order decider in three languages, per task in-process ({tasks} tasks per line, after \
+         {WARM_UP} per caller to warm up)"
+    );
+    let rust = weft_tests::guests::guest("order-decider");
+    per_decision_task(
+        &rust,
+        "order-decider (Rust)",
+        order_task(),
+        "ScheduleActivityTask",
+        tasks,
+    )
+    .await;
+    for (lang, code) in built {
+        let name = format!("order-decider ({lang:?})");
+        per_decision_task(&code, &name, order_task(), "ScheduleActivityTask", tasks).await;
     }
 }
 
@@ -227,6 +277,7 @@ fn mean_phases(phases: &[DecidePhases]) -> Option<DecidePhases> {
         task_to_value: sum(|p| p.task_to_value),
         call: sum(|p| p.call),
         answer_to_json: sum(|p| p.answer_to_json),
+        memory_bytes: phases.iter().map(|p| p.memory_bytes).max().unwrap_or(0),
     })
 }
 

@@ -139,6 +139,7 @@ impl GuestState {
             memory: MemoryCap {
                 limit: limits.memory_bytes,
                 refused: false,
+                given: 0,
             },
             label: call.label.clone(),
             log_lines: 0,
@@ -211,22 +212,32 @@ fn describe(trap: Trap) -> String {
     }
 }
 
+/// The bytes of linear memory the guest in `store` has been given, all its memories together.
+pub(crate) fn memory_bytes(store: &Store<GuestState>) -> u64 {
+    store.data().memory.given
+}
+
 /// The memory limit, remembering whether it refused a growth: a guest that runs out of memory
 /// usually aborts, and the abort is reported as what it is.
 struct MemoryCap {
     limit: u64,
     refused: bool,
+    /// Bytes given to all the instance's memories: their initial sizes and every growth.
+    given: u64,
 }
 
 impl ResourceLimiter for MemoryCap {
     fn memory_growing(
         &mut self,
-        _current: usize,
+        current: usize,
         desired: usize,
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
         let allowed = u64::try_from(desired).is_ok_and(|d| d <= self.limit);
         self.refused |= !allowed;
+        if allowed {
+            self.given += desired.saturating_sub(current) as u64;
+        }
         Ok(allowed)
     }
 

@@ -125,6 +125,8 @@ pub struct DecidePhases {
     pub call: Duration,
     /// The answer to wire JSON, and measuring its size against the output limit.
     pub answer_to_json: Duration,
+    /// Bytes of linear memory the instance had been given when its call returned.
+    pub memory_bytes: u64,
 }
 
 /// Who is calling and within which limits: the label names the guest in log lines, and the
@@ -407,6 +409,7 @@ impl Runtime {
             task_to_value: converted - instantiated,
             call: called - converted,
             answer_to_json: called.elapsed(),
+            memory_bytes: guest::memory_bytes(&store),
         };
         Ok(response)
     }

@@ -144,15 +144,10 @@ async fn bind(weft: &WeftClient, domain: &str, decider: &str, worker: &str) {
     let decisions = (BindingKind::Decision, order::DECISION_TASK_LIST, decider);
     let activities = (BindingKind::Activity, order::ACTIVITY_TASK_LIST, worker);
     for (kind, list, module) in [decisions, activities] {
-        // The interpreters need more memory than a Rust guest.
-        let bind = Bind {
-            limits: guests::Limits {
-                memory_bytes: Some(256 << 20),
-                ..guests::Limits::default()
-            },
-            ..Bind::module(module)
-        };
-        weft.bind(domain, kind, list, &bind).await.unwrap();
+        // The default limits, which fit the interpreters.
+        weft.bind(domain, kind, list, &Bind::module(module))
+            .await
+            .unwrap();
     }
 }
 
@@ -206,13 +201,7 @@ async fn deciders_reading_the_clock_and_randomness_replay_the_same_in_every_lang
     for (lang, code) in clocks {
         let list = format!("clock-{lang}");
         let module = weft.upload_module(code.to_vec()).await.unwrap().digest;
-        let bind = Bind {
-            limits: guests::Limits {
-                memory_bytes: Some(256 << 20),
-                ..guests::Limits::default()
-            },
-            ..Bind::module(&module)
-        };
+        let bind = Bind::module(&module);
         weft.bind(D, BindingKind::Decision, &list, &bind)
             .await
             .unwrap();
