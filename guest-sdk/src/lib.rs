@@ -31,8 +31,9 @@
 //!
 //! An activity worker serving several activity types registers a function for each with
 //! [`Activities`]. With the feature `serde`, payloads are typed: `History::input_json`,
-//! `Status::result_json` and `ActivityTask::input_json` read JSON into your types, and a worker
-//! or a function answers `Ok(Json(value))`.
+//! `Status::result_json` and `ActivityTask::input_json` read JSON into your types, a worker or a
+//! function answers `Ok(Json(value))`, and `testing::Recorded` reads a history exported from
+//! `GetWorkflowExecutionHistory` and replays a decider over it.
 //!
 //! Each may log to the host through the [`log`] crate's macros (`weft_guest::log::info!(..)`),
 //! which this crate forwards to the `log` import. [`testing::HistoryBuilder`] builds histories to

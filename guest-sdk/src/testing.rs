@@ -37,8 +37,13 @@ use crate::tasks::DecisionTask;
 use crate::types::{ChildPolicy, TaskList, WorkflowExecution, WorkflowType};
 use crate::{History, Response};
 
+#[cfg(feature = "serde")]
+mod exported;
 mod outcomes;
 mod record;
+
+#[cfg(feature = "serde")]
+pub use exported::Recorded;
 
 use record::is_close;
 

@@ -2,6 +2,8 @@
 //! the statuses they derive, every decision builder, and the testing HistoryBuilder.
 
 mod answers;
+#[cfg(feature = "serde")]
+mod exported;
 mod history_builder;
 mod queries;
 mod statuses;
