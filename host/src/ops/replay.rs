@@ -23,6 +23,9 @@ use super::{Ctx, Service, known_domain};
 const HISTORY_PAGE: usize = 1000;
 /// Runs read from a listing at once while picking the runs to replay.
 const RUN_PAGE: usize = 100;
+/// The most runs of one listing looked at while picking runs of a task list: a domain whose
+/// newest runs mostly use other task lists replays fewer than asked, rather than read them all.
+const MAX_LOOKED_AT: usize = 100_000;
 /// The time range of every run.
 const EVER: (Timestamp, Timestamp) = (
     Timestamp::from_millis(i64::MIN),
@@ -102,9 +105,10 @@ async fn replay_run(
         decision_tasks: 0,
         divergence: None,
     };
-    for task in recorded_tasks(&execution, &workflow_type, events) {
+    for task in recorded_tasks(events) {
         report.decision_tasks += 1;
-        let divergence = match svc.runtime.decide(module, call, &task.task).await {
+        let handed_out = task.task(&execution, &workflow_type, events);
+        let divergence = match svc.runtime.decide(module, call, &handed_out).await {
             Ok(answer) => {
                 let decisions = answer["decisions"]
                     .as_array()
@@ -151,14 +155,15 @@ fn newest_runs(
             reverse: true,
             limit: RUN_PAGE,
         };
-        let mut taken = 0;
+        let (mut taken, mut looked_at) = (0, 0);
         loop {
             let page = tx.listed_runs(domain, listing, &filter, EVER, cursor)?;
             let Some(end) = page.items.last() else {
                 break;
             };
             cursor.after = Some((end.started_at.as_millis(), end.seq));
-            let more = page.more;
+            looked_at += page.items.len();
+            let more = page.more && looked_at < MAX_LOOKED_AT;
             for run in page.items.into_iter().filter(picked) {
                 if taken < last {
                     taken += 1;

@@ -16,21 +16,35 @@ use crate::model::Divergence;
 
 /// One completed decision task of a history.
 pub(crate) struct RecordedTask {
-    /// The task as `PollForDecisionTask` handed it out, all events included, in wire JSON.
-    pub(crate) task: Value,
+    /// How many of the history's events its decider got: those up to its `DecisionTaskStarted`.
+    seen: usize,
+    /// The `DecisionTaskStarted` event of the decision task completed before it; 0 if none.
+    previous_started_event_id: u64,
     /// Its `DecisionTaskStarted` event.
     pub(crate) started_event_id: u64,
     /// The events its decisions were recorded as, in the decisions' order.
     pub(crate) recorded: Vec<Value>,
 }
 
-/// The completed decision tasks of `events` (a whole history, oldest first, in wire JSON) of
-/// the run `execution` of `workflow_type` (both in wire JSON), in order.
-pub(crate) fn recorded_tasks(
-    execution: &Value,
-    workflow_type: &Value,
-    events: &[Value],
-) -> Vec<RecordedTask> {
+impl RecordedTask {
+    /// The task as `PollForDecisionTask` handed it out, all events included, in wire JSON: the
+    /// first events of `events`, the history it was cut from, of the run `execution` of
+    /// `workflow_type`. Built when asked, so that a long history's tasks are not all held at
+    /// once.
+    pub(crate) fn task(&self, execution: &Value, workflow_type: &Value, events: &[Value]) -> Value {
+        json!({
+            "events": &events[..self.seen],
+            "previousStartedEventId": self.previous_started_event_id,
+            "startedEventId": self.started_event_id,
+            "workflowExecution": execution,
+            "workflowType": workflow_type,
+        })
+    }
+}
+
+/// The completed decision tasks of `events` (a whole history, oldest first, in wire JSON), in
+/// order.
+pub(crate) fn recorded_tasks(events: &[Value]) -> Vec<RecordedTask> {
     let mut made_by: HashMap<u64, Vec<Value>> = HashMap::new();
     for event in events {
         let Some(attributes) = attributes(event) else {
@@ -51,15 +65,9 @@ pub(crate) fn recorded_tasks(
         let started = event["decisionTaskCompletedEventAttributes"]["startedEventId"]
             .as_u64()
             .unwrap_or(0);
-        let seen = events.partition_point(|e| e["eventId"].as_u64() <= Some(started));
         tasks.push(RecordedTask {
-            task: json!({
-                "events": &events[..seen],
-                "previousStartedEventId": previous_started,
-                "startedEventId": started,
-                "workflowExecution": execution,
-                "workflowType": workflow_type,
-            }),
+            seen: events.partition_point(|e| e["eventId"].as_u64() <= Some(started)),
+            previous_started_event_id: previous_started,
             started_event_id: started,
             recorded: made_by.remove(&event_id(event)).unwrap_or_default(),
         });

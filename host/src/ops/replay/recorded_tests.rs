@@ -72,9 +72,14 @@ fn history() -> Vec<Value> {
 }
 
 fn tasks() -> Vec<RecordedTask> {
+    recorded_tasks(&history())
+}
+
+/// The task as its decider got it.
+fn handed_out(task: &RecordedTask) -> Value {
     let execution = json!({"workflowId": "w", "runId": "r"});
     let workflow_type = json!({"name": "W", "version": "1"});
-    recorded_tasks(&execution, &workflow_type, &history())
+    task.task(&execution, &workflow_type, &history())
 }
 
 fn decision(kind: &str, attributes: Value) -> Value {
@@ -114,14 +119,20 @@ fn a_history_is_cut_into_its_decision_tasks_with_their_decisions_events() {
         unreachable!()
     };
     assert_eq!(first.started_event_id, 3);
-    assert_eq!(first.task["previousStartedEventId"], 0);
-    assert_eq!(first.task["startedEventId"], 3);
-    assert_eq!(first.task["workflowExecution"]["runId"], "r");
-    assert_eq!(ids(first.task["events"].as_array().unwrap()), [1, 2, 3]);
+    let task = handed_out(first);
+    assert_eq!(task["previousStartedEventId"], 0);
+    assert_eq!(task["startedEventId"], 3);
+    assert_eq!(task["workflowExecution"]["runId"], "r");
+    assert_eq!(task["workflowType"]["name"], "W");
+    assert_eq!(ids(task["events"].as_array().unwrap()), [1, 2, 3]);
     // The signal's later failure came of its Initiated event, not of a decision.
     assert_eq!(ids(&first.recorded), [5, 6, 7]);
-    assert_eq!(second.task["previousStartedEventId"], 3);
-    assert_eq!(ids(second.task["events"].as_array().unwrap()).len(), 10);
+    let task = handed_out(second);
+    assert_eq!(task["previousStartedEventId"], 3);
+    assert_eq!(
+        ids(task["events"].as_array().unwrap()),
+        (1..=10).collect::<Vec<_>>()
+    );
     assert_eq!(ids(&second.recorded), [12]);
 }
 
@@ -194,7 +205,8 @@ fn another_decision_or_one_more_or_less_is_the_divergence() {
 #[test]
 fn a_decision_that_failed_then_agrees_with_its_failure() {
     let task = RecordedTask {
-        task: json!({}),
+        seen: 3,
+        previous_started_event_id: 0,
         started_event_id: 3,
         recorded: vec![event(
             5,
