@@ -13,28 +13,25 @@
 /// The `decider` world, and every interface of the package. With the feature `serde`, its types
 /// also derive serde's traits, which read exported histories (`testing::Recorded`).
 pub mod decider {
+    /// The world's bindings, its types deriving these traits.
+    macro_rules! generate {
+        ($($derives:tt)*) => {
+            wit_bindgen::generate!({
+                path: "../wit",
+                world: "weft:swf/decider@0.1.0",
+                pub_export_macro: true,
+                export_macro_name: "export_decider",
+                default_bindings_module: "::weft_guest::__private::decider",
+                runtime_path: "::weft_guest::__private::wit_bindgen::rt",
+                additional_derives: [$($derives)*],
+                generate_unused_types: true,
+            });
+        };
+    }
     #[cfg(not(feature = "serde"))]
-    wit_bindgen::generate!({
-        path: "../wit",
-        world: "weft:swf/decider@0.1.0",
-        pub_export_macro: true,
-        export_macro_name: "export_decider",
-        default_bindings_module: "::weft_guest::__private::decider",
-        runtime_path: "::weft_guest::__private::wit_bindgen::rt",
-        additional_derives: [PartialEq],
-        generate_unused_types: true,
-    });
+    generate!(PartialEq);
     #[cfg(feature = "serde")]
-    wit_bindgen::generate!({
-        path: "../wit",
-        world: "weft:swf/decider@0.1.0",
-        pub_export_macro: true,
-        export_macro_name: "export_decider",
-        default_bindings_module: "::weft_guest::__private::decider",
-        runtime_path: "::weft_guest::__private::wit_bindgen::rt",
-        additional_derives: [PartialEq, serde::Serialize, serde::Deserialize],
-        generate_unused_types: true,
-    });
+    generate!(PartialEq, serde::Serialize, serde::Deserialize);
 }
 
 /// The `activity-worker` world.

@@ -41,6 +41,8 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::model::events::event_attributes_member;
+
 use rules::{Need, Ref, Role, Start};
 
 /// The problems in `events`, a run's history in wire JSON as stored or served (whole, or as far
@@ -168,7 +170,7 @@ impl<'a> Checker<'a> {
                 format_args!("recorded after event {close} closed the run"),
             );
         }
-        let attrs_member = attributes_member(event_type);
+        let attrs_member = event_attributes_member(event_type);
         let Some(attrs) = object.get(&attrs_member).and_then(Value::as_object) else {
             return self.problem(
                 here,
@@ -327,7 +329,7 @@ impl<'a> Checker<'a> {
         } else if here.id != 1 && is_start {
             self.problem(here, "WorkflowExecutionStarted is not the first event");
         }
-        let own = attributes_member(here.event_type);
+        let own = event_attributes_member(here.event_type);
         for member in object.keys() {
             let known = ["eventId", "eventType", "eventTimestamp", own.as_str()];
             if !known.contains(&member.as_str()) {
@@ -463,16 +465,4 @@ impl<'a> Checker<'a> {
             self.problem(here, problem);
         }
     }
-}
-
-/// The attributes member of `event_type`: its name with a lower-case first letter, then
-/// `EventAttributes`.
-fn attributes_member(event_type: &str) -> String {
-    let mut chars = event_type.chars();
-    let head: String = chars
-        .next()
-        .map(|c| c.to_ascii_lowercase())
-        .into_iter()
-        .collect();
-    format!("{head}{}EventAttributes", chars.as_str())
 }

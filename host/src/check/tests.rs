@@ -9,7 +9,7 @@ fn event(id: u64, event_type: &str, attributes: Value) -> Value {
         "eventTimestamp": 1_700_000_000.0 + id as f64,
         "eventType": event_type,
     });
-    event[super::attributes_member(event_type)] = attributes;
+    event[super::event_attributes_member(event_type)] = attributes;
     event
 }
 
@@ -113,7 +113,7 @@ fn workflow_started() -> Value {
 /// The attributes of event `id`, to edit.
 fn attrs(events: &mut [Value], id: usize) -> &mut Value {
     let event = &mut events[id - 1];
-    let member = super::attributes_member(event["eventType"].as_str().unwrap());
+    let member = super::event_attributes_member(event["eventType"].as_str().unwrap());
     &mut event[member]
 }
 

@@ -17,6 +17,8 @@ use super::{
 mod cause;
 mod wire;
 
+pub(crate) use wire::{decision_attributes_member, event_attributes_member};
+
 pub(crate) use cause::Cause;
 
 /// Tells serde which members to leave out: absent options, and nothing else.

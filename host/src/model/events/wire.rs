@@ -11,6 +11,27 @@ use crate::clock::Timestamp;
 
 use super::{Event, HistoryEvent};
 
+/// The member of a wire event that holds its attributes: `ActivityTaskScheduled` →
+/// `activityTaskScheduledEventAttributes`.
+pub(crate) fn event_attributes_member(event_type: &str) -> String {
+    attributes_member(event_type, "EventAttributes")
+}
+
+/// The member of a wire decision that holds its attributes: `StartTimer` →
+/// `startTimerDecisionAttributes`.
+pub(crate) fn decision_attributes_member(decision_type: &str) -> String {
+    attributes_member(decision_type, "DecisionAttributes")
+}
+
+fn attributes_member(kind: &str, suffix: &str) -> String {
+    let mut chars = kind.chars();
+    let head = chars.next().map(|c| c.to_ascii_lowercase());
+    head.into_iter()
+        .chain(chars)
+        .chain(suffix.chars())
+        .collect()
+}
+
 impl Serialize for HistoryEvent {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(4))?;

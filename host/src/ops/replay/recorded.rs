@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 use crate::model::Divergence;
+use crate::model::events::{decision_attributes_member, event_attributes_member};
 
 /// One completed decision task of a history.
 pub(crate) struct RecordedTask {
@@ -128,7 +129,7 @@ fn differs(decision: &Value, event: &Value) -> Option<String> {
             "the replay decided {kind}, but {recorded} was recorded then (event {id})"
         ));
     }
-    let ours = decision[format!("{}DecisionAttributes", lower_first(kind))].as_object()?;
+    let ours = decision[decision_attributes_member(kind)].as_object()?;
     let theirs = attributes(event)?;
     ours.iter()
         .filter(|(_, value)| !value.is_null())
@@ -191,25 +192,14 @@ fn closes_run(event: &Value) -> bool {
     )
 }
 
-/// The event's attributes: its one `*EventAttributes` member.
+/// The event's attributes.
 fn attributes(event: &Value) -> Option<&Map<String, Value>> {
-    let members = event.as_object()?;
-    members
-        .iter()
-        .find(|(name, _)| name.ends_with("EventAttributes"))
-        .and_then(|(_, attributes)| attributes.as_object())
+    let event_type = event["eventType"].as_str()?;
+    event[event_attributes_member(event_type)].as_object()
 }
 
 fn event_id(event: &Value) -> u64 {
     event["eventId"].as_u64().unwrap_or(0)
-}
-
-/// `ScheduleActivityTask` → `scheduleActivityTask`.
-fn lower_first(name: &str) -> String {
-    let mut chars = name.chars();
-    chars.next().map_or_else(String::new, |first| {
-        first.to_ascii_lowercase().to_string() + chars.as_str()
-    })
 }
 
 #[cfg(test)]

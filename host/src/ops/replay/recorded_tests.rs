@@ -5,7 +5,7 @@ use super::*;
 /// An event in wire JSON: `kind` with these attributes.
 fn event(id: u64, kind: &str, attributes: Value) -> Value {
     let mut event = json!({"eventId": id, "eventTimestamp": 1000.0 + id as f64, "eventType": kind});
-    event[format!("{}EventAttributes", lower_first(kind))] = attributes;
+    event[event_attributes_member(kind)] = attributes;
     event
 }
 
@@ -84,7 +84,7 @@ fn handed_out(task: &RecordedTask) -> Value {
 
 fn decision(kind: &str, attributes: Value) -> Value {
     let mut decision = json!({"decisionType": kind});
-    decision[format!("{}DecisionAttributes", lower_first(kind))] = attributes;
+    decision[decision_attributes_member(kind)] = attributes;
     decision
 }
 

@@ -18,7 +18,7 @@ pub(crate) struct Weft {
 
 /// Where `cargo test` put the `weft` binary: beside the `deps` directory that holds this test
 /// binary (`target/debug/deps/e2e-HASH` → `target/debug/weft`).
-fn binary() -> PathBuf {
+pub(crate) fn binary() -> PathBuf {
     let exe = std::env::current_exe().expect("the test binary's path");
     let dir = exe
         .parent()

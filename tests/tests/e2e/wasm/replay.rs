@@ -126,13 +126,7 @@ async fn a_decider_replays_its_own_histories_and_another_is_caught() {
 
 /// Runs the `weft` binary with `args` against `server`; its exit status, stdout and stderr.
 pub(super) async fn weft_cli(server: &TestServer, args: &[&str]) -> (bool, String, String) {
-    let exe = std::env::current_exe().unwrap();
-    let weft = exe.parent().unwrap().parent().unwrap().join("weft");
-    assert!(
-        weft.exists(),
-        "build it: cargo build -p weft-host --bin weft"
-    );
-    let mut command = Command::new(weft);
+    let mut command = Command::new(crate::crash::process::binary());
     command.args(args).args(["--endpoint", &server.endpoint()]);
     // Off the test's runtime, which serves the server the command talks to.
     let out = tokio::task::spawn_blocking(move || command.output())
