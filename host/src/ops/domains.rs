@@ -124,7 +124,7 @@ pub(crate) async fn register_domain(
                     deprecated_at: None,
                     tags,
                 };
-                tx.put_domain(&scope, &domain)?;
+                tx.add_domain(&scope, &domain)?;
                 Ok(Empty {})
             },
         )
@@ -212,7 +212,9 @@ async fn set_deprecated(
     svc.store
         .write(
             move |tx| {
-                let domain = known_domain(tx, &scope, &name)?;
+                let domain = tx
+                    .domain_to_change(&scope, &name)?
+                    .ok_or_else(|| Fault::unknown_domain(&name))?;
                 match (deprecate, domain.status()) {
                     (true, RegistrationStatus::Deprecated) => {
                         Err(Fault::domain_deprecated(&domain.name))

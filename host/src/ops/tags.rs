@@ -125,7 +125,8 @@ fn resolve(ctx: &Ctx, arn: &str) -> Result<DomainArn, Fault> {
 }
 
 fn tagged_domain(tx: &dyn Reads, arn: &DomainArn) -> Result<Domain, Fault> {
-    tx.domain(&arn.scope, &arn.name)?
+    // Read to be changed: outside a write transaction that is a plain read.
+    tx.domain_to_change(&arn.scope, &arn.name)?
         .ok_or_else(|| Fault::unknown_resource(&arn.to_string()))
 }
 

@@ -217,7 +217,7 @@ pub(crate) async fn register<K: TypeKind>(
                     deprecated_at: None,
                     config,
                 };
-                tx.put_type::<K>(&domain, &ty, &record)?;
+                tx.add_type::<K>(&domain, &ty, &record)?;
                 tx.add_count(domain.id, Counter::Types(K::KIND), 1)?;
                 Ok(Empty {})
             },
@@ -361,14 +361,15 @@ pub(crate) async fn list<K: TypeKind>(
     })
 }
 
-/// The domain and the type that `input` names, or `UnknownResourceFault`.
+/// The domain and the type that `input` names, or `UnknownResourceFault`. The type is read to
+/// be changed: in a write transaction, no other changes it until this one ends.
 fn known_type<K: TypeKind>(
     tx: &dyn Reads,
     scope: &Scope,
     input: &TypeInput<K>,
 ) -> Result<(Domain, TypeRecord<K::Config>), Fault> {
     let domain = known_domain(tx, scope, &input.domain)?;
-    match tx.type_record::<K>(&domain, &input.ty.name, &input.ty.version)? {
+    match tx.type_record_to_change::<K>(&domain, &input.ty.name, &input.ty.version)? {
         Some(record) => Ok((domain, record)),
         None => Err(Fault::unknown_type(K::KIND, &input.ty)),
     }

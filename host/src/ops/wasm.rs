@@ -98,7 +98,7 @@ pub(crate) async fn upload_module(
             move |tx, (account, record, existing)| match existing {
                 Some(existing) => Ok(existing),
                 None => {
-                    tx.put_module(&account, &record, &code)?;
+                    tx.add_module(&account, &record, &code)?;
                     Ok(record)
                 }
             },

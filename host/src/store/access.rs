@@ -314,6 +314,19 @@ impl DomainWrites for WriteTx<'_> {
         Ok(())
     }
 
+    fn add_domain(&mut self, scope: &Scope, domain: &Domain) -> Result<(), StoreError> {
+        let key = (
+            scope.account.as_str(),
+            scope.region.as_str(),
+            domain.name.as_str(),
+        );
+        let new = self
+            .domains
+            .insert(key, encode(domain).as_slice())?
+            .is_none();
+        created("domains", &domain.name, new)
+    }
+
     fn put_domain(&mut self, scope: &Scope, domain: &Domain) -> Result<(), StoreError> {
         let key = (
             scope.account.as_str(),
@@ -322,6 +335,18 @@ impl DomainWrites for WriteTx<'_> {
         );
         self.domains.insert(key, encode(domain).as_slice())?;
         Ok(())
+    }
+
+    fn add_stored_type(
+        &mut self,
+        domain: u64,
+        ty: &TypeName,
+        record: &AnyType,
+    ) -> Result<(), StoreError> {
+        let (kind, bytes) = encode_type(record);
+        let key = (domain, kind as u8, ty.name.as_str(), ty.version.as_str());
+        let new = self.types.insert(key, bytes.as_slice())?.is_none();
+        created("types", &ty.name, new)
     }
 
     fn put_stored_type(
@@ -345,6 +370,17 @@ impl DomainWrites for WriteTx<'_> {
         let key = (domain, kind as u8, ty.name.as_str(), ty.version.as_str());
         self.types.remove(key)?;
         Ok(())
+    }
+}
+
+/// A create's outcome: the one writer checked that `name` was new in the same transaction, so
+/// finding it taken is a broken check, which rolls the batch back rather than overwrite.
+pub(super) fn created(table: &str, name: &str, new: bool) -> Result<(), StoreError> {
+    match new {
+        true => Ok(()),
+        false => Err(StoreError::broken(format!(
+            "{table}: {name} exists already"
+        ))),
     }
 }
 

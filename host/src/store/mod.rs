@@ -373,7 +373,7 @@ mod tests {
                 let store = opened.store.clone();
                 tokio::spawn(async move {
                     store
-                        .apply(move |tx| tx.put_domain(&scope(), &domain(i, &format!("d{i}"))))
+                        .apply(move |tx| tx.add_domain(&scope(), &domain(i, &format!("d{i}"))))
                         .await
                 })
             })
@@ -416,11 +416,11 @@ mod tests {
             .store;
         let refused = store.write(
             |_| Err::<(), _>(Refusal::No),
-            |tx, ()| tx.put_domain(&scope(), &domain(2, "never")),
+            |tx, ()| tx.add_domain(&scope(), &domain(2, "never")),
         );
         let passing = store.write(
             |_| Ok::<_, Refusal>(()),
-            |tx, ()| tx.put_domain(&scope(), &domain(1, "kept")),
+            |tx, ()| tx.add_domain(&scope(), &domain(1, "kept")),
         );
         let (refused, passed) = tokio::join!(refused, passing);
         assert_eq!(refused, Err(Refusal::No));
@@ -439,9 +439,9 @@ mod tests {
             .unwrap()
             .store;
         // Both requests wait in the queue before the writer takes them, so they share a batch.
-        let first = store.apply(|tx| tx.put_domain(&scope(), &domain(1, "first")));
+        let first = store.apply(|tx| tx.add_domain(&scope(), &domain(1, "first")));
         let failing = store.apply(|tx| {
-            tx.put_domain(&scope(), &domain(2, "half"))?;
+            tx.add_domain(&scope(), &domain(2, "half"))?;
             Err::<(), _>(StoreError::broken("the disk is gone"))
         });
         let (first, failed) = tokio::join!(first, failing);
@@ -475,9 +475,9 @@ mod tests {
         store
             .apply(move |tx| {
                 for (i, name) in ["b", "a", "c"].into_iter().enumerate() {
-                    tx.put_domain(&scope(), &domain(i as u64, name))?;
+                    tx.add_domain(&scope(), &domain(i as u64, name))?;
                 }
-                tx.put_domain(&other, &domain(9, "a2"))?;
+                tx.add_domain(&other, &domain(9, "a2"))?;
                 Ok(())
             })
             .await

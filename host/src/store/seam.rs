@@ -29,9 +29,16 @@
 //!   gaps are fine). [`Writes::add_count`] is an atomic increment, and [`Reads::count`] inside a
 //!   write transaction reads the counter locked, so a limit checked against it holds exactly
 //!   (SQL: `SELECT … FOR UPDATE` on the counter row).
-//! - **Uniqueness.** [`Writes::name_run`] fails the transaction (a [`StoreError`]) rather than
-//!   overwrite when another process named a run of the same workflow id first: the check
-//!   that no run is open is repeated by the database's constraint.
+//! - **Uniqueness.** Every write that creates ([`Writes::name_run`], [`DomainWrites::add_domain`],
+//!   [`DomainWrites::add_stored_type`], [`WasmWrites::add_module`]) fails the transaction (a
+//!   [`StoreError`]) rather than overwrite when another process created the same name first:
+//!   the check that it is new is repeated by the database's constraint, and the retried
+//!   batch's check then sees the other process's record and refuses.
+//! - **Changes of shared records.** [`DomainReads::domain_to_change`] and
+//!   [`DomainReads::stored_type_to_change`] inside a write transaction lock what they read
+//!   until it ends, so that two changes of one domain or type (tags, deprecation) apply one
+//!   after the other and neither is lost. The plain reads lock nothing: every operation reads
+//!   its domain, and a lock there would make a domain's writes take turns across processes.
 //!
 //! Waking other processes' pollers and timer loops after a commit is an optimisation
 //! ([`Writes::after_commit`] runs only in the committing process); correctness never depends
@@ -111,6 +118,12 @@ pub(crate) trait DomainReads {
     /// The domain `name` in `scope`.
     fn domain(&self, scope: &Scope, name: &str) -> Result<Option<Domain>, StoreError>;
 
+    /// The domain `name` in `scope`, read in order to change it: inside a write transaction
+    /// of a shared database it stays locked until the transaction ends (see the module docs).
+    fn domain_to_change(&self, scope: &Scope, name: &str) -> Result<Option<Domain>, StoreError> {
+        self.domain(scope, name)
+    }
+
     /// A page of the domains in `scope` that `keep` accepts, in name order.
     fn domains(
         &self,
@@ -136,6 +149,18 @@ pub(crate) trait DomainReads {
         name: &str,
         version: &str,
     ) -> Result<Option<AnyType>, StoreError>;
+
+    /// The type `name`/`version` of `kind` in domain `domain`, read in order to change it: inside
+    /// a write transaction of a shared database it stays locked until the transaction ends.
+    fn stored_type_to_change(
+        &self,
+        domain: u64,
+        kind: Kind,
+        name: &str,
+        version: &str,
+    ) -> Result<Option<AnyType>, StoreError> {
+        self.stored_type(domain, kind, name, version)
+    }
 
     /// A page of the domain's types of `kind` (only those called `name`, if given) that `keep`
     /// accepts, in (name, version) order.
@@ -286,10 +311,21 @@ pub(crate) trait DomainWrites {
     /// Moves the domain's `counter` by `delta`, atomically.
     fn add_count(&mut self, domain: u64, counter: Counter, delta: i64) -> Result<(), StoreError>;
 
-    /// Stores `domain` in `scope`, new or changed.
+    /// Stores a new domain in `scope`; fails if `scope` has a domain of its name already.
+    fn add_domain(&mut self, scope: &Scope, domain: &Domain) -> Result<(), StoreError>;
+
+    /// Stores a changed domain of `scope`, read with [`DomainReads::domain_to_change`].
     fn put_domain(&mut self, scope: &Scope, domain: &Domain) -> Result<(), StoreError>;
 
-    /// Stores a type, new or changed.
+    /// Stores a new type; fails if the domain has a type of its kind, name and version already.
+    fn add_stored_type(
+        &mut self,
+        domain: u64,
+        ty: &TypeName,
+        record: &AnyType,
+    ) -> Result<(), StoreError>;
+
+    /// Stores a changed type, read with [`DomainReads::stored_type_to_change`].
     fn put_stored_type(
         &mut self,
         domain: u64,
@@ -401,8 +437,8 @@ pub(crate) trait RunWrites {
 
 /// The changes to modules, bindings and their guests' failures.
 pub(crate) trait WasmWrites {
-    /// Stores a module and its code.
-    fn put_module(
+    /// Stores a new module and its code; fails if `account` has it already.
+    fn add_module(
         &mut self,
         account: &str,
         record: &ModuleRecord,
@@ -446,6 +482,18 @@ pub(crate) trait TypeReads: DomainReads {
         Ok(stored.and_then(K::unwrap))
     }
 
+    /// The type `name`/`version` of kind `K` in the domain, read in order to change it
+    /// ([`DomainReads::stored_type_to_change`]).
+    fn type_record_to_change<K: TypeKind>(
+        &self,
+        domain: &Domain,
+        name: &str,
+        version: &str,
+    ) -> Result<Option<TypeRecord<K::Config>>, StoreError> {
+        let stored = self.stored_type_to_change(domain.id, K::KIND, name, version)?;
+        Ok(stored.and_then(K::unwrap))
+    }
+
     /// A page of the domain's types of kind `K` (only those called `name`, if given) that
     /// `keep` accepts, in (name, version) order.
     fn types<K: TypeKind>(
@@ -472,7 +520,17 @@ impl<R: DomainReads + ?Sized> TypeReads for R {}
 
 /// Typed conveniences over [`Writes`] for one registry of types.
 pub(crate) trait TypeWrites: DomainWrites {
-    /// Stores a type of kind `K`, new or changed.
+    /// Stores a new type of kind `K` ([`DomainWrites::add_stored_type`]).
+    fn add_type<K: TypeKind>(
+        &mut self,
+        domain: &Domain,
+        ty: &TypeName,
+        record: &TypeRecord<K::Config>,
+    ) -> Result<(), StoreError> {
+        self.add_stored_type(domain.id, ty, &K::wrap(record.clone()))
+    }
+
+    /// Stores a changed type of kind `K` ([`DomainWrites::put_stored_type`]).
     fn put_type<K: TypeKind>(
         &mut self,
         domain: &Domain,

@@ -103,16 +103,19 @@ impl<T: Tables> WasmReads for T {
 }
 
 impl WasmWrites for WriteTx<'_> {
-    fn put_module(
+    fn add_module(
         &mut self,
         account: &str,
         record: &ModuleRecord,
         code: &[u8],
     ) -> Result<(), StoreError> {
         let key = (account, record.digest.as_str());
-        self.modules.insert(key, encode(record).as_slice())?;
+        let new = self
+            .modules
+            .insert(key, encode(record).as_slice())?
+            .is_none();
         self.module_code.insert(key, code)?;
-        Ok(())
+        super::access::created("modules", &record.digest, new)
     }
 
     fn delete_module(&mut self, account: &str, digest: &str) -> Result<(), StoreError> {

@@ -247,3 +247,143 @@ async fn limits_hold_when_nodes_race_for_the_last_places() {
         .unwrap();
     assert_eq!(open.count() as usize, LIMIT);
 }
+
+/// One name registered through three nodes at once: SWF lets exactly one registration win, and
+/// every other is refused as a duplicate, never accepted as a second copy that replaces the
+/// first. What was acknowledged under the winner (its types) is never lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn registrations_racing_across_three_nodes_have_one_winner_and_lose_nothing() {
+    let a = TestServer::start().await;
+    let Some((b, cb)) = second_node(&a, |_| {}).await else {
+        return;
+    };
+    let Some((c, cc)) = second_node(&a, |_| {}).await else {
+        return;
+    };
+    let clients = [a.client(), cb, cc];
+    const RACERS: usize = 6;
+    const ROUNDS: usize = 10;
+    let retries = || {
+        [&a, &b, &c]
+            .iter()
+            .map(|n| n.writer_stats().retries())
+            .sum::<u64>()
+    };
+    for round in 0..ROUNDS {
+        let domain = format!("race-{round}");
+        let won = race(RACERS, "DomainAlreadyExistsFault", |i| {
+            let request = clients[i % 3].register_domain();
+            // Each racer its own retention: the winner's is the one kept.
+            request
+                .name(domain.clone())
+                .workflow_execution_retention_period_in_days(format!("{}", i + 1))
+                .send()
+        })
+        .await;
+        assert_eq!(won, 1, "{domain}: registered {won} times");
+
+        // One type name raced (one winner, whose defaults stay), and one type per racer (all
+        // win), under the domain just registered.
+        let types = clients.clone();
+        let won = race(RACERS, "TypeAlreadyExistsFault", |i| {
+            let request = types[i % 3].register_workflow_type();
+            request
+                .domain(domain.clone())
+                .name("raced")
+                .version("1")
+                .default_task_start_to_close_timeout(format!("{}", i + 1))
+                .send()
+        })
+        .await;
+        assert_eq!(won, 1, "{domain}: the raced type registered {won} times");
+        let mine = race(RACERS, "none", |i| {
+            let request = clients[i % 3].register_workflow_type();
+            request
+                .domain(domain.clone())
+                .name(format!("mine-{i}"))
+                .version("1")
+                .send()
+        })
+        .await;
+        assert_eq!(mine, RACERS, "{domain}: types of distinct names");
+
+        // Every node sees the same domain and every acknowledged type, with one set of values.
+        let mut retention = HashSet::new();
+        let mut timeouts = HashSet::new();
+        for client in &clients {
+            let described = client.describe_domain().name(&domain).send().await.unwrap();
+            let days = described.configuration().unwrap();
+            retention.insert(
+                days.workflow_execution_retention_period_in_days()
+                    .to_owned(),
+            );
+            let raced = client
+                .describe_workflow_type()
+                .domain(&domain)
+                .workflow_type(wf_type("raced", "1"))
+                .send()
+                .await
+                .unwrap();
+            let config = raced.configuration().unwrap();
+            timeouts.insert(
+                config
+                    .default_task_start_to_close_timeout()
+                    .unwrap()
+                    .to_owned(),
+            );
+            for i in 0..RACERS {
+                client
+                    .describe_workflow_type()
+                    .domain(&domain)
+                    .workflow_type(wf_type(&format!("mine-{i}"), "1"))
+                    .send()
+                    .await
+                    .unwrap_or_else(|e| panic!("{domain}: mine-{i} was lost: {e:?}"));
+            }
+        }
+        assert_eq!(retention.len(), 1, "{domain}: retentions {retention:?}");
+        assert_eq!(
+            timeouts.len(),
+            1,
+            "{domain}: raced type's defaults {timeouts:?}"
+        );
+    }
+    // The nodes' transactions did collide, so the losers' batches ran again.
+    assert!(retries() > 0, "no registration collided in {ROUNDS} rounds");
+}
+
+/// Changes of one domain made through two nodes at once all stand: each change reads the
+/// domain locked, so none is written over by another made from an older copy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn domain_changes_racing_across_nodes_are_all_kept() {
+    let a = TestServer::start().await;
+    let Some((_b, cb)) = second_node(&a, |_| {}).await else {
+        return;
+    };
+    let clients = [a.client(), cb];
+    register_domain(&clients[0], D).await;
+    let arn = format!("arn:aws:swf:us-east-1:000000000000:/domain/{D}");
+    const RACERS: usize = 8;
+    for round in 0..5 {
+        let won = race(RACERS, "none", |i| {
+            let tag = weft_tests::aws_sdk_swf::types::ResourceTag::builder()
+                .key(format!("k{round}-{i}"))
+                .build()
+                .unwrap();
+            clients[i % 2]
+                .tag_resource()
+                .resource_arn(&arn)
+                .tags(tag)
+                .send()
+        })
+        .await;
+        assert_eq!(won, RACERS);
+    }
+    let tags = clients[1]
+        .list_tags_for_resource()
+        .resource_arn(&arn)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(tags.tags().len(), 5 * RACERS, "{:?}", tags.tags());
+}

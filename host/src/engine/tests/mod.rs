@@ -106,9 +106,9 @@ impl Fixture {
                     account: "000000000000".into(),
                     region: "us-east-1".into(),
                 };
-                tx.put_domain(&scope, &domain())?;
-                tx.put_type::<WorkflowKind>(&domain(), &new_run().workflow_type, &registered())?;
-                tx.put_type::<ActivityKind>(&domain(), &act(), &registered())?;
+                tx.add_domain(&scope, &domain())?;
+                tx.add_type::<WorkflowKind>(&domain(), &new_run().workflow_type, &registered())?;
+                tx.add_type::<ActivityKind>(&domain(), &act(), &registered())?;
                 Ok(())
             })
             .await

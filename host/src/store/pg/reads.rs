@@ -38,6 +38,19 @@ pub(super) trait Sql {
     fn pick(&self, sql: &'static str, locking: &'static str) -> &'static str {
         if self.locks() { locking } else { sql }
     }
+
+    /// In the writer's transaction, waits for and takes `account`'s lock on `what` (one
+    /// advisory lock per schema, account and `what`) until the transaction ends; elsewhere
+    /// does nothing. For checks that depend on all of an account's records of a kind.
+    fn lock_account(&self, what: &str, account: &str) -> Result<(), StoreError> {
+        if self.locks() {
+            self.rows(
+                "SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || $1 || $2, 0))",
+                &[&what, &account],
+            )?;
+        }
+        Ok(())
+    }
 }
 
 /// A number the store keeps as `u64`, as PostgreSQL's `bigint`: ids and seqs stay far below
@@ -154,16 +167,20 @@ impl<C: Link, M: Mode> DomainReads for Session<C, M> {
         })
     }
 
+    fn domain_to_change(&self, scope: &Scope, name: &str) -> Result<Option<Domain>, StoreError> {
+        let sql = self.pick(
+            "SELECT record FROM domains WHERE account = $1 AND region = $2 AND name = $3",
+            "SELECT record FROM domains WHERE account = $1 AND region = $2 AND name = $3 \
+             FOR UPDATE",
+        );
+        let row = self.row(sql, &[&scope.account, &scope.region, &name])?;
+        row.map(|row| decode("domains", bytes(&row, 0))).transpose()
+    }
+
     fn domain_count(&self, account: &str, cap: usize) -> Result<usize, StoreError> {
-        if self.locks() {
-            // Registrations of an account's domains check the limit one after another: the
-            // count below, a statement of its own, then sees every domain committed before.
-            self.rows(
-                "SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ' domains ' \
-                 || $1, 0))",
-                &[&account],
-            )?;
-        }
+        // Registrations of an account's domains check the limit one after another: the count
+        // below, a statement of its own, then sees every domain committed before.
+        self.lock_account(" domains ", account)?;
         let cap = i64::try_from(cap).unwrap_or(i64::MAX);
         let row = self.row(
             "SELECT count(*) FROM (SELECT 1 FROM domains WHERE account = $1 LIMIT $2) capped",
@@ -209,6 +226,23 @@ impl<C: Link, M: Mode> DomainReads for Session<C, M> {
              AND version = $4",
             &[&big(domain), &(kind as i16), &name, &version],
         )?;
+        row.map(|row| decode_type(kind, bytes(&row, 0))).transpose()
+    }
+
+    fn stored_type_to_change(
+        &self,
+        domain: u64,
+        kind: Kind,
+        name: &str,
+        version: &str,
+    ) -> Result<Option<AnyType>, StoreError> {
+        let sql = self.pick(
+            "SELECT record FROM types WHERE domain = $1 AND kind = $2 AND name = $3 \
+             AND version = $4",
+            "SELECT record FROM types WHERE domain = $1 AND kind = $2 AND name = $3 \
+             AND version = $4 FOR UPDATE",
+        );
+        let row = self.row(sql, &[&big(domain), &(kind as i16), &name, &version])?;
         row.map(|row| decode_type(kind, bytes(&row, 0))).transpose()
     }
 
@@ -468,6 +502,9 @@ impl<C: Link, M: Mode> RunReads for Session<C, M> {
 
 impl<C: Link, M: Mode> WasmReads for Session<C, M> {
     fn module(&self, account: &str, digest: &str) -> Result<Option<ModuleRecord>, StoreError> {
+        // Uploads, binds and deletes of an account's modules check what they depend on (the
+        // quota, that a module exists, that none is bound) one after another.
+        self.lock_account(" modules ", account)?;
         let row = self.row(
             "SELECT record FROM modules WHERE account = $1 AND digest = $2",
             &[&account, &digest],
@@ -484,6 +521,7 @@ impl<C: Link, M: Mode> WasmReads for Session<C, M> {
     }
 
     fn modules(&self, account: &str) -> Result<Vec<ModuleRecord>, StoreError> {
+        self.lock_account(" modules ", account)?;
         let rows = self.rows(
             "SELECT record FROM modules WHERE account = $1 ORDER BY digest",
             &[&account],

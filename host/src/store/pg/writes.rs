@@ -60,10 +60,11 @@ impl<C: Link> DomainWrites for Session<C, Writing> {
         Ok(())
     }
 
-    fn put_domain(&mut self, scope: &Scope, domain: &Domain) -> Result<(), StoreError> {
+    fn add_domain(&mut self, scope: &Scope, domain: &Domain) -> Result<(), StoreError> {
+        // No ON CONFLICT: a domain of this name registered by another node first fails this
+        // transaction, and its retry's check then finds that domain.
         self.write(
-            "INSERT INTO domains (account, region, name, record) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (account, region, name) DO UPDATE SET record = excluded.record",
+            "INSERT INTO domains (account, region, name, record) VALUES ($1, $2, $3, $4)",
             &[&scope.account, &scope.region, &domain.name, &encode(domain)],
         )?;
         // Every counter has its row from the start, so that a check can lock it.
@@ -79,6 +80,29 @@ impl<C: Link> DomainWrites for Session<C, Writing> {
         Ok(())
     }
 
+    fn put_domain(&mut self, scope: &Scope, domain: &Domain) -> Result<(), StoreError> {
+        self.write(
+            "UPDATE domains SET record = $4 WHERE account = $1 AND region = $2 AND name = $3",
+            &[&scope.account, &scope.region, &domain.name, &encode(domain)],
+        )?;
+        Ok(())
+    }
+
+    fn add_stored_type(
+        &mut self,
+        domain: u64,
+        ty: &TypeName,
+        record: &AnyType,
+    ) -> Result<(), StoreError> {
+        let (kind, bytes) = encode_type(record);
+        // No ON CONFLICT, as for domains: the loser's retry finds the winner's type.
+        self.write(
+            "INSERT INTO types (domain, kind, name, version, record) VALUES ($1, $2, $3, $4, $5)",
+            &[&big(domain), &(kind as i16), &ty.name, &ty.version, &bytes],
+        )?;
+        Ok(())
+    }
+
     fn put_stored_type(
         &mut self,
         domain: u64,
@@ -87,8 +111,8 @@ impl<C: Link> DomainWrites for Session<C, Writing> {
     ) -> Result<(), StoreError> {
         let (kind, bytes) = encode_type(record);
         self.write(
-            "INSERT INTO types (domain, kind, name, version, record) VALUES ($1, $2, $3, $4, $5) \
-             ON CONFLICT (domain, kind, name, version) DO UPDATE SET record = excluded.record",
+            "UPDATE types SET record = $5 \
+             WHERE domain = $1 AND kind = $2 AND name = $3 AND version = $4",
             &[&big(domain), &(kind as i16), &ty.name, &ty.version, &bytes],
         )?;
         Ok(())
@@ -387,21 +411,21 @@ impl<C: Link> RunWrites for Session<C, Writing> {
 }
 
 impl<C: Link> WasmWrites for Session<C, Writing> {
-    fn put_module(
+    fn add_module(
         &mut self,
         account: &str,
         record: &ModuleRecord,
         code: &[u8],
     ) -> Result<(), StoreError> {
         let digest = record.digest.as_str();
+        // No ON CONFLICT: the same module uploaded through another node first fails this
+        // transaction, and the retry's check answers that node's record.
         self.write(
-            "INSERT INTO modules (account, digest, record) VALUES ($1, $2, $3) \
-             ON CONFLICT (account, digest) DO UPDATE SET record = excluded.record",
+            "INSERT INTO modules (account, digest, record) VALUES ($1, $2, $3)",
             &[&account, &digest, &encode(record)],
         )?;
         self.write(
-            "INSERT INTO module_code (account, digest, code) VALUES ($1, $2, $3) \
-             ON CONFLICT (account, digest) DO UPDATE SET code = excluded.code",
+            "INSERT INTO module_code (account, digest, code) VALUES ($1, $2, $3)",
             &[&account, &digest, &code],
         )?;
         Ok(())
