@@ -174,11 +174,14 @@ impl Fault {
 }
 
 /// Whatever the store fails with, a client sees an internal failure; but a database that
-/// cannot be reached is a service unavailable for now, which SDKs retry.
+/// cannot be reached, or rows another node holds locked, is a service unavailable for now,
+/// which SDKs retry.
 impl From<crate::store::StoreError> for Fault {
     fn from(e: crate::store::StoreError) -> Self {
         match e {
-            crate::store::StoreError::Unavailable(_) => Fault::Unavailable(e.to_string()),
+            crate::store::StoreError::Unavailable(_) | crate::store::StoreError::Busy(_) => {
+                Fault::Unavailable(e.to_string())
+            }
             e => Fault::internal(e),
         }
     }

@@ -6,6 +6,7 @@
 //! token is configured.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, header};
@@ -20,10 +21,22 @@ use crate::metrics::Pending;
 /// The content type of the OpenMetrics text format, which Prometheus reads.
 const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
+/// How long a scrape waits for the store: a database that does not answer must not hold the
+/// metrics that would show it (`weft_store_up` 0).
+const STORE_WAIT: Duration = Duration::from_secs(3);
+
 pub(super) async fn metrics(State(api): State<Arc<Api>>, headers: HeaderMap) -> Response {
     let outcome = async {
         allowed(&api, &headers)?;
-        let pending = api.service.store.read(Pending::read).await?;
+        let read = tokio::time::timeout(STORE_WAIT, api.service.store.read(Pending::read)).await;
+        let pending = match read {
+            Ok(Ok(pending)) => Some(pending),
+            Ok(Err(fault)) => {
+                tracing::warn!(error = %fault, "a scrape could not read the store");
+                None
+            }
+            Err(_) => None,
+        };
         Ok::<_, Fault>(api.service.engine.metrics.render(pending).await)
     }
     .await;

@@ -44,6 +44,8 @@ pub(crate) struct Metrics {
     /// Weft's own metrics, for the parts of the service that observe them.
     pub(crate) own: Own,
     pending: Family<Labels, Gauge>,
+    /// 1 if the latest scrape read the store, 0 if it could not in time.
+    store_up: Gauge,
     /// When the scheduled and started events of open tasks happened, to time them.
     pub(crate) times: EventTimes,
     /// One scrape at a time: each refreshes `pending` before it is written out.
@@ -75,12 +77,20 @@ impl Metrics {
             "Tasks waiting in each task list (CloudWatch PendingTasks), read at each scrape",
             pending.clone(),
         );
+        let store_up = Gauge::default();
+        registry.register(
+            "weft_store_up",
+            "Whether this scrape could read the store (1) or not in time (0: the database does \
+             not answer)",
+            store_up.clone(),
+        );
         Metrics {
             registry,
             tenants: tenants.into_iter().collect(),
             swf,
             own,
             pending,
+            store_up,
             times: EventTimes::default(),
             scrape: tokio::sync::Mutex::new(()),
         }
@@ -111,11 +121,13 @@ impl Metrics {
         self.swf.record(labels, measure);
     }
 
-    /// Every metric, as the text a scrape answers, with the tasks `pending` as read for it.
-    pub(crate) async fn render(&self, pending: Pending) -> String {
+    /// Every metric, as the text a scrape answers, with the tasks `pending` as read for it
+    /// (`None`: the store could not be read, and the pending tasks are not shown).
+    pub(crate) async fn render(&self, pending: Option<Pending>) -> String {
         let _one = self.scrape.lock().await;
         self.pending.clear();
-        for (labels, count) in pending.series(self) {
+        self.store_up.set(i64::from(pending.is_some()));
+        for (labels, count) in pending.map(|p| p.series(self)).unwrap_or_default() {
             self.pending
                 .get_or_create(&labels)
                 .set(i64::try_from(count).unwrap_or(i64::MAX));

@@ -9,11 +9,11 @@ fn acme() -> Metrics {
     Metrics::new(tenants, WriterStats::default())
 }
 
-fn no_pending() -> Pending {
-    Pending {
+fn no_pending() -> Option<Pending> {
+    Some(Pending {
         domains: HashMap::new(),
         queued: Vec::new(),
-    }
+    })
 }
 
 #[test]
@@ -78,7 +78,7 @@ async fn pending_lists_past_the_cap_are_summed_as_other() {
         domains: HashMap::from([(7, ("000000000000".to_owned(), "orders".to_owned()))]),
         queued,
     };
-    let text = metrics.render(pending).await;
+    let text = metrics.render(Some(pending)).await;
     let series = text
         .lines()
         .filter(|l| l.starts_with("swf_pending_tasks{"))
@@ -89,4 +89,31 @@ async fn pending_lists_past_the_cap_are_summed_as_other() {
     // A later scrape shows only what is pending then.
     let text = metrics.render(no_pending()).await;
     assert!(!text.contains("swf_pending_tasks{"));
+    assert!(text.lines().any(|l| l == "weft_store_up 1"), "{text}");
+}
+
+#[tokio::test]
+async fn a_scrape_that_cannot_read_the_store_says_so_and_shows_no_pending_tasks() {
+    let metrics = Metrics::default();
+    let pending = Pending {
+        domains: HashMap::from([(7, ("000000000000".to_owned(), "orders".to_owned()))]),
+        queued: vec![Queued {
+            domain: 7,
+            kind: TaskKind::Activity,
+            list: "list".to_owned(),
+            count: 3,
+        }],
+    };
+    assert!(
+        metrics
+            .render(Some(pending))
+            .await
+            .contains("swf_pending_tasks{")
+    );
+    let text = metrics.render(None).await;
+    assert!(text.lines().any(|l| l == "weft_store_up 0"), "{text}");
+    assert!(
+        !text.contains("swf_pending_tasks{"),
+        "stale counts are not shown"
+    );
 }

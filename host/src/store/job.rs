@@ -53,10 +53,12 @@ where
     fn finish(self: Box<Self>, error: Option<&StoreError>) {
         let result = match (error, self.result) {
             (None, Some(result)) => result,
-            // Kept as it is: the client may try again once the database is back.
+            // Kept as they are: the client may try again once the database is back, or the
+            // other process's transaction is over.
             (Some(StoreError::Unavailable(why)), _) => {
                 Err(E::from(StoreError::Unavailable(why.clone())))
             }
+            (Some(StoreError::Busy(why)), _) => Err(E::from(StoreError::Busy(why.clone()))),
             (Some(error), _) => Err(E::from(StoreError::Uncommitted(error.to_string()))),
             (None, None) => Err(E::from(StoreError::Uncommitted("not applied".into()))),
         };

@@ -59,11 +59,15 @@ pub enum StoreError {
     Db(#[from] redb::Error),
     /// PostgreSQL failed a statement.
     #[error("database: {}", pg::explain(.0))]
-    Pg(#[from] postgres::Error),
+    Pg(#[from] tokio_postgres::Error),
     /// The shared database cannot be reached, or a commit's outcome is unknown: the request
     /// may be tried again once it is back.
     #[error("the database is unavailable: {0}")]
     Unavailable(String),
+    /// What a change needs stayed locked by other processes' transactions (a node cut off in
+    /// the middle of one, say) longer than the writer waits: the request may be tried again.
+    #[error("busy: {0}")]
+    Busy(String),
     /// The database's schema is newer than this build.
     #[error("the database's schema is version {0}; this build knows versions up to {known}", known = pg::SCHEMA_VERSION)]
     Schema(u32),

@@ -116,11 +116,11 @@ pub(super) fn spawn(
 
 /// Starts a writer thread, for any backend: it takes every job waiting (up to `max_batch`),
 /// has `commit` apply them in one transaction and commit it, runs the after-commit actions,
-/// and answers the jobs. It runs until every sender of the queue is gone.
+/// and answers the jobs (those `commit` took out of the batch it answered itself). It runs until every sender of the queue is gone.
 pub(super) fn serve(
     max_batch: usize,
     stats: WriterStats,
-    commit: impl FnMut(&mut [Box<dyn Job>]) -> Committed + Send + 'static,
+    commit: impl FnMut(&mut Vec<Box<dyn Job>>) -> Committed + Send + 'static,
 ) -> std::io::Result<(Queue, JoinHandle<()>)> {
     let (jobs, queue) = std::sync::mpsc::channel();
     let thread = std::thread::Builder::new()
@@ -133,7 +133,7 @@ fn run(
     queue: &Receiver<Box<dyn Job>>,
     counters: &Counters,
     max_batch: usize,
-    mut commit: impl FnMut(&mut [Box<dyn Job>]) -> Committed,
+    mut commit: impl FnMut(&mut Vec<Box<dyn Job>>) -> Committed,
 ) {
     let mut batch = Vec::with_capacity(max_batch);
     while let Ok(first) = queue.recv() {

@@ -1,26 +1,67 @@
-//! Connections to PostgreSQL: a pool of them, each with its prepared statements, and what the
-//! database's errors mean to the store.
+//! Connections to PostgreSQL: a pool of them, each with its prepared statements and a deadline
+//! on every call, and what the database's errors mean to the store.
+//!
+//! A database that stops answering (a cut link, a silent partition, a server that hangs) must
+//! not hang the node: every call (connecting included) waits at most [`DEADLINE`], and a
+//! connection that missed one is never used again. The server bounds the other side: a
+//! statement runs at most [`DEADLINE`], and a transaction left idle (by a node cut off in the
+//! middle of it) is ended after [`IDLE_IN_TRANSACTION`], which frees the rows it locked for
+//! the other nodes. TCP keepalives and a user timeout let the kernel notice a dead peer on
+//! connections that wait idle (the pool's, the listener's).
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::time::Duration;
 
-use postgres::error::SqlState;
-use postgres::types::ToSql;
-use postgres::{Client, NoTls, Row, Statement};
+use tokio::runtime::Runtime;
+use tokio::sync::mpsc;
+use tokio_postgres::error::SqlState;
+use tokio_postgres::tls::MakeTlsConnect;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{AsyncMessage, Client, Connection, NoTls, Notification, Row, Statement};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 use crate::store::{StoreError, WriterStats};
+
+/// The longest one call to the database waits for its answer, connecting included; also the
+/// server's `statement_timeout`.
+pub(super) const DEADLINE: Duration = Duration::from_secs(5);
+
+/// How long the server lets a transaction of Weft's sit idle before it ends the session: the
+/// bound on how long a node cut off mid-transaction keeps its locks. Weft's own transactions
+/// are never idle for more than the milliseconds between two statements.
+pub(super) const IDLE_IN_TRANSACTION: Duration = Duration::from_secs(5);
+
+/// How long migrations may take, statement by statement: an index built on a large table may
+/// take minutes, and a node waits here for another node's migration.
+pub(super) const MIGRATION_DEADLINE: Duration = Duration::from_secs(600);
+
+/// A call's answer, or the deadline it missed.
+type Answer<T> = Result<Result<T, tokio_postgres::Error>, tokio::time::error::Elapsed>;
+
+/// The TCP keepalive and user timeout Weft's sockets use unless the URL sets its own.
+const KEEPALIVE_IDLE: Duration = Duration::from_secs(10);
+const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(5);
+const KEEPALIVE_RETRIES: u32 = 3;
+const TCP_USER_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// A connection and the statements prepared on it. Every statement Weft runs is a `'static`
 /// string, so each is parsed once per connection and then sent by name: one round trip per
 /// query instead of two.
 pub(super) struct Conn {
-    /// Always there but while the connection is dropped.
-    client: Option<Client>,
+    client: Client,
     statements: HashMap<&'static str, Statement>,
     /// Set when the connection's state is unknown: the pool then drops it.
     broken: bool,
     /// Counts the round trips.
     stats: WriterStats,
+    /// How long one call may wait.
+    deadline: Duration,
+    /// The `NOTIFY` messages received, for a connection that listens.
+    notices: mpsc::UnboundedReceiver<Notification>,
+    /// Drives the socket while a call waits: a runtime of the connection's own, on the
+    /// caller's thread, as the blocking client's. Always there but while dropped.
+    runtime: Option<Runtime>,
 }
 
 impl Conn {
@@ -31,15 +72,45 @@ impl Conn {
 
     /// Whether the connection can take no more statements.
     pub(super) fn is_broken(&self) -> bool {
-        self.broken || self.client.as_ref().is_none_or(Client::is_closed)
+        self.broken || self.client.is_closed()
     }
 
-    fn statement(&mut self, sql: &'static str) -> Result<Statement, postgres::Error> {
+    /// Lets each call wait up to `deadline`, and statements run as long on the server.
+    pub(super) fn set_deadline(&mut self, deadline: Duration) -> Result<(), StoreError> {
+        self.deadline = deadline;
+        let millis = deadline.as_millis();
+        self.batch(&format!("SET statement_timeout = {millis}"))
+    }
+
+    /// Waits for `call` on the connection's runtime, at most the connection's deadline.
+    fn wait<T>(&self, call: impl Future<Output = Result<T, tokio_postgres::Error>>) -> Answer<T> {
+        let runtime = self.runtime.as_ref().expect("a connection has its runtime");
+        // The timer is made inside: it needs the runtime it runs on.
+        runtime.block_on(async { tokio::time::timeout(self.deadline, call).await })
+    }
+
+    /// What a call came to. One that missed its deadline leaves the connection in an unknown
+    /// state: it is marked broken, and the database unavailable.
+    fn settle<T>(&mut self, answer: Answer<T>) -> Result<T, StoreError> {
+        match answer {
+            Ok(answer) => Ok(answer?),
+            Err(_) => {
+                self.broken = true;
+                Err(StoreError::Unavailable(format!(
+                    "the database did not answer within {} s",
+                    self.deadline.as_secs_f64()
+                )))
+            }
+        }
+    }
+
+    fn statement(&mut self, sql: &'static str) -> Result<Statement, StoreError> {
         if let Some(statement) = self.statements.get(sql) {
             return Ok(statement.clone());
         }
         self.stats.round_trip();
-        let statement = self.client().prepare(sql)?;
+        let answer = self.wait(self.client.prepare(sql));
+        let statement = self.settle(answer)?;
         self.statements.insert(sql, statement.clone());
         Ok(statement)
     }
@@ -52,7 +123,8 @@ impl Conn {
     ) -> Result<Vec<Row>, StoreError> {
         let statement = self.statement(sql)?;
         self.stats.round_trip();
-        Ok(self.client().query(&statement, params)?)
+        let answer = self.wait(self.client.query(&statement, params));
+        self.settle(answer)
     }
 
     /// Runs `sql`, answering its one row if it has one.
@@ -63,7 +135,8 @@ impl Conn {
     ) -> Result<Option<Row>, StoreError> {
         let statement = self.statement(sql)?;
         self.stats.round_trip();
-        Ok(self.client().query_opt(&statement, params)?)
+        let answer = self.wait(self.client.query_opt(&statement, params));
+        self.settle(answer)
     }
 
     /// Runs `sql`, answering how many rows it changed.
@@ -74,31 +147,70 @@ impl Conn {
     ) -> Result<u64, StoreError> {
         let statement = self.statement(sql)?;
         self.stats.round_trip();
-        Ok(self.client().execute(&statement, params)?)
+        let answer = self.wait(self.client.execute(&statement, params));
+        self.settle(answer)
     }
 
     /// Runs statements that take no parameters (`BEGIN`, `COMMIT`, the schema).
     pub(super) fn batch(&mut self, sql: &str) -> Result<(), StoreError> {
         self.stats.round_trip();
-        Ok(self.client().batch_execute(sql)?)
+        let answer = self.wait(self.client.batch_execute(sql));
+        self.settle(answer)
     }
 
-    /// The client itself.
-    pub(super) fn client(&mut self) -> &mut Client {
-        self.client
-            .as_mut()
-            .expect("a connection has its client until dropped")
+    /// The notices that arrive within `wait` (none if none does); an error once the
+    /// connection has closed.
+    pub(super) fn notifications(
+        &mut self,
+        wait: Duration,
+    ) -> Result<Vec<Notification>, StoreError> {
+        let runtime = self.runtime.as_ref().expect("a connection has its runtime");
+        let first =
+            runtime.block_on(async { tokio::time::timeout(wait, self.notices.recv()).await });
+        let mut notices = match first {
+            Err(_) => return Ok(Vec::new()),
+            Ok(None) => {
+                return Err(StoreError::Unavailable(
+                    "the listening connection closed".into(),
+                ));
+            }
+            Ok(Some(notice)) => vec![notice],
+        };
+        while let Ok(notice) = self.notices.try_recv() {
+            notices.push(notice);
+        }
+        Ok(notices)
     }
 }
 
 impl Drop for Conn {
     fn drop(&mut self) {
-        // The blocking client says goodbye on its own runtime, which panics on an async
-        // runtime's thread, where the store's last handle may be dropped: elsewhere, then.
-        if let Some(client) = self.client.take()
-            && tokio::runtime::Handle::try_current().is_ok()
-        {
-            std::thread::spawn(move || drop(client));
+        // Closes the socket without waiting for anything: a connection may be dropped on an
+        // async runtime's thread, where blocking is not allowed.
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// Reads the connection's messages until it closes: answers to calls go to their callers on
+/// their own; `NOTIFY` messages are passed on to `notices`.
+async fn drive<S, T>(mut connection: Connection<S, T>, notices: mpsc::UnboundedSender<Notification>)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    loop {
+        match std::future::poll_fn(|cx| connection.poll_message(cx)).await {
+            Some(Ok(AsyncMessage::Notification(notice))) => {
+                let _ = notices.send(notice);
+            }
+            Some(Ok(_)) => {}
+            Some(Err(error)) => {
+                tracing::debug!(error = %explain(&error), "a database connection failed");
+                return;
+            }
+            None => return,
         }
     }
 }
@@ -106,20 +218,46 @@ impl Drop for Conn {
 /// Opens connections for the pool.
 #[derive(Clone)]
 pub(super) struct Manager {
-    config: postgres::Config,
+    config: tokio_postgres::Config,
     /// TLS, if the store's URL asks for it.
     tls: Option<MakeRustlsConnect>,
     stats: WriterStats,
+    /// Where the connections go, without the password: for errors.
+    place: String,
 }
 
 impl Manager {
-    /// Opens connections with `config` (over `tls`, if any) whose round trips count in `stats`.
+    /// Opens connections to `place` with `config` (over `tls`, if any) whose round trips count
+    /// in `stats`.
     pub(super) fn new(
-        config: postgres::Config,
+        mut config: tokio_postgres::Config,
         tls: Option<MakeRustlsConnect>,
         stats: WriterStats,
+        place: String,
     ) -> Self {
-        Manager { config, tls, stats }
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(DEADLINE);
+        }
+        if config.get_tcp_user_timeout().is_none() {
+            config.tcp_user_timeout(TCP_USER_TIMEOUT);
+        }
+        // The driver's defaults, which leave a dead peer unnoticed for two hours.
+        if config.get_keepalives_idle() == Duration::from_secs(2 * 60 * 60) {
+            config.keepalives_idle(KEEPALIVE_IDLE);
+        }
+        if config.get_keepalives_interval().is_none() {
+            config.keepalives_interval(KEEPALIVE_INTERVAL);
+        }
+        if config.get_keepalives_retries().is_none() {
+            config.keepalives_retries(KEEPALIVE_RETRIES);
+        }
+        config.application_name("weft");
+        Manager {
+            config,
+            tls,
+            stats,
+            place,
+        }
     }
 
     /// Where its connections count their round trips.
@@ -127,18 +265,68 @@ impl Manager {
         &self.stats
     }
 
-    /// A new connection, outside any pool (the writer's and the listener's own).
-    pub(super) fn connect(&self) -> Result<Conn, postgres::Error> {
-        let client = match &self.tls {
-            Some(tls) => self.config.connect(tls.clone())?,
-            None => self.config.connect(NoTls)?,
+    /// A new connection, outside any pool (the writer's and the listener's own), with
+    /// Weft's session settings: statements and idle transactions bounded.
+    pub(super) fn connect(&self) -> Result<Conn, StoreError> {
+        let unavailable = |why: String| StoreError::Unavailable(format!("{}: {why}", self.place));
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(StoreError::Thread)?;
+        let (sender, notices) = mpsc::unbounded_channel();
+        let connecting = async {
+            match &self.tls {
+                Some(tls) => self.start(tls.clone(), sender).await,
+                None => self.start(NoTls, sender).await,
+            }
         };
-        Ok(Conn {
-            client: Some(client),
+        let connected =
+            runtime.block_on(async { tokio::time::timeout(DEADLINE, connecting).await });
+        let client = match connected {
+            Ok(Ok(client)) => client,
+            Ok(Err(error)) => return Err(unavailable(explain(&error))),
+            Err(_) => {
+                runtime.shutdown_background();
+                return Err(unavailable(format!(
+                    "no connection within {} s",
+                    DEADLINE.as_secs_f64()
+                )));
+            }
+        };
+        let mut conn = Conn {
+            client,
             statements: HashMap::new(),
             broken: false,
             stats: self.stats.clone(),
-        })
+            deadline: DEADLINE,
+            notices,
+            runtime: Some(runtime),
+        };
+        conn.batch(&format!(
+            "SET statement_timeout = {}; SET idle_in_transaction_session_timeout = {}",
+            DEADLINE.as_millis(),
+            IDLE_IN_TRANSACTION.as_millis()
+        ))
+        .map_err(|e| match e {
+            StoreError::Pg(e) => unavailable(explain(&e)),
+            other => other,
+        })?;
+        Ok(conn)
+    }
+
+    /// Connects over `tls` and has the current runtime drive the connection.
+    async fn start<T>(
+        &self,
+        tls: T,
+        notices: mpsc::UnboundedSender<Notification>,
+    ) -> Result<Client, tokio_postgres::Error>
+    where
+        T: MakeTlsConnect<tokio_postgres::Socket>,
+        T::Stream: Send + 'static,
+    {
+        let (client, connection) = self.config.connect(tls).await?;
+        tokio::spawn(drive(connection, notices));
+        Ok(client)
     }
 }
 
@@ -148,12 +336,11 @@ impl r2d2::ManageConnection for Manager {
     type Error = StoreError;
 
     fn connect(&self) -> Result<Conn, StoreError> {
-        Ok(Manager::connect(self)?)
+        Manager::connect(self)
     }
 
     fn is_valid(&self, conn: &mut Conn) -> Result<(), StoreError> {
-        conn.stats.round_trip();
-        Ok(conn.client().simple_query("").map(drop)?)
+        conn.batch("")
     }
 
     fn has_broken(&self, conn: &mut Conn) -> bool {
@@ -163,7 +350,7 @@ impl r2d2::ManageConnection for Manager {
 
 /// `error` with its causes: the driver's own message names only the kind of failure ("db
 /// error", "error performing TLS handshake").
-pub(crate) fn explain(error: &postgres::Error) -> String {
+pub(crate) fn explain(error: &tokio_postgres::Error) -> String {
     let mut text = error.to_string();
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {

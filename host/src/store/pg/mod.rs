@@ -11,13 +11,16 @@
 //!   (`FOR UPDATE SKIP LOCKED`); a deadline fires once, by the same means in `take_due`;
 //! - limits are exact: a check reads the domain's counter locked, and the domain count of an
 //!   account is read under an advisory lock of that account;
-//! - one open run per workflow id: the `open_runs` primary key, whose violation sends the
-//!   batch round again, where the check then sees the other node's run;
+//! - one open run per workflow id, one domain, type or module per name: primary keys, whose
+//!   violation sends the batch round again, where the check then sees the other node's record;
 //! - ids are a sequence.
 //!
-//! Batches that lose a race (deadlock, lock timeout, that key) run again (`writer.rs`). After a
+//! Batches that lose a race (deadlock, lock timeout, a key) run again (`writer.rs`). After a
 //! commit, `NOTIFY` tells the other nodes what it queued or armed (`notices.rs`); a node that
 //! misses a notice finds the work at its next periodic look.
+//!
+//! A database that stops answering, or a node cut off mid-transaction, costs seconds: every
+//! call has a deadline, and the server ends transactions left idle (`conn.rs`).
 //!
 //! TLS to the database is the URL's to ask for (`tls.rs`).
 
@@ -50,7 +53,7 @@ pub(crate) use schema::VERSION as SCHEMA_VERSION;
 const POOL_SIZE: u32 = 16;
 
 /// How long a read waits for a connection before it fails as unavailable.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+const POOL_WAIT: Duration = conn::DEADLINE;
 
 /// The shared backend: a pool for snapshots, and this node's writer.
 struct Postgres {
@@ -73,12 +76,12 @@ impl Backend for Postgres {
 }
 
 /// Where a connection string points, without its password: for logs and errors.
-fn describe(config: &postgres::Config) -> String {
+fn describe(config: &tokio_postgres::Config) -> String {
     let user = config.get_user().unwrap_or("?");
     let host = match config.get_hosts().first() {
-        Some(postgres::config::Host::Tcp(host)) => host.clone(),
+        Some(tokio_postgres::config::Host::Tcp(host)) => host.clone(),
         #[cfg(unix)]
-        Some(postgres::config::Host::Unix(path)) => path.display().to_string(),
+        Some(tokio_postgres::config::Host::Unix(path)) => path.display().to_string(),
         None => "localhost".into(),
     };
     let port = config.get_ports().first().copied().unwrap_or(5432);
@@ -89,18 +92,12 @@ fn describe(config: &postgres::Config) -> String {
 /// Connects to the database `url` names, brings its schema up to date, and starts this node's
 /// writer and its listener for other nodes' notices.
 pub(super) fn open(url: &str, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> {
-    let (mut config, tls) = tls::parse(url)?;
-    if config.get_connect_timeout().is_none() {
-        config.connect_timeout(CONNECT_TIMEOUT);
-    }
-    config.application_name("weft");
+    let (config, tls) = tls::parse(url)?;
     let place = describe(&config);
     let stats = WriterStats::default();
     let encrypted = tls.is_some();
-    let manager = Arc::new(Manager::new(config, tls, stats.clone()));
-    let unavailable =
-        |e: postgres::Error| StoreError::Unavailable(format!("{place}: {}", explain(&e)));
-    let mut conn = manager.connect().map_err(unavailable)?;
+    let manager = Arc::new(Manager::new(config, tls, stats.clone(), place.clone()));
+    let mut conn = manager.connect()?;
     let schema: String = conn
         .query_opt("SELECT current_schema()", &[])?
         .and_then(|row| row.get(0))
@@ -111,13 +108,14 @@ pub(super) fn open(url: &str, clock: Arc<dyn Clock>) -> Result<Opened, StoreErro
         )));
     }
     let channel = notices::channel(&schema);
+    conn.set_deadline(conn::MIGRATION_DEADLINE)?;
     schema::migrate(&mut conn)?;
     let secret = secret(&mut conn)?;
     drop(conn);
     let pool = r2d2::Pool::builder()
         .max_size(POOL_SIZE)
         .min_idle(Some(1))
-        .connection_timeout(CONNECT_TIMEOUT)
+        .connection_timeout(POOL_WAIT)
         .build(Manager::clone(&manager))
         .map_err(|e| StoreError::Unavailable(format!("{place}: {e}")))?;
     let mut committer = writer::Committer::new(manager.clone(), clock, channel.clone());

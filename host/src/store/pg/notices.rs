@@ -8,10 +8,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use postgres::fallible_iterator::FallibleIterator;
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::conn::Manager;
+use super::conn::{Conn, Manager};
+use crate::store::StoreError;
 use crate::store::seam::{Signal, TaskKind};
 
 /// The channel the nodes sharing the schema `schema` listen on: deployments in other schemas
@@ -52,6 +52,11 @@ const TICK: Duration = Duration::from_millis(500);
 /// How long to wait before connecting again after the listening connection failed.
 const RECONNECT: Duration = Duration::from_secs(1);
 
+/// How often a listening connection that hears nothing asks the database whether it is still
+/// there: a link that went silent drops no connection by itself, and the notices sent
+/// meanwhile would be missed without a word.
+const PING: Duration = Duration::from_secs(5);
+
 /// Starts the thread that listens for other nodes' notices and passes them to `signals`. It
 /// ends soon after `signals`' receiver is dropped.
 pub(super) fn listen(
@@ -75,10 +80,7 @@ pub(super) fn listen(
                             tracing::warn!(%error, "listening for other nodes failed");
                         }
                     }
-                    Err(error) => {
-                        let error = super::explain(&error);
-                        tracing::warn!(%error, "cannot connect to listen");
-                    }
+                    Err(error) => tracing::warn!(%error, "cannot connect to listen"),
                 }
                 std::thread::sleep(RECONNECT);
             }
@@ -88,17 +90,24 @@ pub(super) fn listen(
 
 /// Passes notices on until the connection fails or nobody listens any more.
 fn relay(
-    conn: &mut super::conn::Conn,
+    conn: &mut Conn,
     channel: &str,
     signals: &UnboundedSender<Signal>,
-) -> Result<(), postgres::Error> {
-    let client = conn.client();
+) -> Result<(), StoreError> {
     // Quoted: the schema's name may need it. Names cannot hold a quote (see `open`).
-    client.batch_execute(&format!("LISTEN \"{channel}\""))?;
+    conn.batch(&format!("LISTEN \"{channel}\""))?;
+    let mut quiet = Duration::ZERO;
     while !signals.is_closed() {
-        let mut notices = client.notifications();
-        let mut waiting = notices.timeout_iter(TICK);
-        while let Some(notice) = waiting.next()? {
+        let notices = conn.notifications(TICK)?;
+        quiet = match notices.is_empty() {
+            true => quiet + TICK,
+            false => Duration::ZERO,
+        };
+        if quiet >= PING {
+            conn.batch("")?;
+            quiet = Duration::ZERO;
+        }
+        for notice in notices {
             if let Some(signal) = signal(notice.payload())
                 && signals.send(signal).is_err()
             {

@@ -3,8 +3,8 @@
 //! lock the rows they read (`FOR UPDATE`), so that two nodes changing one run, or checking
 //! one limit, apply one after the other.
 
-use postgres::Row;
-use postgres::types::ToSql;
+use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
 
 use super::session::{Link, Mode, Session};
 use crate::clock::Timestamp;

@@ -7,7 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 use std::ops::DerefMut;
 
-use postgres::Row;
+use tokio_postgres::Row;
 
 use super::conn::{Conn, is_conflict};
 use super::reads::{Params, Sql};
@@ -63,21 +63,28 @@ impl Mode for Snapshot {
 pub(super) enum Failure {
     /// It lost a race with another process's transaction: running it again may succeed.
     Conflict,
-    /// The connection was lost before the commit: running it again elsewhere may succeed.
+    /// The connection was lost before the commit: running it again on a new one may succeed.
     Lost,
+    /// The database did not answer in time: it is unavailable for now, and a new attempt
+    /// would only make the batch's requests wait longer for the same answer.
+    Unanswered,
     /// Anything else.
     Other,
 }
 
 impl Failure {
     pub(super) fn of(error: &StoreError) -> Failure {
-        if is_conflict(error) {
-            Failure::Conflict
-        } else if matches!(error, StoreError::Pg(e) if e.is_closed()) {
-            Failure::Lost
-        } else {
-            Failure::Other
+        match error {
+            _ if is_conflict(error) => Failure::Conflict,
+            StoreError::Pg(e) if e.is_closed() => Failure::Lost,
+            StoreError::Unavailable(_) => Failure::Unanswered,
+            _ => Failure::Other,
         }
+    }
+
+    /// Whether the batch may be run again.
+    pub(super) fn retry(self) -> bool {
+        matches!(self, Failure::Conflict | Failure::Lost)
     }
 }
 
@@ -145,10 +152,11 @@ impl<C: Link, M: Mode> Session<C, M> {
             .inspect_err(|e| self.mode.failed(e))
     }
 
-    /// Rolls the transaction back; a connection that cannot is not used again.
+    /// Rolls the transaction back; a connection that cannot is not used again. A broken one
+    /// is left as it is: the database ends its transaction when it is closed.
     pub(super) fn rollback(&self) {
         let mut conn = self.conn.borrow_mut();
-        if conn.batch("ROLLBACK").is_err() {
+        if conn.is_broken() || conn.batch("ROLLBACK").is_err() {
             conn.mark_broken();
         }
     }

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 
 use percent_encoding::percent_decode_str;
-use postgres::config::SslMode;
+use tokio_postgres::config::SslMode;
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 use crate::store::StoreError;
@@ -20,11 +20,11 @@ use crate::store::StoreError;
 /// The driver's configuration for `url`, and the TLS connector if the URL asks for TLS.
 pub(super) fn parse(
     url: &str,
-) -> Result<(postgres::Config, Option<MakeRustlsConnect>), StoreError> {
+) -> Result<(tokio_postgres::Config, Option<MakeRustlsConnect>), StoreError> {
     let invalid = |why: String| StoreError::Config(format!("the store's PostgreSQL URL: {why}"));
     let (url, root_file) = split_libpq_options(url);
     // The parser's message never repeats the string, which may hold a password.
-    let config: postgres::Config = url.parse().map_err(|e| invalid(format!("{e}")))?;
+    let config: tokio_postgres::Config = url.parse().map_err(|e| invalid(format!("{e}")))?;
     if config.get_ssl_mode() != SslMode::Require {
         return match root_file {
             Some(_) => Err(invalid(

@@ -25,21 +25,38 @@ pub(super) const MAX_BATCH: usize = 128;
 /// How often a batch is tried before its error is answered.
 const MAX_ATTEMPTS: u32 = 12;
 
+/// How many attempts in a row one request may fail on a conflict before it is answered alone
+/// as busy, so that a run locked by a stalled node holds up only the requests that need it.
+const SPLIT_AFTER: u32 = 4;
+
 /// How long the writer waits for a row another transaction holds before giving up on the
 /// attempt and retrying: far sooner than PostgreSQL's deadlock detection (1 s by default).
 const LOCK_TIMEOUT: &str = "SET lock_timeout = '250ms'";
 
-/// How an attempt failed, and whether another may succeed.
+/// How an attempt failed, in which request, and whether another may succeed.
 struct Failed {
     error: StoreError,
-    retry: bool,
+    failure: Failure,
+    /// The index of the request whose statement failed, if one did.
+    job: Option<usize>,
 }
 
 impl From<StoreError> for Failed {
     fn from(error: StoreError) -> Self {
-        let retry = Failure::of(&error) != Failure::Other;
-        Failed { error, retry }
+        let failure = Failure::of(&error);
+        Failed {
+            error,
+            failure,
+            job: None,
+        }
     }
+}
+
+/// The error answered for a request that kept losing to other nodes' transactions.
+fn busy(error: &StoreError) -> StoreError {
+    StoreError::Busy(format!(
+        "another node's transaction kept what it needs: {error}"
+    ))
 }
 
 /// The writer's connection, opened when first needed and again after it is lost.
@@ -62,34 +79,53 @@ impl Committer {
     }
 
     /// Applies and commits `batch`, trying again after conflicts; answers whether anything
-    /// was committed, and what to run now that it is.
+    /// was committed, and what to run now that it is. A request that keeps losing is answered
+    /// [`StoreError::Busy`] on its own and taken out of the batch.
     pub(super) fn commit(
         &mut self,
-        batch: &mut [Box<dyn Job>],
+        batch: &mut Vec<Box<dyn Job>>,
     ) -> Result<(bool, AfterCommit), StoreError> {
         let mut attempt = 1;
+        // The request that failed the latest attempts on a conflict, and how many in a row.
+        let mut losing = (None, 0);
         loop {
             let again = attempt < MAX_ATTEMPTS;
-            match self.attempt(batch, again) {
+            let failed = match self.attempt(batch, again) {
                 Ok(done) => return Ok(done),
-                Err(failed) if failed.retry && again => {
-                    tracing::debug!(error = %failed.error, attempt, "retrying a batch");
-                    self.manager.stats().retry();
-                    std::thread::sleep(backoff(attempt));
-                    attempt += 1;
+                Err(failed) => failed,
+            };
+            if failed.failure == Failure::Conflict && again {
+                losing = match losing {
+                    (job, n) if job == failed.job => (job, n + 1),
+                    _ => (failed.job, 1),
+                };
+                if let (Some(job), SPLIT_AFTER..) = losing {
+                    tracing::debug!(error = %failed.error, "a request keeps losing; answered busy");
+                    batch.remove(job).finish(Some(&busy(&failed.error)));
+                    (attempt, losing) = (1, (None, 0));
+                    if batch.is_empty() {
+                        return Ok((false, Vec::new()));
+                    }
+                    continue;
                 }
-                Err(failed) => return Err(failed.error),
             }
+            if !(failed.failure.retry() && again) {
+                return Err(match failed.failure {
+                    Failure::Conflict => busy(&failed.error),
+                    _ => failed.error,
+                });
+            }
+            tracing::debug!(error = %failed.error, attempt, "retrying a batch");
+            self.manager.stats().retry();
+            std::thread::sleep(backoff(attempt));
+            attempt += 1;
         }
     }
 
     fn connection(&mut self) -> Result<&mut Conn, StoreError> {
         if self.conn.as_ref().is_none_or(Conn::is_broken) {
             self.conn = None;
-            let mut conn = self
-                .manager
-                .connect()
-                .map_err(|e| StoreError::Unavailable(explain(&e)))?;
+            let mut conn = self.manager.connect()?;
             conn.batch(LOCK_TIMEOUT)?;
             self.conn = Some(conn);
         }
@@ -105,26 +141,31 @@ impl Committer {
         let channel = self.channel.clone();
         let conn = self.connection().map_err(|error| Failed {
             error,
-            retry: false,
+            failure: Failure::Unanswered,
+            job: None,
         })?;
         conn.batch("BEGIN")?;
         let mut tx = Session::new(&mut *conn, Writing::new(now));
-        for job in batch.iter_mut() {
+        for (i, job) in batch.iter_mut().enumerate() {
             let clean = job.apply(&mut tx, again);
             if let Some((failure, detail)) = tx.mode.failure.take() {
                 tx.rollback();
                 let error = match failure {
-                    Failure::Lost => StoreError::Unavailable(detail),
+                    Failure::Lost | Failure::Unanswered => StoreError::Unavailable(detail),
                     Failure::Conflict | Failure::Other => StoreError::Broken(detail),
                 };
-                let retry = failure != Failure::Other;
-                return Err(Failed { error, retry });
+                return Err(Failed {
+                    error,
+                    failure,
+                    job: Some(i),
+                });
             }
             if !clean {
                 tx.rollback();
                 return Err(Failed {
                     error: StoreError::Aborted,
-                    retry: false,
+                    failure: Failure::Other,
+                    job: Some(i),
                 });
             }
         }
@@ -158,7 +199,8 @@ impl Committer {
                 StoreError::Pg(e) if e.is_closed() => StoreError::Unavailable(explain(&e)),
                 other => other,
             },
-            retry: false,
+            failure: Failure::Other,
+            job: None,
         })?;
         Ok((true, after_commit))
     }
