@@ -11,10 +11,14 @@
 //! A poll's wait can end while a task is being claimed for it. A [`Ticket`] decides the race: the
 //! writer reserves the waiter before claiming, the poll abandons it before answering empty, and
 //! only one of them can succeed. A poll that finds its waiter reserved waits for the commit.
+//!
+//! A list is kept only while polls wait on it: a poll that ends ([`Departure`]) takes its list
+//! away once no live poll is left there, so polls on ever new names (a typo, a client making
+//! names up) cost nothing once they are over.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use tokio::sync::oneshot;
 
@@ -102,8 +106,11 @@ impl<T: std::fmt::Debug> Dispatch<T> {
     }
 
     /// Registers `waiter` on `key`, unless `max` live polls already wait there; answers whether
-    /// it did.
+    /// it did. A waiter whose poll has ended already is not registered: nobody waits for it.
     pub(crate) fn wait(&self, key: ListKey, waiter: Waiter<T>, max: usize) -> bool {
+        if waiter.reply.is_closed() {
+            return true;
+        }
         let mut lists = self.lists();
         let waiters = lists.entry(key).or_default();
         waiters.retain(Waiter::is_live);
@@ -112,6 +119,17 @@ impl<T: std::fmt::Debug> Dispatch<T> {
         }
         waiters.push_back(waiter);
         true
+    }
+
+    /// Forgets the waiters of `key` whose polls have ended, and the list if none is left.
+    fn leave(&self, key: &ListKey) {
+        let mut lists = self.lists();
+        if let Some(waiters) = lists.get_mut(key) {
+            waiters.retain(Waiter::is_live);
+            if waiters.is_empty() {
+                lists.remove(key);
+            }
+        }
     }
 
     /// The lists where live polls wait.
@@ -158,13 +176,50 @@ impl<T: std::fmt::Debug> Dispatch<T> {
         found
     }
 
-    /// Puts back a reserved waiter for which there was no task after all, first in line.
+    /// Puts back a reserved waiter for which there was no task after all, first in line,
+    /// unless its poll has ended meanwhile.
     pub(crate) fn give_back(&self, key: &ListKey, waiter: Waiter<T>) {
         waiter.ticket.swap(RESERVED, WAITING);
+        if waiter.reply.is_closed() {
+            return;
+        }
         self.lists()
             .entry(key.clone())
             .or_default()
             .push_front(waiter);
+    }
+}
+
+/// A poll's leaving: when dropped (the poll answered, timed out, or its client went away), the
+/// list it waited on is forgotten unless a live poll is still waiting there. The list is known
+/// only once the writer has registered the poll, which may be after the poll is gone: so the
+/// key is set before the registration, and a registration after the poll ended registers
+/// nothing ([`Dispatch::wait`]).
+pub(crate) struct Departure<T: std::fmt::Debug> {
+    dispatch: Arc<Dispatch<T>>,
+    key: Arc<OnceLock<ListKey>>,
+}
+
+impl<T: std::fmt::Debug> Departure<T> {
+    /// The leaving of a poll that may wait in `dispatch`.
+    pub(crate) fn new(dispatch: Arc<Dispatch<T>>) -> Self {
+        Departure {
+            dispatch,
+            key: Arc::default(),
+        }
+    }
+
+    /// Where to note the list the poll waits on, before it is registered there.
+    pub(crate) fn key(&self) -> Arc<OnceLock<ListKey>> {
+        self.key.clone()
+    }
+}
+
+impl<T: std::fmt::Debug> Drop for Departure<T> {
+    fn drop(&mut self) {
+        if let Some(key) = self.key.get() {
+            self.dispatch.leave(key);
+        }
     }
 }
 
@@ -205,6 +260,47 @@ mod tests {
         dispatch.give_back(&key(), waiter);
         assert!(live_ticket.abandon());
         assert!(dispatch.take_waiter(&key()).is_none());
+    }
+
+    #[test]
+    fn a_list_is_forgotten_when_its_last_poll_leaves() {
+        let dispatch = Arc::new(Dispatch::<u32>::default());
+        let count = || dispatch.lists().len();
+        // A poll that waited, then timed out.
+        let left = Departure::new(dispatch.clone());
+        let (tx, _rx) = oneshot::channel();
+        let ticket = Ticket::default();
+        left.key().set(key()).unwrap();
+        assert!(dispatch.wait(key(), Waiter::new(None, tx, ticket.clone()), 10));
+        let (tx, rx) = oneshot::channel();
+        let staying = Departure::new(dispatch.clone());
+        staying.key().set(key()).unwrap();
+        assert!(dispatch.wait(key(), Waiter::new(None, tx, Ticket::default()), 10));
+        assert!(ticket.abandon());
+        drop(left);
+        assert_eq!(count(), 1, "another poll still waits there");
+        // The other one's client went away.
+        drop(rx);
+        drop(staying);
+        assert_eq!(count(), 0);
+
+        // A poll gone before the writer registered it leaves nothing behind.
+        let (tx, rx) = oneshot::channel();
+        let gone = Departure::new(dispatch.clone());
+        let noted = gone.key();
+        drop(rx);
+        drop(gone);
+        noted.set(key()).unwrap();
+        assert!(dispatch.wait(key(), Waiter::new(None, tx, Ticket::default()), 10));
+        assert_eq!(count(), 0);
+
+        // Nor does a reserved waiter given back after its poll ended.
+        let (tx, rx) = oneshot::channel();
+        assert!(dispatch.wait(key(), Waiter::new(None, tx, Ticket::default()), 10));
+        let waiter = dispatch.take_waiter(&key()).unwrap();
+        drop(rx);
+        dispatch.give_back(&key(), waiter);
+        assert_eq!(count(), 0);
     }
 
     #[test]

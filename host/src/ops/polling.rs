@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
 use crate::clock::Wait;
-use crate::dispatch::{Ticket, Waiter};
+use crate::dispatch::{Departure, Ticket, Waiter};
 use crate::engine::{Claimed, Engine, TaskRef, claim};
 use crate::fault::{Fault, Violations};
 use crate::model::{Domain, Scope};
@@ -31,6 +31,9 @@ pub(super) async fn long_poll(
     // The poll times out counted from its arrival, on the service's clock.
     let timeout_ms = u64::try_from(svc.poll_timeout.as_millis()).unwrap_or(u64::MAX);
     let deadline = svc.clock.now().plus_millis(timeout_ms);
+    // Declared before the answer's receiver, so dropped after it: the poll has ended by then.
+    let departure = Departure::new(svc.engine.wakers.dispatch.clone());
+    let noted = departure.key();
     let (reply, mut answer) = oneshot::channel();
     let ticket = Ticket::default();
     // Registered at most once, though a shared database may run the job again: an attempt that
@@ -60,6 +63,7 @@ pub(super) async fn long_poll(
                     return Ok(Ok(claimed));
                 }
                 let key = (domain.id, kind, list);
+                let _ = noted.set(key.clone());
                 let waiting = setup.wakers.dispatch.wait(key, waiter, max_pollers);
                 Ok(if waiting { Ok(None) } else { Err(()) })
             },

@@ -20,6 +20,7 @@ mod listing;
 mod nodes;
 mod observability;
 mod polling;
+mod polling_memory;
 mod protocol;
 mod retention;
 mod store_outage;

@@ -37,11 +37,12 @@ impl Weft {
     /// Starts `weft serve` on `data` (and the database `store` names, if any) with 1 s long
     /// polls, appending its log to `log`, and waits for its start-up line. Blocks: call it off
     /// the async threads.
-    pub(super) fn start(data: &Path, log: &Path, store: Option<&str>) -> Weft {
+    pub(crate) fn start(data: &Path, log: &Path, store: Option<&str>) -> Weft {
         Weft::start_with(data, log, store, &[], "warn")
     }
 
-    /// Like [`Weft::start`], with `args` added to `weft serve`'s and `RUST_LOG` set to `filter`.
+    /// Like [`Weft::start`], with `args` added to `weft serve`'s (a `--poll-timeout` there
+    /// replaces the 1 s) and `RUST_LOG` set to `filter`.
     pub(crate) fn start_with(
         data: &Path,
         log: &Path,
@@ -56,15 +57,12 @@ impl Weft {
             .expect("the log file opens");
         let mut command = Command::new(binary());
         command
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--poll-timeout",
-                "1",
-                "--data",
-            ])
+            .args(["serve", "--listen", "127.0.0.1:0", "--data"])
             .arg(data)
+            .args(match args.contains(&"--poll-timeout") {
+                true => &[][..],
+                false => &["--poll-timeout", "1"][..],
+            })
             .args(store.map(|url| format!("--store={url}")))
             .args(args)
             .env("RUST_LOG", filter)
@@ -104,6 +102,19 @@ impl Weft {
     /// `http://HOST:PORT`.
     pub(crate) fn endpoint(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// The bytes of memory the process holds (its resident set), from `/proc`.
+    pub(crate) fn resident_bytes(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("the process's status");
+        let kib: u64 = status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmRSS:"))
+            .and_then(|value| value.trim().strip_suffix("kB"))
+            .and_then(|kib| kib.trim().parse().ok())
+            .expect("VmRSS in kB");
+        kib * 1024
     }
 }
 

@@ -1,0 +1,100 @@
+//! Polls on task-list names nobody uses again (a typo, a client making names up, a tenant
+//! flooding) cost nothing once they are over: the real `weft serve`'s memory after 30,000
+//! abandoned polls on fresh names stays within a few MB of where it was.
+
+use std::time::{Duration, Instant};
+
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+
+use crate::crash::process::Weft;
+
+/// Polls waiting at once, each on its own connection: below the open tenant's 1,000 long
+/// polls and an address's 1,024 connections.
+const POLLERS: u64 = 900;
+/// Rounds of [`POLLERS`] polls before the measure, to warm up: the allocator's arenas and the
+/// server's buffers grow to what this load needs, whatever the names.
+const WARM_UP_ROUNDS: u64 = 6;
+/// Rounds measured: 30,600 polls.
+const ROUNDS: u64 = 34;
+/// How much the resident set may grow over those polls.
+const SLACK_BYTES: u64 = 4 << 20;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn abandoned_polls_on_fresh_task_list_names_leave_no_memory_behind() {
+    // The waiting polls are the same on both stores: run once, on redb.
+    if weft_tests::test_postgres().is_some() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (data, log) = (dir.path().join("data"), dir.path().join("weft.log"));
+    let weft = tokio::task::spawn_blocking(move || {
+        Weft::start_with(&data, &log, None, &["--poll-timeout", "60"], "warn")
+    })
+    .await
+    .unwrap();
+    let register = br#"{"name":"d","workflowExecutionRetentionPeriodInDays":"1"}"#;
+    let target = Some("SimpleWorkflowService.RegisterDomain");
+    let registered = weft_tests::raw_request(&weft.addr, target, register).await;
+    assert_eq!(registered.status, 200, "{registered:?}");
+
+    for round in 0..WARM_UP_ROUNDS {
+        abandon_polls(&weft.addr, round).await;
+    }
+    let start = weft.resident_bytes();
+    for round in WARM_UP_ROUNDS..WARM_UP_ROUNDS + ROUNDS {
+        abandon_polls(&weft.addr, round).await;
+    }
+    let end = weft.resident_bytes();
+    assert!(
+        end <= start + SLACK_BYTES,
+        "{} abandoned polls on fresh names took the resident set from {} to {} KiB",
+        POLLERS * ROUNDS,
+        start >> 10,
+        end >> 10
+    );
+}
+
+/// Sends [`POLLERS`] `PollForActivityTask`s in domain `d`, each on a list of its own and a
+/// connection of its own; once the server shows them all waiting, closes the connections and
+/// waits until it shows none.
+async fn abandon_polls(addr: &str, round: u64) {
+    let mut connections = Vec::new();
+    for i in 0..POLLERS {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let body = format!(r#"{{"domain":"d","taskList":{{"name":"list-{round}-{i}"}}}}"#);
+        let request = format!(
+            "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/x-amz-json-1.0\r\n\
+             X-Amz-Target: SimpleWorkflowService.PollForActivityTask\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        connections.push(stream);
+    }
+    until_waiting(addr, POLLERS).await;
+    drop(connections);
+    until_waiting(addr, 0).await;
+}
+
+/// Waits until `n` polls wait in domain `d`, as `/v1/domains/d/task-lists` counts them.
+async fn until_waiting(addr: &str, n: u64) {
+    let began = Instant::now();
+    loop {
+        let lists = weft_tests::raw_http(addr, "GET", "/v1/domains/d/task-lists", &[], b"").await;
+        let waiting: u64 = lists.json()["taskLists"]
+            .as_array()
+            .expect("task lists")
+            .iter()
+            .map(|list| list["pollers"].as_u64().unwrap_or(0))
+            .sum();
+        if waiting == n {
+            return;
+        }
+        assert!(
+            began.elapsed() < Duration::from_secs(30),
+            "{waiting} polls wait, not {n}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
