@@ -73,6 +73,9 @@ pub struct Config {
     /// The bearer token `/metrics` asks for. `None`: open servers answer anyone, servers with
     /// tenants nobody.
     pub metrics_token: Option<String>,
+    /// Host names an open server answers to besides loopback names and IP addresses: a web
+    /// page that rebinds a name of its own to this server is refused by its `Host` header.
+    pub allowed_hosts: Vec<String>,
 }
 
 impl Config {
@@ -91,6 +94,7 @@ impl Config {
             http: HttpLimits::default(),
             http_ca: Vec::new(),
             metrics_token: None,
+            allowed_hosts: Vec::new(),
         }
     }
 }

@@ -142,6 +142,16 @@ pub struct ServerSettings {
     /// roots compiled in; repeat for more. Flags replace the file's list [default: none].
     #[arg(long = "http-ca", value_name = "FILE")]
     pub http_ca: Option<Vec<PathBuf>>,
+    /// A host name clients may reach an open server by, besides loopback names and IP
+    /// addresses (DNS rebinding is refused by the Host header); repeat for more, or separate
+    /// by commas [default: none].
+    #[arg(
+        long = "allow-host",
+        env = "WEFT_ALLOWED_HOSTS",
+        value_name = "NAME",
+        value_delimiter = ','
+    )]
+    pub allowed_hosts: Option<Vec<String>>,
 }
 
 /// The longest poll timeout: AWS's is 60 s, and a poll holds a connection all along.
@@ -172,6 +182,7 @@ impl ServerSettings {
                 .or(lower.unverified_body_timeout_secs),
             unverified_body_bytes: self.unverified_body_bytes.or(lower.unverified_body_bytes),
             http_ca: self.http_ca.or(lower.http_ca),
+            allowed_hosts: self.allowed_hosts.or(lower.allowed_hosts),
         }
     }
 
@@ -206,6 +217,7 @@ impl ServerSettings {
         set(&mut http.unverified_body_timeout, unverified);
         set(&mut http.unverified_body_bytes, self.unverified_body_bytes);
         set(&mut config.http_ca, self.http_ca);
+        set(&mut config.allowed_hosts, self.allowed_hosts);
         (listen, config)
     }
 }

@@ -71,6 +71,10 @@ pub(crate) enum Fault {
     /// bytes a header may not hold, a duplicate or negative `Content-Length`.
     #[error("{0}")]
     BadRequest(String),
+    /// The request's body is not of a media type its route reads (or declares none): the
+    /// `Content-Type` a web page may send cross-site without asking is never one.
+    #[error("{0}")]
+    UnsupportedMediaType(String),
     /// The resource is in use and cannot be removed (Weft's extension API).
     #[error("{0}")]
     InUse(String),
@@ -123,6 +127,7 @@ impl Fault {
             Fault::RequestTimeout(_) => "RequestTimeoutException",
             Fault::HeaderTooLarge(_) => "RequestHeaderSectionTooLarge",
             Fault::BadRequest(_) => "BadRequestException",
+            Fault::UnsupportedMediaType(_) => "UnsupportedMediaTypeException",
             Fault::InUse(_) => "ResourceInUseException",
             Fault::MissingAuthenticationToken(_) => "MissingAuthenticationTokenException",
             Fault::IncompleteSignature(_) => "IncompleteSignatureException",
@@ -150,6 +155,7 @@ impl Fault {
             | Fault::RequestTimeout(_)
             | Fault::HeaderTooLarge(_)
             | Fault::BadRequest(_)
+            | Fault::UnsupportedMediaType(_)
             | Fault::Internal(_) => "com.amazon.coral.service",
             Fault::Throttling(_) | Fault::Unavailable(_) => "com.amazon.coral.availability",
             _ => "com.amazonaws.swf.base.model",

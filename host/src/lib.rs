@@ -173,6 +173,7 @@ impl Weft {
                 Arc::new(service),
                 config.http,
                 config.metrics_token,
+                config.allowed_hosts,
             )),
             writer: opened.writer,
             stats: opened.stats,

@@ -223,7 +223,7 @@ async fn list_domains(addr: SocketAddr) -> std::io::Result<()> {
 /// Sends one request with `Connection: close` and reads the answer until the server closes.
 async fn exchange(stream: &mut TcpStream, target: &str, body: &[u8]) -> std::io::Result<Vec<u8>> {
     let head = format!(
-        "POST / HTTP/1.1\r\nHost: weft\r\nContent-Type: application/x-amz-json-1.0\r\n\
+        "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-amz-json-1.0\r\n\
          X-Amz-Target: {target}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );

@@ -66,7 +66,7 @@ impl Registrar for RawClient {
     async fn register(&mut self, name: String) {
         let body = format!(r#"{{"domain":"bench","name":"{name}","version":"1"}}"#);
         let request = format!(
-            "POST / HTTP/1.1\r\nHost: bench\r\nContent-Type: application/x-amz-json-1.0\r\n\
+            "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-amz-json-1.0\r\n\
              X-Amz-Target: SimpleWorkflowService.RegisterActivityType\r\n\
              Content-Length: {}\r\n\r\n{body}",
             body.len()

@@ -317,10 +317,20 @@ impl TestServer {
         }
     }
 
-    /// Sends `method path` with `body` over a fresh connection, exactly as given: for Weft's
-    /// `/v1` API.
+    /// Sends `method path` with `body` over a fresh connection: for Weft's `/v1` API. A POST
+    /// or PUT declares the content type its route reads, as the `weft` command does: a module
+    /// for uploads, JSON elsewhere.
     pub async fn http(&self, method: &str, path: &str, body: &[u8]) -> RawResponse {
-        raw_http(&self.addr.to_string(), method, path, &[], body).await
+        let content_type = match (method, path) {
+            ("POST", "/v1/modules") => Some("application/wasm"),
+            ("POST" | "PUT", _) => Some("application/json"),
+            _ => None,
+        };
+        let headers: Vec<_> = content_type
+            .map(|t| ("Content-Type", t))
+            .into_iter()
+            .collect();
+        raw_http(&self.addr.to_string(), method, path, &headers, body).await
     }
 
     /// The data directory.
@@ -429,7 +439,8 @@ pub async fn raw_request(addr: &str, target: Option<&str>, body: &[u8]) -> RawRe
 }
 
 /// Sends `method path` with `headers` and `body` to the server at `addr` (`HOST:PORT`) over a
-/// fresh connection, exactly as given (`Host`, `Content-Length` and `Connection: close` added).
+/// fresh connection, exactly as given (`Content-Length`, `Connection: close`, and `Host` unless
+/// given, added).
 pub async fn raw_http(
     addr: &str,
     method: &str,
@@ -438,9 +449,12 @@ pub async fn raw_http(
     body: &[u8],
 ) -> RawResponse {
     let mut head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        "{method} {path} HTTP/1.1\r\nContent-Length: {}\r\nConnection: close\r\n",
         body.len()
     );
+    if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
+        head.push_str(&format!("Host: {addr}\r\n"));
+    }
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
     }

@@ -2,7 +2,9 @@
 //! under `/v1` beside it (`extension`: modules and bindings), and the web console's files under
 //! `/console/` (`console`).
 //!
-//! An SWF request is read in this order: who it claims to be, from its headers; the body (at
+//! Every request is first checked for what web pages send (`browsers`: the Host an open server
+//! answers to, a foreign Origin, the content type its route reads). Then an SWF request is
+//! read in this order: who it claims to be, from its headers; the body (at
 //! most `Limits::max_request_bytes`, less while its signature cannot be checked); whether its
 //! signature holds and its tenant has rate left (`auth`: SigV4 when tenants are configured);
 //! `X-Amz-Target` names the [`Operation`]; the body must be a JSON object; [`Schema`] checks it
@@ -11,6 +13,7 @@
 //! the same way ([`Api::admit`]) and answer through `response`. Only this module knows HTTP.
 
 mod auth;
+mod browsers;
 mod console;
 mod edge;
 mod extension;
@@ -56,6 +59,8 @@ pub(crate) struct Api {
     long_polls: LongPolls,
     /// The token `/metrics` asks for, if any.
     metrics_token: Option<String>,
+    /// The names an open server answers to beside loopback names and addresses.
+    allowed_hosts: browsers::AllowedHosts,
 }
 
 impl Api {
@@ -64,12 +69,14 @@ impl Api {
         service: Arc<Service>,
         http: HttpLimits,
         metrics_token: Option<String>,
+        allowed_hosts: Vec<String>,
     ) -> Api {
         Api {
             service,
             http,
             long_polls: LongPolls::default(),
             metrics_token,
+            allowed_hosts: browsers::AllowedHosts::new(allowed_hosts),
         }
     }
 }
@@ -83,6 +90,10 @@ pub(crate) fn router(api: Arc<Api>) -> Router {
         .route("/metrics", axum::routing::get(scrape::metrics))
         .fallback(no_route)
         .method_not_allowed_fallback(no_route)
+        .layer(axum::middleware::from_fn_with_state(
+            api.clone(),
+            browsers::guard,
+        ))
         .layer(axum::middleware::from_fn(request_id::identify))
         .with_state(api)
 }

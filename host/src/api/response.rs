@@ -115,6 +115,7 @@ fn status(face: Face, fault: &Fault) -> StatusCode {
         (_, Fault::RequestTimeout(_)) => StatusCode::REQUEST_TIMEOUT,
         (_, Fault::HeaderTooLarge(_)) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
         (_, Fault::InUse(_)) => StatusCode::CONFLICT,
+        (Face::Extension, Fault::UnsupportedMediaType(_)) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         (Face::Extension, Fault::UnknownResource(_) | Fault::UnknownOperation(_)) => {
             StatusCode::NOT_FOUND
         }

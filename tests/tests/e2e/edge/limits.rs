@@ -293,6 +293,7 @@ fn forged_head(addr: &str, length: usize, extra: &str) -> String {
     let date = amz_date(SystemTime::now());
     format!(
         "POST / HTTP/1.1\r\nHost: {addr}\r\nX-Amz-Target: SimpleWorkflowService.ListDomains\r\n\
+         Content-Type: application/x-amz-json-1.0\r\n\
          X-Amz-Date: {date}\r\nContent-Length: {length}\r\n{extra}\
          Authorization: AWS4-HMAC-SHA256 Credential={}/{}/us-east-1/swf/aws4_request, \
          SignedHeaders=host;x-amz-date;x-amz-target, Signature={}\r\n\r\n",

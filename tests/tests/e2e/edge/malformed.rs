@@ -46,7 +46,7 @@ fn assert_fault(response: &RawResponse, status: u16, code: &str) {
 
 fn request(headers: &str, body: &str) -> Vec<u8> {
     format!(
-        "POST / HTTP/1.1\r\nHost: weft\r\n\
+        "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-amz-json-1.0\r\n\
          X-Amz-Target: SimpleWorkflowService.ListDomains\r\n{headers}\r\n{body}"
     )
     .into_bytes()

@@ -10,7 +10,9 @@
 //! | `mod.rs` | deadlines, the connection cap, unknown routes, shutdown |
 //! | `limits.rs` | one address's share of connections, the reserve, long polls per tenant, unverified bodies |
 //! | `malformed.rs` | requests hyper cannot parse, answered with AWS JSON faults |
+//! | `browsers.rs` | what web pages can send: cross-site requests, DNS rebinding |
 
+mod browsers;
 mod limits;
 mod malformed;
 
@@ -53,12 +55,20 @@ async fn connect_from(from: IpAddr, addr: &str) -> TcpStream {
     socket.connect(addr.parse().unwrap()).await.unwrap()
 }
 
+/// The content type a client sends to `path`: a module to `/v1/modules`, AWS JSON to SWF.
+fn content_type(path: &str) -> &'static str {
+    match path {
+        "/v1/modules" => "application/wasm",
+        _ => "application/x-amz-json-1.0",
+    }
+}
+
 /// Sends a ListDomains on `stream` (kept alive unless `close`) and reads its answer.
 async fn list_domains_on(stream: &mut TcpStream, close: bool) -> RawResponse {
     let body = br#"{"registrationStatus": "REGISTERED"}"#;
     let head = format!(
-        "POST / HTTP/1.1\r\nHost: weft\r\nX-Amz-Target: {LIST_DOMAINS}\r\n\
-         Content-Length: {}\r\n{}\r\n",
+        "POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: {LIST_DOMAINS}\r\n\
+         Content-Type: application/x-amz-json-1.0\r\nContent-Length: {}\r\n{}\r\n",
         body.len(),
         if close { "Connection: close\r\n" } else { "" }
     );
@@ -114,7 +124,7 @@ async fn a_client_trickling_its_headers_is_disconnected() {
         read
     });
     writer
-        .write_all(b"POST / HTTP/1.1\r\nHost: weft\r\nX-Slow: ")
+        .write_all(b"POST / HTTP/1.1\r\nHost: localhost\r\nX-Slow: ")
         .await
         .unwrap();
     // A byte every 100 ms keeps the connection busy, never idle, for as long as it is allowed.
@@ -147,7 +157,11 @@ async fn a_client_that_stops_mid_body_is_answered_408_and_disconnected() {
     let server = TestServer::start_with(|c| c.http.body_timeout = Duration::from_secs(1)).await;
     for (path, target) in [("/", Some(LIST_DOMAINS)), ("/v1/modules", None)] {
         let mut stream = TcpStream::connect(addr(&server)).await.unwrap();
-        let mut head = format!("POST {path} HTTP/1.1\r\nHost: weft\r\nContent-Length: 100\r\n");
+        let mut head = format!(
+            "POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\
+             Content-Type: {}\r\n",
+            content_type(path)
+        );
         if let Some(target) = target {
             head.push_str(&format!("X-Amz-Target: {target}\r\n"));
         }
@@ -234,9 +248,10 @@ async fn a_content_length_over_the_limit_is_refused_before_the_body_is_sent() {
     for path in ["/", "/v1/modules"] {
         let mut stream = TcpStream::connect(addr(&server)).await.unwrap();
         let head = format!(
-            "POST {path} HTTP/1.1\r\nHost: weft\r\nContent-Length: {}\r\n\
-             X-Amz-Target: {LIST_DOMAINS}\r\n\r\n",
-            64 << 20
+            "POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Length: {}\r\n\
+             Content-Type: {}\r\nX-Amz-Target: {LIST_DOMAINS}\r\n\r\n",
+            64 << 20,
+            content_type(path)
         );
         stream.write_all(head.as_bytes()).await.unwrap();
         let read = timeout(PATIENCE, read_until_closed(&mut stream))

@@ -67,9 +67,10 @@ async fn unsigned_and_malformed_requests_are_refused() {
     let server = server_with(|_| {}).await;
     let addr = server.endpoint().trim_start_matches("http://").to_owned();
     let target = ("X-Amz-Target", "SimpleWorkflowService.ListDomains");
+    let json = ("Content-Type", "application/x-amz-json-1.0");
     let body = br#"{"registrationStatus":"REGISTERED"}"#;
 
-    let answer = raw_http(&addr, "POST", "/", &[target], body).await;
+    let answer = raw_http(&addr, "POST", "/", &[target, json], body).await;
     assert_eq!(answer.status, 400);
     assert_eq!(
         answer.json()["__type"],
@@ -91,7 +92,7 @@ async fn unsigned_and_malformed_requests_are_refused() {
             "Credential should be scoped to correct service: 'swf'.",
         ),
     ] {
-        let headers = [target, ("Authorization", authorization)];
+        let headers = [target, json, ("Authorization", authorization)];
         let answer = raw_http(&addr, "POST", "/", &headers, body).await;
         assert_eq!(answer.status, 400, "{authorization}");
         let json = answer.json();
@@ -193,8 +194,12 @@ async fn unsigned_requests_are_refused_before_their_bodies() {
     let addr = server.endpoint().trim_start_matches("http://").to_owned();
     for path in ["/", "/v1/modules"] {
         let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        let content_type = match path {
+            "/" => "application/x-amz-json-1.0",
+            _ => "application/wasm",
+        };
         let head = format!(
-            "POST {path} HTTP/1.1\r\nHost: {addr}\r\n\
+            "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: {content_type}\r\n\
              X-Amz-Target: SimpleWorkflowService.ListDomains\r\nContent-Length: 1000000\r\n\r\n"
         );
         stream.write_all(head.as_bytes()).await.unwrap();
