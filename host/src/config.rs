@@ -257,6 +257,10 @@ pub struct Limits {
     pub max_open_per_run: usize,
     /// Events in one run's history: a run that reaches it is terminated.
     pub max_events_per_run: u64,
+    /// Module uploads (and replays' loads) the server compiles at once, whoever sends them;
+    /// more wait their turn. A compile takes seconds of CPU and hundreds of MB for a large
+    /// component. Also the open tenant's `compiles` quota.
+    pub max_compiles: usize,
 }
 
 impl Default for Limits {
@@ -271,6 +275,7 @@ impl Default for Limits {
             max_long_polls: 1000,
             max_open_per_run: 1000,
             max_events_per_run: 25_000,
+            max_compiles: 2,
         }
     }
 }
@@ -343,6 +348,9 @@ pub struct Quotas {
     /// regions and task lists. Each holds a connection for up to the poll timeout, so this
     /// keeps one tenant's pollers from taking the connections every tenant shares.
     pub long_polls: usize,
+    /// Its module uploads (and replays' loads) compiled at once; more wait their turn, after
+    /// taking their place in `modules`.
+    pub compiles: usize,
 }
 
 impl Default for Quotas {
@@ -358,6 +366,7 @@ impl Default for Quotas {
             requests_per_second: None,
             request_burst: None,
             long_polls: 1000,
+            compiles: 1,
         }
     }
 }

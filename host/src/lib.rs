@@ -149,6 +149,7 @@ impl Weft {
             .with_outgoing(outgoing);
         let (stopping, shutdown) = watch::channel(false);
         let metrics = Arc::new(metrics::Metrics::new(tenants.names(), opened.stats.clone()));
+        let compiles = ops::compiles::Compiles::new(config.limits.max_compiles, metrics.clone());
         let setup = engine::Setup {
             metrics,
             ..engine::Setup::new(&config.limits, config.retention_override)
@@ -167,6 +168,7 @@ impl Weft {
             runtime: Arc::new(runtime),
             bindings_changed: watch::Sender::new(()),
             tenants,
+            compiles,
         };
         Ok(Weft {
             api: Arc::new(Api::new(

@@ -452,7 +452,10 @@ pub async fn raw_http(
         "{method} {path} HTTP/1.1\r\nContent-Length: {}\r\nConnection: close\r\n",
         body.len()
     );
-    if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
+    if !headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("host"))
+    {
         head.push_str(&format!("Host: {addr}\r\n"));
     }
     for (name, value) in headers {

@@ -34,6 +34,8 @@ pub(crate) struct Own {
     guest_limits: Family<Labels, Counter>,
     throttled: Family<Labels, Counter>,
     long_polls: Family<Labels, Gauge>,
+    compiles_running: Gauge,
+    compiles_waiting: Gauge,
 }
 
 impl Own {
@@ -47,6 +49,8 @@ impl Own {
             guest_limits: Family::default(),
             throttled: Family::default(),
             long_polls: Family::default(),
+            compiles_running: Gauge::default(),
+            compiles_waiting: Gauge::default(),
         };
         register_seconds(
             registry,
@@ -79,6 +83,16 @@ impl Own {
             "weft_long_polls_open",
             "Long polls waiting over HTTP",
             own.long_polls.clone(),
+        );
+        registry.register(
+            "weft_compiles_running",
+            "Module uploads (and replays' loads) compiling now",
+            own.compiles_running.clone(),
+        );
+        registry.register(
+            "weft_compiles_waiting",
+            "Module uploads (and replays' loads) waiting for a turn to compile",
+            own.compiles_waiting.clone(),
         );
         registry.register(
             "weft_commit_batch_size",
@@ -124,6 +138,16 @@ impl Own {
     /// A request of the tenant `labels` place was throttled.
     pub(crate) fn throttled(&self, labels: &Labels) {
         self.throttled.get_or_create(labels).inc();
+    }
+
+    /// A compile began (`delta` 1) or ended (-1).
+    pub(crate) fn compiles_running(&self, delta: i64) {
+        self.compiles_running.inc_by(delta);
+    }
+
+    /// An upload began waiting for its turn to compile (`delta` 1) or stopped (-1).
+    pub(crate) fn compiles_waiting(&self, delta: i64) {
+        self.compiles_waiting.inc_by(delta);
     }
 
     /// A long poll of the tenant `labels` place began waiting (`delta` 1) or ended (-1).

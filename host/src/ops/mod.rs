@@ -3,6 +3,7 @@
 //! snapshot or hands a change to the writer.
 
 pub(crate) mod activity_tasks;
+pub(crate) mod compiles;
 pub(crate) mod decision_tasks;
 pub(crate) mod domains;
 pub(crate) mod executions;
@@ -49,6 +50,8 @@ pub(crate) struct Service {
     pub(crate) bindings_changed: watch::Sender<()>,
     /// Who may call, and within which quotas.
     pub(crate) tenants: Tenants,
+    /// Turns to compile modules, and the module places uploads have taken.
+    pub(crate) compiles: compiles::Compiles,
 }
 
 impl Service {

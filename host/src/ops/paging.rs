@@ -119,6 +119,7 @@ mod tests {
             runtime: Arc::new(crate::runtime::Runtime::new(None).unwrap()),
             bindings_changed: tokio::sync::watch::Sender::new(()),
             tenants: crate::tenancy::Tenants::new(&crate::Config::new(dir)).unwrap(),
+            compiles: crate::ops::compiles::Compiles::new(1, Arc::default()),
         }
     }
 

@@ -66,9 +66,10 @@ pub(crate) async fn replay(
         })
         .await?;
     let runtime = svc.runtime.clone();
-    let module = tokio::task::spawn_blocking(move || runtime.load(&code))
-        .await
-        .map_err(Fault::internal)?
+    let module = svc
+        .compiles
+        .run(&ctx.tenant, move || runtime.load(&code))
+        .await?
         .map_err(|e| Fault::Validation(format!("Invalid module: {e}")))?;
     let call = Call {
         label: format!("replay {}", &module.digest[..12]).into(),

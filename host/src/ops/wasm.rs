@@ -12,6 +12,7 @@ use crate::runtime::{self, GuestLimits};
 use crate::store::Reads;
 use crate::tenancy::Quotas;
 
+use super::compiles::room;
 use super::{Ctx, Service, known_domain};
 
 /// The largest module accepted, in bytes.
@@ -65,21 +66,38 @@ pub(crate) async fn upload_module(
             "A module may be at most {MAX_MODULE_BYTES} bytes"
         )));
     }
-    // Checked before compiling, so a refused upload costs no compile (and again when stored).
+    // The same bytes again answer the module stored; new ones take their place in the quota
+    // before they compile, so a refused upload costs no compile (and are checked again when
+    // stored: another node may have stored modules meanwhile).
     let account = ctx.scope.account.clone();
-    let quotas = ctx.tenant.quotas.clone();
-    let size = code.len() as u64;
     let digest = crate::runtime::Runtime::digest(&code);
-    svc.store
-        .read(move |tx| module_room(tx, &account, &digest, size, &quotas).map(drop))
+    let (existing, stored) = svc
+        .store
+        .read(move |tx| {
+            let existing = tx.module(&account, &digest)?;
+            let stored = match existing {
+                Some(_) => Vec::new(),
+                None => tx.modules(&account)?,
+            };
+            Ok::<_, Fault>((existing, stored))
+        })
         .await?;
+    if let Some(existing) = existing {
+        return Ok(existing);
+    }
+    let size = code.len() as u64;
+    let quotas = &ctx.tenant.quotas;
+    let _place = svc
+        .compiles
+        .reserve(&ctx.scope.account, &stored, size, quotas)?;
     let runtime = svc.runtime.clone();
-    let (code, module) = tokio::task::spawn_blocking(move || {
-        let module = runtime.load(&code);
-        (code, module)
-    })
-    .await
-    .map_err(Fault::internal)?;
+    let (code, module) = svc
+        .compiles
+        .run(&ctx.tenant, move || {
+            let module = runtime.load(&code);
+            (code, module)
+        })
+        .await?;
     let module = module.map_err(|e| Fault::Validation(format!("Invalid module: {e}")))?;
     let account = ctx.scope.account.clone();
     let quotas = ctx.tenant.quotas.clone();
@@ -119,19 +137,8 @@ fn module_room(
         return Ok(Some(existing));
     }
     let modules = tx.modules(account)?;
-    if modules.len() >= quotas.modules {
-        return Err(Fault::LimitExceeded(format!(
-            "Limit of {} modules reached",
-            quotas.modules
-        )));
-    }
     let held: u64 = modules.iter().map(|m| m.size).sum();
-    if held + size > quotas.module_bytes {
-        return Err(Fault::LimitExceeded(format!(
-            "The tenant's modules may take {} bytes; {held} are taken and this one has {size}",
-            quotas.module_bytes
-        )));
-    }
+    room(modules.len(), held, size, quotas)?;
     Ok(None)
 }
 

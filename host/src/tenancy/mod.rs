@@ -39,6 +39,7 @@ fn open_quotas(limits: &Limits) -> Quotas {
         requests_per_second: None,
         request_burst: None,
         long_polls: limits.max_long_polls,
+        compiles: limits.max_compiles,
     }
 }
 
@@ -54,6 +55,8 @@ pub(crate) struct Tenant {
     bucket: Option<Mutex<Bucket>>,
     /// Its share of the instance pool: one permit per Wasm instance it may run at once.
     pub(crate) instances: Arc<Semaphore>,
+    /// Its turns to compile: one permit per module it may compile at once.
+    pub(crate) compiles: Semaphore,
 }
 
 /// One entry of a tenant's `domains`.
@@ -80,6 +83,7 @@ impl Tenant {
             account: config.account_id.clone(),
             domains: (!any).then(|| rules.collect()),
             instances: Arc::new(Semaphore::new(quotas.wasm_instances as usize)),
+            compiles: Semaphore::new(quotas.compiles.max(1)),
             quotas,
             http_hosts: config.http_hosts.clone(),
             bucket,

@@ -223,3 +223,80 @@ async fn bindings_grant_http_only_to_the_tenants_hosts() {
         "{refused}"
     );
 }
+
+/// `code` with a custom section appended: a different module (its own digest) that does the
+/// same.
+fn variant(code: &[u8], n: u8) -> Vec<u8> {
+    let name = b"weft-test";
+    let mut section = vec![name.len() as u8];
+    section.extend_from_slice(name);
+    section.push(n);
+    let mut code = code.to_vec();
+    code.push(0); // a custom section,
+    code.push(section.len() as u8); // this long (under 128: one byte of LEB128)
+    code.extend(section);
+    code
+}
+
+/// `weft_compiles_running` and `weft_compiles_waiting` as a scrape shows them.
+async fn compile_gauges(server: &weft_tests::TestServer) -> (i64, i64) {
+    let addr = server.endpoint().trim_start_matches("http://").to_owned();
+    let auth = [("Authorization", "Bearer operator-token-0123456789")];
+    let text = weft_tests::raw_http(&addr, "GET", "/metrics", &auth, b"")
+        .await
+        .body;
+    let gauge = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in\n{text}"))
+    };
+    (
+        gauge("weft_compiles_running"),
+        gauge("weft_compiles_waiting"),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uploads_at_once_take_their_quota_places_before_compiling_in_turns() {
+    const COMPILES: i64 = 2;
+    let server = server_with(|config| {
+        config.tenants[0].quotas.modules = 5;
+        config.tenants[0].quotas.compiles = COMPILES as usize;
+        config.limits.max_compiles = 4;
+        config.metrics_token = Some("operator-token-0123456789".into());
+    })
+    .await;
+    let acme = weft(&server, &ACME);
+    let code = guests::guest("one-activity-decider");
+    let uploads: Vec<_> = (0..10)
+        .map(|n| {
+            let (acme, module) = (acme.clone(), variant(&code, n));
+            tokio::spawn(async move { acme.upload_module(module).await })
+        })
+        .collect();
+    // While they run, the tenant never compiles more than its turns.
+    let (mut most, mut waited) = (0, 0);
+    while !uploads.iter().all(|u| u.is_finished()) {
+        let (running, waiting) = compile_gauges(&server).await;
+        (most, waited) = (most.max(running), waited.max(waiting));
+    }
+    let (mut stored, mut refused) = (0, 0);
+    for upload in uploads {
+        match upload.await.unwrap() {
+            Ok(_) => stored += 1,
+            Err(e) => {
+                assert!(e.to_string().contains("LimitExceededFault"), "{e}");
+                refused += 1;
+            }
+        }
+    }
+    assert_eq!((stored, refused), (5, 5));
+    assert!(most <= COMPILES, "{most} compiles ran at once");
+    assert!(waited > 0, "no upload waited for its turn");
+    // Only the modules that had a place were compiled: the others left no compiled code.
+    let compiled = std::fs::read_dir(server.data_dir().join("compiled"))
+        .unwrap()
+        .count();
+    assert_eq!(compiled, 5);
+    assert_eq!(compile_gauges(&server).await, (0, 0));
+}
