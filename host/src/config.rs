@@ -351,6 +351,10 @@ pub struct Quotas {
     /// Its module uploads (and replays' loads) compiled at once; more wait their turn, after
     /// taking their place in `modules`.
     pub compiles: usize,
+    /// CPU time one replay (`POST /v1/domains/{d}/replay`, `weft deploy --verify`) may spend
+    /// in its decider, over all the decision tasks it replays, in milliseconds; a replay that
+    /// needs more is refused with `LimitExceededFault`.
+    pub replay_cpu_ms: u64,
 }
 
 impl Default for Quotas {
@@ -367,6 +371,7 @@ impl Default for Quotas {
             request_burst: None,
             long_polls: 1000,
             compiles: 1,
+            replay_cpu_ms: 60_000,
         }
     }
 }

@@ -228,16 +228,38 @@ fn in_json_terms(e: &serde_json::Error) -> String {
 }
 
 /// Path parameters, percent-decoded. A path that does not decode (such as `%FF`, not UTF-8) is
-/// the client's error, answered like any other fault.
+/// the client's error, answered like any other fault, and so is a parameter longer than any
+/// name may be ([`MAX_SEGMENT_CHARS`]): faults quote what they name, and must not quote a
+/// 60 KB path back.
 struct Params<T>(T);
+
+/// The longest path parameter: SWF's names (domains, task lists, functions) are at most 256
+/// characters, and digests 64.
+const MAX_SEGMENT_CHARS: usize = 256;
 
 impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for Params<T> {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Response> {
+        let refuse = |fault| Err(reply::<Value>(Err(fault)));
+        let segments = match Path::<Vec<(String, String)>>::from_request_parts(parts, state).await {
+            Ok(Path(segments)) => segments,
+            Err(rejection) => return refuse(path_fault(rejection)),
+        };
+        let too_long = segments
+            .iter()
+            .find(|(_, value)| value.chars().count() > MAX_SEGMENT_CHARS);
+        if let Some((key, value)) = too_long {
+            return refuse(Fault::Validation(format!(
+                "Invalid path: its {key} '{}' is {} characters long; at most \
+                 {MAX_SEGMENT_CHARS}",
+                echo(value),
+                value.chars().count()
+            )));
+        }
         match Path::<T>::from_request_parts(parts, state).await {
             Ok(Path(params)) => Ok(Params(params)),
-            Err(rejection) => Err(reply::<Value>(Err(path_fault(rejection)))),
+            Err(rejection) => refuse(path_fault(rejection)),
         }
     }
 }

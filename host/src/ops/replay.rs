@@ -7,13 +7,14 @@
 mod recorded;
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use crate::clock::Timestamp;
 use crate::fault::{Fault, echo};
 use crate::model::{Divergence, Replay, ReplayReport, Run, RunReplay, TypeRef};
-use crate::runtime::{Call, GuestLimits, Module, World};
+use crate::runtime::{Call, GuestFailure, GuestLimits, Module, World};
 use crate::store::{Cursor, Filter, Listing, Reads};
 
 use self::recorded::{compare, recorded_tasks};
@@ -77,20 +78,57 @@ pub(crate) async fn replay(
         share: ctx.tenant.instances.clone(),
         http_hosts: Arc::from([]),
     };
+    let mut budget = Budget {
+        total: Duration::from_millis(ctx.tenant.quotas.replay_cpu_ms),
+        left: Duration::from_millis(ctx.tenant.quotas.replay_cpu_ms),
+        tasks: 0,
+    };
     let mut replayed = Vec::with_capacity(runs.len());
     for run in runs {
         let seq = run.seq;
         let events = svc.store.read(move |tx| whole_history(tx, seq)).await?;
-        replayed.push(replay_run(svc, &module, &call, &run, &events).await?);
+        replayed.push(replay_run(svc, &module, &call, &mut budget, &run, &events).await?);
     }
     Ok(ReplayReport { runs: replayed })
 }
 
-/// Replays `module` over the history `events` of `run`, up to the first divergence.
+/// The decider time one replay may still spend: each call may take no more than is left, and
+/// takes away what it ran.
+struct Budget {
+    total: Duration,
+    left: Duration,
+    /// Decision tasks replayed so far, for the message when it runs out.
+    tasks: u32,
+}
+
+impl Budget {
+    /// `call`, allowed no more CPU than is left; and whether that is less than its own limit.
+    fn limit(&self, call: &Call) -> (Call, bool) {
+        let left = u64::try_from(self.left.as_millis()).unwrap_or(u64::MAX);
+        let capped = left < call.limits.cpu_ms;
+        let mut call = call.clone();
+        call.limits.cpu_ms = call.limits.cpu_ms.min(left).max(1);
+        (call, capped)
+    }
+
+    /// `LimitExceededFault`: the replay needs more than the budget.
+    fn spent(&self) -> Fault {
+        Fault::LimitExceeded(format!(
+            "The replay used its decider CPU budget of {} ms (replay_cpu_ms) in {} decision \
+             tasks; replay fewer runs (last)",
+            self.total.as_millis(),
+            self.tasks
+        ))
+    }
+}
+
+/// Replays `module` over the history `events` of `run`, up to the first divergence, within
+/// `budget`.
 async fn replay_run(
     svc: &Service,
     module: &Module,
     call: &Call,
+    budget: &mut Budget,
     run: &Run,
     events: &[Value],
 ) -> Result<RunReplay, Fault> {
@@ -109,7 +147,18 @@ async fn replay_run(
     for task in recorded_tasks(events) {
         report.decision_tasks += 1;
         let handed_out = task.task(&execution, &workflow_type, events);
-        let divergence = match svc.runtime.decide(module, call, &handed_out).await {
+        if budget.left.is_zero() {
+            return Err(budget.spent());
+        }
+        let (call, capped) = budget.limit(call);
+        let began = Instant::now();
+        let decided = svc.runtime.decide(module, &call, &handed_out).await;
+        budget.left = budget.left.saturating_sub(began.elapsed());
+        budget.tasks += 1;
+        if capped && matches!(decided, Err(GuestFailure::Cpu(_))) {
+            return Err(budget.spent());
+        }
+        let divergence = match decided {
             Ok(answer) => {
                 let decisions = answer["decisions"]
                     .as_array()

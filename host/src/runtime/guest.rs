@@ -186,7 +186,14 @@ pub(crate) fn failure(
     }
     if let Some(exit) = error.downcast_ref::<wasmtime_wasi::I32Exit>() {
         // `wasi:cli/exit`: the guest ended its call itself; its backtrace says nothing more.
-        return GuestFailure::Trap(format!("it exited with status {}", exit.0));
+        // WASI 0.2's `exit` carries only success or failure (seen here as 0 or 1), and it is
+        // what `std::process::exit(N)` calls, whatever N: only `exit-with-code` carries a
+        // status, so 1 is not necessarily the status the guest's code named.
+        return GuestFailure::Trap(match exit.0 {
+            0 => "it exited, with success, before answering".to_owned(),
+            1 => "it exited with a failure status (WASI 0.2's exit carries no number)".to_owned(),
+            status => format!("it exited with status {status}"),
+        });
     }
     match error.downcast_ref::<Trap>() {
         Some(Trap::Interrupt) => GuestFailure::Cpu(limits.cpu_ms),

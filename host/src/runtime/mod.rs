@@ -131,6 +131,7 @@ pub struct DecidePhases {
 
 /// Who is calling and within which limits: the label names the guest in log lines, and the
 /// share is its tenant's, a permit per instance it may run at once.
+#[derive(Clone)]
 pub(crate) struct Call {
     pub(crate) label: Arc<str>,
     pub(crate) limits: GuestLimits,

@@ -40,6 +40,7 @@ fn open_quotas(limits: &Limits) -> Quotas {
         request_burst: None,
         long_polls: limits.max_long_polls,
         compiles: limits.max_compiles,
+        replay_cpu_ms: Quotas::default().replay_cpu_ms,
     }
 }
 

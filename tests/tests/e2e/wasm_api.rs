@@ -82,6 +82,30 @@ async fn deleting_an_unknown_module_is_404() {
 }
 
 #[tokio::test]
+async fn a_path_longer_than_any_name_is_refused_without_quoting_it_whole() {
+    let server = TestServer::start().await;
+    let long = "a".repeat(60_000);
+    for path in [
+        format!("/v1/domains/{long}/bindings"),
+        format!("/v1/domains/d/bindings/activity/{long}/failures"),
+        format!("/v1/modules/{long}"),
+    ] {
+        let method = if path.starts_with("/v1/modules") {
+            "DELETE"
+        } else {
+            "GET"
+        };
+        let response = server.http(method, &path, b"").await;
+        let message = expect_error(&response, 400, "ValidationException");
+        assert!(
+            message.contains("60000 characters long; at most 256"),
+            "{message}"
+        );
+        assert!(response.body.len() < 1024, "{} bytes", response.body.len());
+    }
+}
+
+#[tokio::test]
 async fn binding_needs_a_known_domain_and_module() {
     let server = TestServer::start().await;
     let client = server.client();

@@ -13,6 +13,10 @@
 //!
 //! Should a future hyper word its answer differently, nothing is replaced and clients get
 //! hyper's bodiless answer again; the end-to-end tests (`edge::malformed`) would say so.
+//!
+//! A client that speaks HTTP/2 from its first byte (prior knowledge) gets no answer from hyper
+//! at all, only a close: [`Rewrite`] recognises HTTP/2's preface as the connection's first
+//! bytes, answers it with a fault itself, and gives hyper an end of stream instead.
 
 use std::io;
 use std::pin::Pin;
@@ -34,7 +38,15 @@ pub(super) struct Rewrite<S> {
     owed: Vec<u8>,
     /// How much of `owed` is written.
     written: usize,
+    /// Whether anything has been read yet: only a connection's first bytes can be HTTP/2's
+    /// preface.
+    read_any: bool,
+    /// The connection began with HTTP/2's preface: it is answered, and reads nothing more.
+    refused: bool,
 }
+
+/// How HTTP/2's connection preface begins (RFC 9113, 3.4).
+const HTTP2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n";
 
 impl<S> Rewrite<S> {
     pub(super) fn new(inner: S) -> Self {
@@ -42,6 +54,8 @@ impl<S> Rewrite<S> {
             inner,
             owed: Vec::new(),
             written: 0,
+            read_any: false,
+            refused: false,
         }
     }
 }
@@ -62,13 +76,36 @@ impl<S: AsyncWrite + Unpin> Rewrite<S> {
     }
 }
 
-impl<S: AsyncRead + Unpin> AsyncRead for Rewrite<S> {
+impl<S: AsyncRead + AsyncWrite + Unpin> AsyncRead for Rewrite<S> {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+        let this = self.get_mut();
+        if this.refused {
+            // Answered: the answer goes out, then hyper reads the end of the stream.
+            ready!(this.poll_owed(cx))?;
+            return Poll::Ready(Ok(()));
+        }
+        let before = buf.filled().len();
+        ready!(Pin::new(&mut this.inner).poll_read(cx, buf))?;
+        let first = !std::mem::replace(&mut this.read_any, true);
+        if first && buf.filled()[before..].starts_with(HTTP2_PREFACE) {
+            buf.set_filled(before);
+            this.refused = true;
+            this.owed = response::raw(
+                Face::Swf,
+                &request_id(),
+                Fault::BadRequest(
+                    "This server speaks HTTP/1.1, as AWS SDKs do to SWF; this connection \
+                     began with HTTP/2's preface"
+                        .into(),
+                ),
+            );
+            ready!(this.poll_owed(cx))?;
+        }
+        Poll::Ready(Ok(()))
     }
 }
 

@@ -117,3 +117,17 @@ async fn a_malformed_request_after_a_good_one_on_the_same_connection_is_a_fault_
     let _ = tokio::time::timeout(PATIENCE, stream.read_to_end(&mut read)).await;
     assert_fault(&RawResponse::parse(&read), 400, "BadRequestException");
 }
+
+#[tokio::test]
+async fn http2_with_prior_knowledge_is_told_to_speak_http_1_1() {
+    let server = TestServer::start().await;
+    // HTTP/2's preface, then a SETTINGS frame, as `curl --http2-prior-knowledge` sends them.
+    let mut preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    preface.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
+    let response = send(&server, preface).await;
+    assert_fault(&response, 400, "BadRequestException");
+    assert!(response.message().contains("HTTP/1.1"), "{}", response.body);
+    // The server goes on serving HTTP/1.1.
+    let mut stream = connect_from(LOCAL, &addr(&server)).await;
+    assert_eq!(list_domains_on(&mut stream, true).await.status, 200);
+}

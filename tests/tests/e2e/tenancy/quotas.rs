@@ -300,3 +300,33 @@ async fn uploads_at_once_take_their_quota_places_before_compiling_in_turns() {
     assert_eq!(compiled, 5);
     assert_eq!(compile_gauges(&server).await, (0, 0));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_spends_at_most_its_cpu_budget() {
+    let server = server_with(|config| config.tenants[0].quotas.replay_cpu_ms = 300).await;
+    let c = set_up(&server, &ACME).await;
+    // Three runs whose first decision task a hostile decider would spin on for its whole CPU
+    // limit (the tenant's 60 s), decided here by hand.
+    for id in ["a", "b", "c"] {
+        crate::flow::start_with(&c, id, "wf", |s| s.input("loop")).await;
+        let task = crate::flow::poll_decision_once(&c, crate::flow::DECIDERS)
+            .await
+            .expect("a decision task");
+        let done = vec![crate::flow::complete_workflow(None)];
+        crate::flow::respond(&c, task.task_token(), done).await;
+    }
+    let acme = weft(&server, &ACME);
+    let hostile = acme
+        .upload_module(guests::guest("hostile-decider"))
+        .await
+        .unwrap();
+    let replay = weft_host::client::Replay {
+        module: hostile.digest,
+        last: Some(3),
+        ..Default::default()
+    };
+    // The budget, not one call's limit, stops it: the first call may run only the 300 ms.
+    let refused = acme.replay(D, &replay).await.unwrap_err().to_string();
+    assert!(refused.contains("LimitExceededFault"), "{refused}");
+    assert!(refused.contains("budget of 300 ms"), "{refused}");
+}
