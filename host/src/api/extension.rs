@@ -241,26 +241,27 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for Params<
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Response> {
-        let refuse = |fault| Err(reply::<Value>(Err(fault)));
-        let segments = match Path::<Vec<(String, String)>>::from_request_parts(parts, state).await {
-            Ok(Path(segments)) => segments,
-            Err(rejection) => return refuse(path_fault(rejection)),
+        let params = async {
+            let Path(segments) = Path::<Vec<(String, String)>>::from_request_parts(parts, state)
+                .await
+                .map_err(path_fault)?;
+            let too_long = segments
+                .iter()
+                .find(|(_, value)| value.chars().count() > MAX_SEGMENT_CHARS);
+            if let Some((key, value)) = too_long {
+                return Err(Fault::Validation(format!(
+                    "Invalid path: its {key} '{}' is {} characters long; at most \
+                     {MAX_SEGMENT_CHARS}",
+                    echo(value),
+                    value.chars().count()
+                )));
+            }
+            let Path(params) = Path::<T>::from_request_parts(parts, state)
+                .await
+                .map_err(path_fault)?;
+            Ok(Params(params))
         };
-        let too_long = segments
-            .iter()
-            .find(|(_, value)| value.chars().count() > MAX_SEGMENT_CHARS);
-        if let Some((key, value)) = too_long {
-            return refuse(Fault::Validation(format!(
-                "Invalid path: its {key} '{}' is {} characters long; at most \
-                 {MAX_SEGMENT_CHARS}",
-                echo(value),
-                value.chars().count()
-            )));
-        }
-        match Path::<T>::from_request_parts(parts, state).await {
-            Ok(Path(params)) => Ok(Params(params)),
-            Err(rejection) => refuse(path_fault(rejection)),
-        }
+        params.await.map_err(|fault| reply::<Value>(Err(fault)))
     }
 }
 
