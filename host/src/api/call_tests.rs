@@ -23,6 +23,7 @@ fn ctx(tenant: std::sync::Arc<crate::tenancy::Tenant>) -> Ctx {
 /// The fault code and message an open server answers to `body` for `operation`.
 async fn over_http(weft: &Weft, operation: &str, body: &Value) -> (String, String) {
     let request = Request::post("/")
+        .header("content-type", "application/x-amz-json-1.0")
         .header("x-amz-target", format!("SimpleWorkflowService.{operation}"))
         .header(
             "authorization",

@@ -346,6 +346,16 @@ mod tests {
                 .method(method)
                 .uri(uri)
                 .header("authorization", auth);
+            // A body says what it is, as clients' do, unless the test says otherwise.
+            let typed = headers.iter().any(|(name, _)| *name == "content-type");
+            if !typed && (method == "POST" || method == "PUT") {
+                let content_type = match uri {
+                    "/" => "application/x-amz-json-1.0",
+                    "/v1/modules" => "application/wasm",
+                    _ => "application/json",
+                };
+                request = request.header("content-type", content_type);
+            }
             for (name, value) in headers {
                 request = request.header(name, value);
             }

@@ -21,7 +21,7 @@ use crate::tenancy::{Quotas, Tenant};
 
 /// The server's compiles, and the module places uploads have taken before they are stored.
 pub(crate) struct Compiles {
-    turns: Semaphore,
+    turns: Arc<Semaphore>,
     /// Per account: modules and bytes taken by uploads not yet stored (or refused).
     reserved: Arc<Mutex<HashMap<String, (usize, u64)>>>,
     metrics: Arc<Metrics>,
@@ -57,7 +57,7 @@ impl Compiles {
     /// At most `max` compiles at once on this server, counted in `metrics`.
     pub(crate) fn new(max: usize, metrics: Arc<Metrics>) -> Self {
         Compiles {
-            turns: Semaphore::new(max.max(1)),
+            turns: Arc::new(Semaphore::new(max.max(1))),
             reserved: Arc::default(),
             metrics,
         }
@@ -87,25 +87,60 @@ impl Compiles {
     }
 
     /// Runs `compile` off the async threads once `tenant` and then the server have a turn.
+    /// The turns are the compile's until it ends, even if the request is dropped meanwhile.
     pub(crate) async fn run<T: Send + 'static>(
         &self,
         tenant: &Tenant,
         compile: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, Fault> {
-        let gauges = &self.metrics.own;
-        gauges.compiles_waiting(1);
-        let turns = async {
-            let tenants = tenant.compiles.acquire().await;
-            let servers = self.turns.acquire().await;
-            tenants.and_then(|t| servers.map(|s| (t, s)))
-        };
-        let turns = turns.await;
-        gauges.compiles_waiting(-1);
-        let _turns = turns.map_err(Fault::internal)?;
-        gauges.compiles_running(1);
-        let compiled = tokio::task::spawn_blocking(compile).await;
-        gauges.compiles_running(-1);
-        compiled.map_err(Fault::internal)
+        let waiting = Counted::new(&self.metrics, Gauge::Waiting);
+        let tenants = tenant.compiles.clone().acquire_owned().await;
+        let servers = self.turns.clone().acquire_owned().await;
+        let turns = tenants.and_then(|t| servers.map(|s| (t, s)));
+        let turns = turns.map_err(Fault::internal)?;
+        drop(waiting);
+        let running = Counted::new(&self.metrics, Gauge::Running);
+        let compiled = tokio::task::spawn_blocking(move || {
+            let _held = (turns, running);
+            compile()
+        });
+        compiled.await.map_err(Fault::internal)
+    }
+}
+
+/// Which of the compile gauges a [`Counted`] is counted in.
+#[derive(Clone, Copy)]
+enum Gauge {
+    Waiting,
+    Running,
+}
+
+/// One compile counted in a gauge while it lives.
+struct Counted {
+    metrics: Arc<Metrics>,
+    gauge: Gauge,
+}
+
+impl Counted {
+    fn new(metrics: &Arc<Metrics>, gauge: Gauge) -> Self {
+        Counted::add(metrics, gauge, 1);
+        Counted {
+            metrics: metrics.clone(),
+            gauge,
+        }
+    }
+
+    fn add(metrics: &Metrics, gauge: Gauge, delta: i64) {
+        match gauge {
+            Gauge::Waiting => metrics.own.compiles_waiting(delta),
+            Gauge::Running => metrics.own.compiles_running(delta),
+        }
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        Counted::add(&self.metrics, self.gauge, -1);
     }
 }
 

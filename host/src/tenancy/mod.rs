@@ -57,7 +57,7 @@ pub(crate) struct Tenant {
     /// Its share of the instance pool: one permit per Wasm instance it may run at once.
     pub(crate) instances: Arc<Semaphore>,
     /// Its turns to compile: one permit per module it may compile at once.
-    pub(crate) compiles: Semaphore,
+    pub(crate) compiles: Arc<Semaphore>,
 }
 
 /// One entry of a tenant's `domains`.
@@ -84,7 +84,7 @@ impl Tenant {
             account: config.account_id.clone(),
             domains: (!any).then(|| rules.collect()),
             instances: Arc::new(Semaphore::new(quotas.wasm_instances as usize)),
-            compiles: Semaphore::new(quotas.compiles.max(1)),
+            compiles: Arc::new(Semaphore::new(quotas.compiles.max(1))),
             quotas,
             http_hosts: config.http_hosts.clone(),
             bucket,
