@@ -73,6 +73,7 @@ fn call(addr: &str, operation: &str, body: &str) -> (u16, String) {
     write!(
         stream,
         "POST / HTTP/1.1\r\nHost: {addr}\r\nX-Amz-Target: SimpleWorkflowService.{operation}\r\n\
+         Content-Type: application/x-amz-json-1.0\r\n\
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )
