@@ -315,26 +315,12 @@ impl DomainWrites for WriteTx<'_> {
     }
 
     fn add_domain(&mut self, scope: &Scope, domain: &Domain) -> Result<(), StoreError> {
-        let key = (
-            scope.account.as_str(),
-            scope.region.as_str(),
-            domain.name.as_str(),
-        );
-        let new = self
-            .domains
-            .insert(key, encode(domain).as_slice())?
-            .is_none();
+        let new = self.store_domain(scope, domain)?;
         created("domains", &domain.name, new)
     }
 
     fn put_domain(&mut self, scope: &Scope, domain: &Domain) -> Result<(), StoreError> {
-        let key = (
-            scope.account.as_str(),
-            scope.region.as_str(),
-            domain.name.as_str(),
-        );
-        self.domains.insert(key, encode(domain).as_slice())?;
-        Ok(())
+        self.store_domain(scope, domain).map(drop)
     }
 
     fn add_stored_type(
@@ -343,9 +329,7 @@ impl DomainWrites for WriteTx<'_> {
         ty: &TypeName,
         record: &AnyType,
     ) -> Result<(), StoreError> {
-        let (kind, bytes) = encode_type(record);
-        let key = (domain, kind as u8, ty.name.as_str(), ty.version.as_str());
-        let new = self.types.insert(key, bytes.as_slice())?.is_none();
+        let new = self.store_type(domain, ty, record)?;
         created("types", &ty.name, new)
     }
 
@@ -355,10 +339,7 @@ impl DomainWrites for WriteTx<'_> {
         ty: &TypeName,
         record: &AnyType,
     ) -> Result<(), StoreError> {
-        let (kind, bytes) = encode_type(record);
-        let key = (domain, kind as u8, ty.name.as_str(), ty.version.as_str());
-        self.types.insert(key, bytes.as_slice())?;
-        Ok(())
+        self.store_type(domain, ty, record).map(drop)
     }
 
     fn delete_stored_type(
@@ -370,6 +351,33 @@ impl DomainWrites for WriteTx<'_> {
         let key = (domain, kind as u8, ty.name.as_str(), ty.version.as_str());
         self.types.remove(key)?;
         Ok(())
+    }
+}
+
+impl WriteTx<'_> {
+    /// Stores `domain` in `scope`; answers whether it is new.
+    fn store_domain(&mut self, scope: &Scope, domain: &Domain) -> Result<bool, StoreError> {
+        let key = (
+            scope.account.as_str(),
+            scope.region.as_str(),
+            domain.name.as_str(),
+        );
+        Ok(self
+            .domains
+            .insert(key, encode(domain).as_slice())?
+            .is_none())
+    }
+
+    /// Stores a type of domain `domain`; answers whether it is new.
+    fn store_type(
+        &mut self,
+        domain: u64,
+        ty: &TypeName,
+        record: &AnyType,
+    ) -> Result<bool, StoreError> {
+        let (kind, bytes) = encode_type(record);
+        let key = (domain, kind as u8, ty.name.as_str(), ty.version.as_str());
+        Ok(self.types.insert(key, bytes.as_slice())?.is_none())
     }
 }
 

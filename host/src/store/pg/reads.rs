@@ -121,13 +121,50 @@ fn past(limit: usize) -> i64 {
     i64::try_from(limit).unwrap_or(i64::MAX - 1) + 1
 }
 
+/// A domain by scope and name; the same, locked for the writer's change.
+const DOMAIN: &str = "SELECT record FROM domains WHERE account = $1 AND region = $2 AND name = $3";
+const DOMAIN_LOCKED: &str =
+    "SELECT record FROM domains WHERE account = $1 AND region = $2 AND name = $3 FOR UPDATE";
+
+/// A type by domain, kind, name and version; the same, locked for the writer's change.
+const TYPE: &str =
+    "SELECT record FROM types WHERE domain = $1 AND kind = $2 AND name = $3 AND version = $4";
+const TYPE_LOCKED: &str = "SELECT record FROM types WHERE domain = $1 AND kind = $2 \
+                           AND name = $3 AND version = $4 FOR UPDATE";
+
+impl<C: Link, M: Mode> Session<C, M> {
+    /// The domain `sql` ([`DOMAIN`] or [`DOMAIN_LOCKED`]) reads.
+    fn domain_by(
+        &self,
+        sql: &'static str,
+        scope: &Scope,
+        name: &str,
+    ) -> Result<Option<Domain>, StoreError> {
+        let row = self.row(sql, &[&scope.account, &scope.region, &name])?;
+        row.map(|row| decode("domains", bytes(&row, 0))).transpose()
+    }
+
+    /// The type `sql` ([`TYPE`] or [`TYPE_LOCKED`]) reads.
+    fn type_by(
+        &self,
+        sql: &'static str,
+        domain: u64,
+        kind: Kind,
+        name: &str,
+        version: &str,
+    ) -> Result<Option<AnyType>, StoreError> {
+        let row = self.row(sql, &[&big(domain), &(kind as i16), &name, &version])?;
+        row.map(|row| decode_type(kind, bytes(&row, 0))).transpose()
+    }
+}
+
 impl<C: Link, M: Mode> DomainReads for Session<C, M> {
     fn domain(&self, scope: &Scope, name: &str) -> Result<Option<Domain>, StoreError> {
-        let row = self.row(
-            "SELECT record FROM domains WHERE account = $1 AND region = $2 AND name = $3",
-            &[&scope.account, &scope.region, &name],
-        )?;
-        row.map(|row| decode("domains", bytes(&row, 0))).transpose()
+        self.domain_by(DOMAIN, scope, name)
+    }
+
+    fn domain_to_change(&self, scope: &Scope, name: &str) -> Result<Option<Domain>, StoreError> {
+        self.domain_by(self.pick(DOMAIN, DOMAIN_LOCKED), scope, name)
     }
 
     fn domains(
@@ -165,16 +202,6 @@ impl<C: Link, M: Mode> DomainReads for Session<C, M> {
                 })
                 .collect()
         })
-    }
-
-    fn domain_to_change(&self, scope: &Scope, name: &str) -> Result<Option<Domain>, StoreError> {
-        let sql = self.pick(
-            "SELECT record FROM domains WHERE account = $1 AND region = $2 AND name = $3",
-            "SELECT record FROM domains WHERE account = $1 AND region = $2 AND name = $3 \
-             FOR UPDATE",
-        );
-        let row = self.row(sql, &[&scope.account, &scope.region, &name])?;
-        row.map(|row| decode("domains", bytes(&row, 0))).transpose()
     }
 
     fn domain_count(&self, account: &str, cap: usize) -> Result<usize, StoreError> {
@@ -221,12 +248,7 @@ impl<C: Link, M: Mode> DomainReads for Session<C, M> {
         name: &str,
         version: &str,
     ) -> Result<Option<AnyType>, StoreError> {
-        let row = self.row(
-            "SELECT record FROM types WHERE domain = $1 AND kind = $2 AND name = $3 \
-             AND version = $4",
-            &[&big(domain), &(kind as i16), &name, &version],
-        )?;
-        row.map(|row| decode_type(kind, bytes(&row, 0))).transpose()
+        self.type_by(TYPE, domain, kind, name, version)
     }
 
     fn stored_type_to_change(
@@ -236,14 +258,7 @@ impl<C: Link, M: Mode> DomainReads for Session<C, M> {
         name: &str,
         version: &str,
     ) -> Result<Option<AnyType>, StoreError> {
-        let sql = self.pick(
-            "SELECT record FROM types WHERE domain = $1 AND kind = $2 AND name = $3 \
-             AND version = $4",
-            "SELECT record FROM types WHERE domain = $1 AND kind = $2 AND name = $3 \
-             AND version = $4 FOR UPDATE",
-        );
-        let row = self.row(sql, &[&big(domain), &(kind as i16), &name, &version])?;
-        row.map(|row| decode_type(kind, bytes(&row, 0))).transpose()
+        self.type_by(self.pick(TYPE, TYPE_LOCKED), domain, kind, name, version)
     }
 
     fn stored_types(
