@@ -101,7 +101,9 @@ impl Compiles {
         drop(waiting);
         let running = Counted::new(&self.metrics, Gauge::Running);
         let compiled = tokio::task::spawn_blocking(move || {
-            let _held = (turns, running);
+            // Fields drop in order: the gauge falls before the turns are given back, so it
+            // never counts a compile that has already let the next one in.
+            let _held = (running, turns);
             compile()
         });
         compiled.await.map_err(Fault::internal)
