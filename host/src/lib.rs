@@ -268,3 +268,15 @@ pub async fn run(
 ) -> Result<(), Error> {
     Weft::open(config)?.serve(listener, shutdown).await
 }
+
+/// A listener on `addr` (`host:port`); if the port is taken, the error says how to pick a
+/// free one.
+pub async fn listen(addr: &str) -> Result<TcpListener, String> {
+    TcpListener::bind(addr).await.map_err(|e| match e.kind() {
+        std::io::ErrorKind::AddrInUse => format!(
+            "cannot listen on {addr}: the port is in use (is another weft running? \
+             --listen 127.0.0.1:0 picks a free port)"
+        ),
+        _ => format!("cannot listen on {addr}: {e}"),
+    })
+}

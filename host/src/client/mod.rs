@@ -20,19 +20,22 @@
 //! # }
 //! ```
 
+pub mod manifest;
+pub mod profile;
 pub mod show;
+pub mod swf;
+mod transport;
 
 use std::fmt::Write as _;
+use std::path::Path;
 use std::time::Duration;
 
-use bytes::Bytes;
-use http_body_util::{BodyExt as _, Full};
 use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST};
-use hyper::{Method, Request, Uri};
-use hyper_util::rt::TokioIo;
+use hyper::{Method, Request};
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::Value;
-use tokio::net::TcpStream;
+
+use self::transport::{Answer, Transport};
 
 pub use crate::clock::Timestamp;
 pub use crate::model::{
@@ -43,8 +46,6 @@ pub use crate::model::{
 pub use crate::runtime::{GuestLimits, World};
 use crate::tenancy::sigv4;
 
-/// How long connecting may take.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a whole call may take: uploading compiles the module before answering.
 const CALL_TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -93,47 +94,32 @@ pub enum ClientError {
 /// A client of one server, acting in one region.
 #[derive(Clone, Debug)]
 pub struct Client {
-    /// The endpoint as given, for messages.
-    endpoint: String,
-    /// `host:port`: where to connect, and the `Host` header.
-    authority: String,
+    transport: Transport,
     region: String,
     /// The access key id and secret to sign with; none on an open server.
     credentials: Option<(String, String)>,
 }
 
 impl Client {
-    /// A client of the server at `endpoint` (`http://host[:port]`), acting in `region`.
+    /// A client of the server at `endpoint` (`http://host[:port]` or `https://host[:port]`),
+    /// acting in `region`.
     pub fn new(endpoint: &str, region: &str) -> Result<Client, ClientError> {
-        let invalid = |reason: &str| ClientError::Endpoint {
-            endpoint: endpoint.to_owned(),
-            reason: reason.to_owned(),
-        };
-        let uri: Uri = endpoint
-            .parse()
-            .map_err(|_| invalid("not a URL; expected http://host:port"))?;
-        match uri.scheme_str() {
-            Some("http") => {}
-            Some("https") => return Err(invalid("https is not supported; use http://")),
-            _ => return Err(invalid("expected http://host:port")),
-        }
-        if !matches!(uri.path(), "" | "/") || uri.query().is_some() {
-            return Err(invalid("expected no path: http://host:port"));
-        }
-        let authority = uri
-            .authority()
-            .filter(|a| !a.host().is_empty())
-            .ok_or_else(|| invalid("no host"))?;
+        Client::trusting(endpoint, region, None)
+    }
+
+    /// Like [`Client::new`], also trusting the CA certificates in the PEM file `ca_file` for an
+    /// `https://` endpoint.
+    pub fn trusting(
+        endpoint: &str,
+        region: &str,
+        ca_file: Option<&Path>,
+    ) -> Result<Client, ClientError> {
+        let transport = Transport::new(endpoint, ca_file)?;
         if !sigv4::is_region(region) {
             return Err(ClientError::Region(region.to_owned()));
         }
         Ok(Client {
-            endpoint: endpoint.trim_end_matches('/').to_owned(),
-            authority: format!(
-                "{}:{}",
-                authority.host(),
-                authority.port_u16().unwrap_or(80)
-            ),
+            transport,
             region: region.to_owned(),
             credentials: None,
         })
@@ -269,7 +255,18 @@ impl Client {
         path: String,
         body: Option<(&'static str, Vec<u8>)>,
     ) -> Result<T, ClientError> {
-        tokio::time::timeout(CALL_TIMEOUT, self.exchange(method, path, body))
+        self.call_as(method, path, body, None).await
+    }
+
+    /// Like [`Client::call`], with an `X-Amz-Target` header naming an SWF operation.
+    async fn call_as<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: String,
+        body: Option<(&'static str, Vec<u8>)>,
+        target: Option<String>,
+    ) -> Result<T, ClientError> {
+        tokio::time::timeout(CALL_TIMEOUT, self.exchange(method, path, body, target))
             .await
             .unwrap_or_else(|_| Err(self.protocol(format!("no answer in {CALL_TIMEOUT:?}"))))
     }
@@ -279,23 +276,15 @@ impl Client {
         method: Method,
         path: String,
         body: Option<(&'static str, Vec<u8>)>,
+        target: Option<String>,
     ) -> Result<T, ClientError> {
-        let connect = |reason: String| ClientError::Connect {
-            endpoint: self.endpoint.clone(),
-            reason,
-        };
-        let stream = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(&self.authority))
-            .await
-            .map_err(|_| connect(format!("no connection in {CONNECT_TIMEOUT:?}")))?
-            .map_err(|e| connect(e.to_string()))?;
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-            .await
-            .map_err(|e| self.protocol(e))?;
-        let connection = tokio::spawn(connection);
         let mut request = Request::builder()
             .method(method)
             .uri(path)
-            .header(HOST, &self.authority);
+            .header(HOST, &self.transport.authority);
+        if let Some(target) = target {
+            request = request.header("x-amz-target", target);
+        }
         let body = match body {
             Some((content_type, bytes)) => {
                 request = request.header(CONTENT_TYPE, content_type);
@@ -311,56 +300,57 @@ impl Client {
         let (amz_date, authorization) = self.authorization(&request, &body);
         let request = request
             .header("x-amz-date", amz_date)
-            .header(AUTHORIZATION, authorization)
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|e| self.protocol(e))?;
-        let response = sender
-            .send_request(request)
-            .await
-            .map_err(|e| self.protocol(e))?;
-        let status = response.status();
-        let error_type = response
-            .headers()
-            .get("x-amzn-errortype")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        let bytes = response
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| self.protocol(e))?
-            .to_bytes();
-        connection.abort();
-        if status.is_success() {
-            return serde_json::from_slice(&bytes)
+            .header(AUTHORIZATION, authorization);
+        let answer = self.transport.send(request, body).await?;
+        if answer.status.is_success() {
+            // SWF's operations without output answer an empty body.
+            let body = match &answer.body[..] {
+                b"" => b"{}",
+                body => body,
+            };
+            return serde_json::from_slice(body)
                 .map_err(|e| self.protocol(format!("the answer is not what the API sends: {e}")));
         }
-        let json: Option<Value> = serde_json::from_slice(&bytes).ok();
-        let field = |name: &str| {
-            json.as_ref()
-                .and_then(|j| j.get(name))
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        };
-        let code = field("__type")
-            .map(|t| t.rsplit('#').next().unwrap_or_default().to_owned())
-            .or(error_type)
-            .unwrap_or_else(|| format!("HTTP {}", status.as_u16()));
-        let message = field("message").unwrap_or_else(|| {
-            format!("the server answered {status} (is it a weft server with the /v1 API?)")
-        });
-        Err(ClientError::Refused {
-            status: status.as_u16(),
-            code,
-            message,
-        })
+        Err(refusal(&answer))
     }
 
     fn protocol(&self, reason: impl std::fmt::Display) -> ClientError {
-        ClientError::Protocol {
-            endpoint: self.endpoint.clone(),
-            reason: reason.to_string(),
-        }
+        self.transport.protocol(reason)
+    }
+}
+
+/// The server's refusal: its error code (from the body's `__type`, else the
+/// `x-amzn-ErrorType` header) and message.
+fn refusal(answer: &Answer) -> ClientError {
+    let json: Option<Value> = serde_json::from_slice(&answer.body).ok();
+    let field = |name: &str| {
+        json.as_ref()
+            .and_then(|j| j.get(name).or_else(|| j.get("Message")))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let error_type = answer
+        .headers
+        .get("x-amzn-errortype")
+        .and_then(|v| v.to_str().ok())
+        .map(|t| t.split(':').next().unwrap_or(t).to_owned());
+    let code = json
+        .as_ref()
+        .and_then(|j| j.get("__type"))
+        .and_then(Value::as_str)
+        .map(|t| t.rsplit('#').next().unwrap_or_default().to_owned())
+        .or(error_type)
+        .unwrap_or_else(|| format!("HTTP {}", answer.status.as_u16()));
+    let message = field("message").unwrap_or_else(|| {
+        format!(
+            "the server answered {} (is it a weft server?)",
+            answer.status
+        )
+    });
+    ClientError::Refused {
+        status: answer.status.as_u16(),
+        code,
+        message,
     }
 }
 
@@ -411,7 +401,7 @@ mod tests {
             let builder = Request::builder()
                 .method(Method::PUT)
                 .uri("/v1/domains/a%20b/bindings/activity/x?y=1")
-                .header(HOST, &client.authority)
+                .header(HOST, &client.transport.authority)
                 .header(CONTENT_TYPE, "application/json");
             let (date, authorization) = client.authorization(&builder, body);
             let request = builder
@@ -435,15 +425,17 @@ mod tests {
     #[test]
     fn endpoints_and_regions_are_checked() {
         let client = Client::new("http://localhost", "eu-west-2").unwrap();
-        assert_eq!(client.authority, "localhost:80");
+        assert_eq!(client.transport.authority, "localhost:80");
         let (_, unsigned) = client.authorization(&Request::builder(), b"");
         assert!(
             unsigned.contains("/eu-west-2/swf/aws4_request"),
             "{unsigned}"
         );
         let client = Client::new("http://127.0.0.1:9000/", "us-east-1").unwrap();
-        assert_eq!(client.authority, "127.0.0.1:9000");
-        for bad in ["127.0.0.1:9000", "https://x", "http://x/v1", "", "http://"] {
+        assert_eq!(client.transport.authority, "127.0.0.1:9000");
+        let client = Client::new("https://swf.example.com", "us-east-1").unwrap();
+        assert_eq!(client.transport.authority, "swf.example.com:443");
+        for bad in ["127.0.0.1:9000", "ftp://x", "http://x/v1", "", "http://"] {
             assert!(
                 matches!(
                     Client::new(bad, "us-east-1"),

@@ -1,5 +1,8 @@
 //! The API's records as one short line each, for people: what `weft` prints without `--json`.
 
+use serde_json::Value;
+
+use super::swf::attributes;
 use super::{Binding, GuestFailureRecord, ModuleRecord, RunReplay, Timestamp};
 
 /// A module: `DIGEST  WORLD  SIZE bytes  uploaded TIME`.
@@ -48,7 +51,8 @@ pub fn failure(failure: &GuestFailureRecord) -> String {
 }
 
 /// A run's replay: `same      WORKFLOW-ID RUN-ID  TYPE:VERSION  N decision tasks`, or
-/// `DIVERGED  WORKFLOW-ID RUN-ID  TYPE:VERSION  decision task N, decision I: WHAT`.
+/// `DIVERGED  WORKFLOW-ID RUN-ID  TYPE:VERSION  decision task started at event N, its Kth
+/// decision: WHAT`.
 pub fn replay(run: &RunReplay) -> String {
     let head = format!(
         "{} {}  {}:{}",
@@ -57,10 +61,132 @@ pub fn replay(run: &RunReplay) -> String {
     match &run.divergence {
         None => format!("same      {head}  {} decision tasks", run.decision_tasks),
         Some(d) => format!(
-            "DIVERGED  {head}  decision task {}, decision {}: {}",
-            d.started_event_id, d.decision, d.message
+            "DIVERGED  {head}  decision task started at event {}, its {} decision: {}",
+            d.started_event_id,
+            ordinal(d.decision + 1),
+            d.message
         ),
     }
+}
+
+/// A domain (SWF's `DomainInfo`): `NAME  STATUS  DESCRIPTION`.
+pub fn domain(info: &Value) -> String {
+    let description = info["description"].as_str().unwrap_or_default();
+    format!(
+        "{}  {}  {description}",
+        text(&info["name"]),
+        text(&info["status"])
+    )
+    .trim_end()
+    .to_owned()
+}
+
+/// A type (SWF's `WorkflowTypeInfo` or `ActivityTypeInfo`): `KIND NAME:VERSION  STATUS`.
+pub fn type_info(kind: &str, info: &Value) -> String {
+    let key = if kind == "workflow" {
+        "workflowType"
+    } else {
+        "activityType"
+    };
+    format!(
+        "{kind} {}  {}",
+        type_name(&info[key]),
+        text(&info["status"])
+    )
+}
+
+/// A run (SWF's `WorkflowExecutionInfo`): `WORKFLOW-ID  RUN-ID  TYPE:VERSION  STATUS  started
+/// TIME[, closed TIME]`, where STATUS is the close status once closed.
+pub fn execution(info: &Value) -> String {
+    let status = info["closeStatus"]
+        .as_str()
+        .unwrap_or_else(|| info["executionStatus"].as_str().unwrap_or_default());
+    let closed = match info.get("closeTimestamp") {
+        Some(at) => format!(", closed {}", swf_time(at)),
+        None => String::new(),
+    };
+    format!(
+        "{}  {}  {}  {status}  started {}{closed}",
+        text(&info["execution"]["workflowId"]),
+        text(&info["execution"]["runId"]),
+        type_name(&info["workflowType"]),
+        swf_time(&info["startTimestamp"]),
+    )
+}
+
+/// A history event: `ID  TIME  TYPE  NAME=VALUE...`, with the attributes that are plain
+/// values or types (long texts cut short).
+pub fn event(event: &Value) -> String {
+    let mut line = format!(
+        "{:>4}  {}  {}",
+        text(&event["eventId"]),
+        swf_time(&event["eventTimestamp"]),
+        text(&event["eventType"])
+    );
+    if let Value::Object(members) = attributes(event) {
+        for (name, value) in members {
+            let shown = match value {
+                Value::String(s) => short(s),
+                // SWF's "no such event" is 0; it says nothing.
+                Value::Number(n) if n.as_u64() == Some(0) && name.ends_with("EventId") => continue,
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                Value::Object(o) if o.contains_key("version") => type_name(value),
+                Value::Object(o) if o.len() == 1 && o.contains_key("name") => text(&value["name"]),
+                _ => continue,
+            };
+            line.push_str(&format!("  {name}={shown}"));
+        }
+    }
+    line
+}
+
+/// `NAME:VERSION` of a `WorkflowType` or `ActivityType`.
+fn type_name(value: &Value) -> String {
+    format!("{}:{}", text(&value["name"]), text(&value["version"]))
+}
+
+fn text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// `text` quoted if it holds spaces or quotes, and cut to 60 characters.
+fn short(text: &str) -> String {
+    let cut: String = text.chars().take(60).collect();
+    let cut = if cut.len() < text.len() {
+        format!("{cut}…")
+    } else {
+        cut
+    };
+    if cut.is_empty() || cut.contains([' ', '"', '=']) {
+        format!("{cut:?}")
+    } else {
+        cut
+    }
+}
+
+/// An SWF timestamp (seconds since the epoch, as JSON number) as a UTC time.
+fn swf_time(value: &Value) -> String {
+    match value.as_f64().and_then(Timestamp::from_secs_f64) {
+        Some(at) => time(at),
+        None => text(value),
+    }
+}
+
+/// `n` as `1st`, `2nd`, `3rd`, `4th`, ... `11th`, `21st`.
+fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }
 
 /// A size in units of `2^shift` bytes (whole ones when it divides).
@@ -117,6 +243,63 @@ mod tests {
         assert_eq!(time(at(951_782_400.5)), "2000-02-29T00:00:00Z");
         assert_eq!(time(at(1_767_225_599.0)), "2025-12-31T23:59:59Z");
         assert_eq!(time(at(-1.5)), "-1.5");
+    }
+
+    #[test]
+    fn ordinals_read_as_words_do() {
+        let read: Vec<_> = [1, 2, 3, 4, 11, 12, 13, 21, 102].map(ordinal).into();
+        assert_eq!(
+            read,
+            [
+                "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "102nd"
+            ]
+        );
+    }
+
+    #[test]
+    fn swf_shapes_show_as_one_line() {
+        let info = json!({
+            "execution": {"workflowId": "hello-1", "runId": "22abc"},
+            "workflowType": {"name": "Greeting", "version": "1"},
+            "startTimestamp": 60.5, "closeTimestamp": 120, "executionStatus": "CLOSED",
+            "closeStatus": "COMPLETED",
+        });
+        assert_eq!(
+            execution(&info),
+            "hello-1  22abc  Greeting:1  COMPLETED  started 1970-01-01T00:01:00Z, \
+             closed 1970-01-01T00:02:00Z"
+        );
+        let started = json!({
+            "eventId": 5, "eventTimestamp": 61, "eventType": "TimerStarted",
+            "timerStartedEventAttributes": {"timerId": "pause", "startToFireTimeout": "1",
+                "control": "a b", "decisionTaskCompletedEventId": 4},
+        });
+        assert_eq!(
+            event(&started),
+            "   5  1970-01-01T00:01:01Z  TimerStarted  control=\"a b\"  \
+             decisionTaskCompletedEventId=4  startToFireTimeout=1  timerId=pause"
+        );
+        let scheduled = json!({
+            "eventId": 7, "eventTimestamp": 62, "eventType": "ActivityTaskScheduled",
+            "activityTaskScheduledEventAttributes": {
+                "activityType": {"name": "Greet", "version": "1"},
+                "taskList": {"name": "greetings"}, "input": "x".repeat(70)},
+        });
+        let line = event(&scheduled);
+        assert!(line.contains("activityType=Greet:1"), "{line}");
+        assert!(line.contains("taskList=greetings"), "{line}");
+        assert!(
+            line.contains(&format!("input={}…", "x".repeat(60))),
+            "{line}"
+        );
+        let domain_info = json!({"name": "d", "status": "REGISTERED"});
+        assert_eq!(domain(&domain_info), "d  REGISTERED");
+        let type_entry = json!({"activityType": {"name": "Greet", "version": "1"},
+            "status": "DEPRECATED"});
+        assert_eq!(
+            type_info("activity", &type_entry),
+            "activity Greet:1  DEPRECATED"
+        );
     }
 
     #[test]

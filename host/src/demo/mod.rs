@@ -17,7 +17,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
 use serde::Serialize;
-use tokio::net::TcpListener;
 
 use crate::api::{self, Op, op};
 use crate::examples;
@@ -43,6 +42,8 @@ pub struct DemoOptions {
     pub data_dir: Option<PathBuf>,
     /// Keep serving after the demo, until `shutdown`.
     pub serve: bool,
+    /// Print each run's outcome and the summary, not the set-up, progress and timelines.
+    pub quiet: bool,
 }
 
 /// The domain and region the demo works in; AWS clients pointed at the server see it there.
@@ -60,9 +61,9 @@ pub async fn run(
     let data_dir = options.data_dir.clone().unwrap_or_else(fresh_dir);
     let weft = Weft::open(Config::new(&data_dir))?;
     let svc = weft.service();
-    let listener = TcpListener::bind(&options.listen)
+    let listener = crate::listen(&options.listen)
         .await
-        .with_context(|| format!("cannot listen on {}", options.listen))?;
+        .map_err(anyhow::Error::msg)?;
     let addr = listener.local_addr()?;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(weft.serve(listener, async move {
@@ -84,6 +85,7 @@ pub async fn run(
             tenant,
             region: REGION.to_owned(),
         }),
+        quiet: options.quiet,
     };
     let mut shutdown = std::pin::pin!(shutdown);
     let outcome = tokio::select! {
@@ -126,6 +128,8 @@ struct Demo {
     svc: Arc<Service>,
     /// The open tenant, in the demo's region.
     ctx: Ctx,
+    /// See [`DemoOptions::quiet`].
+    quiet: bool,
 }
 
 impl Demo {
@@ -187,6 +191,9 @@ impl Demo {
                 BindingKind::Activity => "activity task list",
                 BindingKind::Function => "function",
             };
+            if self.quiet {
+                continue;
+            }
             println!(
                 "  {:<18} {} ({} KiB) serves {kind} {:?}",
                 guest.name,
@@ -200,16 +207,21 @@ impl Demo {
 
     /// The demo proper: set up, start the orders, follow them, report.
     async fn orders(&self, count: u32) -> anyhow::Result<()> {
-        println!(
-            "Registering domain {DOMAIN:?} and the examples' types; uploading and binding the guests:"
-        );
-        self.set_up().await?;
         let orders = orders::orders(count);
-        println!(
-            "Starting {count} orders ({} with a failing card, {} cancelled by signal)...",
-            orders.iter().filter(|o| o.card_fails).count(),
-            orders.iter().filter(|o| o.cancel).count()
-        );
+        if !self.quiet {
+            println!(
+                "Registering domain {DOMAIN:?} and the examples' types; uploading and binding \
+                 the guests:"
+            );
+        }
+        self.set_up().await?;
+        if !self.quiet {
+            println!(
+                "Starting {count} orders ({} with a failing card, {} cancelled by signal)...",
+                orders.iter().filter(|o| o.card_fails).count(),
+                orders.iter().filter(|o| o.cancel).count()
+            );
+        }
         let started = Instant::now();
         let mut runs = Vec::new();
         for order in &orders {
@@ -235,13 +247,18 @@ impl Demo {
             let count = |is: fn(&Event) -> bool| history.iter().filter(|e| is(&e.event)).count();
             decisions += count(|e| matches!(e, Event::DecisionTaskCompleted(_)));
             activities += count(|e| matches!(e, Event::ActivityTaskStarted(_)));
-            println!();
+            if !self.quiet {
+                println!();
+            }
             println!(
                 "{} ({}): {status}, {} events",
                 order.workflow_id,
                 order.summary,
                 history.len()
             );
+            if self.quiet {
+                continue;
+            }
             for line in timeline::lines(&history) {
                 println!("{line}");
             }
@@ -261,10 +278,13 @@ impl Demo {
     /// The quote example: a child workflow per line item, each pricing its item with the
     /// Lambda-style function `price`; the parent totals them.
     async fn quote(&self) -> anyhow::Result<()> {
-        println!();
-        println!(
-            "And a quote: one child workflow per line item, each running the function `price`..."
-        );
+        if !self.quiet {
+            println!();
+            println!(
+                "And a quote: one child workflow per line item, each running the function \
+                 `price`..."
+            );
+        }
         let run = self
             .call::<op::StartWorkflowExecution>(orders::quote_start(DOMAIN))
             .await?;
@@ -280,6 +300,9 @@ impl Demo {
             status[0],
             history.len()
         );
+        if self.quiet {
+            return Ok(());
+        }
         for line in timeline::lines(&history) {
             println!("{line}");
         }
@@ -299,7 +322,7 @@ impl Demo {
 
     /// Waits until every run is closed, showing progress; answers each one's close status.
     async fn wait_for(&self, runs: &[WorkflowExecution]) -> anyhow::Result<Vec<String>> {
-        let tty = std::io::stdout().is_terminal();
+        let tty = std::io::stdout().is_terminal() && !self.quiet;
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
             let mut statuses = Vec::with_capacity(runs.len());
@@ -319,7 +342,7 @@ impl Demo {
                 let _ = std::io::stdout().flush();
             }
             if closed == runs.len() {
-                if !tty {
+                if !tty && !self.quiet {
                     println!("  {closed}/{} closed", runs.len());
                 }
                 return Ok(statuses.into_iter().flatten().collect());

@@ -32,7 +32,7 @@ mod mixed;
 mod modules;
 mod replay;
 mod sandbox;
-mod tls;
+pub(crate) mod tls;
 
 use std::time::Duration;
 

@@ -2,8 +2,6 @@
 //! clock and draws random numbers; another decider is caught at its first different decision;
 //! and `weft deploy --verify` refuses to bind a decider that diverges, unless forced.
 
-use std::process::Command;
-
 use serde_json::Value;
 use weft_host::client::{Replay, ReplayReport, TypeRef};
 use weft_tests::aws_sdk_swf::types::CloseStatus;
@@ -126,15 +124,8 @@ async fn a_decider_replays_its_own_histories_and_another_is_caught() {
 
 /// Runs the `weft` binary with `args` against `server`; its exit status, stdout and stderr.
 pub(super) async fn weft_cli(server: &TestServer, args: &[&str]) -> (bool, String, String) {
-    let mut command = Command::new(crate::crash::process::binary());
-    command.args(args).args(["--endpoint", &server.endpoint()]);
-    // Off the test's runtime, which serves the server the command talks to.
-    let out = tokio::task::spawn_blocking(move || command.output())
-        .await
-        .unwrap()
-        .unwrap();
-    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
-    (out.status.success(), text(out.stdout), text(out.stderr))
+    let out = crate::cli::weft(server, args).await;
+    (out.ok, out.stdout, out.stderr)
 }
 
 #[tokio::test]

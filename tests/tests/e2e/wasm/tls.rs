@@ -20,13 +20,27 @@ use crate::flow::{D, WORKERS, register_activity, register_workflow};
 
 /// A test CA's certificate in PEM, and a certificate it signed for `localhost` and 127.0.0.1
 /// with that certificate's key.
-struct Pki {
-    ca_pem: String,
+pub(crate) struct Pki {
+    pub(crate) ca_pem: String,
     server_chain: Vec<CertificateDer<'static>>,
     server_key: PrivateKeyDer<'static>,
 }
 
-fn pki() -> Pki {
+impl Pki {
+    /// A TLS acceptor serving the certificate for `localhost` and 127.0.0.1.
+    pub(crate) fn acceptor(&self) -> tokio_rustls::TlsAcceptor {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(self.server_chain.clone(), self.server_key.clone_key())
+            .unwrap();
+        tokio_rustls::TlsAcceptor::from(Arc::new(config))
+    }
+}
+
+pub(crate) fn pki() -> Pki {
     let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
     ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
     ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
@@ -48,14 +62,7 @@ fn pki() -> Pki {
 /// An HTTPS server on 127.0.0.1 answering every request `200 secure`; its address and how many
 /// requests it answered (a client that refuses the certificate sends none).
 async fn https_server(pki: &Pki) -> (SocketAddr, Arc<AtomicUsize>) {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(pki.server_chain.clone(), pki.server_key.clone_key())
-        .unwrap();
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let acceptor = pki.acceptor();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let answered = Arc::new(AtomicUsize::new(0));

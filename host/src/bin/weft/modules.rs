@@ -1,57 +1,20 @@
-//! The `weft` command: clap → config → `Weft::serve`, and the commands that drive a running
-//! server's `/v1` API through `weft_host::client`. Nothing else lives here.
+//! `weft module`, `bind`, `binding`, `deploy` and `replay`: Wasm modules and bindings through
+//! the server's `/v1` API.
 
-use std::io::IsTerminal as _;
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::path::PathBuf;
 
-use anyhow::Context as _;
-use clap::{Args, Parser, Subcommand};
-use serde::Serialize;
+use clap::{Args, Subcommand};
 use serde_json::json;
-use tokio::net::TcpListener;
 use weft_host::client::{
     Bind, BindingKind, BindingList, Client, FailureList, Limits, ModuleList, ModuleRecord, Replay,
     ReplayReport, TypeRef, show,
 };
-use weft_host::{ConfigFile, ServerSettings, Weft};
 
-#[derive(Parser)]
-#[command(
-    name = "weft",
-    version,
-    about = "An Amazon SWF-compatible workflow service"
-)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-    /// How log lines are written to stderr: `text` for people, `json` (one object per line,
-    /// with the request id of the request being served) for log collectors.
-    #[arg(long, global = true, env = "WEFT_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
-    log_format: LogFormat,
-}
+use crate::remote::{Remote, lines, print, read};
 
-/// See [`Cli::log_format`].
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum LogFormat {
-    Text,
-    Json,
-}
-
+/// The commands on modules and bindings.
 #[derive(Subcommand)]
-enum Command {
-    /// Serve the SWF API over HTTP.
-    Serve(ServeArgs),
-    /// Run the demo: the e-commerce order workflow as in-process Wasm guests, on a fresh data
-    /// directory, with a timeline of every order.
-    Demo(DemoArgs),
-    #[command(flatten)]
-    Remote(RemoteCommand),
-}
-
-/// The commands that drive a running server.
-#[derive(Subcommand)]
-enum RemoteCommand {
+pub(crate) enum ModulesCommand {
     /// Upload, list or delete Wasm modules on a running server.
     Module(ModuleArgs),
     /// Bind a module to a domain's decision or activity task list, or to a function name.
@@ -66,82 +29,7 @@ enum RemoteCommand {
 }
 
 #[derive(Args)]
-struct DemoArgs {
-    /// Orders to start.
-    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=10_000))]
-    orders: u32,
-    /// Keep serving afterwards, so you can look with the AWS CLI (Ctrl-C stops).
-    #[arg(long)]
-    serve: bool,
-    /// Address to listen on (port 0 picks a free port).
-    #[arg(long, default_value = weft_host::DEFAULT_LISTEN)]
-    listen: String,
-    /// Data directory (default: a fresh one under the system's temporary directory).
-    #[arg(long)]
-    data: Option<PathBuf>,
-}
-
-#[derive(Args)]
-struct ServeArgs {
-    /// A weft.toml: tenants, their keys and quotas, limits, and the settings below (see
-    /// weft.example.toml). Without tenants, the server runs open: requests are not
-    /// authenticated.
-    #[arg(long, env = "WEFT_CONFIG", value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// Every setting, from the flags or the environment (clap prefers the flag).
-    #[command(flatten)]
-    settings: ServerSettings,
-}
-
-/// Where the server is, and how to print its answers.
-#[derive(Args)]
-struct Remote {
-    /// The server's URL.
-    #[arg(
-        long,
-        env = "WEFT_ENDPOINT",
-        default_value = "http://127.0.0.1:8080",
-        global = true
-    )]
-    endpoint: String,
-    /// The region to act in, sent as in a SigV4 credential scope (as AWS clients do).
-    #[arg(long, default_value = "us-east-1", global = true)]
-    region: String,
-    /// Print the server's JSON instead of short lines.
-    #[arg(long, global = true)]
-    json: bool,
-    /// The access key id to sign with, as AWS clients take it (a server with tenants requires
-    /// signed requests).
-    #[arg(
-        long,
-        env = "AWS_ACCESS_KEY_ID",
-        global = true,
-        requires = "secret_access_key"
-    )]
-    access_key_id: Option<String>,
-    /// The secret access key to sign with.
-    #[arg(
-        long,
-        env = "AWS_SECRET_ACCESS_KEY",
-        global = true,
-        hide_env_values = true
-    )]
-    secret_access_key: Option<String>,
-}
-
-impl Remote {
-    /// A client of the server, signing with the credentials if given.
-    fn client(&self) -> anyhow::Result<Client> {
-        let client = Client::new(&self.endpoint, &self.region)?;
-        Ok(match (&self.access_key_id, &self.secret_access_key) {
-            (Some(id), Some(secret)) => client.with_credentials(id, secret),
-            _ => client,
-        })
-    }
-}
-
-#[derive(Args)]
-struct ModuleArgs {
+pub(crate) struct ModuleArgs {
     #[command(subcommand)]
     action: ModuleAction,
     #[command(flatten)]
@@ -149,7 +37,7 @@ struct ModuleArgs {
 }
 
 #[derive(Subcommand)]
-enum ModuleAction {
+pub(crate) enum ModuleAction {
     /// Upload a component (.wasm built for wasm32-wasip2); prints its digest.
     Upload {
         /// The component's file.
@@ -168,7 +56,7 @@ enum ModuleAction {
 /// function name.
 #[derive(Args)]
 #[group(required = true, multiple = false)]
-struct Target {
+pub(crate) struct Target {
     /// A decision task list, served by a decider.
     #[arg(long, value_name = "TASK_LIST")]
     decisions: Option<String>,
@@ -194,7 +82,7 @@ impl Target {
 
 /// A binding's concurrency and limits; the server's defaults where absent.
 #[derive(Args)]
-struct Tuning {
+pub(crate) struct Tuning {
     /// Tasks run at once (default 4).
     #[arg(long, value_name = "N")]
     concurrency: Option<u32>,
@@ -229,7 +117,7 @@ impl Tuning {
 }
 
 #[derive(Args)]
-struct BindArgs {
+pub(crate) struct BindArgs {
     /// The domain.
     #[arg(long)]
     domain: String,
@@ -245,7 +133,7 @@ struct BindArgs {
 }
 
 #[derive(Args)]
-struct BindingArgs {
+pub(crate) struct BindingArgs {
     #[command(subcommand)]
     action: BindingAction,
     #[command(flatten)]
@@ -253,7 +141,7 @@ struct BindingArgs {
 }
 
 #[derive(Subcommand)]
-enum BindingAction {
+pub(crate) enum BindingAction {
     /// List a domain's bindings.
     List {
         /// The domain.
@@ -279,7 +167,7 @@ enum BindingAction {
 }
 
 #[derive(Args)]
-struct DeployArgs {
+pub(crate) struct DeployArgs {
     /// The component's file.
     file: PathBuf,
     /// The domain.
@@ -301,7 +189,7 @@ struct DeployArgs {
 }
 
 #[derive(Args)]
-struct ReplayArgs {
+pub(crate) struct ReplayArgs {
     /// The decider's component file (uploaded, if it is not already).
     #[arg(long, value_name = "FILE")]
     module: PathBuf,
@@ -322,7 +210,7 @@ struct ReplayArgs {
 }
 
 /// `NAME:VERSION` as a workflow type (SWF's names and versions hold no `:`).
-fn type_ref(text: &str) -> Result<TypeRef, String> {
+pub(crate) fn type_ref(text: &str) -> Result<TypeRef, String> {
     match text.split_once(':') {
         Some((name, version)) if !name.is_empty() && !version.is_empty() => Ok(TypeRef {
             name: name.to_owned(),
@@ -332,81 +220,11 @@ fn type_ref(text: &str) -> Result<TypeRef, String> {
     }
 }
 
-fn main() -> ExitCode {
-    let cli = Cli::parse();
-    // The demo tells its own story on stdout; the log then shows only what goes wrong.
-    let default_filter = match cli.command {
-        Command::Demo(_) => "warn",
-        _ => "info",
-    };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter));
-    let log = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    match cli.log_format {
-        LogFormat::Text => log.with_ansi(std::io::stderr().is_terminal()).init(),
-        // The event's fields at the top level, and the spans it happened in (a request's id)
-        // as a list, so a collector can index them without parsing a message.
-        LogFormat::Json => log
-            .json()
-            .flatten_event(true)
-            .with_current_span(false)
-            .with_span_list(true)
-            .init(),
-    }
-    let outcome = tokio::runtime::Runtime::new()
-        .context("cannot start the async runtime")
-        .and_then(|runtime| match cli.command {
-            Command::Serve(args) => runtime.block_on(serve(args)),
-            Command::Demo(args) => runtime.block_on(demo(args)),
-            Command::Remote(command) => runtime.block_on(remote(command)),
-        });
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("error: {error:#}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// Flags win over the environment, which wins over the config file, which wins over the
-/// defaults: `ConfigFile::resolve` merges them.
-async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    let file = match &args.config {
-        Some(path) => ConfigFile::read(path)?,
-        None => ConfigFile::default(),
-    };
-    let (listen, config) = file.resolve(args.settings).map_err(anyhow::Error::msg)?;
-    let tenants = config.tenants.len();
-    let weft = Weft::open(config)?;
-    if weft.is_open() {
-        tracing::warn!(
-            "no tenants configured: open single-tenant mode, requests are NOT authenticated \
-             (give --config with [[tenants]] to require signed requests)"
-        );
-    } else {
-        tracing::info!(tenants, "every request must be signed by a tenant's key");
-    }
-    let listener = TcpListener::bind(&listen)
-        .await
-        .with_context(|| format!("cannot listen on {listen}"))?;
-    // Handlers go in before the address is announced: whoever reads it may signal at once.
-    let shutdown = shutdown_signal().context("cannot install signal handlers")?;
-    let addr = listener.local_addr()?;
-    println!("listening on http://{addr}");
-    tracing::info!(%addr, "serving SWF");
-    weft.serve(listener, shutdown).await?;
-    tracing::info!("stopped");
-    Ok(())
-}
-
 /// Runs a command against a running server's `/v1` API and prints what it answers.
-async fn remote(command: RemoteCommand) -> anyhow::Result<()> {
+pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
     let connect = Remote::client;
     match command {
-        RemoteCommand::Module(ModuleArgs { action, remote }) => {
+        ModulesCommand::Module(ModuleArgs { action, remote }) => {
             let client = connect(&remote)?;
             match action {
                 ModuleAction::Upload { file } => {
@@ -424,14 +242,14 @@ async fn remote(command: RemoteCommand) -> anyhow::Result<()> {
                 }
             }
         }
-        RemoteCommand::Bind(args) => {
+        ModulesCommand::Bind(args) => {
             let client = connect(&args.remote)?;
             let (kind, name) = args.target.get();
             let bind = args.tuning.bind(&args.module);
             let binding = client.bind(&args.domain, kind, name, &bind).await?;
             print(args.remote.json, &binding, [show::binding(&binding)]);
         }
-        RemoteCommand::Binding(BindingArgs { action, remote }) => {
+        ModulesCommand::Binding(BindingArgs { action, remote }) => {
             let client = connect(&remote)?;
             match action {
                 BindingAction::List { domain } => {
@@ -453,7 +271,7 @@ async fn remote(command: RemoteCommand) -> anyhow::Result<()> {
                 }
             }
         }
-        RemoteCommand::Deploy(args) => {
+        ModulesCommand::Deploy(args) => {
             let client = connect(&args.remote)?;
             let (kind, name) = args.target.get();
             let code = read(&args.file)?;
@@ -483,7 +301,7 @@ async fn remote(command: RemoteCommand) -> anyhow::Result<()> {
             }
             print(args.remote.json, &all, lines);
         }
-        RemoteCommand::Replay(args) => {
+        ModulesCommand::Replay(args) => {
             let client = connect(&args.remote)?;
             let module = client.upload_module(read(&args.module)?).await?;
             let replay = Replay {
@@ -518,62 +336,4 @@ async fn verify(
         ..Replay::default()
     };
     Ok(client.replay(domain, &replay).await?)
-}
-
-fn read(file: &Path) -> anyhow::Result<Vec<u8>> {
-    std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))
-}
-
-/// One line per record.
-fn lines<T>(records: &[T], line: fn(&T) -> String) -> Vec<String> {
-    records.iter().map(line).collect()
-}
-
-/// Prints `answer` as JSON (as the server sent it), or its `lines`.
-fn print(json: bool, answer: &impl Serialize, lines: impl IntoIterator<Item = String>) {
-    if json {
-        match serde_json::to_string(answer) {
-            Ok(answer) => println!("{answer}"),
-            Err(e) => eprintln!("cannot print the answer as JSON: {e}"),
-        }
-    } else {
-        for line in lines {
-            println!("{line}");
-        }
-    }
-}
-
-async fn demo(args: DemoArgs) -> anyhow::Result<()> {
-    let options = weft_host::demo::DemoOptions {
-        orders: args.orders,
-        listen: args.listen,
-        data_dir: args.data,
-        serve: args.serve,
-    };
-    let shutdown = shutdown_signal().context("cannot install signal handlers")?;
-    weft_host::demo::run(options, shutdown).await
-}
-
-/// Installs the SIGINT and SIGTERM handlers now, and completes on either.
-#[cfg(unix)]
-fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut interrupt = signal(SignalKind::interrupt())?;
-    let mut terminate = signal(SignalKind::terminate())?;
-    Ok(async move {
-        tokio::select! {
-            _ = interrupt.recv() => {}
-            _ = terminate.recv() => {}
-        }
-        tracing::info!("shutting down");
-    })
-}
-
-/// Completes on Ctrl-C.
-#[cfg(not(unix))]
-fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
-    Ok(async {
-        let _ = tokio::signal::ctrl_c().await;
-        tracing::info!("shutting down");
-    })
 }

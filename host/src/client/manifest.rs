@@ -1,0 +1,410 @@
+//! The app manifest, `weft-app.toml`: what a project puts on a server. `weft apply` makes the
+//! server match it; the `weft domain`, `type` and `workflow` commands take their defaults from
+//! it.
+//!
+//! ```toml
+//! [domain]
+//! name = "greetings"
+//! retention-days = 1
+//!
+//! [[workflow]]
+//! name = "Greeting"
+//! version = "1"
+//! task-list = "greeting-decisions"
+//! execution-timeout = "1h"
+//! task-timeout = "10s"
+//!
+//! [[activity]]
+//! name = "Greet"
+//! version = "1"
+//! task-list = "greeting-activities"
+//! start-to-close = "30s"
+//!
+//! [[module]]
+//! file = "target/wasm32-wasip2/release/greeting_decider.wasm"
+//! decisions = "greeting-decisions"
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// The file name `weft apply` looks for in the current directory.
+pub const FILE_NAME: &str = "weft-app.toml";
+
+/// A parsed `weft-app.toml`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Manifest {
+    /// The domain everything lives in.
+    pub domain: DomainSpec,
+    /// Workflow types.
+    #[serde(default, rename = "workflow")]
+    pub workflows: Vec<WorkflowSpec>,
+    /// Activity types.
+    #[serde(default, rename = "activity")]
+    pub activities: Vec<ActivitySpec>,
+    /// Wasm modules and what each serves.
+    #[serde(default, rename = "module")]
+    pub modules: Vec<ModuleSpec>,
+}
+
+/// `[domain]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct DomainSpec {
+    /// The domain's name.
+    pub name: String,
+    /// How long closed runs are kept, in days (0 to 90).
+    #[serde(default = "one_day")]
+    pub retention_days: u32,
+    /// The domain's description.
+    pub description: Option<String>,
+}
+
+fn one_day() -> u32 {
+    1
+}
+
+/// A `[[workflow]]` type and its defaults.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct WorkflowSpec {
+    /// The type's name.
+    pub name: String,
+    /// The type's version.
+    pub version: String,
+    /// The default decision task list.
+    pub task_list: Option<String>,
+    /// The default time a run may take (`30s`, `5m`, `1h`, `2d`, seconds, or `NONE`).
+    pub execution_timeout: Option<String>,
+    /// The default time a decision task may take.
+    pub task_timeout: Option<String>,
+    /// The default child policy: `TERMINATE`, `REQUEST_CANCEL` or `ABANDON`.
+    pub child_policy: Option<String>,
+    /// The default task priority.
+    pub priority: Option<String>,
+    /// The default IAM role for Lambda functions.
+    pub lambda_role: Option<String>,
+    /// The type's description.
+    pub description: Option<String>,
+}
+
+/// An `[[activity]]` type and its defaults.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ActivitySpec {
+    /// The type's name.
+    pub name: String,
+    /// The type's version.
+    pub version: String,
+    /// The default activity task list.
+    pub task_list: Option<String>,
+    /// The default time from start to close.
+    pub start_to_close: Option<String>,
+    /// The default time from scheduled to started.
+    pub schedule_to_start: Option<String>,
+    /// The default time from scheduled to closed.
+    pub schedule_to_close: Option<String>,
+    /// The default time between heartbeats.
+    pub heartbeat: Option<String>,
+    /// The default task priority.
+    pub priority: Option<String>,
+    /// The type's description.
+    pub description: Option<String>,
+}
+
+/// A `[[module]]`: a component file and the one thing it serves.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ModuleSpec {
+    /// The component's file, relative to the manifest.
+    pub file: PathBuf,
+    /// The decision task list it serves, as a decider.
+    pub decisions: Option<String>,
+    /// The activity task list it serves, as an activity worker.
+    pub activities: Option<String>,
+    /// The Lambda function name it serves, as a function.
+    pub function: Option<String>,
+    /// Tasks run at once.
+    pub concurrency: Option<u32>,
+    /// CPU time per call, in milliseconds.
+    pub cpu_ms: Option<u64>,
+    /// Memory per instance, in MiB.
+    pub memory_mb: Option<u64>,
+    /// Size of one answer, in KiB.
+    pub output_kb: Option<u64>,
+    /// Hosts an activity worker may send HTTP requests to.
+    #[serde(default)]
+    pub allow_http: Vec<String>,
+}
+
+impl Manifest {
+    /// Reads and checks the manifest at `path`; the message names the file and what to fix.
+    pub fn read(path: &Path) -> Result<Manifest, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        Manifest::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// Parses and checks a manifest's text.
+    pub fn parse(text: &str) -> Result<Manifest, String> {
+        let manifest: Manifest = toml::from_str(text).map_err(|e| e.to_string())?;
+        manifest.check()?;
+        Ok(manifest)
+    }
+
+    /// The one workflow type, if there is exactly one.
+    pub fn only_workflow(&self) -> Option<&WorkflowSpec> {
+        match &self.workflows[..] {
+            [only] => Some(only),
+            _ => None,
+        }
+    }
+
+    fn check(&self) -> Result<(), String> {
+        if self.domain.retention_days > 90 {
+            return Err("[domain] retention-days is at most 90".into());
+        }
+        let timeouts = self.workflows.iter().flat_map(|w| {
+            let named = [
+                ("execution-timeout", &w.execution_timeout),
+                ("task-timeout", &w.task_timeout),
+            ];
+            named.map(|(n, t)| (format!("workflow {}:{} {n}", w.name, w.version), t))
+        });
+        let activity = self.activities.iter().flat_map(|a| {
+            let named = [
+                ("start-to-close", &a.start_to_close),
+                ("schedule-to-start", &a.schedule_to_start),
+                ("schedule-to-close", &a.schedule_to_close),
+                ("heartbeat", &a.heartbeat),
+            ];
+            named.map(|(n, t)| (format!("activity {}:{} {n}", a.name, a.version), t))
+        });
+        for (what, timeout) in timeouts.chain(activity) {
+            if let Some(timeout) = timeout {
+                seconds(timeout).map_err(|e| format!("{what}: {e}"))?;
+            }
+        }
+        for module in &self.modules {
+            let targets = [&module.decisions, &module.activities, &module.function];
+            if targets.iter().filter(|t| t.is_some()).count() != 1 {
+                return Err(format!(
+                    "module {}: give exactly one of decisions, activities or function",
+                    module.file.display()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A type's defaults as SWF's members name them, with SWF's values: durations in seconds,
+/// task lists as `{"name": ...}`; `None` for a default not given.
+type Defaults = Vec<(&'static str, Option<Value>)>;
+
+impl WorkflowSpec {
+    fn defaults(&self) -> Defaults {
+        vec![
+            ("defaultTaskList", task_list(&self.task_list)),
+            (
+                "defaultExecutionStartToCloseTimeout",
+                duration(&self.execution_timeout),
+            ),
+            (
+                "defaultTaskStartToCloseTimeout",
+                duration(&self.task_timeout),
+            ),
+            ("defaultChildPolicy", text(&self.child_policy)),
+            ("defaultTaskPriority", text(&self.priority)),
+            ("defaultLambdaRole", text(&self.lambda_role)),
+        ]
+    }
+
+    /// The `RegisterWorkflowType` request for this type in `domain`.
+    pub fn register(&self, domain: &str) -> Value {
+        let head = (&self.name, &self.version, &self.description);
+        register(domain, head, self.defaults())
+    }
+
+    /// How the `configuration` that `DescribeWorkflowType` answers differs from these
+    /// defaults, one line per default.
+    pub fn differences(&self, configuration: &Value) -> Vec<String> {
+        differences(self.defaults(), configuration)
+    }
+}
+
+impl ActivitySpec {
+    fn defaults(&self) -> Defaults {
+        vec![
+            ("defaultTaskList", task_list(&self.task_list)),
+            (
+                "defaultTaskStartToCloseTimeout",
+                duration(&self.start_to_close),
+            ),
+            (
+                "defaultTaskScheduleToStartTimeout",
+                duration(&self.schedule_to_start),
+            ),
+            (
+                "defaultTaskScheduleToCloseTimeout",
+                duration(&self.schedule_to_close),
+            ),
+            ("defaultTaskHeartbeatTimeout", duration(&self.heartbeat)),
+            ("defaultTaskPriority", text(&self.priority)),
+        ]
+    }
+
+    /// The `RegisterActivityType` request for this type in `domain`.
+    pub fn register(&self, domain: &str) -> Value {
+        let head = (&self.name, &self.version, &self.description);
+        register(domain, head, self.defaults())
+    }
+
+    /// How the `configuration` that `DescribeActivityType` answers differs from these
+    /// defaults, one line per default.
+    pub fn differences(&self, configuration: &Value) -> Vec<String> {
+        differences(self.defaults(), configuration)
+    }
+}
+
+fn register(
+    domain: &str,
+    (name, version, description): (&String, &String, &Option<String>),
+    defaults: Defaults,
+) -> Value {
+    let mut input = json!({"domain": domain, "name": name, "version": version});
+    if let Some(description) = description {
+        input["description"] = json!(description);
+    }
+    for (member, value) in defaults {
+        if let Some(value) = value {
+            input[member] = value;
+        }
+    }
+    input
+}
+
+fn differences(defaults: Defaults, configuration: &Value) -> Vec<String> {
+    let shown = |v: Option<&Value>| match v {
+        None | Some(Value::Null) => "none".to_owned(),
+        Some(Value::Object(list)) => list.get("name").map_or("?".into(), |n| n.to_string()),
+        Some(v) => v.to_string(),
+    };
+    defaults
+        .into_iter()
+        .filter(|(member, value)| configuration.get(*member) != value.as_ref())
+        .map(|(member, value)| {
+            let (want, have) = (shown(value.as_ref()), shown(configuration.get(member)));
+            format!("{member} is {have} on the server, {want} here")
+        })
+        .collect()
+}
+
+fn task_list(name: &Option<String>) -> Option<Value> {
+    name.as_ref().map(|name| json!({"name": name}))
+}
+
+fn duration(text: &Option<String>) -> Option<Value> {
+    // `check` has read every duration; one that does not read is left out.
+    text.as_deref()
+        .and_then(|t| seconds(t).ok())
+        .map(Value::String)
+}
+
+fn text(text: &Option<String>) -> Option<Value> {
+    text.clone().map(Value::String)
+}
+
+/// A duration as SWF takes it: whole seconds as text, or `NONE`. Reads `90`, `90s`, `5m`,
+/// `2h`, `1d` and `NONE`.
+pub fn seconds(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("none") {
+        return Ok("NONE".into());
+    }
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let scale: u64 = match unit {
+        "" | "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => 0,
+    };
+    let value = number.parse::<u64>().ok().filter(|_| scale > 0);
+    let value = value.and_then(|n| n.checked_mul(scale));
+    match value {
+        Some(n) if n < 1 << 31 => Ok(n.to_string()),
+        _ => Err(format!(
+            "{text:?} is not a duration; write seconds, or 30s, 5m, 2h, 1d, or NONE"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_as_swf_seconds() {
+        assert_eq!(seconds("90").unwrap(), "90");
+        assert_eq!(seconds("5m").unwrap(), "300");
+        assert_eq!(seconds("2h").unwrap(), "7200");
+        assert_eq!(seconds("1d").unwrap(), "86400");
+        assert_eq!(seconds("none").unwrap(), "NONE");
+        for bad in ["", "5 m", "1w", "-1", "m", "99999999999d"] {
+            assert!(seconds(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_manifest_reads_and_says_what_to_fix() {
+        let text = r#"
+            [domain]
+            name = "greetings"
+            [[workflow]]
+            name = "Greeting"
+            version = "1"
+            task-timeout = "10s"
+            [[module]]
+            file = "decider.wasm"
+            decisions = "greeting-decisions"
+        "#;
+        let manifest = Manifest::parse(text).unwrap();
+        assert_eq!(manifest.domain.retention_days, 1);
+        assert_eq!(manifest.only_workflow().unwrap().name, "Greeting");
+        let typo = text.replace("task-timeout", "task-timout");
+        assert!(Manifest::parse(&typo).unwrap_err().contains("task-timout"));
+        let bad = text.replace("\"10s\"", "\"10x\"");
+        let error = Manifest::parse(&bad).unwrap_err();
+        assert!(
+            error.contains("workflow Greeting:1 task-timeout"),
+            "{error}"
+        );
+        let workflow = manifest.only_workflow().unwrap();
+        let input = workflow.register("greetings");
+        assert_eq!(
+            input,
+            json!({"domain": "greetings", "name": "Greeting", "version": "1",
+                "defaultTaskStartToCloseTimeout": "10"})
+        );
+        let same = json!({"defaultTaskStartToCloseTimeout": "10"});
+        assert_eq!(workflow.differences(&same), Vec::<String>::new());
+        let other = json!({"defaultTaskStartToCloseTimeout": "20",
+            "defaultTaskList": {"name": "x"}});
+        assert_eq!(
+            workflow.differences(&other),
+            [
+                "defaultTaskList is \"x\" on the server, none here",
+                "defaultTaskStartToCloseTimeout is \"20\" on the server, \"10\" here",
+            ]
+        );
+        let two = text.replace("decisions =", "function = \"f\"\ndecisions =");
+        assert!(Manifest::parse(&two).unwrap_err().contains("exactly one"));
+    }
+}
