@@ -34,6 +34,7 @@ use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST};
 use hyper::{Method, Request};
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::Value;
+use tokio::sync::oneshot;
 
 use self::transport::{Answer, Transport};
 
@@ -168,8 +169,21 @@ impl Client {
 
     /// Uploads a module's bytes; answers its record.
     pub async fn upload_module(&self, code: Vec<u8>) -> Result<ModuleRecord, ClientError> {
-        let path = "/v1/modules".to_owned();
-        self.call(Method::POST, path, Some(("application/wasm", code)))
+        self.upload_module_telling(code, None).await
+    }
+
+    /// Like [`Client::upload_module`]; `sent` hears when the bytes are uploaded and the server
+    /// has begun compiling them.
+    pub async fn upload_module_telling(
+        &self,
+        code: Vec<u8>,
+        sent: Option<oneshot::Sender<()>>,
+    ) -> Result<ModuleRecord, ClientError> {
+        let request = Exchange {
+            sent,
+            ..Exchange::new(Method::POST, "/v1/modules".into())
+        };
+        self.call_with(request, Some(("application/wasm", code)))
             .await
     }
 
@@ -255,34 +269,30 @@ impl Client {
         path: String,
         body: Option<(&'static str, Vec<u8>)>,
     ) -> Result<T, ClientError> {
-        self.call_as(method, path, body, None).await
+        self.call_with(Exchange::new(method, path), body).await
     }
 
-    /// Like [`Client::call`], with an `X-Amz-Target` header naming an SWF operation.
-    async fn call_as<T: DeserializeOwned>(
+    /// Like [`Client::call`], with more to say about the request.
+    async fn call_with<T: DeserializeOwned>(
         &self,
-        method: Method,
-        path: String,
+        exchange: Exchange,
         body: Option<(&'static str, Vec<u8>)>,
-        target: Option<String>,
     ) -> Result<T, ClientError> {
-        tokio::time::timeout(CALL_TIMEOUT, self.exchange(method, path, body, target))
+        tokio::time::timeout(CALL_TIMEOUT, self.exchange(exchange, body))
             .await
             .unwrap_or_else(|_| Err(self.protocol(format!("no answer in {CALL_TIMEOUT:?}"))))
     }
 
     async fn exchange<T: DeserializeOwned>(
         &self,
-        method: Method,
-        path: String,
+        exchange: Exchange,
         body: Option<(&'static str, Vec<u8>)>,
-        target: Option<String>,
     ) -> Result<T, ClientError> {
         let mut request = Request::builder()
-            .method(method)
-            .uri(path)
+            .method(exchange.method)
+            .uri(exchange.path)
             .header(HOST, &self.transport.authority);
-        if let Some(target) = target {
+        if let Some(target) = exchange.target {
             request = request.header("x-amz-target", target);
         }
         let body = match body {
@@ -301,7 +311,7 @@ impl Client {
         let request = request
             .header("x-amz-date", amz_date)
             .header(AUTHORIZATION, authorization);
-        let answer = self.transport.send(request, body).await?;
+        let answer = self.transport.send(request, body, exchange.sent).await?;
         if answer.status.is_success() {
             // SWF's operations without output answer an empty body.
             let body = match &answer.body[..] {
@@ -351,6 +361,26 @@ fn refusal(answer: &Answer) -> ClientError {
         status: answer.status.as_u16(),
         code,
         message,
+    }
+}
+
+/// A request's method, path and, for SWF, its operation; and who hears that the body is sent.
+struct Exchange {
+    method: Method,
+    path: String,
+    /// The `X-Amz-Target` header naming an SWF operation.
+    target: Option<String>,
+    sent: Option<oneshot::Sender<()>>,
+}
+
+impl Exchange {
+    fn new(method: Method, path: String) -> Exchange {
+        Exchange {
+            method,
+            path,
+            target: None,
+            sent: None,
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 use hyper::Method;
 use serde_json::{Value, json};
 
-use super::{Client, ClientError};
+use super::{Client, ClientError, Exchange};
 
 /// The content type of AWS JSON 1.0.
 const AWS_JSON: &str = "application/x-amz-json-1.0";
@@ -24,14 +24,11 @@ impl Client {
     /// its output (`{}` for the operations that have none).
     pub async fn swf(&self, operation: &str, input: Value) -> Result<Value, ClientError> {
         let body = serde_json::to_vec(&input).map_err(|e| self.protocol(e))?;
-        let target = format!("SimpleWorkflowService.{operation}");
-        self.call_as(
-            Method::POST,
-            "/".into(),
-            Some((AWS_JSON, body)),
-            Some(target),
-        )
-        .await
+        let exchange = Exchange {
+            target: Some(format!("SimpleWorkflowService.{operation}")),
+            ..Exchange::new(Method::POST, "/".into())
+        };
+        self.call_with(exchange, Some((AWS_JSON, body))).await
     }
 
     /// The run id of the newest run of `workflow_id` in `domain`: the open one if there is

@@ -2,18 +2,23 @@
 //! share. A fresh connection per exchange keeps the client simple; the CLI makes a handful of
 //! calls per command.
 
+use std::convert::Infallible;
 use std::path::Path;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt as _, Full};
+use http_body_util::BodyExt as _;
+use hyper::body::{Body, Frame, SizeHint};
 use hyper::http::request::Builder;
 use hyper::{HeaderMap, StatusCode, Uri};
 use hyper_util::rt::TokioIo;
 use rustls::pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
+use tokio::sync::oneshot;
 
 use super::ClientError;
 
@@ -88,11 +93,13 @@ impl Transport {
         })
     }
 
-    /// Sends `request` with `body` on a fresh connection and reads the whole answer.
+    /// Sends `request` with `body` on a fresh connection and reads the whole answer; `sent`
+    /// hears when the last of the body has gone to the connection.
     pub(super) async fn send(
         &self,
         request: Builder,
         body: Vec<u8>,
+        sent: Option<oneshot::Sender<()>>,
     ) -> Result<Answer, ClientError> {
         let connect = |reason: String| ClientError::Connect {
             endpoint: self.endpoint.clone(),
@@ -107,7 +114,7 @@ impl Transport {
             .map_err(|e| self.protocol(e))?;
         let connection = tokio::spawn(connection);
         let request = request
-            .body(Full::new(Bytes::from(body)))
+            .body(Watched::new(body, sent))
             .map_err(|e| self.protocol(e))?;
         let response = sender
             .send_request(request)
@@ -143,6 +150,57 @@ impl Transport {
             endpoint: self.endpoint.clone(),
             reason: reason.to_string(),
         }
+    }
+}
+
+/// A request body handed to the connection a chunk at a time, telling `sent` once the last
+/// chunk has gone (for a large upload, when the server has it all but a buffer's worth).
+struct Watched {
+    body: Bytes,
+    sent: Option<oneshot::Sender<()>>,
+}
+
+impl Watched {
+    const CHUNK: usize = 64 << 10;
+
+    fn new(body: Vec<u8>, sent: Option<oneshot::Sender<()>>) -> Watched {
+        Watched {
+            body: Bytes::from(body),
+            sent,
+        }
+    }
+}
+
+impl Body for Watched {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        if self.body.is_empty() {
+            if let Some(sent) = self.sent.take() {
+                let _ = sent.send(());
+            }
+            return Poll::Ready(None);
+        }
+        let n = self.body.len().min(Watched::CHUNK);
+        let chunk = self.body.split_to(n);
+        if self.body.is_empty()
+            && let Some(sent) = self.sent.take()
+        {
+            let _ = sent.send(());
+        }
+        Poll::Ready(Some(Ok(Frame::data(chunk))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_empty()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(self.body.len() as u64)
     }
 }
 

@@ -100,6 +100,8 @@ pub struct Binding {
 impl Binding {
     /// The most tasks one binding may run at once.
     pub(crate) const MAX_CONCURRENCY: u32 = 64;
+    /// How many tasks a binding runs at once when its `Bind` does not say.
+    pub const DEFAULT_CONCURRENCY: u32 = 4;
 }
 
 /// A task a binding's guest did not finish: what it was and why.

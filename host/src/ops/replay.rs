@@ -52,9 +52,9 @@ pub(crate) async fn replay(
         .store
         .read(move |tx| {
             let domain = known_domain(tx, &scope, &domain)?;
-            let digest = &input.module;
+            let record = super::wasm::find_module(tx, &scope.account, &input.module)?;
+            let digest = &record.digest;
             let unknown = || Fault::UnknownResource(format!("Unknown module: {}", echo(digest)));
-            let record = tx.module(&scope.account, digest)?.ok_or_else(unknown)?;
             if record.world != World::Decider {
                 return Err(Fault::Validation(format!(
                     "Module {digest} is not a decider: only a decider can be replayed"

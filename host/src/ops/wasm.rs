@@ -151,14 +151,11 @@ pub(crate) async fn list_modules(svc: &Service, ctx: &Ctx) -> Result<Vec<ModuleR
 /// Deletes a module no binding uses.
 pub(crate) async fn delete_module(svc: &Service, ctx: &Ctx, digest: String) -> Result<(), Fault> {
     let account = ctx.scope.account.clone();
-    let unloaded = digest.clone();
-    let kept_elsewhere = svc
+    let (kept_elsewhere, unloaded) = svc
         .store
         .write(
             move |tx| {
-                if tx.module(&account, &digest)?.is_none() {
-                    return Err(unknown_module(&digest));
-                }
+                let digest = find_module(tx, &account, &digest)?.digest;
                 let users: Vec<String> = tx
                     .bindings(None)?
                     .into_iter()
@@ -175,7 +172,7 @@ pub(crate) async fn delete_module(svc: &Service, ctx: &Ctx, digest: String) -> R
             },
             |tx, (account, digest)| {
                 tx.delete_module(&account, &digest)?;
-                tx.module_held(&digest)
+                Ok((tx.module_held(&digest)?, digest))
             },
         )
         .await?;
@@ -210,7 +207,7 @@ pub(crate) async fn bind(
             )));
         }
     }
-    let concurrency = input.concurrency.unwrap_or(4);
+    let concurrency = input.concurrency.unwrap_or(Binding::DEFAULT_CONCURRENCY);
     if !(1..=Binding::MAX_CONCURRENCY).contains(&concurrency) {
         return Err(Fault::Validation(format!(
             "concurrency must be 1 to {}",
@@ -230,9 +227,7 @@ pub(crate) async fn bind(
                         domain.name
                     )));
                 }
-                let module = tx
-                    .module(&scope.account, &input.module)?
-                    .ok_or_else(|| unknown_module(&input.module))?;
+                let module = find_module(tx, &scope.account, &input.module)?;
                 if module.world != kind.world() {
                     return Err(Fault::Validation(format!(
                         "Module {} is {}; {} binding needs {}",
@@ -254,15 +249,30 @@ pub(crate) async fn bind(
                     http_hosts: input.http_hosts,
                     created_at: now,
                 };
-                Ok((domain.id, binding))
+                // The same binding again changes nothing: its workers keep running, and it
+                // keeps its time, by which `weft apply` sees that nothing changed.
+                let existing = tx.binding(domain.id, kind, &binding.name)?;
+                let same = existing.filter(|e| {
+                    Binding {
+                        created_at: now,
+                        ..e.clone()
+                    } == binding
+                });
+                Ok((domain.id, binding, same))
             },
-            |tx, (domain, binding)| {
+            |tx, (domain, binding, same)| {
+                if let Some(same) = same {
+                    return Ok((same, false));
+                }
                 tx.put_binding(domain, &binding)?;
-                Ok(binding)
+                Ok((binding, true))
             },
         )
         .await?;
-    svc.bindings_changed.send_replace(());
+    let (binding, changed) = binding;
+    if changed {
+        svc.bindings_changed.send_replace(());
+    }
     Ok(binding)
 }
 
@@ -399,6 +409,33 @@ fn a(word: &str) -> String {
         "a"
     };
     format!("{article} {word}")
+}
+
+/// The account's module that `given` names: its digest, or a prefix of at least 8 hex digits
+/// (as the console and the CLI print them) that one module's digest alone starts with.
+pub(crate) fn find_module(
+    tx: &dyn Reads,
+    account: &str,
+    given: &str,
+) -> Result<ModuleRecord, Fault> {
+    const SHORTEST: usize = 8;
+    let prefix =
+        (SHORTEST..64).contains(&given.len()) && given.bytes().all(|b| b.is_ascii_hexdigit());
+    if !prefix {
+        return tx
+            .module(account, given)?
+            .ok_or_else(|| unknown_module(given));
+    }
+    let given = given.to_ascii_lowercase();
+    let mut matching = (tx.modules(account)?.into_iter()).filter(|m| m.digest.starts_with(&given));
+    match (matching.next(), matching.next()) {
+        (Some(one), None) => Ok(one),
+        (None, _) => Err(unknown_module(&given)),
+        (Some(_), Some(_)) => Err(Fault::Validation(format!(
+            "Module {given} is ambiguous: more than one module's digest starts so; give more \
+             of the digest"
+        ))),
+    }
 }
 
 fn unknown_module(digest: &str) -> Fault {

@@ -1,6 +1,7 @@
 //! The `weft` command: clap → config → `Weft::serve` or the demo, and the commands that drive a
 //! running server through `weft_host::client`, one module per group of commands.
 
+mod apply;
 mod domains;
 mod modules;
 mod project;
@@ -58,6 +59,9 @@ enum Command {
 /// The commands that drive a running server.
 #[derive(Subcommand)]
 enum RemoteCommand {
+    /// Make the server hold what the project's weft-app.toml declares: register its domain and
+    /// types, upload and bind its modules.
+    Apply(apply::ApplyArgs),
     /// List, register or describe domains.
     Domain(domains::DomainArgs),
     /// List or register workflow and activity types.
@@ -178,6 +182,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
 /// Runs a command against a running server and prints what it answers.
 async fn remote(command: RemoteCommand) -> anyhow::Result<()> {
     match command {
+        RemoteCommand::Apply(args) => apply::run(args).await,
         RemoteCommand::Domain(args) => domains::domain(args).await,
         RemoteCommand::Type(args) => domains::types(args).await,
         RemoteCommand::Workflow(args) => workflows::run(args).await,

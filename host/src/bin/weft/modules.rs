@@ -1,15 +1,17 @@
 //! `weft module`, `bind`, `binding`, `deploy` and `replay`: Wasm modules and bindings through
 //! the server's `/v1` API.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use serde_json::json;
 use weft_host::client::{
-    Bind, BindingKind, BindingList, Client, FailureList, Limits, ModuleList, ModuleRecord, Replay,
-    ReplayReport, TypeRef, show,
+    Bind, BindingKind, BindingList, Client, ClientError, FailureList, Limits, ModuleList,
+    ModuleRecord, Replay, ReplayReport, TypeRef, show,
 };
 
+use crate::domains::all_pages;
 use crate::remote::{Remote, lines, print, read};
 
 /// The commands on modules and bindings.
@@ -47,8 +49,14 @@ pub(crate) enum ModuleAction {
     List,
     /// Delete a module that no binding uses.
     Delete {
-        /// The module's digest.
+        /// The module's digest, or its first 8 or more hex digits.
         digest: String,
+    },
+    /// Delete every module that no binding in any domain uses.
+    Prune {
+        /// Print what would be deleted, and delete nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
 }
 
@@ -123,7 +131,7 @@ pub(crate) struct BindArgs {
     domain: String,
     #[command(flatten)]
     target: Target,
-    /// The module's digest.
+    /// The module's digest, or its first 8 or more hex digits.
     #[arg(long)]
     module: String,
     #[command(flatten)]
@@ -228,7 +236,7 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
             let client = connect(&remote)?;
             match action {
                 ModuleAction::Upload { file } => {
-                    let module = client.upload_module(read(&file)?).await?;
+                    let module = upload_file(&client, &file, remote.json).await?;
                     print(remote.json, &module, [show::module(&module)]);
                 }
                 ModuleAction::List => {
@@ -240,6 +248,7 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
                     client.delete_module(&digest).await?;
                     print(remote.json, &json!({}), [format!("deleted {digest}")]);
                 }
+                ModuleAction::Prune { dry_run } => prune(&client, dry_run, remote.json).await?,
             }
         }
         ModulesCommand::Bind(args) => {
@@ -274,8 +283,7 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
         ModulesCommand::Deploy(args) => {
             let client = connect(&args.remote)?;
             let (kind, name) = args.target.get();
-            let code = read(&args.file)?;
-            let module = client.upload_module(code).await?;
+            let module = upload_file(&client, &args.file, args.remote.json).await?;
             let verified = match args.verify {
                 Some(last) => Some(verify(&client, &args.domain, name, &module, last).await?),
                 None => None,
@@ -303,7 +311,7 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
         }
         ModulesCommand::Replay(args) => {
             let client = connect(&args.remote)?;
-            let module = client.upload_module(read(&args.module)?).await?;
+            let module = upload_file(&client, &args.module, args.remote.json).await?;
             let replay = Replay {
                 module: module.digest,
                 workflow_type: args.workflow_type,
@@ -321,8 +329,88 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Deletes (or with `dry_run` lists) the modules no binding in any domain uses.
+async fn prune(client: &Client, dry_run: bool, json: bool) -> anyhow::Result<()> {
+    let mut used = std::collections::HashSet::new();
+    for status in ["REGISTERED", "DEPRECATED"] {
+        let input = json!({"registrationStatus": status});
+        for domain in all_pages(client, "ListDomains", input, "domainInfos").await? {
+            let name = domain["name"].as_str().unwrap_or_default();
+            let bindings = client.list_bindings(name).await?;
+            used.extend(bindings.into_iter().map(|b| b.module));
+        }
+    }
+    let unused = client.list_modules().await?.into_iter();
+    let unused: Vec<_> = unused.filter(|m| !used.contains(&m.digest)).collect();
+    let mut lines = Vec::new();
+    let mut deleted = Vec::new();
+    for module in unused {
+        let line = show::module(&module);
+        if dry_run {
+            lines.push(format!("would delete {line}"));
+            continue;
+        }
+        match client.delete_module(&module.digest).await {
+            Ok(()) => lines.push(format!("deleted {line}")),
+            // Bound since the listing: it is in use after all.
+            Err(ClientError::Refused { code, .. }) if code == "ResourceInUseException" => {
+                lines.push(format!("kept {line} (bound meanwhile)"));
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        }
+        deleted.push(module);
+    }
+    if lines.is_empty() {
+        lines.push("no unused modules".into());
+    }
+    print(json, &json!({"deleted": deleted, "dryRun": dry_run}), lines);
+    Ok(())
+}
+
+/// Uploads the module in `file`, saying on stderr (unless `quiet`) how long the server has been
+/// compiling it.
+async fn upload_file(client: &Client, file: &Path, quiet: bool) -> anyhow::Result<ModuleRecord> {
+    let name = file.display().to_string();
+    upload(client, &name, read(file)?, quiet).await
+}
+
+/// Uploads `code`, saying on stderr (unless `quiet`) how long the server has been compiling.
+pub(crate) async fn upload(
+    client: &Client,
+    file: &str,
+    code: Vec<u8>,
+    quiet: bool,
+) -> anyhow::Result<ModuleRecord> {
+    let size = code.len();
+    let (sent, uploaded) = tokio::sync::oneshot::channel();
+    let call = client.upload_module_telling(code, Some(sent));
+    let mut call = std::pin::pin!(call);
+    let mut uploaded = Some(uploaded);
+    let mut compiling = None::<Instant>;
+    let mut tick = tokio::time::interval(Duration::from_secs(5));
+    tick.tick().await;
+    loop {
+        tokio::select! {
+            answer = &mut call => return Ok(answer?),
+            _ = async { uploaded.as_mut().unwrap().await }, if uploaded.is_some() => {
+                uploaded = None;
+                compiling = Some(Instant::now());
+                if !quiet {
+                    eprintln!("uploaded {file} ({} KiB); the server is compiling it...", size >> 10);
+                }
+            }
+            _ = tick.tick(), if compiling.is_some() => {
+                if let (false, Some(since)) = (quiet, compiling) {
+                    eprintln!("  still compiling {file}: {} s", since.elapsed().as_secs());
+                }
+            }
+        }
+    }
+}
+
 /// Replays the uploaded decider `module` over the newest `last` runs of the task list `name`.
-async fn verify(
+pub(crate) async fn verify(
     client: &Client,
     domain: &str,
     name: &str,

@@ -3,9 +3,13 @@
 //! | file | what |
 //! | --- | --- |
 //! | `workflows.rs` | `weft domain`, `type` and `workflow`: a run from start to result without the AWS CLI |
+//! | `apply.rs` | `weft apply`: a project's manifest registered, uploaded and bound, then unchanged |
 //! | `credentials.rs` | keys from flags, the environment and AWS profiles; https endpoints |
+//! | `paper_cuts.rs` | digest prefixes, `module prune`, help text, busy ports, `demo --quiet` |
 
+mod apply;
 mod credentials;
+mod paper_cuts;
 mod workflows;
 
 use std::path::{Path, PathBuf};

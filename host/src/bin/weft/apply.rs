@@ -1,0 +1,422 @@
+//! `weft apply`: makes a server hold what a project's `weft-app.toml` declares. It first works
+//! out every step (and every refusal: what SWF cannot change), then, unless `--dry-run`, takes
+//! the steps in order: the domain, the types, then each module (uploaded, verified, bound).
+//! What already matches is left alone, so a second run changes nothing.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use serde::Serialize;
+use serde_json::{Value, json};
+use sha2::{Digest as _, Sha256};
+use weft_host::client::manifest::{ActivitySpec, FILE_NAME, Manifest, ModuleSpec, WorkflowSpec};
+use weft_host::client::{Bind, Binding, BindingKind, Client, ClientError, GuestLimits, Limits};
+
+use crate::modules::{upload, verify};
+use crate::project::Project;
+use crate::remote::{Remote, print};
+
+/// `weft apply`.
+#[derive(Args)]
+pub(crate) struct ApplyArgs {
+    /// The manifest (default: weft-app.toml in the current directory).
+    #[arg(long, short = 'f', value_name = "FILE")]
+    file: Option<PathBuf>,
+    /// Before binding a changed decider, replay it over the newest N runs of its task list,
+    /// and refuse to bind it if it decides any of them differently.
+    #[arg(long, value_name = "N")]
+    verify: Option<u32>,
+    /// Bind even if the replay diverges.
+    #[arg(long, requires = "verify")]
+    force: bool,
+    /// Print what would change, and change nothing.
+    #[arg(long)]
+    dry_run: bool,
+    #[command(flatten)]
+    remote: Remote,
+}
+
+/// One line of what `apply` did or would do.
+#[derive(Serialize)]
+struct Step {
+    /// `registered`, `uploaded`, `bound`, `unchanged`, or `would register`/`would bind`.
+    done: String,
+    /// What: `domain greetings`, `workflow type Greeting:1`, `decisions greeting-decisions`.
+    what: String,
+}
+
+/// A type the manifest declares.
+#[derive(Clone, Copy)]
+enum Declared<'a> {
+    Workflow(&'a WorkflowSpec),
+    Activity(&'a ActivitySpec),
+}
+
+impl Declared<'_> {
+    /// `workflow type NAME:VERSION` or `activity type NAME:VERSION`.
+    fn what(self) -> String {
+        match self {
+            Declared::Workflow(w) => format!("workflow type {}:{}", w.name, w.version),
+            Declared::Activity(a) => format!("activity type {}:{}", a.name, a.version),
+        }
+    }
+
+    /// Its registration, and the request that describes it.
+    fn requests(self, domain: &str) -> (&'static str, Value, &'static str, Value) {
+        let key = |name: &str, version: &str| json!({"name": name, "version": version});
+        match self {
+            Declared::Workflow(w) => (
+                "RegisterWorkflowType",
+                w.register(domain),
+                "DescribeWorkflowType",
+                json!({"domain": domain, "workflowType": key(&w.name, &w.version)}),
+            ),
+            Declared::Activity(a) => (
+                "RegisterActivityType",
+                a.register(domain),
+                "DescribeActivityType",
+                json!({"domain": domain, "activityType": key(&a.name, &a.version)}),
+            ),
+        }
+    }
+
+    fn differences(self, configuration: &Value) -> Vec<String> {
+        match self {
+            Declared::Workflow(w) => w.differences(configuration),
+            Declared::Activity(a) => a.differences(configuration),
+        }
+    }
+}
+
+/// A change to make, in order.
+enum Change {
+    Register {
+        what: String,
+        operation: &'static str,
+        input: Value,
+    },
+    Deploy(Box<Deploy>),
+}
+
+struct Deploy {
+    what: String,
+    spec: ModuleSpec,
+    kind: BindingKind,
+    name: String,
+    code: Vec<u8>,
+    digest: String,
+}
+
+/// Runs `weft apply`.
+pub(crate) async fn run(args: ApplyArgs) -> anyhow::Result<()> {
+    let Some(project) = Project::find(args.file.as_deref())? else {
+        anyhow::bail!("no {FILE_NAME} here: run this in a project directory, or give --file");
+    };
+    let client = args.remote.client()?;
+    let (changes, mut steps) = plan(&client, &project).await?;
+    if !args.remote.json && !args.dry_run {
+        for step in &steps {
+            println!("{}  {}", step.done, step.what);
+        }
+    }
+    let verb = |change: &Change| match change {
+        Change::Register { what, .. } => ("register", what.clone()),
+        Change::Deploy(deploy) => ("upload and bind", deploy.what.clone()),
+    };
+    if args.dry_run {
+        for change in &changes {
+            let (verb, what) = verb(change);
+            steps.push(Step {
+                done: format!("would {verb}"),
+                what,
+            });
+        }
+        return finish(args.remote.json, steps);
+    }
+    for change in changes {
+        let step = match change {
+            Change::Register {
+                what,
+                operation,
+                input,
+            } => {
+                client.swf(operation, input).await?;
+                let done = "registered".into();
+                Step { done, what }
+            }
+            Change::Deploy(deploy) => apply_module(&client, &project, *deploy, &args).await?,
+        };
+        if !args.remote.json {
+            println!("{}  {}", step.done, step.what);
+        }
+        steps.push(step);
+    }
+    if !args.remote.json && steps.iter().all(|s| s.done == "unchanged") {
+        println!("nothing to change");
+    }
+    if args.remote.json {
+        print(true, &json!({"steps": steps}), []);
+    }
+    Ok(())
+}
+
+/// Prints `steps` (as JSON, or a line each).
+fn finish(json: bool, steps: Vec<Step>) -> anyhow::Result<()> {
+    let lines = steps.iter().map(|s| format!("{}  {}", s.done, s.what));
+    let lines: Vec<_> = lines.collect();
+    print(json, &json!({"steps": steps}), lines);
+    Ok(())
+}
+
+/// What must change, in order, and the steps for what already matches; or every refusal.
+async fn plan(client: &Client, project: &Project) -> anyhow::Result<(Vec<Change>, Vec<Step>)> {
+    let mut plan = Plan::default();
+    let domain_exists = plan.domain(client, &project.manifest).await?;
+    plan.types(client, &project.manifest, domain_exists).await?;
+    plan.modules(client, project, domain_exists).await?;
+    if !plan.refusals.is_empty() {
+        for refusal in &plan.refusals {
+            eprintln!("refused: {refusal}");
+        }
+        anyhow::bail!(
+            "nothing applied: {} of {FILE_NAME}'s declarations cannot be applied",
+            plan.refusals.len()
+        );
+    }
+    Ok((plan.changes, plan.same))
+}
+
+/// What `apply` found: what to change, what matches, and what cannot be applied.
+#[derive(Default)]
+struct Plan {
+    changes: Vec<Change>,
+    same: Vec<Step>,
+    refusals: Vec<String>,
+}
+
+impl Plan {
+    fn unchanged(&mut self, what: String) {
+        let done = "unchanged".into();
+        self.same.push(Step { done, what });
+    }
+
+    /// Plans the domain; answers whether it exists.
+    async fn domain(&mut self, client: &Client, manifest: &Manifest) -> anyhow::Result<bool> {
+        let domain = &manifest.domain.name;
+        let described = found(client.swf("DescribeDomain", json!({"name": domain})).await)?;
+        let Some(described) = described else {
+            self.changes.push(Change::Register {
+                what: format!("domain {domain}"),
+                operation: "RegisterDomain",
+                input: register_domain(manifest),
+            });
+            return Ok(false);
+        };
+        let days = &described["configuration"]["workflowExecutionRetentionPeriodInDays"];
+        let days = days.as_str().unwrap_or("?");
+        let want = manifest.domain.retention_days.to_string();
+        if described["domainInfo"]["status"] == "DEPRECATED" {
+            let refusal = format!("domain {domain} is deprecated: name another domain");
+            self.refusals.push(refusal);
+        } else if days != want {
+            self.refusals.push(format!(
+                "domain {domain} keeps closed runs {days} days on the server, {want} here: SWF \
+                 cannot change that; set retention-days = {days} or name another domain",
+            ));
+        } else {
+            self.unchanged(format!("domain {domain}"));
+        }
+        Ok(true)
+    }
+
+    async fn types(
+        &mut self,
+        client: &Client,
+        manifest: &Manifest,
+        domain_exists: bool,
+    ) -> anyhow::Result<()> {
+        let workflows = manifest.workflows.iter().map(Declared::Workflow);
+        let activities = manifest.activities.iter().map(Declared::Activity);
+        for declared in workflows.chain(activities) {
+            let what = declared.what();
+            let (operation, input, describe, key) = declared.requests(&manifest.domain.name);
+            let described = match domain_exists {
+                true => found(client.swf(describe, key).await)?,
+                false => None,
+            };
+            let Some(described) = described else {
+                let change = Change::Register {
+                    what,
+                    operation,
+                    input,
+                };
+                self.changes.push(change);
+                continue;
+            };
+            let differences = declared.differences(&described["configuration"]);
+            if described["typeInfo"]["status"] == "DEPRECATED" {
+                self.refusals
+                    .push(format!("{what} is deprecated: bump its version"));
+            } else if !differences.is_empty() {
+                self.refusals.push(format!(
+                    "{what} is registered with other defaults ({}); SWF cannot change a type: \
+                     bump its version",
+                    differences.join("; ")
+                ));
+            } else {
+                self.unchanged(what);
+            }
+        }
+        Ok(())
+    }
+
+    async fn modules(
+        &mut self,
+        client: &Client,
+        project: &Project,
+        domain_exists: bool,
+    ) -> anyhow::Result<()> {
+        let bindings = match domain_exists {
+            true => client.list_bindings(&project.manifest.domain.name).await?,
+            false => Vec::new(),
+        };
+        for spec in &project.manifest.modules {
+            let (kind, name) = target(spec);
+            let what = format!("{} {name}", kind_flag(kind));
+            let path = project.dir.join(&spec.file);
+            let code = match std::fs::read(&path) {
+                Ok(code) => code,
+                Err(e) => {
+                    self.refusals.push(format!(
+                        "module {}: cannot read it ({e}); build the project first",
+                        path.display()
+                    ));
+                    continue;
+                }
+            };
+            let digest = hex(&Sha256::digest(&code));
+            let bound = bindings.iter().find(|b| b.kind == kind && b.name == name);
+            if bound.is_some_and(|b| matches(b, spec, &digest)) {
+                self.unchanged(format!("{what} -> {}", &digest[..12]));
+                continue;
+            }
+            self.changes.push(Change::Deploy(Box::new(Deploy {
+                what,
+                spec: spec.clone(),
+                kind,
+                name: name.to_owned(),
+                code,
+                digest,
+            })));
+        }
+        Ok(())
+    }
+}
+
+/// The server's answer, or `None` if it answered that the thing is unknown.
+fn found(answer: Result<Value, ClientError>) -> Result<Option<Value>, ClientError> {
+    match answer {
+        Ok(value) => Ok(Some(value)),
+        Err(ClientError::Refused { code, .. }) if code == "UnknownResourceFault" => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn register_domain(manifest: &Manifest) -> Value {
+    let domain = &manifest.domain;
+    let mut input = json!({
+        "name": domain.name,
+        "workflowExecutionRetentionPeriodInDays": domain.retention_days.to_string(),
+    });
+    if let Some(description) = &domain.description {
+        input["description"] = json!(description);
+    }
+    input
+}
+
+/// Uploads a module (the server answers the stored one if it has these bytes), verifies a
+/// decider if asked, and binds it.
+async fn apply_module(
+    client: &Client,
+    project: &Project,
+    deploy: Deploy,
+    args: &ApplyArgs,
+) -> anyhow::Result<Step> {
+    let domain = &project.manifest.domain.name;
+    let file = deploy.spec.file.display().to_string();
+    let module = upload(client, &file, deploy.code, args.remote.json).await?;
+    debug_assert_eq!(module.digest, deploy.digest);
+    if let (Some(last), BindingKind::Decision) = (args.verify, deploy.kind) {
+        let report = verify(client, domain, &deploy.name, &module, last).await?;
+        let diverged = report.diverged().count();
+        for run in report.runs.iter().filter(|r| r.divergence.is_some()) {
+            eprintln!("{}", weft_host::client::show::replay(run));
+        }
+        if diverged > 0 && !args.force {
+            anyhow::bail!(
+                "not bound: the decider in {file} diverges on {diverged} of the last {} runs \
+                 of {} (--force binds it anyway)",
+                report.runs.len(),
+                deploy.name
+            );
+        }
+    }
+    let bind = bind_of(&deploy.spec, &module.digest);
+    let binding = client
+        .bind(domain, deploy.kind, &deploy.name, &bind)
+        .await?;
+    Ok(Step {
+        done: "bound".into(),
+        what: format!("{} -> {}", deploy.what, &binding.module[..12]),
+    })
+}
+
+fn target(spec: &ModuleSpec) -> (BindingKind, &str) {
+    match (&spec.decisions, &spec.activities, &spec.function) {
+        (Some(name), _, _) => (BindingKind::Decision, name),
+        (_, Some(name), _) => (BindingKind::Activity, name),
+        (_, _, Some(name)) => (BindingKind::Function, name),
+        // The manifest's check requires one.
+        (None, None, None) => unreachable!("a module serves something"),
+    }
+}
+
+/// How the manifest and the CLI name a binding's kind.
+fn kind_flag(kind: BindingKind) -> &'static str {
+    match kind {
+        BindingKind::Decision => "decisions",
+        BindingKind::Activity => "activities",
+        BindingKind::Function => "function",
+    }
+}
+
+fn bind_of(spec: &ModuleSpec, digest: &str) -> Bind {
+    Bind {
+        concurrency: spec.concurrency,
+        limits: Limits {
+            cpu_ms: spec.cpu_ms,
+            memory_bytes: spec.memory_mb.map(|mb| mb.saturating_mul(1 << 20)),
+            output_bytes: spec.output_kb.map(|kb| kb.saturating_mul(1 << 10)),
+        },
+        http_hosts: spec.allow_http.clone(),
+        ..Bind::module(digest)
+    }
+}
+
+/// Whether `binding` already is what `spec` asks for, with the server's defaults for what it
+/// leaves out.
+fn matches(binding: &Binding, spec: &ModuleSpec, digest: &str) -> bool {
+    let defaults = GuestLimits::default();
+    let bind = bind_of(spec, digest);
+    let limits = &binding.limits;
+    binding.module == digest
+        && binding.concurrency == bind.concurrency.unwrap_or(Binding::DEFAULT_CONCURRENCY)
+        && limits.cpu_ms == bind.limits.cpu_ms.unwrap_or(defaults.cpu_ms)
+        && limits.memory_bytes == bind.limits.memory_bytes.unwrap_or(defaults.memory_bytes)
+        && limits.output_bytes == bind.limits.output_bytes.unwrap_or(defaults.output_bytes)
+        && binding.http_hosts == bind.http_hosts
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
