@@ -6,21 +6,27 @@
 // The entry module's default export is the guest (`decider(fn)`, an `ActivityWorker`, or
 // `fn(...)`). This script generates the component's real entry module, which imports the host's
 // functions, hands them to the SDK and exports the world's function; bundles it with the guest
-// and the SDK into one ES module (esbuild); and runs ComponentizeJS on it with the repository's
-// wit/ directory. On first use it runs `npm ci` here, so node and npm are all a machine needs.
+// and the SDK into one ES module (esbuild); and runs ComponentizeJS on it with the `weft:swf` WIT
+// (the package's `wit/` once packed, the checkout's `wit/` before). On first use it installs the
+// pinned tools (`toolchain/package-lock.json`) with `npm ci` into the user's cache
+// ($WEFT_GUEST_TOOLCHAINS, else $XDG_CACHE_HOME/weft/toolchains, else ~/.cache/weft/toolchains),
+// so node and npm are all a machine needs, and nothing is written beside this file.
 //
 // Options: --enable FEATURE / --disable FEATURE (repeatable) adjust the ComponentizeJS features
 // turned off (default: http, fetch-event, stdio; see README.md for what each imports);
 // --keep-bundle keeps the bundled JS next to the output, to read what was componentized.
 
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
+import {
+  copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const witDir = resolve(here, '../../wit');
 const FEATURES = ['stdio', 'random', 'clocks', 'http', 'fetch-event'];
 const DEFAULT_DISABLED = ['http', 'fetch-event', 'stdio'];
 
@@ -37,7 +43,7 @@ const IMPORT_FROM = {
 
 function usage(message) {
   if (message) console.error(`build.mjs: ${message}`);
-  console.error('usage: node guest-sdk/js/build.mjs --world decider|activity-worker|function <entry.js> -o <out.wasm>\n' +
+  console.error('usage: weft-js-build --world decider|activity-worker|function <entry.js> -o <out.wasm>\n' +
     `       [--enable FEATURE] [--disable FEATURE] [--keep-bundle]   (features: ${FEATURES.join(', ')})`);
   process.exit(2);
 }
@@ -65,12 +71,55 @@ function parseArgs(argv) {
   return args;
 }
 
-/** Installs the pinned toolchain (package-lock.json) on first use. */
+/** The `weft:swf` WIT: the package's own copy once packed, else the checkout's `wit/`. */
+function witDir() {
+  for (const dir of [join(here, 'wit'), resolve(here, '../../wit')]) {
+    if (existsSync(join(dir, 'worlds.wit'))) return dir;
+  }
+  usage(`no WIT in ${join(here, 'wit')}: reinstall @weft/guest`);
+}
+
+/** Where the pinned toolchain lives: named by its lockfile, so a new pin installs afresh. */
+function toolchainDir() {
+  const lock = readFileSync(join(here, 'toolchain/package-lock.json'));
+  const pin = createHash('sha256').update(lock).digest('hex').slice(0, 12);
+  const cache = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  const root = process.env.WEFT_GUEST_TOOLCHAINS || join(cache, 'weft', 'toolchains');
+  return join(root, `componentize-js-${pin}`);
+}
+
+/** Installs the pinned toolchain on first use; concurrent first builds each install into a
+ * directory of their own, renamed into place. */
 function ensureToolchain() {
-  if (existsSync(join(here, 'node_modules/@bytecodealliance/componentize-js/package.json')) &&
-      existsSync(join(here, 'node_modules/esbuild/package.json'))) return;
-  console.error('build.mjs: installing the toolchain (npm ci in guest-sdk/js)...');
-  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: here, stdio: 'inherit' });
+  const dir = toolchainDir();
+  if (existsSync(join(dir, '.installed'))) return dir;
+  mkdirSync(dirname(dir), { recursive: true });
+  const staging = mkdtempSync(`${dir}.staging-`);
+  console.error(`build.mjs: installing the toolchain into ${dir} (npm ci)...`);
+  try {
+    for (const file of ['package.json', 'package-lock.json']) {
+      copyFileSync(join(here, 'toolchain', file), join(staging, file));
+    }
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: staging, stdio: 'inherit' });
+    writeFileSync(join(staging, '.installed'), '');
+    rmSync(dir, { recursive: true, force: true });
+    try {
+      renameSync(staging, dir);
+    } catch (e) {
+      if (!existsSync(join(dir, '.installed'))) throw e; // Another build installed it meanwhile.
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return dir;
+}
+
+/** Imports package `name` from the toolchain in `dir`, by its package.json's ES entry. */
+async function importFrom(dir, name) {
+  const root = join(dir, 'node_modules', name);
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const exported = typeof pkg.exports === 'string' ? pkg.exports : pkg.exports?.import;
+  return import(pathToFileURL(join(root, exported ?? pkg.main ?? 'index.js')).href);
 }
 
 /** The component's entry module: host imports in, the world's export out. */
@@ -88,14 +137,18 @@ function entryModule(world, guestPath) {
 }
 
 async function main() {
+  if (process.argv[2] === '--copy-wit') {
+    // `npm pack` (prepack): the package carries the WIT it builds against.
+    cpSync(resolve(here, '../../wit'), join(here, 'wit'), { recursive: true });
+    return;
+  }
   const args = parseArgs(process.argv.slice(2));
   const entry = resolve(args.entry);
   const out = resolve(args.out);
   if (!existsSync(entry)) usage(`no such file: ${args.entry}`);
-  ensureToolchain();
-  // Bare imports resolve from this file's directory, so from the node_modules just installed.
-  const { default: esbuild } = await import('esbuild');
-  const { componentize } = await import('@bytecodealliance/componentize-js');
+  const tools = ensureToolchain();
+  const { default: esbuild } = await importFrom(tools, 'esbuild');
+  const { componentize } = await importFrom(tools, '@bytecodealliance/componentize-js');
 
   const work = mkdtempSync(join(tmpdir(), 'weft-js-'));
   try {
@@ -116,7 +169,7 @@ async function main() {
     const disableFeatures = [...args.disabled];
     const { component } = await componentize({
       sourcePath: bundle,
-      witPath: witDir,
+      witPath: witDir(),
       worldName: args.world,
       disableFeatures,
     });

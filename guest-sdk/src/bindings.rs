@@ -17,7 +17,7 @@ pub mod decider {
     macro_rules! generate {
         ($($derives:tt)*) => {
             wit_bindgen::generate!({
-                path: "../wit",
+                path: "wit",
                 world: "weft:swf/decider@0.1.0",
                 pub_export_macro: true,
                 export_macro_name: "export_decider",
@@ -37,7 +37,7 @@ pub mod decider {
 /// The `activity-worker` world.
 pub mod activity_worker {
     wit_bindgen::generate!({
-        path: "../wit",
+        path: "wit",
         world: "weft:swf/activity-worker@0.1.0",
         pub_export_macro: true,
         export_macro_name: "export_activity_worker",
@@ -56,7 +56,7 @@ pub mod activity_worker {
 /// The `function` world.
 pub mod function {
     wit_bindgen::generate!({
-        path: "../wit",
+        path: "wit",
         world: "weft:swf/function@0.1.0",
         pub_export_macro: true,
         export_macro_name: "export_function",

@@ -1,7 +1,7 @@
 // Activity workers and functions: tasks, outcomes, failures, and dispatch by activity type.
 
 import { heartbeat, log } from './host.js';
-import { canonicalJson, parseJson } from './json.js';
+import { parseJson, payload } from './json.js';
 import { recordToWire } from './wit.js';
 
 /**
@@ -48,13 +48,14 @@ export const Outcome = {
 };
 
 /**
- * What a handler's return value means: an Outcome as is, a Failure as failed, `undefined` as
- * completed without result, anything else as completed with it JSON-encoded (canonicalJson).
+ * What a handler's return value means: an Outcome as is, a Failure as failed, anything else as
+ * completed with it as {@link payload} makes it (`undefined`/`null`: no result; a string as is;
+ * other values as canonical JSON).
  */
 export function toOutcome(value) {
   if (value instanceof Failure) return Outcome.failed(value.reason, value.details);
   if (value && typeof value === 'object' && typeof value.outcome === 'string') return value;
-  return Outcome.completed(value === undefined ? undefined : canonicalJson(value));
+  return Outcome.completed(payload(value));
 }
 
 /** An activity task: `activityId`, `activityType`, `workflowExecution`, `input`, `startedEventId`. */
@@ -151,8 +152,8 @@ export class ActivityWorker {
 
 /**
  * A function guest (what `ScheduleLambdaFunction` runs): `invoke(input)` gets the optional
- * input text and returns a value (JSON-encoded; `undefined` for no result; an
- * `Outcome.completed(text)` for raw text), or throws/returns a {@link Failure}.
+ * input text and returns a value (as {@link toOutcome} reads it: a string as is, other values as
+ * JSON, `undefined` for no result), or throws/returns a {@link Failure}.
  *
  * @example
  * export default fn((input) => ({ echoed: input }));

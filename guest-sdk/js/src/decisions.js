@@ -2,6 +2,8 @@
 // `{decisionType: 'StartTimer', startTimerDecisionAttributes: {...}}`. Optional parts are an
 // options object; durations are whole seconds (a number, or a string such as `NONE`).
 
+import { payload } from './json.js';
+
 /** Seconds as SWF's duration string. */
 function secs(seconds) {
   return seconds === undefined ? undefined : String(seconds);
@@ -58,9 +60,12 @@ export const Decision = {
     return decision('RequestCancelActivityTask', { activityId: id });
   },
 
-  /** `CompleteWorkflowExecution`, with an optional result. @param {string} [result] */
+  /**
+   * `CompleteWorkflowExecution`, with an optional result: a string as is, other values as
+   * canonical JSON ({@link payload}). @param {unknown} [result]
+   */
   complete(result) {
-    return decision('CompleteWorkflowExecution', { result });
+    return decision('CompleteWorkflowExecution', { result: payload(result) });
   },
 
   /** `FailWorkflowExecution`, with a reason and optional details. */

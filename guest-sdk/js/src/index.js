@@ -12,7 +12,7 @@ export { History, attributes } from './history.js';
 export { Status, Timer, Signal, Marker } from './status.js';
 export { Decision, response, decisionAttributes } from './decisions.js';
 export { ActivityWorker, ActivityTask, Failure, Outcome, fn, toOutcome } from './activity.js';
-export { canonicalJson, parseJson, JsonError } from './json.js';
+export { canonicalJson, parseJson, payload, JsonError } from './json.js';
 export { log, heartbeat } from './host.js';
 
 /**

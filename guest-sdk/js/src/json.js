@@ -27,6 +27,20 @@ export function canonicalJson(value) {
   return out;
 }
 
+/**
+ * The payload rule every Weft SDK follows for what a guest answers (a worker's or function's
+ * result, a workflow's result): nothing (`undefined` or `null`) is no payload, a string goes
+ * into SWF unchanged, and anything else as canonical JSON ({@link canonicalJson}). So a
+ * JavaScript worker answering `'Hello'` gives the same `Hello` a Python or Rust worker does.
+ *
+ * @param {unknown} value
+ * @returns {string|undefined}
+ */
+export function payload(value) {
+  if (value === undefined || value === null) return undefined;
+  return typeof value === 'string' ? value : canonicalJson(value);
+}
+
 function write(value) {
   if (value !== null && typeof value === 'object' && typeof value.toJSON === 'function') {
     value = value.toJSON();

@@ -2,7 +2,9 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { JsonError, canonicalJson, compareUtf8, parseJson } from '../src/json.js';
+import { readFileSync } from 'node:fs';
+import { toOutcome } from '../src/activity.js';
+import { JsonError, canonicalJson, compareUtf8, parseJson, payload } from '../src/json.js';
 
 test('objects are written compact with keys sorted, recursively', () => {
   const value = { shipment: { tracking: 'T' }, order_id: 'o', charge: { charge_id: 'C', amount_cents: 4200 } };
@@ -72,5 +74,13 @@ test('parseJson fails with serde_json messages and positions', () => {
   ];
   for (const [text, message] of cases) {
     assert.throws(() => parseJson(text), (e) => e instanceof JsonError && e.message === message, JSON.stringify(text));
+  }
+});
+
+test('payload() follows the rule of every SDK, case by case (guest-sdk/payloads.json)', () => {
+  const table = JSON.parse(readFileSync(new URL('../../payloads.json', import.meta.url), 'utf8'));
+  for (const { name, value, payload: expected } of table.cases) {
+    assert.equal(payload(value), expected ?? undefined, name);
+    assert.equal(toOutcome(value).result, expected ?? undefined, `a worker's ${name}`);
   }
 });

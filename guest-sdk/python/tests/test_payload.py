@@ -90,3 +90,15 @@ class ReadTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class PayloadRuleTest(unittest.TestCase):
+    """The rule every SDK follows, from the table they all read (guest-sdk/payloads.json)."""
+
+    def test_every_case_of_the_shared_table(self):
+        import json
+
+        table = Path(__file__).resolve().parents[2] / "payloads.json"
+        for case in json.loads(table.read_text(encoding="utf-8"))["cases"]:
+            with self.subTest(case["name"]):
+                self.assertEqual(encode(case["value"]), case["payload"])
