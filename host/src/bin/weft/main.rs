@@ -4,6 +4,7 @@
 mod apply;
 mod domains;
 mod modules;
+mod new;
 mod project;
 mod remote;
 mod workflows;
@@ -52,6 +53,10 @@ enum Command {
     /// Run the demo: the e-commerce order workflow as in-process Wasm guests, on a fresh data
     /// directory, with a timeline of every order.
     Demo(DemoArgs),
+    /// Write a new project to start from: a workflow's decider and activity worker in Rust,
+    /// Python or JavaScript, with unit tests, a weft-app.toml and a README of the commands
+    /// that build, test, apply and start it.
+    New(new::NewArgs),
     #[command(flatten)]
     Remote(RemoteCommand),
 }
@@ -114,7 +119,7 @@ fn main() -> ExitCode {
     let (format, default_filter) = match &cli.command {
         Command::Serve(args) => (args.logging.log_format, "info"),
         Command::Demo(args) => (args.logging.log_format, "warn"),
-        Command::Remote(_) => (LogFormat::Text, "warn"),
+        Command::New(_) | Command::Remote(_) => (LogFormat::Text, "warn"),
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter));
@@ -137,6 +142,7 @@ fn main() -> ExitCode {
         .and_then(|runtime| match cli.command {
             Command::Serve(args) => runtime.block_on(serve(args)),
             Command::Demo(args) => runtime.block_on(demo(args)),
+            Command::New(args) => new::run(args),
             Command::Remote(command) => runtime.block_on(remote(command)),
         });
     match outcome {

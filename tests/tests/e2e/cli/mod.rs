@@ -5,10 +5,12 @@
 //! | `workflows.rs` | `weft domain`, `type` and `workflow`: a run from start to result without the AWS CLI |
 //! | `apply.rs` | `weft apply`: a project's manifest registered, uploaded and bound, then unchanged |
 //! | `credentials.rs` | keys from flags, the environment and AWS profiles; https endpoints |
+//! | `newcomer.rs` | `weft new` in each language, then its README's commands, against a read-only SDK |
 //! | `paper_cuts.rs` | digest prefixes, `module prune`, help text, busy ports, `demo --quiet` |
 
 mod apply;
 mod credentials;
+mod newcomer;
 mod paper_cuts;
 mod workflows;
 
