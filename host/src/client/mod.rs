@@ -1,9 +1,12 @@
-//! A client for Weft's `/v1` API (modules and bindings), as the `weft` command uses it.
+//! A client of a Weft server, as the `weft` command uses it: Weft's `/v1` API (modules and
+//! bindings) here, SWF's own operations in [`swf`].
 //!
-//! One plain-HTTP request per call, on a fresh connection. Requests and answers are the very
-//! types the server reads and writes ([`Bind`], [`ModuleRecord`], [`Binding`],
-//! [`GuestFailureRecord`]); [`show`] renders the records as short lines for people. Requests are signed with SigV4 when the
-//! client has credentials ([`Client::with_credentials`]), as a server with tenants requires.
+//! One HTTP/1.1 request per call, on a fresh connection, over TCP or TLS (`transport.rs`).
+//! Requests and answers of `/v1` are the very types the server reads and writes ([`Bind`],
+//! [`ModuleRecord`], [`Binding`], [`GuestFailureRecord`]); [`show`] renders records as short
+//! lines for people. Requests are signed with SigV4 when the client has credentials
+//! ([`Client::with_credentials`]; [`profile`] reads them as AWS clients do), as a server with
+//! tenants requires.
 //! Without them, it sends an `Authorization` header that carries only the credential scope, whose
 //! region is what scopes every name on an open server.
 //!
@@ -53,7 +56,7 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(300);
 /// Why a call failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
-    /// The endpoint is not an `http://host[:port]` URL.
+    /// The endpoint is not an `http://` or `https://` URL of a host, or its CA file is unusable.
     #[error("invalid endpoint {endpoint:?}: {reason}")]
     Endpoint {
         /// The endpoint as given.

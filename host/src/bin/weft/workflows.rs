@@ -147,7 +147,7 @@ struct List {
     id: Option<String>,
     /// Only closed runs that closed so: COMPLETED, FAILED, CANCELED, TERMINATED,
     /// CONTINUED_AS_NEW or TIMED_OUT.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "open")]
     status: Option<String>,
     /// Only runs started in this last while (`30m`, `2h`, `7d`).
     #[arg(long, value_parser = seconds)]

@@ -12,6 +12,7 @@
 //! | `languages.rs` | Python and JavaScript guests beside Rust ones: the order workflow mixed, clocks, replay (with `WEFT_GUEST_LANG_TESTS`) |
 //! | `mixed.rs` | a task list served by a Wasm worker and SDK pollers at once, each task once |
 //! | `modules.rs` | uploads, refusals, and deleting a bound module |
+//! | `payloads.rs` | one payload rule: Python and JavaScript workers under each other's deciders (with `WEFT_GUEST_LANG_TESTS`) |
 //! | `replay.rs` | replaying deciders over recorded histories; `weft deploy --verify` |
 //! | `bindings.rs` | bindings across a restart, and unbinding |
 //! | `sandbox.rs` | a guest trying every ambient capability gets nothing; `wasi:http` only to allowed hosts; foreign imports refused |
@@ -30,6 +31,7 @@ mod heartbeats;
 mod languages;
 mod mixed;
 mod modules;
+mod payloads;
 mod replay;
 mod sandbox;
 pub(crate) mod tls;
