@@ -53,6 +53,12 @@ use crate::tenancy::sigv4;
 /// How long a whole call may take: uploading compiles the module before answering.
 const CALL_TIMEOUT: Duration = Duration::from_secs(300);
 
+/// The digest a server names a module's bytes by (their sha256, in lowercase hex): what
+/// `upload_module` answers for them, known before uploading.
+pub fn module_digest(code: &[u8]) -> String {
+    crate::runtime::Runtime::digest(code)
+}
+
 /// Why a call failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {

@@ -126,13 +126,7 @@ pub fn attributes(event: &Value) -> &Value {
     let Some(kind) = event["eventType"].as_str() else {
         return &Value::Null;
     };
-    let mut name = String::with_capacity(kind.len() + 15);
-    let mut chars = kind.chars();
-    if let Some(first) = chars.next() {
-        name.extend(first.to_lowercase());
-        name.extend(chars);
-    }
-    name.push_str("EventAttributes");
+    let name = crate::model::events::event_attributes_member(kind);
     event.get(&name).unwrap_or(&Value::Null)
 }
 

@@ -8,11 +8,10 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 use serde_json::{Value, json};
-use sha2::{Digest as _, Sha256};
 use weft_host::client::manifest::{ActivitySpec, FILE_NAME, Manifest, ModuleSpec, WorkflowSpec};
-use weft_host::client::{Bind, Binding, BindingKind, Client, ClientError, GuestLimits, Limits};
+use weft_host::client::{Binding, BindingKind, Client, ClientError, GuestLimits, module_digest};
 
-use crate::modules::{upload, verify};
+use crate::modules::{Tuning, upload, verify};
 use crate::project::Project;
 use crate::remote::{Remote, print};
 
@@ -294,7 +293,7 @@ impl Plan {
                     continue;
                 }
             };
-            let digest = hex(&Sha256::digest(&code));
+            let digest = module_digest(&code);
             let bound = bindings.iter().find(|b| b.kind == kind && b.name == name);
             if bound.is_some_and(|b| matches(b, spec, &digest)) {
                 self.unchanged(format!("{what} -> {}", &digest[..12]));
@@ -361,7 +360,7 @@ async fn apply_module(
             );
         }
     }
-    let bind = bind_of(&deploy.spec, &module.digest);
+    let bind = Tuning::of(&deploy.spec).bind(&module.digest);
     let binding = client
         .bind(domain, deploy.kind, &deploy.name, &bind)
         .await?;
@@ -390,24 +389,11 @@ fn kind_flag(kind: BindingKind) -> &'static str {
     }
 }
 
-fn bind_of(spec: &ModuleSpec, digest: &str) -> Bind {
-    Bind {
-        concurrency: spec.concurrency,
-        limits: Limits {
-            cpu_ms: spec.cpu_ms,
-            memory_bytes: spec.memory_mb.map(|mb| mb.saturating_mul(1 << 20)),
-            output_bytes: spec.output_kb.map(|kb| kb.saturating_mul(1 << 10)),
-        },
-        http_hosts: spec.allow_http.clone(),
-        ..Bind::module(digest)
-    }
-}
-
 /// Whether `binding` already is what `spec` asks for, with the server's defaults for what it
 /// leaves out.
 fn matches(binding: &Binding, spec: &ModuleSpec, digest: &str) -> bool {
     let defaults = GuestLimits::default();
-    let bind = bind_of(spec, digest);
+    let bind = Tuning::of(spec).bind(digest);
     let limits = &binding.limits;
     binding.module == digest
         && binding.concurrency == bind.concurrency.unwrap_or(Binding::DEFAULT_CONCURRENCY)
@@ -415,8 +401,4 @@ fn matches(binding: &Binding, spec: &ModuleSpec, digest: &str) -> bool {
         && limits.memory_bytes == bind.limits.memory_bytes.unwrap_or(defaults.memory_bytes)
         && limits.output_bytes == bind.limits.output_bytes.unwrap_or(defaults.output_bytes)
         && binding.http_hosts == bind.http_hosts
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

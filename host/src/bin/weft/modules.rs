@@ -11,6 +11,8 @@ use weft_host::client::{
     ModuleRecord, Replay, ReplayReport, TypeRef, show,
 };
 
+use weft_host::client::manifest::ModuleSpec;
+
 use crate::domains::all_pages;
 use crate::remote::{Remote, lines, print, read};
 
@@ -110,7 +112,19 @@ pub(crate) struct Tuning {
 }
 
 impl Tuning {
-    fn bind(&self, digest: &str) -> Bind {
+    /// A module spec's tuning, as the flags would give it.
+    pub(crate) fn of(spec: &ModuleSpec) -> Tuning {
+        Tuning {
+            concurrency: spec.concurrency,
+            cpu_ms: spec.cpu_ms,
+            memory_mb: spec.memory_mb,
+            output_kb: spec.output_kb,
+            allow_http: spec.allow_http.clone(),
+        }
+    }
+
+    /// The binding of module `digest` with this tuning.
+    pub(crate) fn bind(&self, digest: &str) -> Bind {
         Bind {
             concurrency: self.concurrency,
             limits: Limits {
