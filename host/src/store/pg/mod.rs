@@ -30,6 +30,7 @@ mod reads;
 mod schema;
 mod session;
 mod tls;
+mod wasm_reads;
 mod writer;
 mod writes;
 

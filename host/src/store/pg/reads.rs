@@ -8,14 +8,11 @@ use tokio_postgres::types::ToSql;
 
 use super::session::{Link, Mode, Session};
 use crate::clock::Timestamp;
-use crate::model::{
-    AnyType, Binding, BindingKind, Domain, GuestFailureRecord, ItemKind, Kind, ModuleRecord, Run,
-    RunId, Scope, TypeName, WorkflowId,
-};
+use crate::model::{AnyType, Domain, ItemKind, Kind, Run, RunId, Scope, TypeName, WorkflowId};
 use crate::store::StoreError;
 use crate::store::access::{decode, decode_type};
 use crate::store::seam::{
-    Counter, Cursor, DomainReads, Filter, Listing, Page, Queued, RunReads, TaskKind, WasmReads,
+    Counter, Cursor, DomainReads, Filter, Listing, Page, Queued, RunReads, TaskKind,
 };
 
 /// Parameters of a statement.
@@ -64,7 +61,7 @@ pub(super) fn unbig(row: &Row, column: usize) -> u64 {
     u64::try_from(row.get::<_, i64>(column)).unwrap_or(0)
 }
 
-fn bytes(row: &Row, column: usize) -> &[u8] {
+pub(super) fn bytes(row: &Row, column: usize) -> &[u8] {
     row.get(column)
 }
 
@@ -512,94 +509,5 @@ impl<C: Link, M: Mode> RunReads for Session<C, M> {
             &[&big(seq), &(kind as i16)],
         )?;
         Ok(rows.iter().map(|row| unbig(row, 0)).collect())
-    }
-}
-
-impl<C: Link, M: Mode> WasmReads for Session<C, M> {
-    fn module(&self, account: &str, digest: &str) -> Result<Option<ModuleRecord>, StoreError> {
-        // Uploads, binds and deletes of an account's modules check what they depend on (the
-        // quota, that a module exists, that none is bound) one after another.
-        self.lock_account(" modules ", account)?;
-        let row = self.row(
-            "SELECT record FROM modules WHERE account = $1 AND digest = $2",
-            &[&account, &digest],
-        )?;
-        row.map(|row| decode("modules", bytes(&row, 0))).transpose()
-    }
-
-    fn module_code(&self, account: &str, digest: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        let row = self.row(
-            "SELECT code FROM module_code WHERE account = $1 AND digest = $2",
-            &[&account, &digest],
-        )?;
-        Ok(row.map(|row| bytes(&row, 0).to_vec()))
-    }
-
-    fn modules(&self, account: &str) -> Result<Vec<ModuleRecord>, StoreError> {
-        self.lock_account(" modules ", account)?;
-        let rows = self.rows(
-            "SELECT record FROM modules WHERE account = $1 ORDER BY digest",
-            &[&account],
-        )?;
-        rows.iter()
-            .map(|row| decode("modules", bytes(row, 0)))
-            .collect()
-    }
-
-    fn module_held(&self, digest: &str) -> Result<bool, StoreError> {
-        let row = self.row(
-            "SELECT 1 FROM modules WHERE digest = $1 LIMIT 1",
-            &[&digest],
-        )?;
-        Ok(row.is_some())
-    }
-
-    fn binding(
-        &self,
-        domain: u64,
-        kind: BindingKind,
-        name: &str,
-    ) -> Result<Option<Binding>, StoreError> {
-        let row = self.row(
-            "SELECT record FROM bindings WHERE domain = $1 AND kind = $2 AND name = $3",
-            &[&big(domain), &(kind as i16), &name],
-        )?;
-        row.map(|row| decode("bindings", bytes(&row, 0)))
-            .transpose()
-    }
-
-    fn function_bound(&self, domain: u64, name: &str) -> Result<bool, StoreError> {
-        let row = self.row(
-            "SELECT 1 FROM bindings WHERE domain = $1 AND kind = $2 AND name = $3",
-            &[&big(domain), &(BindingKind::Function as i16), &name],
-        )?;
-        Ok(row.is_some())
-    }
-
-    fn bindings(&self, domain: Option<u64>) -> Result<Vec<(u64, Binding)>, StoreError> {
-        let rows = self.rows(
-            "SELECT domain, record FROM bindings WHERE ($1::bigint IS NULL OR domain = $1) \
-             ORDER BY domain, kind, name",
-            &[&domain.map(big)],
-        )?;
-        rows.iter()
-            .map(|row| Ok((unbig(row, 0), decode("bindings", bytes(row, 1))?)))
-            .collect()
-    }
-
-    fn guest_failures(
-        &self,
-        domain: u64,
-        kind: BindingKind,
-        name: &str,
-    ) -> Result<Vec<GuestFailureRecord>, StoreError> {
-        let rows = self.rows(
-            "SELECT record FROM guest_failures WHERE domain = $1 AND kind = $2 AND name = $3 \
-             ORDER BY seq",
-            &[&big(domain), &(kind as i16), &name],
-        )?;
-        rows.iter()
-            .map(|row| decode("guest_failures", bytes(row, 0)))
-            .collect()
     }
 }
