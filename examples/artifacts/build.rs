@@ -1,5 +1,5 @@
 //! Builds the example guests as `wasm32-wasip2` components into `OUT_DIR`, where `src/lib.rs`
-//! embeds them.
+//! embeds them, or copies those in `prebuilt/` while they match the sources.
 
 mod guest_build;
 
@@ -13,5 +13,8 @@ fn main() {
             "price-function",
         ],
         &[],
+        // Components built from exactly these sources, so that installing `weft` compiles
+        // nothing for Wasm; `cargo run -p weft-example-guests --bin refresh-prebuilt` renews them.
+        Some("examples/artifacts/prebuilt"),
     );
 }

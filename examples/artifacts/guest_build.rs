@@ -5,6 +5,11 @@
 //! target directory of its own (`<target>/wasm/<checkout>`): the outer build holds the lock of
 //! its own directory, and the guests' artifacts then serve every profile and both artifact
 //! crates. Cargo's build-directory lock serializes the two build scripts if they run at once.
+//!
+//! A crate may keep components built earlier in a `prebuilt` directory, with the digest of the
+//! sources they were built from ([`inputs_digest`]): while the sources still match, those are
+//! used and nothing is compiled for Wasm, which takes a cold `cargo install` of the `weft`
+//! binary from about 100 s of nested build (and a `rustup target add`) to none.
 
 use std::env;
 use std::ffi::OsString;
@@ -18,10 +23,11 @@ use std::process::{Command, Stdio};
 const TARGET: &str = "wasm32-wasip2";
 
 /// What every guest is built from besides its own crate, relative to the workspace root: the
-/// SDK, the WIT worlds, the names the examples share, the lock file, the workspace manifest
-/// (dependency versions), and the guests' link flags.
-const SHARED_INPUTS: [&str; 6] = [
-    "guest-sdk",
+/// Rust SDK, the WIT worlds, the names the examples share, the lock file, the workspace manifest
+/// (dependency versions, profiles), and the guests' link flags.
+const SHARED_INPUTS: [&str; 7] = [
+    "guest-sdk/Cargo.toml",
+    "guest-sdk/src",
     "wit",
     "examples/catalog",
     "Cargo.lock",
@@ -40,25 +46,73 @@ const LEAKED_ENV: [&str; 4] = [
     "RUSTC_WORKSPACE_WRAPPER",
 ];
 
+/// The file in a `prebuilt` directory that holds the digest of the sources its components were
+/// built from, in hexadecimal.
+const PREBUILT_INPUTS: &str = "inputs.digest";
+
 /// Builds the guest crates `guests`, each in the directory of its name under `parent` (relative
 /// to the workspace root), with the release profile and `--locked`, and copies each component
 /// to `$OUT_DIR/<name>.wasm`. `inputs` names further files or directories (relative to the
 /// workspace root) the guests are built from: cargo reruns this only when one of those, a
 /// guest's directory or one of [`SHARED_INPUTS`] changes.
-pub(crate) fn build(parent: &str, guests: &[&str], inputs: &[&str]) {
+///
+/// With `prebuilt` (a directory relative to the workspace root) holding `<name>.wasm` for every
+/// guest and the digest of exactly the present sources, those are copied instead. Either way
+/// the crate is told the sources' digest (`WEFT_GUEST_INPUTS`), whether it got the prebuilt
+/// components (`WEFT_GUESTS_PREBUILT`, `true` or `false`) and, with `prebuilt`, the name of the
+/// file there that records their digest (`WEFT_PREBUILT_INPUTS`).
+pub(crate) fn build(parent: &str, guests: &[&str], inputs: &[&str], prebuilt: Option<&str>) {
     let workspace = workspace();
-    let crate_dirs = guests.iter().map(|name| Path::new(parent).join(name));
-    let watched = SHARED_INPUTS.iter().chain(inputs).map(PathBuf::from);
-    for path in watched.chain(crate_dirs) {
+    let sources: Vec<PathBuf> = SHARED_INPUTS
+        .iter()
+        .chain(inputs)
+        .map(PathBuf::from)
+        .chain(guests.iter().map(|name| Path::new(parent).join(name)))
+        .collect();
+    for path in sources
+        .iter()
+        .map(PathBuf::as_path)
+        .chain(prebuilt.map(Path::new))
+    {
         println!("cargo::rerun-if-changed={}", workspace.join(path).display());
     }
-
-    ensure_target();
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let target_dir = target_dir(&out_dir, &workspace);
+    let digest = inputs_digest(&workspace, &sources);
+    println!("cargo::rustc-env=WEFT_GUEST_INPUTS={digest}");
+    let used = prebuilt.is_some_and(|dir| {
+        println!("cargo::rustc-env=WEFT_PREBUILT_INPUTS={PREBUILT_INPUTS}");
+        copy_prebuilt(&workspace.join(dir), guests, &digest, &out_dir)
+    });
+    println!("cargo::rustc-env=WEFT_GUESTS_PREBUILT={used}");
+    if !used {
+        compile(&workspace, guests, &out_dir);
+    }
+}
+
+/// Copies `<name>.wasm` of every guest from `dir` to `out_dir` if `dir` was built from sources
+/// with `digest`; whether it did.
+fn copy_prebuilt(dir: &Path, guests: &[&str], digest: &str, out_dir: &Path) -> bool {
+    let recorded = fs::read_to_string(dir.join(PREBUILT_INPUTS)).unwrap_or_default();
+    if recorded.trim() != digest {
+        return false;
+    }
+    for name in guests {
+        let file = format!("{name}.wasm");
+        let (from, to) = (dir.join(&file), out_dir.join(&file));
+        if let Err(error) = fs::copy(&from, &to) {
+            panic!("copying {} to {}: {error}", from.display(), to.display());
+        }
+    }
+    true
+}
+
+/// Compiles the guests with cargo for [`TARGET`] and copies their components to `out_dir`.
+fn compile(workspace: &Path, guests: &[&str], out_dir: &Path) {
+    ensure_target();
+    let target_dir = target_dir(out_dir, workspace);
     let mut cargo = Command::new(env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo")));
     cargo
-        .current_dir(&workspace)
+        .current_dir(workspace)
         .args(["build", "--release", "--locked", "--target", TARGET])
         .arg("--target-dir")
         .arg(&target_dir)
@@ -76,6 +130,78 @@ pub(crate) fn build(parent: &str, guests: &[&str], inputs: &[&str]) {
         let to = out_dir.join(format!("{name}.wasm"));
         if let Err(error) = fs::copy(&from, &to) {
             panic!("copying {} to {}: {error}", from.display(), to.display());
+        }
+    }
+}
+
+/// The extensions of the files a guest is built from. Only those count towards the digest, so
+/// that what tools leave beside sources (editor backups, caches) does not change it.
+const SOURCE_EXTENSIONS: [&str; 4] = ["rs", "toml", "wit", "lock"];
+
+/// A digest of the source files under `paths` (files or directories, relative to `workspace`):
+/// 64-bit FNV-1a over each file's path relative to the workspace, its length and its bytes, in
+/// path order, in hexadecimal. It names what was built, it guards against no adversary: a
+/// digest of a fixed definition, unlike `std`'s hashers, stays the same across Rust releases.
+fn inputs_digest(workspace: &Path, paths: &[PathBuf]) -> String {
+    let mut files = Vec::new();
+    for path in paths {
+        collect_sources(workspace, path, &mut files);
+    }
+    files.sort();
+    files.dedup();
+    let mut hash = Fnv1a::default();
+    for relative in files {
+        let bytes = fs::read(workspace.join(&relative))
+            .unwrap_or_else(|error| panic!("reading {relative}: {error}"));
+        hash.write(relative.as_bytes());
+        hash.write(&[0]);
+        hash.write(&(bytes.len() as u64).to_le_bytes());
+        hash.write(&bytes);
+    }
+    format!("{:016x}", hash.0)
+}
+
+/// Adds the source files at or under `path` to `files`, as `/`-separated paths relative to
+/// `workspace`. A missing path adds nothing; in directories, hidden entries and `target`
+/// (what tools keep beside sources) are skipped.
+fn collect_sources(workspace: &Path, path: &Path, files: &mut Vec<String>) {
+    let full = workspace.join(path);
+    if full.is_dir() {
+        let entries = fs::read_dir(&full)
+            .unwrap_or_else(|error| panic!("listing {}: {error}", full.display()));
+        for entry in entries {
+            let entry = entry.unwrap_or_else(|error| panic!("listing {}: {error}", full.display()));
+            let name = entry.file_name();
+            if !name.to_string_lossy().starts_with('.') && name != "target" {
+                collect_sources(workspace, &path.join(name), files);
+            }
+        }
+    } else if full.is_file()
+        && path
+            .extension()
+            .is_some_and(|extension| SOURCE_EXTENSIONS.iter().any(|known| extension == *known))
+    {
+        let parts: Vec<_> = path
+            .components()
+            .map(|part| part.as_os_str().to_string_lossy())
+            .collect();
+        files.push(parts.join("/"));
+    }
+}
+
+/// 64-bit FNV-1a: a hash of a fixed, published definition, a few lines long.
+struct Fnv1a(u64);
+
+impl Default for Fnv1a {
+    fn default() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv1a {
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 = (self.0 ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3);
         }
     }
 }

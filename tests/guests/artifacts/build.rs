@@ -20,5 +20,7 @@ fn main() {
         ],
         // The misbehaviours the hostile guests include by path.
         &["tests/guests/misbehave.rs"],
+        // The tests build their guests from source: only what `weft` embeds is kept prebuilt.
+        None,
     );
 }
