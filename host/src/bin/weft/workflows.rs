@@ -372,27 +372,14 @@ async fn history(
     let mut seen = 0;
     let mut all = Vec::new();
     loop {
-        let mut token = None;
-        let mut closed = false;
-        loop {
-            let page = client
-                .history_page(domain, execution, token.as_deref(), false)
-                .await?;
-            for event in page.events {
-                closed |= is_closing(&event);
-                if event["eventId"].as_u64().unwrap_or(0) <= seen {
-                    continue;
-                }
-                seen = event["eventId"].as_u64().unwrap_or(seen);
-                match (follow, json) {
-                    (true, true) => println!("{event}"),
-                    (_, false) => println!("{}", show::event(&event)),
-                    (false, true) => all.push(event),
-                }
-            }
-            token = page.next_page_token;
-            if token.is_none() {
-                break;
+        let events = events_after(client, domain, execution, seen).await?;
+        let closed = events.iter().any(is_closing);
+        for event in events {
+            seen = event["eventId"].as_u64().unwrap_or(seen);
+            match (follow, json) {
+                (true, true) => println!("{event}"),
+                (_, false) => println!("{}", show::event(&event)),
+                (false, true) => all.push(event),
             }
         }
         if !follow || closed {
@@ -404,6 +391,35 @@ async fn history(
         println!("{}", json!({"events": all}));
     }
     Ok(())
+}
+
+/// The run's events after event `seen`, oldest first. It reads newest first and stops at
+/// `seen`, so that each look of `--follow` reads what is new rather than the whole history.
+async fn events_after(
+    client: &Client,
+    domain: &str,
+    execution: &Value,
+    seen: u64,
+) -> anyhow::Result<Vec<Value>> {
+    let mut newest_first = Vec::new();
+    let mut token = None;
+    'pages: loop {
+        let page = client
+            .history_page(domain, execution, token.as_deref(), true)
+            .await?;
+        for event in page.events {
+            if event["eventId"].as_u64().unwrap_or(0) <= seen {
+                break 'pages;
+            }
+            newest_first.push(event);
+        }
+        token = page.next_page_token;
+        if token.is_none() {
+            break;
+        }
+    }
+    newest_first.reverse();
+    Ok(newest_first)
 }
 
 /// What `weft workflow describe` prints for `DescribeWorkflowExecution`'s answer.
