@@ -426,13 +426,17 @@ pub(crate) fn find_module(
             .module(account, given)?
             .ok_or_else(|| unknown_module(given));
     }
-    let given = given.to_ascii_lowercase();
-    let mut matching = (tx.modules(account)?.into_iter()).filter(|m| m.digest.starts_with(&given));
+    one_by_prefix(tx.modules(account)?, &given.to_ascii_lowercase())
+}
+
+/// The one module of `modules` whose digest starts with `prefix`.
+fn one_by_prefix(modules: Vec<ModuleRecord>, prefix: &str) -> Result<ModuleRecord, Fault> {
+    let mut matching = modules.into_iter().filter(|m| m.digest.starts_with(prefix));
     match (matching.next(), matching.next()) {
         (Some(one), None) => Ok(one),
-        (None, _) => Err(unknown_module(&given)),
+        (None, _) => Err(unknown_module(prefix)),
         (Some(_), Some(_)) => Err(Fault::Validation(format!(
-            "Module {given} is ambiguous: more than one module's digest starts so; give more \
+            "Module {prefix} is ambiguous: more than one module's digest starts so; give more \
              of the digest"
         ))),
     }
@@ -444,4 +448,34 @@ fn unknown_module(digest: &str) -> Fault {
 
 fn unknown_binding(kind: BindingKind, name: &str) -> Fault {
     Fault::UnknownResource(format!("No {} binding: {}", kind.name(), echo(name)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::Timestamp;
+    use crate::runtime::World;
+
+    fn module(digest: &str) -> ModuleRecord {
+        ModuleRecord {
+            digest: digest.to_owned(),
+            world: World::Decider,
+            size: 1,
+            uploaded_at: Timestamp::default(),
+        }
+    }
+
+    #[test]
+    fn a_prefix_names_the_one_module_whose_digest_starts_so() {
+        let modules = || vec![module("0100d8fc3c45aa"), module("0100d8fd0000bb")];
+        let found = one_by_prefix(modules(), "0100d8fc").expect("one module starts so");
+        assert_eq!(found.digest, "0100d8fc3c45aa");
+        let none = one_by_prefix(modules(), "0100d8fe").expect_err("none starts so");
+        assert!(matches!(none, Fault::UnknownResource(_)), "{none:?}");
+        let both = one_by_prefix(modules(), "0100d8f").expect_err("two start so");
+        match both {
+            Fault::Validation(message) => assert!(message.contains("ambiguous"), "{message}"),
+            other => panic!("expected a validation fault, got {other:?}"),
+        }
+    }
 }
