@@ -93,6 +93,20 @@ impl IntoResult for Option<String> {
     }
 }
 
+impl IntoResult for String {
+    /// A string goes through unchanged, as the payload rule says.
+    fn into_result(self) -> Result<Option<String>, Failure> {
+        Ok(Some(self))
+    }
+}
+
+impl IntoResult for () {
+    /// No result.
+    fn into_result(self) -> Result<Option<String>, Failure> {
+        Ok(None)
+    }
+}
+
 impl<R: IntoResult, E: Into<Failure>> From<Result<R, E>> for Outcome {
     /// `Ok` completes the task with its result, `Err` fails it.
     fn from(result: Result<R, E>) -> Self {

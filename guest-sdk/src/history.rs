@@ -4,9 +4,11 @@ use crate::events::{EventAttributes as E, HistoryEvent, WorkflowExecutionStarted
 use crate::status::{Marker, Signal, Status, Timer};
 use crate::tasks::DecisionTask;
 use crate::types::{
-    ActivityTaskTimeoutType, ScheduleActivityTaskFailedCause, ScheduleLambdaFunctionFailedCause,
+    ActivityTaskTimeoutType, LambdaFunctionTimeoutType,
+    RequestCancelExternalWorkflowExecutionFailedCause, ScheduleActivityTaskFailedCause,
+    ScheduleLambdaFunctionFailedCause, SignalExternalWorkflowExecutionFailedCause,
     StartChildWorkflowExecutionFailedCause, StartLambdaFunctionFailedCause, StartTimerFailedCause,
-    WorkflowExecution, WorkflowType,
+    WorkflowExecution, WorkflowExecutionTimeoutType, WorkflowType,
 };
 
 /// A decision task, with queries over its execution's history.
@@ -464,7 +466,7 @@ fn signals(events: &[HistoryEvent]) -> impl DoubleEndedIterator<Item = Signal<'_
 }
 
 /// SWF's name for a value of one of its enumerations, as on the wire.
-trait SwfName {
+pub(crate) trait SwfName {
     fn swf_name(&self) -> &'static str;
 }
 
@@ -521,6 +523,22 @@ swf_names! {
     }
     StartLambdaFunctionFailedCause {
         AssumeRoleFailed => "ASSUME_ROLE_FAILED",
+    }
+    WorkflowExecutionTimeoutType {
+        StartToClose => "START_TO_CLOSE",
+    }
+    LambdaFunctionTimeoutType {
+        StartToClose => "START_TO_CLOSE",
+    }
+    SignalExternalWorkflowExecutionFailedCause {
+        UnknownExternalWorkflowExecution => "UNKNOWN_EXTERNAL_WORKFLOW_EXECUTION",
+        SignalExternalWorkflowExecutionRateExceeded => "SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_RATE_EXCEEDED",
+        OperationNotPermitted => "OPERATION_NOT_PERMITTED",
+    }
+    RequestCancelExternalWorkflowExecutionFailedCause {
+        UnknownExternalWorkflowExecution => "UNKNOWN_EXTERNAL_WORKFLOW_EXECUTION",
+        RequestCancelExternalWorkflowExecutionRateExceeded => "REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_RATE_EXCEEDED",
+        OperationNotPermitted => "OPERATION_NOT_PERMITTED",
     }
     StartTimerFailedCause {
         TimerIdAlreadyInUse => "TIMER_ID_ALREADY_IN_USE",

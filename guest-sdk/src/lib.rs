@@ -94,6 +94,7 @@ mod status;
 pub mod testing;
 #[cfg(test)]
 mod tests;
+pub mod workflow;
 
 pub use activity::{Activities, IntoResult, heartbeat};
 pub use decision::builders;

@@ -1,0 +1,369 @@
+//! The awaits of a workflow: activities, timers, Lambda functions, children, signals to and
+//! cancel requests of other runs, each a builder that is issued as a decision when first polled.
+
+use std::cell::RefCell;
+use std::future::{Future, IntoFuture};
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use crate::Decision;
+use crate::decision::builders::{
+    RequestCancelExternal, ScheduleActivity, ScheduleLambda, SignalExternal, StartChild,
+};
+use crate::types::{ChildPolicy, WorkflowExecution};
+
+use super::state::{Outcome, State};
+use super::{Error, RetryPolicy, Workflow};
+
+/// A future of the workflow, boxed: what awaiting a builder gives.
+pub type LocalFuture<T> = Pin<Box<dyn Future<Output = T>>>;
+
+/// An operation being awaited: it issues its decision when first polled (with a default id if
+/// it names none), then is ready with the outcome the history records for it.
+#[must_use = "a command is issued only when polled"]
+pub struct Command {
+    state: Rc<RefCell<State>>,
+    /// The decision, as issued once it is.
+    decision: Decision,
+    slot: Option<usize>,
+}
+
+impl Command {
+    pub(crate) fn new(state: &Rc<RefCell<State>>, decision: Decision) -> Self {
+        Command {
+            state: Rc::clone(state),
+            decision,
+            slot: None,
+        }
+    }
+
+    /// The slot of its outcome, issuing it first if it was not yet.
+    fn slot(&mut self) -> usize {
+        if let Some(slot) = self.slot {
+            return slot;
+        }
+        let mut state = self.state.borrow_mut();
+        with_default_id(&mut state, &mut self.decision);
+        let slot = state.issue(self.decision.clone(), true).expect("awaited");
+        self.slot = Some(slot);
+        slot
+    }
+}
+
+impl Future for Command {
+    type Output = Outcome;
+
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Outcome> {
+        let slot = self.slot();
+        match self.state.borrow().slot(slot).outcome.clone() {
+            Some(outcome) => Poll::Ready(outcome),
+            None => Poll::Pending,
+        }
+    }
+}
+
+/// Gives `decision` an id if it names none: the activity's or function's type name, a timer's
+/// `timer`, a child's parent id and type name, each numbered by how many of its kind the code
+/// issued. Issued in the same order on every replay, they get the same ids.
+fn with_default_id(state: &mut State, decision: &mut Decision) {
+    let (kind, stem) = match &*decision {
+        Decision::ScheduleActivityTask(a) if a.activity_id.is_empty() => {
+            ("activity", a.activity_type.name.clone())
+        }
+        Decision::StartTimer(a) if a.timer_id.is_empty() => ("timer", "timer".to_owned()),
+        Decision::ScheduleLambdaFunction(a) if a.id.is_empty() => ("lambda", a.name.clone()),
+        Decision::StartChildWorkflowExecution(a) if a.workflow_id.is_empty() => (
+            "child",
+            format!("{}-{}", state.execution.workflow_id, a.workflow_type.name),
+        ),
+        _ => return,
+    };
+    let id = format!("{stem}-{}", state.next(kind));
+    match decision {
+        Decision::ScheduleActivityTask(a) => a.activity_id = id,
+        Decision::StartTimer(a) => a.timer_id = id,
+        Decision::ScheduleLambdaFunction(a) => a.id = id,
+        Decision::StartChildWorkflowExecution(a) => a.workflow_id = id,
+        _ => {}
+    }
+}
+
+/// Declares builder methods that pass their argument on to the decision builder's own.
+macro_rules! forward {
+    ($field:ident: $($(#[$doc:meta])* $method:ident($arg:ident: $ty:ty);)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $method(mut self, $arg: $ty) -> Self {
+                self.$field = self.$field.$method($arg);
+                self
+            }
+        )*
+    };
+}
+
+/// An activity to run: set its options, then `.await` its result (`Ok(result)`, or an
+/// [`Error`] if it failed, timed out, was canceled or could not be scheduled).
+#[must_use = "an activity runs only when awaited"]
+pub struct Activity {
+    pub(crate) workflow: Workflow,
+    pub(crate) decision: ScheduleActivity,
+    pub(crate) id: Option<String>,
+    pub(crate) retry: Option<RetryPolicy>,
+}
+
+impl Activity {
+    /// Its activity id, instead of the default (its type's name and a number).
+    pub fn id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+
+    /// Retries it as `policy` says, with a timer between attempts.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = Some(policy);
+        self
+    }
+
+    forward! { decision:
+        /// The input the worker gets.
+        input(input: impl Into<String>);
+        /// The task list to schedule it on, instead of the type's default.
+        task_list(name: impl Into<String>);
+        /// Its priority on that task list (higher first).
+        task_priority(priority: i32);
+        /// Seconds from scheduling to closing.
+        schedule_to_close(seconds: u64);
+        /// Seconds it may wait for a worker.
+        schedule_to_start(seconds: u64);
+        /// Seconds a worker may take.
+        start_to_close(seconds: u64);
+        /// Seconds allowed between two heartbeats.
+        heartbeat(seconds: u64);
+    }
+
+    /// One attempt's decision: the given id, numbered after the first attempt.
+    fn attempt(&self, attempt: u32) -> Decision {
+        let mut decision: Decision = self.decision.clone().into();
+        if let (Decision::ScheduleActivityTask(a), Some(id)) = (&mut decision, &self.id) {
+            a.activity_id = match attempt {
+                1 => id.clone(),
+                n => format!("{id}-{n}"),
+            };
+        }
+        decision
+    }
+}
+
+impl IntoFuture for Activity {
+    type Output = Outcome;
+    type IntoFuture = LocalFuture<Outcome>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let mut attempt = 1;
+            loop {
+                let outcome = Command::new(&self.workflow.state, self.attempt(attempt)).await;
+                match (&outcome, &self.retry) {
+                    (Err(error), Some(policy)) if policy.retries(attempt, error) => {
+                        let _ = self.workflow.sleep(policy.interval(attempt)).await;
+                        attempt += 1;
+                    }
+                    _ => return outcome,
+                }
+            }
+        })
+    }
+}
+
+/// A timer: `.await` it (`Ok(())` once it fires), or [`cancel`](Timer::cancel) it.
+#[must_use = "a timer starts only when awaited or polled"]
+pub struct Timer {
+    command: Command,
+}
+
+impl Timer {
+    pub(crate) fn new(workflow: &Workflow, duration: Duration) -> Self {
+        let seconds = duration.as_secs() + u64::from(duration.subsec_nanos() > 0);
+        let decision = Decision::start_timer("", seconds).into();
+        Timer {
+            command: Command::new(&workflow.state, decision),
+        }
+    }
+
+    /// Cancels it if it was started and has not fired: it then ends `Err` (canceled).
+    pub fn cancel(&mut self) {
+        let (Some(slot), Decision::StartTimer(timer)) = (self.command.slot, &self.command.decision)
+        else {
+            return;
+        };
+        let mut state = self.command.state.borrow_mut();
+        if state.slot(slot).outcome.is_none() {
+            state.issue(Decision::cancel_timer(timer.timer_id.clone()), false);
+        }
+    }
+}
+
+impl Future for Timer {
+    type Output = Result<(), Error>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Pin::new(&mut self.command)
+            .poll(cx)
+            .map(|outcome| outcome.map(drop))
+    }
+}
+
+/// A Lambda function to run: set its options, then `.await` its result.
+#[must_use = "a function runs only when awaited"]
+pub struct Lambda {
+    pub(crate) workflow: Workflow,
+    pub(crate) decision: ScheduleLambda,
+}
+
+impl Lambda {
+    forward! { decision:
+        /// The input the function gets.
+        input(input: impl Into<String>);
+        /// Seconds it may run.
+        start_to_close(seconds: u64);
+    }
+}
+
+impl IntoFuture for Lambda {
+    type Output = Outcome;
+    type IntoFuture = Command;
+
+    fn into_future(self) -> Command {
+        Command::new(&self.workflow.state, self.decision.into())
+    }
+}
+
+/// A child workflow to start: set its options, then `.await` its result, or
+/// [`start`](Child::start) it and await its result later.
+#[must_use = "a child starts only when awaited"]
+pub struct Child {
+    pub(crate) workflow: Workflow,
+    pub(crate) decision: StartChild,
+}
+
+impl Child {
+    forward! { decision:
+        /// The input the child gets.
+        input(input: impl Into<String>);
+        /// The task list of its decision tasks, instead of its type's default.
+        task_list(name: impl Into<String>);
+        /// Its priority.
+        task_priority(priority: i32);
+        /// Seconds it may run.
+        execution_start_to_close(seconds: u64);
+        /// Seconds each of its decision tasks may take.
+        task_start_to_close(seconds: u64);
+        /// What happens to it when this run closes.
+        child_policy(policy: ChildPolicy);
+    }
+
+    /// Starts it: ready with the started run (or why it could not start), whose
+    /// [`result`](ChildRun::result) is awaited apart.
+    pub fn start(self) -> LocalFuture<Result<ChildRun, Error>> {
+        let mut command = Command::new(&self.workflow.state, self.decision.into());
+        Box::pin(std::future::poll_fn(move |_| {
+            let slot = command.slot();
+            let state = command.state.borrow();
+            match (&state.slot(slot).child, &state.slot(slot).outcome) {
+                (Some(execution), _) => Poll::Ready(Ok(ChildRun {
+                    execution: execution.clone(),
+                    state: Rc::clone(&command.state),
+                    slot,
+                })),
+                (None, Some(Err(error))) => Poll::Ready(Err(error.clone())),
+                _ => Poll::Pending,
+            }
+        }))
+    }
+}
+
+impl IntoFuture for Child {
+    type Output = Outcome;
+    type IntoFuture = Command;
+
+    fn into_future(self) -> Command {
+        Command::new(&self.workflow.state, self.decision.into())
+    }
+}
+
+/// A started child run.
+pub struct ChildRun {
+    execution: WorkflowExecution,
+    state: Rc<RefCell<State>>,
+    slot: usize,
+}
+
+impl ChildRun {
+    /// The child run's workflow and run id.
+    pub fn execution(&self) -> &WorkflowExecution {
+        &self.execution
+    }
+
+    /// Its result, once it closes.
+    pub fn result(&self) -> LocalFuture<Outcome> {
+        let (state, slot) = (Rc::clone(&self.state), self.slot);
+        Box::pin(std::future::poll_fn(move |_| {
+            match state.borrow().slot(slot).outcome.clone() {
+                Some(outcome) => Poll::Ready(outcome),
+                None => Poll::Pending,
+            }
+        }))
+    }
+}
+
+/// A signal to send to another run: `.await` it (`Ok(())` once delivered).
+#[must_use = "a signal is sent only when awaited"]
+pub struct Signal {
+    pub(crate) workflow: Workflow,
+    pub(crate) decision: SignalExternal,
+}
+
+impl Signal {
+    forward! { decision:
+        /// Sends it to this run of the workflow only.
+        run_id(run_id: impl Into<String>);
+        /// The signal's input.
+        input(input: impl Into<String>);
+    }
+}
+
+impl IntoFuture for Signal {
+    type Output = Result<(), Error>;
+    type IntoFuture = LocalFuture<Result<(), Error>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        let command = Command::new(&self.workflow.state, self.decision.into());
+        Box::pin(async move { command.await.map(drop) })
+    }
+}
+
+/// A request that another run cancel: `.await` it (`Ok(())` once delivered).
+#[must_use = "a cancel request is sent only when awaited"]
+pub struct CancelRequest {
+    pub(crate) workflow: Workflow,
+    pub(crate) decision: RequestCancelExternal,
+}
+
+impl CancelRequest {
+    forward! { decision:
+        /// Asks this run of the workflow only.
+        run_id(run_id: impl Into<String>);
+    }
+}
+
+impl IntoFuture for CancelRequest {
+    type Output = Result<(), Error>;
+    type IntoFuture = LocalFuture<Result<(), Error>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        let command = Command::new(&self.workflow.state, self.decision.into());
+        Box::pin(async move { command.await.map(drop) })
+    }
+}

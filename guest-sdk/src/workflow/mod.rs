@@ -1,0 +1,280 @@
+//! Workflows as ordinary async code, replayed over the history on every decision task.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use weft_guest::workflow::{Error, Workflow};
+//!
+//! weft_guest::workflow!(greet);
+//!
+//! async fn greet(workflow: Workflow) -> Result<Option<String>, Error> {
+//!     let name = workflow.input().unwrap_or_else(|| "world".into());
+//!     let greeting = workflow.activity("Greet", "1.0").input(name).start_to_close(30).await?;
+//!     workflow.sleep(Duration::from_secs(1)).await?;
+//!     Ok(greeting)
+//! }
+//! ```
+//!
+//! Each `.await` on an activity, timer, function or child issues its decision the first time it
+//! is reached, and is ready once the history records how it ended. On every decision task the
+//! workflow runs from the start against the whole history, event by event: at each earlier
+//! decision task it sees what that task saw, and what it issues there must be what the history
+//! recorded (same decision types, ids and types run, in order; inputs and durations may
+//! differ). Anything else is a *nondeterminism*: the task fails with an error naming both, and
+//! decides nothing. What it issues at the task being decided now is the answer.
+//!
+//! So workflow code must do the same on every replay: use [`Workflow::now`] and
+//! [`Workflow::random`] rather than reading clocks or random sources of its own, and change a
+//! running workflow with [`Workflow::patched`]. Commands get default ids from their kind and the
+//! order they are issued in (`Greet-1`, `timer-1`); give your own with `.id(..)` where
+//! histories are read by people.
+//!
+//! Awaiting several at once: [`join`], [`join_all`], [`select`] and [`select_all`] poll in the
+//! order given, so of several outcomes recorded by one task the first given wins on every
+//! replay.
+//!
+//! A failed, timed-out or canceled activity is an [`Error`] at its await, which `?` passes on:
+//! returned from the workflow, it fails the run with its reason and details. A workflow that
+//! the run's owner asks to cancel learns of it by [`Workflow::cancellation`] (or
+//! [`Workflow::cancel_requested`]), may run compensating activities, and closes the run as
+//! canceled by returning [`Error::canceled`].
+
+mod calls;
+mod combinators;
+mod error;
+mod replay;
+mod retry;
+mod shape;
+mod state;
+#[cfg(test)]
+mod tests;
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::rc::Rc;
+use std::task::Poll;
+use std::time::{Duration, SystemTime};
+
+pub use calls::{
+    Activity, CancelRequest, Child, ChildRun, Command, Lambda, LocalFuture, Signal, Timer,
+};
+pub use combinators::{Either, join, join_all, select, select_all};
+pub use error::{Error, ErrorKind};
+pub use retry::RetryPolicy;
+
+use crate::decision::builders::ContinueAsNew;
+use crate::types::WorkflowExecution;
+use crate::{Decision, History, IntoResult, Response};
+use state::{PATCH_MARKER, State};
+
+/// Runs `workflow` over the decision task's history and answers it: what a decider built with
+/// [`workflow!`](crate::workflow!) does on every task. `Err` is a nondeterminism.
+pub fn run<Fut, R>(
+    history: &History,
+    workflow: impl FnOnce(Workflow) -> Fut,
+) -> Result<Response, String>
+where
+    Fut: Future<Output = Result<R, Error>>,
+    R: IntoResult,
+{
+    replay::run(history, workflow)
+}
+
+/// The running workflow: its input, its clock and randomness, and every operation it awaits.
+/// Cheap to clone; every clone is the same workflow.
+#[derive(Clone)]
+pub struct Workflow {
+    state: Rc<RefCell<State>>,
+}
+
+impl Workflow {
+    /// The run's input.
+    pub fn input(&self) -> Option<String> {
+        self.state.borrow().input.clone()
+    }
+
+    /// The run's input read as JSON into `T`.
+    #[cfg(feature = "serde")]
+    pub fn input_json<T: serde::de::DeserializeOwned>(&self) -> Result<T, Error> {
+        let input = self.input().unwrap_or_default();
+        serde_json::from_str(&input).map_err(|e| {
+            Error::failed(format!(
+                "the workflow's input is not the JSON expected: {e}"
+            ))
+        })
+    }
+
+    /// The run's workflow and run id.
+    pub fn execution(&self) -> WorkflowExecution {
+        self.state.borrow().execution.clone()
+    }
+
+    /// The time of the decision task being replayed: the same on every replay.
+    pub fn now(&self) -> SystemTime {
+        let seconds = self.state.borrow().now;
+        SystemTime::UNIX_EPOCH + Duration::try_from_secs_f64(seconds).unwrap_or_default()
+    }
+
+    /// The next number of a sequence seeded by the run: the same on every replay.
+    pub fn random(&self) -> u64 {
+        self.state.borrow_mut().random()
+    }
+
+    /// Whether the code is running through a decision task the history already recorded (its
+    /// decisions are checked, not made): for logging once rather than on every replay.
+    pub fn is_replaying(&self) -> bool {
+        self.state.borrow().replaying
+    }
+
+    /// An activity of type `name`/`version`, to configure and `.await`.
+    pub fn activity(&self, name: impl Into<String>, version: impl Into<String>) -> Activity {
+        Activity {
+            workflow: self.clone(),
+            decision: Decision::schedule_activity("", name, version),
+            id: None,
+            retry: None,
+        }
+    }
+
+    /// The Lambda function `name`, to configure and `.await`.
+    pub fn lambda(&self, name: impl Into<String>) -> Lambda {
+        Lambda {
+            workflow: self.clone(),
+            decision: Decision::schedule_lambda("", name),
+        }
+    }
+
+    /// A timer of `duration` (whole seconds, rounded up, as SWF counts), started when first
+    /// awaited.
+    pub fn sleep(&self, duration: Duration) -> Timer {
+        Timer::new(self, duration)
+    }
+
+    /// A child workflow of type `name`/`version`, to configure and `.await` (or start).
+    pub fn child(&self, name: impl Into<String>, version: impl Into<String>) -> Child {
+        Child {
+            workflow: self.clone(),
+            decision: Decision::start_child("", name, version),
+        }
+    }
+
+    /// A signal `name` to send to the workflow `workflow_id`, to `.await`.
+    pub fn signal_external(
+        &self,
+        workflow_id: impl Into<String>,
+        name: impl Into<String>,
+    ) -> Signal {
+        Signal {
+            workflow: self.clone(),
+            decision: Decision::signal_external(workflow_id, name),
+        }
+    }
+
+    /// A request that the workflow `workflow_id` cancel, to `.await`.
+    pub fn request_cancel_external(&self, workflow_id: impl Into<String>) -> CancelRequest {
+        CancelRequest {
+            workflow: self.clone(),
+            decision: Decision::request_cancel_external(workflow_id),
+        }
+    }
+
+    /// The input of the next signal `name` this run receives (each signal is taken once).
+    /// With a timeout: `select(workflow.signal("approve"), workflow.sleep(..))`.
+    pub fn signal(&self, name: impl Into<String>) -> LocalFuture<Option<String>> {
+        let (state, name) = (Rc::clone(&self.state), name.into());
+        Box::pin(std::future::poll_fn(move |_| {
+            let mut state = state.borrow_mut();
+            match state
+                .signals
+                .get_mut(&name)
+                .and_then(|queue| queue.pop_front())
+            {
+                Some(input) => Poll::Ready(input),
+                None => Poll::Pending,
+            }
+        }))
+    }
+
+    /// Ready once the run is asked to cancel (`RequestCancelWorkflowExecution`).
+    pub fn cancellation(&self) -> LocalFuture<()> {
+        let state = Rc::clone(&self.state);
+        Box::pin(std::future::poll_fn(move |_| {
+            match state.borrow().cancel_requested {
+                true => Poll::Ready(()),
+                false => Poll::Pending,
+            }
+        }))
+    }
+
+    /// Whether the run has been asked to cancel, as of the decision task being replayed.
+    pub fn cancel_requested(&self) -> bool {
+        self.state.borrow().cancel_requested
+    }
+
+    /// Records a marker in the history (`RecordMarker`).
+    pub fn record_marker(&self, name: impl Into<String>, details: Option<String>) {
+        let decision = Decision::record_marker(name, details);
+        self.state.borrow_mut().issue(decision, false);
+    }
+
+    /// Whether the run takes the code of change `change`: `true` where a run reaches this
+    /// point for the first time with the change deployed (it records a marker saying so), and
+    /// on replays of those runs; `false` on replays of runs that passed this point before the
+    /// change. The answer, once given, holds for the rest of the run.
+    ///
+    /// ```no_run
+    /// # async fn order(workflow: weft_guest::workflow::Workflow) -> Result<(), weft_guest::workflow::Error> {
+    /// if workflow.patched("fraud-check") {
+    ///     workflow.activity("CheckFraud", "1.0").await?;
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn patched(&self, change: &str) -> bool {
+        let mut state = self.state.borrow_mut();
+        if let Some(&answer) = state.patches.get(change) {
+            return answer;
+        }
+        let answer = !state.replaying || state.task_patches.iter().any(|c| c == change);
+        if answer {
+            let marker = Decision::record_marker(PATCH_MARKER, Some(change.to_owned()));
+            state.issue(marker, false);
+        }
+        state.patches.insert(change.to_owned(), answer);
+        answer
+    }
+
+    /// Says that every run still open took change `change` (the code before it is gone): the
+    /// code always takes the changed path, and the patch markers of older runs are accepted
+    /// without being asked for. Remove the call itself once no history has the marker.
+    pub fn deprecate_patch(&self, change: &str) {
+        self.state
+            .borrow_mut()
+            .patches
+            .insert(change.to_owned(), true);
+    }
+
+    /// The error that, returned by the workflow, closes this run and starts a new one as
+    /// `decision` says (`Decision::continue_as_new().input(..)`).
+    pub fn continue_as_new(&self, decision: ContinueAsNew) -> Error {
+        Error::continue_as_new(decision)
+    }
+}
+
+/// Makes this crate a decider component whose workflow is the given async function: `async fn
+/// (Workflow) -> Result<R, Error>`, where `R` is a result as activity workers return one (an
+/// `Option<String>`, a `String`, or with the feature `serde` a `Json` value).
+///
+/// ```no_run
+/// use weft_guest::workflow::{Error, Workflow};
+///
+/// weft_guest::workflow!(echo);
+///
+/// async fn echo(workflow: Workflow) -> Result<Option<String>, Error> {
+///     workflow.activity("Echo", "1.0").input(workflow.input().unwrap_or_default()).await
+/// }
+/// ```
+#[macro_export]
+macro_rules! workflow {
+    ($workflow:expr) => {
+        $crate::decider!(|history: &$crate::History| $crate::workflow::run(history, $workflow));
+    };
+}
