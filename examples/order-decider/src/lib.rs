@@ -286,3 +286,18 @@ fn parse(text: &str) -> Value {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod input_tests {
+    use super::decide;
+    use weft_examples::order::WORKFLOW;
+    use weft_guest::testing::HistoryBuilder;
+
+    #[test]
+    fn without_an_order_the_decision_task_fails() {
+        let mut h = HistoryBuilder::new(WORKFLOW.name, WORKFLOW.version, None);
+        assert!(h.decide(decide).is_err());
+        let mut h = HistoryBuilder::new(WORKFLOW.name, WORKFLOW.version, Some("not json"));
+        assert!(h.decide(decide).unwrap_err().contains("not JSON"));
+    }
+}

@@ -192,15 +192,18 @@ impl Timer {
         }
     }
 
+    /// Its timer id, instead of the default (`timer` and a number).
+    pub fn id(mut self, id: impl Into<String>) -> Self {
+        if let Decision::StartTimer(timer) = &mut self.command.decision {
+            timer.timer_id = id.into();
+        }
+        self
+    }
+
     /// Cancels it if it was started and has not fired: it then ends `Err` (canceled).
     pub fn cancel(&mut self) {
-        let (Some(slot), Decision::StartTimer(timer)) = (self.command.slot, &self.command.decision)
-        else {
-            return;
-        };
-        let mut state = self.command.state.borrow_mut();
-        if state.slot(slot).outcome.is_none() {
-            state.issue(Decision::cancel_timer(timer.timer_id.clone()), false);
+        if let (Some(_), Decision::StartTimer(timer)) = (self.command.slot, &self.command.decision) {
+            self.command.state.borrow_mut().cancel_timer(&timer.timer_id);
         }
     }
 }
@@ -220,9 +223,16 @@ impl Future for Timer {
 pub struct Lambda {
     pub(crate) workflow: Workflow,
     pub(crate) decision: ScheduleLambda,
+    pub(crate) id: Option<String>,
 }
 
 impl Lambda {
+    /// Its id, instead of the default (the function's name and a number).
+    pub fn id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+
     forward! { decision:
         /// The input the function gets.
         input(input: impl Into<String>);
@@ -236,7 +246,11 @@ impl IntoFuture for Lambda {
     type IntoFuture = Command;
 
     fn into_future(self) -> Command {
-        Command::new(&self.workflow.state, self.decision.into())
+        let mut decision: Decision = self.decision.into();
+        if let (Decision::ScheduleLambdaFunction(lambda), Some(id)) = (&mut decision, self.id) {
+            lambda.id = id;
+        }
+        Command::new(&self.workflow.state, decision)
     }
 }
 
@@ -246,9 +260,27 @@ impl IntoFuture for Lambda {
 pub struct Child {
     pub(crate) workflow: Workflow,
     pub(crate) decision: StartChild,
+    pub(crate) id: Option<String>,
 }
 
 impl Child {
+    /// Its workflow id, instead of the default (this run's workflow id, the child's type name
+    /// and a number).
+    pub fn id(mut self, workflow_id: impl Into<String>) -> Self {
+        self.id = Some(workflow_id.into());
+        self
+    }
+
+    /// Its decision, with the id given.
+    fn decision(self) -> (Workflow, Decision) {
+        let mut decision: Decision = self.decision.into();
+        if let (Decision::StartChildWorkflowExecution(child), Some(id)) = (&mut decision, self.id)
+        {
+            child.workflow_id = id;
+        }
+        (self.workflow, decision)
+    }
+
     forward! { decision:
         /// The input the child gets.
         input(input: impl Into<String>);
@@ -267,7 +299,8 @@ impl Child {
     /// Starts it: ready with the started run (or why it could not start), whose
     /// [`result`](ChildRun::result) is awaited apart.
     pub fn start(self) -> LocalFuture<Result<ChildRun, Error>> {
-        let mut command = Command::new(&self.workflow.state, self.decision.into());
+        let (workflow, decision) = self.decision();
+        let mut command = Command::new(&workflow.state, decision);
         Box::pin(std::future::poll_fn(move |_| {
             let slot = command.slot();
             let state = command.state.borrow();
@@ -289,7 +322,8 @@ impl IntoFuture for Child {
     type IntoFuture = Command;
 
     fn into_future(self) -> Command {
-        Command::new(&self.workflow.state, self.decision.into())
+        let (workflow, decision) = self.decision();
+        Command::new(&workflow.state, decision)
     }
 }
 

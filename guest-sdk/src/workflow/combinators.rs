@@ -1,5 +1,6 @@
-//! Awaiting several things at once, deterministically: futures are polled in the order given,
-//! so that of several ready at one decision task the first given wins, on every replay.
+//! Awaiting several things at once, deterministically: the code runs once per decision task,
+//! after all the events that task saw, so of outcomes seen by different tasks the earlier wins,
+//! and of outcomes seen by one task the future given first.
 
 use std::future::{Future, IntoFuture, poll_fn};
 use std::pin::pin;
@@ -77,7 +78,7 @@ pub async fn select<A: IntoFuture, B: IntoFuture>(a: A, b: B) -> Either<A::Outpu
 }
 
 /// The index and outcome of the first of `futures` that is ready (the earliest given, if
-/// several are).
+/// several are at once).
 pub async fn select_all<F: IntoFuture>(futures: impl IntoIterator<Item = F>) -> (usize, F::Output) {
     let mut futures: Vec<_> = futures
         .into_iter()
@@ -90,6 +91,17 @@ pub async fn select_all<F: IntoFuture>(futures: impl IntoIterator<Item = F>) -> 
             }
         }
         Poll::Pending
+    })
+    .await
+}
+
+/// Ready once `condition` holds: the workflow's own state, changed by its other awaits (a flag
+/// set when a signal came, a counter of finished activities). The condition is checked as the
+/// replay applies each event, so it becomes true at the same point on every replay.
+pub async fn wait_until(mut condition: impl FnMut() -> bool) {
+    poll_fn(|_| match condition() {
+        true => Poll::Ready(()),
+        false => Poll::Pending,
     })
     .await
 }

@@ -36,7 +36,8 @@ pub enum ErrorKind {
     Failed,
     /// It timed out; the reason is SWF's timeout type, such as `START_TO_CLOSE`.
     TimedOut,
-    /// It was canceled; returned by the workflow, the run closes as canceled.
+    /// It was canceled; returned by the workflow (`?` on a canceled activity, or
+    /// [`Error::canceled`]), the run closes as canceled.
     Canceled,
     /// The child workflow was terminated.
     Terminated,
@@ -104,12 +105,12 @@ impl Error {
         self.details.as_deref()
     }
 
-    /// The decision that closes a run whose workflow function returned this error: cancel if
-    /// it is a cancellation and the run was asked to cancel, continue as new, or fail.
-    pub(crate) fn into_close(self, cancel_requested: bool) -> Decision {
+    /// The decision that closes a run whose workflow function returned this error: cancel,
+    /// continue as new, or fail.
+    pub(crate) fn into_close(self) -> Decision {
         match self.kind {
             ErrorKind::ContinueAsNew => *self.continue_as_new.expect("built with its decision"),
-            ErrorKind::Canceled if cancel_requested => Decision::cancel(self.details),
+            ErrorKind::Canceled => Decision::cancel(self.details),
             _ => {
                 let reason = self.reason.clone().unwrap_or_else(|| self.to_string());
                 Decision::fail(reason, self.details)

@@ -16,11 +16,12 @@
 //!
 //! Each `.await` on an activity, timer, function or child issues its decision the first time it
 //! is reached, and is ready once the history records how it ended. On every decision task the
-//! workflow runs from the start against the whole history, event by event: at each earlier
-//! decision task it sees what that task saw, and what it issues there must be what the history
-//! recorded (same decision types, ids and types run, in order; inputs and durations may
-//! differ). Anything else is a *nondeterminism*: the task fails with an error naming both, and
-//! decides nothing. What it issues at the task being decided now is the answer.
+//! workflow runs from the start against the whole history, as each decision task saw it: the
+//! events up to the task's start are applied, then the code runs as far as it can (as
+//! Temporal's SDKs do). What it issues for each earlier decision task must be what the
+//! history recorded (same decision types, ids and types run, in order; inputs and durations
+//! may differ). Anything else is a *nondeterminism*: the task fails with an error naming both,
+//! and decides nothing. What it issues for the task being decided now is the answer.
 //!
 //! So workflow code must do the same on every replay: use [`Workflow::now`] and
 //! [`Workflow::random`] rather than reading clocks or random sources of its own, and change a
@@ -28,9 +29,9 @@
 //! order they are issued in (`Greet-1`, `timer-1`); give your own with `.id(..)` where
 //! histories are read by people.
 //!
-//! Awaiting several at once: [`join`], [`join_all`], [`select`] and [`select_all`] poll in the
-//! order given, so of several outcomes recorded by one task the first given wins on every
-//! replay.
+//! Awaiting several at once: [`join`], [`join_all`], [`select`] and [`select_all`]; awaiting
+//! the workflow's own state: [`wait_until`]. Of outcomes seen by different decision tasks the
+//! earlier wins; of outcomes seen by one task, the future given first.
 //!
 //! A failed, timed-out or canceled activity is an [`Error`] at its await, which `?` passes on:
 //! returned from the workflow, it fails the run with its reason and details. A workflow that
@@ -57,7 +58,7 @@ use std::time::{Duration, SystemTime};
 pub use calls::{
     Activity, CancelRequest, Child, ChildRun, Command, Lambda, LocalFuture, Signal, Timer,
 };
-pub use combinators::{Either, join, join_all, select, select_all};
+pub use combinators::{Either, join, join_all, select, select_all, wait_until};
 pub use error::{Error, ErrorKind};
 pub use retry::RetryPolicy;
 
@@ -140,6 +141,7 @@ impl Workflow {
         Lambda {
             workflow: self.clone(),
             decision: Decision::schedule_lambda("", name),
+            id: None,
         }
     }
 
@@ -149,11 +151,19 @@ impl Workflow {
         Timer::new(self, duration)
     }
 
+    /// Cancels the timer `id` if it was started and has neither fired nor been cancelled; its
+    /// await then ends `Err` (canceled). For a timer awaited elsewhere ([`Timer::cancel`] is the
+    /// same for one at hand).
+    pub fn cancel_timer(&self, id: &str) {
+        self.state.borrow_mut().cancel_timer(id);
+    }
+
     /// A child workflow of type `name`/`version`, to configure and `.await` (or start).
     pub fn child(&self, name: impl Into<String>, version: impl Into<String>) -> Child {
         Child {
             workflow: self.clone(),
             decision: Decision::start_child("", name, version),
+            id: None,
         }
     }
 

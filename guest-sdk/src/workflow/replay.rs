@@ -1,6 +1,10 @@
-//! Runs workflow code over a history: event by event, polling the code where a decision task
-//! started (it saw exactly the events before), matching what it issues with the decisions the
-//! history recorded, and answering with what it issues at the task being decided now.
+//! Runs workflow code over a history as its decision tasks saw it: the events up to each
+//! `DecisionTaskStarted` are applied, then the code runs as far as it goes, and what it issues
+//! is matched with the decisions the history recorded for that task; what it issues at the
+//! task being decided now is the answer.
+//!
+//! Events that came while a decision task was running were not seen by that task: they are
+//! applied after its recorded decisions, as the next task saw them.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -44,26 +48,51 @@ where
         patches: patches_by_task(history.events()),
     };
     let current = history.task().started_event_id;
+    let events = history.events();
     let mut matching = None;
-    for event in history.events() {
-        if let Some(task) = matching {
+    // Events a running decision task did not see, applied once its decisions are matched.
+    let mut unseen: Vec<&HistoryEvent> = Vec::new();
+    let mut task_running = false;
+    // The task being decided sees every event given, even any after its start (a test's).
+    let mut deciding = None;
+    for event in events {
+        if let Some(completed) = matching {
             match recorded(event) {
-                Some((by, shape)) if by == task => replay.matched(event.event_id, &shape)?,
+                Some((by, shape)) if by == completed => {
+                    replay.matched(event.event_id, &shape)?;
+                    unseen.push(event);
+                    continue;
+                }
                 _ => {
-                    replay.task_done(task, event.event_id)?;
+                    replay.task_done(completed, event.event_id)?;
                     matching = None;
+                    task_running = false;
+                    unseen.drain(..).for_each(|event| replay.outside(event));
                 }
             }
         }
         match &event.attributes {
-            E::DecisionTaskStarted(_) => replay.decide(event, event.event_id != current),
+            E::DecisionTaskStarted(_) if event.event_id == current => deciding = Some(event),
+            E::DecisionTaskStarted(_) => {
+                task_running = true;
+                replay.poll(event, false);
+            }
             E::DecisionTaskCompleted(_) => matching = Some(event.event_id),
+            E::DecisionTaskTimedOut(_) => {
+                task_running = false;
+                unseen.drain(..).for_each(|event| replay.outside(event));
+            }
+            _ if task_running => unseen.push(event),
             _ => replay.outside(event),
         }
     }
-    if let Some(task) = matching {
-        let last = history.events().last().map_or(0, |e| e.event_id);
-        replay.task_done(task, last)?;
+    if let Some(completed) = matching {
+        let last = events.last().map_or(0, |e| e.event_id);
+        replay.task_done(completed, last)?;
+    }
+    unseen.drain(..).for_each(|event| replay.outside(event));
+    if let Some(started) = deciding {
+        replay.poll(started, true);
     }
     let mut state = replay.state.borrow_mut();
     let decisions: Vec<Decision> = state.issued.drain(..).map(|i| i.decision).collect();
@@ -90,22 +119,23 @@ where
     Fut: Future<Output = Result<R, Error>>,
     R: IntoResult,
 {
-    /// Runs the code as far as it goes at the decision task started by `started`.
-    fn decide(&mut self, started: &HistoryEvent, replaying: bool) {
+    /// Runs the code as far as it goes at the decision task started by `started` (`current`:
+    /// the one being decided now); once it returned, issues the close decision (again, if SWF
+    /// refused it).
+    fn poll(&mut self, started: &HistoryEvent, current: bool) {
         {
             let mut state = self.state.borrow_mut();
             state.now = started.event_timestamp;
-            state.replaying = replaying;
+            state.replaying = !current;
             state.task_patches = self.patches.remove(&started.event_id).unwrap_or_default();
         }
         if let Some(code) = &mut self.code {
             let mut context = Context::from_waker(Waker::noop());
             if let Poll::Ready(result) = code.as_mut().poll(&mut context) {
                 self.code = None;
-                let cancel_requested = self.state.borrow().cancel_requested;
                 let close = match result.and_then(close_result) {
                     Ok(result) => Decision::complete(result),
-                    Err(error) => error.into_close(cancel_requested),
+                    Err(error) => error.into_close(),
                 };
                 self.close = Some(close.clone());
                 self.state.borrow_mut().issue(close, false);

@@ -36,6 +36,8 @@ pub(crate) struct State {
     pub(crate) issued: VecDeque<Issued>,
     /// Every command that ends in an outcome, by the number its await holds.
     slots: Vec<Slot>,
+    /// The slot of each timer issued, by id, and whether its cancel was issued.
+    timers: HashMap<String, (usize, bool)>,
     /// How many commands of each kind were issued, for default ids.
     counters: HashMap<&'static str, u64>,
     /// Signals received and not yet taken, by name, in order.
@@ -77,6 +79,7 @@ impl State {
             patches: HashMap::new(),
             issued: VecDeque::new(),
             slots: Vec::new(),
+            timers: HashMap::new(),
             counters: HashMap::new(),
             signals: HashMap::new(),
             cancel_requested: false,
@@ -97,8 +100,23 @@ impl State {
             self.slots.push(Slot::default());
             self.slots.len() - 1
         });
+        if let (Decision::StartTimer(timer), Some(slot)) = (&decision, slot) {
+            self.timers.insert(timer.timer_id.clone(), (slot, false));
+        }
         self.issued.push_back(Issued { decision, slot });
         slot
+    }
+
+    /// Issues `CancelTimer` for the timer `id` if it was started, has not ended, and was not
+    /// asked to cancel already.
+    pub(crate) fn cancel_timer(&mut self, id: &str) {
+        let Some((slot, canceled)) = self.timers.get_mut(id) else {
+            return;
+        };
+        if !*canceled && self.slots[*slot].outcome.is_none() {
+            *canceled = true;
+            self.issue(Decision::cancel_timer(id), false);
+        }
     }
 
     pub(crate) fn slot(&self, slot: usize) -> &Slot {

@@ -294,28 +294,28 @@ async fn race(workflow: Workflow) -> Result<Option<String>, Error> {
 }
 
 #[test]
-fn select_takes_what_the_task_saw_first_and_of_two_at_once_the_first_given() {
+fn select_takes_what_its_task_saw_first_and_of_two_at_once_the_first_given() {
     // B finished first, alone before a task: B wins, and keeps winning on replay once A has
     // finished too.
     let mut h = HistoryBuilder::new("Race", "1.0", None);
-    assert_eq!(
-        names(&decide(&mut h, race)),
-        ["activity A-1", "activity B-2"]
-    );
+    assert_eq!(names(&decide(&mut h, race)), ["activity A-1", "activity B-2"]);
     h.activity_completed("B-2", Some("b"));
     assert_eq!(names(&decide(&mut h, race)), ["timer timer-1 1s"]);
     h.activity_completed("A-1", Some("a"));
     h.timer_fired("timer-1");
     assert_eq!(names(&decide(&mut h, race)), [r#"complete Some("B b")"#]);
 
-    // Both finished before the next task: the first given wins.
-    let mut h = HistoryBuilder::new("Race", "1.0", None);
-    decide(&mut h, race);
-    h.activity_completed("B-2", Some("b"));
-    h.activity_completed("A-1", Some("a"));
-    decide(&mut h, race);
-    h.timer_fired("timer-1");
-    assert_eq!(names(&decide(&mut h, race)), [r#"complete Some("A a")"#]);
+    // Both finished before the next task: the first given wins, whichever finished first.
+    for (first, second, winner) in [("A-1", "B-2", "A a"), ("B-2", "A-1", "A a")] {
+        let mut h = HistoryBuilder::new("Race", "1.0", None);
+        decide(&mut h, race);
+        h.activity_completed(first, Some(&first[..1].to_lowercase()));
+        h.activity_completed(second, Some(&second[..1].to_lowercase()));
+        decide(&mut h, race);
+        h.timer_fired("timer-1");
+        let done = format!("complete Some({winner:?})");
+        assert_eq!(names(&decide(&mut h, race)), [done]);
+    }
 }
 
 #[test]

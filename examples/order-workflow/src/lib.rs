@@ -1,0 +1,161 @@
+//! The SWF developer guide's order workflow as ordinary async code: the same behaviour as
+//! `order-decider`'s state machine (see its documentation), replayed by `weft_guest::workflow`.
+
+use std::cell::Cell;
+use std::convert::Infallible;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use weft_examples::TypeName;
+use weft_examples::order::{
+    ACTIVITY_SCHEDULE_TIMEOUT_SECS as QUEUED, ACTIVITY_TASK_LIST, ACTIVITY_TIMEOUT_SECS as RUN,
+    CANCEL_ORDER, CANCEL_SIGNAL, CANCEL_TOO_LATE_MARKER, CANCEL_WINDOW_TIMER, CHARGE_CREDIT_CARD,
+    DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER, RECORD_COMPLETION, SHIP_ORDER, VERIFY_ORDER,
+};
+use weft_guest::workflow::{
+    Activity, Either, Error, ErrorKind, Workflow, join, select, wait_until,
+};
+
+weft_guest::workflow!(order);
+
+/// Verifies the order, charges the card, ships once the cancellation window closed, records the
+/// order and completes with `{"order_id", "charge", "shipment"}`; a cancel within the window
+/// (once no activity runs), or a failed charge, cancels the order and emails the customer.
+pub async fn order(wf: Workflow) -> Result<String, Error> {
+    let input = wf.input().unwrap_or_default();
+    let order: Value = wf.input_json()?;
+    let seconds = order["cancel_window_seconds"].as_u64();
+    let seconds = Duration::from_secs(seconds.unwrap_or(DEFAULT_CANCEL_WINDOW_SECS));
+    let mut window = wf.sleep(seconds).id(CANCEL_WINDOW_TIMER);
+    let (closed, canceled) = (Cell::new(false), Cell::new(false));
+    let cancel = select(wf.signal(CANCEL_SIGNAL), wf.cancellation());
+    let watch = async {
+        match select(&mut window, cancel).await {
+            Either::Left(_) => closed.set(true),
+            Either::Right(_) => {
+                canceled.set(true);
+                window.cancel();
+            }
+        }
+        late_cancels(&wf).await
+    };
+    let steps = async {
+        let verified = activity(&wf, "verify-order", VERIFY_ORDER, &input).await;
+        if canceled.get() {
+            return wind_down(&wf, &order, None, by_customer()).await;
+        }
+        verified.map_err(|e| failure("invalid order", &e))?;
+        let receipt = match activity(&wf, "charge-credit-card", CHARGE_CREDIT_CARD, &input).await {
+            Ok(receipt) => receipt.unwrap_or_else(|| "null".into()),
+            Err(e) => return wind_down(&wf, &order, None, failure("payment declined", &e)).await,
+        };
+        wait_until(|| closed.get() || canceled.get()).await;
+        if canceled.get() {
+            return wind_down(&wf, &order, Some(&receipt), by_customer()).await;
+        }
+        let shipment = step(&wf, "ship-order", SHIP_ORDER, &input, "shipping failed").await?;
+        let (charge, shipment) = (parse(&receipt), parse(&shipment));
+        let summary = json!({ "order": order, "charge": charge, "shipment": shipment });
+        let why = "recording the order failed";
+        step(
+            &wf,
+            "record-completion",
+            RECORD_COMPLETION,
+            &summary.to_string(),
+            why,
+        )
+        .await?;
+        let order_id = &order["order_id"];
+        Ok(json!({ "order_id": order_id, "charge": charge, "shipment": shipment }).to_string())
+    };
+    // The window's timer first, as the first decision task starts it before verifying.
+    let result = match select(watch, steps).await {
+        Either::Left(never) => match never {},
+        Either::Right(result) => result,
+    };
+    wf.cancel_timer(CANCEL_WINDOW_TIMER);
+    result
+}
+
+/// Records a `cancel-too-late` marker for each cancel signal after the window closed.
+async fn late_cancels(wf: &Workflow) -> Infallible {
+    loop {
+        wf.signal(CANCEL_SIGNAL).await;
+        wf.record_marker(
+            CANCEL_TOO_LATE_MARKER,
+            Some("a cancel signal came after the window closed".into()),
+        );
+    }
+}
+
+/// Closes the window, cancels the order (refunding `receipt`) and emails the customer, then
+/// ends the run with `end`.
+async fn wind_down(
+    wf: &Workflow,
+    order: &Value,
+    receipt: Option<&str>,
+    end: Error,
+) -> Result<String, Error> {
+    wf.cancel_timer(CANCEL_WINDOW_TIMER);
+    let cancel = json!({ "order": order, "refund": receipt.map(parse) });
+    let email = json!({ "order": order, "subject": "Your order was canceled" });
+    let cancel = activity(wf, "cancel-order", CANCEL_ORDER, cancel.to_string());
+    match join(
+        cancel,
+        activity(wf, "email-customer", EMAIL_CUSTOMER, email.to_string()),
+    )
+    .await
+    {
+        (Ok(_), _) => Err(end),
+        (Err(e), _) => Err(failure("the order could not be canceled", &e)),
+    }
+}
+
+/// Runs an activity of the order's, to its result (`null` if none); a failure fails the run.
+async fn step(
+    wf: &Workflow,
+    id: &str,
+    kind: TypeName,
+    input: &str,
+    why: &str,
+) -> Result<String, Error> {
+    let result = activity(wf, id, kind, input)
+        .await
+        .map_err(|e| failure(why, &e))?;
+    Ok(result.unwrap_or_else(|| "null".into()))
+}
+
+/// An activity of the order's, on its task list with its timeouts.
+fn activity(wf: &Workflow, id: &str, kind: TypeName, input: impl Into<String>) -> Activity {
+    let activity = wf.activity(kind.name, kind.version).id(id).input(input);
+    activity
+        .task_list(ACTIVITY_TASK_LIST)
+        .schedule_to_start(QUEUED)
+        .schedule_to_close(QUEUED)
+        .start_to_close(RUN)
+        .heartbeat(RUN)
+}
+
+fn by_customer() -> Error {
+    Error::canceled().with_details("canceled by the customer")
+}
+
+/// Fails the run for `why`, with how the activity ended in its details.
+fn failure(why: &str, error: &Error) -> Error {
+    let (reason, details) = (error.reason().unwrap_or_default(), error.details());
+    let ended = match error.kind() {
+        ErrorKind::Failed => details.map_or(reason.into(), |d| format!("{reason}: {d}")),
+        ErrorKind::TimedOut => format!("timed out ({reason})"),
+        ErrorKind::NotStarted => format!("could not be scheduled ({reason})"),
+        _ => "canceled".into(),
+    };
+    Error::failed(why).with_details(ended)
+}
+
+/// An activity's result as JSON (or as a JSON string if it is not JSON).
+fn parse(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_string()))
+}
+
+#[cfg(test)]
+mod tests;
