@@ -8,6 +8,7 @@ fn main() {
         "examples",
         &[
             "order-decider",
+            "order-workflow",
             "order-activities",
             "quote-decider",
             "price-function",

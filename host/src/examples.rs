@@ -15,7 +15,8 @@
 pub use weft_examples::{TypeName, order, quote};
 
 /// The component built from the example crate `name`, if it is one: the order workflow's
-/// decider and activity worker (`order-decider`, `order-activities`), the quote workflow's
+/// decider, as a state machine and as async code, and its activity worker (`order-decider`,
+/// `order-workflow`, `order-activities`), the quote workflow's
 /// decider and its function `price` (`quote-decider`, `price-function`).
 pub fn component(name: &str) -> Option<&'static [u8]> {
     weft_example_guests::component(name)
@@ -46,6 +47,7 @@ mod tests {
         let load = |name: &str| runtime.load(code(name));
         let worlds = [
             ("order-decider", World::Decider),
+            ("order-workflow", World::Decider),
             ("quote-decider", World::Decider),
             ("hostile-decider", World::Decider),
             ("one-activity-decider", World::Decider),

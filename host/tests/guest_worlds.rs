@@ -71,8 +71,9 @@ fn own_imports(imports: &[String]) -> Vec<&str> {
 
 #[test]
 fn each_guest_has_exactly_its_worlds_imports_and_exports() {
-    let expected: [(&str, &[&str], &[&str]); 9] = [
+    let expected: [(&str, &[&str], &[&str]); 10] = [
         ("order-decider", &["weft:swf/log"], &["decide"]),
+        ("order-workflow", &["weft:swf/log"], &["decide"]),
         ("quote-decider", &["weft:swf/log"], &["decide"]),
         ("hostile-decider", &["weft:swf/log"], &["decide"]),
         ("one-activity-decider", &["weft:swf/log"], &["decide"]),

@@ -14,9 +14,10 @@
 include!("../embedded.rs");
 
 /// Every example guest's component, by crate name.
-pub static COMPONENTS: [(&str, &[u8]); 4] = [
-    // The order workflow's decider and activity worker.
+pub static COMPONENTS: [(&str, &[u8]); 5] = [
+    // The order workflow's decider (as a state machine, and as async code) and activity worker.
     guest!("order-decider"),
+    guest!("order-workflow"),
     guest!("order-activities"),
     // The quote workflow's decider and its function `price`.
     guest!("quote-decider"),

@@ -63,4 +63,3 @@ fn a_replay_of_a_whole_run_decides_nothing_new() {
         "{closing:?}"
     );
 }
-

@@ -202,8 +202,12 @@ impl Timer {
 
     /// Cancels it if it was started and has not fired: it then ends `Err` (canceled).
     pub fn cancel(&mut self) {
-        if let (Some(_), Decision::StartTimer(timer)) = (self.command.slot, &self.command.decision) {
-            self.command.state.borrow_mut().cancel_timer(&timer.timer_id);
+        if let (Some(_), Decision::StartTimer(timer)) = (self.command.slot, &self.command.decision)
+        {
+            self.command
+                .state
+                .borrow_mut()
+                .cancel_timer(&timer.timer_id);
         }
     }
 }
@@ -274,8 +278,7 @@ impl Child {
     /// Its decision, with the id given.
     fn decision(self) -> (Workflow, Decision) {
         let mut decision: Decision = self.decision.into();
-        if let (Decision::StartChildWorkflowExecution(child), Some(id)) = (&mut decision, self.id)
-        {
+        if let (Decision::StartChildWorkflowExecution(child), Some(id)) = (&mut decision, self.id) {
             child.workflow_id = id;
         }
         (self.workflow, decision)

@@ -7,7 +7,7 @@
 //! applied after its recorded decisions, as the next task saw them.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -44,7 +44,7 @@ where
         code: Some(code),
         close: None,
         close_refused: false,
-        by_event: HashMap::new(),
+        by_event: BTreeMap::new(),
         patches: patches_by_task(history.events()),
     };
     let current = history.task().started_event_id;
@@ -109,9 +109,9 @@ struct Replay<Fut> {
     /// Whether SWF refused the close decision (new events had come): it is made again.
     close_refused: bool,
     /// The awaited command that each recording event (`ActivityTaskScheduled`, ...) is of.
-    by_event: HashMap<u64, usize>,
+    by_event: BTreeMap<u64, usize>,
     /// The changes whose patch markers each decision task recorded, by its started event.
-    patches: HashMap<u64, Vec<String>>,
+    patches: BTreeMap<u64, Vec<String>>,
 }
 
 impl<Fut, R> Replay<Fut>
@@ -313,9 +313,9 @@ fn close_result<R: IntoResult>(result: R) -> Result<Option<String>, Error> {
 }
 
 /// The changes whose patch markers each decision task recorded, by the task's started event.
-fn patches_by_task(events: &[HistoryEvent]) -> HashMap<u64, Vec<String>> {
-    let mut started_of = HashMap::new();
-    let mut patches: HashMap<u64, Vec<String>> = HashMap::new();
+fn patches_by_task(events: &[HistoryEvent]) -> BTreeMap<u64, Vec<String>> {
+    let mut started_of = BTreeMap::new();
+    let mut patches: BTreeMap<u64, Vec<String>> = BTreeMap::new();
     for event in events {
         match &event.attributes {
             E::DecisionTaskCompleted(a) => {

@@ -1,7 +1,10 @@
 //! What a replaying workflow shares with its awaits: the commands its code has issued, how each
 //! ended, the signals waiting, and where in the history the replay stands.
+//!
+//! Maps are `BTreeMap`s: a `HashMap`'s random keys would make every workflow import
+//! `wasi:random/insecure-seed`, which a decider has no use for.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use crate::Decision;
 use crate::types::WorkflowExecution;
@@ -30,18 +33,18 @@ pub(crate) struct State {
     /// The ids of the changes whose patch markers the task being replayed recorded.
     pub(crate) task_patches: Vec<String>,
     /// Each change's answer to `patched`, once asked.
-    pub(crate) patches: HashMap<String, bool>,
+    pub(crate) patches: BTreeMap<String, bool>,
     /// Commands issued by the code and not yet matched with the events that record them, in
     /// the order issued.
     pub(crate) issued: VecDeque<Issued>,
     /// Every command that ends in an outcome, by the number its await holds.
     slots: Vec<Slot>,
     /// The slot of each timer issued, by id, and whether its cancel was issued.
-    timers: HashMap<String, (usize, bool)>,
+    timers: BTreeMap<String, (usize, bool)>,
     /// How many commands of each kind were issued, for default ids.
-    counters: HashMap<&'static str, u64>,
+    counters: BTreeMap<&'static str, u64>,
     /// Signals received and not yet taken, by name, in order.
-    pub(crate) signals: HashMap<String, VecDeque<Option<String>>>,
+    pub(crate) signals: BTreeMap<String, VecDeque<Option<String>>>,
     /// Whether the run was asked to cancel.
     pub(crate) cancel_requested: bool,
     /// The seeded generator's state (splitmix64).
@@ -76,12 +79,12 @@ impl State {
             now: 0.0,
             replaying: true,
             task_patches: Vec::new(),
-            patches: HashMap::new(),
+            patches: BTreeMap::new(),
             issued: VecDeque::new(),
             slots: Vec::new(),
-            timers: HashMap::new(),
-            counters: HashMap::new(),
-            signals: HashMap::new(),
+            timers: BTreeMap::new(),
+            counters: BTreeMap::new(),
+            signals: BTreeMap::new(),
             cancel_requested: false,
             rng: seed,
         }

@@ -298,7 +298,10 @@ fn select_takes_what_its_task_saw_first_and_of_two_at_once_the_first_given() {
     // B finished first, alone before a task: B wins, and keeps winning on replay once A has
     // finished too.
     let mut h = HistoryBuilder::new("Race", "1.0", None);
-    assert_eq!(names(&decide(&mut h, race)), ["activity A-1", "activity B-2"]);
+    assert_eq!(
+        names(&decide(&mut h, race)),
+        ["activity A-1", "activity B-2"]
+    );
     h.activity_completed("B-2", Some("b"));
     assert_eq!(names(&decide(&mut h, race)), ["timer timer-1 1s"]);
     h.activity_completed("A-1", Some("a"));

@@ -20,11 +20,11 @@ pub(crate) struct Guest {
     pub(crate) serves: &'static str,
 }
 
-/// The examples' guests: the order workflow's decider and activity worker, the quote's decider
-/// and its function.
+/// The examples' guests: the order workflow's decider (written as async code, `order-workflow`)
+/// and activity worker, the quote's decider and its function.
 pub(crate) const GUESTS: [Guest; 4] = [
     Guest {
-        name: "order-decider",
+        name: "order-workflow",
         kind: BindingKind::Decision,
         serves: order::DECISION_TASK_LIST,
     },

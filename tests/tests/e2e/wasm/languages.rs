@@ -2,7 +2,7 @@
 //! (only with `WEFT_GUEST_LANG_TESTS`: see `weft_tests::languages`):
 //!
 //! - the order workflow ends every order the same whichever languages its decider and its
-//!   worker are written in, mixed;
+//!   worker are written in, mixed, and with its Rust decider written as async code;
 //! - deciders that read the clock and draw random numbers read their task's time, and replay
 //!   their own histories identically;
 //! - a deliberately changed decider is refused by `weft deploy --verify`.
@@ -26,6 +26,12 @@ async fn order_guests() -> Vec<(&'static str, Arc<Vec<u8>>, Arc<Vec<u8>>)> {
         let (python, js) = (Lang::Python, Lang::Js);
         vec![
             ("rust", rust("order-decider"), rust("order-activities")),
+            // The order workflow written as async code, with the same worker.
+            (
+                "rust-workflow",
+                rust("order-workflow"),
+                rust("order-activities"),
+            ),
             (
                 "python",
                 languages::build(python, "decider", "examples/order-python/decider.py"),
@@ -136,7 +142,7 @@ async fn the_order_workflow_ends_the_same_whichever_languages_serve_it() {
     for ((domain, id), outcome) in &ended {
         assert_eq!(*outcome, baseline(id), "{id} in {domain}");
     }
-    assert_eq!(ended.len(), 18);
+    assert_eq!(ended.len(), 32);
 }
 
 /// Binds the order decider and worker `decider` and `worker` (digests) in `domain`.
