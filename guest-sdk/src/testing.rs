@@ -37,10 +37,13 @@ use crate::tasks::DecisionTask;
 use crate::types::{ChildPolicy, TaskList, WorkflowExecution, WorkflowType};
 use crate::{History, Response};
 
+mod environment;
 #[cfg(feature = "serde")]
 mod exported;
 mod outcomes;
 mod record;
+
+pub use environment::{Environment, Finished};
 
 #[cfg(feature = "serde")]
 pub use exported::Recorded;
