@@ -54,8 +54,9 @@ pub fn failure(failure: &GuestFailureRecord) -> String {
 /// `DIVERGED  WORKFLOW-ID RUN-ID  TYPE:VERSION  decision task started at event N, its Kth
 /// decision: WHAT`.
 pub fn replay(run: &RunReplay) -> String {
+    let state = if run.open { "open" } else { "closed" };
     let head = format!(
-        "{} {}  {}:{}",
+        "{} {}  {}:{}  {state}",
         run.workflow_id, run.run_id, run.workflow_type.name, run.workflow_type.version
     );
     match &run.divergence {

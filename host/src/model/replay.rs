@@ -25,6 +25,12 @@ pub struct Replay {
     /// most [`Replay::MAX_LAST`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last: Option<u32>,
+    /// Compare every attribute of every decision. By default only what a change can break a
+    /// run with is compared: the decision types, the ids they name (activity, timer, child,
+    /// function, marker, target workflow) and the types they run; inputs, timeouts, task lists
+    /// and durations may differ.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub strict: bool,
 }
 
 impl Replay {
@@ -56,6 +62,12 @@ impl ReplayReport {
     pub fn diverged(&self) -> impl Iterator<Item = &RunReplay> {
         self.runs.iter().filter(|run| run.divergence.is_some())
     }
+
+    /// The open runs whose replay diverged: those the replayed decider would break, were it
+    /// deployed.
+    pub fn diverged_open(&self) -> impl Iterator<Item = &RunReplay> {
+        self.diverged().filter(|run| run.open)
+    }
 }
 
 /// One run's replay.
@@ -68,6 +80,10 @@ pub struct RunReplay {
     pub run_id: String,
     /// Its workflow type.
     pub workflow_type: TypeRef,
+    /// Whether the run is open: only an open run still gets decision tasks, so only its
+    /// divergence can break anything.
+    #[serde(default)]
+    pub open: bool,
     /// The decision tasks replayed, the one that diverged included.
     pub decision_tasks: u32,
     /// Where the replayed decisions first part from the recorded ones; none if they never do.

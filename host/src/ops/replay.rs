@@ -47,7 +47,7 @@ pub(crate) async fn replay(
             Replay::MAX_LAST
         )));
     }
-    let scope = ctx.scope.clone();
+    let (scope, strict) = (ctx.scope.clone(), input.strict);
     let (code, runs) = svc
         .store
         .read(move |tx| {
@@ -87,7 +87,8 @@ pub(crate) async fn replay(
     for run in runs {
         let seq = run.seq;
         let events = svc.store.read(move |tx| whole_history(tx, seq)).await?;
-        replayed.push(replay_run(svc, &module, &call, &mut budget, &run, &events).await?);
+        let report = replay_run(svc, &module, &call, &mut budget, &run, &events, strict).await?;
+        replayed.push(report);
     }
     Ok(ReplayReport { runs: replayed })
 }
@@ -123,7 +124,7 @@ impl Budget {
 }
 
 /// Replays `module` over the history `events` of `run`, up to the first divergence, within
-/// `budget`.
+/// `budget`; `strict` compares every attribute.
 async fn replay_run(
     svc: &Service,
     module: &Module,
@@ -131,6 +132,7 @@ async fn replay_run(
     budget: &mut Budget,
     run: &Run,
     events: &[Value],
+    strict: bool,
 ) -> Result<RunReplay, Fault> {
     let execution = serde_json::to_value(&run.execution).map_err(Fault::internal)?;
     let workflow_type = serde_json::to_value(&run.workflow_type).map_err(Fault::internal)?;
@@ -141,6 +143,7 @@ async fn replay_run(
             name: run.workflow_type.name.clone(),
             version: run.workflow_type.version.clone(),
         },
+        open: run.closed.is_none(),
         decision_tasks: 0,
         divergence: None,
     };
@@ -163,7 +166,7 @@ async fn replay_run(
                 let decisions = answer["decisions"]
                     .as_array()
                     .map_or(&[][..], Vec::as_slice);
-                compare(&task, decisions)
+                compare(&task, decisions, strict)
             }
             Err(failure) => Some(Divergence {
                 started_event_id: task.started_event_id,

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use weft_host::client::manifest::{ActivitySpec, FILE_NAME, Manifest, ModuleSpec, WorkflowSpec};
 use weft_host::client::{Binding, BindingKind, Client, ClientError, GuestLimits, module_digest};
 
-use crate::modules::{Tuning, upload, verify};
+use crate::modules::{Tuning, upload, verdict, verify};
 use crate::project::Project;
 use crate::remote::{Remote, print};
 
@@ -22,9 +22,13 @@ pub(crate) struct ApplyArgs {
     #[arg(long, short = 'f', value_name = "FILE")]
     file: Option<PathBuf>,
     /// Before binding a changed decider, replay it over the newest N runs of its task list,
-    /// and refuse to bind it if it decides any of them differently.
+    /// and refuse to bind it if it decides an open one differently.
     #[arg(long, value_name = "N")]
     verify: Option<u32>,
+    /// With --verify: compare every attribute of every decision, not only its type, ids and
+    /// the types it runs.
+    #[arg(long, requires = "verify")]
+    strict: bool,
     /// Bind even if the replay diverges.
     #[arg(long, requires = "verify")]
     force: bool,
@@ -346,18 +350,13 @@ async fn apply_module(
     let module = upload(client, &file, deploy.code, args.remote.json).await?;
     debug_assert_eq!(module.digest, deploy.digest);
     if let (Some(last), BindingKind::Decision) = (args.verify, deploy.kind) {
-        let report = verify(client, domain, &deploy.name, &module, last).await?;
-        let diverged = report.diverged().count();
-        for run in report.runs.iter().filter(|r| r.divergence.is_some()) {
+        let report = verify(client, domain, &deploy.name, &module, last, args.strict).await?;
+        for run in report.diverged() {
             eprintln!("{}", weft_host::client::show::replay(run));
         }
-        if diverged > 0 && !args.force {
-            anyhow::bail!(
-                "not bound: the decider in {file} diverges on {diverged} of the last {} runs \
-                 of {} (--force binds it anyway)",
-                report.runs.len(),
-                deploy.name
-            );
+        let what = format!("task list {}", deploy.name);
+        if let Some(why) = verdict(&report, &what, args.force).filter(|_| !args.force) {
+            anyhow::bail!("not bound: in {file}, {why} (--force binds it anyway)");
         }
     }
     let bind = Tuning::of(&deploy.spec).bind(&module.digest);

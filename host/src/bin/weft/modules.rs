@@ -28,7 +28,7 @@ pub(crate) enum ModulesCommand {
     /// Upload a module and bind it, in one step.
     Deploy(DeployArgs),
     /// Replay a decider over a domain's recorded histories and report, run by run, the first
-    /// decision it makes differently; fails if any run diverges.
+    /// decision it makes differently; fails if an open run diverges (or no run matches).
     Replay(ReplayArgs),
 }
 
@@ -200,9 +200,13 @@ pub(crate) struct DeployArgs {
     #[command(flatten)]
     tuning: Tuning,
     /// Before binding a decider, replay it over the newest N runs of its task list, and refuse
-    /// to bind it if it decides any of them differently.
+    /// to bind it if it decides an open one differently.
     #[arg(long, value_name = "N", requires = "decisions")]
     verify: Option<u32>,
+    /// With --verify: compare every attribute of every decision, not only its type, ids and
+    /// the types it runs.
+    #[arg(long, requires = "verify")]
+    strict: bool,
     /// Bind even if the replay diverges.
     #[arg(long, requires = "verify")]
     force: bool,
@@ -227,6 +231,10 @@ pub(crate) struct ReplayArgs {
     /// How many runs, newest first, open or closed (default 10, at most 1000).
     #[arg(long, value_name = "N")]
     last: Option<u32>,
+    /// Compare every attribute of every decision, not only its type, ids and the types it
+    /// runs.
+    #[arg(long)]
+    strict: bool,
     #[command(flatten)]
     remote: Remote,
 }
@@ -299,20 +307,21 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
             let (kind, name) = args.target.get();
             let module = upload_file(&client, &args.file, args.remote.json).await?;
             let verified = match args.verify {
-                Some(last) => Some(verify(&client, &args.domain, name, &module, last).await?),
+                Some(last) => {
+                    let report = verify(&client, &args.domain, name, &module, last, args.strict);
+                    Some(report.await?)
+                }
                 None => None,
             };
             if let Some(report) = verified.as_ref().filter(|_| !args.remote.json) {
                 print(false, report, lines(&report.runs, show::replay));
             }
-            let diverged = verified.as_ref().map_or(0, |r| r.diverged().count());
-            if let Some(report) = verified.as_ref().filter(|_| diverged > 0 && !args.force) {
-                print(args.remote.json, report, []);
-                anyhow::bail!(
-                    "not bound: the decider diverges on {diverged} of the last {} runs of \
-                     {name} (--force binds it anyway)",
-                    report.runs.len()
-                );
+            if let Some(report) = &verified {
+                let refused = verdict(report, &format!("task list {name}"), args.force);
+                if let Some(why) = refused.filter(|_| !args.force) {
+                    print(args.remote.json, report, []);
+                    anyhow::bail!("not bound: {why} (--force binds it anyway)");
+                }
             }
             let bind = args.tuning.bind(&module.digest);
             let binding = client.bind(&args.domain, kind, name, &bind).await?;
@@ -331,12 +340,22 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
                 workflow_type: args.workflow_type,
                 task_list: args.task_list,
                 last: args.last,
+                strict: args.strict,
             };
             let report = client.replay(&args.domain, &replay).await?;
+            if report.runs.is_empty() {
+                let mut filter = format!("domain {}", args.domain);
+                if let Some(ty) = &replay.workflow_type {
+                    filter += &format!(", type {}:{}", ty.name, ty.version);
+                }
+                if let Some(list) = &replay.task_list {
+                    filter += &format!(", task list {list}");
+                }
+                anyhow::bail!("no runs to replay: none match {filter}");
+            }
             print(args.remote.json, &report, lines(&report.runs, show::replay));
-            let diverged = report.diverged().count();
-            if diverged > 0 {
-                anyhow::bail!("{diverged} of {} runs diverged", report.runs.len());
+            if let Some(why) = verdict(&report, &format!("domain {}", args.domain), false) {
+                anyhow::bail!("{why}");
             }
         }
     }
@@ -423,19 +442,53 @@ pub(crate) async fn upload(
     }
 }
 
-/// Replays the uploaded decider `module` over the newest `last` runs of the task list `name`.
+/// Replays the uploaded decider `module` over the newest `last` runs of the task list `name`;
+/// `strict` compares every attribute of every decision.
 pub(crate) async fn verify(
     client: &Client,
     domain: &str,
     name: &str,
     module: &ModuleRecord,
     last: u32,
+    strict: bool,
 ) -> anyhow::Result<ReplayReport> {
     let replay = Replay {
         module: module.digest.clone(),
         task_list: Some(name.to_owned()),
         last: Some(last),
+        strict,
         ..Replay::default()
     };
     Ok(client.replay(domain, &replay).await?)
+}
+
+/// Says on stderr what a verifying replay over the runs of `what` found, and answers why it
+/// refuses the decider, if it does: a divergence on an open run, which the decider would get
+/// the next decision task of. A closed run's divergence is information: it gets no more tasks.
+/// `forced`: it is bound anyway, and says so.
+pub(crate) fn verdict(report: &ReplayReport, what: &str, forced: bool) -> Option<String> {
+    let total = report.runs.len();
+    let open = report.diverged_open().count();
+    let closed = report.diverged().count() - open;
+    if total == 0 {
+        eprintln!("verified 0 runs: {what} has none yet");
+    } else if open + closed == 0 {
+        eprintln!("verified {total} runs: none diverges");
+    }
+    if closed > 0 {
+        eprintln!(
+            "{closed} closed run(s) of {total} diverge: information only, a closed run gets no \
+             more decision tasks"
+        );
+    }
+    if open == 0 {
+        return None;
+    }
+    if forced {
+        eprintln!("{open} open run(s) of {total} diverge: bound anyway (--force)");
+    }
+    Some(format!(
+        "the decider diverges on {open} open run(s) of the {total} replayed of {what}: it would \
+         decide them differently"
+    ))
 }

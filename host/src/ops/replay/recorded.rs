@@ -79,9 +79,14 @@ pub(crate) fn recorded_tasks(events: &[Value]) -> Vec<RecordedTask> {
 
 /// Where `decisions` (a replay's answer to `task`, in wire JSON) first part from what was
 /// recorded; none if they do not. A decision agrees with its event if the event is its own or
-/// its failure, and every member the decision sets that the event also has is equal: members the
-/// decision leaves out took defaults when it was recorded.
-pub(crate) fn compare(task: &RecordedTask, decisions: &[Value]) -> Option<Divergence> {
+/// its failure, and the members compared that the decision sets and the event also has are
+/// equal: members the decision leaves out took defaults when it was recorded. `strict`
+/// compares every member, otherwise only those of [`IDENTITY`].
+pub(crate) fn compare(
+    task: &RecordedTask,
+    decisions: &[Value],
+    strict: bool,
+) -> Option<Divergence> {
     let diverged = |at: usize, message: String| Divergence {
         started_event_id: task.started_event_id,
         decision: u32::try_from(at).unwrap_or(u32::MAX),
@@ -109,15 +114,31 @@ pub(crate) fn compare(task: &RecordedTask, decisions: &[Value]) -> Option<Diverg
             }
             (None, None) => unreachable!("at is within the longer list"),
         };
-        if let Some(message) = differs(decision, event) {
+        if let Some(message) = differs(decision, event, strict) {
             return Some(diverged(at, message));
         }
     }
     None
 }
 
-/// How `decision` differs from `event`, the event recorded in its place.
-fn differs(decision: &Value, event: &Value) -> Option<String> {
+/// The members that say what a decision is about, rather than how: the ids it names and the
+/// types it runs. A change to any other (an input, a timeout, a timer's duration, a task list)
+/// cannot break a run whose history has the decision.
+const IDENTITY: [&str; 9] = [
+    "activityId",
+    "activityType",
+    "timerId",
+    "markerName",
+    "workflowId",
+    "workflowType",
+    "id",
+    "name",
+    "signalName",
+];
+
+/// How `decision` differs from `event`, the event recorded in its place; `strict` compares
+/// every member, otherwise only those of [`IDENTITY`].
+fn differs(decision: &Value, event: &Value, strict: bool) -> Option<String> {
     let kind = decision["decisionType"].as_str().unwrap_or("?");
     let recorded = event["eventType"].as_str().unwrap_or("?");
     let id = event_id(event);
@@ -132,7 +153,9 @@ fn differs(decision: &Value, event: &Value) -> Option<String> {
     let ours = decision[decision_attributes_member(kind)].as_object()?;
     let theirs = attributes(event)?;
     ours.iter()
-        .filter(|(_, value)| !value.is_null())
+        .filter(|(member, value)| {
+            !value.is_null() && (strict || IDENTITY.contains(&member.as_str()))
+        })
         .find_map(|(member, value)| {
             let was = theirs.get(member).filter(|was| *was != value)?;
             Some(format!(

@@ -139,23 +139,52 @@ fn a_history_is_cut_into_its_decision_tasks_with_their_decisions_events() {
 #[test]
 fn the_same_decisions_agree_with_their_events() {
     let tasks = tasks();
-    assert_eq!(compare(&tasks[0], &first_answer()), None);
+    assert_eq!(compare(&tasks[0], &first_answer(), false), None);
     let complete = decision("CompleteWorkflowExecution", json!({"result": "r"}));
-    assert_eq!(compare(&tasks[1], std::slice::from_ref(&complete)), None);
+    assert_eq!(
+        compare(&tasks[1], std::slice::from_ref(&complete), false),
+        None
+    );
     // SWF records nothing after a decision that closed the run.
     let timer = decision(
         "StartTimer",
         json!({"timerId": "late", "startToFireTimeout": "1"}),
     );
-    assert_eq!(compare(&tasks[1], &[complete, timer]), None);
+    assert_eq!(compare(&tasks[1], &[complete, timer], false), None);
 }
 
 #[test]
-fn a_changed_member_is_the_divergence() {
+fn a_changed_duration_or_input_agrees_unless_strict() {
     let tasks = tasks();
     let mut answer = first_answer();
     answer[1]["startTimerDecisionAttributes"]["startToFireTimeout"] = json!("50");
-    let divergence = compare(&tasks[0], &answer).unwrap();
+    answer[0]["scheduleActivityTaskDecisionAttributes"]["input"] = json!("other");
+    assert_eq!(compare(&tasks[0], &answer, false), None);
+    assert!(compare(&tasks[0], &answer, true).is_some());
+}
+
+#[test]
+fn a_changed_id_is_the_divergence() {
+    let tasks = tasks();
+    let mut answer = first_answer();
+    answer[1]["startTimerDecisionAttributes"]["timerId"] = json!("other");
+    let divergence = compare(&tasks[0], &answer, false).unwrap();
+    assert_eq!(divergence.decision, 1);
+    assert!(
+        divergence
+            .message
+            .starts_with("StartTimer's timerId is \"other\""),
+        "{}",
+        divergence.message
+    );
+}
+
+#[test]
+fn a_changed_member_is_the_strict_divergence() {
+    let tasks = tasks();
+    let mut answer = first_answer();
+    answer[1]["startTimerDecisionAttributes"]["startToFireTimeout"] = json!("50");
+    let divergence = compare(&tasks[0], &answer, true).unwrap();
     assert_eq!(divergence.started_event_id, 3);
     assert_eq!(divergence.decision, 1);
     assert_eq!(
@@ -171,7 +200,7 @@ fn another_decision_or_one_more_or_less_is_the_divergence() {
     let tasks = tasks();
     let mut swapped = first_answer();
     swapped.swap(0, 1);
-    let divergence = compare(&tasks[0], &swapped).unwrap();
+    let divergence = compare(&tasks[0], &swapped, false).unwrap();
     assert_eq!(
         (divergence.decision, divergence.message.as_str()),
         (
@@ -181,7 +210,7 @@ fn another_decision_or_one_more_or_less_is_the_divergence() {
     );
 
     let fewer = &first_answer()[..2];
-    let divergence = compare(&tasks[0], fewer).unwrap();
+    let divergence = compare(&tasks[0], fewer, false).unwrap();
     assert_eq!(divergence.decision, 2);
     assert_eq!(
         divergence.message,
@@ -192,7 +221,7 @@ fn another_decision_or_one_more_or_less_is_the_divergence() {
 
     let mut more = first_answer();
     more.push(decision("RecordMarker", json!({"markerName": "m"})));
-    let divergence = compare(&tasks[0], &more).unwrap();
+    let divergence = compare(&tasks[0], &more, false).unwrap();
     assert_eq!(
         (divergence.decision, divergence.message.as_str()),
         (
@@ -215,8 +244,8 @@ fn a_decision_that_failed_then_agrees_with_its_failure() {
                    "cause": "ACTIVITY_TYPE_DOES_NOT_EXIST", "decisionTaskCompletedEventId": 4}),
         )],
     };
-    assert_eq!(compare(&task, &first_answer()[..1]), None);
+    assert_eq!(compare(&task, &first_answer()[..1], false), None);
     let mut other = first_answer();
     other[0]["scheduleActivityTaskDecisionAttributes"]["activityId"] = json!("b");
-    assert!(compare(&task, &other[..1]).is_some());
+    assert!(compare(&task, &other[..1], false).is_some());
 }

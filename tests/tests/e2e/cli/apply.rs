@@ -164,8 +164,9 @@ async fn apply_verify_refuses_a_decider_that_would_decide_an_open_run_differentl
     assert!(err.contains("DIVERGED  open-order"), "{err}");
     assert!(
         err.contains(
-            "not bound: the decider in decider.wasm diverges on 1 of the last 1 runs of \
-             order-decisions (--force binds it anyway)"
+            "not bound: in decider.wasm, the decider diverges on 1 open run(s) of the 1 \
+             replayed of task list order-decisions: it would decide them differently (--force \
+             binds it anyway)"
         ),
         "{err}"
     );

@@ -276,33 +276,41 @@ fn check_readings(lang: &str, run: &Closed) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_changed_decider_is_refused_by_deploy_verify_in_every_language() {
+async fn deploy_verify_refuses_a_changed_activity_id_on_an_open_run_and_takes_a_new_duration() {
     if !languages::enabled() {
         return eprintln!("skipped: set WEFT_GUEST_LANG_TESTS to build Python and JS guests");
     }
     let guests = order_guests().await;
-    // The same deciders with the verification activity renamed.
+    // The same deciders with the verification activity renamed, and with a window a second
+    // longer than the order asks.
     let changed = tokio::task::spawn_blocking(|| {
         let rename = |source: &str| source.replace("\"verify-order\"", "\"check-order\"");
         let rename_js = |source: &str| source.replace("'verify-order'", "'check-order'");
+        let longer = |source: &str| {
+            let window = "DEFAULT_CANCEL_WINDOW_SECS if window is None else window";
+            source.replace(window, &format!("({window}) + 1"))
+        };
+        let longer_js = |source: &str| {
+            let window = "asU64(get(order, 'cancel_window_seconds')) ?? DEFAULT_CANCEL_WINDOW_SECS";
+            source.replace(window, &format!("({window}) + 1"))
+        };
+        let (python, js) = (
+            "examples/order-python/decider.py",
+            "examples/order-js/decider.js",
+        );
+        let build = |lang, file, edit: &dyn Fn(&str) -> String| {
+            languages::build_edited(lang, "decider", file, |s| edit(s))
+        };
         [
             (
                 "python",
-                languages::build_edited(
-                    Lang::Python,
-                    "decider",
-                    "examples/order-python/decider.py",
-                    rename,
-                ),
+                build(Lang::Python, python, &rename),
+                build(Lang::Python, python, &longer),
             ),
             (
                 "js",
-                languages::build_edited(
-                    Lang::Js,
-                    "decider",
-                    "examples/order-js/decider.js",
-                    rename_js,
-                ),
+                build(Lang::Js, js, &rename_js),
+                build(Lang::Js, js, &longer_js),
             ),
         ]
     })
@@ -310,29 +318,40 @@ async fn a_changed_decider_is_refused_by_deploy_verify_in_every_language() {
     .unwrap();
     let (server, c, weft) = server().await;
     let dir = tempfile::tempdir().unwrap();
-    for (lang, code) in changed {
+    let mut input: Value = serde_json::from_str(order::SAMPLE_ORDER).unwrap();
+    input["cancel_window_seconds"] = json!(3600);
+    for (lang, renamed, longer) in changed {
         let (_, decider, worker) = guests.iter().find(|g| g.0 == lang).unwrap();
         let domain = format!("{lang}-verify");
         guests::register_examples(&c, &domain).await;
         let decider = weft.upload_module(decider.to_vec()).await.unwrap().digest;
         let worker = weft.upload_module(worker.to_vec()).await.unwrap().digest;
         bind(&weft, &domain, &decider, &worker).await;
-        let run = start_order(&c, &domain, "order-1", order::SAMPLE_ORDER).await;
-        guests::wait_closed(&server, &domain, "order-1", &run, CLOSE_WITHIN).await;
+        // Open for an hour: its window.
+        let run = start_order(&c, &domain, "order-1", &input.to_string()).await;
+        wait_for_timer(&c, &domain, "order-1", &run).await;
 
-        let file = dir.path().join(format!("{lang}.wasm"));
-        std::fs::write(&file, code).unwrap();
-        let args = [
-            "deploy",
-            file.to_str().unwrap(),
-            "--domain",
-            &domain,
-            "--decisions",
-            order::DECISION_TASK_LIST,
-            "--verify",
-            "10",
-        ];
-        let (ok, out, err) = weft_cli(&server, &args).await;
+        let deploy = |code: Vec<u8>, extra: &'static [&'static str]| {
+            let file = dir.path().join(format!("{lang}-{}.wasm", extra.len()));
+            std::fs::write(&file, code).unwrap();
+            let (server, domain) = (&server, domain.clone());
+            async move {
+                let mut args = vec![
+                    "deploy".to_owned(),
+                    file.to_str().unwrap().to_owned(),
+                    "--domain".into(),
+                    domain,
+                    "--decisions".into(),
+                    order::DECISION_TASK_LIST.into(),
+                    "--verify".into(),
+                    "10".into(),
+                ];
+                args.extend(extra.iter().map(|a| a.to_string()));
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                weft_cli(server, &args).await
+            }
+        };
+        let (ok, out, err) = deploy(renamed, &[]).await;
         assert!(!ok, "{lang}: {out}{err}");
         assert!(
             out.contains(
@@ -341,5 +360,47 @@ async fn a_changed_decider_is_refused_by_deploy_verify_in_every_language() {
             "{lang}: {out}"
         );
         assert!(err.contains("not bound"), "{lang}: {err}");
+
+        // A longer window cannot break the open run: accepted, but not with --strict.
+        let (ok, out, err) = deploy(longer.clone(), &["--strict"]).await;
+        assert!(!ok, "{lang}: {out}{err}");
+        assert!(
+            out.contains(r#"StartTimer's startToFireTimeout is "3601" in the replay"#),
+            "{lang}: {out}"
+        );
+        let (ok, out, err) = deploy(longer, &[]).await;
+        assert!(ok, "{lang}: {out}{err}");
+        assert!(
+            err.contains("verified 1 runs: none diverges"),
+            "{lang}: {err}"
+        );
     }
+}
+
+/// Waits until the run has started its cancellation window's timer.
+async fn wait_for_timer(c: &Client, domain: &str, workflow_id: &str, run: &str) {
+    for _ in 0..300 {
+        let history = c
+            .get_workflow_execution_history()
+            .domain(domain)
+            .execution(
+                weft_tests::aws_sdk_swf::types::WorkflowExecution::builder()
+                    .workflow_id(workflow_id)
+                    .run_id(run)
+                    .build()
+                    .unwrap(),
+            )
+            .send()
+            .await
+            .unwrap();
+        let started = history
+            .events()
+            .iter()
+            .any(|e| e.event_type().as_str() == "TimerStarted");
+        if started {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("{workflow_id} started no timer in 30 s");
 }

@@ -129,7 +129,7 @@ pub(super) async fn weft_cli(server: &TestServer, args: &[&str]) -> (bool, Strin
 }
 
 #[tokio::test]
-async fn deploy_verify_refuses_a_decider_that_diverges_unless_forced() {
+async fn deploy_verify_refuses_a_decider_that_diverges_on_an_open_run_unless_forced() {
     let (server, c, weft) = server().await;
     recorded(&server, &c, &weft).await;
     let dir = tempfile::tempdir().unwrap();
@@ -157,19 +157,42 @@ async fn deploy_verify_refuses_a_decider_that_diverges_unless_forced() {
             .find(|b| b.kind == BindingKind::Decision && b.name == order::DECISION_TASK_LIST);
         decider.unwrap().module
     };
-    let before = bound().await;
 
+    // Only closed runs diverge: they get no more decision tasks, so it is information.
     let (ok, out, err) = deploy(&hostile, &[]).await;
-    assert!(!ok, "{out}{err}");
+    assert!(ok, "{out}{err}");
     assert!(
-        err.contains("not bound: the decider diverges on 2 of the last 2 runs of order-decisions"),
+        err.contains("2 closed run(s) of 2 diverge: information only"),
         "{err}"
     );
     assert_eq!(
-        out.lines().filter(|l| l.starts_with("DIVERGED")).count(),
+        out.lines()
+            .filter(|l| l.starts_with("DIVERGED") && l.contains(" closed "))
+            .count(),
         2,
         "{out}"
     );
+    let (ok, out, err) = deploy(&order_decider, &[]).await;
+    assert!(
+        ok && err.contains("verified 2 runs: none diverges"),
+        "{out}{err}"
+    );
+    let before = bound().await;
+
+    // An open run (its window is an hour long) that the change would decide differently.
+    let open = order_with(serde_json::json!({"cancel_window_seconds": 3600}));
+    let run = start_order(&c, "order-3", &open).await;
+    crate::flow::wait_for_event(&c, "order-3", &run, "TimerStarted").await;
+    let (ok, out, err) = deploy(&hostile, &[]).await;
+    assert!(!ok, "{out}{err}");
+    assert!(
+        err.contains(
+            "not bound: the decider diverges on 1 open run(s) of the 3 replayed of task list \
+             order-decisions: it would decide them differently (--force binds it anyway)"
+        ),
+        "{err}"
+    );
+    assert!(out.contains("DIVERGED  order-3 "), "{out}");
     assert_eq!(bound().await, before, "the binding is unchanged");
 
     // The decider that made the histories passes, and `weft replay` agrees.
@@ -177,7 +200,7 @@ async fn deploy_verify_refuses_a_decider_that_diverges_unless_forced() {
     assert!(ok, "{out}{err}");
     assert_eq!(
         out.lines().filter(|l| l.starts_with("same")).count(),
-        2,
+        3,
         "{out}"
     );
     let order_type = "OrderWorkflow:1.0";
@@ -194,16 +217,62 @@ async fn deploy_verify_refuses_a_decider_that_diverges_unless_forced() {
     assert!(ok, "{out}{err}");
     assert_eq!(
         out.lines().filter(|l| l.starts_with("same")).count(),
-        2,
+        3,
         "{out}"
+    );
+    // `weft replay` fails on an open run's divergence, lists a closed one's.
+    let args = [
+        "replay", "--module", &hostile, "--domain", D, "--type", order_type,
+    ];
+    let (ok, out, err) = weft_cli(&server, &args).await;
+    assert!(
+        !ok && err.contains("1 open run(s) of the 3 replayed"),
+        "{out}{err}"
     );
     let args = [
         "replay", "--module", &hostile, "--domain", D, "--type", "Clock:1",
     ];
     let (ok, out, err) = weft_cli(&server, &args).await;
-    assert!(!ok && err.contains("1 of 1 runs diverged"), "{out}{err}");
+    assert!(
+        ok && err.contains("1 closed run(s) of 1 diverge"),
+        "{out}{err}"
+    );
+    // A filter that matches no run is an error, not a green replay of nothing.
+    let args = [
+        "replay", "--module", &hostile, "--domain", D, "--type", "Nope:1.0",
+    ];
+    let (ok, out, err) = weft_cli(&server, &args).await;
+    assert!(
+        !ok && err.contains("no runs to replay: none match domain d, type Nope:1.0"),
+        "{out}{err}"
+    );
 
     let (ok, out, err) = deploy(&hostile, &["--force"]).await;
     assert!(ok, "{out}{err}");
+    assert!(err.contains("bound anyway (--force)"), "{err}");
     assert_ne!(bound().await, before, "forced, it is bound");
+}
+
+#[tokio::test]
+async fn verify_without_runs_says_it_verified_none() {
+    let (server, _, _) = server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("order-decider.wasm");
+    std::fs::write(&path, guests::guest("order-decider")).unwrap();
+    let args = [
+        "deploy",
+        path.to_str().unwrap(),
+        "--domain",
+        D,
+        "--decisions",
+        order::DECISION_TASK_LIST,
+        "--verify",
+        "5",
+    ];
+    let (ok, out, err) = weft_cli(&server, &args).await;
+    assert!(ok, "{out}{err}");
+    assert!(
+        err.contains("verified 0 runs: task list order-decisions has none yet"),
+        "{err}"
+    );
 }
