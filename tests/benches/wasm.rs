@@ -4,7 +4,8 @@
 //!    pre-instantiated component, one call, the store dropped: what every task pays on top of
 //!    the SWF work, measured without a server (`weft_host::bench::Probe`) with 1 and 2 callers
 //!    at once. The deciders get a realistic decision task in wire JSON: the order example's after
-//!    its charge completed and its timer fired (17 events), and `one-activity-decider`'s after
+//!    its charge completed and its timer fired (17 events), for its state machine and for its
+//!    async `order-workflow`, which replays the history, and `one-activity-decider`'s after
 //!    its activity completed (9 events); the decider's time is split into its phases, the
 //!    conversion between wire JSON and component values among them. The activity worker is
 //!    `hostile-activity` echoing a short input.
@@ -71,6 +72,8 @@ async fn run() {
     );
     let deciders = [
         ("order-decider", order_task(), "ScheduleActivityTask"),
+        // The same workflow written as async code: it replays the history on every task.
+        ("order-workflow", order_task(), "ScheduleActivityTask"),
         (
             "one-activity-decider",
             one_activity_task(),

@@ -241,9 +241,13 @@ fn a_cancel_signal_after_the_window_is_recorded_as_too_late_and_ignored() {
         step(&mut h),
         ["marker cancel-too-late", "schedule ship-order"]
     );
-    let history = h.decision_task();
-    let marker = history.marker(CANCEL_TOO_LATE_MARKER).unwrap();
-    assert!(marker.details.unwrap().contains("after the window closed"));
+    let marker = h.events().iter().find_map(|e| match &e.attributes {
+        EventAttributes::MarkerRecorded(m) if m.marker_name == CANCEL_TOO_LATE_MARKER => {
+            m.details.as_deref()
+        }
+        _ => None,
+    });
+    assert!(marker.unwrap().contains("after the window closed"));
 
     h.activity_completed(ids::SHIP, Some("{}"));
     assert_eq!(

@@ -36,6 +36,8 @@ def world_class(world, module):
     if world not in WORLDS:
         raise ValueError(f"unknown world {world!r}: one of {', '.join(WORLDS)}")
     entry = _entry(world, module)
+    # A `@workflow.workflow` is an async function whose decider replays it.
+    entry = getattr(entry, "__weft_decide__", entry)
     from componentize_py_types import Err
     from wit_world.imports import log as _log  # noqa: F401 - loaded now for weft_guest.log
     from wit_world.imports import tasks

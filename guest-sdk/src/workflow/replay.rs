@@ -53,8 +53,6 @@ where
     // Events a running decision task did not see, applied once its decisions are matched.
     let mut unseen: Vec<&HistoryEvent> = Vec::new();
     let mut task_running = false;
-    // The task being decided sees every event given, even any after its start (a test's).
-    let mut deciding = None;
     for event in events {
         if let Some(completed) = matching {
             match recorded(event) {
@@ -72,7 +70,12 @@ where
             }
         }
         match &event.attributes {
-            E::DecisionTaskStarted(_) if event.event_id == current => deciding = Some(event),
+            // The task being decided: it saw what came before its start, and nothing after
+            // (which SWF would not hand it; a test's history might).
+            E::DecisionTaskStarted(_) if event.event_id == current => {
+                replay.poll(event, true);
+                break;
+            }
             E::DecisionTaskStarted(_) => {
                 task_running = true;
                 replay.poll(event, false);
@@ -89,10 +92,6 @@ where
     if let Some(completed) = matching {
         let last = events.last().map_or(0, |e| e.event_id);
         replay.task_done(completed, last)?;
-    }
-    unseen.drain(..).for_each(|event| replay.outside(event));
-    if let Some(started) = deciding {
-        replay.poll(started, true);
     }
     let mut state = replay.state.borrow_mut();
     let decisions: Vec<Decision> = state.issued.drain(..).map(|i| i.decision).collect();

@@ -2,7 +2,7 @@
 //! (only with `WEFT_GUEST_LANG_TESTS`: see `weft_tests::languages`):
 //!
 //! - the order workflow ends every order the same whichever languages its decider and its
-//!   worker are written in, mixed, and with its Rust decider written as async code;
+//!   worker are written in, mixed, and with its Rust and Python deciders written as async code;
 //! - deciders that read the clock and draw random numbers read their task's time, and replay
 //!   their own histories identically;
 //! - a deliberately changed decider is refused by `weft deploy --verify`.
@@ -19,22 +19,35 @@ use super::replay::weft_cli;
 use super::{CLOSE_WITHIN, server};
 use crate::flow::{D, first, wf_type};
 
-/// The languages, each with its order decider and worker.
-async fn order_guests() -> Vec<(&'static str, Arc<Vec<u8>>, Arc<Vec<u8>>)> {
+/// A guest by what it is written in (and, for deciders, in which style).
+type Guests = Vec<(&'static str, Arc<Vec<u8>>)>;
+
+/// The order's deciders (the state machine in each language, and the workflow written as async
+/// code in Rust and Python) and its activity workers.
+async fn order_guests() -> (Guests, Guests) {
     tokio::task::spawn_blocking(|| {
         let rust = |name| Arc::new(guests::guest(name));
         let (python, js) = (Lang::Python, Lang::Js);
-        vec![
-            ("rust", rust("order-decider"), rust("order-activities")),
-            // The order workflow written as async code, with the same worker.
-            (
-                "rust-workflow",
-                rust("order-workflow"),
-                rust("order-activities"),
-            ),
+        let deciders = vec![
+            ("rust", rust("order-decider")),
+            ("rust-workflow", rust("order-workflow")),
             (
                 "python",
                 languages::build(python, "decider", "examples/order-python/decider.py"),
+            ),
+            (
+                "python-workflow",
+                languages::build(python, "decider", "examples/order-python/workflow.py"),
+            ),
+            (
+                "js",
+                languages::build(js, "decider", "examples/order-js/decider.js"),
+            ),
+        ];
+        let workers = vec![
+            ("rust", rust("order-activities")),
+            (
+                "python",
                 languages::build(
                     python,
                     "activity-worker",
@@ -43,10 +56,10 @@ async fn order_guests() -> Vec<(&'static str, Arc<Vec<u8>>, Arc<Vec<u8>>)> {
             ),
             (
                 "js",
-                languages::build(js, "decider", "examples/order-js/decider.js"),
                 languages::build(js, "activity-worker", "examples/order-js/activities.js"),
             ),
-        ]
+        ];
+        (deciders, workers)
     })
     .await
     .unwrap()
@@ -102,19 +115,27 @@ async fn the_order_workflow_ends_the_same_whichever_languages_serve_it() {
     if !languages::enabled() {
         return eprintln!("skipped: set WEFT_GUEST_LANG_TESTS to build Python and JS guests");
     }
-    let guests = order_guests().await;
+    let (deciders, workers) = order_guests().await;
     let (server, c, weft) = server().await;
-    let mut digests = Vec::new();
-    for (lang, decider, worker) in &guests {
-        let decider = weft.upload_module(decider.to_vec()).await;
-        let worker = weft.upload_module(worker.to_vec()).await;
-        let (decider, worker) = (decider.unwrap().digest, worker.unwrap().digest);
-        digests.push((*lang, decider, worker));
-    }
+    let upload = |guests: Guests| {
+        let weft = &weft;
+        async move {
+            let mut digests = Vec::new();
+            for (lang, code) in guests {
+                digests.push((
+                    lang,
+                    weft.upload_module(code.to_vec()).await.unwrap().digest,
+                ));
+            }
+            digests
+        }
+    };
+    let pairs = deciders.len() * workers.len();
+    let (deciders, workers) = (upload(deciders).await, upload(workers).await);
     // Every decider with every worker, each pair in a domain of its own, all at once.
     let mut runs = Vec::new();
-    for (decider_lang, decider, _) in &digests {
-        for (worker_lang, _, worker) in &digests {
+    for (decider_lang, decider) in &deciders {
+        for (worker_lang, worker) in &workers {
             let domain = format!("{decider_lang}-decider-{worker_lang}-worker");
             guests::register_examples(&c, &domain).await;
             bind(&weft, &domain, decider, worker).await;
@@ -142,7 +163,7 @@ async fn the_order_workflow_ends_the_same_whichever_languages_serve_it() {
     for ((domain, id), outcome) in &ended {
         assert_eq!(*outcome, baseline(id), "{id} in {domain}");
     }
-    assert_eq!(ended.len(), 32);
+    assert_eq!(ended.len(), pairs * 2);
 }
 
 /// Binds the order decider and worker `decider` and `worker` (digests) in `domain`.
@@ -280,7 +301,7 @@ async fn deploy_verify_refuses_a_changed_activity_id_on_an_open_run_and_takes_a_
     if !languages::enabled() {
         return eprintln!("skipped: set WEFT_GUEST_LANG_TESTS to build Python and JS guests");
     }
-    let guests = order_guests().await;
+    let (deciders, workers) = order_guests().await;
     // The same deciders with the verification activity renamed, and with a window a second
     // longer than the order asks.
     let changed = tokio::task::spawn_blocking(|| {
@@ -321,7 +342,8 @@ async fn deploy_verify_refuses_a_changed_activity_id_on_an_open_run_and_takes_a_
     let mut input: Value = serde_json::from_str(order::SAMPLE_ORDER).unwrap();
     input["cancel_window_seconds"] = json!(3600);
     for (lang, renamed, longer) in changed {
-        let (_, decider, worker) = guests.iter().find(|g| g.0 == lang).unwrap();
+        let find = |guests: &Guests| guests.iter().find(|g| g.0 == lang).unwrap().1.clone();
+        let (decider, worker) = (find(&deciders), find(&workers));
         let domain = format!("{lang}-verify");
         guests::register_examples(&c, &domain).await;
         let decider = weft.upload_module(decider.to_vec()).await.unwrap().digest;
