@@ -14,6 +14,10 @@ export { Decision, response, decisionAttributes } from './decisions.js';
 export { ActivityWorker, ActivityTask, Failure, Outcome, fn, toOutcome } from './activity.js';
 export { canonicalJson, parseJson, payload, JsonError } from './json.js';
 export { log, heartbeat } from './host.js';
+export {
+  workflow, run as runWorkflow, Workflow, RetryPolicy, ActivityError, Canceled, ContinueAsNew,
+  NondeterminismError, gather, first, waitUntil,
+} from './workflow.js';
 
 /**
  * Makes a decider of `decide`, a function of the {@link History} that answers its decisions

@@ -262,6 +262,13 @@ class Workflows(unittest.TestCase):
         first, second = result.split(") (")
         self.assertNotEqual(first.split(",")[0], second.split(",")[0].lstrip("("))
 
+    def test_random_draws_the_sequence_every_sdk_draws_for_the_run(self):
+        async def draw(wf):
+            return f"{wf.random()} {wf.random()}"
+        [done] = w.run(HistoryBuilder("Draw", "1.0").decision_task(), draw)
+        self.assertEqual(done["completeWorkflowExecutionDecisionAttributes"]["result"],
+                         "16238719912012046523 1765330518796435643")
+
     def test_the_workflow_decorator_makes_a_decider_entry(self):
         marked = w.workflow(greet)
         self.assertIs(marked, greet)

@@ -515,3 +515,17 @@ fn now_and_random_are_the_same_on_every_replay() {
         "time moved on"
     );
 }
+
+#[test]
+fn random_draws_the_sequence_every_sdk_draws_for_the_run() {
+    async fn draw(workflow: Workflow) -> Result<String, Error> {
+        Ok(format!("{} {}", workflow.random(), workflow.random()))
+    }
+    let mut h = HistoryBuilder::new("Draw", "1.0", None);
+    let answer = run(&h.decision_task(), draw).expect("decides");
+    // The Python and JavaScript SDKs' tests pin the same numbers for run-1.
+    assert_eq!(
+        names(&answer.decisions),
+        [r#"complete Some("16238719912012046523 1765330518796435643")"#]
+    );
+}

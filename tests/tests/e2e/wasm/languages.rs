@@ -2,7 +2,7 @@
 //! (only with `WEFT_GUEST_LANG_TESTS`: see `weft_tests::languages`):
 //!
 //! - the order workflow ends every order the same whichever languages its decider and its
-//!   worker are written in, mixed, and with its Rust and Python deciders written as async code;
+//!   worker are written in, mixed, and with its deciders written as workflow code in each;
 //! - deciders that read the clock and draw random numbers read their task's time, and replay
 //!   their own histories identically;
 //! - a deliberately changed decider is refused by `weft deploy --verify`.
@@ -22,8 +22,8 @@ use crate::flow::{D, first, wf_type};
 /// A guest by what it is written in (and, for deciders, in which style).
 type Guests = Vec<(&'static str, Arc<Vec<u8>>)>;
 
-/// The order's deciders (the state machine in each language, and the workflow written as async
-/// code in Rust and Python) and its activity workers.
+/// The order's deciders (the state machine in each language, and the workflow written as code:
+/// async in Rust and Python, a generator in JavaScript) and its activity workers.
 async fn order_guests() -> (Guests, Guests) {
     tokio::task::spawn_blocking(|| {
         let rust = |name| Arc::new(guests::guest(name));
@@ -42,6 +42,10 @@ async fn order_guests() -> (Guests, Guests) {
             (
                 "js",
                 languages::build(js, "decider", "examples/order-js/decider.js"),
+            ),
+            (
+                "js-workflow",
+                languages::build(js, "decider", "examples/order-js/workflow.js"),
             ),
         ];
         let workers = vec![

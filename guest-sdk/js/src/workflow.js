@@ -1,0 +1,364 @@
+// Workflows as ordinary code, replayed over the history on every decision task: a generator
+// function that `yield`s what it waits for, as the Rust SDK's `async fn` awaits it and the
+// Python SDK's `async def` does.
+//
+// A generator rather than an `async function`: an async function resumes from the engine's
+// job queue, which ComponentizeJS's StarlingMonkey runs after an export returns, not within
+// the one synchronous `decide` call a decision task is; a generator is resumed by the SDK
+// itself, at once and in order. Helpers are generators too, called with `yield*`.
+//
+//   export function* greet(wf) {
+//     const greeting = yield wf.activity('Greet', '1.0', { input: wf.input() });
+//     yield wf.sleep(1);
+//     return greeting;
+//   }
+//   export default workflow(greet);
+//
+// Each yielded activity, timer, function or child issues its decision when first yielded and
+// resumes with its result (or throws `ActivityError`) once the history records how it ended.
+// What the code issues for each earlier decision task must be what the history recorded (the
+// same decision types, ids and types run); anything else throws `NondeterminismError`, which
+// fails the decision task.
+
+import { Decision } from './decisions.js';
+import { Failure } from './activity.js';
+import { History } from './history.js';
+import { parseJson } from './json.js';
+import { decisionTaskToWire, responseFromWire } from './wit.js';
+import {
+  ActivityError, Canceled, ContinueAsNew, NondeterminismError, PATCH_MARKER, PENDING, State,
+  replay,
+} from './replay.js';
+
+export { ActivityError, Canceled, ContinueAsNew, NondeterminismError };
+
+/** Replays the workflow `fn` (a generator function of a {@link Workflow}) over `history`. */
+export function run(history, fn) {
+  const h = history instanceof History ? history : new History(history);
+  const state = new State(h.task);
+  return replay(h, state, new Task(fn(new Workflow(state))));
+}
+
+/**
+ * Makes a decider of the workflow `fn`: export the result as the module's default. Its `fn`
+ * (for `HistoryBuilder.decide`) replays the workflow.
+ */
+export function workflow(fn) {
+  const decide = (history) => run(history, fn);
+  return {
+    fn: decide,
+    decide(task) {
+      try {
+        return responseFromWire({ decisions: decide(new History(decisionTaskToWire(task))) });
+      } catch (e) {
+        throw String(e instanceof Error ? e.message : e);
+      }
+    },
+  };
+}
+
+/** An operation being waited for: issues its decision when first polled, then is ready with
+ * the outcome the history records for it. */
+class Command {
+  constructor(state, decision) {
+    Object.assign(this, { state, decision, slot: undefined });
+  }
+
+  poll() {
+    if (this.slot === undefined) {
+      defaultId(this.state, this.decision);
+      this.slot = this.state.issue(this.decision, true);
+    }
+    return this.state.slots[this.slot] ?? PENDING;
+  }
+}
+
+/** A timer: yield it, or `cancel()` it. */
+class Timer extends Command {
+  /** Cancels it if it was started and has not fired: its yield then throws (canceled). */
+  cancel() {
+    if (this.slot !== undefined) this.state.cancelTimer(this.decision.startTimerDecisionAttributes.timerId);
+  }
+}
+
+function defaultId(state, decision) {
+  const a = Object.entries(decision).find(([k]) => k !== 'decisionType')[1];
+  switch (decision.decisionType) {
+    case 'ScheduleActivityTask':
+      if (!a.activityId) a.activityId = `${a.activityType.name}-${state.next('activity')}`;
+      break;
+    case 'StartTimer':
+      if (!a.timerId) a.timerId = `timer-${state.next('timer')}`;
+      break;
+    case 'ScheduleLambdaFunction':
+      if (!a.id) a.id = `${a.name}-${state.next('lambda')}`;
+      break;
+    case 'StartChildWorkflowExecution':
+      if (!a.workflowId) {
+        a.workflowId = `${state.execution.workflowId}-${a.workflowType.name}-${state.next('child')}`;
+      }
+      break;
+    default:
+  }
+}
+
+/** Ready once `ready()` answers an outcome rather than PENDING; it keeps that outcome (a
+ * signal is taken once, however often a `gather` polls). */
+class Poll {
+  constructor(ready) {
+    Object.assign(this, { ready, outcome: undefined });
+  }
+
+  poll() {
+    if (this.outcome === undefined) {
+      const outcome = this.ready();
+      if (outcome === PENDING) return PENDING;
+      this.outcome = outcome;
+    }
+    return this.outcome;
+  }
+}
+
+/** Drives a generator: runs it until it yields something not ready, feeding it outcomes. */
+class Task {
+  constructor(generator) {
+    Object.assign(this, { generator, started: false, waiting: undefined, outcome: undefined });
+  }
+
+  poll() {
+    for (;;) {
+      if (this.outcome) return this.outcome;
+      let step;
+      if (!this.started) {
+        this.started = true;
+        step = () => this.generator.next();
+      } else {
+        const ready = this.waiting.poll();
+        if (ready === PENDING) return PENDING;
+        step = ready.ok ? () => this.generator.next(ready.value) : () => this.generator.throw(ready.error);
+      }
+      try {
+        const result = step();
+        if (result.done) {
+          this.outcome = { ok: true, value: result.value };
+        } else {
+          this.waiting = waitable(result.value);
+        }
+      } catch (error) {
+        if (error instanceof NondeterminismError) throw error;
+        this.outcome = { ok: false, error };
+      }
+    }
+  }
+}
+
+/** What the code yielded, as something to poll. */
+function waitable(value) {
+  if (value && typeof value.poll === 'function') return value;
+  if (value && typeof value.next === 'function' && typeof value.throw === 'function') {
+    return new Task(value);
+  }
+  throw new TypeError('a workflow yields only what its Workflow, gather, first and waitUntil answer, or a generator');
+}
+
+/** How often and how soon to retry an activity that failed or timed out. */
+export class RetryPolicy {
+  /**
+   * @param {number} maximumAttempts attempts in all (0: no limit)
+   * @param {{initialInterval?: number, backoff?: number, maximumInterval?: number,
+   *   nonRetryable?: string[]}} [o] seconds, and failure reasons not to retry
+   */
+  constructor(maximumAttempts, o = {}) {
+    this.maximumAttempts = maximumAttempts;
+    this.initialInterval = o.initialInterval ?? 1;
+    this.backoff = Math.max(o.backoff ?? 2, 1);
+    this.maximumInterval = o.maximumInterval;
+    this.nonRetryable = o.nonRetryable ?? [];
+  }
+
+  /** The wait in seconds after attempt `attempt` (from 1) failed. */
+  interval(attempt) {
+    const wait = this.initialInterval * this.backoff ** (attempt - 1);
+    return this.maximumInterval === undefined ? wait : Math.min(wait, this.maximumInterval);
+  }
+
+  /** Whether to try again after attempt `attempt` ended with `error`. */
+  retries(attempt, error) {
+    const retryable = error.kind === 'timed_out' || (error.kind === 'failed' && !this.nonRetryable.includes(error.reason));
+    return retryable && (this.maximumAttempts === 0 || attempt < this.maximumAttempts);
+  }
+}
+
+/** The running workflow: its input, clock and randomness, and what it waits for. */
+export class Workflow {
+  constructor(state) {
+    this.state = state;
+  }
+
+  /** The run's input. */
+  input() {
+    return this.state.input;
+  }
+
+  /** The run's input parsed as JSON (a `Failure` if it is not). */
+  inputJson() {
+    try {
+      return parseJson(this.state.input ?? '');
+    } catch (e) {
+      throw new Failure(`the workflow's input is not JSON: ${e.message}`);
+    }
+  }
+
+  /** The run: `{workflowId, runId}`. */
+  get execution() {
+    return this.state.execution;
+  }
+
+  /** The time of the decision task being replayed, in seconds: the same on every replay. */
+  now() {
+    return this.state.now;
+  }
+
+  /** The next number (a 64-bit BigInt) of a sequence seeded by the run, as the other SDKs draw it. */
+  random() {
+    return this.state.random();
+  }
+
+  /** Whether the code runs through a decision task the history already recorded. */
+  isReplaying() {
+    return this.state.replaying;
+  }
+
+  /**
+   * An activity of type `name`/`version` to yield; options as `Decision.scheduleActivity`'s,
+   * plus `id` and `retry` (a {@link RetryPolicy}: failed attempts retried after a timer).
+   */
+  activity(name, version, o = {}) {
+    const { id, retry, ...options } = o;
+    const attempt = (n) => new Command(this.state, Decision.scheduleActivity(
+      id === undefined ? '' : n === 1 ? id : `${id}-${n}`, name, version, options));
+    if (!retry) return attempt(1);
+    const wf = this;
+    return (function* retrying() {
+      for (let n = 1; ; n += 1) {
+        try {
+          return yield attempt(n);
+        } catch (error) {
+          if (!(error instanceof ActivityError) || !retry.retries(n, error)) throw error;
+        }
+        yield wf.sleep(retry.interval(n));
+      }
+    })();
+  }
+
+  /** The Lambda function `name` to yield (`id`, `input`, `startToClose`). */
+  lambda(name, o = {}) {
+    const { id, ...options } = o;
+    return new Command(this.state, Decision.scheduleLambda(id ?? '', name, options));
+  }
+
+  /** A timer of `seconds` (whole, rounded up), started when first yielded. */
+  sleep(seconds, o = {}) {
+    return new Timer(this.state, Decision.startTimer(o.id ?? '', Math.ceil(seconds)));
+  }
+
+  /** Cancels the timer `id` if it was started and has neither fired nor been cancelled. */
+  cancelTimer(id) {
+    this.state.cancelTimer(id);
+  }
+
+  /** A child workflow of type `name`/`version` to yield for its result. */
+  child(name, version, o = {}) {
+    const { id, ...options } = o;
+    return new Command(this.state, Decision.startChild(id ?? '', name, version, options));
+  }
+
+  /** Sends the signal `name` to the workflow `workflowId` (`runId`, `input`); yield it. */
+  signalExternal(workflowId, name, o = {}) {
+    return new Command(this.state, Decision.signalExternal(workflowId, name, o));
+  }
+
+  /** Asks the workflow `workflowId` (`runId`) to cancel; yield it. */
+  requestCancelExternal(workflowId, o = {}) {
+    return new Command(this.state, Decision.requestCancelExternal(workflowId, o));
+  }
+
+  /** Yields the input of the next signal `name` (each signal is taken once). */
+  signal(name) {
+    return new Poll(() => {
+      const queue = this.state.signals.get(name);
+      return queue?.length ? { ok: true, value: queue.shift() } : PENDING;
+    });
+  }
+
+  /** Ready once the run is asked to cancel. */
+  cancellation() {
+    return new Poll(() => (this.state.cancelRequested ? { ok: true } : PENDING));
+  }
+
+  /** Whether the run has been asked to cancel, as of the decision task being replayed. */
+  cancelRequested() {
+    return this.state.cancelRequested;
+  }
+
+  /** Records a marker in the history. */
+  recordMarker(name, details) {
+    this.state.issue(Decision.recordMarker(name, details), false);
+  }
+
+  /**
+   * Whether the run takes the code of change `change`: true where a run reaches this point for
+   * the first time with the change deployed (a marker records it), and on replays of those
+   * runs; false on replays of runs that passed it before. Stable for the run.
+   */
+  patched(change) {
+    const s = this.state;
+    if (s.patches.has(change)) return s.patches.get(change);
+    const answer = !s.replaying || s.taskPatches.includes(change);
+    if (answer) s.issue(Decision.recordMarker(PATCH_MARKER, change), false);
+    s.patches.set(change, answer);
+    return answer;
+  }
+
+  /** Every open run took change `change`: always the new path; old markers are accepted. */
+  deprecatePatch(change) {
+    this.state.patches.set(change, true);
+  }
+
+  /** The error that, thrown by the workflow, continues the run as new (`Decision.continueAsNew`'s options). */
+  continueAsNew(o = {}) {
+    return new ContinueAsNew(Decision.continueAsNew(o));
+  }
+}
+
+/** Waits for all of `waitables` (started in the order given): their results, in that order;
+ * the first to throw (in that order) throws. */
+export function gather(...waitables) {
+  const tasks = waitables.map(waitable);
+  return new Poll(() => {
+    const outcomes = tasks.map((t) => t.poll());
+    const failed = outcomes.find((o) => o !== PENDING && !o.ok);
+    if (failed) return failed;
+    if (outcomes.includes(PENDING)) return PENDING;
+    return { ok: true, value: outcomes.map((o) => o.value) };
+  });
+}
+
+/** Waits for whichever of `waitables` ends first (of several at one decision task, the earliest
+ * given): `[index, result]`, or throws what it threw. The others are dropped. */
+export function first(...waitables) {
+  const tasks = waitables.map(waitable);
+  return new Poll(() => {
+    for (const [index, task] of tasks.entries()) {
+      const outcome = task.poll();
+      if (outcome === PENDING) continue;
+      return outcome.ok ? { ok: true, value: [index, outcome.value] } : outcome;
+    }
+    return PENDING;
+  });
+}
+
+/** Ready once `condition()` is true: the workflow's own state, changed by its other waits. */
+export function waitUntil(condition) {
+  return new Poll(() => (condition() ? { ok: true } : PENDING));
+}
