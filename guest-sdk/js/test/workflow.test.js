@@ -8,7 +8,7 @@ import {
   ActivityError, Canceled, Failure, NondeterminismError, RetryPolicy, first, gather, runWorkflow,
   workflow,
 } from '../src/index.js';
-import { HistoryBuilder } from '../src/testing/index.js';
+import { Environment, HistoryBuilder } from '../src/testing/index.js';
 
 const decide = (h, fn) => h.decide((history) => runWorkflow(history, fn));
 
@@ -282,4 +282,36 @@ test('workflow() makes a decider whose fn replays the workflow', () => {
   assert.deepEqual(names(h.decide(decider)), ['activity Greet-1']);
   assert.equal(typeof decider.decide, 'function');
   assert.ok(ActivityError);
+});
+
+test('an environment runs a whole workflow, skipping its timers', () => {
+  function* month(wf) {
+    const greeting = yield wf.activity('Greet', '1.0', { input: wf.input() });
+    yield wf.sleep(30 * 24 * 3600);
+    return greeting;
+  }
+  const run = new Environment('Hello', '1.0', 'Ada')
+    .activity('Greet', (name) => `Hello, ${name}!`)
+    .run(workflow(month));
+  assert.equal(run.result, 'Hello, Ada!');
+  assert.ok(run.elapsed >= 30 * 24 * 3600);
+  assert.equal(run.events.filter((e) => e.eventType === 'TimerFired').length, 1);
+});
+
+test('an environment delivers signals and answers failures', () => {
+  function* approval(wf) {
+    const [index, by] = yield first(wf.signal('approve'), wf.sleep(3600));
+    if (index === 1) throw new Failure('not approved in time');
+    yield wf.activity('Charge', '1.0', { retry: new RetryPolicy(2) });
+    return by;
+  }
+  const approved = new Environment('Approval', '1.0').signal(600, 'approve', 'ada')
+    .activity('Charge', () => undefined).run(workflow(approval));
+  assert.equal(approved.result, 'ada');
+  const late = new Environment('Approval', '1.0').signal(7200, 'approve').run(workflow(approval));
+  assert.deepEqual(late.failure, ['not approved in time', undefined]);
+  const declined = new Environment('Approval', '1.0').signal(1, 'approve', 'ada')
+    .activity('Charge', () => { throw new Failure('card declined'); }).run(workflow(approval));
+  assert.deepEqual(declined.failure, ['card declined', undefined]);
+  assert.equal(declined.events.filter((e) => e.eventType === 'ActivityTaskScheduled').length, 2, 'retried once');
 });

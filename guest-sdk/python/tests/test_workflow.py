@@ -9,7 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from weft_guest import Cancel, Failure  # noqa: E402
 from weft_guest import workflow as w  # noqa: E402
-from weft_guest.testing import HistoryBuilder  # noqa: E402
+from weft_guest.testing import Environment, HistoryBuilder  # noqa: E402
 
 
 def decide(h, fn):
@@ -268,6 +268,39 @@ class Workflows(unittest.TestCase):
         [done] = w.run(HistoryBuilder("Draw", "1.0").decision_task(), draw)
         self.assertEqual(done["completeWorkflowExecutionDecisionAttributes"]["result"],
                          "16238719912012046523 1765330518796435643")
+
+    def test_an_environment_runs_a_whole_workflow_skipping_its_timers(self):
+        async def month(wf):
+            greeting = await wf.activity("Greet", "1.0", input=wf.input())
+            await wf.sleep(30 * 24 * 3600)
+            return greeting
+        run = (Environment("Hello", "1.0", input="Ada")
+               .activity("Greet", lambda name: f"Hello, {name}!")
+               .run(lambda h: w.run(h, month)))
+        self.assertEqual(run.result, "Hello, Ada!")
+        self.assertGreaterEqual(run.elapsed, 30 * 24 * 3600)
+        self.assertEqual(len(run.of_type("TimerFired")), 1)
+
+    def test_an_environment_delivers_signals_and_answers_failures(self):
+        async def approval(wf):
+            index, by = await w.first(wf.signal("approve"), wf.sleep(3600))
+            if index == 1:
+                raise Failure("not approved in time")
+            await wf.activity("Charge", "1.0", retry=w.RetryPolicy(2))
+            return by
+
+        def declined(_):
+            raise Failure("card declined")
+        approved = (Environment("Approval", "1.0").signal(600, "approve", "ada")
+                    .activity("Charge", lambda _: None).run(lambda h: w.run(h, approval)))
+        self.assertEqual(approved.result, "ada")
+        late = Environment("Approval", "1.0").signal(7200, "approve").run(
+            lambda h: w.run(h, approval))
+        self.assertEqual(late.failure, ("not approved in time", None))
+        charged = (Environment("Approval", "1.0").signal(1, "approve", "ada")
+                   .activity("Charge", declined).run(lambda h: w.run(h, approval)))
+        self.assertEqual(charged.failure, ("card declined", None))
+        self.assertEqual(len(charged.of_type("ActivityTaskScheduled")), 2, "retried once")
 
     def test_the_workflow_decorator_makes_a_decider_entry(self):
         marked = w.workflow(greet)

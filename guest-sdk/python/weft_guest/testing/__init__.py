@@ -11,6 +11,8 @@
 - :func:`load_history` and :func:`replay` read a history exported from
   ``GetWorkflowExecutionHistory``: the decision task at some event, or every decision task
   replayed through a decider and checked against the decisions recorded then.
+- :class:`Environment` runs a whole workflow with activities answered by functions, skipping
+  time to the next timer or signal.
 - :func:`activity_task` makes an activity task for an activity worker.
 
 The component never imports this package.
@@ -19,10 +21,11 @@ The component never imports this package.
 from ..activity import ActivityTask
 from ..payload import encode
 from .builder import HistoryBuilder
+from .environment import Environment, Finished
 from .export import ReplayMismatch, ReplayStep, decision_tasks, load_history, read_events, replay
 
 __all__ = [
-    "HistoryBuilder", "activity_task", "load_history", "read_events", "decision_tasks",
+    "HistoryBuilder", "Environment", "Finished", "activity_task", "load_history", "read_events", "decision_tasks",
     "replay", "ReplayMismatch", "ReplayStep",
 ]
 
