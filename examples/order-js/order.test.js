@@ -8,6 +8,7 @@ import { HistoryBuilder, task } from '../../guest-sdk/js/src/testing/index.js';
 import { attributes, canonicalJson } from '../../guest-sdk/js/src/index.js';
 import { decide, ids, parse } from './decider.js';
 import { worker } from './activities.js';
+import { runOrder } from './whole-run.js';
 import {
   ACTIVITY_TASK_LIST, CANCEL_ORDER, CANCEL_SIGNAL, CANCEL_TOO_LATE_MARKER, CANCEL_WINDOW_TIMER,
   CHARGE_CREDIT_CARD, DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER, RECORD_COMPLETION, SAMPLE_DECLINED_ORDER,
@@ -227,25 +228,7 @@ test('unknown types and bad input fail', () => {
     { outcome: 'failed', reason: 'the input is not JSON', details: 'expected ident at line 1 column 2' });
 });
 
-/** Runs the decider and the worker against each other until the workflow closes. */
-function run(input, { signalAfter } = {}) {
-  const h = order(input);
-  for (let turn = 0; turn < 20; turn++) {
-    const decisions = h.decide(decide);
-    const close = decisions.find((d) => ['Complete', 'Fail', 'Cancel'].some((c) => d.decisionType === `${c}WorkflowExecution`));
-    if (close) return close;
-    for (const d of decisions.filter((d) => d.decisionType === 'ScheduleActivityTask')) {
-      const a = d.scheduleActivityTaskDecisionAttributes;
-      const o = worker.perform(task(a.activityType.name, a.activityType.version, a.input, { activityId: a.activityId }));
-      if (o.outcome === 'completed') h.activityCompleted(a.activityId, o.result);
-      else h.activityFailed(a.activityId, o.reason, o.details);
-      if (signalAfter === a.activityId) h.signal(CANCEL_SIGNAL);
-    }
-    // Nothing to run: the window is what the decider waits for.
-    if (decisions.length === 0) h.timerFired(CANCEL_WINDOW_TIMER);
-  }
-  assert.fail('the workflow did not close');
-}
+const run = (input, options) => runOrder(decide, input, options);
 
 test('decider and worker together give the results the Rust guests give', () => {
   assert.equal(canonicalJson(parse(run(SAMPLE_ORDER).completeWorkflowExecutionDecisionAttributes.result)),

@@ -4,9 +4,9 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HistoryBuilder, task } from '../../guest-sdk/js/src/testing/index.js';
+import { HistoryBuilder } from '../../guest-sdk/js/src/testing/index.js';
 import { decide } from './decider.js';
-import { worker } from './activities.js';
+import { runOrder } from './whole-run.js';
 import orderWorkflow from './workflow.js';
 import {
   CANCEL_SIGNAL, CANCEL_TOO_LATE_MARKER, CANCEL_WINDOW_TIMER, SAMPLE_DECLINED_ORDER, SAMPLE_ORDER,
@@ -86,23 +86,7 @@ test('a cancel after the window is marked too late, as the state machine marks i
 });
 
 test('with the worker, the workflow ends every order as the Rust guests do', () => {
-  const run = (input, signalAfter) => {
-    const h = order(input);
-    for (let turn = 0; turn < 20; turn++) {
-      const decisions = h.decide(orderWorkflow);
-      const close = decisions.find((d) => /^(Complete|Fail|Cancel)WorkflowExecution$/.test(d.decisionType));
-      if (close) return close;
-      for (const d of decisions.filter((x) => x.decisionType === 'ScheduleActivityTask')) {
-        const a = d.scheduleActivityTaskDecisionAttributes;
-        const o = worker.perform(task(a.activityType.name, a.activityType.version, a.input, { activityId: a.activityId }));
-        if (o.outcome === 'completed') h.activityCompleted(a.activityId, o.result);
-        else h.activityFailed(a.activityId, o.reason, o.details);
-        if (signalAfter === a.activityId) h.signal(CANCEL_SIGNAL);
-      }
-      if (decisions.length === 0) h.timerFired(CANCEL_WINDOW_TIMER);
-    }
-    return assert.fail('the workflow did not close');
-  };
+  const run = (input, signalAfter) => runOrder(orderWorkflow, input, { signalAfter });
   assert.equal(run(SAMPLE_ORDER).completeWorkflowExecutionDecisionAttributes.result,
     '{"charge":{"amount_cents":4200,"charge_id":"CH-order-1"},"order_id":"order-1","shipment":{"tracking":"TRK-order-1"}}');
   assert.deepEqual(run(SAMPLE_DECLINED_ORDER).failWorkflowExecutionDecisionAttributes,

@@ -193,3 +193,20 @@ export function response(decisions, o = {}) {
 export function decisionAttributes(d) {
   return d[d.decisionType[0].toLowerCase() + d.decisionType.slice(1) + 'DecisionAttributes'];
 }
+
+/** The events a decision's acceptance and its immediate refusal are recorded as, by decision type. */
+export const RECORDED_AS = {
+  ScheduleActivityTask: ['ActivityTaskScheduled', 'ScheduleActivityTaskFailed'],
+  RequestCancelActivityTask: ['ActivityTaskCancelRequested', 'RequestCancelActivityTaskFailed'],
+  CompleteWorkflowExecution: ['WorkflowExecutionCompleted', 'CompleteWorkflowExecutionFailed'],
+  FailWorkflowExecution: ['WorkflowExecutionFailed', 'FailWorkflowExecutionFailed'],
+  CancelWorkflowExecution: ['WorkflowExecutionCanceled', 'CancelWorkflowExecutionFailed'],
+  ContinueAsNewWorkflowExecution: ['WorkflowExecutionContinuedAsNew', 'ContinueAsNewWorkflowExecutionFailed'],
+  RecordMarker: ['MarkerRecorded', 'RecordMarkerFailed'],
+  StartTimer: ['TimerStarted', 'StartTimerFailed'],
+  CancelTimer: ['TimerCanceled', 'CancelTimerFailed'],
+  SignalExternalWorkflowExecution: ['SignalExternalWorkflowExecutionInitiated', 'SignalExternalWorkflowExecutionFailed'],
+  RequestCancelExternalWorkflowExecution: ['RequestCancelExternalWorkflowExecutionInitiated', 'RequestCancelExternalWorkflowExecutionFailed'],
+  StartChildWorkflowExecution: ['StartChildWorkflowExecutionInitiated', 'StartChildWorkflowExecutionFailed'],
+  ScheduleLambdaFunction: ['LambdaFunctionScheduled', 'ScheduleLambdaFunctionFailed'],
+};

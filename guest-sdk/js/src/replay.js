@@ -5,7 +5,7 @@
 // its recorded decisions. The Rust SDK's `workflow/replay.rs` and the Python SDK's
 // `workflow/_replay.py`, in JavaScript; all three are tested on the same cases.
 
-import { Decision, decisionAttributes } from './decisions.js';
+import { Decision, RECORDED_AS, decisionAttributes } from './decisions.js';
 import { Failure } from './activity.js';
 import { attributes } from './history.js';
 
@@ -52,23 +52,8 @@ export class ContinueAsNew extends Error {
   }
 }
 
-const RECORDS = {
-  ScheduleActivityTask: ['ActivityTaskScheduled', 'ScheduleActivityTaskFailed'],
-  RequestCancelActivityTask: ['ActivityTaskCancelRequested', 'RequestCancelActivityTaskFailed'],
-  CompleteWorkflowExecution: ['WorkflowExecutionCompleted', 'CompleteWorkflowExecutionFailed'],
-  FailWorkflowExecution: ['WorkflowExecutionFailed', 'FailWorkflowExecutionFailed'],
-  CancelWorkflowExecution: ['WorkflowExecutionCanceled', 'CancelWorkflowExecutionFailed'],
-  ContinueAsNewWorkflowExecution: ['WorkflowExecutionContinuedAsNew', 'ContinueAsNewWorkflowExecutionFailed'],
-  RecordMarker: ['MarkerRecorded', 'RecordMarkerFailed'],
-  StartTimer: ['TimerStarted', 'StartTimerFailed'],
-  CancelTimer: ['TimerCanceled', 'CancelTimerFailed'],
-  SignalExternalWorkflowExecution: ['SignalExternalWorkflowExecutionInitiated', 'SignalExternalWorkflowExecutionFailed'],
-  RequestCancelExternalWorkflowExecution: ['RequestCancelExternalWorkflowExecutionInitiated', 'RequestCancelExternalWorkflowExecutionFailed'],
-  StartChildWorkflowExecution: ['StartChildWorkflowExecutionInitiated', 'StartChildWorkflowExecutionFailed'],
-  ScheduleLambdaFunction: ['LambdaFunctionScheduled', 'ScheduleLambdaFunctionFailed'],
-};
 const DECISION_OF = Object.fromEntries(
-  Object.entries(RECORDS).flatMap(([decision, events]) => events.map((e) => [e, decision])));
+  Object.entries(RECORDED_AS).flatMap(([decision, events]) => events.map((e) => [e, decision])));
 const LATER_FAILURES = new Set([
   'SignalExternalWorkflowExecutionFailed', 'RequestCancelExternalWorkflowExecutionFailed',
   'StartChildWorkflowExecutionFailed',

@@ -15,6 +15,7 @@ import datetime
 __all__ = [
     "attributes_key", "attributes", "event_type", "decision_attributes_key", "decision_type",
     "decision_attributes", "timestamp", "DECISION_TASK_EVENTS", "CLOSE_EVENTS", "CLOSE_DECISIONS",
+    "OUTCOMES",
 ]
 
 #: The decision tasks' own events.
@@ -34,6 +35,30 @@ CLOSE_DECISIONS = frozenset({
     "CompleteWorkflowExecution", "FailWorkflowExecution", "CancelWorkflowExecution",
     "ContinueAsNewWorkflowExecution",
 })
+
+#: Each decision type: the event SWF records when it accepts it, and the one when it refuses it.
+OUTCOMES = {
+    "ScheduleActivityTask": ("ActivityTaskScheduled", "ScheduleActivityTaskFailed"),
+    "RequestCancelActivityTask": ("ActivityTaskCancelRequested",
+                                  "RequestCancelActivityTaskFailed"),
+    "CompleteWorkflowExecution": ("WorkflowExecutionCompleted",
+                                  "CompleteWorkflowExecutionFailed"),
+    "FailWorkflowExecution": ("WorkflowExecutionFailed", "FailWorkflowExecutionFailed"),
+    "CancelWorkflowExecution": ("WorkflowExecutionCanceled", "CancelWorkflowExecutionFailed"),
+    "ContinueAsNewWorkflowExecution": ("WorkflowExecutionContinuedAsNew",
+                                       "ContinueAsNewWorkflowExecutionFailed"),
+    "RecordMarker": ("MarkerRecorded", "RecordMarkerFailed"),
+    "StartTimer": ("TimerStarted", "StartTimerFailed"),
+    "CancelTimer": ("TimerCanceled", "CancelTimerFailed"),
+    "SignalExternalWorkflowExecution": ("SignalExternalWorkflowExecutionInitiated",
+                                        "SignalExternalWorkflowExecutionFailed"),
+    "RequestCancelExternalWorkflowExecution": (
+        "RequestCancelExternalWorkflowExecutionInitiated",
+        "RequestCancelExternalWorkflowExecutionFailed"),
+    "StartChildWorkflowExecution": ("StartChildWorkflowExecutionInitiated",
+                                    "StartChildWorkflowExecutionFailed"),
+    "ScheduleLambdaFunction": ("LambdaFunctionScheduled", "ScheduleLambdaFunctionFailed"),
+}
 
 
 def _lower_first(name):

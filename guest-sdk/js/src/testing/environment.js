@@ -6,9 +6,8 @@ import { Failure } from '../activity.js';
 import { decisionAttributes } from '../decisions.js';
 import { payload } from '../json.js';
 import { HistoryBuilder } from './builder.js';
+import { isClose } from './record.js';
 
-const CLOSES = new Set(['CompleteWorkflowExecution', 'FailWorkflowExecution', 'CancelWorkflowExecution',
-  'ContinueAsNewWorkflowExecution']);
 const STAND_INS = {
   ScheduleActivityTask: ['activity', (a) => a.activityType.name, 'activityId'],
   ScheduleLambdaFunction: ['lambda', (a) => a.name, 'id'],
@@ -79,7 +78,7 @@ export class Environment {
         if (d.decisionType === 'StartTimer') timers.set(a.timerId, now + Number(a.startToFireTimeout));
         else if (d.decisionType === 'CancelTimer') timers.delete(a.timerId);
         else answered = this.answer(d.decisionType, a) || answered;
-        if (CLOSES.has(d.decisionType)) return finished(d);
+        if (isClose(d)) return finished(d);
       }
       if (answered) continue;
       const timer = [...timers].sort((x, y) => x[1] - y[1])[0];

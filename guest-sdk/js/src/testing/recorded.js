@@ -3,25 +3,8 @@
 // decider answers each completed task with the decisions that were recorded for it.
 
 import { isDeepStrictEqual } from 'node:util';
-import { decisionAttributes } from '../decisions.js';
+import { RECORDED_AS, decisionAttributes } from '../decisions.js';
 import { History, attributes } from '../history.js';
-
-/** The events a decision's acceptance or rejection is recorded as, by decision type. */
-const RECORDED_AS = {
-  ScheduleActivityTask: ['ActivityTaskScheduled', 'ScheduleActivityTaskFailed'],
-  RequestCancelActivityTask: ['ActivityTaskCancelRequested', 'RequestCancelActivityTaskFailed'],
-  CompleteWorkflowExecution: ['WorkflowExecutionCompleted', 'CompleteWorkflowExecutionFailed'],
-  FailWorkflowExecution: ['WorkflowExecutionFailed', 'FailWorkflowExecutionFailed'],
-  CancelWorkflowExecution: ['WorkflowExecutionCanceled', 'CancelWorkflowExecutionFailed'],
-  ContinueAsNewWorkflowExecution: ['WorkflowExecutionContinuedAsNew', 'ContinueAsNewWorkflowExecutionFailed'],
-  RecordMarker: ['MarkerRecorded', 'RecordMarkerFailed'],
-  StartTimer: ['TimerStarted', 'StartTimerFailed'],
-  CancelTimer: ['TimerCanceled', 'CancelTimerFailed'],
-  SignalExternalWorkflowExecution: ['SignalExternalWorkflowExecutionInitiated'],
-  RequestCancelExternalWorkflowExecution: ['RequestCancelExternalWorkflowExecutionInitiated'],
-  StartChildWorkflowExecution: ['StartChildWorkflowExecutionInitiated', 'StartChildWorkflowExecutionFailed'],
-  ScheduleLambdaFunction: ['LambdaFunctionScheduled', 'ScheduleLambdaFunctionFailed'],
-};
 
 /**
  * Loads an exported history: the JSON of `GetWorkflowExecutionHistory` (`{"events": [...]}`,

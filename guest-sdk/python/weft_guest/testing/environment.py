@@ -3,14 +3,11 @@ replaced by functions, timers fired by skipping time, signals delivered at chose
 Rust SDK's ``testing::Environment``, in Python."""
 
 from ..activity import Failure
-from ..events import decision_attributes
+from ..events import CLOSE_DECISIONS, decision_attributes
 from ..payload import encode
 from .builder import HistoryBuilder
 
 __all__ = ["Environment", "Finished"]
-
-_CLOSES = ("CompleteWorkflowExecution", "FailWorkflowExecution", "CancelWorkflowExecution",
-           "ContinueAsNewWorkflowExecution")
 
 
 class Finished:
@@ -99,7 +96,7 @@ class Environment:
                     timers.pop(a["timerId"], None)
                 else:
                     answered |= self._answer(kind, a)
-                if kind in _CLOSES:
+                if kind in CLOSE_DECISIONS:
                     return Finished(decision, h.events, h.events[-1]["eventTimestamp"] - start)
             if answered:
                 continue

@@ -1,35 +1,11 @@
 """The events SWF records for a decider's decisions, in wire JSON."""
 
-from ..events import CLOSE_DECISIONS, decision_attributes
+from ..events import CLOSE_DECISIONS, OUTCOMES, decision_attributes
 
 __all__ = ["recorded_event", "close_failed_event", "is_close", "DEFAULT_TASK_LIST", "OUTCOMES"]
 
 #: The task list recorded where a decision names none (SWF would take the type's default).
 DEFAULT_TASK_LIST = "default"
-
-#: Each decision type: the event SWF records when it accepts it, and the one when it refuses it.
-OUTCOMES = {
-    "ScheduleActivityTask": ("ActivityTaskScheduled", "ScheduleActivityTaskFailed"),
-    "RequestCancelActivityTask": ("ActivityTaskCancelRequested",
-                                  "RequestCancelActivityTaskFailed"),
-    "CompleteWorkflowExecution": ("WorkflowExecutionCompleted",
-                                  "CompleteWorkflowExecutionFailed"),
-    "FailWorkflowExecution": ("WorkflowExecutionFailed", "FailWorkflowExecutionFailed"),
-    "CancelWorkflowExecution": ("WorkflowExecutionCanceled", "CancelWorkflowExecutionFailed"),
-    "ContinueAsNewWorkflowExecution": ("WorkflowExecutionContinuedAsNew",
-                                       "ContinueAsNewWorkflowExecutionFailed"),
-    "RecordMarker": ("MarkerRecorded", "RecordMarkerFailed"),
-    "StartTimer": ("TimerStarted", "StartTimerFailed"),
-    "CancelTimer": ("TimerCanceled", "CancelTimerFailed"),
-    "SignalExternalWorkflowExecution": ("SignalExternalWorkflowExecutionInitiated",
-                                        "SignalExternalWorkflowExecutionFailed"),
-    "RequestCancelExternalWorkflowExecution": (
-        "RequestCancelExternalWorkflowExecutionInitiated",
-        "RequestCancelExternalWorkflowExecutionFailed"),
-    "StartChildWorkflowExecution": ("StartChildWorkflowExecutionInitiated",
-                                    "StartChildWorkflowExecutionFailed"),
-    "ScheduleLambdaFunction": ("LambdaFunctionScheduled", "ScheduleLambdaFunctionFailed"),
-}
 
 
 def is_close(decision):

@@ -2,32 +2,11 @@
 read alike from a decision (wire JSON) and from the event that recorded one. Python's reading of
 the Rust SDK's ``workflow/shape.rs``."""
 
-from ..events import attributes, decision_attributes, decision_type, event_type
+from ..events import OUTCOMES, attributes, decision_attributes, decision_type, event_type
 
 PATCH_MARKER = "weft-patch"
 
-# The event a decision is recorded as, and the one its immediate failure is.
-RECORDS = {
-    "ScheduleActivityTask": ("ActivityTaskScheduled", "ScheduleActivityTaskFailed"),
-    "RequestCancelActivityTask": ("ActivityTaskCancelRequested", "RequestCancelActivityTaskFailed"),
-    "CompleteWorkflowExecution": ("WorkflowExecutionCompleted", "CompleteWorkflowExecutionFailed"),
-    "FailWorkflowExecution": ("WorkflowExecutionFailed", "FailWorkflowExecutionFailed"),
-    "CancelWorkflowExecution": ("WorkflowExecutionCanceled", "CancelWorkflowExecutionFailed"),
-    "ContinueAsNewWorkflowExecution": (
-        "WorkflowExecutionContinuedAsNew", "ContinueAsNewWorkflowExecutionFailed"),
-    "RecordMarker": ("MarkerRecorded", "RecordMarkerFailed"),
-    "StartTimer": ("TimerStarted", "StartTimerFailed"),
-    "CancelTimer": ("TimerCanceled", "CancelTimerFailed"),
-    "SignalExternalWorkflowExecution": (
-        "SignalExternalWorkflowExecutionInitiated", "SignalExternalWorkflowExecutionFailed"),
-    "RequestCancelExternalWorkflowExecution": (
-        "RequestCancelExternalWorkflowExecutionInitiated",
-        "RequestCancelExternalWorkflowExecutionFailed"),
-    "StartChildWorkflowExecution": (
-        "StartChildWorkflowExecutionInitiated", "StartChildWorkflowExecutionFailed"),
-    "ScheduleLambdaFunction": ("LambdaFunctionScheduled", "ScheduleLambdaFunctionFailed"),
-}
-_DECISION_OF = {event: decision for decision, events in RECORDS.items() for event in events}
+_DECISION_OF = {event: decision for decision, events in OUTCOMES.items() for event in events}
 # Failures that, naming their initiating event, end a command rather than record one.
 _LATER_FAILURES = {
     "SignalExternalWorkflowExecutionFailed", "RequestCancelExternalWorkflowExecutionFailed",
