@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::HistoryBuilder;
+use super::record::is_close;
 use crate::decisions::Decision;
 use crate::events::HistoryEvent;
 use crate::{Failure, History, Response};
@@ -261,14 +262,4 @@ impl Environment {
             history: self.history.events().to_vec(),
         }
     }
-}
-
-fn is_close(decision: &Decision) -> bool {
-    matches!(
-        decision,
-        Decision::CompleteWorkflowExecution(_)
-            | Decision::FailWorkflowExecution(_)
-            | Decision::CancelWorkflowExecution(_)
-            | Decision::ContinueAsNewWorkflowExecution(_)
-    )
 }

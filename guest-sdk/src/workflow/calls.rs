@@ -376,8 +376,7 @@ impl IntoFuture for Signal {
     type IntoFuture = LocalFuture<Result<(), Error>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        let command = Command::new(&self.workflow.state, self.decision.into());
-        Box::pin(async move { command.await.map(drop) })
+        delivered(&self.workflow, self.decision.into())
     }
 }
 
@@ -400,7 +399,12 @@ impl IntoFuture for CancelRequest {
     type IntoFuture = LocalFuture<Result<(), Error>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        let command = Command::new(&self.workflow.state, self.decision.into());
-        Box::pin(async move { command.await.map(drop) })
+        delivered(&self.workflow, self.decision.into())
     }
+}
+
+/// `decision` (a signal or a cancel request to another run) issued, ready once delivered.
+fn delivered(workflow: &Workflow, decision: Decision) -> LocalFuture<Result<(), Error>> {
+    let command = Command::new(&workflow.state, decision);
+    Box::pin(async move { command.await.map(drop) })
 }

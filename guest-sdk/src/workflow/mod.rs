@@ -50,7 +50,6 @@ mod state;
 mod tests;
 
 use std::cell::RefCell;
-use std::future::Future;
 use std::rc::Rc;
 use std::task::Poll;
 use std::time::{Duration, SystemTime};
@@ -60,25 +59,13 @@ pub use calls::{
 };
 pub use combinators::{Either, join, join_all, select, select_all, wait_until};
 pub use error::{Error, ErrorKind};
+pub use replay::run;
 pub use retry::RetryPolicy;
 
+use crate::Decision;
 use crate::decision::builders::ContinueAsNew;
 use crate::types::WorkflowExecution;
-use crate::{Decision, History, IntoResult, Response};
 use state::{PATCH_MARKER, State};
-
-/// Runs `workflow` over the decision task's history and answers it: what a decider built with
-/// [`workflow!`](crate::workflow!) does on every task. `Err` is a nondeterminism.
-pub fn run<Fut, R>(
-    history: &History,
-    workflow: impl FnOnce(Workflow) -> Fut,
-) -> Result<Response, String>
-where
-    Fut: Future<Output = Result<R, Error>>,
-    R: IntoResult,
-{
-    replay::run(history, workflow)
-}
 
 /// The running workflow: its input, its clock and randomness, and every operation it awaits.
 /// Cheap to clone; every clone is the same workflow.

@@ -21,9 +21,10 @@ use super::shape::{Shape, recorded};
 use super::state::{Outcome, PATCH_MARKER, State};
 use super::{Error, ErrorKind, Workflow};
 
-/// Replays `workflow` over `history` and answers the decision task with what it decides now;
-/// `Err` names a nondeterminism: the code issued other commands than the history recorded.
-pub(crate) fn run<Fut, R>(
+/// Runs `workflow` over the decision task's history and answers it with what it decides now:
+/// what a decider built with [`workflow!`](crate::workflow!) does on every task. `Err` names a
+/// nondeterminism: the code issued other commands than the history recorded.
+pub fn run<Fut, R>(
     history: &History,
     workflow: impl FnOnce(Workflow) -> Fut,
 ) -> Result<Response, String>

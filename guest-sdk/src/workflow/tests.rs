@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use super::*;
+use crate::IntoResult;
 use crate::decisions::Decision as D;
 use crate::events::EventAttributes as E;
 use crate::testing::HistoryBuilder;
