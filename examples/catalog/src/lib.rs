@@ -94,6 +94,22 @@ pub mod order {
         EMAIL_CUSTOMER,
     ];
 
+    /// The activity ids the order's deciders give its activities (one of each type per run).
+    pub mod ids {
+        /// `VerifyOrder`'s.
+        pub const VERIFY: &str = "verify-order";
+        /// `ChargeCreditCard`'s.
+        pub const CHARGE: &str = "charge-credit-card";
+        /// `ShipOrder`'s.
+        pub const SHIP: &str = "ship-order";
+        /// `RecordOrderCompletion`'s.
+        pub const RECORD: &str = "record-completion";
+        /// `CancelOrder`'s.
+        pub const CANCEL: &str = "cancel-order";
+        /// `EmailCustomer`'s.
+        pub const EMAIL: &str = "email-customer";
+    }
+
     /// The signal that asks to cancel the order (no input needed).
     pub const CANCEL_SIGNAL: &str = "cancel";
     /// The timer that closes the cancellation window.

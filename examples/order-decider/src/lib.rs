@@ -22,22 +22,12 @@ use weft_examples::TypeName;
 use weft_examples::order::{
     ACTIVITY_SCHEDULE_TIMEOUT_SECS, ACTIVITY_TASK_LIST, ACTIVITY_TIMEOUT_SECS, CANCEL_ORDER,
     CANCEL_SIGNAL, CANCEL_TOO_LATE_MARKER, CANCEL_WINDOW_TIMER, CHARGE_CREDIT_CARD,
-    DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER, RECORD_COMPLETION, SHIP_ORDER, VERIFY_ORDER,
+    DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER, RECORD_COMPLETION, SHIP_ORDER, VERIFY_ORDER, ids,
 };
 use weft_guest::events::EventAttributes;
 use weft_guest::{Decision, History, Status, Timer};
 
 weft_guest::decider!(decide);
-
-/// The activity ids this decider gives its activities (one activity of each type per run).
-mod ids {
-    pub(crate) const VERIFY: &str = "verify-order";
-    pub(crate) const CHARGE: &str = "charge-credit-card";
-    pub(crate) const SHIP: &str = "ship-order";
-    pub(crate) const RECORD: &str = "record-completion";
-    pub(crate) const CANCEL: &str = "cancel-order";
-    pub(crate) const EMAIL: &str = "email-customer";
-}
 
 /// Decides the order workflow's next step.
 pub fn decide(history: &History) -> Result<Vec<Decision>, String> {

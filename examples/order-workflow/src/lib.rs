@@ -10,7 +10,7 @@ use weft_examples::TypeName;
 use weft_examples::order::{
     ACTIVITY_SCHEDULE_TIMEOUT_SECS as QUEUED, ACTIVITY_TASK_LIST, ACTIVITY_TIMEOUT_SECS as RUN,
     CANCEL_ORDER, CANCEL_SIGNAL, CANCEL_TOO_LATE_MARKER, CANCEL_WINDOW_TIMER, CHARGE_CREDIT_CARD,
-    DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER, RECORD_COMPLETION, SHIP_ORDER, VERIFY_ORDER,
+    DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER, RECORD_COMPLETION, SHIP_ORDER, VERIFY_ORDER, ids,
 };
 use weft_guest::workflow::{
     Activity, Either, Error, ErrorKind, Workflow, join, select, wait_until,
@@ -40,12 +40,12 @@ pub async fn order(wf: Workflow) -> Result<String, Error> {
         late_cancels(&wf).await
     };
     let steps = async {
-        let verified = activity(&wf, "verify-order", VERIFY_ORDER, &input).await;
+        let verified = activity(&wf, ids::VERIFY, VERIFY_ORDER, &input).await;
         if canceled.get() {
             return wind_down(&wf, &order, None, by_customer()).await;
         }
         verified.map_err(|e| failure("invalid order", &e))?;
-        let receipt = match activity(&wf, "charge-credit-card", CHARGE_CREDIT_CARD, &input).await {
+        let receipt = match activity(&wf, ids::CHARGE, CHARGE_CREDIT_CARD, &input).await {
             Ok(receipt) => receipt.unwrap_or_else(|| "null".into()),
             Err(e) => return wind_down(&wf, &order, None, failure("payment declined", &e)).await,
         };
@@ -53,13 +53,13 @@ pub async fn order(wf: Workflow) -> Result<String, Error> {
         if canceled.get() {
             return wind_down(&wf, &order, Some(&receipt), by_customer()).await;
         }
-        let shipment = step(&wf, "ship-order", SHIP_ORDER, &input, "shipping failed").await?;
+        let shipment = step(&wf, ids::SHIP, SHIP_ORDER, &input, "shipping failed").await?;
         let (charge, shipment) = (parse(&receipt), parse(&shipment));
         let summary = json!({ "order": order, "charge": charge, "shipment": shipment });
         let why = "recording the order failed";
         step(
             &wf,
-            "record-completion",
+            ids::RECORD,
             RECORD_COMPLETION,
             &summary.to_string(),
             why,
@@ -99,10 +99,10 @@ async fn wind_down(
     wf.cancel_timer(CANCEL_WINDOW_TIMER);
     let cancel = json!({ "order": order, "refund": receipt.map(parse) });
     let email = json!({ "order": order, "subject": "Your order was canceled" });
-    let cancel = activity(wf, "cancel-order", CANCEL_ORDER, cancel.to_string());
+    let cancel = activity(wf, ids::CANCEL, CANCEL_ORDER, cancel.to_string());
     match join(
         cancel,
-        activity(wf, "email-customer", EMAIL_CUSTOMER, email.to_string()),
+        activity(wf, ids::EMAIL, EMAIL_CUSTOMER, email.to_string()),
     )
     .await
     {

@@ -15,16 +15,6 @@ use serde_json::Value;
 use weft_examples::order::*;
 use weft_guest::events::EventAttributes;
 
-/// The activity ids the workflow gives its activities, as the state machine does.
-mod ids {
-    pub(crate) const VERIFY: &str = "verify-order";
-    pub(crate) const CHARGE: &str = "charge-credit-card";
-    pub(crate) const SHIP: &str = "ship-order";
-    pub(crate) const RECORD: &str = "record-completion";
-    pub(crate) const CANCEL: &str = "cancel-order";
-    pub(crate) const EMAIL: &str = "email-customer";
-}
-
 #[path = "../../order-decider/src/tests.rs"]
 mod shared;
 
@@ -49,14 +39,14 @@ fn without_an_order_the_run_fails_saying_why() {
 fn a_replay_of_a_whole_run_decides_nothing_new() {
     let mut h = HistoryBuilder::new(WORKFLOW.name, WORKFLOW.version, Some(SAMPLE_ORDER));
     h.decide(decide).expect("decides");
-    h.activity_completed("verify-order", Some("{}"));
+    h.activity_completed(ids::VERIFY, Some("{}"));
     h.decide(decide).expect("decides");
-    h.activity_completed("charge-credit-card", Some("{}"));
+    h.activity_completed(ids::CHARGE, Some("{}"));
     h.timer_fired(CANCEL_WINDOW_TIMER);
     h.decide(decide).expect("decides");
-    h.activity_completed("ship-order", Some("{}"));
+    h.activity_completed(ids::SHIP, Some("{}"));
     h.decide(decide).expect("decides");
-    h.activity_completed("record-completion", Some("{}"));
+    h.activity_completed(ids::RECORD, Some("{}"));
     let closing = h.decide(decide).expect("decides");
     assert!(
         matches!(closing[..], [Decision::CompleteWorkflowExecution(_)]),
