@@ -25,6 +25,8 @@ export const CANCEL_WINDOW_TIMER = 'cancel-window';
 export const DEFAULT_CANCEL_WINDOW_SECS = 5;
 /** The marker recorded for a `cancel` signal that came after the window closed. */
 export const CANCEL_TOO_LATE_MARKER = 'cancel-too-late';
+/** The details of a `CANCEL_TOO_LATE_MARKER`. */
+export const CANCEL_TOO_LATE_DETAILS = 'a cancel signal came after the window closed';
 /** A card number ending with this is declined. */
 export const DECLINED_CARD_SUFFIX = '0000';
 

@@ -20,8 +20,9 @@
 import { Decision, canonicalJson, decider, parseJson } from '../../guest-sdk/js/src/index.js';
 import {
   ACTIVITY_SCHEDULE_TIMEOUT_SECS, ACTIVITY_TASK_LIST, ACTIVITY_TIMEOUT_SECS, CANCEL_ORDER,
-  CANCEL_SIGNAL, CANCEL_TOO_LATE_MARKER, CANCEL_WINDOW_TIMER, CHARGE_CREDIT_CARD,
-  DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER, RECORD_COMPLETION, SHIP_ORDER, VERIFY_ORDER,
+  CANCEL_SIGNAL, CANCEL_TOO_LATE_DETAILS, CANCEL_TOO_LATE_MARKER, CANCEL_WINDOW_TIMER,
+  CHARGE_CREDIT_CARD, DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER, RECORD_COMPLETION, SHIP_ORDER,
+  VERIFY_ORDER,
 } from './catalog.js';
 
 /** The activity ids this decider gives its activities (one activity of each type per run). */
@@ -173,8 +174,7 @@ function tooLateCancels(history) {
   const closedAt = timer.eventId;
   return history.newSignals()
     .filter((s) => s.name === CANCEL_SIGNAL && s.eventId > closedAt)
-    .map((s) => Decision.recordMarker(CANCEL_TOO_LATE_MARKER,
-      `the cancel signal of event ${s.eventId} came after the window closed (event ${closedAt})`));
+    .map(() => Decision.recordMarker(CANCEL_TOO_LATE_MARKER, CANCEL_TOO_LATE_DETAILS));
 }
 
 /** A `ScheduleActivityTask` decision with this decider's task list and timeouts. */

@@ -10,9 +10,9 @@ import { decide, ids, parse } from './decider.js';
 import { worker } from './activities.js';
 import { runOrder } from './whole-run.js';
 import {
-  ACTIVITY_TASK_LIST, CANCEL_ORDER, CANCEL_SIGNAL, CANCEL_TOO_LATE_MARKER, CANCEL_WINDOW_TIMER,
-  CHARGE_CREDIT_CARD, DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER, RECORD_COMPLETION, SAMPLE_DECLINED_ORDER,
-  SAMPLE_ORDER, SHIP_ORDER, VERIFY_ORDER, WORKFLOW,
+  ACTIVITY_TASK_LIST, CANCEL_ORDER, CANCEL_SIGNAL, CANCEL_TOO_LATE_DETAILS, CANCEL_TOO_LATE_MARKER,
+  CANCEL_WINDOW_TIMER, CHARGE_CREDIT_CARD, DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER,
+  RECORD_COMPLETION, SAMPLE_DECLINED_ORDER, SAMPLE_ORDER, SHIP_ORDER, VERIFY_ORDER, WORKFLOW,
 } from './catalog.js';
 
 /** A decision in a few words: its type and what it is about. */
@@ -158,7 +158,7 @@ test('a cancel signal after the window is recorded as too late and ignored', () 
   h.activityCompleted(ids.CHARGE, '{}');
   assert.deepEqual(step(h), ['marker cancel-too-late', 'schedule ship-order']);
   const marker = h.decisionTask().marker(CANCEL_TOO_LATE_MARKER);
-  assert.equal(marker.details, 'the cancel signal of event 17 came after the window closed (event 13)');
+  assert.equal(marker.details, CANCEL_TOO_LATE_DETAILS);
 
   h.activityCompleted(ids.SHIP, '{}');
   assert.deepEqual(step(h), ['schedule record-completion'], 'the marker is not repeated');

@@ -7,8 +7,9 @@ import {
 } from '../../guest-sdk/js/src/index.js';
 import {
   ACTIVITY_SCHEDULE_TIMEOUT_SECS, ACTIVITY_TASK_LIST, ACTIVITY_TIMEOUT_SECS, CANCEL_ORDER,
-  CANCEL_SIGNAL, CANCEL_TOO_LATE_MARKER, CANCEL_WINDOW_TIMER, CHARGE_CREDIT_CARD,
-  DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER, RECORD_COMPLETION, SHIP_ORDER, VERIFY_ORDER,
+  CANCEL_SIGNAL, CANCEL_TOO_LATE_DETAILS, CANCEL_TOO_LATE_MARKER, CANCEL_WINDOW_TIMER,
+  CHARGE_CREDIT_CARD, DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER, RECORD_COMPLETION, SHIP_ORDER,
+  VERIFY_ORDER,
 } from './catalog.js';
 
 /** Verifies, charges, ships once the cancellation window closed, records and completes; a
@@ -28,7 +29,7 @@ export function* order(wf) {
     }
     for (;;) {
       yield wf.signal(CANCEL_SIGNAL);
-      wf.recordMarker(CANCEL_TOO_LATE_MARKER, 'a cancel signal came after the window closed');
+      wf.recordMarker(CANCEL_TOO_LATE_MARKER, CANCEL_TOO_LATE_DETAILS);
     }
   }
 

@@ -35,6 +35,8 @@ CANCEL_WINDOW_TIMER = "cancel-window"
 DEFAULT_CANCEL_WINDOW_SECS = 5
 #: The marker recorded for a ``cancel`` signal that came after the window closed.
 CANCEL_TOO_LATE_MARKER = "cancel-too-late"
+#: The details of a ``CANCEL_TOO_LATE_MARKER``.
+CANCEL_TOO_LATE_DETAILS = "a cancel signal came after the window closed"
 #: A card number ending with this is declined.
 DECLINED_CARD_SUFFIX = "0000"
 

@@ -28,8 +28,9 @@ from weft_guest.payload import as_u64, dumps, get, loads, parse
 
 from catalog import (
     ACTIVITY_SCHEDULE_TIMEOUT_SECS, ACTIVITY_TASK_LIST, ACTIVITY_TIMEOUT_SECS, CANCEL_ORDER,
-    CANCEL_SIGNAL, CANCEL_TOO_LATE_MARKER, CANCEL_WINDOW_TIMER, CHARGE_CREDIT_CARD,
-    DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER, RECORD_COMPLETION, SHIP_ORDER, VERIFY_ORDER,
+    CANCEL_SIGNAL, CANCEL_TOO_LATE_DETAILS, CANCEL_TOO_LATE_MARKER, CANCEL_WINDOW_TIMER,
+    CHARGE_CREDIT_CARD, DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER, RECORD_COMPLETION, SHIP_ORDER,
+    VERIFY_ORDER,
 )
 
 # The activity ids this decider gives its activities (one activity of each type per run).
@@ -171,9 +172,7 @@ def too_late_cancels(history):
     if not isinstance(timer, Timer.Fired):
         return []
     return [
-        d.record_marker(CANCEL_TOO_LATE_MARKER,
-                        f"the cancel signal of event {s.event_id} came after the window "
-                        f"closed (event {timer.event_id})")
+        d.record_marker(CANCEL_TOO_LATE_MARKER, CANCEL_TOO_LATE_DETAILS)
         for s in history.new_signals()
         if s.name == CANCEL_SIGNAL and s.event_id > timer.event_id
     ]

@@ -30,26 +30,6 @@ class OrderWorkflowTest(shared.OrderDeciderTest):
         self.assertIn("not JSON", failed["failWorkflowExecutionDecisionAttributes"]["reason"])
 
 
-    def test_a_cancel_signal_after_the_window_is_recorded_as_too_late_and_ignored(self):
-        # As the state machine's test, but for the marker's details: the workflow's do not name
-        # event ids.
-        h = shared.order(shared.SAMPLE_ORDER)
-        shared.step(h)
-        h.activity_completed(shared.VERIFY, "{}")
-        shared.step(h)
-        h.timer_fired(shared.CANCEL_WINDOW_TIMER)
-        self.assertEqual(shared.step(h), [], "the charge still runs")
-        h.signal(shared.CANCEL_SIGNAL)
-        h.activity_completed(shared.CHARGE, "{}")
-        self.assertEqual(shared.step(h), ["marker cancel-too-late", "schedule ship-order"])
-        # (Read from the events: h.decision_task() would start the next task now.)
-        [marker] = [e["markerRecordedEventAttributes"] for e in h.events
-                    if e["eventType"] == "MarkerRecorded"]
-        self.assertIn("after the window closed", marker["details"])
-        h.activity_completed(shared.SHIP, "{}")
-        self.assertEqual(shared.step(h), ["schedule record-completion"])
-
-
 class OrderWorkflowWholeRunTest(shared.WholeRunTest):
     pass
 

@@ -7,8 +7,9 @@ from weft_guest.payload import as_u64, dumps, get, parse
 
 from catalog import (
     ACTIVITY_SCHEDULE_TIMEOUT_SECS, ACTIVITY_TASK_LIST, ACTIVITY_TIMEOUT_SECS, CANCEL_ORDER,
-    CANCEL_SIGNAL, CANCEL_TOO_LATE_MARKER, CANCEL_WINDOW_TIMER, CHARGE_CREDIT_CARD,
-    DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER, RECORD_COMPLETION, SHIP_ORDER, VERIFY_ORDER,
+    CANCEL_SIGNAL, CANCEL_TOO_LATE_DETAILS, CANCEL_TOO_LATE_MARKER, CANCEL_WINDOW_TIMER,
+    CHARGE_CREDIT_CARD, DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER, RECORD_COMPLETION, SHIP_ORDER,
+    VERIFY_ORDER,
 )
 
 
@@ -31,7 +32,7 @@ async def order(wf):
             window.cancel()
         while True:
             await wf.signal(CANCEL_SIGNAL)
-            wf.record_marker(CANCEL_TOO_LATE_MARKER, "a cancel signal came after the window closed")
+            wf.record_marker(CANCEL_TOO_LATE_MARKER, CANCEL_TOO_LATE_DETAILS)
 
     async def steps():
         try:

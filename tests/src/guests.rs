@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use aws_sdk_swf::Client;
 use aws_sdk_swf::types::{
     ActivityType, ChildPolicy, CloseStatus, ExecutionStatus, HistoryEvent, TaskList,
-    WorkflowExecution,
+    WorkflowExecution, WorkflowType,
 };
 use serde_json::Value;
 use weft_host::examples::{self, TypeName};
@@ -316,6 +316,15 @@ pub fn task_list(name: &str) -> TaskList {
 /// An activity type.
 pub fn activity_type(ty: TypeName) -> ActivityType {
     ActivityType::builder()
+        .name(ty.name)
+        .version(ty.version)
+        .build()
+        .expect("a name and version")
+}
+
+/// A workflow type of the catalog, as the SDK names it.
+pub fn workflow_type(ty: TypeName) -> WorkflowType {
+    WorkflowType::builder()
         .name(ty.name)
         .version(ty.version)
         .build()

@@ -118,6 +118,8 @@ pub mod order {
     pub const DEFAULT_CANCEL_WINDOW_SECS: u64 = 5;
     /// The marker recorded for a `cancel` signal that came after the window closed.
     pub const CANCEL_TOO_LATE_MARKER: &str = "cancel-too-late";
+    /// The details of a [`CANCEL_TOO_LATE_MARKER`].
+    pub const CANCEL_TOO_LATE_DETAILS: &str = "a cancel signal came after the window closed";
     /// A card number ending with this is declined.
     pub const DECLINED_CARD_SUFFIX: &str = "0000";
 

@@ -21,8 +21,9 @@ use serde_json::{Value, json};
 use weft_examples::TypeName;
 use weft_examples::order::{
     ACTIVITY_SCHEDULE_TIMEOUT_SECS, ACTIVITY_TASK_LIST, ACTIVITY_TIMEOUT_SECS, CANCEL_ORDER,
-    CANCEL_SIGNAL, CANCEL_TOO_LATE_MARKER, CANCEL_WINDOW_TIMER, CHARGE_CREDIT_CARD,
-    DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER, RECORD_COMPLETION, SHIP_ORDER, VERIFY_ORDER, ids,
+    CANCEL_SIGNAL, CANCEL_TOO_LATE_DETAILS, CANCEL_TOO_LATE_MARKER, CANCEL_WINDOW_TIMER,
+    CHARGE_CREDIT_CARD, DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER, RECORD_COMPLETION, SHIP_ORDER,
+    VERIFY_ORDER, ids,
 };
 use weft_guest::events::EventAttributes;
 use weft_guest::{Decision, History, Status, Timer};
@@ -233,12 +234,8 @@ fn too_late_cancels(history: &History) -> Vec<Decision> {
     history
         .new_signals()
         .filter(|s| s.name == CANCEL_SIGNAL && s.event_id > closed_at)
-        .map(|s| {
-            let details = format!(
-                "the cancel signal of event {} came after the window closed (event {closed_at})",
-                s.event_id
-            );
-            Decision::record_marker(CANCEL_TOO_LATE_MARKER, Some(details))
+        .map(|_| {
+            Decision::record_marker(CANCEL_TOO_LATE_MARKER, Some(CANCEL_TOO_LATE_DETAILS.into()))
         })
         .collect()
 }

@@ -287,3 +287,33 @@ fn a_failed_shipment_fails_the_workflow() {
         (Some("shipping failed"), Some("timed out (START_TO_CLOSE)"))
     );
 }
+
+/// The order's recorded histories (`tests/fixtures/histories`, written by the end-to-end suite
+/// from the real engine) replay without a difference: this decider decides each of their
+/// decision tasks as it was decided then.
+#[test]
+fn the_recorded_order_histories_replay() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/histories"
+    );
+    let mut replayed = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap();
+        let fixture: serde_json::Value = serde_json::from_str(&text).unwrap();
+        if fixture["expect"]["decider"] != "order" {
+            continue;
+        }
+        let (id, run) = (&fixture["workflowId"], &fixture["runId"]);
+        let recorded = weft_guest::testing::Recorded::from_json(&text)
+            .unwrap()
+            .execution(id.as_str().unwrap(), run.as_str().unwrap());
+        assert_eq!(recorded.replay(decide), Vec::<String>::new(), "{id}");
+        replayed += 1;
+    }
+    assert!(replayed >= 4, "{replayed} order histories");
+}

@@ -9,8 +9,9 @@ use serde_json::{Value, json};
 use weft_examples::TypeName;
 use weft_examples::order::{
     ACTIVITY_SCHEDULE_TIMEOUT_SECS as QUEUED, ACTIVITY_TASK_LIST, ACTIVITY_TIMEOUT_SECS as RUN,
-    CANCEL_ORDER, CANCEL_SIGNAL, CANCEL_TOO_LATE_MARKER, CANCEL_WINDOW_TIMER, CHARGE_CREDIT_CARD,
-    DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER, RECORD_COMPLETION, SHIP_ORDER, VERIFY_ORDER, ids,
+    CANCEL_ORDER, CANCEL_SIGNAL, CANCEL_TOO_LATE_DETAILS, CANCEL_TOO_LATE_MARKER,
+    CANCEL_WINDOW_TIMER, CHARGE_CREDIT_CARD, DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER,
+    RECORD_COMPLETION, SHIP_ORDER, VERIFY_ORDER, ids,
 };
 use weft_guest::workflow::{
     Activity, Either, Error, ErrorKind, Workflow, join, select, wait_until,
@@ -81,10 +82,7 @@ pub async fn order(wf: Workflow) -> Result<String, Error> {
 async fn late_cancels(wf: &Workflow) -> Infallible {
     loop {
         wf.signal(CANCEL_SIGNAL).await;
-        wf.record_marker(
-            CANCEL_TOO_LATE_MARKER,
-            Some("a cancel signal came after the window closed".into()),
-        );
+        wf.record_marker(CANCEL_TOO_LATE_MARKER, Some(CANCEL_TOO_LATE_DETAILS.into()));
     }
 }
 

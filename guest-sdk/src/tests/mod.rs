@@ -4,6 +4,8 @@
 mod answers;
 #[cfg(feature = "serde")]
 mod exported;
+#[cfg(feature = "serde")]
+mod fixtures;
 mod history_builder;
 mod queries;
 mod statuses;

@@ -4,6 +4,8 @@
 //! (`recorded`). A decider is deterministic by construction (`runtime::determinism`), so a
 //! difference means its code decides differently: `weft deploy --verify` refuses it.
 
+#[cfg(test)]
+mod fixture_tests;
 mod recorded;
 
 use std::sync::Arc;
@@ -14,7 +16,7 @@ use serde_json::Value;
 use crate::clock::Timestamp;
 use crate::fault::{Fault, echo};
 use crate::model::{Divergence, Replay, ReplayReport, Run, RunReplay, TypeRef};
-use crate::runtime::{Call, GuestFailure, GuestLimits, Module, World};
+use crate::runtime::{Call, GuestFailure, GuestLimits, Module, Runtime, World};
 use crate::store::{Cursor, Filter, Listing, Reads};
 
 use self::recorded::{compare, recorded_tasks};
@@ -136,7 +138,14 @@ async fn replay_run(
 ) -> Result<RunReplay, Fault> {
     let execution = serde_json::to_value(&run.execution).map_err(Fault::internal)?;
     let workflow_type = serde_json::to_value(&run.workflow_type).map_err(Fault::internal)?;
-    let mut report = RunReplay {
+    let history = Recorded {
+        execution: &execution,
+        workflow_type: &workflow_type,
+        events,
+    };
+    let (decision_tasks, divergence) =
+        replay_history(&svc.runtime, module, call, budget, &history, strict).await?;
+    Ok(RunReplay {
         workflow_id: run.execution.workflow_id.to_string(),
         run_id: run.execution.run_id.to_string(),
         workflow_type: TypeRef {
@@ -144,18 +153,39 @@ async fn replay_run(
             version: run.workflow_type.version.clone(),
         },
         open: run.closed.is_none(),
-        decision_tasks: 0,
-        divergence: None,
-    };
-    for task in recorded_tasks(events) {
-        report.decision_tasks += 1;
-        let handed_out = task.task(&execution, &workflow_type, events);
+        decision_tasks,
+        divergence,
+    })
+}
+
+/// A recorded history, in wire JSON: the run's execution, its workflow type and its events,
+/// oldest first.
+struct Recorded<'a> {
+    execution: &'a Value,
+    workflow_type: &'a Value,
+    events: &'a [Value],
+}
+
+/// Replays `module` over `history` up to its first divergence, within `budget`: how many
+/// decision tasks it replayed, and the divergence if there is one.
+async fn replay_history(
+    runtime: &Runtime,
+    module: &Module,
+    call: &Call,
+    budget: &mut Budget,
+    history: &Recorded<'_>,
+    strict: bool,
+) -> Result<(u32, Option<Divergence>), Fault> {
+    let mut replayed = 0;
+    for task in recorded_tasks(history.events) {
+        replayed += 1;
+        let handed_out = task.task(history.execution, history.workflow_type, history.events);
         if budget.left.is_zero() {
             return Err(budget.spent());
         }
         let (call, capped) = budget.limit(call);
         let began = Instant::now();
-        let decided = svc.runtime.decide(module, &call, &handed_out).await;
+        let decided = runtime.decide(module, &call, &handed_out).await;
         budget.left = budget.left.saturating_sub(began.elapsed());
         budget.tasks += 1;
         if capped && matches!(decided, Err(GuestFailure::Cpu(_))) {
@@ -177,11 +207,10 @@ async fn replay_run(
             }),
         };
         if divergence.is_some() {
-            report.divergence = divergence;
-            break;
+            return Ok((replayed, divergence));
         }
     }
-    Ok(report)
+    Ok((replayed, None))
 }
 
 /// The `last` newest runs of the domain that `input` picks, open or closed, newest first.

@@ -23,6 +23,7 @@ mod observability;
 mod polling;
 mod polling_memory;
 mod protocol;
+mod recorded;
 mod retention;
 mod store_outage;
 mod store_tls;

@@ -274,10 +274,15 @@ export function readHistory(events: HistoryEvent[]): RunStory {
         story.children.push({ workflowId: id, type: a.workflowType as TypeRef, outcome: 'open' });
         break;
       }
-      case 'StartChildWorkflowExecutionFailed':
-        close(a.initiatedEventId, t, 'failed', note('could not start', a.cause));
-        childOutcome(story, str(a.workflowId), 'failed');
+      case 'StartChildWorkflowExecutionFailed': {
+        const id = str(a.workflowId);
+        const why = note('could not start', a.cause);
+        // Refused with its decision (initiatedEventId 0): nothing was initiated, so a point.
+        if (byScheduled.has(Number(a.initiatedEventId))) close(a.initiatedEventId, t, 'failed', why);
+        else point('child', id, `child:${id}`, `Child ${id}`, e, 'failed', why);
+        childOutcome(story, id, 'failed');
         break;
+      }
       case 'ChildWorkflowExecutionStarted': {
         const run = a.workflowExecution as WorkflowExecution;
         const span = byScheduled.get(Number(a.initiatedEventId));

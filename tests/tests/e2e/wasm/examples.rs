@@ -161,16 +161,7 @@ async fn a_cancel_signal_after_the_window_is_marked_too_late_and_the_order_compl
         .marker_recorded_event_attributes()
         .unwrap();
     assert_eq!(marker.marker_name(), order::CANCEL_TOO_LATE_MARKER);
-    assert_eq!(
-        marker.details(),
-        Some(
-            format!(
-                "the cancel signal of event {signaled} came after the window closed \
-                 (event {fired})"
-            )
-            .as_str()
-        )
-    );
+    assert_eq!(marker.details(), Some(order::CANCEL_TOO_LATE_DETAILS));
 
     guests::deploy(
         &weft,
