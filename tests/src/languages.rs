@@ -1,5 +1,5 @@
 //! Guests written in Python and JavaScript, built from source by their SDKs' one-command builds
-//! (`guest-sdk/python`, `guest-sdk/js`). The builds need python3 with pip and node with npm, and
+//! (`guest-sdk/python`, `guest-sdk/js`), and variants of Rust guests. The builds need python3 with pip and node with npm, and
 //! fetch their toolchains from PyPI and npm on first use, so the tests that use them run only
 //! when `WEFT_GUEST_LANG_TESTS` is set (`.ci/run` sets it).
 //!
@@ -73,6 +73,53 @@ pub fn build_edited(
     let code = std::panic::catch_unwind(|| build_now(lang, world, &variant));
     let _ = std::fs::remove_file(&variant);
     code.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// Builds a variant of the Rust guest crate `dir` (a path from the repository's root) whose
+/// `src/lib.rs` is changed by `edit`: a copy of the crate in a workspace of its own, depending
+/// on the checkout's SDK and catalog, built with the guests' link flags and the checkout's lock
+/// file into `target/wasm-variants` (its dependencies compile there once, then stay).
+pub fn build_rust_edited(dir: &str, edit: impl FnOnce(&str) -> String) -> Vec<u8> {
+    let root = root();
+    let copy = tempfile::tempdir().unwrap();
+    let source = std::fs::read_to_string(root.join(dir).join("src/lib.rs")).unwrap();
+    std::fs::create_dir(copy.path().join("src")).unwrap();
+    std::fs::write(copy.path().join("src/lib.rs"), edit(&source)).unwrap();
+    let path = |p: &str| root.join(p).display().to_string();
+    let manifest = format!(
+        "[package]\nname = \"variant\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
+         [lib]\ncrate-type = [\"cdylib\"]\n\n[dependencies]\n\
+         weft-guest = {{ path = {:?}, features = [\"serde\"] }}\n\
+         weft-examples = {{ path = {:?} }}\nserde_json = \"1\"\n\n[workspace]\n",
+        path("guest-sdk"),
+        path("examples/catalog"),
+    );
+    std::fs::write(copy.path().join("Cargo.toml"), manifest).unwrap();
+    std::fs::copy(root.join("Cargo.lock"), copy.path().join("Cargo.lock")).unwrap();
+    let target = root.join("target/wasm-variants");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args([
+            "build",
+            "--release",
+            "--target",
+            "wasm32-wasip2",
+            "--config",
+        ])
+        .arg(root.join(".cargo/config.toml"))
+        .arg("--target-dir")
+        .arg(&target)
+        .current_dir(copy.path())
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "building a variant of {dir} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    std::fs::read(target.join("wasm32-wasip2/release/variant.wasm")).unwrap()
 }
 
 fn build_now(lang: Lang, world: &str, entry: &Path) -> Vec<u8> {

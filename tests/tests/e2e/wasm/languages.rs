@@ -5,7 +5,8 @@
 //!   worker are written in, mixed, and with its deciders written as workflow code in each;
 //! - deciders that read the clock and draw random numbers read their task's time, and replay
 //!   their own histories identically;
-//! - a deliberately changed decider is refused by `weft deploy --verify`.
+//! - each language's order workflow with its activities swapped is refused by `weft deploy
+//!   --verify` on an open run, and one with a longer window is taken unless `--strict`.
 
 use std::sync::Arc;
 
@@ -301,41 +302,44 @@ fn check_readings(lang: &str, run: &Closed) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn deploy_verify_refuses_a_changed_activity_id_on_an_open_run_and_takes_a_new_duration() {
+async fn deploy_verify_refuses_a_swapped_activity_order_on_an_open_run_and_takes_a_new_duration() {
     if !languages::enabled() {
         return eprintln!("skipped: set WEFT_GUEST_LANG_TESTS to build Python and JS guests");
     }
     let (deciders, workers) = order_guests().await;
-    // The same deciders with the verification activity renamed, and with a window a second
-    // longer than the order asks.
+    // Each language's order workflow with its first two activities swapped (charge, then
+    // verify), and with a window a second longer than the order asks.
     let changed = tokio::task::spawn_blocking(|| {
-        let rename = |source: &str| source.replace("\"verify-order\"", "\"check-order\"");
-        let rename_js = |source: &str| source.replace("'verify-order'", "'check-order'");
-        let longer = |source: &str| {
-            let window = "DEFAULT_CANCEL_WINDOW_SECS if window is None else window";
-            source.replace(window, &format!("({window}) + 1"))
-        };
-        let longer_js = |source: &str| {
-            let window = "asU64(get(order, 'cancel_window_seconds')) ?? DEFAULT_CANCEL_WINDOW_SECS";
-            source.replace(window, &format!("({window}) + 1"))
-        };
-        let (python, js) = (
-            "examples/order-python/decider.py",
-            "examples/order-js/decider.js",
+        let (python, js, rust) = (
+            "examples/order-python/workflow.py",
+            "examples/order-js/workflow.js",
+            "examples/order-workflow",
         );
+        let swap = |verify: &str, charge: &str| {
+            let (verify, charge) = (verify.to_owned(), charge.to_owned());
+            move |source: &str| edit(&edit(source, &verify, "\0"), &charge, &verify).replace('\0', &charge)
+        };
+        let longer = |window: &'static str| {
+            move |source: &str| edit(source, window, &format!("({window}) + 1"))
+        };
         let build = |lang, file, edit: &dyn Fn(&str) -> String| {
             languages::build_edited(lang, "decider", file, |s| edit(s))
         };
         [
             (
                 "python",
-                build(Lang::Python, python, &rename),
-                build(Lang::Python, python, &longer),
+                build(Lang::Python, python, &swap(r#""verify-order", VERIFY_ORDER"#, r#""charge-credit-card", CHARGE_CREDIT_CARD"#)),
+                build(Lang::Python, python, &longer(r#"as_u64(get(order, "cancel_window_seconds")) or DEFAULT_CANCEL_WINDOW_SECS"#)),
             ),
             (
                 "js",
-                build(Lang::Js, js, &rename_js),
-                build(Lang::Js, js, &longer_js),
+                build(Lang::Js, js, &swap("'verify-order', VERIFY_ORDER", "'charge-credit-card', CHARGE_CREDIT_CARD")),
+                build(Lang::Js, js, &longer("order.cancel_window_seconds ?? DEFAULT_CANCEL_WINDOW_SECS")),
+            ),
+            (
+                "rust",
+                languages::build_rust_edited(rust, swap("ids::VERIFY, VERIFY_ORDER", "ids::CHARGE, CHARGE_CREDIT_CARD")),
+                languages::build_rust_edited(rust, longer("seconds.unwrap_or(DEFAULT_CANCEL_WINDOW_SECS)")),
             ),
         ]
     })
@@ -345,9 +349,11 @@ async fn deploy_verify_refuses_a_changed_activity_id_on_an_open_run_and_takes_a_
     let dir = tempfile::tempdir().unwrap();
     let mut input: Value = serde_json::from_str(order::SAMPLE_ORDER).unwrap();
     input["cancel_window_seconds"] = json!(3600);
-    for (lang, renamed, longer) in changed {
-        let find = |guests: &Guests| guests.iter().find(|g| g.0 == lang).unwrap().1.clone();
-        let (decider, worker) = (find(&deciders), find(&workers));
+    for (lang, swapped, longer) in changed {
+        let find =
+            |guests: &Guests, name: &str| guests.iter().find(|g| g.0 == name).unwrap().1.clone();
+        let decider = find(&deciders, &format!("{lang}-workflow"));
+        let worker = find(&workers, lang);
         let domain = format!("{lang}-verify");
         guests::register_examples(&c, &domain).await;
         let decider = weft.upload_module(decider.to_vec()).await.unwrap().digest;
@@ -377,11 +383,11 @@ async fn deploy_verify_refuses_a_changed_activity_id_on_an_open_run_and_takes_a_
                 weft_cli(server, &args).await
             }
         };
-        let (ok, out, err) = deploy(renamed, &[]).await;
+        let (ok, out, err) = deploy(swapped, &[]).await;
         assert!(!ok, "{lang}: {out}{err}");
         assert!(
             out.contains(
-                r#"ScheduleActivityTask's activityId is "check-order" in the replay, "verify-order" in the history (event 6)"#
+                r#""charge-credit-card" in the replay, "verify-order" in the history (event 6)"#
             ),
             "{lang}: {out}"
         );
@@ -401,6 +407,12 @@ async fn deploy_verify_refuses_a_changed_activity_id_on_an_open_run_and_takes_a_
             "{lang}: {err}"
         );
     }
+}
+
+/// `source` with `from` replaced by `to`, which must change it.
+fn edit(source: &str, from: &str, to: &str) -> String {
+    assert!(source.contains(from), "the source no longer holds {from}");
+    source.replace(from, to)
 }
 
 /// Waits until the run has started its cancellation window's timer.
