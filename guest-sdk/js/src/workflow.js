@@ -81,6 +81,22 @@ class Timer extends Command {
   }
 }
 
+/** A child workflow: yield it for its result, or yield `start()` for the started run. */
+class Child extends Command {
+  /**
+   * Ready with the started run, `{execution, result}` (yield `result` for its outcome), or
+   * throws (not started) if it could not start.
+   */
+  start() {
+    return new Poll(() => {
+      const outcome = this.poll();
+      const execution = this.state.children.get(this.slot);
+      if (execution) return { ok: true, value: { execution, result: this } };
+      return outcome !== PENDING && !outcome.ok ? outcome : PENDING;
+    });
+  }
+}
+
 function defaultId(state, decision) {
   const a = Object.entries(decision).find(([k]) => k !== 'decisionType')[1];
   switch (decision.decisionType) {
@@ -267,10 +283,10 @@ export class Workflow {
     this.state.cancelTimer(id);
   }
 
-  /** A child workflow of type `name`/`version` to yield for its result. */
+  /** A child workflow of type `name`/`version` to yield for its result, or to `start()`. */
   child(name, version, o = {}) {
     const { id, ...options } = o;
-    return new Command(this.state, Decision.startChild(id ?? '', name, version, options));
+    return new Child(this.state, Decision.startChild(id ?? '', name, version, options));
   }
 
   /** Sends the signal `name` to the workflow `workflowId` (`runId`, `input`); yield it. */

@@ -246,6 +246,36 @@ test('children, functions, signals, cancel requests and markers', () => {
   assert.deepEqual(names(decide(h, everything)), ['cancel other']);
 });
 
+test('a child started, then yielded for its result', () => {
+  function* parent(wf) {
+    const run = yield wf.child('Ship', '1.0', { id: 'ship' }).start();
+    wf.recordMarker('child', run.execution.runId);
+    return yield run.result;
+  }
+  const h = new HistoryBuilder('Parent', '1.0');
+  assert.deepEqual(names(decide(h, parent)), ['child ship']);
+  h.childStarted('ship');
+  const started = h.events.filter((e) => e.eventType === 'ChildWorkflowExecutionStarted').at(-1);
+  const { runId } = started.childWorkflowExecutionStartedEventAttributes.workflowExecution;
+  assert.deepEqual(names(decide(h, parent)), [`marker child ${runId}`]);
+  h.childCompleted('ship', 'shipped');
+  assert.deepEqual(names(decide(h, parent)), ['complete shipped']);
+});
+
+test('a child that cannot start throws at its start', () => {
+  function* parent(wf) {
+    try {
+      yield wf.child('Nope', '1.0', { id: 'nope' }).start();
+    } catch (e) {
+      return `${e.kind} ${e.reason}`;
+    }
+  }
+  const h = new HistoryBuilder('Parent', '1.0');
+  decide(h, parent);
+  h.childStartFailed('nope', 'WORKFLOW_TYPE_DOES_NOT_EXIST');
+  assert.deepEqual(names(decide(h, parent)), ['complete not_started WORKFLOW_TYPE_DOES_NOT_EXIST']);
+});
+
 test('continue as new', () => {
   // eslint-disable-next-line require-yield
   function* again(wf) {

@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from weft_guest import Cancel, Failure  # noqa: E402
 from weft_guest import workflow as w  # noqa: E402
+from weft_guest.events import attributes  # noqa: E402
 from weft_guest.testing import Environment, HistoryBuilder  # noqa: E402
 
 
@@ -239,6 +240,32 @@ class Workflows(unittest.TestCase):
             "workflowExecution": {"workflowId": "other", "runId": "r"},
             "initiatedEventId": initiated["eventId"]})
         self.assertEqual(names(decide(h, everything)), ["cancel other"])
+
+    def test_a_child_started_then_awaited_for_its_result(self):
+        async def parent(wf):
+            run = await wf.child("Ship", "1.0", id="ship").start()
+            wf.record_marker("child", run.execution["runId"])
+            return await run.result()
+        h = HistoryBuilder("Parent", "1.0")
+        self.assertEqual(names(decide(h, parent)), ["child ship"])
+        h.child_started("ship")
+        started = [e for e in h.events if e["eventType"] == "ChildWorkflowExecutionStarted"][-1]
+        run_id = attributes(started)["workflowExecution"]["runId"]
+        self.assertEqual(names(decide(h, parent)), [f"marker child {run_id}"])
+        h.child_completed("ship", "shipped")
+        self.assertEqual(names(decide(h, parent)), ["complete shipped"])
+
+    def test_a_child_that_cannot_start_raises_at_its_start(self):
+        async def parent(wf):
+            try:
+                await wf.child("Nope", "1.0", id="nope").start()
+            except w.ActivityError as e:
+                return f"{e.kind} {e.reason}"
+        h = HistoryBuilder("Parent", "1.0")
+        decide(h, parent)
+        h.child_start_failed("nope", "WORKFLOW_TYPE_DOES_NOT_EXIST")
+        self.assertEqual(names(decide(h, parent)),
+                         ["complete not_started WORKFLOW_TYPE_DOES_NOT_EXIST"])
 
     def test_continue_as_new(self):
         async def again(wf):

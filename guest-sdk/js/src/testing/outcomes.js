@@ -81,6 +81,17 @@ export class Outcomes {
     return this;
   }
 
+  /** `StartChildWorkflowExecutionFailed` for the child `workflowId`: it could not start. */
+  childStartFailed(workflowId, cause) {
+    const initiated = this.childInitiated(workflowId);
+    const { workflowType, decisionTaskCompletedEventId } = initiated.startChildWorkflowExecutionInitiatedEventAttributes;
+    this.event('StartChildWorkflowExecutionFailed', {
+      workflowId, workflowType, cause, initiatedEventId: initiated.eventId, decisionTaskCompletedEventId,
+    });
+    this.scheduleDecisionTask();
+    return this;
+  }
+
   /** `ChildWorkflowExecutionCompleted` for the child `workflowId`, with this result. */
   childCompleted(workflowId, result) {
     return this.closeChild(workflowId, 'ChildWorkflowExecutionCompleted', { result });

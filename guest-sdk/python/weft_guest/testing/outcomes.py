@@ -92,6 +92,19 @@ class Outcomes:
         self._schedule_decision_task()
         return self
 
+    def child_start_failed(self, workflow_id, cause):
+        """``StartChildWorkflowExecutionFailed`` for the child ``workflow_id``: it could not
+        start."""
+        initiated = self._child_initiated(workflow_id)
+        a = attributes(self.events[initiated - 1])
+        self.event("StartChildWorkflowExecutionFailed", {
+            "workflowId": workflow_id, "workflowType": dict(a["workflowType"]), "cause": cause,
+            "initiatedEventId": initiated,
+            "decisionTaskCompletedEventId": a["decisionTaskCompletedEventId"],
+        })
+        self._schedule_decision_task()
+        return self
+
     def child_completed(self, workflow_id, result=None):
         """``ChildWorkflowExecutionCompleted`` for the child, with this result."""
         return self._child_closed(workflow_id, "ChildWorkflowExecutionCompleted",

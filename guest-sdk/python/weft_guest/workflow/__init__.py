@@ -97,6 +97,37 @@ class Timer(Command):
             self._state.cancel_timer(self.decision["startTimerDecisionAttributes"]["timerId"])
 
 
+class Child(Command):
+    """A child workflow: ``await`` it for its result, or ``await child.start()`` for the
+    started run and await its result later."""
+
+    async def start(self):
+        """Starts it: answers the started run (a :class:`ChildRun`), or raises
+        :class:`ActivityError` (``not_started``) if it could not start."""
+        slot = self._issue()
+
+        def ready():
+            execution = self._state.children.get(slot)
+            if execution is not None:
+                return ChildRun(execution, self)
+            outcome = self._state.slots[slot]
+            if outcome is not None and not outcome[0]:
+                raise outcome[1]
+            return PENDING
+        return await _Poll(ready)
+
+
+class ChildRun:
+    """A started child run: its ``execution`` (``workflowId``, ``runId``), and its result."""
+
+    def __init__(self, execution, child):
+        self.execution, self._child = execution, child
+
+    async def result(self):
+        """Its result, once it closes; raises :class:`ActivityError` if it did not complete."""
+        return await self._child
+
+
 def _default_id(state, decision):
     """Gives ``decision`` an id if it names none, as the Rust SDK does: the activity's or
     function's type name, ``timer``, or the parent's id and the child's type name, each with
@@ -219,8 +250,9 @@ class Workflow:
 
     def child(self, name, version, *, id=None, **options):
         """Starts a child workflow of type ``name``/``version`` (options as
-        :func:`weft_guest.decisions.start_child` takes them); await its result."""
-        return Command(self._state, d.start_child(id or "", name, version, **options))
+        :func:`weft_guest.decisions.start_child` takes them); await its result, or
+        :meth:`Child.start` it."""
+        return Child(self._state, d.start_child(id or "", name, version, **options))
 
     async def signal_external(self, workflow_id, name, **options):
         """Sends the signal ``name`` to the workflow ``workflow_id`` (``run_id``, ``input``)."""
