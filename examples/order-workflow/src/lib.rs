@@ -2,7 +2,6 @@
 //! `order-decider`'s state machine (see its documentation), replayed by `weft_guest::workflow`.
 
 use std::cell::Cell;
-use std::convert::Infallible;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -29,8 +28,9 @@ pub async fn order(wf: Workflow) -> Result<String, Error> {
     let seconds = Duration::from_secs(seconds.unwrap_or(DEFAULT_CANCEL_WINDOW_SECS));
     let mut window = wf.sleep(seconds).id(CANCEL_WINDOW_TIMER);
     let (closed, canceled) = (Cell::new(false), Cell::new(false));
-    let cancel = select(wf.signal(CANCEL_SIGNAL), wf.cancellation());
+    // The window's timer first, as the first decision task starts it before verifying.
     let watch = async {
+        let cancel = select(wf.signal(CANCEL_SIGNAL), wf.cancellation());
         match select(&mut window, cancel).await {
             Either::Left(_) => closed.set(true),
             Either::Right(_) => {
@@ -38,38 +38,35 @@ pub async fn order(wf: Workflow) -> Result<String, Error> {
                 window.cancel();
             }
         }
-        late_cancels(&wf).await
+        loop {
+            wf.signal(CANCEL_SIGNAL).await;
+            wf.record_marker(CANCEL_TOO_LATE_MARKER, Some(CANCEL_TOO_LATE_DETAILS.into()));
+        }
     };
     let steps = async {
         let verified = activity(&wf, ids::VERIFY, VERIFY_ORDER, &input).await;
         if canceled.get() {
-            return wind_down(&wf, &order, None, by_customer()).await;
+            return wind_down(&wf, &order, Value::Null, by_customer()).await;
         }
-        verified.map_err(|e| failure("invalid order", &e))?;
-        let receipt = match activity(&wf, ids::CHARGE, CHARGE_CREDIT_CARD, &input).await {
-            Ok(receipt) => receipt.unwrap_or_else(|| "null".into()),
-            Err(e) => return wind_down(&wf, &order, None, failure("payment declined", &e)).await,
+        verified.map_err(failed("invalid order"))?;
+        let charge = match activity(&wf, ids::CHARGE, CHARGE_CREDIT_CARD, &input).await {
+            Ok(receipt) => result_json(receipt),
+            Err(e) => {
+                return wind_down(&wf, &order, Value::Null, failed("payment declined")(e)).await;
+            }
         };
         wait_until(|| closed.get() || canceled.get()).await;
         if canceled.get() {
-            return wind_down(&wf, &order, Some(&receipt), by_customer()).await;
+            return wind_down(&wf, &order, charge, by_customer()).await;
         }
-        let shipment = step(&wf, ids::SHIP, SHIP_ORDER, &input, "shipping failed").await?;
-        let (charge, shipment) = (parse(&receipt), parse(&shipment));
+        let shipped = activity(&wf, ids::SHIP, SHIP_ORDER, &input).await;
+        let shipment = result_json(shipped.map_err(failed("shipping failed"))?);
         let summary = json!({ "order": order, "charge": charge, "shipment": shipment });
-        let why = "recording the order failed";
-        step(
-            &wf,
-            ids::RECORD,
-            RECORD_COMPLETION,
-            &summary.to_string(),
-            why,
-        )
-        .await?;
+        let recorded = activity(&wf, ids::RECORD, RECORD_COMPLETION, summary.to_string()).await;
+        recorded.map_err(failed("recording the order failed"))?;
         let order_id = &order["order_id"];
         Ok(json!({ "order_id": order_id, "charge": charge, "shipment": shipment }).to_string())
     };
-    // The window's timer first, as the first decision task starts it before verifying.
     let result = match select(watch, steps).await {
         Either::Left(never) => match never {},
         Either::Right(result) => result,
@@ -78,60 +75,33 @@ pub async fn order(wf: Workflow) -> Result<String, Error> {
     result
 }
 
-/// Records a `cancel-too-late` marker for each cancel signal after the window closed.
-async fn late_cancels(wf: &Workflow) -> Infallible {
-    loop {
-        wf.signal(CANCEL_SIGNAL).await;
-        wf.record_marker(CANCEL_TOO_LATE_MARKER, Some(CANCEL_TOO_LATE_DETAILS.into()));
-    }
-}
-
-/// Closes the window, cancels the order (refunding `receipt`) and emails the customer, then
-/// ends the run with `end`.
+/// Closes the window, cancels the order (refunding `charge`) and emails the customer, then ends
+/// the run with `end`.
 async fn wind_down(
     wf: &Workflow,
     order: &Value,
-    receipt: Option<&str>,
+    charge: Value,
     end: Error,
 ) -> Result<String, Error> {
     wf.cancel_timer(CANCEL_WINDOW_TIMER);
-    let cancel = json!({ "order": order, "refund": receipt.map(parse) });
+    let cancel = json!({ "order": order, "refund": charge });
     let email = json!({ "order": order, "subject": "Your order was canceled" });
     let cancel = activity(wf, ids::CANCEL, CANCEL_ORDER, cancel.to_string());
-    match join(
-        cancel,
-        activity(wf, ids::EMAIL, EMAIL_CUSTOMER, email.to_string()),
-    )
-    .await
-    {
+    let email = activity(wf, ids::EMAIL, EMAIL_CUSTOMER, email.to_string());
+    match join(cancel, email).await {
         (Ok(_), _) => Err(end),
-        (Err(e), _) => Err(failure("the order could not be canceled", &e)),
+        (Err(e), _) => Err(failed("the order could not be canceled")(e)),
     }
-}
-
-/// Runs an activity of the order's, to its result (`null` if none); a failure fails the run.
-async fn step(
-    wf: &Workflow,
-    id: &str,
-    kind: TypeName,
-    input: &str,
-    why: &str,
-) -> Result<String, Error> {
-    let result = activity(wf, id, kind, input)
-        .await
-        .map_err(|e| failure(why, &e))?;
-    Ok(result.unwrap_or_else(|| "null".into()))
 }
 
 /// An activity of the order's, on its task list with its timeouts.
 fn activity(wf: &Workflow, id: &str, kind: TypeName, input: impl Into<String>) -> Activity {
     let activity = wf.activity(kind.name, kind.version).id(id).input(input);
-    activity
+    let activity = activity
         .task_list(ACTIVITY_TASK_LIST)
-        .schedule_to_start(QUEUED)
-        .schedule_to_close(QUEUED)
         .start_to_close(RUN)
-        .heartbeat(RUN)
+        .heartbeat(RUN);
+    activity.schedule_to_start(QUEUED).schedule_to_close(QUEUED)
 }
 
 fn by_customer() -> Error {
@@ -139,20 +109,23 @@ fn by_customer() -> Error {
 }
 
 /// Fails the run for `why`, with how the activity ended in its details.
-fn failure(why: &str, error: &Error) -> Error {
-    let (reason, details) = (error.reason().unwrap_or_default(), error.details());
-    let ended = match error.kind() {
-        ErrorKind::Failed => details.map_or(reason.into(), |d| format!("{reason}: {d}")),
-        ErrorKind::TimedOut => format!("timed out ({reason})"),
-        ErrorKind::NotStarted => format!("could not be scheduled ({reason})"),
-        _ => "canceled".into(),
-    };
-    Error::failed(why).with_details(ended)
+fn failed(why: &str) -> impl Fn(Error) -> Error + '_ {
+    move |error| {
+        let (reason, details) = (error.reason().unwrap_or_default(), error.details());
+        let ended = match error.kind() {
+            ErrorKind::Failed => details.map_or(reason.into(), |d| format!("{reason}: {d}")),
+            ErrorKind::TimedOut => format!("timed out ({reason})"),
+            ErrorKind::NotStarted => format!("could not be scheduled ({reason})"),
+            _ => "canceled".into(),
+        };
+        Error::failed(why).with_details(ended)
+    }
 }
 
-/// An activity's result as JSON (or as a JSON string if it is not JSON).
-fn parse(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_string()))
+/// An activity's result as JSON (a JSON string if it is not JSON, null if there is none).
+fn result_json(result: Option<String>) -> Value {
+    let text = result.unwrap_or_else(|| "null".into());
+    serde_json::from_str(&text).unwrap_or(Value::String(text))
 }
 
 #[cfg(test)]
