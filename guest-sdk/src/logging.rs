@@ -7,11 +7,18 @@ struct HostLogger;
 
 static LOGGER: HostLogger = HostLogger;
 
-/// Installs the logger, once per instance (the host gives every task a fresh instance, so in
-/// practice once per task). Called by the exported functions before the guest's own code.
+/// Installs the logger and the panic hook, once per instance (the host gives every task a fresh
+/// instance, so in practice once per task). Called by the exported functions before the guest's
+/// own code.
 pub(crate) fn install() {
     if log::set_logger(&LOGGER).is_ok() {
         log::set_max_level(log::LevelFilter::Trace);
+        // A panic traps the call, and std's own hook writes to a stderr that goes nowhere: the
+        // host reads the message from this line, in Rust's words (`panicked at FILE:LINE:COL:`
+        // and the message), and reports the trap as that panic.
+        if cfg!(target_arch = "wasm32") {
+            std::panic::set_hook(Box::new(|info| log::error!("{info}")));
+        }
     }
 }
 

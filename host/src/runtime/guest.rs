@@ -43,6 +43,9 @@ pub(crate) enum GuestFailure {
     /// The guest trapped (a panic, `unreachable`, an out-of-bounds access...).
     #[error("weft: the guest trapped: {0}")]
     Trap(String),
+    /// The guest panicked (a trap, after the SDK's panic hook logged where and why).
+    #[error("weft: the guest panicked at {0}")]
+    Panic(String),
     /// The answer is larger than the output limit.
     #[error("weft: output of {size} bytes exceeds the limit of {limit} bytes")]
     Output {
@@ -91,6 +94,9 @@ pub(crate) struct GuestState {
     /// Who the guest is, for log lines: module and task.
     label: Arc<str>,
     log_lines: u32,
+    /// The guest's report of its panic (`panicked at ...`, as Rust's SDK logs it), if it logged
+    /// one: a trap that follows is that panic.
+    panic: Option<String>,
     heartbeat: Option<Heartbeat>,
     /// Ticks of CPU time left.
     ticks_left: u64,
@@ -143,6 +149,7 @@ impl GuestState {
             },
             label: call.label.clone(),
             log_lines: 0,
+            panic: None,
             heartbeat,
             ticks_left: u64::try_from(ticks_left).unwrap_or(u64::MAX),
             ticks: ticks.call(),
@@ -196,6 +203,11 @@ pub(crate) fn failure(
         });
     }
     match error.downcast_ref::<Trap>() {
+        Some(Trap::UnreachableCodeReached) if store.data().panic.is_some() => {
+            let panic = store.data().panic.as_deref().unwrap_or_default();
+            // `panicked at FILE:LINE:COL:\nMESSAGE`, on one line.
+            GuestFailure::Panic(panic.trim_start_matches(PANIC).replace('\n', " "))
+        }
         Some(Trap::Interrupt) => GuestFailure::Cpu(limits.cpu_ms),
         Some(Trap::StackOverflow) => GuestFailure::StackOverflow,
         // Rust keeps its own stack in linear memory, below the data: overflowing it wraps to
@@ -207,6 +219,21 @@ pub(crate) fn failure(
         Some(trap) => GuestFailure::Trap(describe(*trap)),
         None => GuestFailure::Trap(format!("{error:#}")),
     }
+}
+
+/// How Rust's panic message starts, as the SDK's panic hook logs it.
+const PANIC: &str = "panicked at ";
+
+/// `text` cut to at most `max` bytes, at a character boundary.
+fn truncated(mut text: String, max: usize) -> String {
+    if text.len() > max {
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    text
 }
 
 /// What `trap` was, without the "wasm trap: " its `Display` starts with: the reason already says
@@ -279,17 +306,14 @@ impl WasiHttpView for GuestState {
 
 impl log::Host for GuestState {
     fn write(&mut self, level: log::Level, message: String) {
+        let message = truncated(message, MAX_LOG_LINE);
+        if matches!(level, log::Level::Error) && message.starts_with(PANIC) {
+            // Kept even past the line limit: it is why the call is about to trap.
+            self.panic = Some(message.clone());
+        }
         self.log_lines += 1;
         if self.log_lines > MAX_LOG_LINES {
             return;
-        }
-        let mut message = message;
-        if message.len() > MAX_LOG_LINE {
-            let mut end = MAX_LOG_LINE;
-            while !message.is_char_boundary(end) {
-                end -= 1;
-            }
-            message.truncate(end);
         }
         let guest = &*self.label;
         match level {

@@ -220,7 +220,7 @@ impl Worker {
             Ok(_) | Err(GuestFailure::Invalid(_) | GuestFailure::Decider(_)) => {
                 GuestOutcome::Answered
             }
-            Err(GuestFailure::Trap(_)) => GuestOutcome::Trapped,
+            Err(GuestFailure::Trap(_) | GuestFailure::Panic(_)) => GuestOutcome::Trapped,
             Err(GuestFailure::Cpu(_)) => GuestOutcome::Limit("cpu"),
             Err(GuestFailure::Memory(_)) => GuestOutcome::Limit("memory"),
             Err(GuestFailure::StackOverflow) => GuestOutcome::Limit("stack"),

@@ -29,9 +29,11 @@ const CASES: [(&str, &str); 8] = [
         "trap",
         "weft: the guest trapped: wasm `unreachable` instruction executed",
     ),
+    // The SDK's panic hook tells the host where and why.
     (
         "panic",
-        "weft: the guest trapped: wasm `unreachable` instruction executed",
+        "weft: the guest panicked at tests/guests/hostile-activity/src/../../misbehave.rs:32:20: \
+         asked to panic",
     ),
     (
         "big",
