@@ -29,7 +29,7 @@ use crate::TestServer;
 
 pub use weft_host::client::{
     Bind, Binding, BindingKind, Client as WeftClient, ClientError, GuestFailureRecord, Limits,
-    ModuleRecord,
+    ModuleRecord, RunFailure,
 };
 pub use weft_host::examples::{order, quote};
 

@@ -39,9 +39,11 @@ use super::response::{self, Face};
 use super::{Api, auth, request_id};
 use crate::fault::{Fault, echo};
 use crate::model::BindingKind;
-use crate::model::{Bind, BindingList, FailureList, ModuleList, Replay, TaskListList};
-use crate::ops::replay;
+use crate::model::{
+    Bind, BindingList, FailureList, ModuleList, Replay, RunFailureList, TaskListList,
+};
 use crate::ops::wasm::{self, MAX_MODULE_BYTES};
+use crate::ops::{replay, run_failures};
 
 /// The extension's routes, to merge into the router.
 pub(super) fn routes() -> Router<Arc<Api>> {
@@ -56,6 +58,10 @@ pub(super) fn routes() -> Router<Arc<Api>> {
         .route(
             "/v1/domains/{domain}/bindings/{kind}/{name}/failures",
             get(failures),
+        )
+        .route(
+            "/v1/domains/{domain}/workflows/{workflow_id}/runs/{run_id}/failures",
+            get(run_failures),
         )
         .route("/v1/domains/{domain}/task-lists", get(task_lists))
         .route("/v1/domains/{domain}/replay", post(replay))
@@ -146,6 +152,23 @@ async fn failures(
             auth::authorize_domain(&ctx, "ListBindingFailures", &domain)?;
             let failures = wasm::failures(&api.service, &ctx, domain, kind, name).await?;
             Ok(FailureList { failures })
+        }
+        .await,
+    )
+}
+
+async fn run_failures(
+    State(api): State<Arc<Api>>,
+    Params((domain, workflow_id, run_id)): Params<(String, String, String)>,
+    Admitted { ctx, .. }: Admitted,
+) -> Response {
+    reply(
+        async {
+            auth::authorize_domain(&ctx, "ListRunFailures", &domain)?;
+            let (workflow_id, run_id) = (workflow_id.into(), run_id.into());
+            let failures =
+                run_failures::run_failures(&api.service, &ctx, domain, workflow_id, run_id).await?;
+            Ok(RunFailureList { failures })
         }
         .await,
     )

@@ -44,8 +44,8 @@ use self::transport::{Answer, Transport};
 pub use crate::clock::Timestamp;
 pub use crate::model::{
     Bind, BindLimits as Limits, Binding, BindingKind, BindingList, Divergence, FailureList,
-    GuestFailureRecord, ModuleList, ModuleRecord, Replay, ReplayReport, RunReplay, TaskListInfo,
-    TaskListList, TypeRef,
+    GuestFailureRecord, ModuleList, ModuleRecord, Replay, ReplayReport, RunFailure, RunFailureList,
+    RunReplay, TaskListInfo, TaskListList, TypeRef,
 };
 pub use crate::runtime::{GuestLimits, World};
 use crate::tenancy::sigv4;
@@ -251,6 +251,23 @@ impl Client {
     ) -> Result<Vec<GuestFailureRecord>, ClientError> {
         let path = format!("{}/failures", binding_path(domain, kind, name));
         let list: FailureList = self.call(Method::GET, path, None).await?;
+        Ok(list.failures)
+    }
+
+    /// The latest failures of the domain's bound guests on one run, oldest first.
+    pub async fn run_failures(
+        &self,
+        domain: &str,
+        workflow_id: &str,
+        run_id: &str,
+    ) -> Result<Vec<RunFailure>, ClientError> {
+        let path = format!(
+            "/v1/domains/{}/workflows/{}/runs/{}/failures",
+            encode(domain),
+            encode(workflow_id),
+            encode(run_id)
+        );
+        let list: RunFailureList = self.call(Method::GET, path, None).await?;
         Ok(list.failures)
     }
 

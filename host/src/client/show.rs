@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::swf::attributes;
-use super::{Binding, GuestFailureRecord, ModuleRecord, RunReplay, Timestamp};
+use super::{Binding, GuestFailureRecord, ModuleRecord, RunFailure, RunReplay, Timestamp};
 
 /// A module: `DIGEST  WORLD  SIZE bytes  uploaded TIME`.
 pub fn module(module: &ModuleRecord) -> String {
@@ -47,6 +47,19 @@ pub fn failure(failure: &GuestFailureRecord) -> String {
         failure.run_id,
         failure.task,
         failure.reason,
+    )
+}
+
+/// A guest's failure on a run it names already: `TIME  KIND BINDING  TASK: REASON`.
+pub fn run_failure(failure: &RunFailure) -> String {
+    let f = &failure.failure;
+    let kind = failure.kind.name();
+    format!(
+        "{}  {kind} {}  {}: {}",
+        time(f.at),
+        failure.binding,
+        f.task,
+        f.reason
     )
 }
 

@@ -30,7 +30,7 @@ pub(crate) use types::{
 pub(crate) use values::{Priority, RunId, Timeout, WorkflowId};
 pub use wasm::{
     Bind, BindLimits, Binding, BindingKind, BindingList, FailureList, GuestFailureRecord,
-    ModuleList, ModuleRecord, TaskListInfo, TaskListList,
+    ModuleList, ModuleRecord, RunFailure, RunFailureList, TaskListInfo, TaskListList,
 };
 
 /// Everything a caller can see lives in one scope: an AWS account in one region, as on AWS.

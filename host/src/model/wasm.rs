@@ -200,6 +200,27 @@ pub struct FailureList {
     pub failures: Vec<GuestFailureRecord>,
 }
 
+/// A failure of a bound guest on one run: which binding's guest, and the failure.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunFailure {
+    /// The binding's kind.
+    pub kind: BindingKind,
+    /// The binding's name: the task list, or the function's name.
+    pub binding: String,
+    /// When, on which task, and why.
+    #[serde(flatten)]
+    pub failure: GuestFailureRecord,
+}
+
+/// The answer of `GET /v1/domains/{domain}/workflows/{workflowId}/runs/{runId}/failures`: the
+/// run's latest failures of bound guests, oldest first.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunFailureList {
+    /// The failures.
+    pub failures: Vec<RunFailure>,
+}
+
 /// One task list of a domain, as the console shows it: what waits there, who polls it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -13,6 +13,7 @@ pub(crate) mod listings;
 mod paging;
 mod polling;
 pub(crate) mod replay;
+pub(crate) mod run_failures;
 pub(crate) mod tags;
 pub(crate) mod types;
 pub(crate) mod wasm;

@@ -1,7 +1,6 @@
 //! Backoff for deciders that keep failing on the same run: after `n` failures in a row, the
-//! run's decision tasks are left to time out unanswered, without running the guest, for
-//! `2^(n-1)` seconds (at most [`MAX`]). A broken decider then costs the host less and less, and
-//! the first task after the pause tries again.
+//! decider runs on the run's task again only after `2^(n-1)` seconds (at most [`MAX`]), the task
+//! held meanwhile (`super::decider`). A broken decider then costs the host less and less.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -23,6 +22,13 @@ impl Backoff {
     /// Whether the run's tasks are paused at `now`.
     pub(super) fn paused(&self, run_id: &str, now: Instant) -> bool {
         self.lock().get(run_id).is_some_and(|f| now < f.until)
+    }
+
+    /// How much of the run's pause is left at `now`.
+    pub(super) fn remaining(&self, run_id: &str, now: Instant) -> Duration {
+        self.lock()
+            .get(run_id)
+            .map_or(Duration::ZERO, |f| f.until.saturating_duration_since(now))
     }
 
     /// The decider failed on the run at `now`: pause it longer.
@@ -68,6 +74,11 @@ mod tests {
         assert!(backoff.paused("r", t1 + Duration::from_millis(1999)));
         assert!(!backoff.paused("r", t1 + Duration::from_secs(2)));
         assert!(!backoff.paused("other", t1));
+        assert_eq!(backoff.remaining("r", t1), Duration::from_secs(2));
+        assert_eq!(
+            backoff.remaining("r", t1 + Duration::from_secs(3)),
+            Duration::ZERO
+        );
         backoff.succeeded("r");
         assert!(!backoff.paused("r", t1));
     }

@@ -1,25 +1,32 @@
 //! Serving a decision task with a Wasm decider.
+//!
+//! A decider that fails (traps, breaks a limit, answers an error or decisions the service
+//! rejects) does not give its task up: the worker holds it and runs the decider again after a
+//! pause that doubles with each failure on the run (`backoff`), or at once when the bindings
+//! change (a fixed module bound to the list takes over the held task), for as long as the task's
+//! start-to-close timeout leaves. Nothing of this is in the history, as nothing of a crashed
+//! SWF decider's retries is: the task completes when an attempt succeeds, or times out.
 
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tokio::sync::watch;
 
 use crate::api::op::{PollForDecisionTask, RespondDecisionTaskCompleted};
+use crate::clock::Timestamp;
 use crate::fault::Fault;
 use crate::fault::decode;
+use crate::model::WorkflowExecution;
 use crate::ops::decision_tasks::{DecisionTaskOutput, PollInput, RespondInput};
+use crate::runtime::Module;
 
-use super::{Worker, refused};
+use super::{Worker, load, refused};
 
-/// Polls the binding's decision task list and serves the task that comes, if one does.
-///
-/// A decider that fails (traps, breaks a limit, answers an error or decisions the service
-/// rejects) leaves its task unanswered: it times out and is scheduled again, as for a crashed
-/// decider, so a broken decider neither spins nor holds anything but its own runs. Failing again
-/// and again on one run pauses the guest for that run, longer each time (`backoff`).
+/// Polls the binding's decision task list and serves the task that comes, if one does: at once,
+/// or, on a run the decider keeps failing on, after its pause, holding the task meanwhile.
 pub(super) async fn serve_one(
-    worker: &Worker,
+    worker: &Arc<Worker>,
     stop: &mut watch::Receiver<bool>,
 ) -> Result<(), Fault> {
     let polled = worker
@@ -33,49 +40,153 @@ pub(super) async fn serve_one(
     else {
         return Ok(());
     };
-    let run_id = execution.run_id.as_str();
-    if worker.backoff.paused(run_id, Instant::now()) {
-        tracing::debug!(
-            guest = &*worker.call.label,
-            run_id,
-            "decider paused on this run"
-        );
-        return Ok(());
-    }
     whole_history(worker, &mut task).await?;
-    let name = format!("decision task {}", task.started_event_id);
     // The runtime reads the task as the wire JSON a decider would get over HTTP.
     let wire = serde_json::to_value(&task).map_err(Fault::internal)?;
+    let held = Held {
+        deadline: deadline(&wire, task.started_event_id),
+        name: format!("decision task {}", task.started_event_id),
+        token,
+        execution,
+        wire,
+    };
+    let run_id = held.execution.run_id.to_string();
+    if worker.backoff.paused(&run_id, Instant::now()) {
+        tokio::spawn(hold(worker.clone(), held, worker.module.clone()));
+        return Ok(());
+    }
+    if let Attempt::Failed = attempt(worker, &worker.module, &held).await? {
+        tokio::spawn(hold(worker.clone(), held, worker.module.clone()));
+    }
+    Ok(())
+}
+
+/// A decision task a worker holds: it is started, and answered once its decider answers.
+struct Held {
+    token: String,
+    execution: WorkflowExecution,
+    /// The task in wire JSON, all events included.
+    wire: Value,
+    /// `decision task N`, as failures name it.
+    name: String,
+    /// When the task times out, if it does.
+    deadline: Option<Timestamp>,
+}
+
+/// How one run of the decider on a held task went.
+enum Attempt {
+    /// Its answer was applied (or the task is gone): nothing more to do.
+    Done,
+    /// It failed: the task is still held.
+    Failed,
+}
+
+/// Runs `module` on the held task and answers the task with its decisions.
+async fn attempt(worker: &Worker, module: &Module, held: &Held) -> Result<Attempt, Fault> {
+    let run_id = held.execution.run_id.as_str();
     let runtime = &worker.svc.runtime;
     let decided = match worker
-        .guest(runtime.decide(&worker.module, &worker.call, &wire))
+        .guest(runtime.decide(module, &worker.call, &held.wire))
         .await
     {
-        Ok(response) => response_input(response, token),
+        Ok(response) => response_input(response, held.token.clone()),
         Err(failure) => Err(failure.reason()),
     };
     let response = match decided {
         Ok(response) => response,
         Err(reason) => {
             worker.backoff.failed(run_id, Instant::now());
-            worker.failed(&execution, name, reason).await;
-            return Ok(());
+            worker
+                .failed(&held.execution, held.name.clone(), reason)
+                .await;
+            return Ok(Attempt::Failed);
         }
     };
     match worker.call::<RespondDecisionTaskCompleted>(response).await {
         Ok(_) => {
             worker.backoff.succeeded(run_id);
-            Ok(())
+            Ok(Attempt::Done)
         }
         Err(fault @ Fault::Internal(_)) => Err(fault),
+        // The task timed out meanwhile: its token is dead, and a new task is scheduled.
+        Err(Fault::UnknownResource(_)) => Ok(Attempt::Done),
         Err(fault) => {
             worker.backoff.failed(run_id, Instant::now());
+            let reason = refused(&fault).to_string();
             worker
-                .failed(&execution, name, refused(&fault).to_string())
+                .failed(&held.execution, held.name.clone(), reason)
                 .await;
-            Ok(())
+            Ok(Attempt::Failed)
         }
     }
+}
+
+/// Holds a task the decider failed on: runs the decider again once the run's pause is over, or
+/// at once when the bindings change (with the module bound to the list then), until an attempt
+/// succeeds, the task's timeout comes, or the list is no longer bound.
+async fn hold(worker: Arc<Worker>, held: Held, mut module: Arc<Module>) {
+    let svc = &worker.svc;
+    let mut changed = svc.bindings_changed.subscribe();
+    changed.mark_unchanged();
+    let run_id = held.execution.run_id.to_string();
+    loop {
+        let pause = worker.backoff.remaining(&run_id, Instant::now());
+        tokio::select! {
+            _ = tokio::time::sleep(pause) => {}
+            changed = changed.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                match bound_module(&worker).await {
+                    Some(bound) => module = bound,
+                    None => return,
+                }
+            }
+        }
+        if held.deadline.is_some_and(|at| svc.clock.now() >= at) {
+            return;
+        }
+        match attempt(&worker, &module, &held).await {
+            Ok(Attempt::Failed) => continue,
+            Ok(Attempt::Done) => return,
+            Err(fault) => {
+                tracing::warn!(guest = &*worker.call.label, "in-process worker: {fault}");
+                return;
+            }
+        }
+    }
+}
+
+/// The module bound to the worker's list now; none if the list is no longer bound here.
+async fn bound_module(worker: &Worker) -> Option<Arc<Module>> {
+    let (domain, kind, name) = (
+        worker.domain_id,
+        worker.binding.kind,
+        worker.binding.name.clone(),
+    );
+    let read = worker
+        .svc
+        .store
+        .read(move |tx| Ok::<_, Fault>(tx.binding(domain, kind, &name)?));
+    let binding = read.await.ok().flatten()?;
+    if binding.module == worker.binding.module {
+        return Some(worker.module.clone());
+    }
+    load(&worker.svc, &binding).await.ok()
+}
+
+/// When the task `wire` (started at event `started`) times out: its start plus its
+/// `DecisionTaskScheduled`'s start-to-close timeout; none if that is `NONE`.
+fn deadline(wire: &Value, started: u64) -> Option<Timestamp> {
+    let events = wire["events"].as_array()?;
+    let event = |id: u64| events.iter().find(|e| e["eventId"].as_u64() == Some(id));
+    let started = event(started)?;
+    let at = started["eventTimestamp"].as_f64()?;
+    let scheduled = started["decisionTaskStartedEventAttributes"]["scheduledEventId"].as_u64()?;
+    let timeout = &event(scheduled)?["decisionTaskScheduledEventAttributes"]["startToCloseTimeout"];
+    let seconds: u64 = timeout.as_str()?.parse().ok()?;
+    let at = Duration::from_secs_f64(at) + Duration::from_secs(seconds);
+    Some(Timestamp::from_millis(i64::try_from(at.as_millis()).ok()?))
 }
 
 /// The decider's answer (`RespondDecisionTaskCompleted`'s input in wire JSON, less the token)

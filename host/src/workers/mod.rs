@@ -188,7 +188,7 @@ struct Worker {
 
 impl Worker {
     /// Polls and serves tasks until told to stop. A task being served is finished first.
-    async fn serve(&self, mut stop: watch::Receiver<bool>) {
+    async fn serve(self: &Arc<Self>, mut stop: watch::Receiver<bool>) {
         while !*stop.borrow() {
             if let Err(fault) = self.serve_one(&mut stop).await {
                 tracing::warn!(guest = &*self.call.label, "in-process worker: {fault}");
@@ -201,7 +201,7 @@ impl Worker {
     }
 
     /// Waits for one task and serves it.
-    async fn serve_one(&self, stop: &mut watch::Receiver<bool>) -> Result<(), Fault> {
+    async fn serve_one(self: &Arc<Self>, stop: &mut watch::Receiver<bool>) -> Result<(), Fault> {
         match self.binding.kind {
             BindingKind::Decision => decider::serve_one(self, stop).await,
             BindingKind::Activity => activity::serve_one(self, stop).await,

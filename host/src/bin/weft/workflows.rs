@@ -165,8 +165,25 @@ pub(crate) async fn run(args: WorkflowArgs) -> anyhow::Result<()> {
         Action::Describe(run) => {
             let target = at(run).await?;
             let input = json!({"domain": domain, "execution": target.execution});
-            let answer = client.swf("DescribeWorkflowExecution", input).await?;
-            print(json, &answer, describe(&answer));
+            let mut answer = client.swf("DescribeWorkflowExecution", input).await?;
+            let (id, run) = (&target.execution["workflowId"], &target.execution["runId"]);
+            let (id, run) = (id.as_str().unwrap_or(""), run.as_str().unwrap_or(""));
+            // Why a stuck run is stuck: its guests' latest failures, from Weft's own API.
+            let failures = client.run_failures(&domain, id, run).await?;
+            let mut lines = describe(&answer);
+            if !failures.is_empty() {
+                lines.push(format!(
+                    "latest failures of its guests ({}):",
+                    failures.len()
+                ));
+                lines.extend(
+                    failures
+                        .iter()
+                        .map(|f| format!("  {}", show::run_failure(f))),
+                );
+            }
+            answer["failures"] = serde_json::to_value(&failures)?;
+            print(json, &answer, lines);
         }
         Action::Result { run, wait } => {
             let target = at(run).await?;

@@ -64,7 +64,7 @@ fn cases() -> Vec<(&'static str, String)> {
 const TASK_TIMEOUT_S: i64 = 2;
 
 #[tokio::test]
-async fn hostile_deciders_leave_their_tasks_to_time_out_and_back_off() {
+async fn hostile_deciders_are_retried_within_their_tasks_which_time_out_and_back_off() {
     let (server, c, weft) = server().await;
     let digest = guests::deploy(
         &weft,
@@ -203,15 +203,11 @@ async fn check(
         })
         .collect();
     let started: Vec<i64> = started(&events).iter().map(|e| e.event_id()).collect();
-    assert_eq!(ran.len(), failures.len(), "{input}: one failure per task");
+    // (Whether a retry falls within a 2 s task depends on how busy the machine is: the retries
+    // within a task are tested on a manual clock, in `recovery.rs`.)
     assert!(
-        ran.contains(&started[0]) && ran.contains(&started[1]),
-        "{input}: the guest runs on the first two tasks: ran on {ran:?} of {started:?}"
-    );
-    assert_eq!(
-        ran.len(),
-        3,
-        "{input}: the guest runs on three of the first four tasks: ran on {ran:?} of {started:?}"
+        ran.contains(&started[0]),
+        "{input}: the guest runs on the first task: ran on {ran:?} of {started:?}"
     );
     assert!(
         ran.iter().all(|id| started.contains(id)),

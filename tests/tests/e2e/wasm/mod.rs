@@ -13,6 +13,7 @@
 //! | `mixed.rs` | a task list served by a Wasm worker and SDK pollers at once, each task once |
 //! | `modules.rs` | uploads, refusals, and deleting a bound module |
 //! | `payloads.rs` | one payload rule: Python and JavaScript workers under each other's deciders (with `WEFT_GUEST_LANG_TESTS`) |
+//! | `recovery.rs` | a failing decider's failures read per run, its held task taken over by a fixed one |
 //! | `replay.rs` | replaying deciders over recorded histories; `weft deploy --verify` |
 //! | `bindings.rs` | bindings across a restart, and unbinding |
 //! | `sandbox.rs` | a guest trying every ambient capability gets nothing; `wasi:http` only to allowed hosts; foreign imports refused |
@@ -32,6 +33,7 @@ mod languages;
 mod mixed;
 mod modules;
 mod payloads;
+mod recovery;
 mod replay;
 mod sandbox;
 pub(crate) mod tls;

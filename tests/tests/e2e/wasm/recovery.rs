@@ -1,0 +1,120 @@
+//! Why a run is stuck, and getting it unstuck: a decider that fails (an error on one run, a
+//! panic on another) has its failures, the panic's message included, read per run through the
+//! API and `weft workflow describe`; the task it failed on is held and retried; and a fixed
+//! decider bound to the list takes the held task over at once, so the run completes without
+//! waiting out the task's timeout, with the history AWS would record.
+
+use std::time::{Duration, Instant};
+
+use weft_tests::TestServer;
+use weft_tests::aws_sdk_swf::types::CloseStatus;
+use weft_tests::guests::{self, Bind, BindingKind, RunFailure, WeftClient};
+
+use super::replay::weft_cli;
+use crate::common::register_domain;
+use crate::flow::{D, DECIDERS, WORKERS, register_activity, register_workflow, start_with, types};
+
+/// The run's failures once there are at least `n`.
+async fn failures(weft: &WeftClient, workflow_id: &str, run: &str, n: usize) -> Vec<RunFailure> {
+    let began = Instant::now();
+    loop {
+        let failures = weft.run_failures(D, workflow_id, run).await.unwrap();
+        if failures.len() >= n {
+            return failures;
+        }
+        assert!(
+            began.elapsed() < Duration::from_secs(30),
+            "{workflow_id}: {failures:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_decider_says_why_per_run_and_a_fixed_one_takes_its_held_task_at_once() {
+    // The task's 60 s never pass: the clock is the test's.
+    let server = TestServer::start_manual().await;
+    let (c, weft) = (server.client(), guests::weft_client(&server));
+    register_domain(&c, D).await;
+    register_workflow(&c, "w").await;
+    register_activity(&c, "work").await;
+    let deploy = |guest, kind, list| guests::deploy(&weft, guest, D, kind, list, Bind::default());
+    deploy("hostile-decider", BindingKind::Decision, DECIDERS).await;
+    let erring = start_with(&c, "erring", "w", |s| s.input("error")).await;
+    let panicking = start_with(&c, "panicking", "w", |s| s.input("panic")).await;
+
+    // The first task of each is tried, then tried again after a second, still the same task.
+    let erred = failures(&weft, "erring", &erring, 2).await;
+    for failure in &erred {
+        assert_eq!(failure.kind, BindingKind::Decision);
+        assert_eq!(failure.binding, DECIDERS);
+        assert_eq!(failure.failure.task, "decision task 3");
+        assert_eq!(
+            failure.failure.reason,
+            "weft: the decider failed: asked to fail"
+        );
+    }
+    let panicked = failures(&weft, "panicking", &panicking, 1).await;
+    let reason = &panicked[0].failure.reason;
+    assert!(
+        reason.starts_with("weft: the guest panicked at ") && reason.ends_with(": asked to panic"),
+        "{reason}"
+    );
+    let (ok, out, err) = weft_cli(
+        &server,
+        &["workflow", "describe", "panicking", "--domain", D],
+    )
+    .await;
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("latest failures of its guests"), "{out}");
+    assert!(
+        out.contains(&format!("decision {DECIDERS}  decision task 3: {reason}")),
+        "{out}"
+    );
+    // Another run's failures are not this one's; a run that does not exist is said to be unknown.
+    assert!(weft.run_failures(D, "erring", &panicking).await.is_err());
+
+    // A fixed decider (and a worker for its activity): the held tasks are answered at once.
+    let bound = Instant::now();
+    deploy("one-activity-decider", BindingKind::Decision, DECIDERS).await;
+    deploy("hostile-activity", BindingKind::Activity, WORKERS).await;
+    let done = guests::wait_closed(&server, D, "erring", &erring, Duration::from_secs(30)).await;
+    let took = bound.elapsed();
+    assert_eq!(done.status, CloseStatus::Completed, "{:?}", done.types());
+    assert!(
+        took < Duration::from_secs(10),
+        "completed {took:?} after the bind"
+    );
+    assert_eq!(
+        types(&done.events),
+        [
+            "WorkflowExecutionStarted",
+            "DecisionTaskScheduled",
+            "DecisionTaskStarted",
+            "DecisionTaskCompleted",
+            "ActivityTaskScheduled",
+            "ActivityTaskStarted",
+            "ActivityTaskCompleted",
+            "DecisionTaskScheduled",
+            "DecisionTaskStarted",
+            "DecisionTaskCompleted",
+            "WorkflowExecutionCompleted",
+        ],
+        "the failed attempts left nothing in the history"
+    );
+    // The other run's activity panics too: that failure is the run's as well.
+    let closed = guests::wait_closed(&server, D, "panicking", &panicking, Duration::from_secs(30));
+    assert_eq!(closed.await.status, CloseStatus::Failed);
+    let last = failures(&weft, "panicking", &panicking, 2)
+        .await
+        .pop()
+        .unwrap();
+    assert_eq!(
+        (last.kind, last.binding.as_str()),
+        (BindingKind::Activity, WORKERS)
+    );
+    assert!(
+        last.failure.reason.ends_with(": asked to panic"),
+        "{last:?}"
+    );
+}
