@@ -32,6 +32,7 @@ pub(crate) struct Own {
     guest_calls: Histograms,
     guest_traps: Family<Labels, Counter>,
     guest_limits: Family<Labels, Counter>,
+    guest_failures: Family<Labels, Counter>,
     throttled: Family<Labels, Counter>,
     long_polls: Family<Labels, Gauge>,
     compiles_running: Gauge,
@@ -47,6 +48,7 @@ impl Own {
             guest_calls: histograms(),
             guest_traps: Family::default(),
             guest_limits: Family::default(),
+            guest_failures: Family::default(),
             throttled: Family::default(),
             long_polls: Family::default(),
             compiles_running: Gauge::default(),
@@ -73,6 +75,12 @@ impl Own {
             "weft_guest_limit_hits",
             "Guest calls stopped by a limit (cpu, memory, stack, output), by binding",
             own.guest_limits.clone(),
+        );
+        registry.register(
+            "weft_guest_failures",
+            "Tasks an in-process guest failed, by binding and cause (error, nondeterminism, \
+             panic, trap, cpu, memory, stack, output, invalid)",
+            own.guest_failures.clone(),
         );
         registry.register(
             "weft_throttled_requests",
@@ -133,6 +141,13 @@ impl Own {
                 self.guest_limits.get_or_create(&labels).inc();
             }
         }
+    }
+
+    /// The guest of the binding `labels` place failed its task, for `cause`.
+    pub(crate) fn guest_failed(&self, labels: &Labels, cause: &'static str) {
+        let mut labels = labels.clone();
+        labels.push(("cause", cause.to_owned()));
+        self.guest_failures.get_or_create(&labels).inc();
     }
 
     /// A request of the tenant `labels` place was throttled.

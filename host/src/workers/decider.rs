@@ -84,12 +84,13 @@ enum Attempt {
 /// Runs `module` on the held task and answers the task with its decisions.
 async fn attempt(worker: &Worker, module: &Module, held: &Held) -> Result<Attempt, Fault> {
     let run_id = held.execution.run_id.as_str();
-    let runtime = &worker.svc.runtime;
+    let (runtime, metrics) = (&worker.svc.runtime, &worker.svc.engine.metrics.own);
+    let invalid = |_: &String| metrics.guest_failed(&worker.labels, "invalid");
     let decided = match worker
         .guest(runtime.decide(module, &worker.call, &held.wire))
         .await
     {
-        Ok(response) => response_input(response, held.token.clone()),
+        Ok(response) => response_input(response, held.token.clone()).inspect_err(invalid),
         Err(failure) => Err(failure.reason()),
     };
     let response = match decided {
@@ -112,6 +113,7 @@ async fn attempt(worker: &Worker, module: &Module, held: &Held) -> Result<Attemp
         Err(Fault::UnknownResource(_)) => Ok(Attempt::Done),
         Err(fault) => {
             worker.backoff.failed(run_id, Instant::now());
+            metrics.guest_failed(&worker.labels, "invalid");
             let reason = refused(&fault).to_string();
             worker
                 .failed(&held.execution, held.name.clone(), reason)

@@ -230,6 +230,9 @@ impl Worker {
         metrics
             .own
             .guest_called(&self.labels, started.elapsed(), how);
+        if let Err(failure) = &outcome {
+            metrics.own.guest_failed(&self.labels, cause(failure));
+        }
         outcome
     }
 
@@ -295,6 +298,22 @@ impl Worker {
         if let Err(fault) = written {
             tracing::error!("recording a guest failure: {fault}");
         }
+    }
+}
+
+/// The cause of a guest's failure, as `weft_guest_failures` counts it.
+fn cause(failure: &GuestFailure) -> &'static str {
+    match failure {
+        // Every SDK's replay says so in these words.
+        GuestFailure::Decider(message) if message.starts_with("nondeterminism") => "nondeterminism",
+        GuestFailure::Decider(_) => "error",
+        GuestFailure::Panic(_) => "panic",
+        GuestFailure::Trap(_) => "trap",
+        GuestFailure::Cpu(_) => "cpu",
+        GuestFailure::Memory(_) => "memory",
+        GuestFailure::StackOverflow => "stack",
+        GuestFailure::Output { .. } => "output",
+        GuestFailure::Invalid(_) => "invalid",
     }
 }
 

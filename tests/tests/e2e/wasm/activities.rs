@@ -127,6 +127,18 @@ async fn hostile_activities_fail_with_their_cause_and_the_host_keeps_serving() {
         let series = format!(r#"weft_guest_limit_hits_total{{{binding},limit="{limit}"}}"#);
         expect(&text, &series, 1.0);
     }
+    // And every failed task by its cause; the guest's own failure is an answer, not one.
+    for (cause, n) in [
+        ("cpu", 1.0),
+        ("memory", 1.0),
+        ("trap", 2.0),
+        ("stack", 1.0),
+        ("panic", 1.0),
+        ("output", 1.0),
+    ] {
+        let series = format!(r#"weft_guest_failures_total{{{binding},cause="{cause}"}}"#);
+        expect(&text, &series, n);
+    }
     let calls = format!("weft_guest_call_seconds_count{{{binding}}}");
     expect(&text, &calls, CASES.len() as f64);
 

@@ -13,6 +13,7 @@ use weft_tests::guests::{self, Bind, BindingKind, RunFailure, WeftClient};
 use super::replay::weft_cli;
 use crate::common::register_domain;
 use crate::flow::{D, DECIDERS, WORKERS, register_activity, register_workflow, start_with, types};
+use crate::observability::{sample, scrape};
 
 /// The run's failures once there are at least `n`.
 async fn failures(weft: &WeftClient, workflow_id: &str, run: &str, n: usize) -> Vec<RunFailure> {
@@ -117,4 +118,20 @@ async fn a_failing_decider_says_why_per_run_and_a_fixed_one_takes_its_held_task_
         last.failure.reason.ends_with(": asked to panic"),
         "{last:?}"
     );
+
+    // The metrics count each failed attempt by its cause, as the failure log has them.
+    let text = scrape(&server, None).await;
+    let decider = r#"domain="d",kind="decision",binding="deciders""#;
+    for (workflow_id, run, cause) in [
+        ("erring", &erring, "error"),
+        ("panicking", &panicking, "panic"),
+    ] {
+        let logged = weft.run_failures(D, workflow_id, run).await.unwrap();
+        let logged = logged
+            .iter()
+            .filter(|f| f.kind == BindingKind::Decision)
+            .count();
+        let series = format!(r#"weft_guest_failures_total{{{decider},cause="{cause}"}}"#);
+        assert_eq!(sample(&text, &series), Some(logged as f64), "{series}");
+    }
 }
