@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use tokio::sync::watch;
+use tracing::Instrument as _;
 
 use crate::api::{self, op};
 use crate::fault::Fault;
@@ -40,54 +41,59 @@ pub(super) async fn serve_one(
     else {
         return Ok(());
     };
-    let name = format!("activity {activity_id}");
-    let task = tasks::ActivityTask {
-        activity_id,
-        activity_type: types::ActivityType {
-            name: activity_type.name,
-            version: activity_type.version,
-        },
-        workflow_execution: types::WorkflowExecution {
-            workflow_id: execution.workflow_id.to_string(),
-            run_id: execution.run_id.to_string(),
-        },
-        input,
-        started_event_id,
-    };
-    let runtime = &worker.svc.runtime;
-    let outcome = worker
-        .guest(runtime.run(
-            &worker.module,
-            &worker.call,
-            &task,
-            heartbeat(worker, &token),
-        ))
-        .await;
-    let answer = match outcome {
-        Ok(tasks::ActivityOutcome::Completed(result)) => Answer::Completed(result),
-        Ok(tasks::ActivityOutcome::Failed(failure)) => Answer::Failed {
-            reason: failure.reason,
-            details: failure.details,
-        },
-        Ok(tasks::ActivityOutcome::Canceled(details)) => Answer::Canceled(details),
-        Err(failure) => {
-            let reason = failure.reason();
-            worker
-                .failed(&execution, name.clone(), reason.clone())
-                .await;
-            Answer::Failed {
-                reason: Some(reason),
-                details: None,
+    let span = worker.task_span(&execution, Some(&activity_id));
+    async move {
+        let name = format!("activity {activity_id}");
+        let task = tasks::ActivityTask {
+            activity_id,
+            activity_type: types::ActivityType {
+                name: activity_type.name,
+                version: activity_type.version,
+            },
+            workflow_execution: types::WorkflowExecution {
+                workflow_id: execution.workflow_id.to_string(),
+                run_id: execution.run_id.to_string(),
+            },
+            input,
+            started_event_id,
+        };
+        let runtime = &worker.svc.runtime;
+        let outcome = worker
+            .guest(runtime.run(
+                &worker.module,
+                &worker.call,
+                &task,
+                heartbeat(worker, &token),
+            ))
+            .await;
+        let answer = match outcome {
+            Ok(tasks::ActivityOutcome::Completed(result)) => Answer::Completed(result),
+            Ok(tasks::ActivityOutcome::Failed(failure)) => Answer::Failed {
+                reason: failure.reason,
+                details: failure.details,
+            },
+            Ok(tasks::ActivityOutcome::Canceled(details)) => Answer::Canceled(details),
+            Err(failure) => {
+                let reason = failure.reason();
+                worker
+                    .failed(&execution, name.clone(), reason.clone())
+                    .await;
+                Answer::Failed {
+                    reason: Some(reason),
+                    details: None,
+                }
             }
+        };
+        match answer.send(worker, token.clone()).await {
+            Ok(()) => Ok(()),
+            Err(fault @ Fault::Internal(_)) => Err(fault),
+            // The task timed out or its run closed meanwhile: nothing is left to answer.
+            Err(Fault::UnknownResource(_)) => Ok(()),
+            Err(fault) => refused_answer(worker, &execution, name, token, &fault).await,
         }
-    };
-    match answer.send(worker, token.clone()).await {
-        Ok(()) => Ok(()),
-        Err(fault @ Fault::Internal(_)) => Err(fault),
-        // The task timed out or its run closed meanwhile: nothing is left to answer.
-        Err(Fault::UnknownResource(_)) => Ok(()),
-        Err(fault) => refused_answer(worker, &execution, name, token, &fault).await,
     }
+    .instrument(span)
+    .await
 }
 
 /// The service refused the guest's answer (a result too long, say): fails the task with why.

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tokio::sync::watch;
+use tracing::Instrument as _;
 
 use crate::api::op::{PollForDecisionTask, RespondDecisionTaskCompleted};
 use crate::clock::Timestamp;
@@ -51,12 +52,18 @@ pub(super) async fn serve_one(
         wire,
     };
     let run_id = held.execution.run_id.to_string();
-    if worker.backoff.paused(&run_id, Instant::now()) {
-        tokio::spawn(hold(worker.clone(), held, worker.module.clone()));
-        return Ok(());
-    }
-    if let Attempt::Failed = attempt(worker, &worker.module, &held).await? {
-        tokio::spawn(hold(worker.clone(), held, worker.module.clone()));
+    let span = worker.task_span(&held.execution, None);
+    let paused = worker.backoff.paused(&run_id, Instant::now());
+    if paused
+        || matches!(
+            attempt(worker, &worker.module, &held)
+                .instrument(span.clone())
+                .await?,
+            Attempt::Failed
+        )
+    {
+        let held = hold(worker.clone(), held, worker.module.clone());
+        tokio::spawn(held.instrument(span));
     }
     Ok(())
 }

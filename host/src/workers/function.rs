@@ -1,6 +1,7 @@
 //! Serving a Lambda function task with a Wasm function.
 
 use tokio::sync::watch;
+use tracing::Instrument as _;
 
 use crate::engine::LambdaOutcome;
 use crate::fault::Fault;
@@ -24,42 +25,47 @@ pub(super) async fn serve_one(
     let Some(claim) = claim else {
         return Ok(());
     };
-    let runtime = &worker.svc.runtime;
-    let answer = worker
-        .guest(runtime.invoke(&worker.module, &worker.call, claim.input.as_deref()))
-        .await;
-    let outcome = match answer {
-        Ok(Ok(result)) => LambdaOutcome::Completed { result },
-        Ok(Err(failure)) => LambdaOutcome::Failed {
-            reason: failure.reason,
-            details: failure.details,
-        },
-        Err(failure) => {
-            let reason = failure.reason();
-            let task = format!("function {} ({})", claim.name, claim.id);
-            worker.failed(&claim.execution, task, reason.clone()).await;
-            LambdaOutcome::Failed {
-                reason: Some(reason),
-                details: None,
+    let span = worker.task_span(&claim.execution, Some(&claim.id));
+    async move {
+        let runtime = &worker.svc.runtime;
+        let answer = worker
+            .guest(runtime.invoke(&worker.module, &worker.call, claim.input.as_deref()))
+            .await;
+        let outcome = match answer {
+            Ok(Ok(result)) => LambdaOutcome::Completed { result },
+            Ok(Err(failure)) => LambdaOutcome::Failed {
+                reason: failure.reason,
+                details: failure.details,
+            },
+            Err(failure) => {
+                let reason = failure.reason();
+                let task = format!("function {} ({})", claim.name, claim.id);
+                worker.failed(&claim.execution, task, reason.clone()).await;
+                LambdaOutcome::Failed {
+                    reason: Some(reason),
+                    details: None,
+                }
             }
-        }
-    };
-    match functions::close(&worker.svc, ctx, claim.task, outcome).await {
-        Ok(()) | Err(Fault::UnknownResource(_)) => Ok(()),
-        Err(fault @ Fault::Internal(_)) => Err(fault),
-        Err(fault) => {
-            // The service refused the answer (a result too long, say): fail the task with why.
-            let reason = refused(&fault).reason();
-            let task = format!("function {} ({})", claim.name, claim.id);
-            worker.failed(&claim.execution, task, reason.clone()).await;
-            let failed = LambdaOutcome::Failed {
-                reason: Some(reason),
-                details: None,
-            };
-            match functions::close(&worker.svc, ctx, claim.task, failed).await {
-                Ok(()) | Err(Fault::UnknownResource(_)) => Ok(()),
-                Err(fault) => Err(fault),
+        };
+        match functions::close(&worker.svc, ctx, claim.task, outcome).await {
+            Ok(()) | Err(Fault::UnknownResource(_)) => Ok(()),
+            Err(fault @ Fault::Internal(_)) => Err(fault),
+            Err(fault) => {
+                // The service refused the answer (a result too long, say): fail the task with why.
+                let reason = refused(&fault).reason();
+                let task = format!("function {} ({})", claim.name, claim.id);
+                worker.failed(&claim.execution, task, reason.clone()).await;
+                let failed = LambdaOutcome::Failed {
+                    reason: Some(reason),
+                    details: None,
+                };
+                match functions::close(&worker.svc, ctx, claim.task, failed).await {
+                    Ok(()) | Err(Fault::UnknownResource(_)) => Ok(()),
+                    Err(fault) => Err(fault),
+                }
             }
         }
     }
+    .instrument(span)
+    .await
 }

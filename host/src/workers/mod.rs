@@ -272,6 +272,23 @@ impl Worker {
         }
     }
 
+    /// The span of one task for `execution`: every line logged while it is served, the
+    /// guest's own included, names the domain and run, and `id` (an activity's or a Lambda
+    /// function's) if given.
+    fn task_span(&self, execution: &WorkflowExecution, id: Option<&str>) -> tracing::Span {
+        let span = tracing::info_span!(
+            "task",
+            domain = %self.binding.domain,
+            workflow_id = %execution.workflow_id,
+            run_id = %execution.run_id,
+            id = tracing::field::Empty,
+        );
+        if let Some(id) = id {
+            span.record("id", id);
+        }
+        span
+    }
+
     /// Logs a task the guest did not finish and keeps it in the binding's failure log.
     async fn failed(&self, execution: &WorkflowExecution, task: String, reason: String) {
         tracing::warn!(guest = &*self.call.label, task, "guest failed: {reason}");

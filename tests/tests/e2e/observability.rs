@@ -321,3 +321,75 @@ async fn json_logs_carry_the_request_id_each_answer_names() {
     assert_eq!(span["operation"], "DescribeDomain");
     assert_eq!(of_request[1]["status"], 400);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guests_log_lines_name_the_run_they_were_written_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, log) = (dir.path().join("data"), dir.path().join("weft.log"));
+    let weft = tokio::task::spawn_blocking({
+        let (data, log) = (data.clone(), log.clone());
+        move || Weft::start_with(&data, &log, None, &["--log-format", "json"], "info")
+    })
+    .await
+    .unwrap();
+    let endpoint = format!("http://{}", weft.addr);
+    let timeouts = weft_tests::aws_sdk_swf::config::timeout::TimeoutConfig::disabled();
+    let c = weft_tests::client_at(&endpoint, timeouts);
+    register_domain(&c, D).await;
+    register_workflow(&c, "w").await;
+    let client = weft_tests::guests::WeftClient::new(&endpoint, "us-east-1").unwrap();
+    let digest = client
+        .upload_module(weft_tests::guests::guest("hostile-decider"))
+        .await
+        .unwrap()
+        .digest;
+    let bind = weft_tests::guests::Bind {
+        module: digest,
+        ..Default::default()
+    };
+    let kind = weft_tests::guests::BindingKind::Decision;
+    client.bind(D, kind, DECIDERS, &bind).await.unwrap();
+    // The hostile decider panics on this run: the SDK's panic hook logs where and why.
+    let run = start_input(&c, "p", "panic").await;
+
+    let began = std::time::Instant::now();
+    let line = loop {
+        let text = std::fs::read_to_string(&log).unwrap();
+        let found = text.lines().find_map(|l| {
+            let line: serde_json::Value = serde_json::from_str(l).ok()?;
+            let message = line["message"].as_str()?;
+            (line["target"] == "weft::guest" && message.starts_with("panicked at ")).then_some(line)
+        });
+        if let Some(line) = found {
+            break line;
+        }
+        assert!(began.elapsed().as_secs() < 30, "no panic line in\n{text}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    let task = line["spans"]
+        .as_array()
+        .and_then(|spans| spans.iter().find(|s| s["name"] == "task"))
+        .unwrap_or_else(|| panic!("no task span: {line}"));
+    assert_eq!(task["domain"], D, "{line}");
+    assert_eq!(task["workflow_id"], "p", "{line}");
+    assert_eq!(task["run_id"], run.as_str(), "{line}");
+    assert_eq!(line["level"], "ERROR", "{line}");
+}
+
+/// Starts workflow `workflow_id` of type `w` with `input`; its run id.
+async fn start_input(
+    c: &weft_tests::aws_sdk_swf::Client,
+    workflow_id: &str,
+    input: &str,
+) -> String {
+    c.start_workflow_execution()
+        .domain(D)
+        .workflow_id(workflow_id)
+        .workflow_type(crate::flow::wf_type("w", "1"))
+        .input(input)
+        .send()
+        .await
+        .unwrap()
+        .run_id
+        .unwrap()
+}
