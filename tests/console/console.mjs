@@ -5,11 +5,13 @@
 //    "tenants": [{"key", "secret", "region"?, "domain", "hiddenDomain"?,
 //                 "completed"?: {"workflowId", "runId", "events", "activities": [names]},
 //                 "signal"?: {"workflowId", "runId", "name", "input"},
-//                 "terminate"?: {"workflowId", "runId", "reason"}}, ...]}
+//                 "terminate"?: {"workflowId", "runId", "reason"},
+//                 "failing"?: {"workflowId", "runId", "input", "reason"}}, ...]}
 //
 // For each tenant: sign in, see its domain and not the hidden one, open the domain; find the
 // completed run among the closed ones and check its timeline and history; signal a run and see
-// the signal in its history; terminate a run and see it closed; sign out. Then, at a phone's
+// the signal in its history; terminate a run and see it closed; open a run whose decider keeps
+// failing and read why on its failure card; sign out. Then, at a phone's
 // width, the executions list must not be wider than the screen. Prints `ok` and exits 0 when
 // every check holds; otherwise saves a full-page screenshot named for the step that failed
 // (`<screenshots>/<step>.png`), prints the error and exits 1.
@@ -156,6 +158,11 @@ for (const [i, tenant] of config.tenants.entries()) {
         check((await bars.count()) >= 1, `the timeline has no completed bar of activity ${name}`);
       }
     });
+    await step(`${t}-cards`, async () => {
+      const close = await page.getByTestId('close-card').textContent();
+      check(close.includes('Result'), `the completed run's card says ${close}`);
+      check((await page.getByTestId('input-card').count()) === 1, 'the run has no input card');
+    });
     await step(`${t}-history`, async () => {
       const rows = page.locator('[data-testid="history-table"] tbody tr[data-event-type]');
       await until(async () => (await rows.count()) === c.events, `the history does not show ${c.events} events`);
@@ -185,6 +192,19 @@ for (const [i, tenant] of config.tenants.entries()) {
       await confirmDialog(page);
       await page.getByTestId('execution-status').filter({ hasText: 'TERMINATED' }).waitFor();
       check((await page.getByTestId('execution-status').textContent()).includes('CLOSED'), 'the run is not shown closed');
+    });
+  }
+
+  if (tenant.failing) {
+    const f = tenant.failing;
+    await step(`${t}-failing`, async () => {
+      const row = await openRun(page, tenant.domain, 'open', f.workflowId, f.runId);
+      await openExecution(page, row);
+      await page.getByTestId('failure-reason').filter({ hasText: f.reason }).waitFor();
+      const input = await page.getByTestId('input-card').textContent();
+      check(input.includes(f.input), `the input card shows ${input}`);
+      const logged = page.locator('[data-testid="failures-table"] tbody tr');
+      check((await logged.count()) >= 1, 'the guest failures table is empty');
     });
   }
 

@@ -63,6 +63,51 @@ fn order_waiting(window: u64) -> String {
     input.to_string()
 }
 
+/// An order whose decider fails on it (the hostile test decider, bound to a list of its own),
+/// once its first failure is recorded; its run id.
+async fn failing_run(
+    server: &TestServer,
+    swf: &weft_tests::aws_sdk_swf::Client,
+    domain: &str,
+) -> String {
+    let list = "failing-decisions";
+    let weft = weft_as(server, &ACME);
+    let bind = guests::Bind::default();
+    guests::deploy(
+        &weft,
+        "hostile-decider",
+        domain,
+        guests::BindingKind::Decision,
+        list,
+        bind,
+    )
+    .await;
+    let run = swf
+        .start_workflow_execution()
+        .domain(domain)
+        .workflow_id("order-failing")
+        .workflow_type(wf_type(order::WORKFLOW.name, order::WORKFLOW.version))
+        .task_list(guests::task_list(list))
+        .input("error")
+        .send()
+        .await
+        .unwrap()
+        .run_id
+        .unwrap();
+    for _ in 0..300 {
+        if !weft
+            .run_failures(domain, "order-failing", &run)
+            .await
+            .unwrap()
+            .is_empty()
+        {
+            return run;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the hostile decider did not fail within 30 s");
+}
+
 /// Runs the browser script with `config`; panics with its output unless it passes.
 fn run_script(config: &serde_json::Value) {
     let dir = script_dir();
@@ -125,6 +170,8 @@ async fn the_console_shows_each_tenant_its_own_and_acts_for_it() {
     let to_signal = start_order(&acme, acme_domain, "order-signal", &order_waiting(600)).await;
     let to_stop = start_order(&acme, acme_domain, "order-stop", &order_waiting(600)).await;
 
+    let failing = failing_run(&server, &acme, acme_domain).await;
+
     let screenshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/console-screenshots");
     let mut config = json!({
         "url": server.endpoint(),
@@ -146,6 +193,10 @@ async fn the_console_shows_each_tenant_its_own_and_acts_for_it() {
                 "terminate": {
                     "workflowId": "order-stop", "runId": to_stop,
                     "reason": "from the console",
+                },
+                "failing": {
+                    "workflowId": "order-failing", "runId": failing, "input": "error",
+                    "reason": "weft: the decider failed: asked to fail",
                 },
             },
             {

@@ -37,6 +37,12 @@ export interface GuestFailureRecord {
   reason: string;
 }
 
+/** A bound guest's failure on one run (`GET /v1/domains/{d}/workflows/{w}/runs/{r}/failures`). */
+export interface RunFailure extends GuestFailureRecord {
+  kind: BindingKind;
+  binding: string;
+}
+
 /** A task list (or, kind `function`, a Lambda function's queue) of `GET /v1/domains/{domain}/task-lists`. */
 export interface TaskListState {
   kind: 'decision' | 'activity' | 'function';

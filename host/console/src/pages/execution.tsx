@@ -2,11 +2,13 @@
 
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { swf } from '../api/client';
+import { swf, v1Get } from '../api/client';
 import type { History, HistoryEvent, WorkflowExecutionDetail } from '../api/swf-types';
+import type { RunFailure } from '../api/weft-types';
 import { Show, useAsync } from '../components/async';
 import { ExecutionActions } from '../components/execution-actions';
 import { HistoryTable } from '../components/history-table';
+import { GuestFailures, RunCards } from '../components/run-cards';
 import { Timeline } from '../components/timeline';
 import { formatDuration, formatTime, formatTimeout, short } from '../format';
 import { readHistory, type RunStory, type Span } from '../history/model';
@@ -15,6 +17,8 @@ import { links } from '../router';
 interface RunData {
   detail: WorkflowExecutionDetail;
   events: HistoryEvent[];
+  /** Its bound guests' latest failures, oldest first. */
+  failures: RunFailure[];
   /** When it was loaded: open things are drawn up to here. */
   now: number;
 }
@@ -22,6 +26,10 @@ interface RunData {
 async function loadRun(domain: string, workflowId: string, runId: string): Promise<RunData> {
   const execution = { workflowId, runId };
   const detail = swf<WorkflowExecutionDetail>('DescribeWorkflowExecution', { domain, execution });
+  // A key that may not read them sees none: the rest of the page still serves.
+  const failures = v1Get<{ failures: RunFailure[] }>('domains', domain, 'workflows', workflowId, 'runs', runId, 'failures')
+    .then((list) => list.failures)
+    .catch(() => [] as RunFailure[]);
   const events: HistoryEvent[] = [];
   let nextPageToken: string | undefined;
   do {
@@ -34,7 +42,7 @@ async function loadRun(domain: string, workflowId: string, runId: string): Promi
     events.push(...page.events);
     nextPageToken = page.nextPageToken;
   } while (nextPageToken);
-  return { detail: await detail, events, now: Date.now() / 1000 };
+  return { detail: await detail, events, failures: await failures, now: Date.now() / 1000 };
 }
 
 export function ExecutionPage({ domain, workflowId, runId }: { domain: string; workflowId: string; runId: string }) {
@@ -80,7 +88,7 @@ function RunView({
   auto: boolean;
   setAuto: (on: boolean) => void;
 }) {
-  const { detail, events, now } = data;
+  const { detail, events, failures, now } = data;
   const info = detail.executionInfo;
   const story = useMemo(() => readHistory(events), [events]);
   const open = info.executionStatus === 'OPEN';
@@ -103,6 +111,7 @@ function RunView({
           </label>
         )}
       </div>
+      <RunCards events={events} failures={failures} open={open} />
       <Relatives domain={domain} story={story} workflowId={info.execution.workflowId} parent={info.parent} />
       <Summary detail={detail} />
       <section aria-labelledby="timeline-h">
@@ -112,6 +121,10 @@ function RunView({
       <section aria-labelledby="pending-h">
         <h2 id="pending-h">Pending</h2>
         <Pending story={story} now={now} open={open} />
+      </section>
+      <section aria-labelledby="failures-h">
+        <h2 id="failures-h">Guest failures</h2>
+        <GuestFailures failures={failures} />
       </section>
       <section aria-labelledby="history-h">
         <h2 id="history-h">History</h2>

@@ -75,15 +75,17 @@ async fn a_failing_decider_says_why_per_run_and_a_fixed_one_takes_its_held_task_
     // Another run's failures are not this one's; a run that does not exist is said to be unknown.
     assert!(weft.run_failures(D, "erring", &panicking).await.is_err());
 
-    // A fixed decider (and a worker for its activity): the held tasks are answered at once.
-    let bound = Instant::now();
+    // A fixed decider (and a worker for its activity): the held tasks are answered at once. The
+    // manual clock never reaches the tasks' timeout, so only the held task can complete a run.
     deploy("one-activity-decider", BindingKind::Decision, DECIDERS).await;
     deploy("hostile-activity", BindingKind::Activity, WORKERS).await;
+    let bound = Instant::now();
     let done = guests::wait_closed(&server, D, "erring", &erring, Duration::from_secs(30)).await;
     let took = bound.elapsed();
     assert_eq!(done.status, CloseStatus::Completed, "{:?}", done.types());
+    // (Within a second or two here; a busy machine compiling the new modules takes longer.)
     assert!(
-        took < Duration::from_secs(10),
+        took < Duration::from_secs(20),
         "completed {took:?} after the bind"
     );
     assert_eq!(
