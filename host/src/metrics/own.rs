@@ -8,6 +8,7 @@ use prometheus_client::metrics::counter::{ConstCounter, Counter};
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::Registry;
 
 use super::{Labels, register_seconds, seconds};
@@ -54,6 +55,11 @@ impl Own {
             compiles_running: Gauge::default(),
             compiles_waiting: Gauge::default(),
         };
+        registry.register(
+            "weft_build",
+            "The running weft's version",
+            Info::new(vec![("version", env!("CARGO_PKG_VERSION"))]),
+        );
         register_seconds(
             registry,
             "weft_poll_handoff",

@@ -64,6 +64,16 @@ async fn measures_are_counted_under_cloudwatch_names() {
 }
 
 #[tokio::test]
+async fn the_build_is_named_from_the_start() {
+    let text = Metrics::default().render(no_pending()).await;
+    let line = format!(
+        r#"weft_build_info{{version="{}"}} 1"#,
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(text.lines().any(|l| l == line), "no {line:?} in\n{text}");
+}
+
+#[tokio::test]
 async fn pending_lists_past_the_cap_are_summed_as_other() {
     let metrics = Metrics::default();
     let queued = (0..MAX_LIST_SERIES + 2)
