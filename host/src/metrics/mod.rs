@@ -12,6 +12,7 @@
 //! at most [`MAX_LIST_SERIES`] of them. Counters are this node's: with several nodes, sum them.
 
 mod own;
+mod process;
 mod swf;
 
 use std::collections::HashMap;

@@ -120,6 +120,7 @@ impl Own {
             writer.commit_times(),
         );
         registry.register_collector(Box::new(WriterCounters(writer)));
+        registry.register_collector(Box::new(super::process::Process));
         own
     }
 

@@ -64,13 +64,25 @@ async fn measures_are_counted_under_cloudwatch_names() {
 }
 
 #[tokio::test]
-async fn the_build_is_named_from_the_start() {
+async fn the_build_and_the_process_are_in_every_scrape() {
     let text = Metrics::default().render(no_pending()).await;
     let line = format!(
         r#"weft_build_info{{version="{}"}} 1"#,
         env!("CARGO_PKG_VERSION")
     );
     assert!(text.lines().any(|l| l == line), "no {line:?} in\n{text}");
+    if cfg!(target_os = "linux") {
+        for name in [
+            "process_resident_memory_bytes ",
+            "process_cpu_seconds_total ",
+            "process_open_fds ",
+        ] {
+            assert!(
+                text.lines().any(|l| l.starts_with(name)),
+                "no {name} in\n{text}"
+            );
+        }
+    }
 }
 
 #[tokio::test]
