@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use prometheus_client::collector::Collector;
-use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric as _};
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::counter::{ConstCounter, Counter};
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -203,10 +203,19 @@ impl Collector for WriterCounters {
                 stats.retries(),
             ),
         ] {
-            let counter = ConstCounter::new(value);
-            let metric = encoder.encode_descriptor(name, help, None, counter.metric_type())?;
-            counter.encode(metric)?;
+            encode_one(&mut encoder, name, help, ConstCounter::new(value))?;
         }
         Ok(())
     }
+}
+
+/// Writes one metric without labels, as a collector reads it at a scrape.
+pub(super) fn encode_one(
+    encoder: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    metric: impl EncodeMetric,
+) -> Result<(), std::fmt::Error> {
+    let descriptor = encoder.encode_descriptor(name, help, None, metric.metric_type())?;
+    metric.encode(descriptor)
 }

@@ -2,9 +2,11 @@
 //! open file descriptors, read from `/proc/self` at each scrape (on other systems, none).
 
 use prometheus_client::collector::Collector;
-use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric as _};
+use prometheus_client::encoding::DescriptorEncoder;
 use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
+
+use super::own::encode_one;
 
 /// Linux's fixed unit of the CPU times in `/proc/self/stat` (`USER_HZ`).
 const TICKS_PER_SECOND: f64 = 100.0;
@@ -16,33 +18,22 @@ pub(super) struct Process;
 impl Collector for Process {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
         if let Some(bytes) = resident_bytes() {
-            let gauge = ConstGauge::new(bytes);
             let help = "Resident memory of the weft process";
-            let metric = encoder.encode_descriptor(
-                "process_resident_memory_bytes",
-                help,
-                None,
-                gauge.metric_type(),
-            )?;
-            gauge.encode(metric)?;
+            let name = "process_resident_memory_bytes";
+            encode_one(&mut encoder, name, help, ConstGauge::new(bytes))?;
         }
         if let Some(seconds) = cpu_seconds() {
-            let counter = ConstCounter::new(seconds);
             let help = "CPU time the weft process has used, user and system";
-            let metric = encoder.encode_descriptor(
+            encode_one(
+                &mut encoder,
                 "process_cpu_seconds",
                 help,
-                None,
-                counter.metric_type(),
+                ConstCounter::new(seconds),
             )?;
-            counter.encode(metric)?;
         }
         if let Some(fds) = open_fds() {
-            let gauge = ConstGauge::new(fds);
             let help = "File descriptors the weft process holds open";
-            let metric =
-                encoder.encode_descriptor("process_open_fds", help, None, gauge.metric_type())?;
-            gauge.encode(metric)?;
+            encode_one(&mut encoder, "process_open_fds", help, ConstGauge::new(fds))?;
         }
         Ok(())
     }

@@ -101,8 +101,15 @@ fn completed(result: &Value) -> Value {
     json!({"state": "completed", "result": result.to_string()})
 }
 
-fn fixture(name: &'static str, about: &'static str, id: &'static str, expect: Value) -> Fixture {
-    let mut expect = expect;
+/// The fixture of order `id` decided by the guest `decider` (its digest), with `expect` and the
+/// answers every order history shares.
+fn fixture(
+    name: &'static str,
+    about: &'static str,
+    id: &'static str,
+    decider: String,
+    mut expect: Value,
+) -> Fixture {
     let defaults = json!({
         "decider": "order", "cancelRequested": false, "signals": [], "markers": [],
         "children": {}, "lambdas": {},
@@ -119,8 +126,21 @@ fn fixture(name: &'static str, about: &'static str, id: &'static str, expect: Va
         about,
         workflow_id: id,
         expect,
-        modules: vec![],
+        modules: vec![(decider, "order-workflow")],
     }
+}
+
+/// Verifies and charges order `id`, as its first two decision tasks ask.
+async fn verify_and_charge(c: &Client, id: &str, run: &str) {
+    work(c, "verify-order", Work::Done(verified(id))).await;
+    decided(c, id, run, 2).await;
+    work(c, "charge-credit-card", Work::Done(receipt(id))).await;
+    decided(c, id, run, 3).await;
+}
+
+/// What the email activity answers.
+fn emailed() -> Value {
+    json!({"sent_to": "ada@example.com", "subject": "Your order was canceled"})
 }
 
 #[tokio::test]
@@ -128,10 +148,7 @@ async fn an_order_shipped_after_its_window() {
     let id = "order-shipped";
     let input = order_input(id, CARD, 1);
     let (server, c, run, decider) = ordered(id, &input).await;
-    work(&c, "verify-order", Work::Done(verified(id))).await;
-    decided(&c, id, &run, 2).await;
-    work(&c, "charge-credit-card", Work::Done(receipt(id))).await;
-    decided(&c, id, &run, 3).await;
+    verify_and_charge(&c, id, &run).await;
     server.advance(Duration::from_secs(1)).await;
     decided(&c, id, &run, 4).await;
     let shipment = json!({"tracking": format!("TRK-{id}")});
@@ -142,10 +159,11 @@ async fn an_order_shipped_after_its_window() {
     decided(&c, id, &run, 6).await;
 
     let result = json!({"order_id": id, "charge": receipt(id), "shipment": shipment});
-    let mut fixture = fixture(
+    let fixture = fixture(
         "order-shipped",
         "An order verified, charged, shipped once its 1 s window closed, and recorded.",
         id,
+        decider,
         json!({
             "input": input,
             "decisionTasks": 6,
@@ -159,7 +177,6 @@ async fn an_order_shipped_after_its_window() {
             "close": {"state": "completed", "result": result.to_string()},
         }),
     );
-    fixture.modules.push((decider, "order-workflow"));
     fixture.check(&server, &run).await;
 }
 
@@ -176,14 +193,14 @@ async fn an_order_whose_card_is_declined() {
     let canceled = json!({"canceled": id, "refunded": null});
     work(&c, "cancel-order", Work::Done(canceled.clone())).await;
     decided(&c, id, &run, 4).await;
-    let emailed = json!({"sent_to": "ada@example.com", "subject": "Your order was canceled"});
-    work(&c, "email-customer", Work::Done(emailed.clone())).await;
+    work(&c, "email-customer", Work::Done(emailed())).await;
     decided(&c, id, &run, 5).await;
 
-    let mut fixture = fixture(
+    let fixture = fixture(
         "order-declined",
         "An order whose card is declined: canceled, the customer emailed, the run failed.",
         id,
+        decider,
         json!({
             "input": input,
             "decisionTasks": 5,
@@ -193,7 +210,7 @@ async fn an_order_whose_card_is_declined() {
                     "state": "failed", "reason": "card declined", "details": "card ending 0000",
                 },
                 "cancel-order": completed(&canceled),
-                "email-customer": completed(&emailed),
+                "email-customer": completed(&emailed()),
             },
             "timers": {"cancel-window": {"state": "canceled"}},
             "close": {
@@ -203,7 +220,6 @@ async fn an_order_whose_card_is_declined() {
             },
         }),
     );
-    fixture.modules.push((decider, "order-workflow"));
     fixture.check(&server, &run).await;
 }
 
@@ -212,24 +228,21 @@ async fn an_order_canceled_inside_its_window() {
     let id = "order-canceled";
     let input = order_input(id, CARD, 60);
     let (server, c, run, decider) = ordered(id, &input).await;
-    work(&c, "verify-order", Work::Done(verified(id))).await;
-    decided(&c, id, &run, 2).await;
-    work(&c, "charge-credit-card", Work::Done(receipt(id))).await;
-    decided(&c, id, &run, 3).await;
+    verify_and_charge(&c, id, &run).await;
     signal(&c, id, order::CANCEL_SIGNAL).await;
     decided(&c, id, &run, 4).await;
     let canceled = json!({"canceled": id, "refunded": format!("CH-{id}")});
     work(&c, "cancel-order", Work::Done(canceled.clone())).await;
     decided(&c, id, &run, 5).await;
-    let emailed = json!({"sent_to": "ada@example.com", "subject": "Your order was canceled"});
-    work(&c, "email-customer", Work::Done(emailed.clone())).await;
+    work(&c, "email-customer", Work::Done(emailed())).await;
     decided(&c, id, &run, 6).await;
 
-    let mut fixture = fixture(
+    let fixture = fixture(
         "order-canceled",
         "An order charged, then canceled by the customer's signal inside its 60 s window: \
          refunded, the customer emailed, the run canceled.",
         id,
+        decider,
         json!({
             "input": input,
             "decisionTasks": 6,
@@ -238,13 +251,12 @@ async fn an_order_canceled_inside_its_window() {
                 "verify-order": completed(&verified(id)),
                 "charge-credit-card": completed(&receipt(id)),
                 "cancel-order": completed(&canceled),
-                "email-customer": completed(&emailed),
+                "email-customer": completed(&emailed()),
             },
             "timers": {"cancel-window": {"state": "canceled"}},
             "close": {"state": "canceled", "details": "canceled by the customer"},
         }),
     );
-    fixture.modules.push((decider, "order-workflow"));
     fixture.check(&server, &run).await;
 }
 
@@ -253,21 +265,19 @@ async fn an_order_canceled_too_late_still_open() {
     let id = "order-late-cancel";
     let input = order_input(id, CARD, 1);
     let (server, c, run, decider) = ordered(id, &input).await;
-    work(&c, "verify-order", Work::Done(verified(id))).await;
-    decided(&c, id, &run, 2).await;
-    work(&c, "charge-credit-card", Work::Done(receipt(id))).await;
-    decided(&c, id, &run, 3).await;
+    verify_and_charge(&c, id, &run).await;
     server.advance(Duration::from_secs(1)).await;
     decided(&c, id, &run, 4).await;
     work(&c, "ship-order", Work::Taken).await;
     signal(&c, id, order::CANCEL_SIGNAL).await;
     decided(&c, id, &run, 5).await;
 
-    let mut fixture = fixture(
+    let fixture = fixture(
         "order-late-cancel",
         "An order whose cancel signal came after its 1 s window closed, while it ships: a \
          cancel-too-late marker, and the run still open.",
         id,
+        decider,
         json!({
             "input": input,
             "decisionTasks": 5,
@@ -285,6 +295,5 @@ async fn an_order_canceled_too_late_still_open() {
             "close": null,
         }),
     );
-    fixture.modules.push((decider, "order-workflow"));
     fixture.check(&server, &run).await;
 }
