@@ -71,7 +71,7 @@ pub(super) fn routes() -> Router<Arc<Api>> {
 type Place = (String, String, String);
 
 /// An admitted request whose body is at most the service's request limit.
-type Admitted = auth::Admitted<0>;
+pub(super) type Admitted = auth::Admitted<0>;
 
 async fn upload_module(
     State(api): State<Arc<Api>>,
@@ -205,7 +205,7 @@ async fn replay(
 }
 
 /// The extension's answer: `outcome` as JSON, or its fault.
-fn reply<T: Serialize>(outcome: Result<T, Fault>) -> Response {
+pub(super) fn reply<T: Serialize>(outcome: Result<T, Fault>) -> Response {
     let body = outcome.and_then(|output| serde_json::to_vec(&output).map_err(Fault::internal));
     response::respond(Face::Extension, &request_id(), body)
 }
@@ -221,7 +221,7 @@ fn kind_named(name: &str) -> Result<BindingKind, Fault> {
 
 /// The body as the input `T`: malformed JSON is a `SerializationException`, well-formed JSON of
 /// the wrong shape (a missing or unknown member, a wrong type) a `ValidationException`.
-fn parse_input<T: DeserializeOwned>(body: &[u8]) -> Result<T, Fault> {
+pub(super) fn parse_input<T: DeserializeOwned>(body: &[u8]) -> Result<T, Fault> {
     serde_json::from_slice(body).map_err(|e| match e.classify() {
         serde_json::error::Category::Data => {
             Fault::Validation(format!("Invalid input: {}", echo(&in_json_terms(&e))))
@@ -254,7 +254,7 @@ fn in_json_terms(e: &serde_json::Error) -> String {
 /// the client's error, answered like any other fault, and so is a parameter longer than any
 /// name may be ([`MAX_SEGMENT_CHARS`]): faults quote what they name, and must not quote a
 /// 60 KB path back.
-struct Params<T>(T);
+pub(super) struct Params<T>(pub(super) T);
 
 /// The longest path parameter: SWF's names (domains, task lists, functions) are at most 256
 /// characters, and digests 64.

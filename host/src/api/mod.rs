@@ -21,6 +21,7 @@ mod long_polls;
 pub(crate) mod operation;
 mod request_id;
 mod response;
+mod runs;
 pub(crate) mod schema;
 mod scrape;
 
@@ -86,6 +87,7 @@ pub(crate) fn router(api: Arc<Api>) -> Router {
     Router::new()
         .route("/", post(handle))
         .merge(extension::routes())
+        .merge(runs::routes())
         .merge(console::routes())
         .route("/metrics", axum::routing::get(scrape::metrics))
         .fallback(no_route)
@@ -133,6 +135,20 @@ async fn process(api: &Api, request: Request) -> Result<Vec<u8>, Fault> {
         None
     };
     operation.call(&api.service, &ctx, input).await
+}
+
+/// Runs `operation` for `ctx` on the JSON `input` as if it had come over HTTP, past admission:
+/// checked against the model and the tenant's domains, then called. What a `/v1` batch does
+/// to each run.
+pub(crate) async fn call_json(
+    service: &Service,
+    ctx: &Ctx,
+    operation: Operation,
+    mut input: Value,
+) -> Result<Vec<u8>, Fault> {
+    Schema::get().validate(operation.name(), &mut input)?;
+    auth::authorize(ctx, operation, &input)?;
+    operation.call(service, ctx, input).await
 }
 
 /// Whether the request waits for a task: a poll, unless it fetches the next history page of a

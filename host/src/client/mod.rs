@@ -43,9 +43,10 @@ use self::transport::{Answer, Transport};
 
 pub use crate::clock::Timestamp;
 pub use crate::model::{
-    Bind, BindLimits as Limits, Binding, BindingKind, BindingList, Divergence, FailureList,
-    GuestFailureRecord, ModuleList, ModuleRecord, Replay, ReplayReport, RunFailure, RunFailureList,
-    RunReplay, TaskListInfo, TaskListList, TypeRef,
+    Batch, BatchAction, BatchFailure, BatchOutcome, Bind, BindLimits as Limits, Binding,
+    BindingKind, BindingList, Divergence, Failing, FailureList, GuestFailureRecord, ModuleList,
+    ModuleRecord, Replay, ReplayReport, RunCount, RunFailure, RunFailureList, RunFilter, RunList,
+    RunQuery, RunReplay, RunState, RunSummary, TaskListInfo, TaskListList, TypeRef,
 };
 pub use crate::runtime::{GuestLimits, World};
 use crate::tenancy::sigv4;
@@ -269,6 +270,29 @@ impl Client {
         );
         let list: RunFailureList = self.call(Method::GET, path, None).await?;
         Ok(list.failures)
+    }
+
+    /// A page of the domain's runs, open and closed, that `query` picks.
+    pub async fn list_runs(&self, domain: &str, query: &RunQuery) -> Result<RunList, ClientError> {
+        let query = serde_urlencoded::to_string(query).map_err(|e| self.protocol(e))?;
+        let path = format!("/v1/domains/{}/runs?{query}", encode(domain));
+        self.call(Method::GET, path, None).await
+    }
+
+    /// How many of the domain's runs `filter` picks.
+    pub async fn count_runs(&self, domain: &str, filter: &RunFilter) -> Result<u64, ClientError> {
+        let query = serde_urlencoded::to_string(filter).map_err(|e| self.protocol(e))?;
+        let path = format!("/v1/domains/{}/runs/count?{query}", encode(domain));
+        let count: RunCount = self.call(Method::GET, path, None).await?;
+        Ok(count.count)
+    }
+
+    /// Applies `batch.action` to every open run of the domain that `batch.filter` picks.
+    pub async fn batch(&self, domain: &str, batch: &Batch) -> Result<BatchOutcome, ClientError> {
+        let body = serde_json::to_vec(batch).map_err(|e| self.protocol(e))?;
+        let path = format!("/v1/domains/{}/runs/batch", encode(domain));
+        self.call(Method::POST, path, Some(("application/json", body)))
+            .await
     }
 
     /// The domain's task lists with tasks waiting, polls waiting or a binding.

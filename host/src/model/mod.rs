@@ -7,6 +7,7 @@ pub(crate) mod events;
 mod execution;
 mod replay;
 mod rules;
+mod runs;
 mod shapes;
 mod types;
 mod values;
@@ -19,6 +20,10 @@ pub(crate) use execution::{
 };
 pub use replay::{Divergence, Replay, ReplayReport, RunReplay, TypeRef};
 pub(crate) use rules::{LAMBDA_DEFAULT_TIMEOUT, NoneAllowed, name_problem};
+pub use runs::{
+    Batch, BatchAction, BatchFailure, BatchOutcome, Failing, RunCount, RunFilter, RunList,
+    RunQuery, RunState, RunSummary,
+};
 pub(crate) use shapes::{
     ChildPolicy, CloseStatus, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName,
     WorkflowExecution,

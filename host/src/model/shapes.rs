@@ -81,3 +81,17 @@ pub(crate) enum CloseStatus {
     ContinuedAsNew,
     TimedOut,
 }
+
+impl CloseStatus {
+    /// Its name on the wire, such as `CONTINUED_AS_NEW`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            CloseStatus::Completed => "COMPLETED",
+            CloseStatus::Failed => "FAILED",
+            CloseStatus::Canceled => "CANCELED",
+            CloseStatus::Terminated => "TERMINATED",
+            CloseStatus::ContinuedAsNew => "CONTINUED_AS_NEW",
+            CloseStatus::TimedOut => "TIMED_OUT",
+        }
+    }
+}

@@ -14,6 +14,7 @@ mod paging;
 mod polling;
 pub(crate) mod replay;
 pub(crate) mod run_failures;
+pub(crate) mod runs;
 pub(crate) mod tags;
 pub(crate) mod types;
 pub(crate) mod wasm;

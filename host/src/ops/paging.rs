@@ -87,7 +87,7 @@ impl Service {
     }
 
     /// The token for the page after `position` of `query`.
-    fn next_token(&self, query: &impl Serialize, position: &impl Serialize) -> String {
+    pub(crate) fn next_token(&self, query: &impl Serialize, position: &impl Serialize) -> String {
         let mut payload = vec![TOKEN_VERSION];
         payload.extend_from_slice(&self.clock.now().as_millis().to_le_bytes());
         payload.extend_from_slice(&fingerprint(query));

@@ -25,6 +25,7 @@ mod polling_memory;
 mod protocol;
 mod recorded;
 mod retention;
+mod runs;
 mod store_outage;
 mod store_tls;
 mod tags;

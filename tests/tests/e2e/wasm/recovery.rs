@@ -72,6 +72,17 @@ async fn a_failing_decider_says_why_per_run_and_a_fixed_one_takes_its_held_task_
         out.contains(&format!("decision {DECIDERS}  decision task 3: {reason}")),
         "{out}"
     );
+    // The run listing marks both runs failing, with the decider's own words.
+    let listed = weft.list_runs(D, &Default::default()).await.unwrap().runs;
+    let failing = |id: &str| {
+        let run = listed.iter().find(|r| r.workflow_id == id).unwrap();
+        run.failing.as_ref().map(|f| f.reason.clone())
+    };
+    assert_eq!(
+        failing("erring").as_deref(),
+        Some("weft: the decider failed: asked to fail")
+    );
+    assert_eq!(failing("panicking").as_ref(), Some(reason));
     // Another run's failures are not this one's; a run that does not exist is said to be unknown.
     assert!(weft.run_failures(D, "erring", &panicking).await.is_err());
 

@@ -1,0 +1,224 @@
+//! The run listing and batch actions of Weft's `/v1` API:
+//!
+//! | route | answer |
+//! | --- | --- |
+//! | `GET /v1/domains/{domain}/runs?status=&workflowId=&tag=&type=&version=&closeStatus=&startedAfter=&startedBefore=&closedAfter=&closedBefore=&limit=&oldestFirst=&nextPageToken=` | `{"runs": [...], "nextPageToken"?}` |
+//! | `GET /v1/domains/{domain}/runs/count?<the same filter>` | `{"count"}` |
+//! | `POST /v1/domains/{domain}/runs/batch` (body: `{"filter", "action": "terminate" \| "requestCancel" \| "signal", ...}`) | `{"matched", "done", "failures"?}` |
+//!
+//! A batch calls the SWF operation for each open run the filter picks, exactly as a client
+//! would (so the history records what that call records); its own members are that call's,
+//! checked against the model before any run is touched.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{RawQuery, State};
+use axum::response::Response;
+use axum::routing::{get, post};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::extension::{Admitted, Params, parse_input, reply};
+use super::operation::Operation;
+use super::schema::Schema;
+use super::{Api, auth};
+use crate::fault::{Fault, echo};
+use crate::model::{Batch, BatchAction, BatchFailure, BatchOutcome, RunCount, RunFilter, RunQuery};
+use crate::ops::runs;
+
+/// The routes, to merge into the router.
+pub(super) fn routes() -> Router<Arc<Api>> {
+    Router::new()
+        .route("/v1/domains/{domain}/runs", get(list))
+        .route("/v1/domains/{domain}/runs/count", get(count))
+        .route("/v1/domains/{domain}/runs/batch", post(batch))
+}
+
+async fn list(
+    State(api): State<Arc<Api>>,
+    Params(domain): Params<String>,
+    RawQuery(query): RawQuery,
+    Admitted { ctx, .. }: Admitted,
+) -> Response {
+    reply(
+        async {
+            auth::authorize_domain(&ctx, "ListRuns", &domain)?;
+            let query: RunQuery = parse_query(query.as_deref(), &LIST_PARAMS)?;
+            runs::list_runs(&api.service, &ctx, domain, query).await
+        }
+        .await,
+    )
+}
+
+async fn count(
+    State(api): State<Arc<Api>>,
+    Params(domain): Params<String>,
+    RawQuery(query): RawQuery,
+    Admitted { ctx, .. }: Admitted,
+) -> Response {
+    reply(
+        async {
+            auth::authorize_domain(&ctx, "CountRuns", &domain)?;
+            let filter: RunFilter = parse_query(query.as_deref(), &LIST_PARAMS[..FILTER_PARAMS])?;
+            let count = runs::count_runs(&api.service, &ctx, domain, filter).await?;
+            Ok(RunCount { count })
+        }
+        .await,
+    )
+}
+
+async fn batch(
+    State(api): State<Arc<Api>>,
+    Params(domain): Params<String>,
+    Admitted { ctx, body }: Admitted,
+) -> Response {
+    reply(
+        async {
+            auth::authorize_domain(&ctx, "BatchRuns", &domain)?;
+            let batch: Batch = parse_input(&body)?;
+            let (operation, members) = swf_call(&domain, &batch.action);
+            // The members are checked once, on a stand-in run, so that a bad one is refused
+            // before any run is acted on.
+            Schema::get().validate(operation.name(), &mut with_run(&members, "-", None))?;
+            let picked = runs::open_runs(&api.service, &ctx, domain, batch.filter).await?;
+            let mut outcome = BatchOutcome {
+                matched: picked.len() as u64,
+                ..BatchOutcome::default()
+            };
+            for (workflow_id, run_id) in picked {
+                let input = with_run(&members, &workflow_id, Some(&run_id));
+                match super::call_json(&api.service, &ctx, operation, input).await {
+                    Ok(_) => outcome.done += 1,
+                    Err(fault) => outcome.failures.push(BatchFailure {
+                        workflow_id,
+                        run_id,
+                        message: fault.client_message(),
+                    }),
+                }
+            }
+            Ok(outcome)
+        }
+        .await,
+    )
+}
+
+/// The SWF operation a batch action makes, and its members but the run.
+fn swf_call(domain: &str, action: &BatchAction) -> (Operation, Value) {
+    match action {
+        BatchAction::Terminate { reason, details } => (
+            Operation::TerminateWorkflowExecution,
+            json!({"domain": domain, "reason": reason, "details": details}),
+        ),
+        BatchAction::RequestCancel => (
+            Operation::RequestCancelWorkflowExecution,
+            json!({"domain": domain}),
+        ),
+        BatchAction::Signal { signal_name, input } => (
+            Operation::SignalWorkflowExecution,
+            json!({"domain": domain, "signalName": signal_name, "input": input}),
+        ),
+    }
+}
+
+/// `members` naming the run `workflow_id`/`run_id`.
+fn with_run(members: &Value, workflow_id: &str, run_id: Option<&str>) -> Value {
+    let mut input = members.clone();
+    input["workflowId"] = workflow_id.into();
+    input["runId"] = run_id.into();
+    input
+}
+
+/// The parameters of a run listing: the filter's, then the page's.
+const LIST_PARAMS: [&str; 13] = [
+    "status",
+    "workflowId",
+    "tag",
+    "type",
+    "version",
+    "closeStatus",
+    "startedAfter",
+    "startedBefore",
+    "closedAfter",
+    "closedBefore",
+    "limit",
+    "oldestFirst",
+    "nextPageToken",
+];
+/// How many of [`LIST_PARAMS`] are the filter's.
+const FILTER_PARAMS: usize = 10;
+
+/// A URL query as `T`, whose parameters are `known`: another parameter, or one that does not
+/// parse, is a `ValidationException` naming it. (`T` cannot refuse unknown members itself: a
+/// flattened struct only takes its own.)
+fn parse_query<T: DeserializeOwned>(query: Option<&str>, known: &[&str]) -> Result<T, Fault> {
+    let query = query.unwrap_or_default();
+    let invalid = |why: String| Fault::Validation(format!("Invalid query: {}", echo(&why)));
+    let pairs: Vec<(String, String)> =
+        serde_urlencoded::from_str(query).map_err(|e| invalid(e.to_string()))?;
+    if let Some((name, _)) = pairs
+        .iter()
+        .find(|(name, _)| !known.contains(&name.as_str()))
+    {
+        return Err(invalid(format!(
+            "unknown parameter '{name}'; it takes {}",
+            known.join(", ")
+        )));
+    }
+    serde_urlencoded::from_str(query).map_err(|e| invalid(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::clock::Timestamp;
+    use crate::model::RunState;
+
+    /// The parameters `query` is written with.
+    fn names(query: &impl serde::Serialize) -> BTreeSet<String> {
+        let pairs: Vec<(String, String)> =
+            serde_urlencoded::from_str(&serde_urlencoded::to_string(query).unwrap()).unwrap();
+        pairs.into_iter().map(|(name, _)| name).collect()
+    }
+
+    #[test]
+    fn the_known_parameters_are_the_query_structs_members() {
+        let filter = RunFilter {
+            status: Some(RunState::Open),
+            workflow_id: Some("w".into()),
+            tag: Some("t".into()),
+            type_name: Some("n".into()),
+            version: Some("1".into()),
+            close_status: Some("FAILED".into()),
+            started_after: Some(Timestamp::from_millis(1)),
+            started_before: Some(Timestamp::from_millis(2)),
+            closed_after: Some(Timestamp::from_millis(3)),
+            closed_before: Some(Timestamp::from_millis(4)),
+        };
+        let query = RunQuery {
+            filter: filter.clone(),
+            limit: Some(5),
+            oldest_first: true,
+            next_page_token: Some("x".into()),
+        };
+        let known = |params: &[&str]| params.iter().map(|p| p.to_string()).collect();
+        assert_eq!(names(&filter), known(&LIST_PARAMS[..FILTER_PARAMS]));
+        assert_eq!(names(&query), known(&LIST_PARAMS));
+        let read: RunQuery = parse_query(
+            Some(&serde_urlencoded::to_string(&query).unwrap()),
+            &LIST_PARAMS,
+        )
+        .unwrap();
+        assert_eq!(read, query);
+    }
+
+    #[test]
+    fn a_parameter_the_listing_does_not_take_is_named() {
+        let refused =
+            parse_query::<RunFilter>(Some("tag=a&limit=2"), &LIST_PARAMS[..FILTER_PARAMS]);
+        let message = refused.unwrap_err().to_string();
+        assert!(message.contains("unknown parameter 'limit'"), "{message}");
+    }
+}
