@@ -28,8 +28,8 @@ use weft_host::examples::{self, TypeName};
 use crate::TestServer;
 
 pub use weft_host::client::{
-    Bind, Binding, BindingKind, Client as WeftClient, ClientError, GuestFailureRecord, Limits,
-    ModuleRecord, RunFailure,
+    Bind, Binding, BindingKind, BindingRef, Client as WeftClient, ClientError, GuestFailureRecord,
+    Limits, ModuleRecord, RunFailure,
 };
 pub use weft_host::examples::{order, quote};
 

@@ -9,13 +9,14 @@
 //!
 //! | route | answer |
 //! | --- | --- |
-//! | `POST /v1/modules` (body: the `.wasm` bytes) | the module |
-//! | `GET /v1/modules` | `{"modules": [...]}` |
+//! | `POST /v1/modules?name=&version=` (body: the `.wasm` bytes) | the module, with the name and version label given (bytes uploaded before take them) |
+//! | `GET /v1/modules` | `{"modules": [...]}`, each with the bindings that use it |
 //! | `DELETE /v1/modules/{digest}` | `{}` |
 //! | `PUT /v1/domains/{domain}/bindings/{kind}/{name}` (body: `{"module", "concurrency"?, "limits"?, "httpHosts"?}`) | the binding |
 //! | `GET /v1/domains/{domain}/bindings` | `{"bindings": [...]}` |
 //! | `DELETE /v1/domains/{domain}/bindings/{kind}/{name}` | `{}` |
 //! | `GET /v1/domains/{domain}/bindings/{kind}/{name}/failures` | `{"failures": [...]}` |
+//! | `POST /v1/domains/{domain}/bindings/{kind}/{name}/rollback` | the binding, back on the module it ran before |
 //! | `GET /v1/domains/{domain}/task-lists` | `{"taskLists": [...]}`: each list's pending tasks, waiting polls, binding |
 //! | `POST /v1/domains/{domain}/replay` (body: `{"module", "workflowType"?, "taskList"?, "last"?}`) | `{"runs": [...]}`: each run's replay, and where it diverged |
 //!
@@ -27,7 +28,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::path::ErrorKind;
 use axum::extract::rejection::PathRejection;
-use axum::extract::{FromRequestParts, Path, State};
+use axum::extract::{FromRequestParts, Path, RawQuery, State};
 use axum::http::request::Parts;
 use axum::response::Response;
 use axum::routing::{get, post, put};
@@ -40,7 +41,7 @@ use super::{Api, auth, request_id};
 use crate::fault::{Fault, echo};
 use crate::model::BindingKind;
 use crate::model::{
-    Bind, BindingList, FailureList, ModuleList, Replay, RunFailureList, TaskListList,
+    Bind, BindingList, FailureList, ModuleLabel, ModuleList, Replay, RunFailureList, TaskListList,
 };
 use crate::ops::wasm::{self, MAX_MODULE_BYTES};
 use crate::ops::{replay, run_failures};
@@ -60,6 +61,10 @@ pub(super) fn routes() -> Router<Arc<Api>> {
             get(failures),
         )
         .route(
+            "/v1/domains/{domain}/bindings/{kind}/{name}/rollback",
+            post(rollback),
+        )
+        .route(
             "/v1/domains/{domain}/workflows/{workflow_id}/runs/{run_id}/failures",
             get(run_failures),
         )
@@ -75,9 +80,17 @@ pub(super) type Admitted = auth::Admitted<0>;
 
 async fn upload_module(
     State(api): State<Arc<Api>>,
+    RawQuery(query): RawQuery,
     auth::Admitted { ctx, body }: auth::Admitted<MAX_MODULE_BYTES>,
 ) -> Response {
-    reply(wasm::upload_module(&api.service, &ctx, body.into()).await)
+    reply(
+        async {
+            let label: ModuleLabel =
+                super::runs::parse_query(query.as_deref(), &["name", "version"])?;
+            wasm::upload_module(&api.service, &ctx, body.into(), label).await
+        }
+        .await,
+    )
 }
 
 async fn list_modules(State(api): State<Arc<Api>>, Admitted { ctx, .. }: Admitted) -> Response {
@@ -105,6 +118,21 @@ async fn bind(
             auth::authorize_domain(&ctx, "Bind", &domain)?;
             let input: Bind = parse_input(&body)?;
             wasm::bind(&api.service, &ctx, domain, kind, name, input).await
+        }
+        .await,
+    )
+}
+
+async fn rollback(
+    State(api): State<Arc<Api>>,
+    Params((domain, kind, name)): Params<Place>,
+    Admitted { ctx, .. }: Admitted,
+) -> Response {
+    reply(
+        async {
+            let kind = kind_named(&kind)?;
+            auth::authorize_domain(&ctx, "RollbackBinding", &domain)?;
+            wasm::rollback(&api.service, &ctx, domain, kind, name).await
         }
         .await,
     )

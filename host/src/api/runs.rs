@@ -151,7 +151,10 @@ const FILTER_PARAMS: usize = 10;
 /// A URL query as `T`, whose parameters are `known`: another parameter, or one that does not
 /// parse, is a `ValidationException` naming it. (`T` cannot refuse unknown members itself: a
 /// flattened struct only takes its own.)
-fn parse_query<T: DeserializeOwned>(query: Option<&str>, known: &[&str]) -> Result<T, Fault> {
+pub(super) fn parse_query<T: DeserializeOwned>(
+    query: Option<&str>,
+    known: &[&str],
+) -> Result<T, Fault> {
     let query = query.unwrap_or_default();
     let invalid = |why: String| Fault::Validation(format!("Invalid query: {}", echo(&why)));
     let pairs: Vec<(String, String)> =

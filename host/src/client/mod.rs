@@ -44,9 +44,10 @@ use self::transport::{Answer, Transport};
 pub use crate::clock::Timestamp;
 pub use crate::model::{
     Batch, BatchAction, BatchFailure, BatchOutcome, Bind, BindLimits as Limits, Binding,
-    BindingKind, BindingList, Divergence, Failing, FailureList, GuestFailureRecord, ModuleList,
-    ModuleRecord, Replay, ReplayReport, RunCount, RunFailure, RunFailureList, RunFilter, RunList,
-    RunQuery, RunReplay, RunState, RunSummary, TaskListInfo, TaskListList, TypeRef,
+    BindingKind, BindingList, BindingRef, Divergence, Failing, FailureList, GuestFailureRecord,
+    ModuleLabel, ModuleList, ModuleRecord, Replay, ReplayReport, RunCount, RunFailure,
+    RunFailureList, RunFilter, RunList, RunQuery, RunReplay, RunState, RunSummary, TaskListInfo,
+    TaskListList, TypeRef,
 };
 pub use crate::runtime::{GuestLimits, World};
 use crate::tenancy::sigv4;
@@ -179,19 +180,26 @@ impl Client {
 
     /// Uploads a module's bytes; answers its record.
     pub async fn upload_module(&self, code: Vec<u8>) -> Result<ModuleRecord, ClientError> {
-        self.upload_module_telling(code, None).await
+        self.upload_module_telling(code, &ModuleLabel::default(), None)
+            .await
     }
 
-    /// Like [`Client::upload_module`]; `sent` hears when the bytes are uploaded and the server
-    /// has begun compiling them.
+    /// Like [`Client::upload_module`], giving the module `label`'s name and version; `sent`
+    /// hears when the bytes are uploaded and the server has begun compiling them.
     pub async fn upload_module_telling(
         &self,
         code: Vec<u8>,
+        label: &ModuleLabel,
         sent: Option<oneshot::Sender<()>>,
     ) -> Result<ModuleRecord, ClientError> {
+        let query = serde_urlencoded::to_string(label).map_err(|e| self.protocol(e))?;
+        let path = match query.as_str() {
+            "" => "/v1/modules".to_owned(),
+            query => format!("/v1/modules?{query}"),
+        };
         let request = Exchange {
             sent,
-            ..Exchange::new(Method::POST, "/v1/modules".into())
+            ..Exchange::new(Method::POST, path)
         };
         self.call_with(request, Some(("application/wasm", code)))
             .await
@@ -241,6 +249,18 @@ impl Client {
         let path = binding_path(domain, kind, name);
         let _: IgnoredAny = self.call(Method::DELETE, path, None).await?;
         Ok(())
+    }
+
+    /// Binds `kind` `name` in `domain` back to the module it ran before; answers the binding.
+    pub async fn rollback(
+        &self,
+        domain: &str,
+        kind: BindingKind,
+        name: &str,
+    ) -> Result<Binding, ClientError> {
+        let path = format!("{}/rollback", binding_path(domain, kind, name));
+        let body = Some(("application/json", b"{}".to_vec()));
+        self.call(Method::POST, path, body).await
     }
 
     /// A binding's latest failures, oldest first.

@@ -5,10 +5,26 @@ use serde_json::Value;
 use super::swf::attributes;
 use super::{Binding, GuestFailureRecord, ModuleRecord, RunFailure, RunReplay, Timestamp};
 
-/// A module: `DIGEST  WORLD  SIZE bytes  uploaded TIME`.
+/// A module: `DIGEST  [NAME [VERSION]  ]WORLD  SIZE bytes  uploaded TIME`, then
+/// `  used by KIND NAME in DOMAIN, ...` when bindings use it.
 pub fn module(module: &ModuleRecord) -> String {
+    let label = match (&module.name, &module.version) {
+        (Some(name), Some(version)) => format!("{name} {version}  "),
+        (Some(name), None) => format!("{name}  "),
+        (None, Some(version)) => format!("version {version}  "),
+        (None, None) => String::new(),
+    };
+    let used_by = module
+        .used_by
+        .iter()
+        .map(|b| format!("{} {} in {}", b.kind.name(), b.name, b.domain))
+        .collect::<Vec<_>>();
+    let used_by = match used_by.is_empty() {
+        true => String::new(),
+        false => format!("  used by {}", used_by.join(", ")),
+    };
     format!(
-        "{}  {}  {} bytes  uploaded {}",
+        "{}  {label}{}  {} bytes  uploaded {}{used_by}",
         module.digest,
         module.world.name(),
         module.size,
@@ -17,7 +33,8 @@ pub fn module(module: &ModuleRecord) -> String {
 }
 
 /// A binding: `KIND NAME in DOMAIN -> DIGEST  concurrency N, cpu N ms, memory N MiB, output N KiB`,
-/// then `, http HOST HOST...` if it may send HTTP requests.
+/// then `, http HOST HOST...` if it may send HTTP requests and `, previously DIGEST` if a
+/// rollback can restore another module.
 pub fn binding(binding: &Binding) -> String {
     let limits = &binding.limits;
     let http = if binding.http_hosts.is_empty() {
@@ -25,8 +42,12 @@ pub fn binding(binding: &Binding) -> String {
     } else {
         format!(", http {}", binding.http_hosts.join(" "))
     };
+    let previous = match &binding.previous_module {
+        Some(digest) => format!(", previously {digest}"),
+        None => String::new(),
+    };
     format!(
-        "{} {} in {} -> {}  concurrency {}, cpu {} ms, memory {} MiB, output {} KiB{http}",
+        "{} {} in {} -> {}  concurrency {}, cpu {} ms, memory {} MiB, output {} KiB{http}{previous}",
         binding.kind.name(),
         binding.name,
         binding.domain,
@@ -341,6 +362,15 @@ mod tests {
         assert_eq!(
             super::module(&module),
             "ab12  activity-worker  10 bytes  uploaded 1970-01-01T00:00:00Z"
+        );
+        let wire = json!({"digest": "ab12", "world": "decider", "size": 10, "uploadedAt": 0,
+            "name": "orders", "version": "1.2",
+            "usedBy": [{"domain": "d", "kind": "decision", "name": "deciders"}]});
+        let module: ModuleRecord = serde_json::from_value(wire).unwrap();
+        assert_eq!(
+            super::module(&module),
+            "ab12  orders 1.2  decider  10 bytes  uploaded 1970-01-01T00:00:00Z  used by \
+             decision deciders in d"
         );
         let wire = json!({"at": 60, "workflowId": "w", "runId": "r", "task": "activity 1",
             "reason": "trap"});

@@ -22,7 +22,7 @@ use crate::api::{self, Op, op};
 use crate::examples;
 use crate::fault::Fault;
 use crate::model::events::{Event, HistoryEvent};
-use crate::model::{Bind, BindingKind, WorkflowExecution};
+use crate::model::{Bind, BindingKind, ModuleLabel, WorkflowExecution};
 use crate::ops::domains::RegisterDomainInput;
 use crate::ops::history::{DescribeInput, HistoryInput};
 use crate::ops::{Ctx, Service, wasm};
@@ -169,7 +169,11 @@ impl Demo {
             // Embedded in this binary when it was built.
             let code = examples::component(guest.name)
                 .with_context(|| format!("{} is not an example guest", guest.name))?;
-            let module = wasm::upload_module(&self.svc, &self.ctx(), code.to_vec())
+            let label = ModuleLabel {
+                name: Some(guest.name.to_owned()),
+                version: Some(env!("CARGO_PKG_VERSION").to_owned()),
+            };
+            let module = wasm::upload_module(&self.svc, &self.ctx(), code.to_vec(), label)
                 .await
                 .map_err(fault(&format!("uploading {}", guest.name)))?;
             let bind = Bind {

@@ -34,8 +34,9 @@ pub(crate) use types::{
 };
 pub(crate) use values::{Priority, RunId, Timeout, WorkflowId};
 pub use wasm::{
-    Bind, BindLimits, Binding, BindingKind, BindingList, FailureList, GuestFailureRecord,
-    ModuleList, ModuleRecord, RunFailure, RunFailureList, TaskListInfo, TaskListList,
+    Bind, BindLimits, Binding, BindingKind, BindingList, BindingRef, FailureList,
+    GuestFailureRecord, ModuleLabel, ModuleList, ModuleRecord, RunFailure, RunFailureList,
+    TaskListInfo, TaskListList,
 };
 
 /// Everything a caller can see lives in one scope: an AWS account in one region, as on AWS.

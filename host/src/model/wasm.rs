@@ -22,6 +22,39 @@ pub struct ModuleRecord {
     pub size: u64,
     /// When it was first uploaded.
     pub uploaded_at: Timestamp,
+    /// The name its uploader gave it, such as `order-decider`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The version label its uploader gave it, such as `1.4.0` or a commit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// The bindings that run it, as `GET /v1/modules` answers; never stored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub used_by: Vec<BindingRef>,
+}
+
+/// A binding, by where it is: domain, kind and name.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BindingRef {
+    /// The domain.
+    pub domain: String,
+    /// What it serves.
+    pub kind: BindingKind,
+    /// The task list, or the function's name.
+    pub name: String,
+}
+
+/// The name and version label an upload gives its module (the query of `POST /v1/modules`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModuleLabel {
+    /// The module's name: 1 to 128 characters, no control characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Its version label: 1 to 128 characters, no control characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 /// What a binding serves. Stored as its number in keys: never renumber.
@@ -95,6 +128,9 @@ pub struct Binding {
     pub http_hosts: Vec<String>,
     /// When it was made (or last replaced).
     pub created_at: Timestamp,
+    /// The module it ran before it was last bound to another: what a rollback restores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_module: Option<String>,
 }
 
 impl Binding {

@@ -188,6 +188,9 @@ mod tests {
                 world: World::Decider,
                 size: 10,
                 uploaded_at: Timestamp::from_millis(0),
+                name: None,
+                version: None,
+                used_by: Vec::new(),
             })
             .collect()
     }

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use crate::fault::{Fault, echo};
 use crate::model::{
-    Bind, BindLimits, Binding, BindingKind, GuestFailureRecord, ModuleRecord, TaskListInfo,
+    Bind, BindLimits, Binding, BindingKind, BindingRef, GuestFailureRecord, ModuleLabel,
+    ModuleRecord, TaskListInfo,
 };
 use crate::runtime::{self, GuestLimits};
 use crate::store::Reads;
@@ -55,7 +56,10 @@ pub(crate) async fn upload_module(
     svc: &Service,
     ctx: &Ctx,
     code: Vec<u8>,
+    label: ModuleLabel,
 ) -> Result<ModuleRecord, Fault> {
+    check_label("name", label.name.as_deref())?;
+    check_label("version", label.version.as_deref())?;
     if code.is_empty() {
         return Err(Fault::Validation(
             "Invalid module: it is empty; send the bytes of a WebAssembly component".into(),
@@ -83,7 +87,7 @@ pub(crate) async fn upload_module(
         })
         .await?;
     if let Some(existing) = existing {
-        return Ok(existing);
+        return relabel(svc, ctx, existing, label).await;
     }
     let size = code.len() as u64;
     let quotas = &ctx.tenant.quotas;
@@ -106,22 +110,82 @@ pub(crate) async fn upload_module(
         world: module.world,
         size: code.len() as u64,
         uploaded_at: svc.clock.now(),
+        name: label.name.clone(),
+        version: label.version.clone(),
+        used_by: Vec::new(),
     };
-    svc.store
+    let answer = record.clone();
+    let stored = svc
+        .store
         .write(
             move |tx| {
                 let existing = module_room(tx, &account, &record.digest, record.size, &quotas)?;
-                Ok((account, record, existing))
+                Ok::<_, Fault>((account, record, existing))
             },
             move |tx, (account, record, existing)| match existing {
-                Some(existing) => Ok(existing),
+                Some(existing) => Ok(Some(existing)),
                 None => {
                     tx.add_module(&account, &record, &code)?;
-                    Ok(record)
+                    Ok(None)
                 }
             },
         )
+        .await?;
+    match stored {
+        // Stored through another node meanwhile: label that one.
+        Some(existing) => relabel(svc, ctx, existing, label).await,
+        None => Ok(answer),
+    }
+}
+
+/// `module` with the name and version `label` gives (members it leaves out keep theirs),
+/// stored if that changes it.
+async fn relabel(
+    svc: &Service,
+    ctx: &Ctx,
+    module: ModuleRecord,
+    label: ModuleLabel,
+) -> Result<ModuleRecord, Fault> {
+    let labeled = ModuleRecord {
+        name: label.name.or(module.name.clone()),
+        version: label.version.or(module.version.clone()),
+        ..module.clone()
+    };
+    if labeled == module {
+        return Ok(module);
+    }
+    let account = ctx.scope.account.clone();
+    svc.store
+        .write(
+            move |tx| {
+                let stored = find_module(tx, &account, &labeled.digest)?;
+                let labeled = ModuleRecord {
+                    uploaded_at: stored.uploaded_at,
+                    ..labeled
+                };
+                Ok((account, labeled))
+            },
+            |tx, (account, labeled)| {
+                tx.put_module(&account, &labeled)?;
+                Ok(labeled)
+            },
+        )
         .await
+}
+
+/// Refuses a module's name or version label unless it is 1 to 128 characters without control
+/// characters.
+fn check_label(what: &str, label: Option<&str>) -> Result<(), Fault> {
+    let Some(label) = label else { return Ok(()) };
+    let chars = label.chars().count();
+    if chars == 0 || chars > 128 || label.chars().any(char::is_control) {
+        return Err(Fault::Validation(format!(
+            "Invalid module {what} '{}': it must be 1 to 128 characters, none of them control \
+             characters",
+            echo(label)
+        )));
+    }
+    Ok(())
 }
 
 /// The module `digest` if `account` has it already; else whether the tenant has room for one
@@ -142,10 +206,29 @@ fn module_room(
     Ok(None)
 }
 
-/// The account's modules, by digest.
+/// The account's modules, by digest, each with the bindings that run it.
 pub(crate) async fn list_modules(svc: &Service, ctx: &Ctx) -> Result<Vec<ModuleRecord>, Fault> {
     let account = ctx.scope.account.clone();
-    svc.store.read(move |tx| Ok(tx.modules(&account)?)).await
+    svc.store
+        .read(move |tx| {
+            let mut modules = tx.modules(&account)?;
+            let mut bindings = tx.bindings(None)?;
+            bindings.retain(|(_, b)| b.account == account);
+            for module in &mut modules {
+                module.used_by = bindings
+                    .iter()
+                    .filter(|(_, b)| b.module == module.digest)
+                    .map(|(_, b)| BindingRef {
+                        domain: b.domain.clone(),
+                        kind: b.kind,
+                        name: b.name.clone(),
+                    })
+                    .collect();
+                module.used_by.sort();
+            }
+            Ok(modules)
+        })
+        .await
 }
 
 /// Deletes a module no binding uses.
@@ -248,10 +331,20 @@ pub(crate) async fn bind(
                     limits,
                     http_hosts: input.http_hosts,
                     created_at: now,
+                    previous_module: None,
                 };
                 // The same binding again changes nothing: its workers keep running, and it
                 // keeps its time, by which `weft apply` sees that nothing changed.
                 let existing = tx.binding(domain.id, kind, &binding.name)?;
+                // Another module remembers the one it replaces, for a rollback.
+                let binding = Binding {
+                    previous_module: match &existing {
+                        Some(e) if e.module != binding.module => Some(e.module.clone()),
+                        Some(e) => e.previous_module.clone(),
+                        None => None,
+                    },
+                    ..binding
+                };
                 let same = existing.filter(|e| {
                     Binding {
                         created_at: now,
@@ -273,6 +366,58 @@ pub(crate) async fn bind(
     if changed {
         svc.bindings_changed.send_replace(());
     }
+    Ok(binding)
+}
+
+/// Binds `kind` `name` in `domain` to the module it ran before its module last changed, with
+/// its other settings as they are; the module replaced becomes the one a second rollback
+/// restores.
+pub(crate) async fn rollback(
+    svc: &Service,
+    ctx: &Ctx,
+    domain: String,
+    kind: BindingKind,
+    name: String,
+) -> Result<Binding, Fault> {
+    let scope = ctx.scope.clone();
+    let now = svc.clock.now();
+    let binding = svc
+        .store
+        .write(
+            move |tx| {
+                let domain = known_domain(tx, &scope, &domain)?;
+                let current = tx
+                    .binding(domain.id, kind, &name)?
+                    .ok_or_else(|| unknown_binding(kind, &name))?;
+                let Some(previous) = current.previous_module.clone() else {
+                    return Err(Fault::Validation(format!(
+                        "The {} binding {name} has run only module {}: there is no previous \
+                         module to roll back to",
+                        kind.name(),
+                        current.module
+                    )));
+                };
+                let module = find_module(tx, &scope.account, &previous).map_err(|_| {
+                    Fault::UnknownResource(format!(
+                        "Module {previous}, which the {} binding {name} ran before, was deleted",
+                        kind.name()
+                    ))
+                })?;
+                let binding = Binding {
+                    module: module.digest,
+                    previous_module: Some(current.module.clone()),
+                    created_at: now,
+                    ..current
+                };
+                Ok((domain.id, binding))
+            },
+            |tx, (domain, binding)| {
+                tx.put_binding(domain, &binding)?;
+                Ok(binding)
+            },
+        )
+        .await?;
+    svc.bindings_changed.send_replace(());
     Ok(binding)
 }
 
@@ -462,6 +607,9 @@ mod tests {
             world: World::Decider,
             size: 1,
             uploaded_at: Timestamp::default(),
+            name: None,
+            version: None,
+            used_by: Vec::new(),
         }
     }
 

@@ -445,6 +445,9 @@ pub(crate) trait WasmWrites {
         code: &[u8],
     ) -> Result<(), StoreError>;
 
+    /// Replaces the record of a module `account` has (its name and version label).
+    fn put_module(&mut self, account: &str, record: &ModuleRecord) -> Result<(), StoreError>;
+
     /// Removes a module and its code.
     fn delete_module(&mut self, account: &str, digest: &str) -> Result<(), StoreError>;
 

@@ -118,6 +118,12 @@ impl WasmWrites for WriteTx<'_> {
         super::access::created("modules", &record.digest, new)
     }
 
+    fn put_module(&mut self, account: &str, record: &ModuleRecord) -> Result<(), StoreError> {
+        let key = (account, record.digest.as_str());
+        self.modules.insert(key, encode(record).as_slice())?;
+        Ok(())
+    }
+
     fn delete_module(&mut self, account: &str, digest: &str) -> Result<(), StoreError> {
         self.modules.remove((account, digest))?;
         self.module_code.remove((account, digest))?;

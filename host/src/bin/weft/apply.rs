@@ -9,9 +9,11 @@ use clap::Args;
 use serde::Serialize;
 use serde_json::{Value, json};
 use weft_host::client::manifest::{ActivitySpec, FILE_NAME, Manifest, ModuleSpec, WorkflowSpec};
-use weft_host::client::{Binding, BindingKind, Client, ClientError, GuestLimits, module_digest};
+use weft_host::client::{
+    Binding, BindingKind, Client, ClientError, GuestLimits, ModuleLabel, module_digest,
+};
 
-use crate::modules::{Tuning, upload, verdict, verify};
+use crate::modules::{Tuning, default_name, upload, verdict, verify};
 use crate::project::Project;
 use crate::remote::{Remote, print};
 
@@ -347,7 +349,11 @@ async fn apply_module(
 ) -> anyhow::Result<Step> {
     let domain = &project.manifest.domain.name;
     let file = deploy.spec.file.display().to_string();
-    let module = upload(client, &file, deploy.code, args.remote.json).await?;
+    let label = ModuleLabel {
+        name: default_name(&deploy.spec.file),
+        version: None,
+    };
+    let module = upload(client, &file, deploy.code, &label, args.remote.json).await?;
     debug_assert_eq!(module.digest, deploy.digest);
     if let (Some(last), BindingKind::Decision) = (args.verify, deploy.kind) {
         let report = verify(client, domain, &deploy.name, &module, last, args.strict).await?;

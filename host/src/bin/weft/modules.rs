@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use clap::{Args, Subcommand};
 use serde_json::json;
 use weft_host::client::{
-    Bind, BindingKind, BindingList, Client, ClientError, FailureList, Limits, ModuleList,
-    ModuleRecord, Replay, ReplayReport, TypeRef, show,
+    Bind, BindingKind, BindingList, Client, ClientError, FailureList, Limits, ModuleLabel,
+    ModuleList, ModuleRecord, Replay, ReplayReport, TypeRef, show,
 };
 
 use weft_host::client::manifest::ModuleSpec;
@@ -46,6 +46,8 @@ pub(crate) enum ModuleAction {
     Upload {
         /// The component's file.
         file: PathBuf,
+        #[command(flatten)]
+        label: Label,
     },
     /// List the modules.
     List,
@@ -60,6 +62,33 @@ pub(crate) enum ModuleAction {
         #[arg(long)]
         dry_run: bool,
     },
+}
+
+/// The name and version label an upload gives its module.
+#[derive(Args)]
+pub(crate) struct Label {
+    /// The module's name, shown beside its digest (default: the file's name without `.wasm`).
+    #[arg(long)]
+    name: Option<String>,
+    /// A version label for it, such as `1.4.0` or a commit.
+    #[arg(long)]
+    version: Option<String>,
+}
+
+impl Label {
+    /// The label of an upload of `file`.
+    fn of(&self, file: &Path) -> ModuleLabel {
+        ModuleLabel {
+            name: self.name.clone().or_else(|| default_name(file)),
+            version: self.version.clone(),
+        }
+    }
+}
+
+/// A module's name when its upload gives none: its file's name without `.wasm`.
+pub(crate) fn default_name(file: &Path) -> Option<String> {
+    let stem = file.file_stem()?.to_str()?;
+    (!stem.is_empty()).then(|| stem.to_owned())
 }
 
 /// What a binding serves: exactly one of a decision task list, an activity task list or a
@@ -178,6 +207,15 @@ pub(crate) enum BindingAction {
         #[command(flatten)]
         target: Target,
     },
+    /// Bind a binding back to the module it ran before its module last changed; a second
+    /// rollback restores the module the first replaced.
+    Rollback {
+        /// The domain.
+        #[arg(long)]
+        domain: String,
+        #[command(flatten)]
+        target: Target,
+    },
     /// Show a binding's latest guest failures, oldest first.
     Failures {
         /// The domain.
@@ -192,6 +230,8 @@ pub(crate) enum BindingAction {
 pub(crate) struct DeployArgs {
     /// The component's file.
     file: PathBuf,
+    #[command(flatten)]
+    label: Label,
     /// The domain.
     #[arg(long)]
     domain: String,
@@ -257,8 +297,8 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
         ModulesCommand::Module(ModuleArgs { action, remote }) => {
             let client = connect(&remote)?;
             match action {
-                ModuleAction::Upload { file } => {
-                    let module = upload_file(&client, &file, remote.json).await?;
+                ModuleAction::Upload { file, label } => {
+                    let module = upload_file(&client, &file, &label.of(&file), remote.json).await?;
                     print(remote.json, &module, [show::module(&module)]);
                 }
                 ModuleAction::List => {
@@ -294,6 +334,11 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
                     let line = format!("removed {} {name} in {domain}", kind.name());
                     print(remote.json, &json!({}), [line]);
                 }
+                BindingAction::Rollback { domain, target } => {
+                    let (kind, name) = target.get();
+                    let binding = client.rollback(&domain, kind, name).await?;
+                    print(remote.json, &binding, [show::binding(&binding)]);
+                }
                 BindingAction::Failures { domain, target } => {
                     let (kind, name) = target.get();
                     let failures = client.failures(&domain, kind, name).await?;
@@ -305,7 +350,8 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
         ModulesCommand::Deploy(args) => {
             let client = connect(&args.remote)?;
             let (kind, name) = args.target.get();
-            let module = upload_file(&client, &args.file, args.remote.json).await?;
+            let label = args.label.of(&args.file);
+            let module = upload_file(&client, &args.file, &label, args.remote.json).await?;
             let verified = match args.verify {
                 Some(last) => {
                     let report = verify(&client, &args.domain, name, &module, last, args.strict);
@@ -334,7 +380,11 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
         }
         ModulesCommand::Replay(args) => {
             let client = connect(&args.remote)?;
-            let module = upload_file(&client, &args.module, args.remote.json).await?;
+            let label = ModuleLabel {
+                name: default_name(&args.module),
+                version: None,
+            };
+            let module = upload_file(&client, &args.module, &label, args.remote.json).await?;
             let replay = Replay {
                 module: module.digest,
                 workflow_type: args.workflow_type,
@@ -403,21 +453,28 @@ async fn prune(client: &Client, dry_run: bool, json: bool) -> anyhow::Result<()>
 
 /// Uploads the module in `file`, saying on stderr (unless `quiet`) how long the server has been
 /// compiling it.
-async fn upload_file(client: &Client, file: &Path, quiet: bool) -> anyhow::Result<ModuleRecord> {
+async fn upload_file(
+    client: &Client,
+    file: &Path,
+    label: &ModuleLabel,
+    quiet: bool,
+) -> anyhow::Result<ModuleRecord> {
     let name = file.display().to_string();
-    upload(client, &name, read(file)?, quiet).await
+    upload(client, &name, read(file)?, label, quiet).await
 }
 
-/// Uploads `code`, saying on stderr (unless `quiet`) how long the server has been compiling.
+/// Uploads `code` as `label` names it, saying on stderr (unless `quiet`) how long the server
+/// has been compiling.
 pub(crate) async fn upload(
     client: &Client,
     file: &str,
     code: Vec<u8>,
+    label: &ModuleLabel,
     quiet: bool,
 ) -> anyhow::Result<ModuleRecord> {
     let size = code.len();
     let (sent, uploaded) = tokio::sync::oneshot::channel();
-    let call = client.upload_module_telling(code, Some(sent));
+    let call = client.upload_module_telling(code, label, Some(sent));
     let mut call = std::pin::pin!(call);
     let mut uploaded = Some(uploaded);
     let mut compiling = None::<Instant>;

@@ -37,6 +37,7 @@ async fn bind(fx: &Fixture, domain: u64, kind: BindingKind, name: &'static str) 
         limits: Default::default(),
         http_hosts: Vec::new(),
         created_at: Timestamp::from_millis(0),
+        previous_module: None,
     };
     fx.store
         .apply(move |tx| tx.put_binding(domain, &binding))

@@ -431,6 +431,15 @@ impl<C: Link> WasmWrites for Session<C, Writing> {
         Ok(())
     }
 
+    fn put_module(&mut self, account: &str, record: &ModuleRecord) -> Result<(), StoreError> {
+        let digest = record.digest.as_str();
+        self.write(
+            "UPDATE modules SET record = $3 WHERE account = $1 AND digest = $2",
+            &[&account, &digest, &encode(record)],
+        )?;
+        Ok(())
+    }
+
     fn delete_module(&mut self, account: &str, digest: &str) -> Result<(), StoreError> {
         self.write(
             "DELETE FROM modules WHERE account = $1 AND digest = $2",

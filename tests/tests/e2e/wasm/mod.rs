@@ -15,6 +15,7 @@
 //! | `payloads.rs` | one payload rule: Python and JavaScript workers under each other's deciders (with `WEFT_GUEST_LANG_TESTS`) |
 //! | `recovery.rs` | a failing decider's failures read per run, its held task taken over by a fixed one |
 //! | `replay.rs` | replaying deciders over recorded histories; `weft deploy --verify` |
+//! | `rollback.rs` | named modules, which bindings use each, and `weft binding rollback` |
 //! | `bindings.rs` | bindings across a restart, and unbinding |
 //! | `sandbox.rs` | a guest trying every ambient capability gets nothing; `wasi:http` only to allowed hosts; foreign imports refused |
 //! | `tls.rs` | HTTPS from a guest: trusted only with the test CA configured |
@@ -35,6 +36,7 @@ mod modules;
 mod payloads;
 mod recovery;
 mod replay;
+mod rollback;
 mod sandbox;
 pub(crate) mod tls;
 
