@@ -6,12 +6,18 @@
 //                 "completed"?: {"workflowId", "runId", "events", "activities": [names]},
 //                 "signal"?: {"workflowId", "runId", "name", "input"},
 //                 "terminate"?: {"workflowId", "runId", "reason"},
-//                 "failing"?: {"workflowId", "runId", "input", "reason"}}, ...]}
+//                 "failing"?: {"workflowId", "runId", "input", "reason"},
+//                 "search"?: {"workflowId", "found": bool},
+//                 "rollback"?: {"list", "to": digest, "name"},
+//                 "batch"?: {"tag", "count", "reason"}}, ...]}
 //
 // For each tenant: sign in, see its domain and not the hidden one, open the domain; find the
 // completed run among the closed ones and check its timeline and history; signal a run and see
-// the signal in its history; terminate a run and see it closed; open a run whose decider keeps
-// failing and read why on its failure card; sign out. Then, at a phone's
+// the signal in its history; terminate a run and see it closed; find a run whose decider keeps
+// failing by its badge in the list, open it and read why on its failure card; roll its
+// decision list's binding back to the module it ran before; find a workflow
+// id with the search box from the domains page (or find nothing of another tenant's);
+// terminate every open run with a tag at once, told how many first; sign out. Then, at a phone's
 // width, the executions list must not be wider than the screen. Prints `ok` and exits 0 when
 // every check holds; otherwise saves a full-page screenshot named for the step that failed
 // (`<screenshots>/<step>.png`), prints the error and exits 1.
@@ -198,13 +204,80 @@ for (const [i, tenant] of config.tenants.entries()) {
   if (tenant.failing) {
     const f = tenant.failing;
     await step(`${t}-failing`, async () => {
-      const row = await openRun(page, tenant.domain, 'open', f.workflowId, f.runId);
-      await openExecution(page, row);
+      // The domain's list opens on every run, open and closed; the failing one wears a badge.
+      await openDomain(page, tenant.domain);
+      await page.getByTestId('exec-state-all').and(page.locator('[aria-pressed="true"]')).waitFor();
+      const badged = executionRows(page).filter({ has: page.getByTestId('failing-badge') });
+      await badged.first().waitFor();
+      check((await badged.count()) === 1, `${await badged.count()} runs wear the failing badge`);
+      check((await badged.getAttribute('data-run-id')) === f.runId, 'the failing badge is on another run');
+      const title = await badged.getByTestId('failing-badge').getAttribute('title');
+      check(title.includes(f.reason), `the badge says ${title}`);
+      await openExecution(page, badged);
       await page.getByTestId('failure-reason').filter({ hasText: f.reason }).waitFor();
       const input = await page.getByTestId('input-card').textContent();
       check(input.includes(f.input), `the input card shows ${input}`);
       const logged = page.locator('[data-testid="failures-table"] tbody tr');
       check((await logged.count()) >= 1, 'the guest failures table is empty');
+    });
+  }
+
+  if (tenant.rollback) {
+    const r = tenant.rollback;
+    await step(`${t}-rollback`, async () => {
+      await page.goto(`${base}/console/#/domains/${encodeURIComponent(tenant.domain)}/bindings`);
+      const row = page.locator(`[data-testid="bindings-table"] tr[data-kind="decision"][data-name=${css(r.list)}]`);
+      await row.getByTestId('binding-rollback').click();
+      await page.getByTestId('dialog').filter({ hasText: r.name }).waitFor();
+      await confirmDialog(page);
+      await page.locator(`[data-testid="bindings-table"] tr[data-name=${css(r.list)}][data-module=${css(r.to)}]`).waitFor();
+      const shown = await row.getByTestId('binding-module').textContent();
+      check(shown === r.name, `the rolled-back binding shows module ${shown}`);
+      // The Modules page names the module and the binding that uses it again.
+      await page.goto(`${base}/console/#/modules`);
+      const module = page.locator(`[data-testid="modules-table"] tr[data-digest=${css(r.to)}]`);
+      await module.getByTestId('module-used-by').filter({ hasText: r.list }).waitFor();
+      check((await module.getByTestId('module-name').textContent()) === r.name.split(' ')[0], 'the module is not shown by its name');
+    });
+  }
+
+  if (tenant.search) {
+    const q = tenant.search;
+    await step(`${t}-search`, async () => {
+      await page.goto(`${base}/console/#/domains`);
+      await page.getByTestId('search-input').fill(q.workflowId);
+      await page.getByTestId('search-submit').click();
+      if (!q.found) {
+        await page.getByTestId('search-empty').waitFor();
+        return;
+      }
+      const row = page.locator(`[data-testid="search-results"] tr[data-domain=${css(tenant.domain)}]`);
+      await row.waitFor();
+      check((await row.count()) === 1, `${await row.count()} runs of ${q.workflowId} found`);
+      await openExecution(page, row);
+      check(page.url().includes(encodeURIComponent(q.workflowId)), `the search opened ${page.url()}`);
+    });
+  }
+
+  if (tenant.batch) {
+    const b = tenant.batch;
+    await step(`${t}-batch`, async () => {
+      await page.goto(`${base}/console/#/domains/${encodeURIComponent(tenant.domain)}/executions`);
+      await page.getByTestId('filter-by').selectOption('tag');
+      await page.getByTestId('filter-tag').fill(b.tag);
+      await page.getByTestId('filter-apply').click();
+      await until(async () => (await executionRows(page).count()) === b.count, `the list filtered by tag ${b.tag} does not hold ${b.count} rows`);
+      await page.getByTestId('batch-open').click();
+      await page.getByTestId('batch-count').filter({ hasText: `${b.count} open runs` }).waitFor();
+      await page.getByTestId('batch-action').selectOption('terminate');
+      await page.getByTestId('batch-reason').fill(b.reason);
+      await confirmDialog(page);
+      await page.getByTestId('batch-outcome').filter({ hasText: `Terminated ${b.count} of ${b.count} runs.` }).waitFor();
+      const statuses = executionRows(page).locator('.status');
+      await until(
+        async () => (await statuses.allTextContents()).filter((s) => s === 'TERMINATED').length === b.count,
+        'the terminated runs are not shown TERMINATED',
+      );
     });
   }
 
@@ -222,7 +295,7 @@ await step('phone-executions', async () => {
   const tenant = config.tenants[0];
   const page = await newPage({ width: 390, height: 844 });
   await signIn(page, tenant);
-  await page.goto(`${base}/console/#/domains/${encodeURIComponent(tenant.domain)}/executions?state=closed`);
+  await page.goto(`${base}/console/#/domains/${encodeURIComponent(tenant.domain)}/executions`);
   await page.locator('[data-testid="executions-table"], [data-testid="executions-empty"]').first().waitFor();
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   check(width <= 391, `the page is ${width} px wide at a 390 px viewport`);
@@ -245,7 +318,7 @@ if (config.readme) {
       await page.screenshot({ path: join(config.readme, `${name}.png`) });
     };
     await shoot('domains', '#/domains', '[data-testid="domains-table"]');
-    await shoot('executions', `#/domains/${d}/executions?state=closed`, '[data-testid="executions-table"], [data-testid="executions-empty"]');
+    await shoot('executions', `#/domains/${d}/executions`, '[data-testid="executions-table"], [data-testid="executions-empty"]');
     if (tenant.completed) {
       const c = tenant.completed;
       await shoot('execution', `#/domains/${d}/executions/${encodeURIComponent(c.workflowId)}/${encodeURIComponent(c.runId)}`, '[data-testid="timeline"]');

@@ -29,7 +29,7 @@ use crate::TestServer;
 
 pub use weft_host::client::{
     Bind, Binding, BindingKind, BindingRef, Client as WeftClient, ClientError, GuestFailureRecord,
-    Limits, ModuleRecord, RunFailure,
+    Limits, ModuleLabel, ModuleRecord, RunFailure,
 };
 pub use weft_host::examples::{order, quote};
 
@@ -59,7 +59,7 @@ pub fn weft_client(server: &TestServer) -> WeftClient {
     WeftClient::new(&server.endpoint(), "us-east-1").expect("a valid endpoint")
 }
 
-/// Uploads guest `name` (see [`guest`]) and binds it to serve `kind` `serves` in `domain` as
+/// Uploads guest `name` (see [`guest`]), named so, and binds it to serve `kind` `serves` in `domain` as
 /// `bind` asks (its `module` is filled in); answers the module's digest.
 pub async fn deploy(
     weft: &WeftClient,
@@ -69,8 +69,12 @@ pub async fn deploy(
     serves: &str,
     bind: Bind,
 ) -> String {
+    let label = ModuleLabel {
+        name: Some(name.to_owned()),
+        version: None,
+    };
     let module = weft
-        .upload_module(guest(name))
+        .upload_module_telling(guest(name), &label, None)
         .await
         .unwrap_or_else(|e| panic!("upload {name}: {e}"));
     let digest = module.digest;

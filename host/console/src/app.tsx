@@ -8,7 +8,9 @@ import { DomainPage } from './pages/domain';
 import { DomainsPage } from './pages/domains';
 import { ExecutionPage } from './pages/execution';
 import { ModulesPage } from './pages/modules';
+import { SearchPage } from './pages/search';
 import { SignInPage } from './pages/signin';
+import { timeZone } from './format';
 import { links, useRoute } from './router';
 import type { Credentials } from './sigv4';
 
@@ -90,6 +92,9 @@ function Header({ session, onSignOut, onSignIn }: { session: Session; onSignOut:
           </a>
         </nav>
       )}
+      <span class="muted zone" data-testid="time-zone" title="Times are shown in this time zone, as YYYY-MM-DD HH:MM:SS">
+        {timeZone()}
+      </span>
       <div class="who" data-testid="who">
         {session.kind === 'open' && (
           <>
@@ -126,6 +131,7 @@ function Pages() {
   const [first, domain, tab, workflowId, runId] = path;
   if (first === undefined || (first === 'domains' && domain === undefined)) return <DomainsPage />;
   if (first === 'modules' && domain === undefined) return <ModulesPage />;
+  if (first === 'search' && domain === undefined) return <SearchPage />;
   if (first === 'domains' && domain !== undefined) {
     if (tab === 'executions' && workflowId !== undefined && runId !== undefined) {
       return <ExecutionPage domain={domain} workflowId={workflowId} runId={runId} />;

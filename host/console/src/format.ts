@@ -12,6 +12,26 @@ export function formatTime(secs: number | undefined, precise = false): string {
   return precise ? `${base}.${pad(d.getMilliseconds(), 3)}` : base;
 }
 
+/** How long before `now` (epoch seconds) `secs` was, roughly: `just now`, `5 min ago`, `3 d ago`. */
+export function formatAgo(secs: number, now = Date.now() / 1000): string {
+  const ago = now - secs;
+  if (ago < 5) return 'just now';
+  if (ago < 60) return `${Math.floor(ago)} s ago`;
+  if (ago < 3600) return `${Math.floor(ago / 60)} min ago`;
+  if (ago < 86400) return `${Math.floor(ago / 3600)} h ago`;
+  return `${Math.floor(ago / 86400)} d ago`;
+}
+
+/** The time zone times are shown in (the browser's), as its offset and name: `UTC+01:00 Europe/Paris`. */
+export function timeZone(at = new Date()): string {
+  const offset = -at.getTimezoneOffset();
+  const sign = offset < 0 ? '-' : '+';
+  const hm = `${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
+  const name = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const named = name && !['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT'].includes(name);
+  return `UTC${sign}${hm}${named ? ` ${name}` : ''}`;
+}
+
 /** A duration in seconds, briefly: `850 ms`, `12.3 s`, `4 min 5 s`, `2 h 3 min`, `3 d 4 h`. */
 export function formatDuration(secs: number): string {
   if (!isFinite(secs)) return '';

@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use serde_json::json;
-use weft_host::client::Client as WeftClient;
+use weft_host::client::{Client as WeftClient, ModuleLabel};
 use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::types::CloseStatus;
 use weft_tests::guests::{self, order};
@@ -63,25 +63,34 @@ fn order_waiting(window: u64) -> String {
     input.to_string()
 }
 
-/// An order whose decider fails on it (the hostile test decider, bound to a list of its own),
-/// once its first failure is recorded; its run id.
+/// Uploads guest `name` under its own name, version 1, and binds it to decision list `list`.
+async fn deploy_named(weft: &WeftClient, name: &str, domain: &str, list: &str) -> String {
+    let label = ModuleLabel {
+        name: Some(name.into()),
+        version: Some("1".into()),
+    };
+    let module = weft
+        .upload_module_telling(guests::guest(name), &label, None)
+        .await
+        .unwrap();
+    let bind = guests::Bind::module(&module.digest);
+    let kind = guests::BindingKind::Decision;
+    weft.bind(domain, kind, list, &bind).await.unwrap();
+    module.digest
+}
+
+/// An order whose decider fails on it (the hostile test decider, bound to a list of its own in
+/// place of a decider that would not fail), once its first failure is recorded; its run id and
+/// the digest of the decider bound before.
 async fn failing_run(
     server: &TestServer,
     swf: &weft_tests::aws_sdk_swf::Client,
     domain: &str,
-) -> String {
+) -> (String, String) {
     let list = "failing-decisions";
     let weft = weft_as(server, &ACME);
-    let bind = guests::Bind::default();
-    guests::deploy(
-        &weft,
-        "hostile-decider",
-        domain,
-        guests::BindingKind::Decision,
-        list,
-        bind,
-    )
-    .await;
+    let before = deploy_named(&weft, "one-activity-decider", domain, list).await;
+    deploy_named(&weft, "hostile-decider", domain, list).await;
     let run = swf
         .start_workflow_execution()
         .domain(domain)
@@ -101,7 +110,7 @@ async fn failing_run(
             .unwrap()
             .is_empty()
         {
-            return run;
+            return (run, before);
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
@@ -170,7 +179,24 @@ async fn the_console_shows_each_tenant_its_own_and_acts_for_it() {
     let to_signal = start_order(&acme, acme_domain, "order-signal", &order_waiting(600)).await;
     let to_stop = start_order(&acme, acme_domain, "order-stop", &order_waiting(600)).await;
 
-    let failing = failing_run(&server, &acme, acme_domain).await;
+    let (failing, before) = failing_run(&server, &acme, acme_domain).await;
+    let mut nightly = Vec::new();
+    for n in 1..=3 {
+        let id = format!("order-nightly-{n}");
+        let run = acme
+            .start_workflow_execution()
+            .domain(acme_domain)
+            .workflow_id(&id)
+            .workflow_type(wf_type(order::WORKFLOW.name, order::WORKFLOW.version))
+            .input(order_waiting(600))
+            .tag_list("nightly")
+            .send()
+            .await
+            .unwrap()
+            .run_id
+            .unwrap();
+        nightly.push((id, run));
+    }
 
     let screenshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/console-screenshots");
     let mut config = json!({
@@ -198,10 +224,16 @@ async fn the_console_shows_each_tenant_its_own_and_acts_for_it() {
                     "workflowId": "order-failing", "runId": failing, "input": "error",
                     "reason": "weft: the decider failed: asked to fail",
                 },
+                "search": {"workflowId": "order-done", "found": true},
+                "rollback": {
+                    "list": "failing-decisions", "to": before, "name": "one-activity-decider 1",
+                },
+                "batch": {"tag": "nightly", "count": 3, "reason": "batch from the console"},
             },
             {
                 "key": GLOBEX.key, "secret": GLOBEX.secret,
                 "domain": globex_domain, "hiddenDomain": acme_domain,
+                "search": {"workflowId": "order-done", "found": false},
             },
         ],
     });
@@ -235,6 +267,23 @@ async fn the_console_shows_each_tenant_its_own_and_acts_for_it() {
         .find_map(|e| e.workflow_execution_terminated_event_attributes())
         .expect("terminated");
     assert_eq!(terminated.reason(), Some("from the console"));
+    for (id, run) in &nightly {
+        let history = guests::read_history(&acme, acme_domain, id, run).await;
+        let terminated = history
+            .iter()
+            .find_map(|e| e.workflow_execution_terminated_event_attributes())
+            .unwrap_or_else(|| panic!("{id} was not terminated"));
+        assert_eq!(terminated.reason(), Some("batch from the console"));
+    }
+    let bindings = weft_as(&server, &ACME)
+        .list_bindings(acme_domain)
+        .await
+        .unwrap();
+    let rolled = bindings
+        .iter()
+        .find(|b| b.name == "failing-decisions")
+        .unwrap();
+    assert_eq!(rolled.module, before, "the console rolled the binding back");
     // GLOBEX was shown nothing of ACME's, and did nothing to it.
     let globex_runs = globex
         .list_open_workflow_executions()

@@ -43,18 +43,19 @@ async function send(
   headers: Record<string, string>,
   body: string,
   creds: Credentials | null,
+  query = '',
 ): Promise<unknown> {
   const all = { ...headers };
   if (creds) {
     const signed = sign(
-      { method, path, headers: { ...all, host: location.host }, body, date: new Date(), service: 'swf' },
+      { method, path, query, headers: { ...all, host: location.host }, body, date: new Date(), service: 'swf' },
       creds,
     );
     Object.assign(all, signed.headers);
   }
   let response: Response;
   try {
-    response = await fetch(path, {
+    response = await fetch(query ? `${path}?${query}` : path, {
       method,
       headers: all,
       body: method === 'GET' ? undefined : body,
@@ -103,9 +104,25 @@ export function swf<T>(op: string, input: object, creds: Credentials | null = cr
 
 /** GETs the `/v1` resource named by `segments`, each percent-encoded as SigV4 encodes it. */
 export function v1Get<T>(...segments: string[]): Promise<T> {
-  const path = '/v1/' + segments.map((s) => uriEncode(s)).join('/');
-  return send('GET', path, {}, '', credentials) as Promise<T>;
+  return send('GET', v1Path(segments), {}, '', credentials) as Promise<T>;
 }
+
+/** GETs the `/v1` resource named by `segments` with the query `params` (absent ones left out). */
+export function v1Query<T>(segments: string[], params: Record<string, string | number | boolean | undefined>): Promise<T> {
+  // Percent-encoded as SigV4 encodes it (not `+` for spaces), so the signature covers what is sent.
+  const query = Object.entries(params)
+    .filter(([, v]) => v !== undefined && v !== '')
+    .map(([k, v]) => `${uriEncode(k)}=${uriEncode(String(v))}`)
+    .join('&');
+  return send('GET', v1Path(segments), {}, '', credentials, query) as Promise<T>;
+}
+
+/** POSTs (or PUTs) `body` as JSON to the `/v1` resource named by `segments`. */
+export function v1Send<T>(method: 'POST' | 'PUT', segments: string[], body: object): Promise<T> {
+  return send(method, v1Path(segments), { 'content-type': 'application/json' }, JSON.stringify(body), credentials) as Promise<T>;
+}
+
+const v1Path = (segments: string[]) => '/v1/' + segments.map((s) => uriEncode(s)).join('/');
 
 /** Every page of a paginated SWF listing, concatenated. */
 export async function swfAll<T, K extends string>(

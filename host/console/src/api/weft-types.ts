@@ -3,11 +3,22 @@
 export type BindingKind = 'decision' | 'activity' | 'function';
 export type World = 'decider' | 'activity-worker' | 'function';
 
+/** A binding, by where it is. */
+export interface BindingRef {
+  domain: string;
+  kind: BindingKind;
+  name: string;
+}
+
 export interface ModuleRecord {
   digest: string;
   world: World;
   size: number;
   uploadedAt: number;
+  name?: string;
+  version?: string;
+  /** The bindings that run it (`GET /v1/modules` only). */
+  usedBy?: BindingRef[];
 }
 
 export interface GuestLimits {
@@ -27,6 +38,8 @@ export interface Binding {
   limits: GuestLimits;
   httpHosts?: string[];
   createdAt: number;
+  /** The module it ran before its module last changed: what a rollback restores. */
+  previousModule?: string;
 }
 
 export interface GuestFailureRecord {
@@ -50,4 +63,31 @@ export interface TaskListState {
   pending: number;
   pollers: number;
   bound: boolean;
+}
+
+/** A run of `GET /v1/domains/{domain}/runs`: open and closed together. */
+export interface RunSummary {
+  workflowId: string;
+  runId: string;
+  workflowType: { name: string; version: string };
+  /** `OPEN`, or how it closed. */
+  status: string;
+  startedAt: number;
+  closedAt?: number;
+  tags?: string[];
+  cancelRequested?: boolean;
+  /** Why an open run's last decision or activity attempt failed. */
+  failing?: { at: number; reason: string };
+}
+
+export interface RunList {
+  runs: RunSummary[];
+  nextPageToken?: string;
+}
+
+/** What `POST /v1/domains/{domain}/runs/batch` did. */
+export interface BatchOutcome {
+  matched: number;
+  done: number;
+  failures?: { workflowId: string; runId: string; message: string }[];
 }

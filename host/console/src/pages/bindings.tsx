@@ -1,15 +1,18 @@
 // The Wasm modules bound to serve this domain's task lists and functions, what the modules are,
 // and what their guests failed lately.
 
-import { v1Get } from '../api/client';
+import { useState } from 'preact/hooks';
+import { v1Get, v1Send } from '../api/client';
 import type { Binding, GuestFailureRecord, ModuleRecord } from '../api/weft-types';
 import { ErrorBox, Show, useAsync } from '../components/async';
+import { ConfirmDialog } from '../components/dialog';
 import { formatBytes, formatDuration, formatTime, short } from '../format';
 import { links } from '../router';
 
 interface BindingView {
   binding: Binding;
   module?: ModuleRecord;
+  previous?: ModuleRecord;
   failures: GuestFailureRecord[] | { error: unknown };
 }
 
@@ -26,6 +29,7 @@ async function load(domain: string): Promise<BindingView[]> {
     bindings.map(async (binding) => ({
       binding,
       module: modules.find((m) => m.digest === binding.module),
+      previous: modules.find((m) => m.digest === binding.previousModule),
       failures: await v1Get<{ failures: GuestFailureRecord[] }>('domains', domain, 'bindings', binding.kind, binding.name, 'failures').then(
         (f) => f.failures,
         (error: unknown) => ({ error }),
@@ -34,8 +38,15 @@ async function load(domain: string): Promise<BindingView[]> {
   );
 }
 
+/** A module as people know it: its name and version label, else its digest's start. */
+function moduleName(digest: string, m?: ModuleRecord): string {
+  if (!m?.name) return short(digest, 12);
+  return m.version ? `${m.name} ${m.version}` : m.name;
+}
+
 export function BindingsTab({ domain }: { domain: string }) {
   const views = useAsync(() => load(domain), [domain]);
+  const [rollingBack, setRollingBack] = useState<BindingView | null>(null);
   return (
     <div>
       <h2 class="visually-hidden">Bindings and modules</h2>
@@ -76,27 +87,58 @@ export function BindingsTab({ domain }: { domain: string }) {
                     </tr>
                   </thead>
                   <tbody>
-                    {rows.map(({ binding: b, module: m, failures }) => (
-                      <tr key={`${b.kind}/${b.name}`} data-kind={b.kind} data-name={b.name}>
-                        <td>{b.kind}</td>
-                        <td>{b.name}</td>
-                        <td>
-                          <code title={b.module}>{short(b.module, 12)}</code>
-                        </td>
-                        <td>{m?.world ?? ''}</td>
-                        <td class="num nowrap">{m ? formatBytes(m.size) : ''}</td>
-                        <td class="num">{b.concurrency}</td>
-                        <td class="nowrap">
-                          {formatDuration(b.limits.cpuMs / 1000)} CPU · {formatBytes(b.limits.memoryBytes)} memory · {formatBytes(b.limits.outputBytes)} output
-                        </td>
-                        <td>{(b.httpHosts ?? []).join(', ') || '—'}</td>
-                        <td class="nowrap">{formatTime(b.createdAt)}</td>
-                        <td class="num">{Array.isArray(failures) ? failures.length : '?'}</td>
-                      </tr>
-                    ))}
+                    {rows.map((view) => {
+                      const { binding: b, module: m, failures } = view;
+                      return (
+                        <tr key={`${b.kind}/${b.name}`} data-kind={b.kind} data-name={b.name} data-module={b.module}>
+                          <td>{b.kind}</td>
+                          <td>{b.name}</td>
+                          <td>
+                            <span title={b.module} data-testid="binding-module">
+                              {moduleName(b.module, m)}
+                            </span>
+                            {b.previousModule && (
+                              <div class="muted nowrap">
+                                before: <span title={b.previousModule}>{moduleName(b.previousModule, view.previous)}</span>{' '}
+                                <button type="button" class="small" data-testid="binding-rollback" onClick={() => setRollingBack(view)}>
+                                  Roll back
+                                </button>
+                              </div>
+                            )}
+                          </td>
+                          <td>{m?.world ?? ''}</td>
+                          <td class="num nowrap">{m ? formatBytes(m.size) : ''}</td>
+                          <td class="num">{b.concurrency}</td>
+                          <td>
+                            {formatDuration(b.limits.cpuMs / 1000)} CPU · {formatBytes(b.limits.memoryBytes)} memory · {formatBytes(b.limits.outputBytes)} output
+                          </td>
+                          <td>{(b.httpHosts ?? []).join(', ') || '—'}</td>
+                          <td class="nowrap">{formatTime(b.createdAt)}</td>
+                          <td class="num">{Array.isArray(failures) ? failures.length : '?'}</td>
+                        </tr>
+                        );
+                    })}
                   </tbody>
                 </table>
               </div>
+              {rollingBack && (
+                <ConfirmDialog
+                  title={`Roll back ${rollingBack.binding.kind} ${rollingBack.binding.name}`}
+                  confirmLabel="Roll back"
+                  onClose={() => setRollingBack(null)}
+                  onConfirm={async () => {
+                    const b = rollingBack.binding;
+                    await v1Send('POST', ['domains', domain, 'bindings', b.kind, b.name, 'rollback'], {});
+                    views.reload();
+                  }}
+                >
+                  <p>
+                    This binds <strong>{moduleName(rollingBack.binding.previousModule!, rollingBack.previous)}</strong> again in place of{' '}
+                    <strong>{moduleName(rollingBack.binding.module, rollingBack.module)}</strong>, with the same settings. Tasks its
+                    guest failed on are retried at once; rolling back again restores the current module.
+                  </p>
+                </ConfirmDialog>
+              )}
               <h3>Recent guest failures</h3>
               {rows.map((v) => (
                 <Failures key={`${v.binding.kind}/${v.binding.name}`} domain={domain} view={v} />

@@ -6,6 +6,7 @@ import { Show, useAsync } from '../components/async';
 import { Segmented } from '../components/segmented';
 import { days } from '../format';
 import { href, links, navigate, rowClick, useRoute } from '../router';
+import { SearchBox } from './search';
 
 interface Row {
   info: DomainInfo;
@@ -43,6 +44,7 @@ export function DomainsPage() {
           onChange={(s) => navigate(href(['domains'], { status: s === 'DEPRECATED' ? 'deprecated' : undefined }))}
           testid="domain-status"
         />
+        <SearchBox />
       </div>
       <Show state={state} what="domains">
         {(rows) =>

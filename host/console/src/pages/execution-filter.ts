@@ -1,17 +1,19 @@
-// The executions list's filter, as SWF allows it, and its round trip through the URL's query so
-// that a link reproduces the view.
+// The executions list's filter, its round trip through the URL's query so that a link
+// reproduces the view, and the query of Weft's run listing (`GET /v1/domains/{d}/runs`) it names.
 //
-// SWF's rules: the open list needs a start-time filter; the closed list takes exactly one of a
-// start-time and a close-time filter; besides it, at most one of workflow id, type, tag and
-// (closed only) close status.
+// The listing's rules, SWF's: a start-time range, or (closed runs only) a close-time range;
+// besides it, at most one of workflow id, type, tag and (closed only) close status.
 
 import type { CloseStatus } from '../api/swf-types';
 import { CLOSE_STATUSES } from '../api/swf-types';
 
 export type FilterBy = 'none' | 'workflowId' | 'type' | 'tag' | 'closeStatus';
 
+export type RunStateFilter = 'all' | 'open' | 'closed';
+
 export interface ExecutionFilter {
-  state: 'open' | 'closed';
+  /** Which runs: open and closed together (the default), or one of them. */
+  state: RunStateFilter;
   /** Which time `from`/`to` bound; `close` only for closed executions. */
   time: 'start' | 'close';
   from: Date;
@@ -42,7 +44,8 @@ function parseDate(s: string | null): Date | undefined {
 const isoSeconds = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 export function filterFromQuery(q: URLSearchParams, now = new Date()): ExecutionFilter {
-  const state = q.get('state') === 'closed' ? 'closed' : 'open';
+  const asked = q.get('state');
+  const state: RunStateFilter = asked === 'closed' || asked === 'open' ? asked : 'all';
   const by = q.get('by');
   const closeStatus = q.get('closeStatus') as CloseStatus | null;
   const size = Number(q.get('size'));
@@ -71,7 +74,7 @@ export function filterFromQuery(q: URLSearchParams, now = new Date()): Execution
  */
 export function filterToQuery(f: ExecutionFilter, keepFrom: boolean): Record<string, string | undefined> {
   return {
-    state: f.state === 'closed' ? 'closed' : undefined,
+    state: f.state === 'all' ? undefined : f.state,
     time: f.state === 'closed' && f.time === 'close' ? 'close' : undefined,
     from: keepFrom ? isoSeconds(f.from) : undefined,
     to: f.to ? isoSeconds(f.to) : undefined,
@@ -95,31 +98,47 @@ export function filterProblem(f: ExecutionFilter): string | undefined {
   return undefined;
 }
 
-/** The members of a ListXWorkflowExecutions or CountXWorkflowExecutions request that `f` names (no paging). */
-export function filterInput(domain: string, f: ExecutionFilter): Record<string, unknown> {
-  const range: Record<string, number> = { oldestDate: f.from.getTime() / 1000 };
-  if (f.to) range.latestDate = f.to.getTime() / 1000;
-  const input: Record<string, unknown> = {
-    domain,
-    [f.state === 'closed' && f.time === 'close' ? 'closeTimeFilter' : 'startTimeFilter']: range,
+/** A query parameter's value; absent ones are left out. */
+type Param = string | number | boolean | undefined;
+
+/** The filter of Weft's run listing that `f` names (no paging): also a batch's filter. */
+export function filterParams(f: ExecutionFilter): Record<string, Param> {
+  const byClose = f.state === 'closed' && f.time === 'close';
+  const secs = (d: Date | undefined) => (d ? d.getTime() / 1000 : undefined);
+  const params: Record<string, Param> = {
+    status: f.state === 'all' ? undefined : f.state,
+    [byClose ? 'closedAfter' : 'startedAfter']: secs(f.from),
+    [byClose ? 'closedBefore' : 'startedBefore']: secs(f.to),
   };
   switch (f.by) {
     case 'workflowId':
-      input.executionFilter = { workflowId: f.workflowId.trim() };
+      params.workflowId = f.workflowId.trim();
       break;
     case 'type':
-      input.typeFilter = f.typeVersion.trim()
-        ? { name: f.typeName.trim(), version: f.typeVersion.trim() }
-        : { name: f.typeName.trim() };
+      params.type = f.typeName.trim();
+      params.version = f.typeVersion.trim() || undefined;
       break;
     case 'tag':
-      input.tagFilter = { tag: f.tag };
+      params.tag = f.tag;
       break;
     case 'closeStatus':
-      if (f.state === 'closed') input.closeStatusFilter = { status: f.closeStatus };
+      if (f.state === 'closed') params.closeStatus = f.closeStatus;
       break;
     case 'none':
       break;
   }
-  return input;
+  return params;
+}
+
+/** The listing's query for a page of `f`. */
+export function listParams(f: ExecutionFilter, nextPageToken?: string): Record<string, Param> {
+  return { ...filterParams(f), limit: f.pageSize, oldestFirst: f.reverse || undefined, nextPageToken };
+}
+
+/** `params` without its absent members: a JSON body's filter. */
+export function present(params: Record<string, Param>): Record<string, string | number | boolean> {
+  return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined && v !== '')) as Record<
+    string,
+    string | number | boolean
+  >;
 }

@@ -1,30 +1,28 @@
-// A domain's executions: open or closed, filtered as SWF allows, counted, paged by token.
+// A domain's executions: open and closed together (or either), newest first, filtered, counted,
+// paged by token, each failing run marked; and one action applied to every open run the filter
+// picks.
 
 import { useMemo, useState } from 'preact/hooks';
-import { swf, swfAll } from '../api/client';
-import type { Count, WorkflowExecutionInfo, WorkflowExecutionInfos, WorkflowTypeInfo } from '../api/swf-types';
-import { CLOSE_STATUSES } from '../api/swf-types';
+import { v1Query } from '../api/client';
+import type { RunList, RunSummary } from '../api/weft-types';
 import { ErrorBox, Show, useAsync } from '../components/async';
+import { BatchActions } from '../components/batch-actions';
 import { Segmented } from '../components/segmented';
-import { formatTime, fromLocalInput, short, toLocalInput } from '../format';
+import { formatAgo, formatDuration, formatTime, short } from '../format';
 import { href, links, navigate, rowClick, useRoute } from '../router';
-import {
-  type ExecutionFilter,
-  type FilterBy,
-  PAGE_SIZES,
-  filterFromQuery,
-  filterInput,
-  filterProblem,
-  filterToQuery,
-} from './execution-filter';
+import { type ExecutionFilter, filterFromQuery, filterParams, filterToQuery, listParams } from './execution-filter';
+import { FilterForm } from './filter-form';
 
 export function ExecutionsTab({ domain }: { domain: string }) {
   const { query } = useRoute();
   const queryKey = query.toString();
   const filter = useMemo(() => filterFromQuery(query), [queryKey]);
   const hasFrom = query.has('from');
+  // Bumped after a batch action, so that the count and the table are read again.
+  const [generation, setGeneration] = useState(0);
   const go = (f: ExecutionFilter, keepFrom: boolean) =>
     navigate(href(['domains', domain, 'executions'], filterToQuery(f, keepFrom)));
+  const reads = `${queryKey}#${generation}`;
 
   return (
     <div>
@@ -34,247 +32,55 @@ export function ExecutionsTab({ domain }: { domain: string }) {
           label="Executions"
           value={filter.state}
           options={[
+            ['all', 'All'],
             ['open', 'Open'],
             ['closed', 'Closed'],
           ]}
-          onChange={(state) => go({ ...filter, state, time: 'start', by: filter.by === 'closeStatus' ? 'none' : filter.by }, hasFrom)}
+          onChange={(state) =>
+            go({ ...filter, state, time: 'start', by: state !== 'closed' && filter.by === 'closeStatus' ? 'none' : filter.by }, hasFrom)
+          }
           testid="exec-state"
         />
+        {filter.state !== 'closed' && (
+          <BatchActions domain={domain} filter={filter} onDone={() => setGeneration((g) => g + 1)} />
+        )}
       </div>
       <FilterForm domain={domain} filter={filter} key={queryKey} onApply={(f, keepFrom) => go(f, keepFrom || hasFrom)} />
-      <ExecutionCount domain={domain} filter={filter} queryKey={queryKey} />
-      <ExecutionTable domain={domain} filter={filter} queryKey={queryKey} key={`${domain}?${queryKey}`} />
+      <ExecutionCount domain={domain} filter={filter} reads={reads} />
+      <ExecutionTable domain={domain} filter={filter} reads={reads} key={`${domain}?${reads}`} />
     </div>
   );
 }
 
-const BY_LABELS: [FilterBy, string][] = [
-  ['none', 'Nothing else'],
-  ['workflowId', 'Workflow ID'],
-  ['type', 'Workflow type'],
-  ['tag', 'Tag'],
-  ['closeStatus', 'Close status'],
-];
+const STATE_WORDS = { all: '', open: 'open ', closed: 'closed ' };
 
-function FilterForm({
-  domain,
-  filter,
-  onApply,
-}: {
-  domain: string;
-  filter: ExecutionFilter;
-  onApply: (f: ExecutionFilter, fromChanged: boolean) => void;
-}) {
-  const [draft, setDraft] = useState(filter);
-  const initialFrom = toLocalInput(filter.from);
-  const [fromInput, setFromInput] = useState(initialFrom);
-  const [toInput, setToInput] = useState(filter.to ? toLocalInput(filter.to) : '');
-  const [problem, setProblem] = useState<string | undefined>();
-  const set = (patch: Partial<ExecutionFilter>) => setDraft((d) => ({ ...d, ...patch }));
-  const closed = filter.state === 'closed';
-  // Type names for the type filter's suggestions; a failure here only loses the suggestions.
-  const types = useAsync(
-    () => swfAll<WorkflowTypeInfo, 'typeInfos'>('ListWorkflowTypes', { domain, registrationStatus: 'REGISTERED' }, 'typeInfos'),
-    [domain],
-  );
-  const names = [...new Set((types.data ?? []).map((t) => t.workflowType.name))];
-
-  const submit = (e: Event) => {
-    e.preventDefault();
-    const from = fromLocalInput(fromInput);
-    if (!from) return setProblem('Enter the start of the time range.');
-    const next: ExecutionFilter = { ...draft, from };
-    const to = fromLocalInput(toInput);
-    if (to) next.to = to;
-    else delete next.to;
-    const p = filterProblem(next);
-    setProblem(p);
-    if (!p) onApply(next, fromInput !== initialFrom);
-  };
-
-  return (
-    <form class="filters" onSubmit={submit} data-testid="filter-form" aria-label="Filter executions">
-      <fieldset>
-        <legend>{closed ? 'Time range' : 'Started between'}</legend>
-        {closed && (
-          <label>
-            Time of
-            <select
-              data-testid="filter-time-field"
-              value={draft.time}
-              onChange={(e) => set({ time: e.currentTarget.value as 'start' | 'close' })}
-            >
-              <option value="start">Start</option>
-              <option value="close">Close</option>
-            </select>
-          </label>
-        )}
-        <label>
-          From
-          <input
-            type="datetime-local"
-            data-testid="filter-oldest"
-            required
-            value={fromInput}
-            onInput={(e) => setFromInput(e.currentTarget.value)}
-          />
-        </label>
-        <label>
-          <span>
-            To <span class="muted">(optional)</span>
-          </span>
-          <input type="datetime-local" data-testid="filter-latest" value={toInput} onInput={(e) => setToInput(e.currentTarget.value)} />
-        </label>
-      </fieldset>
-      <fieldset>
-        <legend>And</legend>
-        <label>
-          Filter by
-          <select data-testid="filter-by" value={draft.by} onChange={(e) => set({ by: e.currentTarget.value as FilterBy })}>
-            {BY_LABELS.filter(([by]) => closed || by !== 'closeStatus').map(([by, label]) => (
-              <option key={by} value={by}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
-        {draft.by === 'workflowId' && (
-          <label>
-            Workflow ID
-            <input
-              data-testid="filter-workflow-id"
-              spellcheck={false}
-              value={draft.workflowId}
-              onInput={(e) => set({ workflowId: e.currentTarget.value })}
-            />
-          </label>
-        )}
-        {draft.by === 'type' && (
-          <>
-            <label>
-              Type name
-              <input
-                data-testid="filter-type-name"
-                list="workflow-type-names"
-                spellcheck={false}
-                value={draft.typeName}
-                onInput={(e) => set({ typeName: e.currentTarget.value })}
-              />
-              <datalist id="workflow-type-names">
-                {names.map((n) => (
-                  <option key={n} value={n} />
-                ))}
-              </datalist>
-            </label>
-            <label>
-              <span>
-                Version <span class="muted">(optional)</span>
-              </span>
-              <input
-                data-testid="filter-type-version"
-                spellcheck={false}
-                value={draft.typeVersion}
-                onInput={(e) => set({ typeVersion: e.currentTarget.value })}
-              />
-            </label>
-          </>
-        )}
-        {draft.by === 'tag' && (
-          <label>
-            Tag
-            <input data-testid="filter-tag" spellcheck={false} value={draft.tag} onInput={(e) => set({ tag: e.currentTarget.value })} />
-          </label>
-        )}
-        {draft.by === 'closeStatus' && (
-          <label>
-            Close status
-            <select
-              data-testid="filter-close-status"
-              value={draft.closeStatus}
-              onChange={(e) => set({ closeStatus: e.currentTarget.value as ExecutionFilter['closeStatus'] })}
-            >
-              {CLOSE_STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {s}
-                </option>
-              ))}
-            </select>
-          </label>
-        )}
-      </fieldset>
-      <fieldset>
-        <legend>Pages</legend>
-        <label>
-          Page size
-          <select data-testid="page-size" value={draft.pageSize} onChange={(e) => set({ pageSize: Number(e.currentTarget.value) })}>
-            {PAGE_SIZES.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label class="check">
-          <input
-            type="checkbox"
-            data-testid="reverse-order"
-            checked={draft.reverse}
-            onChange={(e) => set({ reverse: e.currentTarget.checked })}
-          />
-          Oldest first
-        </label>
-      </fieldset>
-      <div class="actions">
-        <button type="submit" class="primary" data-testid="filter-apply">
-          Apply
-        </button>
-        {problem && (
-          <span class="form-problem" role="alert">
-            {problem}
-          </span>
-        )}
-      </div>
-    </form>
-  );
-}
-
-function ExecutionCount({ domain, filter, queryKey }: { domain: string; filter: ExecutionFilter; queryKey: string }) {
-  const op = filter.state === 'open' ? 'CountOpenWorkflowExecutions' : 'CountClosedWorkflowExecutions';
-  const count = useAsync(() => swf<Count>(op, filterInput(domain, filter)), [domain, queryKey]);
+function ExecutionCount({ domain, filter, reads }: { domain: string; filter: ExecutionFilter; reads: string }) {
+  const count = useAsync(() => v1Query<{ count: number }>(['domains', domain, 'runs', 'count'], filterParams(filter)), [domain, reads]);
   if (count.error !== undefined) return <ErrorBox error={count.error} />;
-  const c = count.data;
+  const n = count.data?.count;
   return (
     <p class="count" data-testid="execution-count" aria-live="polite">
-      {c === undefined
+      {n === undefined
         ? 'Counting…'
-        : `${c.truncated ? 'At least ' : ''}${c.count} ${filter.state} execution${c.count === 1 ? '' : 's'} match${c.count === 1 ? 'es' : ''}${c.truncated ? ' (count truncated)' : ''}.`}
+        : `${n} ${STATE_WORDS[filter.state]}execution${n === 1 ? '' : 's'} match${n === 1 ? 'es' : ''}.`}
     </p>
   );
 }
 
-function ExecutionTable({ domain, filter, queryKey }: { domain: string; filter: ExecutionFilter; queryKey: string }) {
+function ExecutionTable({ domain, filter, reads }: { domain: string; filter: ExecutionFilter; reads: string }) {
   // Tokens of the pages seen so far: tokens[i] fetched page i (undefined for the first). A new
   // filter mounts a new table (keyed by the query), so they start over.
   const [tokens, setTokens] = useState<(string | undefined)[]>([undefined]);
   const token = tokens[tokens.length - 1];
-  const op = filter.state === 'open' ? 'ListOpenWorkflowExecutions' : 'ListClosedWorkflowExecutions';
-  const page = useAsync(
-    () =>
-      swf<WorkflowExecutionInfos>(op, {
-        ...filterInput(domain, filter),
-        maximumPageSize: filter.pageSize,
-        reverseOrder: filter.reverse,
-        ...(token ? { nextPageToken: token } : {}),
-      }),
-    [domain, queryKey, token],
-  );
+  const page = useAsync(() => v1Query<RunList>(['domains', domain, 'runs'], listParams(filter, token)), [domain, reads, token]);
+  const now = Date.now() / 1000;
   return (
     <Show state={page} what="executions">
-      {({ executionInfos, nextPageToken }) => (
+      {({ runs, nextPageToken }) => (
         <>
-          {executionInfos.length === 0 ? (
+          {runs.length === 0 ? (
             <p class="empty" data-testid="executions-empty">
-              No {filter.state} executions match.
+              No {STATE_WORDS[filter.state]}executions match.
             </p>
           ) : (
             <div class="scroll">
@@ -284,15 +90,15 @@ function ExecutionTable({ domain, filter, queryKey }: { domain: string; filter: 
                     <th scope="col">Workflow ID</th>
                     <th scope="col">Run ID</th>
                     <th scope="col">Type</th>
+                    <th scope="col">Status</th>
                     <th scope="col">Started</th>
-                    <th scope="col">{filter.state === 'closed' ? 'Closed' : 'Status'}</th>
+                    <th scope="col">Duration</th>
                     <th scope="col">Tags</th>
-                    <th scope="col">Cancel requested</th>
                   </tr>
                 </thead>
                 <tbody>
-                  {executionInfos.map((e) => (
-                    <ExecutionRow key={e.execution.runId} domain={domain} e={e} />
+                  {runs.map((r) => (
+                    <ExecutionRow key={r.runId} domain={domain} r={r} now={now} />
                   ))}
                 </tbody>
               </table>
@@ -320,42 +126,49 @@ function ExecutionTable({ domain, filter, queryKey }: { domain: string; filter: 
   );
 }
 
-function ExecutionRow({ domain, e }: { domain: string; e: WorkflowExecutionInfo }) {
-  const to = links.execution(domain, e.execution.workflowId, e.execution.runId);
+function ExecutionRow({ domain, r, now }: { domain: string; r: RunSummary; now: number }) {
+  const to = links.execution(domain, r.workflowId, r.runId);
+  const open = r.status === 'OPEN';
   return (
-    <tr
-      class="clickable"
-      data-workflow-id={e.execution.workflowId}
-      data-run-id={e.execution.runId}
-      onClick={(ev) => rowClick(ev, to)}
-    >
+    <tr class="clickable" data-workflow-id={r.workflowId} data-run-id={r.runId} onClick={(ev) => rowClick(ev, to)}>
       <td>
-        <a href={to}>{e.execution.workflowId}</a>
+        <a href={to}>{r.workflowId}</a>
       </td>
       <td>
-        <code title={e.execution.runId}>{short(e.execution.runId)}</code>
+        <code title={r.runId}>{short(r.runId)}</code>
       </td>
       <td>
-        {e.workflowType.name}:{e.workflowType.version}
+        {r.workflowType.name}:{r.workflowType.version}
       </td>
-      <td class="nowrap">{formatTime(e.startTimestamp)}</td>
       <td class="nowrap">
-        {e.executionStatus === 'OPEN' ? (
-          <span class="status open">OPEN</span>
-        ) : (
-          <>
-            <span class={`status ${(e.closeStatus ?? '').toLowerCase()}`}>{e.closeStatus}</span> {formatTime(e.closeTimestamp)}
-          </>
+        <span class={`status ${r.status.toLowerCase()}`}>{r.status}</span>
+        {r.failing && (
+          <span class="badge bad" data-testid="failing-badge" title={`${formatTime(r.failing.at)}: ${r.failing.reason}`}>
+            failing
+          </span>
+        )}
+        {r.cancelRequested && <span class="badge warn">cancel requested</span>}
+        {!open && r.closedAt !== undefined && (
+          <span class="muted" title={formatTime(r.closedAt)}>
+            {' '}
+            {formatAgo(r.closedAt, now)}
+          </span>
         )}
       </td>
+      <td class="nowrap">
+        {formatTime(r.startedAt)} <span class="muted">{formatAgo(r.startedAt, now)}</span>
+      </td>
+      <td class="nowrap">
+        {formatDuration((r.closedAt ?? now) - r.startedAt)}
+        {open ? <span class="muted"> so far</span> : ''}
+      </td>
       <td>
-        {(e.tagList ?? []).map((t) => (
+        {(r.tags ?? []).map((t) => (
           <span class="tag" key={t}>
             {t}
           </span>
         ))}
       </td>
-      <td>{e.cancelRequested ? 'yes' : ''}</td>
     </tr>
   );
 }
