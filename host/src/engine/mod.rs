@@ -170,12 +170,14 @@ impl<'a, 't> Engine<'a, 't> {
         self.tx.put_event(run.seq, event_id, &json)?;
         let metrics = &self.setup.metrics;
         if let Some(measure) = metrics.times.measure(&*self.tx, run, &event)? {
-            let (metrics, labels) = (
+            let (metrics, labels, workflow) = (
                 metrics.clone(),
                 metrics.domain_labels(&run.account, &run.domain_name),
+                run.workflow_type.clone(),
             );
-            self.tx
-                .after_commit(Box::new(move || metrics.record(&labels, measure)));
+            self.tx.after_commit(Box::new(move || {
+                metrics.record(&labels, &workflow, measure);
+            }));
         }
         Ok(event_id)
     }

@@ -8,8 +8,10 @@
 //!   writer batches commits, how guests fare per binding, who is throttled, long polls open.
 //!
 //! Labels are bounded: the domain (and the tenant, when there are tenants), which quotas bound;
-//! a binding's kind and name, which bindings bound; task list names only in `swf_pending_tasks`,
-//! at most [`MAX_LIST_SERIES`] of them. Counters are this node's: with several nodes, sum them.
+//! workflow and activity types, at most `swf::MAX_TYPE_SERIES` of them (every registered one
+//! shown from the first scrape, at zero); a binding's kind and name, which bindings bound; task
+//! list names only in `swf_pending_tasks`, at most [`MAX_LIST_SERIES`] of them. Counters are
+//! this node's: with several nodes, sum them.
 
 mod own;
 mod process;
@@ -24,7 +26,8 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::store::{Reads, StoreError, WriterStats};
+use crate::model::{Kind, TypeName};
+use crate::store::{Cursor, Reads, StoreError, WriterStats};
 
 pub(crate) use self::own::{GuestOutcome, Own};
 pub(crate) use self::swf::{EventTimes, Measure};
@@ -117,9 +120,10 @@ impl Metrics {
         }
     }
 
-    /// Counts what a committed history event of a domain tells (see `swf.rs`).
-    pub(crate) fn record(&self, labels: &Labels, measure: Measure) {
-        self.swf.record(labels, measure);
+    /// Counts what a committed history event of a run of `workflow` in a domain tells (see
+    /// `swf.rs`).
+    pub(crate) fn record(&self, labels: &Labels, workflow: &TypeName, measure: Measure) {
+        self.swf.record(labels, workflow, measure);
     }
 
     /// Every metric, as the text a scrape answers, with the tasks `pending` as read for it
@@ -128,6 +132,14 @@ impl Metrics {
         let _one = self.scrape.lock().await;
         self.pending.clear();
         self.store_up.set(i64::from(pending.is_some()));
+        if let Some(stored) = &pending {
+            for (domain, kind, ty) in &stored.types {
+                if let Some((account, name)) = stored.domains.get(domain) {
+                    self.swf
+                        .show_type(&self.domain_labels(account, name), *kind, ty);
+                }
+            }
+        }
         for (labels, count) in pending.map(|p| p.series(self)).unwrap_or_default() {
             self.pending
                 .get_or_create(&labels)
@@ -140,24 +152,38 @@ impl Metrics {
     }
 }
 
-/// The tasks waiting per list, as one scrape read them.
+/// What one scrape reads from the store: the tasks waiting per list, and the types registered
+/// in each domain, whose counters show from the start.
 pub(crate) struct Pending {
     /// `(account, domain name)` by domain id.
     domains: HashMap<u64, (String, String)>,
     queued: Vec<crate::store::Queued>,
+    /// Every type of every domain, registered or deprecated, by domain id.
+    types: Vec<(u64, Kind, TypeName)>,
 }
 
 impl Pending {
-    /// Reads every domain's waiting tasks from `tx`.
+    /// Reads every domain's waiting tasks and types from `tx`.
     pub(crate) fn read(tx: &dyn Reads) -> Result<Pending, StoreError> {
-        let domains = tx
-            .every_domain()?
-            .into_iter()
-            .map(|(scope, domain)| (domain.id, (scope.account, domain.name)))
-            .collect();
+        let mut domains = HashMap::new();
+        let mut types = Vec::new();
+        for (scope, domain) in tx.every_domain()? {
+            for kind in [Kind::Workflow, Kind::Activity] {
+                // Every type: a domain's are bounded by its quota.
+                let all = Cursor {
+                    after: None,
+                    reverse: false,
+                    limit: usize::MAX,
+                };
+                let page = tx.stored_types(domain.id, kind, None, all, &|_| true)?;
+                types.extend(page.items.into_iter().map(|(ty, _)| (domain.id, kind, ty)));
+            }
+            domains.insert(domain.id, (scope.account, domain.name));
+        }
         Ok(Pending {
             domains,
             queued: tx.queued(None)?,
+            types,
         })
     }
 

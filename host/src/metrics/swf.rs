@@ -2,11 +2,15 @@
 //! starts, ends or times something becomes a [`Measure`] when it is recorded, and is counted
 //! once its transaction commits (a batch run again after a conflict counts once).
 //!
-//! A duration needs the time of an earlier event (a task's scheduling or start). [`EventTimes`]
-//! keeps those of open tasks in memory; one it lacks (recorded before a restart, or by another
-//! node) is read from the history.
+//! A duration needs the time of an earlier event (a task's scheduling or start), and an activity
+//! task's measures its type, named by its scheduling. [`EventTimes`] keeps those of open tasks in
+//! memory; one it lacks (recorded before a restart, or by another node) is read from the history.
+//!
+//! Workflow and decision task metrics are labelled with the run's workflow type, activity task
+//! metrics with the activity type, as CloudWatch's dimensions are; at most
+//! [`MAX_TYPE_SERIES`] types get series of their own, the rest are counted as `(other)`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
 use prometheus_client::metrics::counter::Counter;
@@ -16,12 +20,12 @@ use prometheus_client::registry::Registry;
 
 use super::{Labels, register_seconds, seconds};
 use crate::clock::Timestamp;
-use crate::model::Run;
 use crate::model::events::{Cause, Event, HistoryEvent};
+use crate::model::{Kind, Run, TypeName};
 use crate::store::{Reads, StoreError};
 
 /// What one history event tells the metrics.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Measure {
     WorkflowStarted,
     /// A run closed, after `seconds` open.
@@ -38,9 +42,13 @@ pub(crate) enum Measure {
     /// A started decision task timed out (start-to-close, the only timeout a started one has).
     DecisionTimedOutOnClose,
     ActivityStarted {
+        /// The activity type, if its scheduling could be read.
+        activity: Option<TypeName>,
         schedule_to_start: f64,
     },
     ActivityClosed {
+        /// See `ActivityStarted`.
+        activity: Option<TypeName>,
         how: ActivityClosed,
         schedule_to_close: Option<f64>,
         start_to_close: Option<f64>,
@@ -71,22 +79,65 @@ pub(crate) enum ActivityClosed {
 /// The most event times kept; past it they are all forgotten (and read from histories).
 const MAX_TIMES: usize = 100_000;
 
-/// When the scheduled and started events of open tasks happened, by (run seq, event id).
+/// What is kept of a task's scheduled or started event: its time, and the type an activity
+/// task's scheduling names.
+#[derive(Clone, Debug)]
+struct Kept {
+    at: Timestamp,
+    activity: Option<TypeName>,
+}
+
+impl Kept {
+    fn of(event: &HistoryEvent) -> Kept {
+        let activity = match &event.event {
+            Event::ActivityTaskScheduled(a) => Some(a.activity_type.clone()),
+            _ => None,
+        };
+        Kept {
+            at: event.timestamp,
+            activity,
+        }
+    }
+}
+
+/// What is kept of the scheduled and started events of open tasks, by (run seq, event id).
 #[derive(Debug, Default)]
-pub(crate) struct EventTimes(Mutex<HashMap<(u64, u64), Timestamp>>);
+pub(crate) struct EventTimes(Mutex<HashMap<(u64, u64), Kept>>);
 
 impl EventTimes {
-    fn times(&self) -> std::sync::MutexGuard<'_, HashMap<(u64, u64), Timestamp>> {
+    fn times(&self) -> std::sync::MutexGuard<'_, HashMap<(u64, u64), Kept>> {
         // Every change is one call: a panic elsewhere leaves the map usable.
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn remember(&self, seq: u64, event_id: u64, at: Timestamp) {
+    fn remember(&self, seq: u64, event: &HistoryEvent) {
         let mut times = self.times();
         if times.len() >= MAX_TIMES {
             times.clear();
         }
-        times.insert((seq, event_id), at);
+        times.insert((seq, event.event_id), Kept::of(event));
+    }
+
+    /// What is kept of event `event_id` of run `seq`, forgotten if `forget`.
+    fn kept(
+        &self,
+        tx: &dyn Reads,
+        seq: u64,
+        event_id: u64,
+        forget: bool,
+    ) -> Result<Option<Kept>, StoreError> {
+        let known = match forget {
+            true => self.times().remove(&(seq, event_id)),
+            false => self.times().get(&(seq, event_id)).cloned(),
+        };
+        if known.is_some() || event_id == 0 {
+            return Ok(known);
+        }
+        let Some(json) = tx.event(seq, event_id)? else {
+            return Ok(None);
+        };
+        let event: HistoryEvent = serde_json::from_slice(&json).map_err(StoreError::broken)?;
+        Ok(Some(Kept::of(&event)))
     }
 
     /// The time of event `event_id` of run `seq`, forgotten if `forget`.
@@ -97,18 +148,7 @@ impl EventTimes {
         event_id: u64,
         forget: bool,
     ) -> Result<Option<Timestamp>, StoreError> {
-        let known = match forget {
-            true => self.times().remove(&(seq, event_id)),
-            false => self.times().get(&(seq, event_id)).copied(),
-        };
-        if known.is_some() || event_id == 0 {
-            return Ok(known);
-        }
-        let Some(json) = tx.event(seq, event_id)? else {
-            return Ok(None);
-        };
-        let event: HistoryEvent = serde_json::from_slice(&json).map_err(StoreError::broken)?;
-        Ok(Some(event.timestamp))
+        Ok(self.kept(tx, seq, event_id, forget)?.map(|k| k.at))
     }
 
     /// What `event`, just recorded in `run`, tells the metrics.
@@ -135,11 +175,11 @@ impl EventTimes {
             Event::WorkflowExecutionTimedOut(_) => closed(Closed::TimedOut),
             Event::WorkflowExecutionContinuedAsNew(_) => closed(Closed::ContinuedAsNew),
             Event::DecisionTaskScheduled(_) | Event::ActivityTaskScheduled(_) => {
-                self.remember(seq, event.event_id, now);
+                self.remember(seq, event);
                 None
             }
             Event::DecisionTaskStarted(a) => {
-                self.remember(seq, event.event_id, now);
+                self.remember(seq, event);
                 since(self.time(tx, seq, a.scheduled_event_id, true)?)
                     .map(|schedule_to_start| Measure::DecisionStarted { schedule_to_start })
             }
@@ -152,9 +192,12 @@ impl EventTimes {
                 (a.timeout_type == Cause::StartToClose).then_some(Measure::DecisionTimedOutOnClose)
             }
             Event::ActivityTaskStarted(a) => {
-                self.remember(seq, event.event_id, now);
-                since(self.time(tx, seq, a.scheduled_event_id, false)?)
-                    .map(|schedule_to_start| Measure::ActivityStarted { schedule_to_start })
+                self.remember(seq, event);
+                self.kept(tx, seq, a.scheduled_event_id, false)?
+                    .map(|scheduled| Measure::ActivityStarted {
+                        schedule_to_start: seconds_between(scheduled.at, now),
+                        activity: scheduled.activity,
+                    })
             }
             Event::ActivityTaskCompleted(a) => self.activity_closed(
                 tx,
@@ -205,10 +248,12 @@ impl EventTimes {
         started: u64,
     ) -> Result<Option<Measure>, StoreError> {
         let since = |at: Option<Timestamp>| at.map(|at| seconds_between(at, event.timestamp));
+        let scheduled = self.kept(tx, run.seq, scheduled, true)?;
         Ok(Some(Measure::ActivityClosed {
             how,
-            schedule_to_close: since(self.time(tx, run.seq, scheduled, true)?),
+            schedule_to_close: since(scheduled.as_ref().map(|k| k.at)),
             start_to_close: since(self.time(tx, run.seq, started, true)?),
+            activity: scheduled.and_then(|k| k.activity),
         }))
     }
 }
@@ -237,7 +282,15 @@ pub(super) struct Swf {
     activities_failed: Counters,
     activities_canceled: Counters,
     activities_timed_out: [(Cause, Counters); 4],
+    /// The (domain, kind, type) label sets with series of their own.
+    types: Mutex<HashSet<Labels>>,
 }
+
+/// The most types (of all domains and both kinds) with series of their own.
+pub(super) const MAX_TYPE_SERIES: usize = 1000;
+
+/// The name and version label of a type counted with every type past [`MAX_TYPE_SERIES`].
+const OTHER: &str = "(other)";
 
 impl Swf {
     /// The metrics, registered in `registry`.
@@ -366,11 +419,67 @@ impl Swf {
             activities_failed,
             activities_canceled,
             activities_timed_out,
+            types: Mutex::new(HashSet::new()),
         }
     }
 
-    /// Counts `measure`, of the domain `labels` place.
-    pub(super) fn record(&self, labels: &Labels, measure: Measure) {
+    /// `labels` (a domain's) with those of the type `ty` of kind `kind`, or of `(other)` once
+    /// [`MAX_TYPE_SERIES`] types have series of their own.
+    fn typed(&self, labels: &Labels, kind: Kind, ty: Option<&TypeName>) -> Labels {
+        let (name, version) = match kind {
+            Kind::Workflow => ("workflow_type", "workflow_version"),
+            Kind::Activity => ("activity_type", "activity_version"),
+        };
+        let mut typed = labels.clone();
+        let (n, v) = ty.map_or((OTHER, OTHER), |t| (t.name.as_str(), t.version.as_str()));
+        typed.extend([(name, n.to_owned()), (version, v.to_owned())]);
+        let mut types = self.types.lock().unwrap_or_else(|e| e.into_inner());
+        if types.contains(&typed) || types.len() < MAX_TYPE_SERIES && types.insert(typed.clone()) {
+            return typed;
+        }
+        typed.truncate(labels.len());
+        typed.extend([(name, OTHER.to_owned()), (version, OTHER.to_owned())]);
+        typed
+    }
+
+    /// Makes the counters of type `ty` of kind `kind` in the domain `labels` place show, at
+    /// zero until something is counted: an alert on a rate needs the series before the first
+    /// event.
+    pub(super) fn show_type(&self, labels: &Labels, kind: Kind, ty: &TypeName) {
+        let typed = self.typed(labels, kind, Some(ty));
+        let families: Vec<&Counters> = match kind {
+            Kind::Workflow => [&self.workflows_started]
+                .into_iter()
+                .chain(self.workflows_closed.iter().map(|(_, f)| f))
+                .chain([
+                    &self.decisions_completed,
+                    &self.decisions_timed_out_on_close,
+                ])
+                .collect(),
+            Kind::Activity => [
+                &self.activities_completed,
+                &self.activities_failed,
+                &self.activities_canceled,
+            ]
+            .into_iter()
+            .chain(self.activities_timed_out.iter().map(|(_, f)| f))
+            .collect(),
+        };
+        for family in families {
+            // Created at zero; nothing to count yet.
+            let _ = family.get_or_create(&typed);
+        }
+    }
+
+    /// Counts `measure`, of a run of `workflow` in the domain `labels` place.
+    pub(super) fn record(&self, labels: &Labels, workflow: &TypeName, measure: Measure) {
+        let labels = &match &measure {
+            Measure::ActivityStarted { activity, .. }
+            | Measure::ActivityClosed { activity, .. } => {
+                self.typed(labels, Kind::Activity, activity.as_ref())
+            }
+            _ => self.typed(labels, Kind::Workflow, Some(workflow)),
+        };
         match measure {
             Measure::WorkflowStarted => {
                 self.workflows_started.get_or_create(labels).inc();
@@ -400,7 +509,9 @@ impl Swf {
                     .get_or_create(labels)
                     .inc();
             }
-            Measure::ActivityStarted { schedule_to_start } => {
+            Measure::ActivityStarted {
+                schedule_to_start, ..
+            } => {
                 let h = self.activity_schedule_to_start.get_or_create(labels);
                 h.observe(schedule_to_start);
             }
@@ -408,6 +519,7 @@ impl Swf {
                 how,
                 schedule_to_close,
                 start_to_close,
+                ..
             } => {
                 let family = match how {
                     ActivityClosed::Completed => Some(&self.activities_completed),

@@ -1,5 +1,6 @@
 use super::*;
 use crate::model::events::Cause;
+use crate::model::{Kind, TypeName};
 use crate::store::{Queued, TaskKind};
 
 use self::swf::{ActivityClosed, Closed};
@@ -13,7 +14,15 @@ fn no_pending() -> Option<Pending> {
     Some(Pending {
         domains: HashMap::new(),
         queued: Vec::new(),
+        types: Vec::new(),
     })
+}
+
+fn ty(name: &str, version: &str) -> TypeName {
+    TypeName {
+        name: name.into(),
+        version: version.into(),
+    }
 }
 
 #[test]
@@ -29,9 +38,10 @@ fn tenants_label_their_domains_and_open_servers_name_none() {
 }
 
 #[tokio::test]
-async fn measures_are_counted_under_cloudwatch_names() {
+async fn measures_are_counted_under_cloudwatch_names_by_type() {
     let metrics = acme();
     let labels = metrics.domain_labels("111111111111", "orders");
+    let order = ty("Order", "1.0");
     for measure in [
         Measure::WorkflowStarted,
         Measure::WorkflowStarted,
@@ -40,27 +50,67 @@ async fn measures_are_counted_under_cloudwatch_names() {
             seconds: 2.0,
         },
         Measure::ActivityClosed {
+            activity: Some(ty("Charge", "2")),
             how: ActivityClosed::TimedOut(Cause::Heartbeat),
             schedule_to_close: Some(0.5),
             start_to_close: None,
         },
     ] {
-        metrics.record(&labels, measure);
+        metrics.record(&labels, &order, measure);
     }
     let text = metrics.render(no_pending()).await;
-    let on = r#"{tenant="acme",domain="orders"}"#;
+    let run = r#"{tenant="acme",domain="orders",workflow_type="Order",workflow_version="1.0"}"#;
+    let act = r#"{tenant="acme",domain="orders",activity_type="Charge",activity_version="2"}"#;
     for line in [
-        format!("swf_workflows_started_total{on} 2"),
-        format!("swf_workflows_timed_out_total{on} 1"),
-        format!("swf_workflow_start_to_close_time_seconds_sum{on} 2.0"),
-        format!("swf_started_activity_tasks_timed_out_on_heartbeat_total{on} 1"),
-        format!("swf_activity_task_schedule_to_close_time_seconds_count{on} 1"),
+        format!("swf_workflows_started_total{run} 2"),
+        format!("swf_workflows_timed_out_total{run} 1"),
+        format!("swf_workflow_start_to_close_time_seconds_sum{run} 2.0"),
+        format!("swf_started_activity_tasks_timed_out_on_heartbeat_total{act} 1"),
+        format!("swf_activity_task_schedule_to_close_time_seconds_count{act} 1"),
     ] {
         assert!(text.lines().any(|l| l == line), "no {line:?} in\n{text}");
     }
     // Nothing timed start-to-close: the activity never started.
     assert!(!text.contains("swf_activity_task_start_to_close_time_seconds_count{"));
     assert!(text.ends_with("# EOF\n"));
+}
+
+#[tokio::test]
+async fn registered_types_show_at_zero_and_types_past_the_cap_count_as_other() {
+    let metrics = Metrics::default();
+    let stored = Pending {
+        domains: HashMap::from([(7, ("000000000000".to_owned(), "orders".to_owned()))]),
+        queued: Vec::new(),
+        types: vec![
+            (7, Kind::Workflow, ty("Order", "1")),
+            (7, Kind::Activity, ty("Charge", "1")),
+        ],
+    };
+    let text = metrics.render(Some(stored)).await;
+    for line in [
+        r#"swf_workflows_started_total{domain="orders",workflow_type="Order",workflow_version="1"} 0"#,
+        r#"swf_decision_tasks_completed_total{domain="orders",workflow_type="Order",workflow_version="1"} 0"#,
+        r#"swf_activity_tasks_failed_total{domain="orders",activity_type="Charge",activity_version="1"} 0"#,
+    ] {
+        assert!(text.lines().any(|l| l == line), "no {line:?} in\n{text}");
+    }
+    let labels = metrics.domain_labels("000000000000", "orders");
+    for i in 0..swf::MAX_TYPE_SERIES + 3 {
+        metrics.record(
+            &labels,
+            &ty(&format!("t{i}"), "1"),
+            Measure::WorkflowStarted,
+        );
+    }
+    let text = metrics.render(no_pending()).await;
+    let started = |l: &&str| l.starts_with("swf_workflows_started_total{");
+    assert_eq!(
+        text.lines().filter(started).count(),
+        swf::MAX_TYPE_SERIES,
+        "Order and the types up to the cap (less Charge's place), and (other)"
+    );
+    let other = r#"swf_workflows_started_total{domain="orders",workflow_type="(other)",workflow_version="(other)"} 5"#;
+    assert!(text.lines().any(|l| l == other), "{text}");
 }
 
 #[tokio::test]
@@ -99,6 +149,7 @@ async fn pending_lists_past_the_cap_are_summed_as_other() {
     let pending = Pending {
         domains: HashMap::from([(7, ("000000000000".to_owned(), "orders".to_owned()))]),
         queued,
+        types: Vec::new(),
     };
     let text = metrics.render(Some(pending)).await;
     let series = text
@@ -125,6 +176,7 @@ async fn a_scrape_that_cannot_read_the_store_says_so_and_shows_no_pending_tasks(
             list: "list".to_owned(),
             count: 3,
         }],
+        types: Vec::new(),
     };
     assert!(
         metrics

@@ -47,10 +47,30 @@ pub(crate) fn expect(text: &str, series: &str, value: f64) {
 }
 
 #[tokio::test]
-async fn metrics_count_a_known_workload() {
+async fn metrics_count_a_known_workload_per_type_from_zero() {
     let (server, c) = manual_server().await;
     register_workflow(&c, "wf").await;
     register_activity(&c, "act").await;
+    register_workflow(&c, "idle-wf").await;
+    register_activity(&c, "idle-act").await;
+    // Before anything runs, every registered type has its series, at zero.
+    let text = scrape(&server, None).await;
+    for ty in ["wf", "idle-wf"] {
+        let run = format!(r#"{{domain="d",workflow_type="{ty}",workflow_version="1"}}"#);
+        expect(&text, &format!("swf_workflows_started_total{run}"), 0.0);
+        expect(&text, &format!("swf_workflows_completed_total{run}"), 0.0);
+        expect(
+            &text,
+            &format!("swf_decision_tasks_completed_total{run}"),
+            0.0,
+        );
+    }
+    for ty in ["act", "idle-act"] {
+        let act = format!(r#"{{domain="d",activity_type="{ty}",activity_version="1"}}"#);
+        expect(&text, &format!("swf_activity_tasks_failed_total{act}"), 0.0);
+        let timed_out = format!("swf_scheduled_activity_tasks_timed_out_on_start_total{act}");
+        expect(&text, &timed_out, 0.0);
+    }
     let runs = ["completes", "fails", "is-terminated"];
     for id in runs {
         start(&c, id, "wf").await;
@@ -99,7 +119,7 @@ async fn metrics_count_a_known_workload() {
     start(&c, "waits", "wf").await;
 
     let text = scrape(&server, None).await;
-    let d = r#"{domain="d"}"#;
+    let d = r#"{domain="d",workflow_type="wf",workflow_version="1"}"#;
     expect(&text, &format!("swf_workflows_started_total{d}"), 4.0);
     expect(&text, &format!("swf_workflows_completed_total{d}"), 1.0);
     expect(&text, &format!("swf_workflows_failed_total{d}"), 1.0);
@@ -116,6 +136,9 @@ async fn metrics_count_a_known_workload() {
     );
     let decision_wait = format!("swf_decision_task_schedule_to_start_time_seconds_sum{d}");
     expect(&text, &decision_wait, 6.0);
+    let idle = r#"{domain="d",workflow_type="idle-wf",workflow_version="1"}"#;
+    expect(&text, &format!("swf_workflows_started_total{idle}"), 0.0);
+    let d = r#"{domain="d",activity_type="act",activity_version="1"}"#;
     expect(
         &text,
         &format!("swf_activity_tasks_completed_total{d}"),
@@ -130,10 +153,17 @@ async fn metrics_count_a_known_workload() {
     expect(&text, &activity_whole, 8.0);
     // A histogram's buckets are cumulative: both 3 s runs are within 5 s, neither within 2.5.
     let bucket = |le: &str| {
-        format!(r#"swf_activity_task_start_to_close_time_seconds_bucket{{le="{le}",domain="d"}}"#)
+        let on = r#"domain="d",activity_type="act",activity_version="1""#;
+        format!(r#"swf_activity_task_start_to_close_time_seconds_bucket{{le="{le}",{on}}}"#)
     };
     expect(&text, &bucket("2.5"), 0.0);
     expect(&text, &bucket("5.0"), 2.0);
+    let idle = r#"{domain="d",activity_type="idle-act",activity_version="1"}"#;
+    expect(
+        &text,
+        &format!("swf_activity_tasks_completed_total{idle}"),
+        0.0,
+    );
     let pending = r#"swf_pending_tasks{domain="d",kind="decision",task_list="deciders"}"#;
     expect(&text, pending, 1.0);
     assert!(
