@@ -47,6 +47,7 @@ impl Probe {
                     crate::runtime::POOL_SIZE as usize,
                 )),
                 http_hosts: Arc::from([]),
+                tap: None,
             },
             heartbeat: Arc::new(|_| Box::pin(async { false })),
         })

@@ -72,6 +72,7 @@ mod tests {
             },
             share: std::sync::Arc::new(tokio::sync::Semaphore::new(4)),
             http_hosts: Arc::from([]),
+            tap: None,
         };
         let decision_task = |name: &str, input: &str| {
             json!({
@@ -204,6 +205,7 @@ mod tests {
             limits: GuestLimits::default(),
             share: Arc::new(tokio::sync::Semaphore::new(1)),
             http_hosts: Arc::from([]),
+            tap: None,
         };
         let task = |run_id: &str| {
             json!({
@@ -255,6 +257,7 @@ mod tests {
             },
             share: std::sync::Arc::new(tokio::sync::Semaphore::new(4)),
             http_hosts: Arc::from([]),
+            tap: None,
         };
         let task = tasks::ActivityTask {
             activity_id: "a".into(),

@@ -169,6 +169,7 @@ impl Weft {
             bindings_changed: watch::Sender::new(()),
             tenants,
             compiles,
+            run_logs: Default::default(),
         };
         Ok(Weft {
             api: Arc::new(Api::new(

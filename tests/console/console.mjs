@@ -3,7 +3,7 @@
 //   {"url": "http://127.0.0.1:PORT", "chromium": "/usr/bin/chromium", "screenshots": "/abs/dir",
 //    "readme": "/abs/dir" (optional: 1280x800 pictures of the main pages, of the first tenant),
 //    "tenants": [{"key", "secret", "region"?, "domain", "hiddenDomain"?,
-//                 "completed"?: {"workflowId", "runId", "events", "activities": [names]},
+//                 "completed"?: {"workflowId", "runId", "events", "activities": [names], "logLines"},
 //                 "signal"?: {"workflowId", "runId", "name", "input"},
 //                 "terminate"?: {"workflowId", "runId", "reason"},
 //                 "failing"?: {"workflowId", "runId", "input", "reason"},
@@ -12,7 +12,7 @@
 //                 "batch"?: {"tag", "count", "reason"}}, ...]}
 //
 // For each tenant: sign in, see its domain and not the hidden one, open the domain; find the
-// completed run among the closed ones and check its timeline and history; signal a run and see
+// completed run among the closed ones and check its timeline, history and guest log; signal a run and see
 // the signal in its history; terminate a run and see it closed; find a run whose decider keeps
 // failing by its badge in the list, open it and read why on its failure card; roll its
 // decision list's binding back to the module it ran before; find a workflow
@@ -173,6 +173,14 @@ for (const [i, tenant] of config.tenants.entries()) {
       const rows = page.locator('[data-testid="history-table"] tbody tr[data-event-type]');
       await until(async () => (await rows.count()) === c.events, `the history does not show ${c.events} events`);
     });
+    if (c.logLines) {
+      await step(`${t}-guest-log`, async () => {
+        const lines = page.locator('[data-testid="guest-log"] tbody tr[data-level="info"]');
+        check((await lines.count()) === c.logLines, `the guest log shows ${await lines.count()} lines, not ${c.logLines}`);
+        const first = await lines.first().textContent();
+        check(first.includes(c.workflowId), `the first guest log line says ${first}`);
+      });
+    }
   }
 
   if (tenant.signal) {

@@ -18,6 +18,8 @@
 //! | `GET /v1/domains/{domain}/bindings/{kind}/{name}/failures` | `{"failures": [...]}` |
 //! | `POST /v1/domains/{domain}/bindings/{kind}/{name}/rollback` | the binding, back on the module it ran before |
 //! | `GET /v1/domains/{domain}/task-lists` | `{"taskLists": [...]}`: each list's pending tasks, waiting polls, binding |
+//! | `GET /v1/domains/{domain}/workflows/{workflowId}/runs/{runId}/failures` | `{"failures": [...]}`: the run's latest failures of bound guests |
+//! | `GET /v1/domains/{domain}/workflows/{workflowId}/runs/{runId}/logs` | `{"lines": [...]}`: what its bound guests logged lately, on this node |
 //! | `POST /v1/domains/{domain}/replay` (body: `{"module", "workflowType"?, "taskList"?, "last"?}`) | `{"runs": [...]}`: each run's replay, and where it diverged |
 //!
 //! `kind` is `decision`, `activity` or `function`. `httpHosts` (activity bindings only; none by
@@ -41,10 +43,11 @@ use super::{Api, auth, request_id};
 use crate::fault::{Fault, echo};
 use crate::model::BindingKind;
 use crate::model::{
-    Bind, BindingList, FailureList, ModuleLabel, ModuleList, Replay, RunFailureList, TaskListList,
+    Bind, BindingList, FailureList, ModuleLabel, ModuleList, Replay, RunFailureList, RunLogList,
+    TaskListList,
 };
 use crate::ops::wasm::{self, MAX_MODULE_BYTES};
-use crate::ops::{replay, run_failures};
+use crate::ops::{replay, run_failures, run_logs};
 
 /// The extension's routes, to merge into the router.
 pub(super) fn routes() -> Router<Arc<Api>> {
@@ -67,6 +70,10 @@ pub(super) fn routes() -> Router<Arc<Api>> {
         .route(
             "/v1/domains/{domain}/workflows/{workflow_id}/runs/{run_id}/failures",
             get(run_failures),
+        )
+        .route(
+            "/v1/domains/{domain}/workflows/{workflow_id}/runs/{run_id}/logs",
+            get(run_logs),
         )
         .route("/v1/domains/{domain}/task-lists", get(task_lists))
         .route("/v1/domains/{domain}/replay", post(replay))
@@ -197,6 +204,22 @@ async fn run_failures(
             let failures =
                 run_failures::run_failures(&api.service, &ctx, domain, workflow_id, run_id).await?;
             Ok(RunFailureList { failures })
+        }
+        .await,
+    )
+}
+
+async fn run_logs(
+    State(api): State<Arc<Api>>,
+    Params((domain, workflow_id, run_id)): Params<(String, String, String)>,
+    Admitted { ctx, .. }: Admitted,
+) -> Response {
+    reply(
+        async {
+            auth::authorize_domain(&ctx, "ListRunLogs", &domain)?;
+            let (workflow_id, run_id) = (workflow_id.into(), run_id.into());
+            let lines = run_logs::run_logs(&api.service, &ctx, domain, workflow_id, run_id).await?;
+            Ok(RunLogList { lines })
         }
         .await,
     )

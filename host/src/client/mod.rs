@@ -46,8 +46,8 @@ pub use crate::model::{
     Batch, BatchAction, BatchFailure, BatchOutcome, Bind, BindLimits as Limits, Binding,
     BindingKind, BindingList, BindingRef, Divergence, Failing, FailureList, GuestFailureRecord,
     ModuleLabel, ModuleList, ModuleRecord, Replay, ReplayReport, RunCount, RunFailure,
-    RunFailureList, RunFilter, RunList, RunQuery, RunReplay, RunState, RunSummary, TaskListInfo,
-    TaskListList, TypeRef,
+    RunFailureList, RunFilter, RunList, RunLogLine, RunLogList, RunQuery, RunReplay, RunState,
+    RunSummary, TaskListInfo, TaskListList, TypeRef,
 };
 pub use crate::runtime::{GuestLimits, World};
 use crate::tenancy::sigv4;
@@ -313,6 +313,24 @@ impl Client {
         let path = format!("/v1/domains/{}/runs/batch", encode(domain));
         self.call(Method::POST, path, Some(("application/json", body)))
             .await
+    }
+
+    /// The latest lines the domain's bound guests logged for one run on the node answering,
+    /// oldest first.
+    pub async fn run_logs(
+        &self,
+        domain: &str,
+        workflow_id: &str,
+        run_id: &str,
+    ) -> Result<Vec<RunLogLine>, ClientError> {
+        let path = format!(
+            "/v1/domains/{}/workflows/{}/runs/{}/logs",
+            encode(domain),
+            encode(workflow_id),
+            encode(run_id)
+        );
+        let list: RunLogList = self.call(Method::GET, path, None).await?;
+        Ok(list.lines)
     }
 
     /// The domain's task lists with tasks waiting, polls waiting or a binding.

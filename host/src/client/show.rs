@@ -3,7 +3,9 @@
 use serde_json::Value;
 
 use super::swf::attributes;
-use super::{Binding, GuestFailureRecord, ModuleRecord, RunFailure, RunReplay, Timestamp};
+use super::{
+    Binding, GuestFailureRecord, ModuleRecord, RunFailure, RunLogLine, RunReplay, Timestamp,
+};
 
 /// A module: `DIGEST  [NAME [VERSION]  ]WORLD  SIZE bytes  uploaded TIME`, then
 /// `  used by KIND NAME in DOMAIN, ...` when bindings use it.
@@ -75,12 +77,31 @@ pub fn failure(failure: &GuestFailureRecord) -> String {
 pub fn run_failure(failure: &RunFailure) -> String {
     let f = &failure.failure;
     let kind = failure.kind.name();
-    format!(
+    let mut line = format!(
         "{}  {kind} {}  {}: {}",
         time(f.at),
         failure.binding,
         f.task,
         f.reason
+    );
+    // A traceback, indented under its failure.
+    for detail in f.details.iter().flat_map(|d| d.lines()) {
+        line.push_str("\n      ");
+        line.push_str(detail);
+    }
+    line
+}
+
+/// A line a run's guest logged: `TIME  LEVEL  KIND BINDING  TASK: MESSAGE`.
+pub fn run_log_line(line: &RunLogLine) -> String {
+    format!(
+        "{}  {:<5}  {} {}  {}: {}",
+        time(line.at),
+        line.level,
+        line.kind.name(),
+        line.binding,
+        line.task,
+        line.message
     )
 }
 

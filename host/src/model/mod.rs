@@ -36,7 +36,7 @@ pub(crate) use values::{Priority, RunId, Timeout, WorkflowId};
 pub use wasm::{
     Bind, BindLimits, Binding, BindingKind, BindingList, BindingRef, FailureList,
     GuestFailureRecord, ModuleLabel, ModuleList, ModuleRecord, RunFailure, RunFailureList,
-    TaskListInfo, TaskListList,
+    RunLogLine, RunLogList, TaskListInfo, TaskListList,
 };
 
 /// Everything a caller can see lives in one scope: an AWS account in one region, as on AWS.

@@ -154,6 +154,36 @@ pub struct GuestFailureRecord {
     pub task: String,
     /// Why: the reason recorded in the history, or the decider's own error.
     pub reason: String,
+    /// What the guest logged at `error` while it failed: a Python traceback, a JavaScript
+    /// stack.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<String>,
+}
+
+/// A line a bound guest logged while it served a task of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunLogLine {
+    /// When the task's call ended.
+    pub at: Timestamp,
+    /// `debug`, `info`, `warn` or `error`.
+    pub level: String,
+    /// The binding's kind.
+    pub kind: BindingKind,
+    /// The binding's name: the task list, or the function's name.
+    pub binding: String,
+    /// The task: `decision task <started event id>`, `activity <id>` or `function <id>`.
+    pub task: String,
+    /// What the guest wrote.
+    pub message: String,
+}
+
+/// The answer of `GET /v1/domains/{domain}/workflows/{workflowId}/runs/{runId}/logs`: the
+/// latest lines the run's bound guests logged on this node, oldest first.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunLogList {
+    /// The lines.
+    pub lines: Vec<RunLogLine>,
 }
 
 /// What a binding asks for (the body of `PUT /v1/domains/{domain}/bindings/{kind}/{name}`);

@@ -14,6 +14,7 @@ mod paging;
 mod polling;
 pub(crate) mod replay;
 pub(crate) mod run_failures;
+pub(crate) mod run_logs;
 pub(crate) mod runs;
 pub(crate) mod tags;
 pub(crate) mod types;
@@ -54,6 +55,8 @@ pub(crate) struct Service {
     pub(crate) tenants: Tenants,
     /// Turns to compile modules, and the module places uploads have taken.
     pub(crate) compiles: compiles::Compiles,
+    /// The latest lines each run's bound guests logged on this node.
+    pub(crate) run_logs: run_logs::RunLogs,
 }
 
 impl Service {

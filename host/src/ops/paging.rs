@@ -120,6 +120,7 @@ mod tests {
             bindings_changed: tokio::sync::watch::Sender::new(()),
             tenants: crate::tenancy::Tenants::new(&crate::Config::new(dir)).unwrap(),
             compiles: crate::ops::compiles::Compiles::new(1, Arc::default()),
+            run_logs: Default::default(),
         }
     }
 

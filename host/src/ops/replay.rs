@@ -79,6 +79,7 @@ pub(crate) async fn replay(
         limits: ctx.tenant.clamp(GuestLimits::default()),
         share: ctx.tenant.instances.clone(),
         http_hosts: Arc::from([]),
+        tap: None,
     };
     let mut budget = Budget {
         total: Duration::from_millis(ctx.tenant.quotas.replay_cpu_ms),

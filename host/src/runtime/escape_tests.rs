@@ -39,6 +39,7 @@ async fn escape(inputs: &[String], hosts: &[&str]) -> Vec<Result<String, GuestFa
             ..GuestLimits::default()
         },
         http_hosts: hosts.iter().map(|h| (*h).to_owned()).collect(),
+        tap: None,
         share: Arc::new(tokio::sync::Semaphore::new(4)),
     };
     let heartbeat: Heartbeat = Arc::new(|_| Box::pin(async { false }));

@@ -15,6 +15,7 @@ use super::bindings::{heartbeat, log};
 use super::determinism::TaskWorld;
 use super::http::{HttpGrant, Outgoing};
 use super::limits::GuestLimits;
+use super::tap::{GuestLine, LogTap};
 use super::ticker::{self, TICK, Ticks};
 
 /// Log lines one call may write; the rest are dropped, so a guest cannot flood the log.
@@ -94,6 +95,8 @@ pub(crate) struct GuestState {
     /// Who the guest is, for log lines: module and task.
     label: Arc<str>,
     log_lines: u32,
+    /// Where the call's lines are kept for its task, if anywhere.
+    tap: Option<LogTap>,
     /// The guest's report of its panic (`panicked at ...`, as Rust's SDK logs it), if it logged
     /// one: a trap that follows is that panic.
     panic: Option<String>,
@@ -149,6 +152,7 @@ impl GuestState {
             },
             label: call.label.clone(),
             log_lines: 0,
+            tap: call.tap.clone(),
             panic: None,
             heartbeat,
             ticks_left: u64::try_from(ticks_left).unwrap_or(u64::MAX),
@@ -316,11 +320,26 @@ impl log::Host for GuestState {
             return;
         }
         let guest = &*self.label;
-        match level {
-            log::Level::Debug => tracing::debug!(target: "weft::guest", guest, "{message}"),
-            log::Level::Info => tracing::info!(target: "weft::guest", guest, "{message}"),
-            log::Level::Warn => tracing::warn!(target: "weft::guest", guest, "{message}"),
-            log::Level::Error => tracing::error!(target: "weft::guest", guest, "{message}"),
+        let level = match level {
+            log::Level::Debug => {
+                tracing::debug!(target: "weft::guest", guest, "{message}");
+                "debug"
+            }
+            log::Level::Info => {
+                tracing::info!(target: "weft::guest", guest, "{message}");
+                "info"
+            }
+            log::Level::Warn => {
+                tracing::warn!(target: "weft::guest", guest, "{message}");
+                "warn"
+            }
+            log::Level::Error => {
+                tracing::error!(target: "weft::guest", guest, "{message}");
+                "error"
+            }
+        };
+        if let Some(tap) = &self.tap {
+            tap.push(GuestLine { level, message });
         }
     }
 }

@@ -31,6 +31,7 @@ mod escape_tests;
 mod guest;
 mod http;
 mod limits;
+mod tap;
 mod ticker;
 mod values;
 
@@ -55,6 +56,7 @@ pub(crate) use self::bindings::{tasks, types};
 pub(crate) use self::guest::{GuestFailure, Heartbeat};
 pub(crate) use self::http::{Outgoing, check_http_hosts, install_crypto_provider};
 pub use self::limits::GuestLimits;
+pub(crate) use self::tap::{GuestLine, LogTap};
 use self::ticker::Ticks;
 
 /// Guest instances alive at once, across all bindings: the size of the instance pool.
@@ -140,6 +142,8 @@ pub(crate) struct Call {
     /// [`check_http_hosts`]); empty denies all. Deciders and functions have no `wasi:http`, so
     /// theirs is ignored.
     pub(crate) http_hosts: Arc<[String]>,
+    /// Where the call's log lines are kept besides the service's log, if anywhere.
+    pub(crate) tap: Option<LogTap>,
 }
 
 /// The engine, its linkers and the loaded modules.

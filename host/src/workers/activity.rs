@@ -58,14 +58,12 @@ pub(super) async fn serve_one(
             started_event_id,
         };
         let runtime = &worker.svc.runtime;
+        let (call, tap) = worker.tapped();
         let outcome = worker
-            .guest(runtime.run(
-                &worker.module,
-                &worker.call,
-                &task,
-                heartbeat(worker, &token),
-            ))
+            .guest(runtime.run(&worker.module, &call, &task, heartbeat(worker, &token)))
             .await;
+        let lines = tap.take();
+        worker.keep_lines(&execution, &name, &lines);
         let answer = match outcome {
             Ok(tasks::ActivityOutcome::Completed(result)) => Answer::Completed(result),
             Ok(tasks::ActivityOutcome::Failed(failure)) => Answer::Failed {
@@ -76,7 +74,7 @@ pub(super) async fn serve_one(
             Err(failure) => {
                 let reason = failure.reason();
                 worker
-                    .failed(&execution, name.clone(), reason.clone())
+                    .failed(&execution, name.clone(), reason.clone(), &lines)
                     .await;
                 Answer::Failed {
                     reason: Some(reason),
@@ -105,7 +103,7 @@ async fn refused_answer(
     fault: &Fault,
 ) -> Result<(), Fault> {
     let reason = refused(fault).reason();
-    worker.failed(execution, name, reason.clone()).await;
+    worker.failed(execution, name, reason.clone(), &[]).await;
     let failed = Answer::Failed {
         reason: Some(reason),
         details: None,

@@ -93,19 +93,22 @@ async fn attempt(worker: &Worker, module: &Module, held: &Held) -> Result<Attemp
     let run_id = held.execution.run_id.as_str();
     let (runtime, metrics) = (&worker.svc.runtime, &worker.svc.engine.metrics.own);
     let invalid = |_: &String| metrics.guest_failed(&worker.labels, "invalid");
+    let (call, tap) = worker.tapped();
     let decided = match worker
-        .guest(runtime.decide(module, &worker.call, &held.wire))
+        .guest(runtime.decide(module, &call, &held.wire))
         .await
     {
         Ok(response) => response_input(response, held.token.clone()).inspect_err(invalid),
         Err(failure) => Err(failure.reason()),
     };
+    let lines = tap.take();
+    worker.keep_lines(&held.execution, &held.name, &lines);
     let response = match decided {
         Ok(response) => response,
         Err(reason) => {
             worker.backoff.failed(run_id, Instant::now());
             worker
-                .failed(&held.execution, held.name.clone(), reason)
+                .failed(&held.execution, held.name.clone(), reason, &lines)
                 .await;
             return Ok(Attempt::Failed);
         }
@@ -123,7 +126,7 @@ async fn attempt(worker: &Worker, module: &Module, held: &Held) -> Result<Attemp
             metrics.guest_failed(&worker.labels, "invalid");
             let reason = refused(&fault).to_string();
             worker
-                .failed(&held.execution, held.name.clone(), reason)
+                .failed(&held.execution, held.name.clone(), reason, &[])
                 .await;
             Ok(Attempt::Failed)
         }

@@ -28,9 +28,13 @@ pub(super) async fn serve_one(
     let span = worker.task_span(&claim.execution, Some(&claim.id));
     async move {
         let runtime = &worker.svc.runtime;
+        let (call, tap) = worker.tapped();
         let answer = worker
-            .guest(runtime.invoke(&worker.module, &worker.call, claim.input.as_deref()))
+            .guest(runtime.invoke(&worker.module, &call, claim.input.as_deref()))
             .await;
+        let task = format!("function {} ({})", claim.name, claim.id);
+        let lines = tap.take();
+        worker.keep_lines(&claim.execution, &task, &lines);
         let outcome = match answer {
             Ok(Ok(result)) => LambdaOutcome::Completed { result },
             Ok(Err(failure)) => LambdaOutcome::Failed {
@@ -39,8 +43,10 @@ pub(super) async fn serve_one(
             },
             Err(failure) => {
                 let reason = failure.reason();
-                let task = format!("function {} ({})", claim.name, claim.id);
-                worker.failed(&claim.execution, task, reason.clone()).await;
+                let task = task.clone();
+                worker
+                    .failed(&claim.execution, task, reason.clone(), &lines)
+                    .await;
                 LambdaOutcome::Failed {
                     reason: Some(reason),
                     details: None,
@@ -53,8 +59,9 @@ pub(super) async fn serve_one(
             Err(fault) => {
                 // The service refused the answer (a result too long, say): fail the task with why.
                 let reason = refused(&fault).reason();
-                let task = format!("function {} ({})", claim.name, claim.id);
-                worker.failed(&claim.execution, task, reason.clone()).await;
+                worker
+                    .failed(&claim.execution, task, reason.clone(), &[])
+                    .await;
                 let failed = LambdaOutcome::Failed {
                     reason: Some(reason),
                     details: None,

@@ -22,9 +22,11 @@ use tokio::task::JoinSet;
 use crate::api::{self, Op};
 use crate::fault::Fault;
 use crate::metrics::{GuestOutcome, Labels};
-use crate::model::{Binding, BindingKind, GuestFailureRecord, TaskList, WorkflowExecution};
+use crate::model::{
+    Binding, BindingKind, GuestFailureRecord, RunLogLine, TaskList, WorkflowExecution,
+};
 use crate::ops::{Ctx, Service};
-use crate::runtime::{Call, GuestFailure, Module};
+use crate::runtime::{Call, GuestFailure, GuestLine, LogTap, Module};
 use crate::tenancy::Caller;
 
 /// How long a worker waits before polling again after an unexpected error.
@@ -123,6 +125,7 @@ async fn follow(
                 limits: tenant.clamp(binding.limits),
                 share: tenant.instances.clone(),
                 http_hosts: binding.http_hosts.clone().into(),
+                tap: None,
             },
             ctx: Ctx::new(Caller {
                 tenant,
@@ -289,8 +292,49 @@ impl Worker {
         span
     }
 
-    /// Logs a task the guest did not finish and keeps it in the binding's failure log.
-    async fn failed(&self, execution: &WorkflowExecution, task: String, reason: String) {
+    /// The binding's call, with a tap that keeps the lines its guest logs for the task.
+    fn tapped(&self) -> (Call, LogTap) {
+        let tap = LogTap::default();
+        let call = Call {
+            tap: Some(tap.clone()),
+            ..self.call.clone()
+        };
+        (call, tap)
+    }
+
+    /// Keeps `lines`, logged by the guest on task `task` of `execution`, as the run's latest.
+    fn keep_lines(&self, execution: &WorkflowExecution, task: &str, lines: &[GuestLine]) {
+        if lines.is_empty() {
+            return;
+        }
+        let at = self.svc.clock.now();
+        let key = (
+            self.domain_id,
+            execution.workflow_id.to_string(),
+            execution.run_id.to_string(),
+        );
+        self.svc.run_logs.keep(
+            key,
+            lines.iter().map(|line| RunLogLine {
+                at,
+                level: line.level.to_owned(),
+                kind: self.binding.kind,
+                binding: self.binding.name.clone(),
+                task: task.to_owned(),
+                message: line.message.clone(),
+            }),
+        );
+    }
+
+    /// Logs a task the guest did not finish and keeps it in the binding's failure log, with
+    /// what the guest logged at `error` meanwhile (`lines`) as its details.
+    async fn failed(
+        &self,
+        execution: &WorkflowExecution,
+        task: String,
+        reason: String,
+        lines: &[GuestLine],
+    ) {
         tracing::warn!(guest = &*self.call.label, task, "guest failed: {reason}");
         let record = GuestFailureRecord {
             at: self.svc.clock.now(),
@@ -298,6 +342,7 @@ impl Worker {
             run_id: execution.run_id.to_string(),
             task,
             reason,
+            details: failure_details(lines),
         };
         let (domain, kind, name) = (self.domain_id, self.binding.kind, self.binding.name.clone());
         let written = self
@@ -316,6 +361,29 @@ impl Worker {
             tracing::error!("recording a guest failure: {fault}");
         }
     }
+}
+
+/// The most bytes of a failure's details kept: its end, where a traceback names the failing
+/// line.
+const MAX_DETAILS: usize = 8 << 10;
+
+/// What a failing guest logged at `error`: an SDK's traceback or stack. A Rust panic's own line
+/// is left out, since the failure's reason already holds it.
+fn failure_details(lines: &[GuestLine]) -> Option<String> {
+    let errors: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.level == "error" && !l.message.starts_with("panicked at "))
+        .map(|l| l.message.as_str())
+        .collect();
+    if errors.is_empty() {
+        return None;
+    }
+    let details = errors.join("\n");
+    let mut start = details.len().saturating_sub(MAX_DETAILS);
+    while !details.is_char_boundary(start) {
+        start += 1;
+    }
+    Some(details[start..].to_owned())
 }
 
 /// The cause of a guest's failure, as `weft_guest_failures` counts it.

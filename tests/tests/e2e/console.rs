@@ -211,6 +211,8 @@ async fn the_console_shows_each_tenant_its_own_and_acts_for_it() {
                     "workflowId": "order-done", "runId": done,
                     "events": events.len(),
                     "activities": activity_types,
+                    // The order's activity worker logs a line per task.
+                    "logLines": activity_types.len(),
                 },
                 "signal": {
                     "workflowId": "order-signal", "runId": to_signal,

@@ -48,6 +48,18 @@ export interface GuestFailureRecord {
   runId: string;
   task: string;
   reason: string;
+  /** What the guest logged at `error` as it failed: a traceback, a stack. */
+  details?: string;
+}
+
+/** A line a run's bound guest logged (`GET /v1/domains/{d}/workflows/{w}/runs/{r}/logs`). */
+export interface RunLogLine {
+  at: number;
+  level: 'debug' | 'info' | 'warn' | 'error';
+  kind: BindingKind;
+  binding: string;
+  task: string;
+  message: string;
 }
 
 /** A bound guest's failure on one run (`GET /v1/domains/{d}/workflows/{w}/runs/{r}/failures`). */

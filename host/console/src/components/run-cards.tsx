@@ -80,6 +80,7 @@ function Failing({ failures }: { failures: RunFailure[] }) {
         {attempts > 1 ? ` (${attempts} attempts)` : ''}, last at {formatTime(last.at, true)}:
       </p>
       <pre data-testid="failure-reason">{last.reason}</pre>
+      {last.details && <pre data-testid="failure-details">{last.details}</pre>}
     </Card>
   );
 }
@@ -106,7 +107,15 @@ export function GuestFailures({ failures }: { failures: RunFailure[] }) {
                 {f.kind} <code>{f.binding}</code>
               </td>
               <td class="nowrap">{f.task}</td>
-              <td class="wrap-anywhere">{f.reason}</td>
+              <td class="wrap-anywhere">
+                {f.reason}
+                {f.details && (
+                  <details>
+                    <summary>What it logged</summary>
+                    <pre>{f.details}</pre>
+                  </details>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>

@@ -4,9 +4,10 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { swf, v1Get } from '../api/client';
 import type { History, HistoryEvent, WorkflowExecutionDetail } from '../api/swf-types';
-import type { RunFailure } from '../api/weft-types';
+import type { RunFailure, RunLogLine } from '../api/weft-types';
 import { Show, useAsync } from '../components/async';
 import { ExecutionActions } from '../components/execution-actions';
+import { GuestLog } from '../components/guest-log';
 import { HistoryTable } from '../components/history-table';
 import { GuestFailures, RunCards } from '../components/run-cards';
 import { Timeline } from '../components/timeline';
@@ -19,6 +20,8 @@ interface RunData {
   events: HistoryEvent[];
   /** Its bound guests' latest failures, oldest first. */
   failures: RunFailure[];
+  /** What its bound guests logged lately, oldest first. */
+  logs: RunLogLine[];
   /** When it was loaded: open things are drawn up to here. */
   now: number;
 }
@@ -30,6 +33,9 @@ async function loadRun(domain: string, workflowId: string, runId: string): Promi
   const failures = v1Get<{ failures: RunFailure[] }>('domains', domain, 'workflows', workflowId, 'runs', runId, 'failures')
     .then((list) => list.failures)
     .catch(() => [] as RunFailure[]);
+  const logs = v1Get<{ lines: RunLogLine[] }>('domains', domain, 'workflows', workflowId, 'runs', runId, 'logs')
+    .then((list) => list.lines)
+    .catch(() => [] as RunLogLine[]);
   const events: HistoryEvent[] = [];
   let nextPageToken: string | undefined;
   do {
@@ -42,7 +48,7 @@ async function loadRun(domain: string, workflowId: string, runId: string): Promi
     events.push(...page.events);
     nextPageToken = page.nextPageToken;
   } while (nextPageToken);
-  return { detail: await detail, events, failures: await failures, now: Date.now() / 1000 };
+  return { detail: await detail, events, failures: await failures, logs: await logs, now: Date.now() / 1000 };
 }
 
 export function ExecutionPage({ domain, workflowId, runId }: { domain: string; workflowId: string; runId: string }) {
@@ -88,7 +94,7 @@ function RunView({
   auto: boolean;
   setAuto: (on: boolean) => void;
 }) {
-  const { detail, events, failures, now } = data;
+  const { detail, events, failures, logs, now } = data;
   const info = detail.executionInfo;
   const story = useMemo(() => readHistory(events), [events]);
   const open = info.executionStatus === 'OPEN';
@@ -125,6 +131,10 @@ function RunView({
       <section aria-labelledby="failures-h">
         <h2 id="failures-h">Guest failures</h2>
         <GuestFailures failures={failures} />
+      </section>
+      <section aria-labelledby="guest-log-h">
+        <h2 id="guest-log-h">Guest log</h2>
+        <GuestLog lines={logs} />
       </section>
       <section aria-labelledby="history-h">
         <h2 id="history-h">History</h2>

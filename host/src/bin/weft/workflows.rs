@@ -182,7 +182,20 @@ pub(crate) async fn run(args: WorkflowArgs) -> anyhow::Result<()> {
                         .map(|f| format!("  {}", show::run_failure(f))),
                 );
             }
+            let logged = client.run_logs(&domain, id, run).await?;
+            if !logged.is_empty() {
+                lines.push(format!(
+                    "latest lines its guests logged ({}):",
+                    logged.len()
+                ));
+                lines.extend(
+                    logged
+                        .iter()
+                        .map(|l| format!("  {}", show::run_log_line(l))),
+                );
+            }
             answer["failures"] = serde_json::to_value(&failures)?;
+            answer["logs"] = serde_json::to_value(&logged)?;
             print(json, &answer, lines);
         }
         Action::Result { run, wait } => {

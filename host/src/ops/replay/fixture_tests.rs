@@ -59,6 +59,7 @@ async fn replay(
         limits: GuestLimits::default(),
         share: Arc::new(tokio::sync::Semaphore::new(POOL_SIZE as usize)),
         http_hosts: Arc::from([]),
+        tap: None,
     };
     let left = Duration::from_secs(60);
     let mut budget = Budget {

@@ -52,8 +52,8 @@ fn ended(pairs: &[(&str, &'static str)]) -> BTreeMap<String, &'static str> {
 async fn the_sample_order_completes() {
     let (server, c, weft) = server().await;
     deploy_order(&weft).await;
-    let run = start_order(&c, "order-1", order::SAMPLE_ORDER).await;
-    let run = closed(&server, "order-1", &run).await;
+    let run_id = start_order(&c, "order-1", order::SAMPLE_ORDER).await;
+    let run = closed(&server, "order-1", &run_id).await;
     assert_eq!(run.status, CloseStatus::Completed, "{:?}", run.types());
     assert_eq!(
         result_json(&run),
@@ -84,6 +84,52 @@ async fn the_sample_order_completes() {
         .find(|(_, id)| id == "ship-order")
         .unwrap();
     assert!(ship.0 > fired.event_id());
+    // What the activity worker logged for each task is kept with the run, oldest first.
+    let logged = weft.run_logs(D, "order-1", &run_id).await.unwrap();
+    let lines: Vec<(&str, &str, &str)> = logged
+        .iter()
+        .map(|l| (l.task.as_str(), l.level.as_str(), l.message.as_str()))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (
+                "activity verify-order",
+                "info",
+                "VerifyOrder (verify-order) for order-1"
+            ),
+            (
+                "activity charge-credit-card",
+                "info",
+                "ChargeCreditCard (charge-credit-card) for order-1"
+            ),
+            (
+                "activity ship-order",
+                "info",
+                "ShipOrder (ship-order) for order-1"
+            ),
+            (
+                "activity record-completion",
+                "info",
+                "RecordOrderCompletion (record-completion) for order-1"
+            ),
+        ]
+    );
+    assert!(
+        logged
+            .iter()
+            .all(|l| l.binding == order::ACTIVITY_TASK_LIST)
+    );
+    assert!(weft.run_logs(D, "order-1", "no-such-run").await.is_err());
+    let (ok, out, err) =
+        super::replay::weft_cli(&server, &["workflow", "describe", "order-1", "--domain", D]).await;
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("latest lines its guests logged (4):"), "{out}");
+    let line = format!(
+        "  info   activity {}  activity ship-order: ShipOrder (ship-order) for order-1",
+        order::ACTIVITY_TASK_LIST
+    );
+    assert!(out.lines().any(|l| l.ends_with(&line)), "{out}");
 }
 
 #[tokio::test]

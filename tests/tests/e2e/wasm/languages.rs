@@ -383,7 +383,7 @@ async fn deploy_verify_refuses_a_swapped_activity_order_on_an_open_run_and_takes
                 weft_cli(server, &args).await
             }
         };
-        let (ok, out, err) = deploy(swapped, &[]).await;
+        let (ok, out, err) = deploy(swapped.clone(), &[]).await;
         assert!(!ok, "{lang}: {out}{err}");
         assert!(
             out.contains(
@@ -392,6 +392,32 @@ async fn deploy_verify_refuses_a_swapped_activity_order_on_an_open_run_and_takes
             "{lang}: {out}"
         );
         assert!(err.contains("not bound"), "{lang}: {err}");
+
+        // Forced, it fails on the run's next decision task; the failure keeps what the SDK
+        // logged: Python's traceback, JavaScript's stack (Rust's error is its whole story).
+        let (ok, out, err) = deploy(swapped, &["--force"]).await;
+        assert!(ok, "{lang}: {out}{err}");
+        c.signal_workflow_execution()
+            .domain(&domain)
+            .workflow_id("order-1")
+            .signal_name("poke")
+            .send()
+            .await
+            .unwrap();
+        let failure = first_failure(&weft, &domain, "order-1", &run).await;
+        assert!(
+            failure.reason.contains("nondeterminism"),
+            "{lang}: {failure:?}"
+        );
+        let details = failure.details.unwrap_or_default();
+        match lang {
+            "python" => assert!(
+                details.contains("Traceback (most recent call last)"),
+                "{details}"
+            ),
+            "js" => assert!(details.contains("\n    at "), "{details}"),
+            _ => assert_eq!(details, "", "{lang}"),
+        }
 
         // A longer window cannot break the open run: accepted, but not with --strict.
         let (ok, out, err) = deploy(longer.clone(), &["--strict"]).await;
@@ -407,6 +433,23 @@ async fn deploy_verify_refuses_a_swapped_activity_order_on_an_open_run_and_takes
             "{lang}: {err}"
         );
     }
+}
+
+/// The run's first guest failure, once there is one.
+async fn first_failure(
+    weft: &WeftClient,
+    domain: &str,
+    workflow_id: &str,
+    run: &str,
+) -> weft_tests::guests::GuestFailureRecord {
+    for _ in 0..600 {
+        let failures = weft.run_failures(domain, workflow_id, run).await.unwrap();
+        if let Some(first) = failures.into_iter().next() {
+            return first.failure;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("{workflow_id} in {domain}: no guest failure within 60 s");
 }
 
 /// `source` with `from` replaced by `to`, which must change it.

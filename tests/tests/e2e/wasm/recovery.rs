@@ -57,6 +57,8 @@ async fn a_failing_decider_says_why_per_run_and_a_fixed_one_takes_its_held_task_
     }
     let panicked = failures(&weft, "panicking", &panicking, 1).await;
     let reason = &panicked[0].failure.reason;
+    // The panic's own log line is its reason; nothing else was logged to keep as details.
+    assert_eq!(panicked[0].failure.details, None);
     assert!(
         reason.starts_with("weft: the guest panicked at ") && reason.ends_with(": asked to panic"),
         "{reason}"
