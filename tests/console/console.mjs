@@ -29,7 +29,7 @@ import { chromium } from 'playwright-core';
 const TIMEOUT_MS = 15_000;
 
 const config = JSON.parse(process.argv[2] ?? '');
-if (!config.url || !Array.isArray(config.tenants) || config.tenants.length === 0) {
+if (!config.url || (!config.open && (!Array.isArray(config.tenants) || config.tenants.length === 0))) {
   console.error('usage: node console.mjs \'{"url": ..., "chromium": ..., "screenshots": ..., "tenants": [...]}\'');
   process.exit(2);
 }
@@ -132,6 +132,36 @@ async function confirmDialog(page) {
   await page.locator('dialog[open]').waitFor({ state: 'detached' });
 }
 
+// An open server ({"open": {"regions": [{"region", "domain"}, ...]}}): no sign-in; each region
+// chosen in the header shows its own domains, and only those.
+if (config.open) {
+  const regions = config.open.regions;
+  const page = await newPage();
+  await step('open-region', async () => {
+    await page.goto(`${base}/console/`);
+    await page.getByTestId('open-region').waitFor();
+    for (const { region, domain } of regions) {
+      await page.getByTestId('open-region').fill(region);
+      await page.getByTestId('open-region').press('Enter');
+      await page.locator(`[data-testid="domains-table"] tr[data-domain=${css(domain)}]`).waitFor();
+      const others = regions.filter((r) => r.domain !== domain);
+      for (const other of others) {
+        const shown = await page.locator(`tr[data-domain=${css(other.domain)}]`).count();
+        check(shown === 0, `in ${region} the domains list shows ${other.domain}, of ${other.region}`);
+      }
+    }
+    // The region chosen lasts for the tab.
+    await page.reload();
+    const last = regions[regions.length - 1];
+    check((await page.getByTestId('open-region').inputValue()) === last.region, 'the region chosen was forgotten');
+    await page.locator(`[data-testid="domains-table"] tr[data-domain=${css(last.domain)}]`).waitFor();
+  });
+  await step('open-page-errors', async () => check(pageErrors.length === 0, 'the page threw errors'));
+  await browser.close();
+  console.log('ok');
+  process.exit(0);
+}
+
 for (const [i, tenant] of config.tenants.entries()) {
   const t = `tenant${i + 1}`;
   const page = await newPage();
@@ -163,6 +193,10 @@ for (const [i, tenant] of config.tenants.entries()) {
         const bars = timeline.locator(`[data-kind="activity"][data-name=${css(name)}][data-outcome="completed"]`);
         check((await bars.count()) >= 1, `the timeline has no completed bar of activity ${name}`);
       }
+      const cut = await timeline
+        .locator('.tl-label')
+        .evaluateAll((labels) => labels.filter((l) => l.scrollWidth > l.clientWidth).map((l) => l.textContent));
+      check(cut.length === 0, `timeline labels are cut off: ${cut.join(', ')}`);
     });
     await step(`${t}-cards`, async () => {
       const close = await page.getByTestId('close-card').textContent();

@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from 'preact/hooks';
 import { setCredentials } from './api/client';
-import { forgetCredentials, keepCredentials, serverIsOpen, storedCredentials } from './auth';
+import { forgetCredentials, keepCredentials, openRegion, serverIsOpen, storedCredentials, browseOpenRegion } from './auth';
 import { ErrorBox, Loading } from './components/async';
 import { DomainPage } from './pages/domain';
 import { DomainsPage } from './pages/domains';
@@ -18,7 +18,7 @@ type Session =
   | { kind: 'probing' }
   | { kind: 'unreachable'; error: unknown }
   | { kind: 'signin'; serverOpen: boolean }
-  | { kind: 'open' }
+  | { kind: 'open'; region: string }
   | { kind: 'signed-in'; creds: Credentials };
 
 export function App() {
@@ -31,7 +31,10 @@ export function App() {
   useEffect(() => {
     if (session.kind !== 'probing') return;
     serverIsOpen().then(
-      (open) => setSession(open ? { kind: 'open' } : { kind: 'signin', serverOpen: false }),
+      (open) => {
+        if (open) browseOpenRegion(openRegion());
+        setSession(open ? { kind: 'open', region: openRegion() } : { kind: 'signin', serverOpen: false });
+      },
       (error: unknown) => setSession({ kind: 'unreachable', error }),
     );
   }, [session.kind]);
@@ -46,7 +49,15 @@ export function App() {
       <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
         Skip to content
       </a>
-      <Header session={session} onSignOut={signOut} onSignIn={() => setSession({ kind: 'signin', serverOpen: true })} />
+      <Header
+        session={session}
+        onSignOut={signOut}
+        onSignIn={() => setSession({ kind: 'signin', serverOpen: true })}
+        onRegion={(region) => {
+          browseOpenRegion(region);
+          setSession({ kind: 'open', region });
+        }}
+      />
       <main id="main" tabIndex={-1}>
         {session.kind === 'probing' && <Loading what="the server's mode" />}
         {session.kind === 'unreachable' && (
@@ -64,16 +75,35 @@ export function App() {
               keepCredentials(creds);
               setSession({ kind: 'signed-in', creds });
             }}
-            onContinueOpen={() => setSession({ kind: 'open' })}
+            onContinueOpen={() => {
+              browseOpenRegion(openRegion());
+              setSession({ kind: 'open', region: openRegion() });
+            }}
           />
         )}
-        {(session.kind === 'open' || session.kind === 'signed-in') && <Pages />}
+        {(session.kind === 'open' || session.kind === 'signed-in') && (
+          // Another region is another set of domains: the page is read again.
+          <Pages key={session.kind === 'open' ? session.region : session.creds.region} />
+        )}
       </main>
     </>
   );
 }
 
-function Header({ session, onSignOut, onSignIn }: { session: Session; onSignOut: () => void; onSignIn: () => void }) {
+/** Regions offered in open mode; any other can be typed. */
+const REGIONS = ['us-east-1', 'us-east-2', 'us-west-1', 'us-west-2', 'eu-west-1', 'eu-central-1', 'ap-southeast-1', 'ap-northeast-1'];
+
+function Header({
+  session,
+  onSignOut,
+  onSignIn,
+  onRegion,
+}: {
+  session: Session;
+  onSignOut: () => void;
+  onSignIn: () => void;
+  onRegion: (region: string) => void;
+}) {
   const { path } = useRoute();
   const section = path[0] ?? 'domains';
   const inside = session.kind === 'open' || session.kind === 'signed-in';
@@ -101,6 +131,26 @@ function Header({ session, onSignOut, onSignIn }: { session: Session; onSignOut:
             <span class="badge" title="The server authenticates nothing">
               open mode
             </span>
+            <label class="region">
+              <span class="muted">Region</span>
+              <input
+                list="regions"
+                size={14}
+                spellcheck={false}
+                data-testid="open-region"
+                value={session.region}
+                onChange={(e) => {
+                  const region = e.currentTarget.value.trim();
+                  if (/^[a-z]{2}(-[a-z]+)+-\d+$/.test(region)) onRegion(region);
+                  else e.currentTarget.value = session.region;
+                }}
+              />
+              <datalist id="regions">
+                {REGIONS.map((r) => (
+                  <option key={r} value={r} />
+                ))}
+              </datalist>
+            </label>
             <button type="button" class="link" onClick={onSignIn}>
               Sign in with a key
             </button>

@@ -51,3 +51,20 @@ export async function serverIsOpen(): Promise<boolean> {
     throw e;
   }
 }
+
+const REGION_KEY = 'weft.open-region';
+
+/** The region an open server is browsed in (us-east-1 unless chosen). */
+export function openRegion(): string {
+  return sessionStorage.getItem(REGION_KEY) || DEFAULT_REGION;
+}
+
+/**
+ * Browses an open server in `region`. An open server takes the region from a request's
+ * credential scope and checks no signature, so requests are signed with a stand-in key in that
+ * region; in the default region they go unsigned.
+ */
+export function browseOpenRegion(region: string): void {
+  sessionStorage.setItem(REGION_KEY, region);
+  setCredentials(region === DEFAULT_REGION ? null : { accessKeyId: 'open-mode', secretAccessKey: 'open-mode', region });
+}

@@ -296,3 +296,28 @@ async fn the_console_shows_each_tenant_its_own_and_acts_for_it() {
         .unwrap();
     assert!(globex_runs.execution_infos().is_empty());
 }
+
+#[tokio::test]
+async fn the_console_of_an_open_server_shows_the_region_chosen() {
+    if !enabled() {
+        return;
+    }
+    let server = TestServer::start().await;
+    let (east, west) = (server.client(), server.client_in("eu-west-1"));
+    crate::common::register_domain(&east, "east-orders").await;
+    crate::common::register_domain(&west, "west-orders").await;
+    let screenshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/console-screenshots");
+    let config = json!({
+        "url": server.endpoint(),
+        "chromium": std::env::var("WEFT_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into()),
+        "screenshots": screenshots,
+        "open": {"regions": [
+            {"region": "eu-west-1", "domain": "west-orders"},
+            {"region": "us-east-1", "domain": "east-orders"},
+            {"region": "eu-west-1", "domain": "west-orders"},
+        ]},
+    });
+    tokio::task::spawn_blocking(move || run_script(&config))
+        .await
+        .unwrap();
+}
