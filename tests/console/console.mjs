@@ -178,6 +178,14 @@ for (const [i, tenant] of config.tenants.entries()) {
 
   await step(`${t}-open-domain`, () => openDomain(page, tenant.domain));
 
+  await step(`${t}-one-time-format`, async () => {
+    // The filter's times are typed as the tables show them, in the zone the header names.
+    const from = await page.getByTestId('filter-oldest').inputValue();
+    check(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/.test(from), `the filter's start reads ${from}`);
+    const zone = await page.getByTestId('time-zone').textContent();
+    check(/^UTC[+-]\d{2}:\d{2}/.test(zone), `the header names the time zone as ${zone}`);
+  });
+
   if (tenant.completed) {
     const c = tenant.completed;
     await step(`${t}-closed-list`, async () => {

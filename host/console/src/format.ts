@@ -61,14 +61,20 @@ export function formatBytes(n: number): string {
 /** The first characters of a long id (run ids, digests); the full one goes in a title. */
 export const short = (id: string, n = 8) => (id.length > n + 1 ? id.slice(0, n) + '…' : id);
 
-/** `Date` ⇄ the value of an `<input type="datetime-local">` (local time, to the minute). */
+/**
+ * `Date` ⇄ a time typed as the tables show times, `YYYY-MM-DD HH:MM[:SS]` in local time: one
+ * format on the page, where a `datetime-local` input would show the browser's locale's.
+ */
 export function toLocalInput(d: Date): string {
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 export function fromLocalInput(v: string): Date | null {
-  if (!v) return null;
-  const d = new Date(v);
-  return isNaN(d.getTime()) ? null : d;
+  const m = /^\s*(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?\s*$/.exec(v);
+  if (!m) return null;
+  const [year, month, day, hour, minute, second] = m.slice(1).map((x) => Number(x ?? 0)) as number[];
+  const d = new Date(year!, month! - 1, day!, hour!, minute!, second!);
+  // `new Date` rolls 2026-02-30 over to March: such a date was not a date.
+  return d.getMonth() === month! - 1 && d.getDate() === day! && hour! < 24 && minute! < 60 && second! < 60 ? d : null;
 }
 
 /** Long text, cut for one line. */

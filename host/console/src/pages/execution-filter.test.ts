@@ -33,3 +33,17 @@ describe('the executions filter', () => {
     expect(listParams({ ...f, reverse: false }).oldestFirst).toBeUndefined();
   });
 });
+
+describe('times typed as the tables show them', () => {
+  it('read in local time, with or without seconds, and refuse what is not a date', async () => {
+    const { fromLocalInput, toLocalInput } = await import('../format');
+    const d = fromLocalInput('2026-11-27 05:30');
+    expect(d?.getHours()).toBe(5);
+    expect(toLocalInput(d!)).toBe('2026-11-27 05:30');
+    expect(fromLocalInput('2026-11-27T05:30:15')?.getSeconds()).toBe(15);
+    expect(fromLocalInput('2026-11-27')?.getHours()).toBe(0);
+    for (const bad of ['', 'tomorrow', '2026-02-30 10:00', '2026-11-27 24:00', '27/11/2026']) {
+      expect(fromLocalInput(bad)).toBeNull();
+    }
+  });
+});

@@ -43,9 +43,10 @@ export function FilterForm({
   const submit = (e: Event) => {
     e.preventDefault();
     const from = fromLocalInput(fromInput);
-    if (!from) return setProblem('Enter the start of the time range.');
+    if (!from) return setProblem('Enter the start of the time range as YYYY-MM-DD HH:MM.');
     const next: ExecutionFilter = { ...draft, from };
     const to = fromLocalInput(toInput);
+    if (toInput.trim() && !to) return setProblem('Enter the end of the time range as YYYY-MM-DD HH:MM, or nothing.');
     if (to) next.to = to;
     else delete next.to;
     const p = filterProblem(next);
@@ -75,9 +76,11 @@ export function FilterForm({
         <label>
           From
           <input
-            type="datetime-local"
             data-testid="filter-oldest"
             required
+            placeholder="YYYY-MM-DD HH:MM"
+            size={16}
+            spellcheck={false}
             value={fromInput}
             onInput={(e) => setFromInput(e.currentTarget.value)}
           />
@@ -86,7 +89,14 @@ export function FilterForm({
           <span>
             To <span class="muted">(optional)</span>
           </span>
-          <input type="datetime-local" data-testid="filter-latest" value={toInput} onInput={(e) => setToInput(e.currentTarget.value)} />
+          <input
+            data-testid="filter-latest"
+            placeholder="YYYY-MM-DD HH:MM"
+            size={16}
+            spellcheck={false}
+            value={toInput}
+            onInput={(e) => setToInput(e.currentTarget.value)}
+          />
         </label>
       </fieldset>
       <fieldset>
