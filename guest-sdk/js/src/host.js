@@ -49,3 +49,19 @@ export const log = {
 export function heartbeat(details) {
   return host.recordHeartbeat ? host.recordHeartbeat(details) : false;
 }
+
+/**
+ * What a decider throws for `error`, which fails its decision task: an Error's message (the
+ * failure's reason), after logging its stack, which the host keeps as the failure's details, as
+ * Python's traceback. A thrown string is the WIT `err` itself; anything else would trap.
+ *
+ * @param {unknown} error
+ * @returns {string}
+ */
+export function decisionFailure(error) {
+  if (error instanceof Error) {
+    log.error(error.stack ?? error.message);
+    return error.message;
+  }
+  return String(error);
+}

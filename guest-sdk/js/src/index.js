@@ -6,7 +6,7 @@
 // decisions as `RespondDecisionTaskCompleted` takes them); wit.js converts at the boundary.
 
 import { History } from './history.js';
-import { log } from './host.js';
+import { decisionFailure } from './host.js';
 import { decisionTaskToWire, responseFromWire } from './wit.js';
 
 export { History, attributes } from './history.js';
@@ -43,10 +43,7 @@ export function decider(decide) {
         const answer = decide(new History(decisionTaskToWire(task)));
         return responseFromWire(Array.isArray(answer) ? { decisions: answer } : answer);
       } catch (e) {
-        // The stack goes to the host's log, as Python's traceback does: the task's failure
-        // is the message. A thrown string is the WIT `err`; anything else would trap.
-        if (e instanceof Error) log.error(e.stack ?? e.message);
-        throw String(e instanceof Error ? e.message : e);
+        throw decisionFailure(e);
       }
     },
   };

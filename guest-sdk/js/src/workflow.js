@@ -23,6 +23,7 @@
 import { Decision } from './decisions.js';
 import { Failure } from './activity.js';
 import { History } from './history.js';
+import { decisionFailure } from './host.js';
 import { parseJson } from './json.js';
 import { decisionTaskToWire, responseFromWire } from './wit.js';
 import {
@@ -51,7 +52,7 @@ export function workflow(fn) {
       try {
         return responseFromWire({ decisions: decide(new History(decisionTaskToWire(task))) });
       } catch (e) {
-        throw String(e instanceof Error ? e.message : e);
+        throw decisionFailure(e);
       }
     },
   };

@@ -102,3 +102,23 @@ test('a function answers its result, or throws a failure record', () => {
   assert.throws(() => guest.invoke(undefined), (e) => e.reason === 'no input' && e.details === undefined && !(e instanceof Error));
   assert.deepEqual(guest.perform('a'), { outcome: 'completed', result: '{"shout":"A"}' });
 });
+
+test('a decider or workflow that throws logs its stack, the failure details the host keeps', async () => {
+  const { setHost } = await import('../src/host.js');
+  const { workflow } = await import('../src/workflow.js');
+  const logged = [];
+  setHost({ write: (level, message) => logged.push([level, message]) });
+  try {
+    const jcoTask = taskFromWire(new HistoryBuilder('Order', '1').decisionTask());
+    assert.throws(() => decider(() => { throw new Error('no order'); }).decide(jcoTask), (e) => e === 'no order');
+    const failing = workflow(function* () {
+      throw new TypeError('bad input');
+    });
+    assert.throws(() => failing.decide(jcoTask), (e) => e === 'bad input');
+    assert.deepEqual(logged.map(([level]) => level), ['error', 'error']);
+    assert.match(logged[0][1], /^Error: no order\n\s+at /);
+    assert.match(logged[1][1], /^TypeError: bad input\n\s+at /);
+  } finally {
+    setHost({ write: undefined });
+  }
+});

@@ -397,11 +397,12 @@ pub(crate) async fn rollback(
                         current.module
                     )));
                 };
-                let module = find_module(tx, &scope.account, &previous).map_err(|_| {
-                    Fault::UnknownResource(format!(
+                let module = find_module(tx, &scope.account, &previous).map_err(|e| match e {
+                    Fault::UnknownResource(_) => Fault::UnknownResource(format!(
                         "Module {previous}, which the {} binding {name} ran before, was deleted",
                         kind.name()
-                    ))
+                    )),
+                    other => other,
                 })?;
                 let binding = Binding {
                     module: module.digest,
