@@ -60,7 +60,11 @@ export function heartbeat(details) {
  */
 export function decisionFailure(error) {
   if (error instanceof Error) {
-    log.error(error.stack ?? error.message);
+    // V8's stack starts with `Name: message`; the guests' engine (SpiderMonkey) gives only the
+    // frames, so the heading is added where it is missing.
+    const heading = `${error.name}: ${error.message}`;
+    const stack = error.stack ?? '';
+    log.error(stack.startsWith(heading) ? stack : `${heading}\n${stack}`.trimEnd());
     return error.message;
   }
   return String(error);
