@@ -6,7 +6,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("console/dist");
+    // Read when the script runs, not baked in when it is compiled: cargo reuses a compiled build
+    // script for the same package in another checkout sharing the target directory (a git
+    // worktree), which must embed its own console.
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it");
+    let root = Path::new(&manifest_dir).join("console/dist");
     // A directory is watched whole: any file added, changed or removed re-runs this script.
     println!("cargo::rerun-if-changed={}", root.display());
     let mut files = Vec::new();
