@@ -380,3 +380,23 @@ pub(super) fn is_conflict(error: &StoreError) -> bool {
         .contains(code)
     })
 }
+
+/// Whether `error` ended the connection: it closed, or the server said it is ending the session
+/// (an idle transaction or session timed out, an administrator or a shutdown terminated it, a
+/// connection exception). The driver may report either first when the server ends a session, so
+/// both mean the same: what was in flight on it has an unknown outcome, and a new connection may
+/// succeed.
+pub(super) fn connection_ended(error: &tokio_postgres::Error) -> bool {
+    error.is_closed()
+        || error.code().is_some_and(|code| {
+            code.code().starts_with("08")
+                || [
+                    SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT,
+                    SqlState::ADMIN_SHUTDOWN,
+                    SqlState::CRASH_SHUTDOWN,
+                    SqlState::CANNOT_CONNECT_NOW,
+                    SqlState::IDLE_SESSION_TIMEOUT,
+                ]
+                .contains(code)
+        })
+}

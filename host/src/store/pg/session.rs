@@ -9,7 +9,7 @@ use std::ops::DerefMut;
 
 use tokio_postgres::Row;
 
-use super::conn::{Conn, is_conflict};
+use super::conn::{Conn, connection_ended, is_conflict};
 use super::reads::{Params, Sql};
 use crate::clock::Timestamp;
 use crate::store::StoreError;
@@ -76,7 +76,7 @@ impl Failure {
     pub(super) fn of(error: &StoreError) -> Failure {
         match error {
             _ if is_conflict(error) => Failure::Conflict,
-            StoreError::Pg(e) if e.is_closed() => Failure::Lost,
+            StoreError::Pg(e) if connection_ended(e) => Failure::Lost,
             StoreError::Unavailable(_) => Failure::Unanswered,
             _ => Failure::Other,
         }

@@ -11,7 +11,7 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use super::conn::{Conn, Manager, explain};
+use super::conn::{Conn, Manager, connection_ended, explain};
 use super::session::{Failure, Session, Writing};
 use crate::clock::Clock;
 use crate::store::StoreError;
@@ -196,7 +196,7 @@ impl Committer {
         // A commit whose answer is lost may or may not have happened: never retried.
         conn.batch("COMMIT").map_err(|error| Failed {
             error: match error {
-                StoreError::Pg(e) if e.is_closed() => StoreError::Unavailable(explain(&e)),
+                StoreError::Pg(e) if connection_ended(&e) => StoreError::Unavailable(explain(&e)),
                 other => other,
             },
             failure: Failure::Other,
