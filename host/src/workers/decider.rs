@@ -56,7 +56,7 @@ pub(super) async fn serve_one(
     let paused = worker.backoff.paused(&run_id, Instant::now());
     if paused
         || matches!(
-            attempt(worker, &worker.module, &held)
+            attempt(worker, &worker.module, &held, 1)
                 .instrument(span.clone())
                 .await?,
             Attempt::Failed
@@ -89,7 +89,13 @@ enum Attempt {
 }
 
 /// Runs `module` on the held task and answers the task with its decisions.
-async fn attempt(worker: &Worker, module: &Module, held: &Held) -> Result<Attempt, Fault> {
+async fn attempt(
+    worker: &Worker,
+    module: &Module,
+    held: &Held,
+    number: u32,
+) -> Result<Attempt, Fault> {
+    tracing::Span::current().record("attempt", number);
     let run_id = held.execution.run_id.as_str();
     let (runtime, metrics) = (&worker.svc.runtime, &worker.svc.engine.metrics.own);
     let invalid = |_: &String| metrics.guest_failed(&worker.labels, "invalid");
@@ -141,6 +147,8 @@ async fn hold(worker: Arc<Worker>, held: Held, mut module: Arc<Module>) {
     let mut changed = svc.bindings_changed.subscribe();
     changed.mark_unchanged();
     let run_id = held.execution.run_id.to_string();
+    // The first attempt was made before the task was held.
+    let mut tries = 1;
     loop {
         let pause = worker.backoff.remaining(&run_id, Instant::now());
         tokio::select! {
@@ -158,7 +166,8 @@ async fn hold(worker: Arc<Worker>, held: Held, mut module: Arc<Module>) {
         if held.deadline.is_some_and(|at| svc.clock.now() >= at) {
             return;
         }
-        match attempt(&worker, &module, &held).await {
+        tries += 1;
+        match attempt(&worker, &module, &held, tries).await {
             Ok(Attempt::Failed) => continue,
             Ok(Attempt::Done) => return,
             Err(fault) => {

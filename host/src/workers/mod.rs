@@ -276,8 +276,10 @@ impl Worker {
     }
 
     /// The span of one task for `execution`: every line logged while it is served, the
-    /// guest's own included, names the domain and run, and `id` (an activity's or a Lambda
-    /// function's) if given.
+    /// guest's own included, names the domain and run, `id` (an activity's or a Lambda
+    /// function's) if given, and, for a decision task, the `attempt` its decider is on (the
+    /// worker runs it again on a task it failed; SWF itself never hands out an activity task
+    /// twice, so an activity's retry is a new task, with its own scheduling).
     fn task_span(&self, execution: &WorkflowExecution, id: Option<&str>) -> tracing::Span {
         let span = tracing::info_span!(
             "task",
@@ -285,6 +287,7 @@ impl Worker {
             workflow_id = %execution.workflow_id,
             run_id = %execution.run_id,
             id = tracing::field::Empty,
+            attempt = tracing::field::Empty,
         );
         if let Some(id) = id {
             span.record("id", id);
