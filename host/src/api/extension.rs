@@ -46,7 +46,8 @@ use crate::model::{
     Bind, BindingList, FailureList, ModuleLabel, ModuleList, Replay, RunFailureList, RunLogList,
     TaskListList,
 };
-use crate::ops::wasm::{self, MAX_MODULE_BYTES};
+use crate::ops::modules::{self, MAX_MODULE_BYTES};
+use crate::ops::wasm;
 use crate::ops::{replay, run_failures, run_logs};
 
 /// The extension's routes, to merge into the router.
@@ -94,14 +95,14 @@ async fn upload_module(
         async {
             let label: ModuleLabel =
                 super::runs::parse_query(query.as_deref(), &["name", "version"])?;
-            wasm::upload_module(&api.service, &ctx, body.into(), label).await
+            modules::upload_module(&api.service, &ctx, body.into(), label).await
         }
         .await,
     )
 }
 
 async fn list_modules(State(api): State<Arc<Api>>, Admitted { ctx, .. }: Admitted) -> Response {
-    let modules = wasm::list_modules(&api.service, &ctx).await;
+    let modules = modules::list_modules(&api.service, &ctx).await;
     reply(modules.map(|modules| ModuleList { modules }))
 }
 
@@ -110,7 +111,7 @@ async fn delete_module(
     Params(digest): Params<String>,
     Admitted { ctx, .. }: Admitted,
 ) -> Response {
-    let deleted = wasm::delete_module(&api.service, &ctx, digest).await;
+    let deleted = modules::delete_module(&api.service, &ctx, digest).await;
     reply(deleted.map(|()| json!({})))
 }
 

@@ -25,7 +25,7 @@ use crate::model::events::{Event, HistoryEvent};
 use crate::model::{Bind, BindingKind, ModuleLabel, WorkflowExecution};
 use crate::ops::domains::RegisterDomainInput;
 use crate::ops::history::{DescribeInput, HistoryInput};
-use crate::ops::{Ctx, Service, wasm};
+use crate::ops::{Ctx, Service, modules, wasm};
 
 use self::orders::Registration;
 use crate::tenancy::Caller;
@@ -173,7 +173,7 @@ impl Demo {
                 name: Some(guest.name.to_owned()),
                 version: Some(env!("CARGO_PKG_VERSION").to_owned()),
             };
-            let module = wasm::upload_module(&self.svc, &self.ctx(), code.to_vec(), label)
+            let module = modules::upload_module(&self.svc, &self.ctx(), code.to_vec(), label)
                 .await
                 .map_err(fault(&format!("uploading {}", guest.name)))?;
             let bind = Bind {

@@ -215,6 +215,20 @@ async fn change_open_run(
         .await
 }
 
+/// The domain id and the run `workflow_id`/`run_id`, open or closed: `UnknownResourceFault` if
+/// there is no such run.
+pub(super) fn existing_run(
+    tx: &dyn Reads,
+    scope: &Scope,
+    domain: &str,
+    workflow_id: &WorkflowId,
+    run_id: &RunId,
+) -> Result<(u64, Run), Fault> {
+    let (domain, run) = named_run(tx, scope, domain, workflow_id, Some(run_id))?;
+    let run = run.ok_or_else(|| Fault::unknown_execution(workflow_id, Some(run_id)))?;
+    Ok((domain, run))
+}
+
 /// The domain id and the run named by a workflow id and an optional run id: without one (or with
 /// an empty one) the workflow id's open run.
 pub(super) fn named_run(

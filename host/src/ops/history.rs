@@ -9,7 +9,7 @@ use crate::fault::Fault;
 use crate::model::{CloseStatus, ExecutionConfig, OpenCounts, Run, TypeName, WorkflowExecution};
 use crate::store::{Cursor, Page, Reads};
 
-use super::executions::named_run;
+use super::executions::existing_run;
 use super::paging::page_size;
 use super::{Ctx, Service};
 
@@ -169,7 +169,5 @@ fn named(
     execution: &WorkflowExecution,
 ) -> Result<Run, Fault> {
     let (workflow_id, run_id) = (&execution.workflow_id, &execution.run_id);
-    named_run(tx, scope, domain, workflow_id, Some(run_id))?
-        .1
-        .ok_or_else(|| Fault::unknown_execution(workflow_id, Some(run_id)))
+    Ok(existing_run(tx, scope, domain, workflow_id, run_id)?.1)
 }

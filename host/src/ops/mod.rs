@@ -10,6 +10,7 @@ pub(crate) mod executions;
 pub(crate) mod functions;
 pub(crate) mod history;
 pub(crate) mod listings;
+pub(crate) mod modules;
 mod paging;
 mod polling;
 pub(crate) mod replay;

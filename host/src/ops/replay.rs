@@ -54,7 +54,7 @@ pub(crate) async fn replay(
         .store
         .read(move |tx| {
             let domain = known_domain(tx, &scope, &domain)?;
-            let record = super::wasm::find_module(tx, &scope.account, &input.module)?;
+            let record = super::modules::find_module(tx, &scope.account, &input.module)?;
             let digest = &record.digest;
             let unknown = || Fault::UnknownResource(format!("Unknown module: {}", echo(digest)));
             if record.world != World::Decider {

@@ -5,7 +5,7 @@
 use crate::fault::Fault;
 use crate::model::{RunFailure, RunId, WorkflowId};
 
-use super::executions::named_run;
+use super::executions::existing_run;
 use super::{Ctx, Service};
 
 /// How many of a run's failures are shown, newest kept.
@@ -23,10 +23,7 @@ pub(crate) async fn run_failures(
     let scope = ctx.scope.clone();
     svc.store
         .read(move |tx| {
-            let (domain, run) = named_run(tx, &scope, &domain, &workflow_id, Some(&run_id))?;
-            if run.is_none() {
-                return Err(Fault::unknown_execution(&workflow_id, Some(&run_id)));
-            }
+            let (domain, _) = existing_run(tx, &scope, &domain, &workflow_id, &run_id)?;
             let mut failures = Vec::new();
             for (_, binding) in tx.bindings(Some(domain))? {
                 let log = tx.guest_failures(domain, binding.kind, &binding.name)?;

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use crate::fault::Fault;
 use crate::model::{RunId, RunLogLine, WorkflowId};
 
-use super::executions::named_run;
+use super::executions::existing_run;
 use super::{Ctx, Service};
 
 /// Lines kept per run.
@@ -85,13 +85,7 @@ pub(crate) async fn run_logs(
     let (wf, run) = (workflow_id.to_string(), run_id.to_string());
     let domain_id = svc
         .store
-        .read(move |tx| {
-            let (domain, run) = named_run(tx, &scope, &domain, &workflow_id, Some(&run_id))?;
-            match run {
-                Some(_) => Ok(domain),
-                None => Err(Fault::unknown_execution(&workflow_id, Some(&run_id))),
-            }
-        })
+        .read(move |tx| existing_run(tx, &scope, &domain, &workflow_id, &run_id).map(|(d, _)| d))
         .await?;
     Ok(svc.run_logs.lines(&(domain_id, wf, run)))
 }

@@ -122,7 +122,8 @@ impl<'a> Filter<'a> {
             // Names hold no control characters (spec §3), so NUL separates the two.
             Filter::Type(name, version) => (3, Cow::Owned(format!("{name}\0{version}"))),
             Filter::Tag(tag) => (4, Cow::Borrowed(tag)),
-            Filter::CloseStatus(status) => (5, Cow::Borrowed(status_name(status))),
+            // Index keys hold the wire name, which SWF fixes: stored, so it never changes.
+            Filter::CloseStatus(status) => (5, Cow::Borrowed(status.name())),
         }
     }
 
@@ -140,18 +141,6 @@ impl<'a> Filter<'a> {
             filters.push(Filter::CloseStatus(closed.status));
         }
         filters
-    }
-}
-
-/// A close status as index keys hold it. Stored: never change.
-fn status_name(status: CloseStatus) -> &'static str {
-    match status {
-        CloseStatus::Completed => "COMPLETED",
-        CloseStatus::Failed => "FAILED",
-        CloseStatus::Canceled => "CANCELED",
-        CloseStatus::Terminated => "TERMINATED",
-        CloseStatus::ContinuedAsNew => "CONTINUED_AS_NEW",
-        CloseStatus::TimedOut => "TIMED_OUT",
     }
 }
 
