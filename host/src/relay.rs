@@ -2,12 +2,16 @@
 //! offered to this process's waiting polls, deadlines they set wake the timer loop, and binding
 //! changes wake the in-process workers' supervisor.
 //!
-//! Signals only make this happen sooner. Every [`RECHECK`] the loop also offers whatever is
-//! queued on the lists this process's polls wait on, and has the timer loop look again, so a
-//! lost signal delays work by at most that long and loses none.
+//! Signals only make this happen sooner, and PostgreSQL delivers every notice to a connection
+//! that listens; when it may have missed some, the loop is told ([`Signal::Resync`]) and looks
+//! at everything. One race remains: a task queued elsewhere just as a poll here found its list
+//! empty, whose signal arrives before that poll is registered as waiting. The loop keeps such
+//! signals for [`MISSED_FOR`], and every [`RECHECK`] offers to lists that now have a waiting
+//! poll. An idle node so sends the database nothing of its own.
 
+use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::sync::watch;
@@ -17,8 +21,14 @@ use crate::engine;
 use crate::ops::Service;
 use crate::store::Signal;
 
-/// How often the loop looks for what signals may have missed. Real time: it is the database's.
+/// How often the loop offers to lists whose signal came before their poll. Real time.
 const RECHECK: Duration = Duration::from_secs(1);
+
+/// How long a signal for a list no poll here waits on is kept.
+const MISSED_FOR: Duration = Duration::from_secs(5);
+
+/// The most such signals kept: a node that serves many lists forgets the oldest first.
+const MOST_MISSED: usize = 10_000;
 
 /// Runs until `stop` turns true or the signals end.
 pub(crate) async fn run(
@@ -29,18 +39,24 @@ pub(crate) async fn run(
     let mut recheck = tokio::time::interval(RECHECK);
     recheck.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let dispatch = svc.engine.wakers.dispatch.clone();
+    // Lists a task was queued on while no poll here waited there, and when.
+    let mut missed: HashMap<ListKey, Instant> = HashMap::new();
     loop {
         let lists = tokio::select! {
             signal = signals.recv() => match signal {
                 Some(Signal::Queued { domain, kind, list }) => {
                     let key = (domain, kind, list);
                     if !dispatch.is_waited_on(&key) {
+                        if missed.len() >= MOST_MISSED {
+                            missed.clear();
+                        }
+                        missed.insert(key, Instant::now());
                         continue;
                     }
                     vec![key]
                 }
                 Some(Signal::Deadline) => {
-                    svc.engine.wakers.timers.notify_one();
+                    svc.engine.wakers.timers.look();
                     continue;
                 }
                 Some(Signal::Bindings) => {
@@ -48,15 +64,21 @@ pub(crate) async fn run(
                     continue;
                 }
                 Some(Signal::Resync) => {
-                    svc.engine.wakers.timers.notify_one();
+                    svc.engine.wakers.timers.look();
                     svc.bindings_changed.send_replace(());
+                    missed.clear();
                     dispatch.waiting()
                 }
                 None => return,
             },
             _ = recheck.tick() => {
-                svc.engine.wakers.timers.notify_one();
-                dispatch.waiting()
+                missed.retain(|_, at| at.elapsed() < MISSED_FOR);
+                let waited: Vec<ListKey> =
+                    missed.keys().filter(|key| dispatch.is_waited_on(key)).cloned().collect();
+                for key in &waited {
+                    missed.remove(key);
+                }
+                waited
             }
             _ = stop.wait_for(|stopped| *stopped) => return,
         };

@@ -4,9 +4,10 @@
 //! test's manual clock decides when deadlines come.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
-use tokio::sync::watch;
+use tokio::sync::{Notify, watch};
 
 use crate::clock::{Timestamp, Wait};
 use crate::engine;
@@ -22,6 +23,56 @@ const MAX_SLEEP: Duration = Duration::from_secs(60);
 /// How long the loop pauses after the store failed it: real time, as it is the store's.
 const PAUSE_AFTER_ERROR: Duration = Duration::from_secs(1);
 
+/// What wakes the timer loop: a deadline committed here, with its time, so that the loop need
+/// not read the store to learn it (reading costs a database round trip on PostgreSQL), or a
+/// change it must look at the store for (another node's deadline, a lost notice).
+#[derive(Default)]
+pub(crate) struct Alarm {
+    notify: Notify,
+    /// The earliest deadline committed here since the loop last woke, in milliseconds;
+    /// `i64::MIN` if the loop must look at the store, 0 if nothing was told.
+    told: AtomicI64,
+}
+
+/// What woke the loop.
+enum Heard {
+    /// Deadlines were committed here, the earliest at this time.
+    Deadline(Timestamp),
+    /// Something the loop must read the store to learn.
+    Look,
+    /// Nothing new: a wake-up left over from what an earlier one already heard.
+    Nothing,
+}
+
+impl Alarm {
+    /// Tells the loop of a deadline committed at `at` (the earliest of a commit's).
+    pub(crate) fn deadline(&self, at: Timestamp) {
+        let at = at.as_millis().max(1);
+        let _ = self
+            .told
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |told| match told {
+                0 => Some(at),
+                told => Some(told.min(at)),
+            });
+        self.notify.notify_one();
+    }
+
+    /// Has the loop look at the store.
+    pub(crate) fn look(&self) {
+        self.told.store(i64::MIN, Ordering::Release);
+        self.notify.notify_one();
+    }
+
+    /// What was told since the last time, and forgets it.
+    fn heard(&self) -> Heard {
+        match self.told.swap(0, Ordering::AcqRel) {
+            0 => Heard::Nothing,
+            i64::MIN => Heard::Look,
+            at => Heard::Deadline(Timestamp::from_millis(at)),
+        }
+    }
+}
+
 /// What the loop does next.
 enum Next {
     /// Fire what is due, then look again.
@@ -34,12 +85,19 @@ enum Next {
 
 /// Runs until `stop` turns true.
 pub(crate) async fn run(svc: Arc<Service>, mut stop: watch::Receiver<bool>) {
+    let alarm = svc.engine.wakers.timers.clone();
+    // What the loop knows it must do next without reading the store, if it knows.
+    let mut known = None;
     loop {
         // Registered before reading, so a deadline set meanwhile still wakes this loop.
-        let woken = svc.engine.wakers.timers.notified();
+        let woken = alarm.notify.notified();
         tokio::pin!(woken);
         woken.as_mut().enable();
-        let wake_at = match next(&svc).await {
+        let next = match known.take() {
+            Some(next) => next,
+            None => next(&svc).await,
+        };
+        let wake_at = match next {
             Next::Fire => match fire_due(&svc).await {
                 Ok(()) => continue,
                 Err(error) => {
@@ -57,8 +115,20 @@ pub(crate) async fn run(svc: Arc<Service>, mut stop: watch::Receiver<bool>) {
             }
         };
         tokio::select! {
-            () = &mut woken => {}
-            () = sleep => {}
+            () = &mut woken => {
+                // A deadline committed here moves the wake-up earlier at most: no need to
+                // read what the loop already knows.
+                known = match (alarm.heard(), wake_at) {
+                    (Heard::Deadline(at), Some(_)) if at <= svc.clock.now() => {
+                        Some(Next::Fire)
+                    }
+                    (Heard::Deadline(at), Some(wake_at)) => Some(Next::SleepUntil(at.min(wake_at))),
+                    (Heard::Nothing, Some(wake_at)) => Some(Next::SleepUntil(wake_at)),
+                    _ => None,
+                };
+            }
+            // Due, or time for the safety net's look: firing finds what is due, if anything.
+            () = sleep => known = wake_at.map(|_| Next::Fire),
             _ = stop.wait_for(|stopped| *stopped) => return,
         }
     }

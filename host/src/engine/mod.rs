@@ -25,11 +25,10 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::sync::Notify;
-
 use crate::clock::Timestamp;
 use crate::dispatch::{Dispatch, ListKey};
 use crate::metrics::Metrics;
+use crate::timers::Alarm;
 
 use self::heartbeats::Heartbeats;
 use crate::model::events::{Cause, Event, HistoryEvent, attrs};
@@ -64,7 +63,7 @@ pub(crate) struct Wakers {
     /// Polls waiting for a task.
     pub(crate) dispatch: Arc<Dispatch<Claimed>>,
     /// The timer loop, when a new deadline may be earlier than the one it sleeps towards.
-    pub(crate) timers: Arc<Notify>,
+    pub(crate) timers: Arc<Alarm>,
 }
 
 /// What every engine needs from the service.
@@ -124,7 +123,8 @@ pub(crate) struct Engine<'a, 't> {
     effects: VecDeque<Effect>,
     /// Task lists that got new tasks, to offer to waiting pollers.
     queued: Vec<(TaskKind, String)>,
-    deadline_set: bool,
+    /// The earliest deadline set, for the timer loop.
+    earliest_deadline: Option<Timestamp>,
 }
 
 impl<'a, 't> Engine<'a, 't> {
@@ -136,7 +136,7 @@ impl<'a, 't> Engine<'a, 't> {
             setup,
             effects: VecDeque::new(),
             queued: Vec::new(),
-            deadline_set: false,
+            earliest_deadline: None,
         }
     }
 
@@ -300,7 +300,7 @@ impl<'a, 't> Engine<'a, 't> {
         kind: Deadline,
     ) -> Result<(), StoreError> {
         self.tx.set_deadline(at, seq, event_id, kind)?;
-        self.deadline_set = true;
+        self.earliest_deadline = Some(self.earliest_deadline.map_or(at, |e| e.min(at)));
         Ok(())
     }
 
@@ -370,9 +370,9 @@ impl<'a, 't> Engine<'a, 't> {
                 }
             }
         }
-        if self.deadline_set {
+        if let Some(at) = self.earliest_deadline {
             let timers = wakers.timers.clone();
-            self.tx.after_commit(Box::new(move || timers.notify_one()));
+            self.tx.after_commit(Box::new(move || timers.deadline(at)));
         }
         Ok(())
     }

@@ -10,7 +10,7 @@ use super::shapes::empty_as_none;
 use super::{ChildPolicy, Domain, Priority, RegistrationStatus, TaskList, Timeout};
 
 /// Which registry a type lives in. The discriminant is part of the store's keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Kind {
     Workflow = 0,
     Activity = 1,

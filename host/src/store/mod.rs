@@ -330,28 +330,15 @@ fn initialize(db: &Database) -> Result<[u8; 32], StoreError> {
 }
 
 #[cfg(test)]
+mod contract;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::clock::SystemClock;
     use crate::model::Scope;
 
-    fn scope() -> Scope {
-        Scope {
-            account: "000000000000".into(),
-            region: "us-east-1".into(),
-        }
-    }
-
-    fn domain(id: u64, name: &str) -> crate::model::Domain {
-        crate::model::Domain {
-            id,
-            name: name.into(),
-            description: None,
-            retention: "1".into(),
-            deprecated_at: None,
-            tags: vec![],
-        }
-    }
+    use super::contract::{domain, scope};
 
     #[tokio::test]
     async fn second_open_of_a_directory_is_refused() {

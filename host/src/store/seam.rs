@@ -2,8 +2,9 @@
 //! and typed writes ([`Writes`]), with no database type, and no SWF fault, in any signature.
 //!
 //! redb implements it (`ReadTx` for snapshots, `WriteTx` inside the one writer), and so does
-//! PostgreSQL (`pg::Session`), which several processes may share. The engine holds a `&mut dyn Writes`, so a backend
-//! is a second implementation, not a fork of the engine.
+//! PostgreSQL (`pg::Session`), which several processes may share. The engine holds a
+//! `&mut dyn Writes`, so a backend is a second implementation, not a fork of the engine. The
+//! rules below are tests in `contract.rs`, which every backend passes.
 //!
 //! # What a backend must guarantee
 //!
@@ -39,6 +40,11 @@
 //!   until it ends, so that two changes of one domain or type (tags, deprecation) apply one
 //!   after the other and neither is lost. The plain reads lock nothing: every operation reads
 //!   its domain, and a lock there would make a domain's writes take turns across processes.
+//!   A backend may answer the plain reads from records it keeps, provided the writer's
+//!   transaction that changed one reads its own change, the process that committed it sees
+//!   it at once, and other processes soon after (PostgreSQL's `pg/catalog.rs`).
+//! - **Own writes.** Every read in a write transaction sees the transaction's earlier writes,
+//!   however the backend sends them (PostgreSQL sends writes with the next read or the commit).
 //!
 //! Waking other processes' pollers and timer loops after a commit is an optimisation
 //! ([`Writes::after_commit`] runs only in the committing process); correctness never depends

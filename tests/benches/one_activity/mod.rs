@@ -97,13 +97,19 @@ pub(crate) async fn setup(client: &Client) {
 /// Starts `total` workflows `wf-0`, `wf-1`... from 8 clients at once, spread across `nodes`,
 /// each with its workflow id as input.
 pub(crate) async fn start_workflows(nodes: &[TestServer], total: usize) {
+    start_named(nodes, total, "wf").await;
+}
+
+/// Starts `total` workflows `{prefix}-0`, `{prefix}-1`... as [`start_workflows`] does.
+pub(crate) async fn start_named(nodes: &[TestServer], total: usize, prefix: &str) {
     let starters = 8;
     let starts: Vec<_> = (0..starters)
         .map(|s| {
             let client = nodes[s % nodes.len()].client();
+            let prefix = prefix.to_owned();
             tokio::spawn(async move {
                 for n in (s..total).step_by(starters) {
-                    let id = format!("wf-{n}");
+                    let id = format!("{prefix}-{n}");
                     client
                         .start_workflow_execution()
                         .domain(DOMAIN)
@@ -133,6 +139,8 @@ pub(crate) async fn start_workflows(nodes: &[TestServer], total: usize) {
 pub(crate) struct Meter {
     began: Instant,
     cpu: Duration,
+    /// The database server's CPU time (its processes on this machine).
+    database_cpu: Duration,
     stats: Vec<WriterStats>,
     /// Requests, commits and round trips when the run began.
     counts: [u64; 3],
@@ -146,6 +154,10 @@ pub(crate) struct Figures {
     pub(crate) elapsed: Duration,
     /// CPU time of the whole process (server, guests or external loops, starters).
     pub(crate) cpu: Duration,
+    /// CPU time of the PostgreSQL server's processes on this machine (zero on redb).
+    pub(crate) database_cpu: Duration,
+    /// SWF requests the clients made (set by the caller that counts them).
+    pub(crate) requests: usize,
     /// Writer requests per durable commit.
     pub(crate) requests_per_commit: f64,
     /// Round trips to the database per completed workflow (zero on redb).
@@ -158,6 +170,7 @@ impl Meter {
         Meter {
             began: Instant::now(),
             cpu: cpu_time(),
+            database_cpu: database_cpu(),
             counts: counts(&stats),
             stats,
         }
@@ -171,11 +184,40 @@ impl Meter {
             completed,
             elapsed: end - self.began,
             cpu: cpu_time() - self.cpu,
+            database_cpu: database_cpu().saturating_sub(self.database_cpu),
+            requests: 0,
             requests_per_commit: (requests - self.counts[0]) as f64 / commits as f64,
             round_trips_per_workflow: (round_trips - self.counts[2]) as f64
                 / completed.max(1) as f64,
         }
     }
+}
+
+/// The CPU time of the PostgreSQL server's processes on this machine so far (zero if none):
+/// the database's share of a run, when it runs here.
+fn database_cpu() -> Duration {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Duration::ZERO;
+    };
+    let ticks: u64 = entries
+        .flatten()
+        .filter_map(|entry| std::fs::read_to_string(entry.path().join("stat")).ok())
+        .filter(|stat| stat.contains("(postgres)"))
+        .map(|stat| ticks(&stat))
+        .sum();
+    Duration::from_millis(ticks * 10)
+}
+
+/// User and system clock ticks in a `/proc/PID/stat` line.
+fn ticks(stat: &str) -> u64 {
+    // After the command name in parentheses: state, ppid, ... utime (14th), stime (15th).
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or(vec![], |(_, rest)| rest.split_whitespace().collect());
+    [11, 12]
+        .iter()
+        .filter_map(|&i| fields.get(i)?.parse::<u64>().ok())
+        .sum()
 }
 
 /// Requests, commits and round trips so far, over all of `stats`.
@@ -194,21 +236,31 @@ impl Figures {
     pub(crate) fn cpu_per_workflow(&self) -> f64 {
         self.cpu.as_secs_f64() * 1e6 / self.completed.max(1) as f64
     }
+
+    /// Prints what the run cost the database, if it ran on one: round trips per workflow and
+    /// per request, and the database server's CPU per workflow.
+    pub(crate) fn print_database(&self) {
+        if self.round_trips_per_workflow == 0.0 {
+            return;
+        }
+        let per_request =
+            self.round_trips_per_workflow * self.completed as f64 / self.requests.max(1) as f64;
+        println!(
+            "  {:.1} database round trips per workflow, {:.2} per request ({} requests); \
+             {:.0} µs of database CPU per workflow",
+            self.round_trips_per_workflow,
+            per_request,
+            self.requests,
+            self.database_cpu.as_secs_f64() * 1e6 / self.completed.max(1) as f64,
+        );
+    }
 }
 
 /// The CPU time this process has used, all threads (user and system), from `/proc/self/stat`
 /// in clock ticks of 10 ms (Linux's `USER_HZ`); zero where there is no `/proc`.
 fn cpu_time() -> Duration {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // After the command name in parentheses: state, ppid, ... utime (14th), stime (15th).
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map_or(vec![], |(_, rest)| rest.split_whitespace().collect());
-    let ticks: u64 = [11, 12]
-        .iter()
-        .filter_map(|&i| fields.get(i)?.parse::<u64>().ok())
-        .sum();
-    Duration::from_millis(ticks * 10)
+    Duration::from_millis(ticks(&stat) * 10)
 }
 
 /// How long to wait for `total` workflows before giving up: a task lost by the server would
@@ -227,6 +279,8 @@ struct Shared {
     completed: AtomicUsize,
     /// When the last workflow completed: the end of the run, before the loops' last long polls.
     finished: Mutex<Option<Instant>>,
+    /// SWF requests the loops made, empty polls included.
+    requests: AtomicUsize,
 }
 
 /// The figures of a run with external deciders and workers.
@@ -268,10 +322,11 @@ pub(crate) async fn run_http(nodes: &[TestServer], total: usize) -> HttpRun {
         }
     }
     let finished = *shared.finished.lock().expect("lock");
-    let figures = meter.figures(
+    let mut figures = meter.figures(
         shared.completed.load(Ordering::SeqCst),
         finished.unwrap_or_else(Instant::now),
     );
+    figures.requests = total + shared.requests.load(Ordering::SeqCst);
 
     let scheduled = shared.scheduled.lock().expect("lock").clone();
     let mut handoffs: Vec<f64> = shared
@@ -316,12 +371,7 @@ impl HttpRun {
             f.requests_per_commit,
             f.cpu_per_workflow(),
         );
-        if f.round_trips_per_workflow > 0.0 {
-            println!(
-                "  {:.1} database round trips per workflow",
-                f.round_trips_per_workflow
-            );
-        }
+        f.print_database();
         println!(
             "  activity hand-off (scheduling call sent -> worker poll returned): \
              p50 {:.2} ms  p99 {:.2} ms  ({} samples)",
@@ -381,6 +431,7 @@ async fn decider(client: Client, shared: Arc<Shared>, total: usize) {
             .send()
             .await
             .expect("poll for a decision task");
+        shared.requests.fetch_add(1, Ordering::Relaxed);
         if task.task_token().is_empty() {
             continue;
         }
@@ -404,6 +455,7 @@ async fn decider(client: Client, shared: Arc<Shared>, total: usize) {
             .send()
             .await
             .expect("respond to the decision task");
+        shared.requests.fetch_add(1, Ordering::Relaxed);
         if schedules {
             shared
                 .scheduled
@@ -426,6 +478,7 @@ async fn worker(client: Client, shared: Arc<Shared>, total: usize) {
             .send()
             .await
             .expect("poll for an activity task");
+        shared.requests.fetch_add(1, Ordering::Relaxed);
         let received = Instant::now();
         if task.task_token().is_empty() {
             continue;
@@ -442,5 +495,6 @@ async fn worker(client: Client, shared: Arc<Shared>, total: usize) {
             .send()
             .await
             .expect("complete the activity");
+        shared.requests.fetch_add(1, Ordering::Relaxed);
     }
 }

@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::runtime::Runtime;
 use tokio::sync::mpsc;
@@ -36,8 +36,25 @@ pub(super) const IDLE_IN_TRANSACTION: Duration = Duration::from_secs(5);
 /// take minutes, and a node waits here for another node's migration.
 pub(super) const MIGRATION_DEADLINE: Duration = Duration::from_secs(600);
 
+/// One statement of a [`Conn::pipeline`].
+#[derive(Clone, Copy)]
+pub(super) enum Step<'a> {
+    /// A statement without parameters, sent as it is: `BEGIN`, `COMMIT`.
+    Simple(&'static str),
+    /// A statement prepared once per connection, with its parameters.
+    Prepared(&'static str, &'a [&'a (dyn ToSql + Sync)]),
+}
+
+/// How a pipeline failed: the index of the step that failed, if the call got that far.
+pub(super) type Stepped = (Option<usize>, StoreError);
+
 /// A call's answer, or the deadline it missed.
 type Answer<T> = Result<Result<T, tokio_postgres::Error>, tokio::time::error::Elapsed>;
+
+/// How recently a connection must have answered for the pool to hand it out untested (as
+/// HikariCP's `aliveBypassWindowMs`): a busy node's connections cost no test round trip, and
+/// one that sat idle, whose server may have gone meanwhile, is tested first.
+const FRESH: Duration = Duration::from_secs(1);
 
 /// The TCP keepalive and user timeout Weft's sockets use unless the URL sets its own.
 const KEEPALIVE_IDLE: Duration = Duration::from_secs(10);
@@ -57,6 +74,8 @@ pub(super) struct Conn {
     stats: WriterStats,
     /// How long one call may wait.
     deadline: Duration,
+    /// When the connection last answered a call.
+    answered: Instant,
     /// The `NOTIFY` messages received, for a connection that listens.
     notices: mpsc::UnboundedReceiver<Notification>,
     /// Drives the socket while a call waits: a runtime of the connection's own, on the
@@ -93,7 +112,11 @@ impl Conn {
     /// state: it is marked broken, and the database unavailable.
     fn settle<T>(&mut self, answer: Answer<T>) -> Result<T, StoreError> {
         match answer {
-            Ok(answer) => Ok(answer?),
+            Ok(answer) => {
+                let answer = answer?;
+                self.answered = Instant::now();
+                Ok(answer)
+            }
             Err(_) => {
                 self.broken = true;
                 Err(StoreError::Unavailable(format!(
@@ -149,6 +172,65 @@ impl Conn {
         self.stats.round_trip();
         let answer = self.wait(self.client.execute(&statement, params));
         self.settle(answer)
+    }
+
+    /// Sends `steps` together and waits for all their answers: one round trip however many
+    /// there are. Answers each step's rows, or the index of the first step that failed
+    /// with its error (none if the call failed as a whole: the deadline, a lost connection).
+    /// The server runs each step on its own (each ends with its own `Sync`), so in a
+    /// transaction a failed step makes every later one fail too, and a `COMMIT` roll back.
+    pub(super) fn pipeline(&mut self, steps: &[Step<'_>]) -> Result<Vec<Vec<Row>>, Stepped> {
+        let mut statements = Vec::with_capacity(steps.len());
+        for step in steps {
+            statements.push(match step {
+                Step::Simple(_) => None,
+                Step::Prepared(sql, _) => Some(self.statement(sql).map_err(|e| (None, e))?),
+            });
+        }
+        self.stats.round_trip();
+        let client = &self.client;
+        let calls = steps.iter().zip(&statements).map(|call| match call {
+            (Step::Simple(sql), _) => futures_util::future::Either::Left(async move {
+                client.batch_execute(sql).await.map(|()| Vec::new())
+            }),
+            (Step::Prepared(_, params), Some(statement)) => {
+                futures_util::future::Either::Right(client.query(statement, params))
+            }
+            (Step::Prepared(..), None) => unreachable!("prepared above"),
+        });
+        let answer = self.wait(async {
+            Ok::<_, tokio_postgres::Error>(futures_util::future::join_all(calls).await)
+        });
+        let answers = self.settle(answer).map_err(|e| (None, e))?;
+        let mut rows = Vec::with_capacity(answers.len());
+        for (i, answer) in answers.into_iter().enumerate() {
+            match answer {
+                Ok(answer) => rows.push(answer),
+                Err(error) => {
+                    self.broken |= connection_ended(&error);
+                    return Err((Some(i), StoreError::Pg(error)));
+                }
+            }
+        }
+        Ok(rows)
+    }
+
+    /// Sends `sql` (no parameters) without waiting for its answer, which the connection's
+    /// next call passes over: for the `ROLLBACK` that ends a snapshot, so that ending one
+    /// costs no round trip (and counts as none). The statement is written to the socket before
+    /// this returns, so the server ends the transaction at once even if the connection then
+    /// sits idle.
+    pub(super) fn send(&mut self, sql: &'static str) {
+        use futures_util::FutureExt;
+        let call = self.client.batch_execute(sql);
+        // The first poll queues the statement; the answer is not awaited.
+        if let Some(Err(_)) = call.now_or_never() {
+            self.broken = true;
+            return;
+        }
+        let runtime = self.runtime.as_ref().expect("a connection has its runtime");
+        // One turn of the runtime lets the task that drives the socket write the statement.
+        runtime.block_on(tokio::task::yield_now());
     }
 
     /// Runs statements that take no parameters (`BEGIN`, `COMMIT`, the schema).
@@ -299,6 +381,7 @@ impl Manager {
             broken: false,
             stats: self.stats.clone(),
             deadline: DEADLINE,
+            answered: Instant::now(),
             notices,
             runtime: Some(runtime),
         };
@@ -340,6 +423,9 @@ impl r2d2::ManageConnection for Manager {
     }
 
     fn is_valid(&self, conn: &mut Conn) -> Result<(), StoreError> {
+        if conn.answered.elapsed() < FRESH {
+            return Ok(());
+        }
         conn.batch("")
     }
 

@@ -24,9 +24,12 @@
 //!
 //! TLS to the database is the URL's to ask for (`tls.rs`).
 
+mod catalog;
 mod conn;
 mod notices;
+mod params;
 mod reads;
+mod run_items;
 mod schema;
 mod session;
 mod tls;
@@ -56,10 +59,11 @@ const POOL_SIZE: u32 = 16;
 /// How long a read waits for a connection before it fails as unavailable.
 const POOL_WAIT: Duration = conn::DEADLINE;
 
-/// The shared backend: a pool for snapshots, and this node's writer.
+/// The shared backend: a pool for snapshots, this node's writer, and its catalog.
 struct Postgres {
     pool: Pool,
     jobs: Queue,
+    catalog: Arc<catalog::Catalog>,
 }
 
 impl Backend for Postgres {
@@ -68,7 +72,7 @@ impl Backend for Postgres {
             .pool
             .get()
             .map_err(|e| StoreError::Unavailable(e.to_string()))?;
-        Ok(Box::new(Session::new(conn, Snapshot::default())))
+        Ok(Box::new(Session::new(conn, Snapshot, self.catalog.clone())))
     }
 
     fn submit(&self, job: Box<dyn Job>) -> Result<(), StoreError> {
@@ -119,17 +123,23 @@ pub(super) fn open(url: &str, clock: Arc<dyn Clock>) -> Result<Opened, StoreErro
         .connection_timeout(POOL_WAIT)
         .build(Manager::clone(&manager))
         .map_err(|e| StoreError::Unavailable(format!("{place}: {e}")))?;
-    let mut committer = writer::Committer::new(manager.clone(), clock, channel.clone());
+    let catalog = Arc::new(catalog::Catalog::default());
+    let mut committer =
+        writer::Committer::new(manager.clone(), clock, channel.clone(), catalog.clone());
     let (jobs, thread) = super::writer::serve(writer::MAX_BATCH, stats.clone(), move |batch| {
         committer.commit(batch)
     })
     .map_err(StoreError::Thread)?;
     let (signals, receiver) = mpsc::unbounded_channel();
-    notices::listen(manager, channel, signals).map_err(StoreError::Thread)?;
+    notices::listen(manager, channel, signals, catalog.clone()).map_err(StoreError::Thread)?;
     tracing::info!(database = %place, %schema, tls = encrypted, "store opened on PostgreSQL");
     Ok(Opened {
         store: super::Store {
-            backend: Arc::new(Postgres { pool, jobs }),
+            backend: Arc::new(Postgres {
+                pool,
+                jobs,
+                catalog,
+            }),
         },
         writer: Writer(thread),
         secret,

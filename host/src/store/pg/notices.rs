@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc::UnboundedSender;
 
+use super::catalog::Catalog;
 use super::conn::{Conn, Manager};
 use crate::store::StoreError;
 use crate::store::seam::{Signal, TaskKind};
@@ -25,6 +26,9 @@ pub(super) const DEADLINE: &str = "d";
 
 /// Bindings changed: supervisors look again.
 pub(super) const BINDINGS: &str = "b";
+
+/// A domain or a type changed: nodes empty their catalogs.
+pub(super) const CATALOG: &str = "c";
 
 /// Tasks were queued on a list: `q <domain> <kind> <list>`.
 pub(super) fn queued(domain: u64, kind: TaskKind, list: &str) -> String {
@@ -55,14 +59,16 @@ const RECONNECT: Duration = Duration::from_secs(1);
 /// How often a listening connection that hears nothing asks the database whether it is still
 /// there: a link that went silent drops no connection by itself, and the notices sent
 /// meanwhile would be missed without a word.
-const PING: Duration = Duration::from_secs(5);
+const PING: Duration = Duration::from_secs(10);
 
-/// Starts the thread that listens for other nodes' notices and passes them to `signals`. It
-/// ends soon after `signals`' receiver is dropped.
+/// Starts the thread that listens for other nodes' notices and passes them to `signals`, and
+/// empties `catalog` when a domain or type changed. It ends soon after `signals`' receiver is
+/// dropped.
 pub(super) fn listen(
     manager: Arc<Manager>,
     channel: String,
     signals: UnboundedSender<Signal>,
+    catalog: Arc<Catalog>,
 ) -> std::io::Result<()> {
     std::thread::Builder::new()
         .name("weft-listener".into())
@@ -72,11 +78,14 @@ pub(super) fn listen(
                 match manager.connect() {
                     Ok(mut conn) => {
                         // Whatever came while no connection listened is unknown.
-                        if !first && signals.send(Signal::Resync).is_err() {
-                            return;
+                        if !first {
+                            catalog.empty();
+                            if signals.send(Signal::Resync).is_err() {
+                                return;
+                            }
                         }
                         first = false;
-                        if let Err(error) = relay(&mut conn, &channel, &signals) {
+                        if let Err(error) = relay(&mut conn, &channel, &signals, &catalog) {
                             tracing::warn!(%error, "listening for other nodes failed");
                         }
                     }
@@ -93,6 +102,7 @@ fn relay(
     conn: &mut Conn,
     channel: &str,
     signals: &UnboundedSender<Signal>,
+    catalog: &Catalog,
 ) -> Result<(), StoreError> {
     // Quoted: the schema's name may need it. Names cannot hold a quote (see `open`).
     conn.batch(&format!("LISTEN \"{channel}\""))?;
@@ -108,7 +118,9 @@ fn relay(
             quiet = Duration::ZERO;
         }
         for notice in notices {
-            if let Some(signal) = signal(notice.payload())
+            if notice.payload() == CATALOG {
+                catalog.empty();
+            } else if let Some(signal) = signal(notice.payload())
                 && signals.send(signal).is_err()
             {
                 return Ok(());

@@ -6,6 +6,8 @@
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
+use super::conn::Step;
+use super::run_items;
 use super::session::{Link, Mode, Session};
 use crate::clock::Timestamp;
 use crate::model::{AnyType, Domain, ItemKind, Kind, Run, RunId, Scope, TypeName, WorkflowId};
@@ -157,7 +159,17 @@ impl<C: Link, M: Mode> Session<C, M> {
 
 impl<C: Link, M: Mode> DomainReads for Session<C, M> {
     fn domain(&self, scope: &Scope, name: &str) -> Result<Option<Domain>, StoreError> {
-        self.domain_by(DOMAIN, scope, name)
+        if !self.cached() {
+            return self.domain_by(DOMAIN, scope, name);
+        }
+        if let Some(domain) = self.catalog.domain(scope, name) {
+            return Ok(Some(domain));
+        }
+        let found = self.domain_by(DOMAIN, scope, name)?;
+        if let Some(domain) = &found {
+            self.catalog.keep_domain(self.generation, scope, domain);
+        }
+        Ok(found)
     }
 
     fn domain_to_change(&self, scope: &Scope, name: &str) -> Result<Option<Domain>, StoreError> {
@@ -245,7 +257,18 @@ impl<C: Link, M: Mode> DomainReads for Session<C, M> {
         name: &str,
         version: &str,
     ) -> Result<Option<AnyType>, StoreError> {
-        self.type_by(TYPE, domain, kind, name, version)
+        if !self.cached() {
+            return self.type_by(TYPE, domain, kind, name, version);
+        }
+        if let Some(record) = self.catalog.stored_type(domain, kind, name, version) {
+            return Ok(Some(record));
+        }
+        let found = self.type_by(TYPE, domain, kind, name, version)?;
+        if let Some(record) = &found {
+            let key = (domain, kind, name, version);
+            self.catalog.keep_type(self.generation, key, record);
+        }
+        Ok(found)
     }
 
     fn stored_type_to_change(
@@ -316,6 +339,26 @@ fn run_of(row: Option<Row>) -> Result<Option<Run>, StoreError> {
 
 impl<C: Link, M: Mode> RunReads for Session<C, M> {
     fn run(&self, seq: u64) -> Result<Option<Run>, StoreError> {
+        if let Some(locked) = self.mode.locked() {
+            if let Some(run) = locked.run(seq) {
+                return Ok(Some(run));
+            }
+            // The run, locked, with its items, in one round trip.
+            let seq = big(seq);
+            let [run, items, names]: [Vec<Row>; 3] = self
+                .send(&[
+                    Step::Prepared("SELECT record FROM runs WHERE seq = $1 FOR UPDATE", &[&seq]),
+                    Step::Prepared(run_items::ITEMS, &[&seq]),
+                    Step::Prepared(run_items::NAMES, &[&seq]),
+                ])?
+                .try_into()
+                .map_err(|_| StoreError::Broken("a pipeline lost a statement".into()))?;
+            let run = run_of(run.into_iter().next())?;
+            if let Some(run) = &run {
+                locked.load(run.clone(), &items, &names);
+            }
+            return Ok(run);
+        }
         let sql = self.pick(
             "SELECT record FROM runs WHERE seq = $1",
             "SELECT record FROM runs WHERE seq = $1 FOR UPDATE",
@@ -488,6 +531,9 @@ impl<C: Link, M: Mode> RunReads for Session<C, M> {
     }
 
     fn item(&self, seq: u64, kind: ItemKind, key: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        if let Some(item) = self.mode.locked().and_then(|l| l.item(seq, kind, key)) {
+            return Ok(item);
+        }
         let row = self.row(
             "SELECT json FROM items WHERE seq = $1 AND kind = $2 AND key = $3",
             &[&big(seq), &(kind as i16), &big(key)],
@@ -496,6 +542,13 @@ impl<C: Link, M: Mode> RunReads for Session<C, M> {
     }
 
     fn item_named(&self, seq: u64, kind: ItemKind, name: &str) -> Result<Option<u64>, StoreError> {
+        if let Some(key) = self
+            .mode
+            .locked()
+            .and_then(|l| l.item_named(seq, kind, name))
+        {
+            return Ok(key);
+        }
         let row = self.row(
             "SELECT key FROM item_names WHERE seq = $1 AND kind = $2 AND name = $3",
             &[&big(seq), &(kind as i16), &name],
@@ -504,6 +557,9 @@ impl<C: Link, M: Mode> RunReads for Session<C, M> {
     }
 
     fn item_keys(&self, seq: u64, kind: ItemKind) -> Result<Vec<u64>, StoreError> {
+        if let Some(keys) = self.mode.locked().and_then(|l| l.item_keys(seq, kind)) {
+            return Ok(keys);
+        }
         let rows = self.rows(
             "SELECT key FROM items WHERE seq = $1 AND kind = $2 ORDER BY key",
             &[&big(seq), &(kind as i16)],

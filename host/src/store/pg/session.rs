@@ -1,16 +1,23 @@
 //! A transaction on one connection, in one of two modes: a snapshot (repeatable read, read
-//! only, begun at its first statement) or the writer's (read committed, where reads of runs
-//! and counters lock their rows, and every write is noted so that an empty batch commits
-//! nothing).
+//! only) or the writer's (read committed, where reads of runs and counters lock their rows).
+//!
+//! Round trips are what a transaction costs (issue 31), so a session sends as little on its own
+//! as it can: its `BEGIN` goes with its first statement; the writer's writes wait and go with
+//! its next read or its `COMMIT`, all in one pipeline; a snapshot's `ROLLBACK` is sent without
+//! waiting for the answer.
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 use std::ops::DerefMut;
+use std::sync::{Arc, Mutex};
 
 use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
 
-use super::conn::{Conn, connection_ended, is_conflict};
+use super::catalog::Catalog;
+use super::conn::{Conn, Step, connection_ended, explain, is_conflict};
 use super::reads::{Params, Sql};
+use super::run_items::Locked;
 use crate::clock::Timestamp;
 use crate::store::StoreError;
 
@@ -24,37 +31,54 @@ pub(super) trait Mode {
     /// Whether reads lock the runs and counters they read.
     const LOCKS: bool;
 
-    /// Prepares `conn` for a statement.
-    fn before(&self, conn: &mut Conn) -> Result<(), StoreError>;
+    /// The statement that begins the transaction.
+    const BEGIN: &'static str;
 
-    /// Notes that a statement failed with `error`: the transaction can do nothing more.
-    fn failed(&self, error: &StoreError);
+    /// Notes that a statement made for request `job` failed with `error`, and answers the
+    /// error to report: the transaction can do nothing more.
+    fn failed(&self, error: StoreError, job: Option<usize>) -> StoreError;
+
+    /// The request whose statements are being made, if the mode has requests.
+    fn job(&self) -> Option<usize> {
+        None
+    }
+
+    /// Whether the transaction changed a domain or a type: its reads of them then go to the
+    /// database, not the node's [`Catalog`].
+    fn catalog_changed(&self) -> bool {
+        false
+    }
+
+    /// The items of the runs the transaction locked, if it locks runs.
+    fn locked(&self) -> Option<&Locked> {
+        None
+    }
+
+    /// The events added and not sent yet, as one write, if there are any.
+    fn events(&self) -> Option<Pending> {
+        None
+    }
 
     /// Whether dropping the session must roll its transaction back: the writer ends its own.
-    fn open_at_drop(&self) -> bool;
+    const ROLLBACK_AT_DROP: bool;
 }
 
-/// A consistent snapshot for reads, begun lazily and rolled back when dropped.
-#[derive(Default)]
-pub(super) struct Snapshot {
-    begun: Cell<bool>,
-}
+/// A consistent snapshot for reads, rolled back when dropped.
+pub(super) struct Snapshot;
 
 impl Mode for Snapshot {
     const LOCKS: bool = false;
+    const BEGIN: &'static str = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY";
+    const ROLLBACK_AT_DROP: bool = true;
 
-    fn before(&self, conn: &mut Conn) -> Result<(), StoreError> {
-        if !self.begun.get() {
-            conn.batch("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")?;
-            self.begun.set(true);
+    /// A connection the server ended (a restart, an idle timeout) while the pool held it is
+    /// known only once used, unless it sat idle long enough to be tested: the read answers
+    /// unavailable, and the connection is not used again.
+    fn failed(&self, error: StoreError, _: Option<usize>) -> StoreError {
+        match error {
+            StoreError::Pg(e) if connection_ended(&e) => StoreError::Unavailable(explain(&e)),
+            other => other,
         }
-        Ok(())
-    }
-
-    fn failed(&self, _: &StoreError) {}
-
-    fn open_at_drop(&self) -> bool {
-        self.begun.get()
     }
 }
 
@@ -91,70 +115,249 @@ impl Failure {
 /// The writer's transaction: what it has done beyond its statements.
 pub(super) struct Writing {
     pub(super) now: Timestamp,
+    /// The request of the batch being applied: the statements made now are its.
+    pub(super) job: Option<usize>,
     pub(super) after_commit: Vec<Box<dyn FnOnce() + Send>>,
     /// Whether anything was written: a batch that wrote nothing is rolled back, not committed.
     pub(super) changed: bool,
+    /// Whether a domain or a type was written: the node's catalog is emptied at the commit.
+    pub(super) catalog_changed: bool,
+    /// The items of the runs locked so far.
+    pub(super) locked: Locked,
+    /// The events added and not sent yet.
+    pub(super) events: Events,
+    /// Ids taken from the sequence and not used yet: the writer's, kept across transactions.
+    pub(super) ids: Ids,
     /// What to tell the other nodes once this commits (`pg_notify` payloads).
     pub(super) notices: BTreeSet<String>,
-    /// How the first statement that failed did, and why: the transaction is then unusable.
-    pub(super) failure: Cell<Option<(Failure, String)>>,
+    /// How the first statement that failed did, why, and for which request: the
+    /// transaction is then unusable.
+    pub(super) failure: Cell<Option<FirstFailure>>,
 }
 
 impl Writing {
-    pub(super) fn new(now: Timestamp) -> Self {
+    pub(super) fn new(now: Timestamp, ids: Ids) -> Self {
         Writing {
             now,
+            job: None,
             after_commit: Vec::new(),
             changed: false,
+            catalog_changed: false,
+            locked: Locked::default(),
+            events: Events::default(),
+            ids,
             notices: BTreeSet::new(),
             failure: Cell::new(None),
         }
     }
 }
 
+/// Ids the writer took from the sequence and has not used yet, shared by its transactions.
+#[derive(Clone, Default)]
+pub(super) struct Ids(Arc<Mutex<VecDeque<u64>>>);
+
+impl Ids {
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<u64>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The next id, if any is left.
+    pub(super) fn take(&self) -> Option<u64> {
+        self.lock().pop_front()
+    }
+
+    /// Keeps `block`, in order, for the next ids.
+    pub(super) fn refill(&self, block: Vec<u64>) {
+        self.lock().extend(block);
+    }
+}
+
+/// The first statement of the writer's transaction that failed.
+#[derive(Clone, Debug)]
+pub(super) struct FirstFailure {
+    pub(super) failure: Failure,
+    pub(super) detail: String,
+    /// The request it was made for, if it was made for one.
+    pub(super) job: Option<usize>,
+}
+
 impl Mode for Writing {
     const LOCKS: bool = true;
+    const BEGIN: &'static str = "BEGIN";
+    const ROLLBACK_AT_DROP: bool = false;
 
-    fn before(&self, _: &mut Conn) -> Result<(), StoreError> {
-        Ok(())
-    }
-
-    fn failed(&self, error: &StoreError) {
+    fn failed(&self, error: StoreError, job: Option<usize>) -> StoreError {
         let first = self.failure.take();
-        self.failure
-            .set(first.or_else(|| Some((Failure::of(error), error.to_string()))));
+        self.failure.set(first.or_else(|| {
+            Some(FirstFailure {
+                failure: Failure::of(&error),
+                detail: error.to_string(),
+                job,
+            })
+        }));
+        error
     }
 
-    fn open_at_drop(&self) -> bool {
-        false
+    fn job(&self) -> Option<usize> {
+        self.job
     }
+
+    fn catalog_changed(&self) -> bool {
+        self.catalog_changed
+    }
+
+    fn locked(&self) -> Option<&Locked> {
+        Some(&self.locked)
+    }
+
+    fn events(&self) -> Option<Pending> {
+        self.events.take()
+    }
+}
+
+/// Events added in the writer's transaction and not sent yet: sent as one statement, with the
+/// writes made before the first of them, at the next read or the commit (or before a write
+/// that deletes events).
+#[derive(Default)]
+pub(super) struct Events(RefCell<Option<Added>>);
+
+/// Events added, as the statement's columns.
+struct Added {
+    /// The request that added the first: a failure of the statement is its.
+    job: Option<usize>,
+    seqs: Vec<i64>,
+    ids: Vec<i64>,
+    jsons: Vec<Vec<u8>>,
+}
+
+impl Events {
+    /// Adds event `event_id` of run `seq`, made for request `job`.
+    pub(super) fn add(&self, job: Option<usize>, seq: i64, event_id: i64, json: &[u8]) {
+        let mut events = self.0.borrow_mut();
+        let added = events.get_or_insert_with(|| Added {
+            job,
+            seqs: Vec::new(),
+            ids: Vec::new(),
+            jsons: Vec::new(),
+        });
+        added.seqs.push(seq);
+        added.ids.push(event_id);
+        added.jsons.push(json.to_vec());
+    }
+
+    /// The events as one write, if there are any; forgets them.
+    fn take(&self) -> Option<Pending> {
+        let added = self.0.borrow_mut().take()?;
+        Some(Pending {
+            sql: "INSERT INTO events (seq, event_id, json) \
+                  SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bytea[])",
+            params: vec![
+                Box::new(added.seqs),
+                Box::new(added.ids),
+                Box::new(added.jsons),
+            ],
+            job: added.job,
+        })
+    }
+}
+
+/// A write the writer has made but not yet sent.
+pub(super) struct Pending {
+    sql: &'static str,
+    params: Vec<Box<dyn ToSql + Sync + Send>>,
+    /// The request it was made for.
+    job: Option<usize>,
 }
 
 /// A transaction on connection `C` in mode `M`.
 pub(super) struct Session<C: Link, M: Mode> {
     conn: RefCell<C>,
+    /// Whether the `BEGIN` has been sent.
+    begun: Cell<bool>,
+    /// The writes not sent yet, in order.
+    pending: RefCell<Vec<Pending>>,
+    /// The node's domain and type records.
+    pub(super) catalog: Arc<Catalog>,
+    /// The catalog's generation when the session was made, before its transaction began.
+    pub(super) generation: u64,
     pub(super) mode: M,
 }
 
 impl<C: Link, M: Mode> Session<C, M> {
-    pub(super) fn new(conn: C, mode: M) -> Self {
+    pub(super) fn new(conn: C, mode: M, catalog: Arc<Catalog>) -> Self {
         Session {
             conn: RefCell::new(conn),
+            begun: Cell::new(false),
+            pending: RefCell::new(Vec::new()),
+            generation: catalog.generation(),
+            catalog,
             mode,
         }
     }
 
-    /// Runs a statement that writes, answering how many rows it changed.
-    pub(super) fn exec(&self, sql: &'static str, params: &Params<'_>) -> Result<u64, StoreError> {
-        let mut conn = self.conn.borrow_mut();
-        self.mode.before(&mut conn)?;
-        conn.execute(sql, params)
-            .inspect_err(|e| self.mode.failed(e))
+    /// Whether reads of domains and types may use the node's catalog.
+    pub(super) fn cached(&self) -> bool {
+        !self.mode.catalog_changed()
     }
 
-    /// Rolls the transaction back; a connection that cannot is not used again. A broken one
-    /// is left as it is: the database ends its transaction when it is closed.
+    /// Makes a write, sent with the next read or the commit: its failure, if it fails, is
+    /// reported then, as the failure of the request it was made for.
+    pub(super) fn defer(&self, sql: &'static str, params: Vec<Box<dyn ToSql + Sync + Send>>) {
+        self.pending.borrow_mut().push(Pending {
+            sql,
+            params,
+            job: self.mode.job(),
+        });
+    }
+
+    /// Queues the events added so far, as one write after the writes made so far.
+    pub(super) fn send_events(&self) {
+        if let Some(events) = self.mode.events() {
+            self.pending.borrow_mut().push(events);
+        }
+    }
+
+    /// Sends the `BEGIN` if it has not gone yet, the writes not sent yet, and `tail`, in one
+    /// round trip; answers the rows of each of `tail`'s statements.
+    pub(super) fn send(&self, tail: &[Step<'_>]) -> Result<Vec<Vec<Row>>, StoreError> {
+        self.send_events();
+        let pending = std::mem::take(&mut *self.pending.borrow_mut());
+        let params: Vec<Vec<&(dyn ToSql + Sync)>> = pending
+            .iter()
+            .map(|write| write.params.iter().map(|p| &**p as _).collect())
+            .collect();
+        let begin = !self.begun.replace(true);
+        let mut steps = Vec::with_capacity(pending.len() + tail.len() + 1);
+        if begin {
+            steps.push(Step::Simple(M::BEGIN));
+        }
+        for (write, params) in pending.iter().zip(&params) {
+            steps.push(Step::Prepared(write.sql, params));
+        }
+        steps.extend(tail.iter().map(Step::clone));
+        let mut conn = self.conn.borrow_mut();
+        let mut rows = conn.pipeline(&steps).map_err(|(step, error)| {
+            // The request of the write that failed; else the one being applied.
+            let job = step
+                .and_then(|i| i.checked_sub(usize::from(begin)))
+                .and_then(|i| pending.get(i))
+                .map_or(self.mode.job(), |write| write.job);
+            self.mode.failed(error, job)
+        })?;
+        Ok(rows.split_off(steps.len() - tail.len()))
+    }
+
+    /// Rolls the transaction back, if it has begun; a connection that cannot is not used
+    /// again. A broken one is left as it is: the database ends its transaction when it is
+    /// closed.
     pub(super) fn rollback(&self) {
+        self.pending.borrow_mut().clear();
+        drop(self.mode.events());
+        if !self.begun.replace(false) {
+            return;
+        }
         let mut conn = self.conn.borrow_mut();
         if conn.is_broken() || conn.batch("ROLLBACK").is_err() {
             conn.mark_broken();
@@ -164,9 +367,10 @@ impl<C: Link, M: Mode> Session<C, M> {
 
 impl<C: Link, M: Mode> Sql for Session<C, M> {
     fn rows(&self, sql: &'static str, params: &Params<'_>) -> Result<Vec<Row>, StoreError> {
-        let mut conn = self.conn.borrow_mut();
-        self.mode.before(&mut conn)?;
-        conn.query(sql, params).inspect_err(|e| self.mode.failed(e))
+        Ok(self
+            .send(&[Step::Prepared(sql, params)])?
+            .pop()
+            .unwrap_or_default())
     }
 
     fn locks(&self) -> bool {
@@ -176,10 +380,13 @@ impl<C: Link, M: Mode> Sql for Session<C, M> {
 
 impl<C: Link, M: Mode> Drop for Session<C, M> {
     fn drop(&mut self) {
-        // A snapshot ends its transaction; a connection that cannot is never handed to the
-        // next reader. The writer ends its own transactions.
-        if self.mode.open_at_drop() {
-            self.rollback();
+        // A snapshot ends its transaction without waiting for the answer; a connection that
+        // cannot is never handed to the next reader. The writer ends its own transactions.
+        if M::ROLLBACK_AT_DROP && self.begun.get() {
+            let conn = self.conn.get_mut();
+            if !conn.is_broken() {
+                conn.send("ROLLBACK");
+            }
         }
     }
 }

@@ -11,8 +11,11 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use super::conn::{Conn, Manager, connection_ended, explain};
-use super::session::{Failure, Session, Writing};
+use tokio_postgres::types::ToSql;
+
+use super::catalog::Catalog;
+use super::conn::{Conn, Manager, Step};
+use super::session::{Failure, FirstFailure, Ids, Session, Writing};
 use crate::clock::Clock;
 use crate::store::StoreError;
 use crate::store::seam::Job;
@@ -66,15 +69,26 @@ pub(super) struct Committer {
     conn: Option<Conn>,
     /// Where the other nodes hear of this node's commits.
     channel: String,
+    /// The node's domain and type records, emptied when a batch changes one.
+    catalog: Arc<Catalog>,
+    /// Ids taken from the sequence and not used yet.
+    ids: Ids,
 }
 
 impl Committer {
-    pub(super) fn new(manager: Arc<Manager>, clock: Arc<dyn Clock>, channel: String) -> Self {
+    pub(super) fn new(
+        manager: Arc<Manager>,
+        clock: Arc<dyn Clock>,
+        channel: String,
+        catalog: Arc<Catalog>,
+    ) -> Self {
         Committer {
             manager,
             clock,
             conn: None,
             channel,
+            catalog,
+            ids: Ids::default(),
         }
     }
 
@@ -139,26 +153,22 @@ impl Committer {
     ) -> Result<(bool, AfterCommit), Failed> {
         let now = self.clock.now();
         let channel = self.channel.clone();
+        let catalog = self.catalog.clone();
+        let ids = self.ids.clone();
         let conn = self.connection().map_err(|error| Failed {
             error,
             failure: Failure::Unanswered,
             job: None,
         })?;
-        conn.batch("BEGIN")?;
-        let mut tx = Session::new(&mut *conn, Writing::new(now));
+        let mut tx = Session::new(&mut *conn, Writing::new(now, ids.clone()), catalog.clone());
         for (i, job) in batch.iter_mut().enumerate() {
+            tx.mode.job = Some(i);
             let clean = job.apply(&mut tx, again);
-            if let Some((failure, detail)) = tx.mode.failure.take() {
+            // A statement that failed may be one of an earlier request's writes, sent with
+            // this request's read: the failure is that request's.
+            if let Some(first) = tx.mode.failure.take() {
                 tx.rollback();
-                let error = match failure {
-                    Failure::Lost | Failure::Unanswered => StoreError::Unavailable(detail),
-                    Failure::Conflict | Failure::Other => StoreError::Broken(detail),
-                };
-                return Err(Failed {
-                    error,
-                    failure,
-                    job: Some(i),
-                });
+                return Err(Failed::statement(first));
             }
             if !clean {
                 tx.rollback();
@@ -169,40 +179,68 @@ impl Committer {
                 });
             }
         }
+        tx.mode.job = None;
+        // Queued before the mode that holds them is taken apart.
+        tx.send_events();
         let Writing {
             changed,
+            catalog_changed,
             notices,
             after_commit,
             ..
-        } = std::mem::replace(&mut tx.mode, Writing::new(now));
+        } = std::mem::replace(&mut tx.mode, Writing::new(now, ids));
         if !changed {
             // Nothing to make durable (polls that only wait): a rollback costs no flush, and
             // loses nothing if it fails (the connection is then replaced).
             tx.rollback();
             return Ok((false, after_commit));
         }
+        // The writes not sent yet, the notices and the COMMIT, in one round trip.
+        let notices: Vec<String> = notices.into_iter().collect();
+        let notify = [&channel as &(dyn ToSql + Sync), &notices];
+        let mut tail = Vec::with_capacity(2);
         if !notices.is_empty() {
-            let notices: Vec<String> = notices.into_iter().collect();
-            let sent = tx.exec(
+            tail.push(Step::Prepared(
                 "SELECT pg_notify($1, n) FROM unnest($2::text[]) AS n",
-                &[&channel, &notices],
-            );
-            if let Err(error) = sent {
-                tx.rollback();
-                return Err(error.into());
-            }
+                &notify,
+            ));
         }
-        drop(tx);
-        // A commit whose answer is lost may or may not have happened: never retried.
-        conn.batch("COMMIT").map_err(|error| Failed {
-            error: match error {
-                StoreError::Pg(e) if connection_ended(&e) => StoreError::Unavailable(explain(&e)),
-                other => other,
-            },
-            failure: Failure::Other,
-            job: None,
-        })?;
+        tail.push(Step::Simple("COMMIT"));
+        let sent = tx.send(&tail);
+        if catalog_changed {
+            // Emptied whatever the outcome: a commit whose answer was lost may have happened.
+            catalog.empty();
+        }
+        if sent.is_err() {
+            let first = tx.mode.failure.take().expect("a failed statement is noted");
+            return Err(match first.failure {
+                // The server refused a statement before the COMMIT, which then rolled back:
+                // the batch may run again.
+                Failure::Conflict | Failure::Other => Failed::statement(first),
+                // A commit whose answer is lost may or may not have happened: never retried.
+                Failure::Lost | Failure::Unanswered => Failed {
+                    error: StoreError::Unavailable(first.detail),
+                    failure: Failure::Other,
+                    job: None,
+                },
+            });
+        }
         Ok((true, after_commit))
+    }
+}
+
+impl Failed {
+    /// The attempt's failure when `first` is its first failed statement.
+    fn statement(first: FirstFailure) -> Failed {
+        let error = match first.failure {
+            Failure::Lost | Failure::Unanswered => StoreError::Unavailable(first.detail),
+            Failure::Conflict | Failure::Other => StoreError::Broken(first.detail),
+        };
+        Failed {
+            error,
+            failure: first.failure,
+            job: first.job,
+        }
     }
 }
 

@@ -1,5 +1,7 @@
-//! PostgreSQL's side of the writes, in the writer's transaction. Every statement is one round
-//! trip; a run's visibility entries go in one statement (`unnest` over the filters).
+//! PostgreSQL's side of the writes, in the writer's transaction. Writes answer nothing the
+//! writer needs, so none waits for its answer: each is sent with the transaction's next read
+//! or its commit (`session.rs`). A run's visibility entries go in one statement (`unnest` over
+//! the filters).
 
 use crate::clock::Timestamp;
 use crate::model::{AnyType, Binding, BindingKind, Domain, GuestFailureRecord, ItemKind, Kind};
@@ -11,15 +13,28 @@ use crate::store::seam::{
 };
 use crate::store::wasm::FAILURES_KEPT;
 
+use tokio_postgres::types::ToSql;
+
 use super::notices;
-use super::reads::{Params, Sql, big, unbig};
+use super::params::owned;
+use super::reads::{Sql, big, unbig};
 use super::session::{Link, Session, Writing};
 
+/// How many ids the writer takes from the sequence at once.
+const ID_BLOCK: i32 = 64;
+
 impl<C: Link> Session<C, Writing> {
-    /// Runs a statement that changes the database.
-    fn write(&mut self, sql: &'static str, params: &Params<'_>) -> Result<u64, StoreError> {
+    /// Makes a statement that changes the database, sent with the next read or the commit.
+    fn write(&mut self, sql: &'static str, params: Vec<Box<dyn ToSql + Sync + Send>>) {
         self.mode.changed = true;
-        self.exec(sql, params)
+        self.defer(sql, params);
+    }
+
+    /// Notes that a domain or a type changed: this node's catalog is emptied at the commit,
+    /// and the other nodes' when they hear of it.
+    fn catalog_changed(&mut self) {
+        self.mode.catalog_changed = true;
+        self.mode.notices.insert(notices::CATALOG.to_owned());
     }
 
     /// The filters `run` is indexed under in `listing`, as the index's columns.
@@ -43,9 +58,24 @@ impl<C: Link> Writes for Session<C, Writing> {
         self.mode.after_commit.push(action);
     }
 
+    /// Ids come from the shared sequence a block at a time, so that most cost no round trip:
+    /// unique across nodes, and increasing on each node (though not across nodes: equal-
+    /// priority tasks queued through two nodes at once may be handed out in either order).
     fn next_id(&mut self) -> Result<u64, StoreError> {
-        let row = self.row("SELECT nextval('weft_ids')", &[])?;
-        Ok(row.map_or(0, |row| unbig(&row, 0)))
+        if let Some(id) = self.mode.ids.take() {
+            return Ok(id);
+        }
+        let rows = self.rows(
+            "SELECT nextval('weft_ids') FROM generate_series(1, $1)",
+            &[&ID_BLOCK],
+        )?;
+        let mut block: Vec<u64> = rows.iter().map(|row| unbig(row, 0)).collect();
+        block.sort_unstable();
+        self.mode.ids.refill(block);
+        self.mode
+            .ids
+            .take()
+            .ok_or_else(|| StoreError::Broken("the id sequence answered no ids".into()))
     }
 }
 
@@ -55,36 +85,38 @@ impl<C: Link> DomainWrites for Session<C, Writing> {
             "INSERT INTO counters (domain, counter, value) VALUES ($1, $2, GREATEST($3::bigint, 0)) \
              ON CONFLICT (domain, counter) \
              DO UPDATE SET value = GREATEST(counters.value + $3::bigint, 0)",
-            &[&big(domain), &i16::from(counter.key()), &delta],
-        )?;
+            owned![big(domain), i16::from(counter.key()), delta],
+        );
         Ok(())
     }
 
     fn add_domain(&mut self, scope: &Scope, domain: &Domain) -> Result<(), StoreError> {
         // No ON CONFLICT: a domain of this name registered by another node first fails this
         // transaction, and its retry's check then finds that domain.
+        self.catalog_changed();
         self.write(
             "INSERT INTO domains (account, region, name, record) VALUES ($1, $2, $3, $4)",
-            &[&scope.account, &scope.region, &domain.name, &encode(domain)],
-        )?;
+            owned![&scope.account, &scope.region, &domain.name, encode(domain)],
+        );
         // Every counter has its row from the start, so that a check can lock it.
         self.write(
             "INSERT INTO counters (domain, counter, value) \
              SELECT $1, counter, 0 FROM unnest($2::smallint[]) AS c(counter) \
              ON CONFLICT DO NOTHING",
-            &[
-                &big(domain.id),
-                &Counter::ALL.map(|c| i16::from(c.key())).to_vec(),
+            owned![
+                big(domain.id),
+                Counter::ALL.map(|c| i16::from(c.key())).to_vec()
             ],
-        )?;
+        );
         Ok(())
     }
 
     fn put_domain(&mut self, scope: &Scope, domain: &Domain) -> Result<(), StoreError> {
+        self.catalog_changed();
         self.write(
             "UPDATE domains SET record = $4 WHERE account = $1 AND region = $2 AND name = $3",
-            &[&scope.account, &scope.region, &domain.name, &encode(domain)],
-        )?;
+            owned![&scope.account, &scope.region, &domain.name, encode(domain)],
+        );
         Ok(())
     }
 
@@ -96,10 +128,11 @@ impl<C: Link> DomainWrites for Session<C, Writing> {
     ) -> Result<(), StoreError> {
         let (kind, bytes) = encode_type(record);
         // No ON CONFLICT, as for domains: the loser's retry finds the winner's type.
+        self.catalog_changed();
         self.write(
             "INSERT INTO types (domain, kind, name, version, record) VALUES ($1, $2, $3, $4, $5)",
-            &[&big(domain), &(kind as i16), &ty.name, &ty.version, &bytes],
-        )?;
+            owned![big(domain), kind as i16, &ty.name, &ty.version, bytes],
+        );
         Ok(())
     }
 
@@ -110,11 +143,12 @@ impl<C: Link> DomainWrites for Session<C, Writing> {
         record: &AnyType,
     ) -> Result<(), StoreError> {
         let (kind, bytes) = encode_type(record);
+        self.catalog_changed();
         self.write(
             "UPDATE types SET record = $5 \
              WHERE domain = $1 AND kind = $2 AND name = $3 AND version = $4",
-            &[&big(domain), &(kind as i16), &ty.name, &ty.version, &bytes],
-        )?;
+            owned![big(domain), kind as i16, &ty.name, &ty.version, bytes],
+        );
         Ok(())
     }
 
@@ -124,21 +158,23 @@ impl<C: Link> DomainWrites for Session<C, Writing> {
         kind: Kind,
         ty: &TypeName,
     ) -> Result<(), StoreError> {
+        self.catalog_changed();
         self.write(
             "DELETE FROM types WHERE domain = $1 AND kind = $2 AND name = $3 AND version = $4",
-            &[&big(domain), &(kind as i16), &ty.name, &ty.version],
-        )?;
+            owned![big(domain), kind as i16, &ty.name, &ty.version],
+        );
         Ok(())
     }
 }
 
 impl<C: Link> RunWrites for Session<C, Writing> {
     fn put_run(&mut self, run: &Run) -> Result<(), StoreError> {
+        self.mode.locked.put_run(run);
         self.write(
             "INSERT INTO runs (seq, record) VALUES ($1, $2) \
              ON CONFLICT (seq) DO UPDATE SET record = excluded.record",
-            &[&big(run.seq), &encode(run)],
-        )?;
+            owned![big(run.seq), encode(run)],
+        );
         Ok(())
     }
 
@@ -150,18 +186,19 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         name: Option<&str>,
         json: &[u8],
     ) -> Result<(), StoreError> {
+        self.mode.locked.put(seq, kind, key, name, json);
         let (seq, kind, key) = (big(seq), kind as i16, big(key));
         self.write(
             "INSERT INTO items (seq, kind, key, json) VALUES ($1, $2, $3, $4) \
              ON CONFLICT (seq, kind, key) DO UPDATE SET json = excluded.json",
-            &[&seq, &kind, &key, &json],
-        )?;
+            owned![seq, kind, key, json],
+        );
         if let Some(name) = name {
             self.write(
                 "INSERT INTO item_names (seq, kind, name, key) VALUES ($1, $2, $3, $4) \
                  ON CONFLICT (seq, kind, name) DO UPDATE SET key = excluded.key",
-                &[&seq, &kind, &name, &key],
-            )?;
+                owned![seq, kind, name, key],
+            );
         }
         Ok(())
     }
@@ -173,16 +210,17 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         key: u64,
         name: Option<&str>,
     ) -> Result<(), StoreError> {
+        self.mode.locked.remove(seq, kind, key, name);
         let (seq, kind) = (big(seq), kind as i16);
         self.write(
             "DELETE FROM items WHERE seq = $1 AND kind = $2 AND key = $3",
-            &[&seq, &kind, &big(key)],
-        )?;
+            owned![seq, kind, big(key)],
+        );
         if let Some(name) = name {
             self.write(
                 "DELETE FROM item_names WHERE seq = $1 AND kind = $2 AND name = $3",
-                &[&seq, &kind, &name],
-            )?;
+                owned![seq, kind, name],
+            );
         }
         Ok(())
     }
@@ -195,56 +233,56 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         );
         self.write(
             "INSERT INTO run_ids (domain, workflow_id, run_id, seq) VALUES ($1, $2, $3, $4)",
-            &[&domain, &id, &run.execution.run_id.as_str(), &seq],
-        )?;
+            owned![domain, id, run.execution.run_id.as_str(), seq],
+        );
         // No ON CONFLICT: a run of this id opened by another node first fails this
         // transaction, and its retry's check then finds that run.
         self.write(
             "INSERT INTO open_runs (domain, workflow_id, seq) VALUES ($1, $2, $3)",
-            &[&domain, &id, &seq],
-        )?;
+            owned![domain, id, seq],
+        );
         Ok(())
     }
 
     fn unname_open_run(&mut self, run: &Run) -> Result<(), StoreError> {
         self.write(
             "DELETE FROM open_runs WHERE domain = $1 AND workflow_id = $2 AND seq = $3",
-            &[
-                &big(run.domain),
-                &run.execution.workflow_id.as_str(),
-                &big(run.seq),
+            owned![
+                big(run.domain),
+                run.execution.workflow_id.as_str(),
+                big(run.seq)
             ],
-        )?;
+        );
         Ok(())
     }
 
     fn purge_run(&mut self, run: &Run) -> Result<(), StoreError> {
+        self.mode.locked.forget(run.seq);
         let seq = big(run.seq);
         let id = &run.execution;
         self.write(
             "DELETE FROM run_ids WHERE domain = $1 AND workflow_id = $2 AND run_id = $3",
-            &[
-                &big(run.domain),
-                &id.workflow_id.as_str(),
-                &id.run_id.as_str(),
-            ],
-        )?;
-        self.write("DELETE FROM events WHERE seq = $1", &[&seq])?;
-        self.write("DELETE FROM items WHERE seq = $1", &[&seq])?;
-        self.write("DELETE FROM item_names WHERE seq = $1", &[&seq])?;
+            owned![big(run.domain), id.workflow_id.as_str(), id.run_id.as_str()],
+        );
+        // After the events made before it in this transaction, whichever run they are of.
+        self.send_events();
+        self.write("DELETE FROM events WHERE seq = $1", owned![seq]);
+        self.write("DELETE FROM items WHERE seq = $1", owned![seq]);
+        self.write("DELETE FROM item_names WHERE seq = $1", owned![seq]);
         self.unlist_run(run, Listing::ClosedByStart, run.started_at)?;
         if let Some(closed) = run.closed {
             self.unlist_run(run, Listing::ClosedByClose, closed.at)?;
         }
-        self.write("DELETE FROM runs WHERE seq = $1", &[&seq])?;
+        self.write("DELETE FROM runs WHERE seq = $1", owned![seq]);
         Ok(())
     }
 
+    /// Events are the most numerous writes, and only ever added: they wait together and go
+    /// in one statement (`session.rs`).
     fn put_event(&mut self, seq: u64, event_id: u64, json: &[u8]) -> Result<(), StoreError> {
-        self.write(
-            "INSERT INTO events (seq, event_id, json) VALUES ($1, $2, $3)",
-            &[&big(seq), &big(event_id), &json],
-        )?;
+        self.mode.changed = true;
+        let job = self.mode.job;
+        self.mode.events.add(job, big(seq), big(event_id), json);
         Ok(())
     }
 
@@ -254,15 +292,15 @@ impl<C: Link> RunWrites for Session<C, Writing> {
             "INSERT INTO visibility (domain, listing, filter, value, time, seq) \
              SELECT $1, $2, f, v, $5, $6 FROM unnest($3::smallint[], $4::bytea[]) AS k(f, v) \
              ON CONFLICT DO NOTHING",
-            &[
-                &big(run.domain),
-                &(listing as i16),
-                &filters,
-                &values,
-                &time.as_millis(),
-                &big(run.seq),
+            owned![
+                big(run.domain),
+                listing as i16,
+                filters,
+                values,
+                time.as_millis(),
+                big(run.seq)
             ],
-        )?;
+        );
         Ok(())
     }
 
@@ -277,15 +315,15 @@ impl<C: Link> RunWrites for Session<C, Writing> {
             "DELETE FROM visibility USING unnest($3::smallint[], $4::bytea[]) AS k(f, v) \
              WHERE domain = $1 AND listing = $2 AND filter = k.f AND value = k.v \
              AND time = $5 AND seq = $6",
-            &[
-                &big(run.domain),
-                &(listing as i16),
-                &filters,
-                &values,
-                &time.as_millis(),
-                &big(run.seq),
+            owned![
+                big(run.domain),
+                listing as i16,
+                filters,
+                values,
+                time.as_millis(),
+                big(run.seq)
             ],
-        )?;
+        );
         Ok(())
     }
 
@@ -299,16 +337,16 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         self.write(
             "INSERT INTO tasks (domain, kind, list, rank, ord, seq, scheduled) \
              VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            &[
-                &big(domain),
-                &(kind as i16),
+            owned![
+                big(domain),
+                kind as i16,
                 &slot.list,
-                &i64::from(slot.rank),
-                &big(slot.order),
-                &big(seq),
-                &big(scheduled),
+                i64::from(slot.rank),
+                big(slot.order),
+                big(seq),
+                big(scheduled)
             ],
-        )?;
+        );
         self.mode
             .notices
             .insert(notices::queued(domain, kind, &slot.list));
@@ -339,14 +377,14 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         self.write(
             "DELETE FROM tasks WHERE domain = $1 AND kind = $2 AND list = $3 AND rank = $4 \
              AND ord = $5",
-            &[
-                &big(domain),
-                &(kind as i16),
+            owned![
+                big(domain),
+                kind as i16,
                 &slot.list,
-                &i64::from(slot.rank),
-                &big(slot.order),
+                i64::from(slot.rank),
+                big(slot.order)
             ],
-        )?;
+        );
         Ok(())
     }
 
@@ -360,8 +398,8 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         self.write(
             "INSERT INTO deadlines (at, seq, event_id, kind) VALUES ($1, $2, $3, $4) \
              ON CONFLICT DO NOTHING",
-            &[&at.as_millis(), &big(seq), &big(event_id), &(kind as i16)],
-        )?;
+            owned![at.as_millis(), big(seq), big(event_id), kind as i16],
+        );
         self.mode.notices.insert(notices::DEADLINE.to_owned());
         Ok(())
     }
@@ -375,8 +413,8 @@ impl<C: Link> RunWrites for Session<C, Writing> {
     ) -> Result<(), StoreError> {
         self.write(
             "DELETE FROM deadlines WHERE at = $1 AND seq = $2 AND event_id = $3 AND kind = $4",
-            &[&at.as_millis(), &big(seq), &big(event_id), &(kind as i16)],
-        )?;
+            owned![at.as_millis(), big(seq), big(event_id), kind as i16],
+        );
         Ok(())
     }
 
@@ -422,12 +460,12 @@ impl<C: Link> WasmWrites for Session<C, Writing> {
         // transaction, and the retry's check answers that node's record.
         self.write(
             "INSERT INTO modules (account, digest, record) VALUES ($1, $2, $3)",
-            &[&account, &digest, &encode(record)],
-        )?;
+            owned![account, digest, encode(record)],
+        );
         self.write(
             "INSERT INTO module_code (account, digest, code) VALUES ($1, $2, $3)",
-            &[&account, &digest, &code],
-        )?;
+            owned![account, digest, code],
+        );
         Ok(())
     }
 
@@ -435,20 +473,20 @@ impl<C: Link> WasmWrites for Session<C, Writing> {
         let digest = record.digest.as_str();
         self.write(
             "UPDATE modules SET record = $3 WHERE account = $1 AND digest = $2",
-            &[&account, &digest, &encode(record)],
-        )?;
+            owned![account, digest, encode(record)],
+        );
         Ok(())
     }
 
     fn delete_module(&mut self, account: &str, digest: &str) -> Result<(), StoreError> {
         self.write(
             "DELETE FROM modules WHERE account = $1 AND digest = $2",
-            &[&account, &digest],
-        )?;
+            owned![account, digest],
+        );
         self.write(
             "DELETE FROM module_code WHERE account = $1 AND digest = $2",
-            &[&account, &digest],
-        )?;
+            owned![account, digest],
+        );
         Ok(())
     }
 
@@ -456,13 +494,13 @@ impl<C: Link> WasmWrites for Session<C, Writing> {
         self.write(
             "INSERT INTO bindings (domain, kind, name, record) VALUES ($1, $2, $3, $4) \
              ON CONFLICT (domain, kind, name) DO UPDATE SET record = excluded.record",
-            &[
-                &big(domain),
-                &(binding.kind as i16),
+            owned![
+                big(domain),
+                binding.kind as i16,
                 &binding.name,
-                &encode(binding),
+                encode(binding)
             ],
-        )?;
+        );
         self.mode.notices.insert(notices::BINDINGS.to_owned());
         Ok(())
     }
@@ -474,16 +512,18 @@ impl<C: Link> WasmWrites for Session<C, Writing> {
         name: &str,
     ) -> Result<bool, StoreError> {
         let (domain, kind) = (big(domain), kind as i16);
-        let removed = self.write(
-            "DELETE FROM bindings WHERE domain = $1 AND kind = $2 AND name = $3",
+        // The one write whose answer is needed: a read, so that it is sent now.
+        self.mode.changed = true;
+        let removed = self.rows(
+            "DELETE FROM bindings WHERE domain = $1 AND kind = $2 AND name = $3 RETURNING 1",
             &[&domain, &kind, &name],
         )?;
         self.write(
             "DELETE FROM guest_failures WHERE domain = $1 AND kind = $2 AND name = $3",
-            &[&domain, &kind, &name],
-        )?;
+            owned![domain, kind, name],
+        );
         self.mode.notices.insert(notices::BINDINGS.to_owned());
-        Ok(removed > 0)
+        Ok(!removed.is_empty())
     }
 
     fn record_guest_failure(
@@ -498,15 +538,15 @@ impl<C: Link> WasmWrites for Session<C, Writing> {
         self.write(
             "INSERT INTO guest_failures (domain, kind, name, seq, record) \
              VALUES ($1, $2, $3, $4, $5)",
-            &[&domain, &kind, &name, &seq, &encode(failure)],
-        )?;
+            owned![domain, kind, name, seq, encode(failure)],
+        );
         let kept = i64::try_from(FAILURES_KEPT).unwrap_or(i64::MAX);
         self.write(
             "DELETE FROM guest_failures WHERE domain = $1 AND kind = $2 AND name = $3 \
              AND seq IN (SELECT seq FROM guest_failures \
              WHERE domain = $1 AND kind = $2 AND name = $3 ORDER BY seq DESC OFFSET $4)",
-            &[&domain, &kind, &name, &kept],
-        )?;
+            owned![domain, kind, name, kept],
+        );
         Ok(())
     }
 }

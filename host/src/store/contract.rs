@@ -1,0 +1,405 @@
+//! The rules of `seam.rs` as tests that every backend passes: redb always, and PostgreSQL when
+//! `WEFT_TEST_POSTGRES` names a database (`tests/run` sets it), as two nodes sharing one fresh
+//! schema, which is what two `weft serve` processes on one database are. A third backend adds
+//! itself to [`backends`] and has its suite.
+//!
+//! Each test makes its requests from two store handles at once (on redb, two handles of the
+//! one store), so that a rule that holds only by luck of timing has chances to fail.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{Opened, Reads, Store, StoreError, Writes};
+use crate::clock::{Clock, SystemClock, Timestamp};
+use crate::model::{Domain, ItemKind, Run, Scope, Slot};
+use crate::store::{Counter, Deadline, TaskKind};
+
+/// Two handles of one store: two nodes of a shared database, or one redb store twice.
+struct Nodes {
+    backend: &'static str,
+    opened: Vec<Opened>,
+    /// redb's directory, removed when the test ends.
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl Nodes {
+    fn node(&self, i: usize) -> &Store {
+        &self.opened[i % self.opened.len()].store
+    }
+
+    /// Closes the stores and waits for their writers.
+    async fn close(self) {
+        for opened in self.opened {
+            let Opened { store, writer, .. } = opened;
+            drop(store);
+            tokio::task::spawn_blocking(move || writer.join())
+                .await
+                .expect("writer joined");
+        }
+    }
+}
+
+/// Every backend this build can test here, freshly made.
+async fn backends() -> Vec<Nodes> {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let redb = Store::open(dir.path(), Arc::new(SystemClock)).expect("redb opens");
+    let mut all = vec![Nodes {
+        backend: "redb",
+        opened: vec![redb],
+        _dir: Some(dir),
+    }];
+    if let Some(url) = std::env::var("WEFT_TEST_POSTGRES")
+        .ok()
+        .filter(|url| !url.is_empty())
+    {
+        let url = fresh_schema(&url).await;
+        let mut opened = Vec::new();
+        for _ in 0..2 {
+            let url = url.clone();
+            let node = tokio::task::spawn_blocking(move || {
+                Store::open_postgres(&url, Arc::new(SystemClock))
+            });
+            opened.push(node.await.expect("opened").expect("PostgreSQL opens"));
+        }
+        all.push(Nodes {
+            backend: "postgres",
+            opened,
+            _dir: None,
+        });
+    }
+    all
+}
+
+/// A new schema in the database `url` names, as a URL whose connections use it.
+async fn fresh_schema(url: &str) -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let schema = format!(
+        "weft_c{}_{}_{n}",
+        SystemClock.now().as_millis(),
+        std::process::id()
+    );
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .expect("WEFT_TEST_POSTGRES answers");
+    let driver = tokio::spawn(connection);
+    client
+        .batch_execute(&format!("CREATE SCHEMA {schema}"))
+        .await
+        .expect("a schema is made");
+    drop(client);
+    let _ = driver.await;
+    let join = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{join}options=-c%20search_path%3D{schema}")
+}
+
+/// The account and region the tests' records are in.
+pub(super) fn scope() -> Scope {
+    Scope {
+        account: "000000000000".into(),
+        region: "us-east-1".into(),
+    }
+}
+
+/// A registered domain `name` with id `id`.
+pub(super) fn domain(id: u64, name: &str) -> Domain {
+    Domain {
+        id,
+        name: name.into(),
+        description: None,
+        retention: "1".into(),
+        deprecated_at: None,
+        tags: vec![],
+    }
+}
+
+/// An open run `seq` of domain 1, as the engine stores one.
+fn run(seq: u64) -> Run {
+    serde_json::from_value(serde_json::json!({
+        "seq": seq, "domain": 1, "account": "000000000000", "domain_name": "d",
+        "execution": {"workflowId": format!("w{seq}"), "runId": format!("r{seq}")},
+        "workflow_type": {"name": "t", "version": "1"},
+        "config": {"taskStartToCloseTimeout": "60", "executionStartToCloseTimeout": "3600",
+                   "taskList": {"name": "deciders"}, "childPolicy": "TERMINATE"},
+        "tags": [], "started_at": 1_795_769_748.101, "timeout_at": null, "retention_days": 1,
+        "closed": null, "parent": null, "cancel_requested": false, "next_event_id": 1,
+        "decision": "Idle", "previous_started_event_id": 0, "decision_task_list": "deciders",
+        "decision_schedule_to_start": null, "latest_execution_context": null,
+        "latest_activity_task_at": null, "last_event_at": null,
+        "open": {"activities": 0, "timers": 0, "children": 0, "lambdas": 0}
+    }))
+    .expect("a run's record")
+}
+
+/// Runs `jobs` write jobs from each of `workers` tasks spread over the nodes, each job being
+/// `job(node, worker, n)`'s answer; answers every job's output.
+async fn concurrently<T, F, Fut>(nodes: &Nodes, workers: usize, jobs: usize, job: F) -> Vec<T>
+where
+    T: Send + 'static,
+    F: Fn(Store, usize, usize) -> Fut + Clone + Send + 'static,
+    Fut: std::future::Future<Output = T> + Send,
+{
+    let tasks: Vec<_> = (0..workers)
+        .map(|w| {
+            let (store, job) = (nodes.node(w).clone(), job.clone());
+            tokio::spawn(async move {
+                let mut out = Vec::new();
+                for n in 0..jobs {
+                    out.push(job(store.clone(), w, n).await);
+                }
+                out
+            })
+        })
+        .collect();
+    let mut all = Vec::new();
+    for task in tasks {
+        all.extend(task.await.expect("worker"));
+    }
+    all
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_task_is_claimed_once() {
+    for nodes in backends().await {
+        let slot = |n: u64| Slot {
+            list: "l".into(),
+            rank: 0,
+            order: n,
+        };
+        nodes
+            .node(0)
+            .apply(move |tx| {
+                (0..200).try_for_each(|n| tx.push_task(1, TaskKind::Activity, &slot(n), (n, n)))
+            })
+            .await
+            .unwrap();
+        let claimed = concurrently(&nodes, 8, 30, |store, _, _| async move {
+            let popped = store.apply(|tx| tx.pop_task(1, TaskKind::Activity, "l"));
+            popped.await.unwrap()
+        })
+        .await;
+        let seqs: Vec<u64> = claimed.into_iter().flatten().map(|(seq, _)| seq).collect();
+        let distinct: BTreeSet<u64> = seqs.iter().copied().collect();
+        assert_eq!(seqs.len(), 200, "{}: every task claimed", nodes.backend);
+        assert_eq!(distinct.len(), 200, "{}: none twice", nodes.backend);
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_deadline_fires_once() {
+    for nodes in backends().await {
+        nodes
+            .node(0)
+            .apply(|tx| {
+                (0..200).try_for_each(|n| {
+                    let at = Timestamp::from_millis(1_000 + n as i64);
+                    tx.set_deadline(at, n, 1, Deadline::Timer)
+                })
+            })
+            .await
+            .unwrap();
+        let fired = concurrently(&nodes, 8, 10, |store, _, _| async move {
+            store.apply(|tx| tx.take_due(8)).await.unwrap()
+        })
+        .await;
+        let runs: Vec<u64> = fired.into_iter().flatten().map(|due| due.run).collect();
+        let distinct: BTreeSet<u64> = runs.iter().copied().collect();
+        assert_eq!(runs.len(), 200, "{}: every deadline fired", nodes.backend);
+        assert_eq!(distinct.len(), 200, "{}: none twice", nodes.backend);
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn ids_are_never_given_twice_and_rise_on_each_node() {
+    for nodes in backends().await {
+        let ids = concurrently(&nodes, 6, 40, |store, w, _| async move {
+            (w, store.apply(|tx| tx.next_id()).await.unwrap())
+        })
+        .await;
+        let distinct: BTreeSet<u64> = ids.iter().map(|&(_, id)| id).collect();
+        assert_eq!(distinct.len(), ids.len(), "{}: an id twice", nodes.backend);
+        for w in 0..6 {
+            let mine: Vec<u64> = ids.iter().filter(|i| i.0 == w).map(|i| i.1).collect();
+            assert!(mine.is_sorted(), "{}: ids fell: {mine:?}", nodes.backend);
+        }
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn counters_are_atomic() {
+    for nodes in backends().await {
+        nodes
+            .node(0)
+            .apply(|tx| tx.add_domain(&scope(), &domain(1, "d")))
+            .await
+            .unwrap();
+        concurrently(&nodes, 8, 25, |store, _, _| async move {
+            let add = store.apply(|tx| tx.add_count(1, Counter::OpenRuns, 1));
+            add.await.unwrap();
+        })
+        .await;
+        let count = nodes.node(1).read(|tx| tx.count(1, Counter::OpenRuns));
+        assert_eq!(count.await.unwrap(), 200, "{}", nodes.backend);
+        nodes.close().await;
+    }
+}
+
+/// A check's refusal of a name that exists, as an operation's fault would be.
+#[derive(Debug)]
+struct Exists;
+
+/// A store that fails a check here fails the test.
+impl From<StoreError> for Exists {
+    fn from(error: StoreError) -> Self {
+        panic!("the store failed: {error}")
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_name_is_created_once() {
+    for nodes in backends().await {
+        for round in 0..10u64 {
+            let name = format!("d{round}");
+            let created = concurrently(&nodes, 2, 1, move |store, w, _| {
+                let name = name.clone();
+                async move {
+                    let id = round * 10 + w as u64;
+                    let check = {
+                        let name = name.clone();
+                        move |tx: &dyn Reads| match tx.domain(&scope(), &name)? {
+                            Some(_) => Err(Exists),
+                            None => Ok(()),
+                        }
+                    };
+                    let apply =
+                        move |tx: &mut dyn Writes, ()| tx.add_domain(&scope(), &domain(id, &name));
+                    store.write(check, apply).await.map(|()| id)
+                }
+            })
+            .await;
+            let winners: Vec<u64> = created
+                .iter()
+                .filter_map(|c| c.as_ref().ok())
+                .copied()
+                .collect();
+            assert_eq!(winners.len(), 1, "{}: {created:?}", nodes.backend);
+            let loser = created.iter().find_map(|c| c.as_ref().err());
+            assert!(loser.is_some(), "{}: {created:?}", nodes.backend);
+            let name = format!("d{round}");
+            let kept = nodes.node(1).read(move |tx| tx.domain(&scope(), &name));
+            assert_eq!(kept.await.unwrap().map(|d| d.id), Some(winners[0]));
+        }
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_run_is_changed_by_one_transaction_at_a_time() {
+    for nodes in backends().await {
+        nodes.node(0).apply(|tx| tx.put_run(&run(7))).await.unwrap();
+        concurrently(&nodes, 8, 10, |store, _, _| async move {
+            let change = store.apply(|tx| {
+                let mut run = tx.run(7)?.expect("the run");
+                run.next_event_id += 1;
+                tx.put_run(&run)
+            });
+            change.await.unwrap();
+        })
+        .await;
+        let run = nodes.node(1).read(|tx| tx.run(7)).await.unwrap();
+        assert_eq!(run.map(|r| r.next_event_id), Some(81), "{}", nodes.backend);
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_transaction_reads_what_it_wrote() {
+    for nodes in backends().await {
+        nodes.node(0).apply(|tx| tx.put_run(&run(9))).await.unwrap();
+        let seen = nodes.node(0).apply(|tx| {
+            let mut run = tx.run(9)?.expect("the run");
+            tx.put_item(9, ItemKind::Timer, 3, Some("t3"), b"{}")?;
+            tx.put_item(9, ItemKind::Timer, 1, Some("t1"), b"[]")?;
+            run.next_event_id = 5;
+            tx.put_run(&run)?;
+            tx.put_event(9, 1, b"{}")?;
+            tx.put_event(9, 2, b"[]")?;
+            let written = (
+                tx.event(9, 2)?,
+                tx.run(9)?.map(|r| r.next_event_id),
+                tx.item_keys(9, ItemKind::Timer)?,
+                tx.item_named(9, ItemKind::Timer, "t1")?,
+                tx.item(9, ItemKind::Timer, 1)?,
+            );
+            tx.remove_item(9, ItemKind::Timer, 1, Some("t1"))?;
+            let removed = (
+                tx.item_keys(9, ItemKind::Timer)?,
+                tx.item_named(9, ItemKind::Timer, "t1")?,
+            );
+            Ok((written, removed))
+        });
+        let (written, removed) = seen.await.unwrap();
+        let json = Some(b"[]".to_vec());
+        let expected = (json.clone(), Some(5), vec![1, 3], Some(1), json);
+        assert_eq!(written, expected, "{}", nodes.backend);
+        assert_eq!(removed, (vec![3], None), "{}", nodes.backend);
+        // And a later transaction, on another node, reads what this one committed.
+        let later = nodes.node(1).apply(|tx| {
+            let run = tx.run(9)?.map(|r| r.next_event_id);
+            Ok((run, tx.item_keys(9, ItemKind::Timer)?, tx.event(9, 1)?))
+        });
+        assert_eq!(
+            later.await.unwrap(),
+            (Some(5), vec![3], Some(b"{}".to_vec())),
+            "{}",
+            nodes.backend
+        );
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_changed_domain_is_seen_by_every_node() {
+    for nodes in backends().await {
+        nodes
+            .node(0)
+            .apply(|tx| tx.add_domain(&scope(), &domain(1, "d")))
+            .await
+            .unwrap();
+        let status = |store: Store| async move {
+            let read = store.read(|tx| tx.domain(&scope(), "d"));
+            read.await.unwrap().map(|d| d.deprecated_at.is_some())
+        };
+        // Read once on each node, so that a node keeping records has this one.
+        assert_eq!(status(nodes.node(1).clone()).await, Some(false));
+        assert_eq!(status(nodes.node(0).clone()).await, Some(false));
+        nodes
+            .node(0)
+            .apply(|tx| {
+                let mut d = tx.domain_to_change(&scope(), "d")?.expect("the domain");
+                d.deprecated_at = Some(Timestamp::from_millis(1));
+                tx.put_domain(&scope(), &d)
+            })
+            .await
+            .unwrap();
+        // The node that changed it sees the change at once; another, once told.
+        assert_eq!(
+            status(nodes.node(0).clone()).await,
+            Some(true),
+            "{}",
+            nodes.backend
+        );
+        let told = async {
+            while status(nodes.node(1).clone()).await != Some(true) {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        };
+        let within = tokio::time::timeout(Duration::from_secs(5), told).await;
+        assert!(within.is_ok(), "{}: never told", nodes.backend);
+        nodes.close().await;
+    }
+}

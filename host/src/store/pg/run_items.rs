@@ -1,0 +1,108 @@
+//! The runs the writer's transaction has locked, with their items (open activities, timers,
+//! children, ...): read together in one round trip, and kept up to date by the transaction's
+//! own writes, so that the engine's further reads of the run while it changes it cost none.
+//!
+//! The run's row lock makes this sound: while the transaction holds it, no other transaction
+//! changes the run's items, so what the transaction read and wrote is what the database holds.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+
+use tokio_postgres::Row;
+
+use super::reads::unbig;
+use crate::model::{ItemKind, Run};
+
+/// SQL reading a run's items and item names, in the order [`Locked::load`] takes them.
+pub(super) const ITEMS: &str = "SELECT kind, key, json FROM items WHERE seq = $1";
+pub(super) const NAMES: &str = "SELECT kind, name, key FROM item_names WHERE seq = $1";
+
+/// One run's record, its items by kind and key, and their names.
+struct Items {
+    run: Run,
+    items: BTreeMap<(i16, u64), Vec<u8>>,
+    names: HashMap<(i16, String), u64>,
+}
+
+/// The items of the runs locked so far, by run.
+#[derive(Default)]
+pub(super) struct Locked(RefCell<HashMap<u64, Items>>);
+
+impl Locked {
+    /// The run `seq`, if it is here.
+    pub(super) fn run(&self, seq: u64) -> Option<Run> {
+        Some(self.0.borrow().get(&seq)?.run.clone())
+    }
+
+    /// Keeps `run` with its items as [`ITEMS`] and [`NAMES`] read them.
+    pub(super) fn load(&self, run: Run, items: &[Row], names: &[Row]) {
+        let seq = run.seq;
+        let run = Items {
+            run,
+            items: items
+                .iter()
+                .map(|row| ((row.get(0), unbig(row, 1)), row.get::<_, &[u8]>(2).to_vec()))
+                .collect(),
+            names: names
+                .iter()
+                .map(|row| ((row.get(0), row.get(1)), unbig(row, 2)))
+                .collect(),
+        };
+        self.0.borrow_mut().insert(seq, run);
+    }
+
+    /// Item `key` of `kind` in run `seq`: `None` if the run's items are not here.
+    pub(super) fn item(&self, seq: u64, kind: ItemKind, key: u64) -> Option<Option<Vec<u8>>> {
+        let runs = self.0.borrow();
+        let run = runs.get(&seq)?;
+        Some(run.items.get(&(kind as i16, key)).cloned())
+    }
+
+    /// The key of the item named `name`: `None` if the run's items are not here.
+    pub(super) fn item_named(&self, seq: u64, kind: ItemKind, name: &str) -> Option<Option<u64>> {
+        let runs = self.0.borrow();
+        let run = runs.get(&seq)?;
+        Some(run.names.get(&(kind as i16, name.to_owned())).copied())
+    }
+
+    /// The keys of `kind`, in order: `None` if the run's items are not here.
+    pub(super) fn item_keys(&self, seq: u64, kind: ItemKind) -> Option<Vec<u64>> {
+        let runs = self.0.borrow();
+        let run = runs.get(&seq)?;
+        let kind = kind as i16;
+        let keys = run.items.range((kind, 0)..=(kind, u64::MAX));
+        Some(keys.map(|(&(_, key), _)| key).collect())
+    }
+
+    /// Notes a write of a run, if it is here.
+    pub(super) fn put_run(&self, run: &Run) {
+        if let Some(here) = self.0.borrow_mut().get_mut(&run.seq) {
+            here.run = run.clone();
+        }
+    }
+
+    /// Notes a write of an item, if its run's items are here.
+    pub(super) fn put(&self, seq: u64, kind: ItemKind, key: u64, name: Option<&str>, json: &[u8]) {
+        if let Some(run) = self.0.borrow_mut().get_mut(&seq) {
+            run.items.insert((kind as i16, key), json.to_vec());
+            if let Some(name) = name {
+                run.names.insert((kind as i16, name.to_owned()), key);
+            }
+        }
+    }
+
+    /// Notes the removal of an item, if its run's items are here.
+    pub(super) fn remove(&self, seq: u64, kind: ItemKind, key: u64, name: Option<&str>) {
+        if let Some(run) = self.0.borrow_mut().get_mut(&seq) {
+            run.items.remove(&(kind as i16, key));
+            if let Some(name) = name {
+                run.names.remove(&(kind as i16, name.to_owned()));
+            }
+        }
+    }
+
+    /// Forgets a run that was purged.
+    pub(super) fn forget(&self, seq: u64) {
+        self.0.borrow_mut().remove(&seq);
+    }
+}
