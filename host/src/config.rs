@@ -40,6 +40,9 @@ impl std::str::FromStr for StoreUrl {
     }
 }
 
+/// The MiB of redb's page cache unless configured.
+pub(crate) const DEFAULT_STORE_CACHE_MIB: usize = 64;
+
 /// Everything `Weft::open` needs.
 #[derive(Clone)]
 pub struct Config {
@@ -50,6 +53,9 @@ pub struct Config {
     /// the same one serve the same tenants, domains and task lists. `None`: redb in
     /// `data_dir`.
     pub store: Option<StoreUrl>,
+    /// Bytes of redb's page cache: what it keeps of the database file in memory (redb's own
+    /// default, 1 GiB, would let a node grow towards that as its file grows).
+    pub store_cache: usize,
     /// How long a long poll waits for a task before answering empty (AWS: 60 s).
     pub poll_timeout: Duration,
     /// The account id of the open tenant, when no tenants are configured.
@@ -84,6 +90,7 @@ impl Config {
         Config {
             data_dir: data_dir.into(),
             store: None,
+            store_cache: DEFAULT_STORE_CACHE_MIB << 20,
             poll_timeout: Duration::from_secs(60),
             account_id: DEFAULT_ACCOUNT_ID.to_owned(),
             limits: Limits::default(),

@@ -78,6 +78,11 @@ pub struct ServerSettings {
     #[arg(long, env = "WEFT_STORE", value_name = "URL")]
     #[serde(skip)]
     pub store: Option<StoreUrl>,
+    /// MiB of memory redb keeps of its database file; reads beyond it go to the file (and the
+    /// operating system's cache) [default: 64].
+    #[arg(long = "store-cache", env = "WEFT_STORE_CACHE", value_name = "MIB",
+          value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    pub store_cache_mib: Option<u64>,
     /// Seconds a long poll waits for a task before answering empty, 1 to 3600 [default: 60].
     #[arg(long = "poll-timeout", env = "WEFT_POLL_TIMEOUT", value_name = "SECS",
           value_parser = clap::value_parser!(u64).range(1..=MAX_POLL_TIMEOUT_SECS))]
@@ -164,6 +169,7 @@ impl ServerSettings {
             listen: self.listen.or(lower.listen),
             data: self.data.or(lower.data),
             store: self.store.or(lower.store),
+            store_cache_mib: self.store_cache_mib.or(lower.store_cache_mib),
             poll_timeout_secs: self.poll_timeout_secs.or(lower.poll_timeout_secs),
             max_clock_skew_secs: self.max_clock_skew_secs.or(lower.max_clock_skew_secs),
             account_id: self.account_id.or(lower.account_id),
@@ -192,6 +198,8 @@ impl ServerSettings {
         let listen = self.listen.unwrap_or_else(|| DEFAULT_LISTEN.to_owned());
         let mut config = Config::new(self.data.unwrap_or_else(|| DEFAULT_DATA_DIR.into()));
         config.store = self.store;
+        let mib = |mib: u64| usize::try_from(mib).unwrap_or(usize::MAX >> 20) << 20;
+        set(&mut config.store_cache, self.store_cache_mib.map(mib));
         config.limits = limits;
         config.tenants = tenants;
         set(&mut config.poll_timeout, self.poll_timeout_secs.map(secs));
@@ -424,5 +432,20 @@ mod tests {
         assert!(config.store.is_none(), "redb unless a store is named");
         // Not a [server] key: the file names it in [store] only.
         assert!(ConfigFile::parse("[server]\nstore = \"postgres://x\"\n").is_err());
+    }
+
+    #[test]
+    fn redb_keeps_64_mib_in_memory_unless_told_otherwise() {
+        let resolve = |file: &str, flag: Option<u64>| {
+            let flags = ServerSettings {
+                store_cache_mib: flag,
+                ..ServerSettings::default()
+            };
+            let (_, config) = ConfigFile::parse(file).unwrap().resolve(flags).unwrap();
+            config.store_cache >> 20
+        };
+        assert_eq!(resolve("", None), 64);
+        assert_eq!(resolve("[server]\nstore_cache_mib = 16\n", None), 16);
+        assert_eq!(resolve("[server]\nstore_cache_mib = 16\n", Some(8)), 8);
     }
 }

@@ -126,7 +126,7 @@ impl Weft {
         let outgoing = runtime::Outgoing::new(&config.http_ca).map_err(Error::Config)?;
         let mut opened = match &config.store {
             Some(url) => Store::open_postgres(url.expose(), config.clock.clone())?,
-            None => Store::open(&config.data_dir, config.clock.clone())?,
+            None => Store::open_cached(&config.data_dir, config.store_cache, config.clock.clone())?,
         };
         let signals = opened.signals.take();
         // On a thread of its own, as the store's blocking reads must not run on an async

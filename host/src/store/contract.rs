@@ -403,3 +403,34 @@ async fn a_changed_domain_is_seen_by_every_node() {
         nodes.close().await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_last_change_to_a_deadline_in_a_transaction_stands() {
+    for nodes in backends().await {
+        let at = Timestamp::from_millis;
+        nodes
+            .node(0)
+            .apply(move |tx| {
+                tx.set_deadline(at(1), 1, 1, Deadline::Timer)?;
+                tx.set_deadline(at(2), 2, 1, Deadline::Timer)
+            })
+            .await
+            .unwrap();
+        nodes
+            .node(1)
+            .apply(move |tx| {
+                tx.clear_deadline(at(1), 1, 1, Deadline::Timer)?;
+                tx.set_deadline(at(3), 3, 1, Deadline::Timer)?;
+                tx.clear_deadline(at(3), 3, 1, Deadline::Timer)?;
+                tx.clear_deadline(at(2), 2, 1, Deadline::Timer)?;
+                tx.set_deadline(at(2), 2, 1, Deadline::Timer)?;
+                tx.set_deadline(at(4), 4, 1, Deadline::Timer)
+            })
+            .await
+            .unwrap();
+        let due = nodes.node(0).apply(|tx| tx.take_due(10)).await.unwrap();
+        let runs: Vec<u64> = due.iter().map(|due| due.run).collect();
+        assert_eq!(runs, [2, 4], "{}", nodes.backend);
+        nodes.close().await;
+    }
+}

@@ -174,14 +174,30 @@ pub(crate) struct Opened {
 }
 
 impl Store {
-    /// Opens (or creates) the database in `dir` and starts the writer.
+    /// Opens (or creates) the database in `dir` with the default page cache and starts the
+    /// writer: for tests.
+    #[cfg(test)]
     pub(crate) fn open(dir: &Path, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> {
+        let cache = crate::config::DEFAULT_STORE_CACHE_MIB << 20;
+        Store::open_cached(dir, cache, clock)
+    }
+
+    /// Opens (or creates) the database in `dir`, keeping up to `cache` bytes of it in memory,
+    /// and starts the writer.
+    pub(crate) fn open_cached(
+        dir: &Path,
+        cache: usize,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Opened, StoreError> {
         let dir_error = |source| StoreError::Dir {
             path: dir.to_owned(),
             source,
         };
         std::fs::create_dir_all(dir).map_err(dir_error)?;
-        let db = match Database::create(dir.join("weft.redb")) {
+        let db = match Database::builder()
+            .set_cache_size(cache)
+            .create(dir.join("weft.redb"))
+        {
             Ok(db) => db,
             Err(DatabaseError::DatabaseAlreadyOpen) => return Err(StoreError::Locked(dir.into())),
             Err(e) => return Err(StoreError::Db(e.into())),

@@ -26,6 +26,7 @@
 
 mod catalog;
 mod conn;
+mod events;
 mod notices;
 mod params;
 mod reads;

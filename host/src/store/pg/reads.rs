@@ -6,7 +6,6 @@
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
-use super::conn::Step;
 use super::run_items;
 use super::session::{Link, Mode, Session};
 use crate::clock::Timestamp;
@@ -343,21 +342,13 @@ impl<C: Link, M: Mode> RunReads for Session<C, M> {
             if let Some(run) = locked.run(seq) {
                 return Ok(Some(run));
             }
-            // The run, locked, with its items, in one round trip.
-            let seq = big(seq);
-            let [run, items, names]: [Vec<Row>; 3] = self
-                .send(&[
-                    Step::Prepared("SELECT record FROM runs WHERE seq = $1 FOR UPDATE", &[&seq]),
-                    Step::Prepared(run_items::ITEMS, &[&seq]),
-                    Step::Prepared(run_items::NAMES, &[&seq]),
-                ])?
-                .try_into()
-                .map_err(|_| StoreError::Broken("a pipeline lost a statement".into()))?;
-            let run = run_of(run.into_iter().next())?;
-            if let Some(run) = &run {
-                locked.load(run.clone(), &items, &names);
-            }
-            return Ok(run);
+            // The run, locked, with its items.
+            let Some(row) = self.row(run_items::RUN_LOCKED, &[&big(seq)])? else {
+                return Ok(None);
+            };
+            let run: Run = decode("runs", bytes(&row, 0))?;
+            locked.load(run.clone(), &row);
+            return Ok(Some(run));
         }
         let sql = self.pick(
             "SELECT record FROM runs WHERE seq = $1",

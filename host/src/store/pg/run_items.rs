@@ -10,12 +10,17 @@ use std::collections::{BTreeMap, HashMap};
 
 use tokio_postgres::Row;
 
-use super::reads::unbig;
 use crate::model::{ItemKind, Run};
 
-/// SQL reading a run's items and item names, in the order [`Locked::load`] takes them.
-pub(super) const ITEMS: &str = "SELECT kind, key, json FROM items WHERE seq = $1";
-pub(super) const NAMES: &str = "SELECT kind, name, key FROM item_names WHERE seq = $1";
+/// A run, locked, with its items and their names as arrays (each `NULL` if there are none),
+/// in the order [`Locked::load`] takes them: one statement.
+pub(super) const RUN_LOCKED: &str = "SELECT r.record, i.kinds, i.keys, i.jsons, \
+     n.kinds, n.names, n.keys FROM runs r \
+     LEFT JOIN LATERAL (SELECT array_agg(kind) AS kinds, array_agg(key) AS keys, \
+     array_agg(json) AS jsons FROM items WHERE seq = r.seq) i ON true \
+     LEFT JOIN LATERAL (SELECT array_agg(kind) AS kinds, array_agg(name) AS names, \
+     array_agg(key) AS keys FROM item_names WHERE seq = r.seq) n ON true \
+     WHERE r.seq = $1 FOR UPDATE OF r";
 
 /// One run's record, its items by kind and key, and their names.
 struct Items {
@@ -34,19 +39,22 @@ impl Locked {
         Some(self.0.borrow().get(&seq)?.run.clone())
     }
 
-    /// Keeps `run` with its items as [`ITEMS`] and [`NAMES`] read them.
-    pub(super) fn load(&self, run: Run, items: &[Row], names: &[Row]) {
+    /// Keeps `run` with its items, from the row [`RUN_LOCKED`] read it in.
+    pub(super) fn load(&self, run: Run, row: &Row) {
+        let array = |column| row.get::<_, Option<Vec<i64>>>(column).unwrap_or_default();
+        let kinds = |column| row.get::<_, Option<Vec<i16>>>(column).unwrap_or_default();
+        let key = |key: i64| u64::try_from(key).unwrap_or(0);
+        let jsons: Vec<Vec<u8>> = row.get::<_, Option<_>>(3).unwrap_or_default();
+        let names: Vec<String> = row.get::<_, Option<_>>(5).unwrap_or_default();
+        let items = kinds(1).into_iter().zip(array(2)).zip(jsons);
+        let names = kinds(4).into_iter().zip(names).zip(array(6));
         let seq = run.seq;
         let run = Items {
             run,
             items: items
-                .iter()
-                .map(|row| ((row.get(0), unbig(row, 1)), row.get::<_, &[u8]>(2).to_vec()))
+                .map(|((kind, k), json)| ((kind, key(k)), json))
                 .collect(),
-            names: names
-                .iter()
-                .map(|row| ((row.get(0), row.get(1)), unbig(row, 2)))
-                .collect(),
+            names: names.map(|(name, k)| (name, key(k))).collect(),
         };
         self.0.borrow_mut().insert(seq, run);
     }

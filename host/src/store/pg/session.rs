@@ -16,6 +16,7 @@ use tokio_postgres::types::ToSql;
 
 use super::catalog::Catalog;
 use super::conn::{Conn, Step, connection_ended, explain, is_conflict};
+use super::events::Events;
 use super::reads::{Params, Sql};
 use super::run_items::Locked;
 use crate::clock::Timestamp;
@@ -54,10 +55,8 @@ pub(super) trait Mode {
         None
     }
 
-    /// The events added and not sent yet, as one write, if there are any.
-    fn events(&self) -> Option<Pending> {
-        None
-    }
+    /// Moves the events added and not sent yet (`events.rs`) to `pending`, as one write.
+    fn events(&self, _pending: &mut Vec<Pending>) {}
 
     /// Whether dropping the session must roll its transaction back: the writer ends its own.
     const ROLLBACK_AT_DROP: bool;
@@ -212,63 +211,17 @@ impl Mode for Writing {
         Some(&self.locked)
     }
 
-    fn events(&self) -> Option<Pending> {
-        self.events.take()
-    }
-}
-
-/// Events added in the writer's transaction and not sent yet: sent as one statement, with the
-/// writes made before the first of them, at the next read or the commit (or before a write
-/// that deletes events).
-#[derive(Default)]
-pub(super) struct Events(RefCell<Option<Added>>);
-
-/// Events added, as the statement's columns.
-struct Added {
-    /// The request that added the first: a failure of the statement is its.
-    job: Option<usize>,
-    seqs: Vec<i64>,
-    ids: Vec<i64>,
-    jsons: Vec<Vec<u8>>,
-}
-
-impl Events {
-    /// Adds event `event_id` of run `seq`, made for request `job`.
-    pub(super) fn add(&self, job: Option<usize>, seq: i64, event_id: i64, json: &[u8]) {
-        let mut events = self.0.borrow_mut();
-        let added = events.get_or_insert_with(|| Added {
-            job,
-            seqs: Vec::new(),
-            ids: Vec::new(),
-            jsons: Vec::new(),
-        });
-        added.seqs.push(seq);
-        added.ids.push(event_id);
-        added.jsons.push(json.to_vec());
-    }
-
-    /// The events as one write, if there are any; forgets them.
-    fn take(&self) -> Option<Pending> {
-        let added = self.0.borrow_mut().take()?;
-        Some(Pending {
-            sql: "INSERT INTO events (seq, event_id, json) \
-                  SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bytea[])",
-            params: vec![
-                Box::new(added.seqs),
-                Box::new(added.ids),
-                Box::new(added.jsons),
-            ],
-            job: added.job,
-        })
+    fn events(&self, pending: &mut Vec<Pending>) {
+        self.events.take(pending);
     }
 }
 
 /// A write the writer has made but not yet sent.
 pub(super) struct Pending {
-    sql: &'static str,
-    params: Vec<Box<dyn ToSql + Sync + Send>>,
+    pub(super) sql: &'static str,
+    pub(super) params: Vec<Box<dyn ToSql + Sync + Send>>,
     /// The request it was made for.
-    job: Option<usize>,
+    pub(super) job: Option<usize>,
 }
 
 /// A transaction on connection `C` in mode `M`.
@@ -314,9 +267,7 @@ impl<C: Link, M: Mode> Session<C, M> {
 
     /// Queues the events added so far, as one write after the writes made so far.
     pub(super) fn send_events(&self) {
-        if let Some(events) = self.mode.events() {
-            self.pending.borrow_mut().push(events);
-        }
+        self.mode.events(&mut self.pending.borrow_mut());
     }
 
     /// Sends the `BEGIN` if it has not gone yet, the writes not sent yet, and `tail`, in one
@@ -354,7 +305,7 @@ impl<C: Link, M: Mode> Session<C, M> {
     /// closed.
     pub(super) fn rollback(&self) {
         self.pending.borrow_mut().clear();
-        drop(self.mode.events());
+        self.mode.events(&mut Vec::new());
         if !self.begun.replace(false) {
             return;
         }

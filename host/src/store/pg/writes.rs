@@ -278,7 +278,7 @@ impl<C: Link> RunWrites for Session<C, Writing> {
     }
 
     /// Events are the most numerous writes, and only ever added: they wait together and go
-    /// in one statement (`session.rs`).
+    /// in one statement (`events.rs`).
     fn put_event(&mut self, seq: u64, event_id: u64, json: &[u8]) -> Result<(), StoreError> {
         self.mode.changed = true;
         let job = self.mode.job;
