@@ -211,8 +211,13 @@ impl Committer {
             // Emptied whatever the outcome: a commit whose answer was lost may have happened.
             catalog.empty();
         }
-        if sent.is_err() {
-            let first = tx.mode.failure.take().expect("a failed statement is noted");
+        if let Err(error) = sent {
+            // Every failed statement is noted; the fallback only keeps a panic out.
+            let first = tx.mode.failure.take().unwrap_or(FirstFailure {
+                failure: Failure::Other,
+                detail: error.to_string(),
+                job: None,
+            });
             return Err(match first.failure {
                 // The server refused a statement before the COMMIT, which then rolled back:
                 // the batch may run again.
