@@ -434,3 +434,30 @@ async fn the_last_change_to_a_deadline_in_a_transaction_stands() {
         nodes.close().await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_transaction_pops_what_it_pushed_after_emptying_a_list() {
+    for nodes in backends().await {
+        let slot = |n: u64| Slot {
+            list: "l".into(),
+            rank: 0,
+            order: n,
+        };
+        let popped = nodes.node(0).apply(move |tx| {
+            let mut popped = Vec::new();
+            for n in 1..=2 {
+                tx.push_task(1, TaskKind::Decision, &slot(n), (n, n))?;
+            }
+            for _ in 0..3 {
+                popped.push(tx.pop_task(1, TaskKind::Decision, "l")?);
+            }
+            tx.push_task(1, TaskKind::Decision, &slot(3), (3, 3))?;
+            popped.push(tx.pop_task(1, TaskKind::Decision, "l")?);
+            popped.push(tx.pop_task(1, TaskKind::Decision, "l")?);
+            Ok(popped)
+        });
+        let expected = [Some((1, 1)), Some((2, 2)), None, Some((3, 3)), None];
+        assert_eq!(popped.await.unwrap(), expected, "{}", nodes.backend);
+        nodes.close().await;
+    }
+}

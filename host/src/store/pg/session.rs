@@ -7,7 +7,7 @@
 //! waiting for the answer.
 
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeSet, HashSet, VecDeque};
 use std::ops::DerefMut;
 use std::sync::{Arc, Mutex};
 
@@ -125,6 +125,8 @@ pub(super) struct Writing {
     pub(super) locked: Locked,
     /// The events added and not sent yet.
     pub(super) events: Events,
+    /// Task lists (domain, kind, name) this transaction found empty and has not pushed to.
+    pub(super) emptied: HashSet<(u64, i16, String)>,
     /// Ids taken from the sequence and not used yet: the writer's, kept across transactions.
     pub(super) ids: Ids,
     /// What to tell the other nodes once this commits (`pg_notify` payloads).
@@ -144,6 +146,7 @@ impl Writing {
             catalog_changed: false,
             locked: Locked::default(),
             events: Events::default(),
+            emptied: HashSet::new(),
             ids,
             notices: BTreeSet::new(),
             failure: Cell::new(None),

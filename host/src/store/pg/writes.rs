@@ -334,6 +334,9 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         slot: &Slot,
         (seq, scheduled): (u64, u64),
     ) -> Result<(), StoreError> {
+        self.mode
+            .emptied
+            .remove(&(domain, kind as i16, slot.list.clone()));
         self.write(
             "INSERT INTO tasks (domain, kind, list, rank, ord, seq, scheduled) \
              VALUES ($1, $2, $3, $4, $5, $6, $7)",
@@ -359,18 +362,34 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         kind: TaskKind,
         list: &str,
     ) -> Result<Option<(u64, u64)>, StoreError> {
+        // A list this transaction found empty stays so for it, but for its own pushes: the
+        // engine tries one more pop than there are tasks when polls wait, and that one costs
+        // no round trip. (A task another node queues meanwhile reaches the polls by its
+        // notice.)
+        let list_key = (domain, kind as i16, list.to_owned());
+        if self.mode.emptied.contains(&list_key) {
+            return Ok(None);
+        }
         // A task another node is claiming right now is locked, and skipped: it is that node's.
+        // The statement's snapshot still shows the task it deletes, hence the `ctid <>`.
         let row = self.row(
-            "DELETE FROM tasks WHERE ctid = (SELECT ctid FROM tasks \
+            "WITH popped AS (DELETE FROM tasks WHERE ctid = (SELECT ctid FROM tasks \
              WHERE domain = $1 AND kind = $2 AND list = $3 \
              ORDER BY rank, ord LIMIT 1 FOR UPDATE SKIP LOCKED) \
-             RETURNING seq, scheduled",
+             RETURNING seq, scheduled, ctid) \
+             SELECT seq, scheduled, EXISTS (SELECT 1 FROM tasks t WHERE t.domain = $1 \
+             AND t.kind = $2 AND t.list = $3 AND t.ctid <> popped.ctid) FROM popped",
             &[&big(domain), &(kind as i16), &list],
         )?;
-        if row.is_some() {
-            self.mode.changed = true;
+        let Some(row) = row else {
+            self.mode.emptied.insert(list_key);
+            return Ok(None);
+        };
+        self.mode.changed = true;
+        if !row.get::<_, bool>(2) {
+            self.mode.emptied.insert(list_key);
         }
-        Ok(row.map(|row| (unbig(&row, 0), unbig(&row, 1))))
+        Ok(Some((unbig(&row, 0), unbig(&row, 1))))
     }
 
     fn remove_task(&mut self, domain: u64, kind: TaskKind, slot: &Slot) -> Result<(), StoreError> {
