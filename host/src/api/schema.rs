@@ -186,6 +186,8 @@ impl Schema {
         violations.finish()
     }
 
+    /// Checks `value` against shape `shape`, noting violations in `out` under `path`; a value
+    /// of the wrong type is answered at once.
     fn check(
         &self,
         shape: usize,
@@ -198,68 +200,19 @@ impl Schema {
                 let Value::Object(fields) = value else {
                     return Err(wrong_type(path, "a structure", value));
                 };
-                fields.retain(|_, v| !v.is_null());
-                for member in members {
-                    let len = path.len();
-                    if !path.is_empty() {
-                        path.push('.');
-                    }
-                    path.push_str(&member.name);
-                    match fields.get_mut(&member.name) {
-                        Some(v) => self.check(member.shape, v, path, out)?,
-                        None if member.required => out.add(path, None, "Member must not be null"),
-                        None => {}
-                    }
-                    path.truncate(len);
-                }
+                self.check_structure(members, fields, path, out)?;
             }
             Shape::String { min, max, values } => {
                 let Value::String(s) = value else {
                     return Err(wrong_type(path, "a string", value));
                 };
-                let chars = s.chars().count();
-                if chars < *min {
-                    out.add(
-                        path,
-                        Some(s),
-                        format_args!("Member must have length greater than or equal to {min}"),
-                    );
-                } else if let Some(max) = max.filter(|&max| chars > max) {
-                    out.add(
-                        path,
-                        Some(s),
-                        format_args!("Member must have length less than or equal to {max}"),
-                    );
-                }
-                if let Some(values) = values.as_ref().filter(|v| !v.contains(s)) {
-                    out.add(
-                        path,
-                        Some(s),
-                        format_args!(
-                            "Member must satisfy enum value set: [{}]",
-                            values.join(", ")
-                        ),
-                    );
-                }
+                check_string(s, (*min, *max), values.as_deref(), path, out);
             }
             Shape::Integer { min, max } => {
                 let Some(n) = value.as_i64() else {
                     return Err(wrong_type(path, "an integer", value));
                 };
-                let shown = n.to_string();
-                if let Some(min) = min.filter(|&min| n < min) {
-                    out.add(
-                        path,
-                        Some(&shown),
-                        format_args!("Member must have value greater than or equal to {min}"),
-                    );
-                } else if let Some(max) = max.filter(|&max| n > max) {
-                    out.add(
-                        path,
-                        Some(&shown),
-                        format_args!("Member must have value less than or equal to {max}"),
-                    );
-                }
+                check_integer(n, (*min, *max), path, out);
             }
             Shape::Boolean => {
                 if !value.is_boolean() {
@@ -280,32 +233,122 @@ impl Schema {
                 let Value::Array(items) = value else {
                     return Err(wrong_type(path, "a list", value));
                 };
-                let len = items.len();
-                if len < *min || max.is_some_and(|max| len > max) {
-                    let shown = summarize(items);
-                    let constraint = if len < *min {
-                        format!("Member must have length greater than or equal to {min}")
-                    } else {
-                        format!(
-                            "Member must have length less than or equal to {}",
-                            max.unwrap_or(0)
-                        )
-                    };
-                    out.add(path, Some(&shown), constraint);
-                }
-                for (i, item) in items.iter_mut().enumerate() {
-                    let base = path.len();
-                    path.push_str(&format!(".{}.member", i + 1));
-                    if item.is_null() {
-                        out.add(path, None, "Member must not be null");
-                    } else {
-                        self.check(*member, item, path, out)?;
-                    }
-                    path.truncate(base);
-                }
+                self.check_list(*member, (*min, *max), items, path, out)?;
             }
         }
         Ok(())
+    }
+
+    /// A structure's members: nulls dropped (as AWS ignores them), required ones present.
+    fn check_structure(
+        &self,
+        members: &[Member],
+        fields: &mut serde_json::Map<String, Value>,
+        path: &mut String,
+        out: &mut Violations,
+    ) -> Result<(), Fault> {
+        fields.retain(|_, v| !v.is_null());
+        for member in members {
+            let len = path.len();
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(&member.name);
+            match fields.get_mut(&member.name) {
+                Some(v) => self.check(member.shape, v, path, out)?,
+                None if member.required => out.add(path, None, "Member must not be null"),
+                None => {}
+            }
+            path.truncate(len);
+        }
+        Ok(())
+    }
+
+    /// A list's length, and each item against shape `member`.
+    fn check_list(
+        &self,
+        member: usize,
+        (min, max): (usize, Option<usize>),
+        items: &mut [Value],
+        path: &mut String,
+        out: &mut Violations,
+    ) -> Result<(), Fault> {
+        let len = items.len();
+        if len < min || max.is_some_and(|max| len > max) {
+            let shown = summarize(items);
+            let constraint = if len < min {
+                format!("Member must have length greater than or equal to {min}")
+            } else {
+                format!(
+                    "Member must have length less than or equal to {}",
+                    max.unwrap_or(0)
+                )
+            };
+            out.add(path, Some(&shown), constraint);
+        }
+        for (i, item) in items.iter_mut().enumerate() {
+            let base = path.len();
+            path.push_str(&format!(".{}.member", i + 1));
+            if item.is_null() {
+                out.add(path, None, "Member must not be null");
+            } else {
+                self.check(member, item, path, out)?;
+            }
+            path.truncate(base);
+        }
+        Ok(())
+    }
+}
+
+/// A string's length in characters, and its enum values if it has any.
+fn check_string(
+    s: &str,
+    (min, max): (usize, Option<usize>),
+    values: Option<&[String]>,
+    path: &str,
+    out: &mut Violations,
+) {
+    let chars = s.chars().count();
+    if chars < min {
+        out.add(
+            path,
+            Some(s),
+            format_args!("Member must have length greater than or equal to {min}"),
+        );
+    } else if let Some(max) = max.filter(|&max| chars > max) {
+        out.add(
+            path,
+            Some(s),
+            format_args!("Member must have length less than or equal to {max}"),
+        );
+    }
+    if let Some(values) = values.filter(|v| !v.iter().any(|value| value == s)) {
+        out.add(
+            path,
+            Some(s),
+            format_args!(
+                "Member must satisfy enum value set: [{}]",
+                values.join(", ")
+            ),
+        );
+    }
+}
+
+/// An integer's range.
+fn check_integer(n: i64, (min, max): (Option<i64>, Option<i64>), path: &str, out: &mut Violations) {
+    let shown = n.to_string();
+    if let Some(min) = min.filter(|&min| n < min) {
+        out.add(
+            path,
+            Some(&shown),
+            format_args!("Member must have value greater than or equal to {min}"),
+        );
+    } else if let Some(max) = max.filter(|&max| n > max) {
+        out.add(
+            path,
+            Some(&shown),
+            format_args!("Member must have value less than or equal to {max}"),
+        );
     }
 }
 

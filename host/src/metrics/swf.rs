@@ -292,6 +292,68 @@ pub(super) const MAX_TYPE_SERIES: usize = 1000;
 /// The name and version label of a type counted with every type past [`MAX_TYPE_SERIES`].
 const OTHER: &str = "(other)";
 
+/// The counters of closed runs, by how they closed: name and help.
+const CLOSED: [(Closed, &str, &str); 6] = [
+    (
+        Closed::Completed,
+        "swf_workflows_completed",
+        "Runs completed (WorkflowsCompleted)",
+    ),
+    (
+        Closed::Failed,
+        "swf_workflows_failed",
+        "Runs failed (WorkflowsFailed)",
+    ),
+    (
+        Closed::Canceled,
+        "swf_workflows_canceled",
+        "Runs canceled (WorkflowsCanceled)",
+    ),
+    (
+        Closed::Terminated,
+        "swf_workflows_terminated",
+        "Runs terminated (WorkflowsTerminated)",
+    ),
+    (
+        Closed::TimedOut,
+        "swf_workflows_timed_out",
+        "Runs timed out (WorkflowsTimedOut)",
+    ),
+    (
+        Closed::ContinuedAsNew,
+        "swf_workflows_continued_as_new",
+        "Runs continued as new (WorkflowsContinuedAsNew)",
+    ),
+];
+
+/// The counters of activity timeouts, by cause: name and help.
+const TIMED_OUT: [(Cause, &str, &str); 4] = [
+    (
+        Cause::ScheduleToStart,
+        "swf_scheduled_activity_tasks_timed_out_on_start",
+        "Activity tasks that timed out before a worker took them \
+             (ScheduledActivityTasksTimedOutOnStart)",
+    ),
+    (
+        Cause::ScheduleToClose,
+        "swf_scheduled_activity_tasks_timed_out_on_close",
+        "Activity tasks that timed out schedule-to-close \
+             (ScheduledActivityTasksTimedOutOnClose)",
+    ),
+    (
+        Cause::StartToClose,
+        "swf_started_activity_tasks_timed_out_on_close",
+        "Started activity tasks that timed out start-to-close \
+             (StartedActivityTasksTimedOutOnClose)",
+    ),
+    (
+        Cause::Heartbeat,
+        "swf_started_activity_tasks_timed_out_on_heartbeat",
+        "Started activity tasks whose heartbeat timed out \
+             (StartedActivityTasksTimedOutOnHeartbeat)",
+    ),
+];
+
 impl Swf {
     /// The metrics, registered in `registry`.
     pub(super) fn register(registry: &mut Registry) -> Swf {
@@ -301,39 +363,7 @@ impl Swf {
             family
         };
         let workflows_started = counter("swf_workflows_started", "Runs started (WorkflowsStarted)");
-        let workflows_closed = [
-            (
-                Closed::Completed,
-                "swf_workflows_completed",
-                "Runs completed (WorkflowsCompleted)",
-            ),
-            (
-                Closed::Failed,
-                "swf_workflows_failed",
-                "Runs failed (WorkflowsFailed)",
-            ),
-            (
-                Closed::Canceled,
-                "swf_workflows_canceled",
-                "Runs canceled (WorkflowsCanceled)",
-            ),
-            (
-                Closed::Terminated,
-                "swf_workflows_terminated",
-                "Runs terminated (WorkflowsTerminated)",
-            ),
-            (
-                Closed::TimedOut,
-                "swf_workflows_timed_out",
-                "Runs timed out (WorkflowsTimedOut)",
-            ),
-            (
-                Closed::ContinuedAsNew,
-                "swf_workflows_continued_as_new",
-                "Runs continued as new (WorkflowsContinuedAsNew)",
-            ),
-        ]
-        .map(|(how, name, help)| (how, counter(name, help)));
+        let workflows_closed = CLOSED.map(|(how, name, help)| (how, counter(name, help)));
         let decisions_completed = counter(
             "swf_decision_tasks_completed",
             "Decision tasks completed (DecisionTasksCompleted)",
@@ -354,33 +384,8 @@ impl Swf {
             "swf_activity_tasks_canceled",
             "Activity tasks canceled (ActivityTasksCanceled)",
         );
-        let activities_timed_out = [
-            (
-                Cause::ScheduleToStart,
-                "swf_scheduled_activity_tasks_timed_out_on_start",
-                "Activity tasks that timed out before a worker took them \
-                 (ScheduledActivityTasksTimedOutOnStart)",
-            ),
-            (
-                Cause::ScheduleToClose,
-                "swf_scheduled_activity_tasks_timed_out_on_close",
-                "Activity tasks that timed out schedule-to-close \
-                 (ScheduledActivityTasksTimedOutOnClose)",
-            ),
-            (
-                Cause::StartToClose,
-                "swf_started_activity_tasks_timed_out_on_close",
-                "Started activity tasks that timed out start-to-close \
-                 (StartedActivityTasksTimedOutOnClose)",
-            ),
-            (
-                Cause::Heartbeat,
-                "swf_started_activity_tasks_timed_out_on_heartbeat",
-                "Started activity tasks whose heartbeat timed out \
-                 (StartedActivityTasksTimedOutOnHeartbeat)",
-            ),
-        ]
-        .map(|(cause, name, help)| (cause, counter(name, help)));
+        let activities_timed_out =
+            TIMED_OUT.map(|(cause, name, help)| (cause, counter(name, help)));
         let mut histogram = |name: &str, help: &str| {
             let family = Histograms::new_with_constructor(seconds as fn() -> Histogram);
             register_seconds(registry, name, help, family.clone());
