@@ -27,7 +27,7 @@ const RECHECK: Duration = Duration::from_secs(1);
 /// How long a signal for a list no poll here waits on is kept.
 const MISSED_FOR: Duration = Duration::from_secs(5);
 
-/// The most such signals kept: a node that serves many lists forgets the oldest first.
+/// The most such signals kept: past it, a node that serves many lists forgets them all.
 const MOST_MISSED: usize = 10_000;
 
 /// Runs until `stop` turns true or the signals end.
