@@ -37,15 +37,28 @@ impl<C: Link> Session<C, Writing> {
         self.mode.notices.insert(notices::CATALOG.to_owned());
     }
 
-    /// The filters `run` is indexed under in `listing`, as the index's columns.
-    fn index_keys(run: &Run, listing: Listing) -> (Vec<i16>, Vec<Vec<u8>>) {
-        Filter::all_of(run, listing)
+    /// The parameters of `run`'s visibility rows in `listing` at `time`: domain, listing,
+    /// the filters it is indexed under (as two arrays, for `unnest`), time, run.
+    fn visibility(
+        run: &Run,
+        listing: Listing,
+        time: Timestamp,
+    ) -> Vec<Box<dyn ToSql + Sync + Send>> {
+        let (filters, values): (Vec<i16>, Vec<Vec<u8>>) = Filter::all_of(run, listing)
             .iter()
             .map(|filter| {
                 let (f, value) = filter.key();
                 (i16::from(f), value.as_bytes().to_vec())
             })
-            .unzip()
+            .unzip();
+        owned![
+            big(run.domain),
+            listing as i16,
+            filters,
+            values,
+            time.as_millis(),
+            big(run.seq)
+        ]
     }
 }
 
@@ -287,19 +300,11 @@ impl<C: Link> RunWrites for Session<C, Writing> {
     }
 
     fn list_run(&mut self, run: &Run, listing: Listing, time: Timestamp) -> Result<(), StoreError> {
-        let (filters, values) = Self::index_keys(run, listing);
         self.write(
             "INSERT INTO visibility (domain, listing, filter, value, time, seq) \
              SELECT $1, $2, f, v, $5, $6 FROM unnest($3::smallint[], $4::bytea[]) AS k(f, v) \
              ON CONFLICT DO NOTHING",
-            owned![
-                big(run.domain),
-                listing as i16,
-                filters,
-                values,
-                time.as_millis(),
-                big(run.seq)
-            ],
+            Self::visibility(run, listing, time),
         );
         Ok(())
     }
@@ -310,19 +315,11 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         listing: Listing,
         time: Timestamp,
     ) -> Result<(), StoreError> {
-        let (filters, values) = Self::index_keys(run, listing);
         self.write(
             "DELETE FROM visibility USING unnest($3::smallint[], $4::bytea[]) AS k(f, v) \
              WHERE domain = $1 AND listing = $2 AND filter = k.f AND value = k.v \
              AND time = $5 AND seq = $6",
-            owned![
-                big(run.domain),
-                listing as i16,
-                filters,
-                values,
-                time.as_millis(),
-                big(run.seq)
-            ],
+            Self::visibility(run, listing, time),
         );
         Ok(())
     }
