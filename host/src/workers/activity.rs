@@ -58,9 +58,10 @@ pub(super) async fn serve_one(
             started_event_id,
         };
         let runtime = &worker.svc.runtime;
+        let module = worker.module_now().await;
         let (call, tap) = worker.tapped();
         let outcome = worker
-            .guest(runtime.run(&worker.module, &call, &task, heartbeat(worker, &token)))
+            .guest(runtime.run(&module, &call, &task, heartbeat(worker, &token)))
             .await;
         let lines = tap.take();
         worker.keep_lines(&execution, &name, &lines);

@@ -22,7 +22,7 @@ use crate::model::WorkflowExecution;
 use crate::ops::decision_tasks::{DecisionTaskOutput, PollInput, RespondInput};
 use crate::runtime::Module;
 
-use super::{Worker, load, refused};
+use super::{Worker, bound_module, refused};
 
 /// Polls the binding's decision task list and serves the task that comes, if one does: at once,
 /// or, on a run the decider keeps failing on, after its pause, holding the task meanwhile.
@@ -53,16 +53,17 @@ pub(super) async fn serve_one(
     };
     let run_id = held.execution.run_id.to_string();
     let span = worker.task_span(&held.execution, None);
+    let module = worker.module_now().await;
     let paused = worker.backoff.paused(&run_id, Instant::now());
     if paused
         || matches!(
-            attempt(worker, &worker.module, &held, 1)
+            attempt(worker, &module, &held, 1)
                 .instrument(span.clone())
                 .await?,
             Attempt::Failed
         )
     {
-        let held = hold(worker.clone(), held, worker.module.clone());
+        let held = hold(worker.clone(), held, module);
         tokio::spawn(held.instrument(span));
     }
     Ok(())
@@ -176,24 +177,6 @@ async fn hold(worker: Arc<Worker>, held: Held, mut module: Arc<Module>) {
             }
         }
     }
-}
-
-/// The module bound to the worker's list now; none if the list is no longer bound here.
-async fn bound_module(worker: &Worker) -> Option<Arc<Module>> {
-    let (domain, kind, name) = (
-        worker.domain_id,
-        worker.binding.kind,
-        worker.binding.name.clone(),
-    );
-    let read = worker
-        .svc
-        .store
-        .read(move |tx| Ok::<_, Fault>(tx.binding(domain, kind, &name)?));
-    let binding = read.await.ok().flatten()?;
-    if binding.module == worker.binding.module {
-        return Some(worker.module.clone());
-    }
-    load(&worker.svc, &binding).await.ok()
 }
 
 /// When the task `wire` (started at event `started`) times out: its start plus its

@@ -28,9 +28,10 @@ pub(super) async fn serve_one(
     let span = worker.task_span(&claim.execution, Some(&claim.id));
     async move {
         let runtime = &worker.svc.runtime;
+        let module = worker.module_now().await;
         let (call, tap) = worker.tapped();
         let answer = worker
-            .guest(runtime.invoke(&worker.module, &call, claim.input.as_deref()))
+            .guest(runtime.invoke(&module, &call, claim.input.as_deref()))
             .await;
         let task = format!("function {} ({})", claim.name, claim.id);
         let lines = tap.take();

@@ -9,10 +9,13 @@ mod activity;
 mod backoff;
 mod decider;
 mod function;
+#[cfg(test)]
+mod tests;
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -27,7 +30,7 @@ use crate::model::{
 };
 use crate::ops::{Ctx, Service};
 use crate::runtime::{Call, GuestFailure, GuestLine, LogTap, Module};
-use crate::tenancy::Caller;
+use crate::tenancy::{Caller, Tenant};
 
 /// How long a worker waits before polling again after an unexpected error.
 const ERROR_PAUSE: Duration = Duration::from_secs(1);
@@ -46,8 +49,9 @@ pub(crate) async fn supervise(svc: Arc<Service>, mut stopping: watch::Receiver<b
     let mut workers = JoinSet::new();
     loop {
         changed.mark_unchanged();
+        let seen = changed.clone();
         match current_bindings(&svc).await {
-            Ok(bindings) => follow(&svc, &mut running, &mut workers, bindings).await,
+            Ok(bindings) => follow(&svc, &mut running, &mut workers, bindings, seen).await,
             Err(fault) => tracing::error!("reading the bindings: {fault}"),
         }
         tokio::select! {
@@ -73,6 +77,7 @@ async fn follow(
     running: &mut HashMap<(u64, BindingKind, String), Running>,
     workers: &mut JoinSet<()>,
     bindings: Vec<(u64, Binding)>,
+    seen: watch::Receiver<()>,
 ) {
     let wanted: HashMap<_, _> = bindings
         .into_iter()
@@ -111,33 +116,14 @@ async fn follow(
             continue;
         };
         let (stop, stopped) = watch::channel(false);
-        let worker = Arc::new(Worker {
-            svc: svc.clone(),
-            call: Call {
-                label: format!(
-                    "{} {} {}",
-                    binding.domain,
-                    binding.kind.name(),
-                    binding.name
-                )
-                .into(),
-                // The tenant's quotas may have shrunk since the binding was made.
-                limits: tenant.clamp(binding.limits),
-                share: tenant.instances.clone(),
-                http_hosts: binding.http_hosts.clone().into(),
-                tap: None,
-            },
-            ctx: Ctx::new(Caller {
-                tenant,
-                region: binding.region.clone(),
-            }),
-            domain_id: key.0,
-            labels: binding_labels(svc, &binding),
-            identity: format!("weft:{}", &binding.module[..12]),
-            binding: binding.clone(),
+        let worker = Arc::new(Worker::new(
+            svc,
+            key.0,
+            &binding,
             module,
-            backoff: Default::default(),
-        });
+            tenant,
+            seen.clone(),
+        ));
         for _ in 0..binding.concurrency {
             let (worker, stopped) = (worker.clone(), stopped.clone());
             workers.spawn(async move { worker.serve(stopped).await });
@@ -162,6 +148,24 @@ async fn load(svc: &Service, binding: &Binding) -> Result<Arc<Module>, String> {
         .map_err(|e| e.to_string())
 }
 
+/// The module bound to the worker's list now; none if the list is no longer bound here.
+async fn bound_module(worker: &Worker) -> Option<Arc<Module>> {
+    let (domain, kind, name) = (
+        worker.domain_id,
+        worker.binding.kind,
+        worker.binding.name.clone(),
+    );
+    let read = worker
+        .svc
+        .store
+        .read(move |tx| Ok::<_, Fault>(tx.binding(domain, kind, &name)?));
+    let binding = read.await.ok().flatten()?;
+    if binding.module == worker.binding.module {
+        return Some(worker.module.clone());
+    }
+    load(&worker.svc, &binding).await.ok()
+}
+
 /// The labels of `binding`'s metrics: its domain's, then its kind and name.
 fn binding_labels(svc: &Service, binding: &Binding) -> Labels {
     let mut labels = svc
@@ -183,6 +187,10 @@ struct Worker {
     labels: Labels,
     binding: Binding,
     module: Arc<Module>,
+    /// The bindings as they were when the worker was made, to tell whether they changed since.
+    seen: Mutex<watch::Receiver<()>>,
+    /// Whether its list has been bound to another module since (the supervisor stops it soon).
+    replaced: AtomicBool,
     call: Call,
     identity: String,
     /// Runs this binding's decider keeps failing on.
@@ -190,6 +198,47 @@ struct Worker {
 }
 
 impl Worker {
+    /// The worker of `binding` (of domain `domain_id`), serving `module` for `tenant`; `seen`
+    /// is the bindings' version it was made from.
+    fn new(
+        svc: &Arc<Service>,
+        domain_id: u64,
+        binding: &Binding,
+        module: Arc<Module>,
+        tenant: Arc<Tenant>,
+        seen: watch::Receiver<()>,
+    ) -> Worker {
+        let label = format!(
+            "{} {} {}",
+            binding.domain,
+            binding.kind.name(),
+            binding.name
+        );
+        Worker {
+            svc: svc.clone(),
+            call: Call {
+                label: label.into(),
+                // The tenant's quotas may have shrunk since the binding was made.
+                limits: tenant.clamp(binding.limits),
+                share: tenant.instances.clone(),
+                http_hosts: binding.http_hosts.clone().into(),
+                tap: None,
+            },
+            ctx: Ctx::new(Caller {
+                tenant,
+                region: binding.region.clone(),
+            }),
+            domain_id,
+            labels: binding_labels(svc, binding),
+            identity: format!("weft:{}", &binding.module[..12]),
+            binding: binding.clone(),
+            module,
+            seen: Mutex::new(seen),
+            replaced: AtomicBool::new(false),
+            backoff: Default::default(),
+        }
+    }
+
     /// Polls and serves tasks until told to stop. A task being served is finished first.
     async fn serve(self: &Arc<Self>, mut stop: watch::Receiver<bool>) {
         while !*stop.borrow() {
@@ -209,6 +258,29 @@ impl Worker {
             BindingKind::Decision => decider::serve_one(self, stop).await,
             BindingKind::Activity => activity::serve_one(self, stop).await,
             BindingKind::Function => function::serve_one(self, stop).await,
+        }
+    }
+
+    /// The module to serve a task just taken with: the worker's own, unless the bindings have
+    /// changed since it was made and its list is now bound to another module. A worker's stop
+    /// follows a change only after the supervisor has read the bindings, and a task a poll takes
+    /// meanwhile (even one scheduled after the bind answered) must run the module bound now.
+    async fn module_now(&self) -> Arc<Module> {
+        let changed = {
+            let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+            let changed = seen.has_changed().unwrap_or(false);
+            seen.mark_unchanged();
+            changed
+        };
+        if !changed && !self.replaced.load(Ordering::Relaxed) {
+            return self.module.clone();
+        }
+        match bound_module(self).await {
+            Some(bound) if !Arc::ptr_eq(&bound, &self.module) => {
+                self.replaced.store(true, Ordering::Relaxed);
+                bound
+            }
+            _ => self.module.clone(),
         }
     }
 

@@ -1,0 +1,77 @@
+//! A worker's choice of module when its list is bound anew while it polls.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::api::op;
+use crate::examples;
+use crate::model::{Bind, ModuleLabel};
+use crate::ops::domains::RegisterDomainInput;
+use crate::ops::{modules, wasm};
+use crate::{Config, DEFAULT_ACCOUNT_ID, Weft};
+
+const DOMAIN: &str = "rebinding";
+
+/// Uploads the example guest `name`, answering its digest.
+async fn upload(svc: &Service, ctx: &Ctx, name: &str) -> String {
+    let code = examples::component(name).unwrap().to_vec();
+    modules::upload_module(svc, ctx, code, ModuleLabel::default())
+        .await
+        .unwrap()
+        .digest
+}
+
+/// Binds decision task list `list` to module `digest`.
+async fn bind(svc: &Service, ctx: &Ctx, list: &str, digest: &str) -> Binding {
+    let kind = BindingKind::Decision;
+    let bind = Bind::module(digest);
+    wasm::bind(svc, ctx, DOMAIN.into(), kind, list.into(), bind)
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_task_taken_after_a_rebind_runs_the_module_bound_now() {
+    let dir = tempfile::tempdir().unwrap();
+    let weft = Weft::open(Config::new(dir.path())).unwrap();
+    let svc = weft.service();
+    let tenant = svc.tenants.by_account(DEFAULT_ACCOUNT_ID).cloned().unwrap();
+    let ctx = Ctx::new(Caller {
+        tenant: tenant.clone(),
+        region: "us-east-1".into(),
+    });
+    let register = RegisterDomainInput {
+        name: DOMAIN.into(),
+        description: None,
+        workflow_execution_retention_period_in_days: "1".into(),
+        tags: Vec::new(),
+    };
+    api::call::<op::RegisterDomain>(&svc, &ctx, register)
+        .await
+        .unwrap();
+    let (first, second) = (
+        upload(&svc, &ctx, "order-workflow").await,
+        upload(&svc, &ctx, "quote-decider").await,
+    );
+
+    // A worker made as the supervisor makes one, from the bindings as they are now.
+    let seen = svc.bindings_changed.subscribe();
+    let binding = bind(&svc, &ctx, "decisions", &first).await;
+    let domain_id = current_bindings(&svc).await.unwrap()[0].0;
+    let module = load(&svc, &binding).await.unwrap();
+    let worker = Worker::new(&svc, domain_id, &binding, module, tenant, seen);
+    worker.seen.lock().unwrap().mark_unchanged();
+    assert!(Arc::ptr_eq(&worker.module_now().await, &worker.module));
+
+    // Another list's binding leaves this worker's module as it is.
+    bind(&svc, &ctx, "other-decisions", &second).await;
+    assert!(Arc::ptr_eq(&worker.module_now().await, &worker.module));
+
+    // Its own list bound to another module: a task it takes before the supervisor stops it
+    // runs that module, for every task after, too.
+    bind(&svc, &ctx, "decisions", &second).await;
+    let now = worker.module_now().await;
+    assert!(!Arc::ptr_eq(&now, &worker.module));
+    assert!(!Arc::ptr_eq(&worker.module_now().await, &worker.module));
+    drop((worker, now, svc));
+}
