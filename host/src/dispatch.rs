@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use tokio::sync::oneshot;
 
-use crate::store::TaskKind;
+use crate::model::TaskKind;
 
 /// A task list: (domain id, kind, name).
 pub(crate) type ListKey = (u64, TaskKind, String);

@@ -148,7 +148,10 @@ impl Weft {
             .map_err(Error::Config)?
             .with_outgoing(outgoing);
         let (stopping, shutdown) = watch::channel(false);
-        let metrics = Arc::new(metrics::Metrics::new(tenants.names(), opened.stats.clone()));
+        let metrics = Arc::new(metrics::Metrics::new(
+            tenants.names(),
+            Some(Box::new(opened.stats.clone())),
+        ));
         let compiles = ops::compiles::Compiles::new(config.limits.max_compiles, metrics.clone());
         let setup = engine::Setup {
             metrics,

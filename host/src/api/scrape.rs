@@ -5,6 +5,7 @@
 //! and with no token configured nobody may scrape. An open server answers anyone, unless a
 //! token is configured.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,6 +18,8 @@ use super::response::{self, Face};
 use super::{Api, request_id};
 use crate::fault::Fault;
 use crate::metrics::Pending;
+use crate::model::Kind;
+use crate::store::{Cursor, Reads, StoreError};
 
 /// The content type of the OpenMetrics text format, which Prometheus reads.
 const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -28,7 +31,7 @@ const STORE_WAIT: Duration = Duration::from_secs(3);
 pub(super) async fn metrics(State(api): State<Arc<Api>>, headers: HeaderMap) -> Response {
     let outcome = async {
         allowed(&api, &headers)?;
-        let read = tokio::time::timeout(STORE_WAIT, api.service.store.read(Pending::read)).await;
+        let read = tokio::time::timeout(STORE_WAIT, api.service.store.read(pending)).await;
         let pending = match read {
             Ok(Ok(pending)) => Some(pending),
             Ok(Err(fault)) => {
@@ -51,6 +54,26 @@ pub(super) async fn metrics(State(api): State<Arc<Api>>, headers: HeaderMap) -> 
         }
         Err(fault) => response::respond(Face::Extension, &request_id(), Err(fault)),
     }
+}
+
+/// Reads every domain's waiting tasks and types from `tx`.
+fn pending(tx: &dyn Reads) -> Result<Pending, StoreError> {
+    let mut domains = HashMap::new();
+    let mut types = Vec::new();
+    for (scope, domain) in tx.every_domain()? {
+        for kind in [Kind::Workflow, Kind::Activity] {
+            // Every type: a domain's are bounded by its quota.
+            let all = Cursor {
+                after: None,
+                reverse: false,
+                limit: usize::MAX,
+            };
+            let page = tx.stored_types(domain.id, kind, None, all, &|_| true)?;
+            types.extend(page.items.into_iter().map(|(ty, _)| (domain.id, kind, ty)));
+        }
+        domains.insert(domain.id, (scope.account, domain.name));
+    }
+    Ok(Pending::new(domains, tx.queued(None)?, types))
 }
 
 /// Whether the request may read the metrics.

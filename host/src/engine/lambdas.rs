@@ -6,8 +6,8 @@
 
 use crate::fault::Fault;
 use crate::model::events::{Event, attrs};
-use crate::model::{Lambda, Run, TaskState, WorkflowExecution};
-use crate::store::{Deadline, ItemReads, ItemWrites, Reads, StoreError, TaskKind};
+use crate::model::{Lambda, Run, TaskKind, TaskState, WorkflowExecution};
+use crate::store::{Deadline, ItemReads, ItemWrites, Reads, StoreError};
 
 use super::Engine;
 use super::tasks::{Claimed, TaskRef, scheduled_input, started_task};

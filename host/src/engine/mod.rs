@@ -32,8 +32,8 @@ use crate::timers::Alarm;
 
 use self::heartbeats::Heartbeats;
 use crate::model::events::{Cause, Event, HistoryEvent, attrs};
-use crate::model::{DecisionTask, NextDecision, Priority, Run, Slot, TaskList, Timeout};
-use crate::store::{Counter, Deadline, Reads, StoreError, TaskKind, Writes};
+use crate::model::{DecisionTask, NextDecision, Priority, Run, Slot, TaskKind, TaskList, Timeout};
+use crate::store::{Counter, Deadline, Reads, StoreError, Writes};
 
 pub(crate) use close::terminate;
 pub(crate) use deadlines::fire_due;
@@ -169,7 +169,14 @@ impl<'a, 't> Engine<'a, 't> {
         let json = serde_json::to_vec(&event).map_err(StoreError::broken)?;
         self.tx.put_event(run.seq, event_id, &json)?;
         let metrics = &self.setup.metrics;
-        if let Some(measure) = metrics.times.measure(&*self.tx, run, &event)? {
+        let seq = run.seq;
+        let earlier = |id| -> Result<Option<HistoryEvent>, StoreError> {
+            let Some(json) = self.tx.event(seq, id)? else {
+                return Ok(None);
+            };
+            serde_json::from_slice(&json).map_err(StoreError::broken)
+        };
+        if let Some(measure) = metrics.times.measure(&earlier, run, &event)? {
             let (metrics, labels, workflow) = (
                 metrics.clone(),
                 metrics.domain_labels(&run.account, &run.domain_name),

@@ -7,10 +7,10 @@ use serde_json::Value;
 use crate::fault::Fault;
 use crate::model::events::{Event, attrs};
 use crate::model::{
-    Activity, DecisionTask, Item, Lambda, Run, TaskState, TypeName, WorkflowExecution,
+    Activity, DecisionTask, Item, Lambda, Run, TaskKind, TaskState, TypeName, WorkflowExecution,
 };
 use crate::seal::{Purpose, Sealer};
-use crate::store::{Deadline, ItemReads, ItemWrites, Reads, StoreError, TaskKind};
+use crate::store::{Deadline, ItemReads, ItemWrites, Reads, StoreError};
 
 use super::Engine;
 use super::lambdas::{FunctionClaim, claim_function};

@@ -6,8 +6,8 @@
 
 use crate::clock::Timestamp;
 use crate::model::events::{Cause, attrs};
-use crate::model::{Activity, CloseStatus, DecisionTask, Lambda, Run, Timer};
-use crate::store::{Deadline, ItemReads, ItemWrites, StoreError, TaskKind};
+use crate::model::{Activity, CloseStatus, DecisionTask, Lambda, Run, TaskKind, Timer};
+use crate::store::{Deadline, ItemReads, ItemWrites, StoreError};
 
 use super::Engine;
 use super::close::{Closing, close};

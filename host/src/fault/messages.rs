@@ -4,8 +4,7 @@
 //! from. Constraint violations of the model (`Value ... at ... failed to satisfy constraint`)
 //! are built by [`super::Violations`]; authentication's faults are in `tenancy::verify`.
 
-use crate::model::{Kind, TypeName};
-use crate::store::TaskKind;
+use crate::model::{Kind, TaskKind, TypeName};
 
 use super::Fault;
 

@@ -20,16 +20,16 @@ mod swf;
 use std::collections::HashMap;
 use std::fmt;
 
+use prometheus_client::collector::Collector;
 use prometheus_client::encoding::text;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::model::{Kind, TypeName};
-use crate::store::{Cursor, Reads, StoreError, WriterStats};
+use crate::model::{Kind, Queued, TypeName};
 
-pub(crate) use self::own::{GuestOutcome, Own};
+pub(crate) use self::own::{GuestOutcome, Own, encode_one};
 pub(crate) use self::swf::{EventTimes, Measure};
 
 /// Label pairs, in order: `tenant` (with tenants), `domain`, then the metric's own.
@@ -64,17 +64,23 @@ impl fmt::Debug for Metrics {
 
 impl Default for Metrics {
     fn default() -> Self {
-        Metrics::new(Vec::new(), WriterStats::default())
+        Metrics::new(Vec::new(), None)
     }
 }
 
 impl Metrics {
-    /// The metrics of a node whose tenants are `tenants` (account, name; none when open) and
-    /// whose writer counts into `writer`.
-    pub(crate) fn new(tenants: Vec<(String, String)>, writer: WriterStats) -> Metrics {
+    /// The metrics of a node whose tenants are `tenants` (account, name; none when open), with
+    /// `store`'s own (its writer's) read at each scrape.
+    pub(crate) fn new(
+        tenants: Vec<(String, String)>,
+        store: Option<Box<dyn Collector>>,
+    ) -> Metrics {
         let mut registry = Registry::default();
         let swf = swf::Swf::register(&mut registry);
-        let own = Own::register(&mut registry, writer);
+        let own = Own::register(&mut registry);
+        if let Some(store) = store {
+            registry.register_collector(store);
+        }
         let pending = Family::<Labels, Gauge>::default();
         registry.register(
             "swf_pending_tasks",
@@ -157,34 +163,24 @@ impl Metrics {
 pub(crate) struct Pending {
     /// `(account, domain name)` by domain id.
     domains: HashMap<u64, (String, String)>,
-    queued: Vec<crate::store::Queued>,
+    queued: Vec<Queued>,
     /// Every type of every domain, registered or deprecated, by domain id.
     types: Vec<(u64, Kind, TypeName)>,
 }
 
 impl Pending {
-    /// Reads every domain's waiting tasks and types from `tx`.
-    pub(crate) fn read(tx: &dyn Reads) -> Result<Pending, StoreError> {
-        let mut domains = HashMap::new();
-        let mut types = Vec::new();
-        for (scope, domain) in tx.every_domain()? {
-            for kind in [Kind::Workflow, Kind::Activity] {
-                // Every type: a domain's are bounded by its quota.
-                let all = Cursor {
-                    after: None,
-                    reverse: false,
-                    limit: usize::MAX,
-                };
-                let page = tx.stored_types(domain.id, kind, None, all, &|_| true)?;
-                types.extend(page.items.into_iter().map(|(ty, _)| (domain.id, kind, ty)));
-            }
-            domains.insert(domain.id, (scope.account, domain.name));
-        }
-        Ok(Pending {
+    /// What a scrape read: `(account, domain name)` by domain id, the lists with tasks waiting,
+    /// and every type of every domain.
+    pub(crate) fn new(
+        domains: HashMap<u64, (String, String)>,
+        queued: Vec<Queued>,
+        types: Vec<(u64, Kind, TypeName)>,
+    ) -> Pending {
+        Pending {
             domains,
-            queued: tx.queued(None)?,
+            queued,
             types,
-        })
+        }
     }
 
     /// The series to show: one per list, up to [`MAX_LIST_SERIES`], the rest summed per

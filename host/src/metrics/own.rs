@@ -2,9 +2,8 @@
 
 use std::time::Duration;
 
-use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
-use prometheus_client::metrics::counter::{ConstCounter, Counter};
+use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
@@ -12,7 +11,7 @@ use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::Registry;
 
 use super::{Labels, register_seconds, seconds};
-use crate::store::{TaskKind, WriterStats};
+use crate::model::TaskKind;
 
 type Histograms = Family<Labels, Histogram, fn() -> Histogram>;
 
@@ -41,8 +40,8 @@ pub(crate) struct Own {
 }
 
 impl Own {
-    /// The metrics, registered in `registry`, with the writer's counted from `writer`.
-    pub(super) fn register(registry: &mut Registry, writer: WriterStats) -> Own {
+    /// The metrics, registered in `registry`.
+    pub(super) fn register(registry: &mut Registry) -> Own {
         let histograms = || Histograms::new_with_constructor(seconds as fn() -> Histogram);
         let own = Own {
             poll_handoff: histograms(),
@@ -108,18 +107,6 @@ impl Own {
             "Module uploads (and replays' loads) waiting for a turn to compile",
             own.compiles_waiting.clone(),
         );
-        registry.register(
-            "weft_commit_batch_size",
-            "Requests applied by each commit of the writer",
-            writer.batch_sizes(),
-        );
-        register_seconds(
-            registry,
-            "weft_commit",
-            "How long each batch took to apply and commit durably",
-            writer.commit_times(),
-        );
-        registry.register_collector(Box::new(WriterCounters(writer)));
         registry.register_collector(Box::new(super::process::Process));
         own
     }
@@ -178,39 +165,8 @@ impl Own {
     }
 }
 
-/// The writer's counters, read at each scrape.
-#[derive(Debug)]
-struct WriterCounters(WriterStats);
-
-impl Collector for WriterCounters {
-    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        let stats = &self.0;
-        for (name, help, value) in [
-            ("weft_commits", "Durable commits made", stats.commits()),
-            (
-                "weft_committed_requests",
-                "Requests applied by those commits",
-                stats.requests(),
-            ),
-            (
-                "weft_store_round_trips",
-                "Statements sent to the database server (PostgreSQL)",
-                stats.round_trips(),
-            ),
-            (
-                "weft_commit_retries",
-                "Batches run again after a conflict with another node (PostgreSQL)",
-                stats.retries(),
-            ),
-        ] {
-            encode_one(&mut encoder, name, help, ConstCounter::new(value))?;
-        }
-        Ok(())
-    }
-}
-
 /// Writes one metric without labels, as a collector reads it at a scrape.
-pub(super) fn encode_one(
+pub(crate) fn encode_one(
     encoder: &mut DescriptorEncoder,
     name: &str,
     help: &str,

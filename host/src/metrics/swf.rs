@@ -22,7 +22,6 @@ use super::{Labels, register_seconds, seconds};
 use crate::clock::Timestamp;
 use crate::model::events::{Cause, Event, HistoryEvent};
 use crate::model::{Kind, Run, TypeName};
-use crate::store::{Reads, StoreError};
 
 /// What one history event tells the metrics.
 #[derive(Clone, Debug, PartialEq)]
@@ -100,6 +99,9 @@ impl Kept {
     }
 }
 
+/// An earlier event of the run being measured, by id, as the engine reads it from the history.
+pub(crate) type Earlier<'a, E> = &'a dyn Fn(u64) -> Result<Option<HistoryEvent>, E>;
+
 /// What is kept of the scheduled and started events of open tasks, by (run seq, event id).
 #[derive(Debug, Default)]
 pub(crate) struct EventTimes(Mutex<HashMap<(u64, u64), Kept>>);
@@ -119,13 +121,13 @@ impl EventTimes {
     }
 
     /// What is kept of event `event_id` of run `seq`, forgotten if `forget`.
-    fn kept(
+    fn kept<E>(
         &self,
-        tx: &dyn Reads,
+        earlier: Earlier<E>,
         seq: u64,
         event_id: u64,
         forget: bool,
-    ) -> Result<Option<Kept>, StoreError> {
+    ) -> Result<Option<Kept>, E> {
         let known = match forget {
             true => self.times().remove(&(seq, event_id)),
             false => self.times().get(&(seq, event_id)).cloned(),
@@ -133,31 +135,28 @@ impl EventTimes {
         if known.is_some() || event_id == 0 {
             return Ok(known);
         }
-        let Some(json) = tx.event(seq, event_id)? else {
-            return Ok(None);
-        };
-        let event: HistoryEvent = serde_json::from_slice(&json).map_err(StoreError::broken)?;
-        Ok(Some(Kept::of(&event)))
+        Ok(earlier(event_id)?.map(|event| Kept::of(&event)))
     }
 
     /// The time of event `event_id` of run `seq`, forgotten if `forget`.
-    fn time(
+    fn time<E>(
         &self,
-        tx: &dyn Reads,
+        earlier: Earlier<E>,
         seq: u64,
         event_id: u64,
         forget: bool,
-    ) -> Result<Option<Timestamp>, StoreError> {
-        Ok(self.kept(tx, seq, event_id, forget)?.map(|k| k.at))
+    ) -> Result<Option<Timestamp>, E> {
+        Ok(self.kept(earlier, seq, event_id, forget)?.map(|k| k.at))
     }
 
-    /// What `event`, just recorded in `run`, tells the metrics.
-    pub(crate) fn measure(
+    /// What `event`, just recorded in `run`, tells the metrics; `earlier` reads the run's
+    /// earlier events that memory lacks.
+    pub(crate) fn measure<E>(
         &self,
-        tx: &dyn Reads,
+        earlier: Earlier<E>,
         run: &Run,
         event: &HistoryEvent,
-    ) -> Result<Option<Measure>, StoreError> {
+    ) -> Result<Option<Measure>, E> {
         let (seq, now) = (run.seq, event.timestamp);
         let since = |at: Option<Timestamp>| at.map(|at| seconds_between(at, now));
         let closed = |how| {
@@ -180,11 +179,11 @@ impl EventTimes {
             }
             Event::DecisionTaskStarted(a) => {
                 self.remember(seq, event);
-                since(self.time(tx, seq, a.scheduled_event_id, true)?)
+                since(self.time(earlier, seq, a.scheduled_event_id, true)?)
                     .map(|schedule_to_start| Measure::DecisionStarted { schedule_to_start })
             }
             Event::DecisionTaskCompleted(a) => Some(Measure::DecisionCompleted {
-                start_to_close: since(self.time(tx, seq, a.started_event_id, true)?),
+                start_to_close: since(self.time(earlier, seq, a.started_event_id, true)?),
             }),
             Event::DecisionTaskTimedOut(a) => {
                 self.times().remove(&(seq, a.scheduled_event_id));
@@ -193,14 +192,14 @@ impl EventTimes {
             }
             Event::ActivityTaskStarted(a) => {
                 self.remember(seq, event);
-                self.kept(tx, seq, a.scheduled_event_id, false)?
+                self.kept(earlier, seq, a.scheduled_event_id, false)?
                     .map(|scheduled| Measure::ActivityStarted {
                         schedule_to_start: seconds_between(scheduled.at, now),
                         activity: scheduled.activity,
                     })
             }
             Event::ActivityTaskCompleted(a) => self.activity_closed(
-                tx,
+                earlier,
                 run,
                 event,
                 ActivityClosed::Completed,
@@ -208,7 +207,7 @@ impl EventTimes {
                 a.started_event_id,
             )?,
             Event::ActivityTaskFailed(a) => self.activity_closed(
-                tx,
+                earlier,
                 run,
                 event,
                 ActivityClosed::Failed,
@@ -216,7 +215,7 @@ impl EventTimes {
                 a.started_event_id,
             )?,
             Event::ActivityTaskCanceled(a) => self.activity_closed(
-                tx,
+                earlier,
                 run,
                 event,
                 ActivityClosed::Canceled,
@@ -226,7 +225,7 @@ impl EventTimes {
             Event::ActivityTaskTimedOut(a) => {
                 let how = ActivityClosed::TimedOut(a.timeout_type);
                 self.activity_closed(
-                    tx,
+                    earlier,
                     run,
                     event,
                     how,
@@ -238,21 +237,21 @@ impl EventTimes {
         })
     }
 
-    fn activity_closed(
+    fn activity_closed<E>(
         &self,
-        tx: &dyn Reads,
+        earlier: Earlier<E>,
         run: &Run,
         event: &HistoryEvent,
         how: ActivityClosed,
         scheduled: u64,
         started: u64,
-    ) -> Result<Option<Measure>, StoreError> {
+    ) -> Result<Option<Measure>, E> {
         let since = |at: Option<Timestamp>| at.map(|at| seconds_between(at, event.timestamp));
-        let scheduled = self.kept(tx, run.seq, scheduled, true)?;
+        let scheduled = self.kept(earlier, run.seq, scheduled, true)?;
         Ok(Some(Measure::ActivityClosed {
             how,
             schedule_to_close: since(scheduled.as_ref().map(|k| k.at)),
-            start_to_close: since(self.time(tx, run.seq, started, true)?),
+            start_to_close: since(self.time(earlier, run.seq, started, true)?),
             activity: scheduled.and_then(|k| k.activity),
         }))
     }

@@ -1,13 +1,12 @@
 use super::*;
 use crate::model::events::Cause;
-use crate::model::{Kind, TypeName};
-use crate::store::{Queued, TaskKind};
+use crate::model::{Kind, Queued, TaskKind, TypeName};
 
 use self::swf::{ActivityClosed, Closed};
 
 fn acme() -> Metrics {
     let tenants = vec![("111111111111".to_owned(), "acme".to_owned())];
-    Metrics::new(tenants, WriterStats::default())
+    Metrics::new(tenants, None)
 }
 
 fn no_pending() -> Option<Pending> {

@@ -9,6 +9,7 @@ mod replay;
 mod rules;
 mod runs;
 mod shapes;
+mod tasks;
 mod types;
 mod values;
 mod wasm;
@@ -28,6 +29,7 @@ pub(crate) use shapes::{
     ChildPolicy, CloseStatus, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName,
     WorkflowExecution,
 };
+pub(crate) use tasks::{Queued, TaskKind};
 pub(crate) use types::{
     ActivityKind, ActivityTypeConfiguration, AnyType, Kind, TypeKind, TypeRecord, WorkflowKind,
     WorkflowTypeConfiguration,

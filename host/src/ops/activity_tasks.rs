@@ -7,8 +7,8 @@ use crate::engine::{
     ActivityOutcome, Claimed, Engine, TaskRef, close_activity, record_heartbeat, started_task,
 };
 use crate::fault::Fault;
-use crate::model::{Activity, Empty, Run, Scope, TaskList, TypeName, WorkflowExecution};
-use crate::store::{Reads, TaskKind};
+use crate::model::{Activity, Empty, Run, Scope, TaskKind, TaskList, TypeName, WorkflowExecution};
+use crate::store::Reads;
 
 use super::polling::{long_poll, open_token, task_domain};
 use super::{Ctx, Service};

@@ -8,8 +8,10 @@ use crate::engine::{
     Claimed, Completion, DecisionClaim, Engine, TaskRef, complete_decision_task, started_decision,
 };
 use crate::fault::{Fault, Violations};
-use crate::model::{Empty, NoneAllowed, TaskList, TypeName, WorkflowExecution, decisions};
-use crate::store::{Cursor, TaskKind};
+use crate::model::{
+    Empty, NoneAllowed, TaskKind, TaskList, TypeName, WorkflowExecution, decisions,
+};
+use crate::store::Cursor;
 
 use super::history::raw_events;
 use super::paging::page_size;

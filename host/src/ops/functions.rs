@@ -5,7 +5,7 @@ use crate::engine::{
     Claimed, Engine, FunctionClaim, LambdaOutcome, TaskRef, closable_lambda, close_lambda,
 };
 use crate::fault::Fault;
-use crate::store::TaskKind;
+use crate::model::TaskKind;
 
 use super::polling::{long_poll, task_domain};
 use super::{Ctx, Service};

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
 use crate::fault::Fault;
-use crate::model::{CloseStatus, TaskList};
-use crate::store::{Cursor, Filter, Listing, TaskKind};
+use crate::model::{CloseStatus, TaskKind, TaskList};
+use crate::store::{Cursor, Filter, Listing};
 
 use super::history::ExecutionInfo;
 use super::paging::page_size;

@@ -9,8 +9,8 @@ use crate::clock::Wait;
 use crate::dispatch::{Departure, Ticket, Waiter};
 use crate::engine::{Claimed, Engine, TaskRef, claim};
 use crate::fault::{Fault, Violations};
-use crate::model::{Domain, Scope};
-use crate::store::{Reads, TaskKind};
+use crate::model::{Domain, Scope, TaskKind};
+use crate::store::Reads;
 
 use super::{Ctx, Service, known_domain};
 

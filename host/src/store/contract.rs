@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use super::{Opened, Reads, Store, StoreError, Writes};
 use crate::clock::{Clock, SystemClock, Timestamp};
-use crate::model::{Domain, ItemKind, Run, Scope, Slot};
-use crate::store::{Counter, Deadline, TaskKind};
+use crate::model::{Domain, ItemKind, Run, Scope, Slot, TaskKind};
+use crate::store::{Counter, Deadline};
 
 /// Two handles of one store: two nodes of a shared database, or one redb store twice.
 struct Nodes {

@@ -1,10 +1,9 @@
-//! The small enums the store's interface speaks: counters, task queue kinds, listings and
-//! deadlines. Their numbers are stored (in keys and task tokens), so none is ever renumbered.
+//! The small enums the store's interface speaks: counters, signals, listings and deadlines. Their numbers are stored (in keys and task tokens), so none is ever renumbered.
 
 use std::borrow::Cow;
 
 use crate::clock::Timestamp;
-use crate::model::{BindingKind, CloseStatus, Kind, Run};
+use crate::model::{CloseStatus, Kind, Run, TaskKind};
 
 /// A count a domain keeps for a limit.
 #[derive(Clone, Copy, Debug)]
@@ -29,39 +28,6 @@ impl Counter {
             Counter::Types(Kind::Workflow) => 0,
             Counter::Types(Kind::Activity) => 1,
             Counter::OpenRuns => 2,
-        }
-    }
-}
-
-/// The kinds of task queue; they are separate namespaces (spec §8.3). Stored (in task queue keys
-/// and task tokens): never renumber.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) enum TaskKind {
-    Decision = 0,
-    Activity = 1,
-    /// Lambda function tasks (spec §6.13), queued under the function's name. Only the
-    /// in-process function worker takes them; HTTP polls never ask for this kind.
-    Function = 2,
-}
-
-impl TaskKind {
-    /// The kind stored as `key` (`kind as u8`), if it is one.
-    pub(crate) fn from_key(key: u8) -> Option<TaskKind> {
-        match key {
-            0 => Some(TaskKind::Decision),
-            1 => Some(TaskKind::Activity),
-            2 => Some(TaskKind::Function),
-            _ => None,
-        }
-    }
-
-    /// The kind of binding that serves tasks of this kind; its name names the kind in the
-    /// console and the metrics.
-    pub(crate) fn served_by(self) -> BindingKind {
-        match self {
-            TaskKind::Decision => BindingKind::Decision,
-            TaskKind::Activity => BindingKind::Activity,
-            TaskKind::Function => BindingKind::Function,
         }
     }
 }

@@ -15,6 +15,7 @@ mod kinds;
 mod pg;
 mod runs;
 mod seam;
+mod stats;
 mod tables;
 mod upgrade;
 mod wasm;
@@ -32,10 +33,10 @@ use crate::clock::Clock;
 use access::ReadTx;
 use seam::{Backend, Job};
 pub(crate) use seam::{
-    Counter, Cursor, Deadline, Due, Filter, ItemReads, ItemWrites, Listing, Page, Queued, Reads,
-    Signal, TaskKind, TypeReads, TypeWrites, Writes,
+    Counter, Cursor, Deadline, Due, Filter, ItemReads, ItemWrites, Listing, Page, Reads, Signal,
+    TypeReads, TypeWrites, Writes,
 };
-pub use writer::WriterStats;
+pub use stats::WriterStats;
 
 /// What can go wrong below the SWF layer. Clients see any of these as an internal failure.
 #[derive(Debug, thiserror::Error)]

@@ -6,13 +6,11 @@ use std::ops::Bound;
 use redb::{ReadableTable, Table};
 
 use crate::clock::Timestamp;
-use crate::model::{ItemKind, Run, RunId, Slot, WorkflowId};
+use crate::model::{ItemKind, Queued, Run, RunId, Slot, TaskKind, WorkflowId};
 
 use super::StoreError;
 use super::access::{Tables, WriteTx, bounds, decode, encode, scan};
-use super::seam::{
-    Cursor, Deadline, Due, Filter, Listing, Page, Queued, RunReads, RunWrites, TaskKind, Writes,
-};
+use super::seam::{Cursor, Deadline, Due, Filter, Listing, Page, RunReads, RunWrites, Writes};
 use super::tables::VisibilityKey;
 
 impl<T: Tables> RunReads for T {

@@ -61,13 +61,13 @@
 
 use crate::clock::Timestamp;
 use crate::model::{
-    AnyType, Binding, BindingKind, Domain, GuestFailureRecord, ItemKind, Kind, ModuleRecord, Run,
-    RunId, Scope, Slot, TypeKind, TypeName, TypeRecord, WorkflowId,
+    AnyType, Binding, BindingKind, Domain, GuestFailureRecord, ItemKind, Kind, ModuleRecord,
+    Queued, Run, RunId, Scope, Slot, TaskKind, TypeKind, TypeName, TypeRecord, WorkflowId,
 };
 
 use super::StoreError;
 pub(crate) use super::items::{ItemReads, ItemWrites};
-pub(crate) use super::kinds::{Counter, Deadline, Due, Filter, Listing, Signal, TaskKind};
+pub(crate) use super::kinds::{Counter, Deadline, Due, Filter, Listing, Signal};
 
 /// A database the [`Store`](super::Store) runs on: consistent snapshots for reads, and write
 /// transactions for queued jobs. redb is one (one writer thread, group commit); a shared SQL
@@ -252,15 +252,6 @@ pub(crate) trait RunReads {
 
     /// The keys of the open items of `kind` of run `seq`, in order.
     fn item_keys(&self, seq: u64, kind: ItemKind) -> Result<Vec<u64>, StoreError>;
-}
-
-/// The tasks waiting on one list.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Queued {
-    pub(crate) domain: u64,
-    pub(crate) kind: TaskKind,
-    pub(crate) list: String,
-    pub(crate) count: u64,
 }
 
 /// The reads of Weft's Wasm extension: modules, bindings and their guests' failures.

@@ -12,96 +12,23 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use prometheus_client::metrics::histogram::Histogram;
 use redb::{Database, Durability};
 
 use crate::clock::Clock;
 
-use super::StoreError;
 use super::access::WriteTx;
 use super::seam::Job;
+use super::{StoreError, WriterStats};
 
 /// The most requests one commit carries, so one batch cannot delay its first reply for long.
 const MAX_BATCH: usize = 1024;
 
 /// Where requests wait for the writer.
 pub(super) type Queue = Sender<Box<dyn Job>>;
-
-/// What the writer has done since the store was opened: how well group commit is working.
-#[derive(Clone, Debug, Default)]
-pub struct WriterStats(Arc<Counters>);
-
-#[derive(Debug)]
-struct Counters {
-    commits: AtomicU64,
-    requests: AtomicU64,
-    round_trips: AtomicU64,
-    retries: AtomicU64,
-    /// Requests per batch, and how long each batch took to apply and commit.
-    batch_sizes: Histogram,
-    commit_times: Histogram,
-}
-
-impl Default for Counters {
-    fn default() -> Self {
-        Counters {
-            commits: AtomicU64::default(),
-            requests: AtomicU64::default(),
-            round_trips: AtomicU64::default(),
-            retries: AtomicU64::default(),
-            batch_sizes: crate::metrics::counts(),
-            commit_times: crate::metrics::seconds(),
-        }
-    }
-}
-
-impl WriterStats {
-    /// Durable commits made; batches that changed nothing make none.
-    pub fn commits(&self) -> u64 {
-        self.0.commits.load(Ordering::Relaxed)
-    }
-
-    /// Requests applied by those commits.
-    pub fn requests(&self) -> u64 {
-        self.0.requests.load(Ordering::Relaxed)
-    }
-
-    /// Round trips to the database server, by the writer and by reads: every statement sent
-    /// and every statement prepared. Zero on redb, which is in-process.
-    pub fn round_trips(&self) -> u64 {
-        self.0.round_trips.load(Ordering::Relaxed)
-    }
-
-    /// Batches run again because they collided with another node's transaction (PostgreSQL).
-    pub fn retries(&self) -> u64 {
-        self.0.retries.load(Ordering::Relaxed)
-    }
-
-    /// Requests per batch, as a histogram (shared: it fills as the writer works).
-    pub(crate) fn batch_sizes(&self) -> Histogram {
-        self.0.batch_sizes.clone()
-    }
-
-    /// Seconds each batch took to apply and commit, as a histogram (shared).
-    pub(crate) fn commit_times(&self) -> Histogram {
-        self.0.commit_times.clone()
-    }
-
-    /// Counts one round trip.
-    pub(super) fn round_trip(&self) {
-        self.0.round_trips.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// Counts one batch run again.
-    pub(super) fn retry(&self) {
-        self.0.retries.fetch_add(1, Ordering::Relaxed);
-    }
-}
 
 /// Starts the writer thread. It runs until every sender of `jobs` is gone.
 pub(super) fn spawn(
@@ -125,13 +52,13 @@ pub(super) fn serve(
     let (jobs, queue) = std::sync::mpsc::channel();
     let thread = std::thread::Builder::new()
         .name("weft-writer".into())
-        .spawn(move || run(&queue, &stats.0, max_batch, commit))?;
+        .spawn(move || run(&queue, &stats, max_batch, commit))?;
     Ok((jobs, thread))
 }
 
 fn run(
     queue: &Receiver<Box<dyn Job>>,
-    counters: &Counters,
+    stats: &WriterStats,
     max_batch: usize,
     mut commit: impl FnMut(&mut Vec<Box<dyn Job>>) -> Committed,
 ) {
@@ -149,18 +76,7 @@ fn run(
             committed
         });
         match &outcome {
-            Ok(committed) => {
-                counters.batch_sizes.observe(batch.len() as f64);
-                counters
-                    .commit_times
-                    .observe(started.elapsed().as_secs_f64());
-                counters
-                    .commits
-                    .fetch_add(u64::from(*committed), Ordering::Relaxed);
-                counters
-                    .requests
-                    .fetch_add(batch.len() as u64, Ordering::Relaxed);
-            }
+            Ok(committed) => stats.batch_done(batch.len(), started.elapsed(), *committed),
             Err(error) => tracing::error!(%error, requests = batch.len(), "commit failed"),
         }
         for job in batch.drain(..) {

@@ -166,10 +166,17 @@ async fn metrics_count_a_known_workload_per_type_from_zero() {
     );
     let pending = r#"swf_pending_tasks{domain="d",kind="decision",task_list="deciders"}"#;
     expect(&text, pending, 1.0);
-    assert!(
-        sample(&text, "weft_commits_total").is_some_and(|n| n > 0.0),
-        "{text}"
-    );
+    // The store's own: its writer's counters and histograms.
+    for name in [
+        "weft_commits_total",
+        "weft_commit_seconds_count",
+        "weft_commit_batch_size_count",
+    ] {
+        assert!(
+            sample(&text, name).is_some_and(|n| n > 0.0),
+            "{name}: {text}"
+        );
+    }
     assert!(text.ends_with("# EOF\n"));
 }
 

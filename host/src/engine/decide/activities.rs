@@ -3,10 +3,10 @@
 use crate::model::decisions::attrs as d;
 use crate::model::events::{Cause, attrs};
 use crate::model::{
-    Activity, ActivityDue, ActivityKind, ItemKind, Priority, RegistrationStatus, Run, TaskList,
-    TaskState, Timeout,
+    Activity, ActivityDue, ActivityKind, ItemKind, Priority, RegistrationStatus, Run, TaskKind,
+    TaskList, TaskState, Timeout,
 };
-use crate::store::{Deadline, ItemReads, ItemWrites, StoreError, TaskKind, TypeReads};
+use crate::store::{Deadline, ItemReads, ItemWrites, StoreError, TypeReads};
 
 use super::Batch;
 

@@ -6,8 +6,10 @@
 
 use crate::model::decisions::attrs as d;
 use crate::model::events::{Cause, attrs};
-use crate::model::{ItemKind, LAMBDA_DEFAULT_TIMEOUT, Lambda, Priority, Run, TaskState, Timeout};
-use crate::store::{ItemWrites, StoreError, TaskKind};
+use crate::model::{
+    ItemKind, LAMBDA_DEFAULT_TIMEOUT, Lambda, Priority, Run, TaskKind, TaskState, Timeout,
+};
+use crate::store::{ItemWrites, StoreError};
 
 use super::Batch;
 

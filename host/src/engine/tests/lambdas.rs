@@ -9,8 +9,8 @@ use crate::check::check_history;
 use crate::clock::Timestamp;
 use crate::fault::Fault;
 use crate::model::decisions::{Decision, attrs as d};
-use crate::model::{BindingKind, Lambda, Timeout};
-use crate::store::{StoreError, TaskKind};
+use crate::model::{BindingKind, Lambda, TaskKind, Timeout};
+use crate::store::StoreError;
 
 use super::super::{
     Claimed, Completion, FunctionClaim, LambdaOutcome, TaskRef, claim, claim_lambda,

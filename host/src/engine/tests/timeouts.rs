@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 
 use crate::Limits;
 use crate::model::decisions::{Decision, attrs as d};
-use crate::model::{Activity, CloseStatus, TaskList, Timeout};
-use crate::store::{StoreError, TaskKind};
+use crate::model::{Activity, CloseStatus, TaskKind, TaskList, Timeout};
+use crate::store::StoreError;
 
 use super::super::{
     Claimed, Completion, TaskRef, claim, complete_decision_task, record_heartbeat, signal,

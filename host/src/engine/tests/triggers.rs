@@ -3,9 +3,9 @@
 use serde_json::Value;
 
 use crate::check::check_history;
-use crate::model::DecisionTask;
 use crate::model::decisions::{Decision, attrs as d};
-use crate::store::{StoreError, TaskKind};
+use crate::model::{DecisionTask, TaskKind};
+use crate::store::StoreError;
 
 use super::super::{
     Claimed, Completion, TaskRef, claim, complete_decision_task, signal, start_run, terminate,

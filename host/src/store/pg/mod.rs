@@ -48,8 +48,9 @@ use crate::clock::Clock;
 pub(crate) use self::conn::explain;
 use self::conn::{Manager, Pool};
 use self::session::{Session, Snapshot};
+use super::WriterStats;
 use super::seam::{Backend, Job, Reads};
-use super::writer::{Queue, WriterStats};
+use super::writer::Queue;
 use super::{Opened, StoreError, Writer};
 
 pub(crate) use schema::VERSION as SCHEMA_VERSION;

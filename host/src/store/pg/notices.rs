@@ -12,8 +12,9 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::catalog::Catalog;
 use super::conn::{Conn, Manager};
+use crate::model::TaskKind;
 use crate::store::StoreError;
-use crate::store::seam::{Signal, TaskKind};
+use crate::store::seam::Signal;
 
 /// The channel the nodes sharing the schema `schema` listen on: deployments in other schemas
 /// of the same database hear nothing of these.

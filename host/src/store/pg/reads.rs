@@ -9,12 +9,12 @@ use tokio_postgres::types::ToSql;
 use super::run_items;
 use super::session::{Link, Mode, Session};
 use crate::clock::Timestamp;
-use crate::model::{AnyType, Domain, ItemKind, Kind, Run, RunId, Scope, TypeName, WorkflowId};
+use crate::model::{
+    AnyType, Domain, ItemKind, Kind, Queued, Run, RunId, Scope, TaskKind, TypeName, WorkflowId,
+};
 use crate::store::StoreError;
 use crate::store::access::{decode, decode_type};
-use crate::store::seam::{
-    Counter, Cursor, DomainReads, Filter, Listing, Page, Queued, RunReads, TaskKind,
-};
+use crate::store::seam::{Counter, Cursor, DomainReads, Filter, Listing, Page, RunReads};
 
 /// Parameters of a statement.
 pub(super) type Params<'a> = [&'a (dyn ToSql + Sync)];

@@ -4,12 +4,14 @@
 //! the filters).
 
 use crate::clock::Timestamp;
-use crate::model::{AnyType, Binding, BindingKind, Domain, GuestFailureRecord, ItemKind, Kind};
+use crate::model::{
+    AnyType, Binding, BindingKind, Domain, GuestFailureRecord, ItemKind, Kind, TaskKind,
+};
 use crate::model::{ModuleRecord, Run, Scope, Slot, TypeName};
 use crate::store::StoreError;
 use crate::store::access::{encode, encode_type};
 use crate::store::seam::{
-    Counter, Deadline, DomainWrites, Due, Filter, Listing, RunWrites, TaskKind, WasmWrites, Writes,
+    Counter, Deadline, DomainWrites, Due, Filter, Listing, RunWrites, WasmWrites, Writes,
 };
 use crate::store::wasm::FAILURES_KEPT;
 
