@@ -65,7 +65,7 @@ pub use config::{
 pub use config_file::{
     ConfigFile, ConfigFileError, OperatorSettings, ServerSettings, StoreSettings,
 };
-pub use store::{StoreError, WriterStats};
+pub use store::{OpenError, StoreError, WriterStats};
 
 use api::Api;
 use ops::Service;
@@ -124,10 +124,14 @@ impl Weft {
         runtime::install_crypto_provider();
         // Read before the store opens, so a bad file leaves nothing to close.
         let outgoing = runtime::Outgoing::new(&config.http_ca).map_err(Error::Config)?;
-        let mut opened = match &config.store {
-            Some(url) => Store::open_postgres(url.expose(), config.clock.clone())?,
-            None => Store::open_cached(&config.data_dir, config.store_cache, config.clock.clone())?,
+        let place = match &config.store {
+            Some(url) => store::Place::Postgres(url.expose()),
+            None => store::Place::Dir {
+                path: &config.data_dir,
+                cache: config.store_cache,
+            },
         };
+        let mut opened = Store::open(place, config.clock.clone())?;
         let signals = opened.signals.take();
         // On a thread of its own, as the store's blocking reads must not run on an async
         // runtime's thread, where the caller may be.

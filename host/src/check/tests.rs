@@ -542,7 +542,7 @@ async fn a_broken_stored_history_stops_the_start() {
     use crate::store::Store;
 
     let dir = tempfile::tempdir().unwrap();
-    let opened = Store::open(dir.path(), Arc::new(SystemClock)).unwrap();
+    let opened = Store::open_dir(dir.path(), Arc::new(SystemClock)).unwrap();
     let mut broken = good();
     broken.remove(6);
     let histories = [(3, good()), (7, broken)];
@@ -569,5 +569,5 @@ async fn a_broken_stored_history_stops_the_start() {
     assert_eq!(run, "seq 7 (no run record)");
     assert!(problems[0].contains("has eventId 8"), "{problems:?}");
     // It closed the store on the way out: the directory can be opened again.
-    assert!(Store::open(dir.path(), Arc::new(SystemClock)).is_ok());
+    assert!(Store::open_dir(dir.path(), Arc::new(SystemClock)).is_ok());
 }

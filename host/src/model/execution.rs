@@ -1,5 +1,5 @@
 //! The stored state of a workflow run: what the engine needs between two changes, and what
-//! visibility shows. The history itself is kept apart, as wire JSON (see `store::tables::EVENTS`),
+//! visibility shows. The history itself is kept apart, as wire JSON (see `store::redb::tables::EVENTS`),
 //! and so are the run's open activities, timers, children and Lambda tasks: each is an [`Item`]
 //! stored on its own, so that a change reads and writes only the items it touches, however many
 //! are open.

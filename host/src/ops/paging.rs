@@ -107,7 +107,7 @@ mod tests {
     use crate::store::Store;
 
     fn service(dir: &std::path::Path, clock: Arc<ManualClock>) -> Service {
-        let opened = Store::open(dir, clock.clone()).unwrap();
+        let opened = Store::open_dir(dir, clock.clone()).unwrap();
         Service {
             store: opened.store,
             sealer: Sealer::new(opened.secret),

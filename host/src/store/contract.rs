@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{Opened, Reads, Store, StoreError, Writes};
+use super::{OpenError, Opened, Place, Reads, Store, StoreError, Writes};
 use crate::clock::{Clock, SystemClock, Timestamp};
 use crate::model::{Domain, ItemKind, Run, Scope, Slot, TaskKind};
 use crate::store::{Counter, Deadline};
@@ -19,8 +19,29 @@ use crate::store::{Counter, Deadline};
 struct Nodes {
     backend: &'static str,
     opened: Vec<Opened>,
+    at: Where,
+}
+
+/// Where a test's store is.
+enum Where {
     /// redb's directory, removed when the test ends.
-    _dir: Option<tempfile::TempDir>,
+    Dir(tempfile::TempDir),
+    /// A PostgreSQL URL whose connections use the test's own schema.
+    Postgres(String),
+}
+
+impl Where {
+    /// Opens (another handle of) the store here.
+    async fn open(&self) -> Result<Opened, StoreError> {
+        let place = match self {
+            Where::Dir(dir) => return Store::open_dir(dir.path(), Arc::new(SystemClock)),
+            Where::Postgres(url) => url.clone(),
+        };
+        let opened = tokio::task::spawn_blocking(move || {
+            Store::open(Place::Postgres(&place), Arc::new(SystemClock))
+        });
+        opened.await.expect("opened")
+    }
 }
 
 impl Nodes {
@@ -28,44 +49,45 @@ impl Nodes {
         &self.opened[i % self.opened.len()].store
     }
 
-    /// Closes the stores and waits for their writers.
-    async fn close(self) {
+    /// Closes the stores and waits for their writers; answers where they were.
+    async fn close(self) -> Where {
         for opened in self.opened {
-            let Opened { store, writer, .. } = opened;
-            drop(store);
-            tokio::task::spawn_blocking(move || writer.join())
-                .await
-                .expect("writer joined");
+            close(opened).await;
         }
+        self.at
     }
+}
+
+/// Closes `opened` and waits for its writer.
+async fn close(opened: Opened) {
+    let Opened { store, writer, .. } = opened;
+    drop(store);
+    tokio::task::spawn_blocking(move || writer.join())
+        .await
+        .expect("writer joined");
 }
 
 /// Every backend this build can test here, freshly made.
 async fn backends() -> Vec<Nodes> {
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let redb = Store::open(dir.path(), Arc::new(SystemClock)).expect("redb opens");
+    let dir = Where::Dir(tempfile::tempdir().expect("temporary directory"));
     let mut all = vec![Nodes {
         backend: "redb",
-        opened: vec![redb],
-        _dir: Some(dir),
+        opened: vec![dir.open().await.expect("redb opens")],
+        at: dir,
     }];
     if let Some(url) = std::env::var("WEFT_TEST_POSTGRES")
         .ok()
         .filter(|url| !url.is_empty())
     {
-        let url = fresh_schema(&url).await;
+        let at = Where::Postgres(fresh_schema(&url).await);
         let mut opened = Vec::new();
         for _ in 0..2 {
-            let url = url.clone();
-            let node = tokio::task::spawn_blocking(move || {
-                Store::open_postgres(&url, Arc::new(SystemClock))
-            });
-            opened.push(node.await.expect("opened").expect("PostgreSQL opens"));
+            opened.push(at.open().await.expect("PostgreSQL opens"));
         }
         all.push(Nodes {
             backend: "postgres",
             opened,
-            _dir: None,
+            at,
         });
     }
     all
@@ -459,5 +481,57 @@ async fn a_transaction_pops_what_it_pushed_after_emptying_a_list() {
         let expected = [Some((1, 1)), Some((2, 2)), None, Some((3, 3)), None];
         assert_eq!(popped.await.unwrap(), expected, "{}", nodes.backend);
         nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_store_opens_again_as_it_was_and_refuses_what_a_newer_build_wrote() {
+    for nodes in backends().await {
+        let (backend, secret) = (nodes.backend, nodes.opened[0].secret);
+        let kept = domain(7, "kept");
+        nodes
+            .node(0)
+            .apply(move |tx| tx.add_domain(&scope(), &kept))
+            .await
+            .unwrap();
+        let at = nodes.close().await;
+
+        // Opened again (its upgrade finding nothing to do): the same records, the same key.
+        let again = at.open().await.expect("opens again");
+        assert_eq!(again.secret, secret, "{backend}: the token key is kept");
+        let found = again
+            .store
+            .read(|tx| Ok::<_, StoreError>(tx.domain(&scope(), "kept")?.map(|d| d.id)))
+            .await
+            .unwrap();
+        assert_eq!(found, Some(7), "{backend}");
+        close(again).await;
+
+        // A newer build's store: refused, naming both versions, and left as it was.
+        as_if_newer(&at).await;
+        match at.open().await {
+            Err(StoreError::Open(OpenError::TooNew { found, known, .. })) => {
+                assert_eq!(found, known + 1, "{backend}")
+            }
+            Err(other) => panic!("{backend}: refused for {other}"),
+            Ok(_) => panic!("{backend}: a newer build's store opens"),
+        }
+    }
+}
+
+/// Marks the store at `at` as a build one version newer would have left it.
+async fn as_if_newer(at: &Where) {
+    match at {
+        Where::Dir(dir) => super::redb::as_if_newer(dir.path()),
+        Where::Postgres(url) => {
+            let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+                .await
+                .expect("WEFT_TEST_POSTGRES answers");
+            let driver = tokio::spawn(connection);
+            let newer = "INSERT INTO weft_schema SELECT max(version) + 1 FROM weft_schema";
+            client.batch_execute(newer).await.expect("marked newer");
+            drop(client);
+            let _ = driver.await;
+        }
     }
 }

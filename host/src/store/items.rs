@@ -2,26 +2,18 @@
 //! (run, kind, key), and these traits read and write them as their model types, keeping the
 //! run's counts ([`OpenItems`](crate::model::OpenItems)) with them.
 
-use serde::de::DeserializeOwned;
-
 use crate::model::{Item, Run};
 
 use super::StoreError;
+use super::codec::decode;
 use super::seam::{RunReads, RunWrites};
-
-fn decode<T: DeserializeOwned>(json: &[u8]) -> Result<T, StoreError> {
-    serde_json::from_slice(json).map_err(|e| StoreError::Corrupt {
-        table: "items",
-        detail: e.to_string(),
-    })
-}
 
 /// Typed reads of runs' open items.
 pub(crate) trait ItemReads: RunReads {
     /// The open item `key` of kind `T` of run `seq`.
     fn open_item<T: Item>(&self, seq: u64, key: u64) -> Result<Option<T>, StoreError> {
         self.item(seq, T::KIND, key)?
-            .map(|json| decode(&json))
+            .map(|json| decode("items", &json))
             .transpose()
     }
 

@@ -1,153 +1,55 @@
 //! Durable state: the interface the engine and the operations use (`seam.rs`: [`Reads`],
-//! [`Writes`]), and redb behind it.
+//! [`Writes`]), and two backends behind it, each in its own folder: redb, embedded (`redb/`),
+//! and PostgreSQL, shared by several nodes (`pg/`). Both share what is here: the group-commit
+//! writer (`writer.rs`, `job.rs`), the records' encoding (`codec.rs`), the errors
+//! (`error.rs`), and the contract every backend must keep (`seam.rs`, tested by `contract.rs`).
 //!
 //! Every change goes through the one writer ([`Store::write`]), which commits concurrent requests
 //! together and answers each only after its change is on disk. A change is a *check*, which reads
 //! and may refuse, and an *apply*, which writes and cannot refuse: a refused request leaves the
 //! batch untouched, and a partly applied change is impossible by construction. Reads
-//! ([`Store::read`]) use redb snapshots and never wait for the writer. Only this module knows
-//! redb.
+//! ([`Store::read`]) use snapshots and never wait for the writer.
 
-mod access;
+mod codec;
+mod error;
 mod items;
 mod job;
 mod kinds;
 mod pg;
-mod runs;
+mod redb;
 mod seam;
 mod stats;
-mod tables;
-mod upgrade;
-mod wasm;
 mod writer;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use redb::{Database, DatabaseError, ReadableDatabase, ReadableTable};
 use tokio::sync::oneshot;
 
 use crate::clock::Clock;
 
-use access::ReadTx;
-use seam::{Backend, Job};
+pub use error::{OpenError, StoreError};
+use seam::Backend;
 pub(crate) use seam::{
     Counter, Cursor, Deadline, Due, Filter, ItemReads, ItemWrites, Listing, Page, Reads, Signal,
     TypeReads, TypeWrites, Writes,
 };
 pub use stats::WriterStats;
 
-/// What can go wrong below the SWF layer. Clients see any of these as an internal failure.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// Another process has the database open.
-    #[error("the data directory {} is in use by another weft process", .0.display())]
-    Locked(PathBuf),
-    /// The data directory cannot be used.
-    #[error("cannot use the data directory {}: {source}", .path.display())]
-    Dir {
-        /// The directory.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The database was written in a format this build does not know.
-    #[error("the database has format {0}; this build reads format {FORMAT}", FORMAT = tables::FORMAT_VERSION)]
-    Format(u32),
-    /// redb failed.
-    #[error("storage: {0}")]
-    Db(#[from] redb::Error),
-    /// PostgreSQL failed a statement.
-    #[error("database: {}", pg::explain(.0))]
-    Pg(#[from] tokio_postgres::Error),
-    /// The shared database cannot be reached, or a commit's outcome is unknown: the request
-    /// may be tried again once it is back.
-    #[error("the database is unavailable: {0}")]
-    Unavailable(String),
-    /// What a change needs stayed locked by other processes' transactions (a node cut off in
-    /// the middle of one, say) longer than the writer waits: the request may be tried again.
-    #[error("busy: {0}")]
-    Busy(String),
-    /// The database's schema is newer than this build.
-    #[error("the database's schema is version {0}; this build knows versions up to {known}", known = pg::SCHEMA_VERSION)]
-    Schema(u32),
-    /// The store is configured wrongly.
-    #[error("{0}")]
-    Config(String),
-    /// A thread of the store could not be started.
-    #[error("cannot start the store's threads: {0}")]
-    Thread(std::io::Error),
-    /// A stored record cannot be read back.
-    #[error("corrupt record in table {table}: {detail}")]
-    Corrupt {
-        /// The table holding it.
-        table: &'static str,
-        /// What is wrong.
-        detail: String,
-    },
-    /// An operation panicked inside the writer; its batch was rolled back.
-    #[error("an operation panicked; its batch was rolled back")]
-    Panicked,
-    /// A request's change failed part-way inside the writer; its batch was rolled back.
-    #[error("a change failed inside the writer; its batch was rolled back")]
-    Aborted,
-    /// The batch holding this request was not committed.
-    #[error("not committed: {0}")]
-    Uncommitted(String),
-    /// The writer has stopped or dropped the request.
-    #[error("the writer has stopped")]
-    Stopped,
-    /// A change cannot be applied: what it found breaks an invariant the checks established, or
-    /// the system failed it (no randomness). Its batch is rolled back.
-    #[error("cannot apply a change: {0}")]
-    Broken(String),
+/// Where a store keeps its state: which backend, and where that keeps it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Place<'a> {
+    /// redb, in a file of the directory `path`, keeping up to `cache` bytes of it in memory.
+    Dir { path: &'a Path, cache: usize },
+    /// The PostgreSQL database the URL names, which other processes may share.
+    Postgres(&'a str),
 }
-
-impl StoreError {
-    /// A change that cannot be applied, for `detail`.
-    pub(crate) fn broken(detail: impl std::fmt::Display) -> Self {
-        StoreError::Broken(detail.to_string())
-    }
-}
-
-macro_rules! from_redb {
-    ($($error:ty),*) => {$(
-        impl From<$error> for StoreError {
-            fn from(e: $error) -> Self {
-                StoreError::Db(e.into())
-            }
-        }
-    )*};
-}
-from_redb!(
-    redb::TransactionError,
-    redb::TableError,
-    redb::StorageError,
-    redb::CommitError,
-    redb::SetDurabilityError
-);
 
 /// The database, whichever backend holds it: cheap to clone, shared by every request.
 #[derive(Clone)]
 pub(crate) struct Store {
     backend: Arc<dyn Backend>,
-}
-
-/// The embedded default: redb, with one writer thread that commits concurrent changes together.
-struct Redb {
-    db: Arc<Database>,
-    jobs: writer::Queue,
-}
-
-impl Backend for Redb {
-    fn snapshot(&self) -> Result<Box<dyn Reads>, StoreError> {
-        Ok(Box::new(ReadTx(self.db.begin_read()?)))
-    }
-
-    fn submit(&self, job: Box<dyn Job>) -> Result<(), StoreError> {
-        self.jobs.send(job).map_err(|_| StoreError::Stopped)
-    }
 }
 
 /// The writer thread. Join it after the last [`Store`] clone is dropped, so that the database is
@@ -175,59 +77,27 @@ pub(crate) struct Opened {
 }
 
 impl Store {
-    /// Opens (or creates) the database in `dir` with the default page cache and starts the
-    /// writer: for tests.
+    /// Opens (or creates) the store at `place` and starts its writer; a PostgreSQL database
+    /// older than this build's schema is migrated.
+    pub(crate) fn open(place: Place, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> {
+        match place {
+            Place::Dir { path, cache } => redb::open(path, cache, clock),
+            // On a thread of its own: the blocking client must not run on an async runtime's
+            // thread, where callers may be.
+            Place::Postgres(url) => std::thread::scope(|scope| {
+                scope
+                    .spawn(|| pg::open(url, clock))
+                    .join()
+                    .unwrap_or(Err(StoreError::Panicked))
+            }),
+        }
+    }
+
+    /// Opens (or creates) a redb store in `dir` with the default page cache: for tests.
     #[cfg(test)]
-    pub(crate) fn open(dir: &Path, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> {
+    pub(crate) fn open_dir(dir: &Path, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> {
         let cache = crate::config::DEFAULT_STORE_CACHE_MIB << 20;
-        Store::open_cached(dir, cache, clock)
-    }
-
-    /// Opens (or creates) the database in `dir`, keeping up to `cache` bytes of it in memory,
-    /// and starts the writer.
-    pub(crate) fn open_cached(
-        dir: &Path,
-        cache: usize,
-        clock: Arc<dyn Clock>,
-    ) -> Result<Opened, StoreError> {
-        let dir_error = |source| StoreError::Dir {
-            path: dir.to_owned(),
-            source,
-        };
-        std::fs::create_dir_all(dir).map_err(dir_error)?;
-        let db = match Database::builder()
-            .set_cache_size(cache)
-            .create(dir.join("weft.redb"))
-        {
-            Ok(db) => db,
-            Err(DatabaseError::DatabaseAlreadyOpen) => return Err(StoreError::Locked(dir.into())),
-            Err(e) => return Err(StoreError::Db(e.into())),
-        };
-        let secret = initialize(&db)?;
-        let db = Arc::new(db);
-        let stats = WriterStats::default();
-        let (jobs, thread) = writer::spawn(db.clone(), clock, stats.clone()).map_err(dir_error)?;
-        Ok(Opened {
-            store: Store {
-                backend: Arc::new(Redb { db, jobs }),
-            },
-            writer: Writer(thread),
-            secret,
-            stats,
-            signals: None,
-        })
-    }
-
-    /// Connects to the PostgreSQL database `url` names, which other processes may share,
-    /// migrating its schema if it is older than this build's. On a thread of its own: the
-    /// blocking client must not run on an async runtime's thread, where callers may be.
-    pub(crate) fn open_postgres(url: &str, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> {
-        std::thread::scope(|scope| {
-            scope
-                .spawn(|| pg::open(url, clock))
-                .join()
-                .unwrap_or(Err(StoreError::Panicked))
-        })
+        Store::open(Place::Dir { path: dir, cache }, clock)
     }
 
     /// A consistent snapshot taken on the calling thread, for start-up work done before
@@ -303,49 +173,6 @@ impl Store {
     }
 }
 
-/// Creates the tables of a new database and checks the format of an existing one.
-fn initialize(db: &Database) -> Result<[u8; 32], StoreError> {
-    let txn = db.begin_write()?;
-    let secret = {
-        let mut meta = txn.open_table(tables::META)?;
-        let format = meta.get("format")?.map(|v| v.value().to_vec());
-        match format {
-            None => {
-                meta.insert("format", &tables::FORMAT_VERSION.to_le_bytes()[..])?;
-            }
-            Some(bytes) => {
-                let format = <[u8; 4]>::try_from(bytes.as_slice())
-                    .map(u32::from_le_bytes)
-                    .unwrap_or(u32::MAX);
-                if format > tables::FORMAT_VERSION {
-                    return Err(StoreError::Format(format));
-                }
-                if format < tables::FORMAT_VERSION {
-                    upgrade::upgrade(&txn, format)?;
-                    meta.insert("format", &tables::FORMAT_VERSION.to_le_bytes()[..])?;
-                    tracing::info!(from = format, to = tables::FORMAT_VERSION, "store upgraded");
-                }
-            }
-        }
-        let stored = meta.get("secret")?.map(|v| v.value().to_vec());
-        match stored.and_then(|bytes| <[u8; 32]>::try_from(bytes).ok()) {
-            Some(secret) => secret,
-            None => {
-                let mut secret = [0; 32];
-                getrandom::fill(&mut secret).map_err(|e| StoreError::Corrupt {
-                    table: "meta",
-                    detail: format!("no randomness for the token key: {e}"),
-                })?;
-                meta.insert("secret", &secret[..])?;
-                secret
-            }
-        }
-    };
-    access::create_tables(&txn)?;
-    txn.commit()?;
-    Ok(secret)
-}
-
 #[cfg(test)]
 mod contract;
 
@@ -360,22 +187,24 @@ mod tests {
     #[tokio::test]
     async fn second_open_of_a_directory_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let first = Store::open(dir.path(), Arc::new(SystemClock)).unwrap();
-        let Err(StoreError::Locked(path)) = Store::open(dir.path(), Arc::new(SystemClock)) else {
+        let first = Store::open_dir(dir.path(), Arc::new(SystemClock)).unwrap();
+        let Err(StoreError::Open(OpenError::Locked(path))) =
+            Store::open_dir(dir.path(), Arc::new(SystemClock))
+        else {
             panic!("second open was allowed")
         };
         assert_eq!(path, dir.path());
         drop(first.store);
         first.writer.join();
         // Closed cleanly: it opens again, with the same token key.
-        let again = Store::open(dir.path(), Arc::new(SystemClock)).unwrap();
+        let again = Store::open_dir(dir.path(), Arc::new(SystemClock)).unwrap();
         assert_eq!(again.secret, first.secret);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn concurrent_writes_share_commits() {
         let dir = tempfile::tempdir().unwrap();
-        let opened = Store::open(dir.path(), Arc::new(SystemClock)).unwrap();
+        let opened = Store::open_dir(dir.path(), Arc::new(SystemClock)).unwrap();
         let writes: Vec<_> = (0..200)
             .map(|i| {
                 let store = opened.store.clone();
@@ -419,7 +248,7 @@ mod tests {
     #[tokio::test]
     async fn a_refused_check_does_not_stop_other_requests() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path(), Arc::new(SystemClock))
+        let store = Store::open_dir(dir.path(), Arc::new(SystemClock))
             .unwrap()
             .store;
         let refused = store.write(
@@ -443,7 +272,7 @@ mod tests {
     #[tokio::test]
     async fn a_failed_apply_rolls_back_its_whole_batch() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path(), Arc::new(SystemClock))
+        let store = Store::open_dir(dir.path(), Arc::new(SystemClock))
             .unwrap()
             .store;
         // Both requests wait in the queue before the writer takes them, so they share a batch.
@@ -474,7 +303,7 @@ mod tests {
     #[tokio::test]
     async fn listings_page_both_ways_within_their_scope() {
         let dir = tempfile::tempdir().unwrap();
-        let opened = Store::open(dir.path(), Arc::new(SystemClock)).unwrap();
+        let opened = Store::open_dir(dir.path(), Arc::new(SystemClock)).unwrap();
         let store = opened.store;
         let other = Scope {
             region: "us-east-2".into(),

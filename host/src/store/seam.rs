@@ -254,6 +254,9 @@ pub(crate) trait RunReads {
     fn item_keys(&self, seq: u64, kind: ItemKind) -> Result<Vec<u64>, StoreError>;
 }
 
+/// Failures kept per binding: the latest ones.
+pub(crate) const FAILURES_KEPT: usize = 50;
+
 /// The reads of Weft's Wasm extension: modules, bindings and their guests' failures.
 pub(crate) trait WasmReads {
     /// The record of module `digest` of `account`.

@@ -1,4 +1,5 @@
-//! The one writer: every change goes through it, and concurrent changes share one durable commit.
+//! The one writer, whichever the backend: every change goes through it, and concurrent changes
+//! share one durable commit.
 //!
 //! A durable commit costs an fsync (0.2 to 4 ms on these machines), so committing each request
 //! alone caps the service at a few hundred to a few thousand changes a second. The writer instead
@@ -11,40 +12,20 @@
 //! requests of the batch still commit, and an apply that fails rolls the whole batch back.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use redb::{Database, Durability};
-
-use crate::clock::Clock;
-
-use super::access::WriteTx;
 use super::seam::Job;
 use super::{StoreError, WriterStats};
 
-/// The most requests one commit carries, so one batch cannot delay its first reply for long.
-const MAX_BATCH: usize = 1024;
-
 /// Where requests wait for the writer.
-pub(super) type Queue = Sender<Box<dyn Job>>;
-
-/// Starts the writer thread. It runs until every sender of `jobs` is gone.
-pub(super) fn spawn(
-    db: Arc<Database>,
-    clock: Arc<dyn Clock>,
-    stats: WriterStats,
-) -> std::io::Result<(Queue, JoinHandle<()>)> {
-    serve(MAX_BATCH, stats, move |batch| {
-        commit(&db, clock.as_ref(), batch)
-    })
-}
+pub(crate) type Queue = Sender<Box<dyn Job>>;
 
 /// Starts a writer thread, for any backend: it takes every job waiting (up to `max_batch`),
 /// has `commit` apply them in one transaction and commit it, runs the after-commit actions,
 /// and answers the jobs (those `commit` took out of the batch it answered itself). It runs until every sender of the queue is gone.
-pub(super) fn serve(
+pub(crate) fn serve(
     max_batch: usize,
     stats: WriterStats,
     commit: impl FnMut(&mut Vec<Box<dyn Job>>) -> Committed + Send + 'static,
@@ -86,36 +67,8 @@ fn run(
 }
 
 /// What to do once a batch is committed.
-pub(super) type AfterCommit = Vec<Box<dyn FnOnce() + Send>>;
+pub(crate) type AfterCommit = Vec<Box<dyn FnOnce() + Send>>;
 
 /// What committing a batch came to: whether anything was committed, and what to do now, or
 /// why nothing was.
-pub(super) type Committed = Result<(bool, AfterCommit), StoreError>;
-
-/// Applies `batch` in one transaction and commits it durably; answers whether there was
-/// anything to commit. A batch that wrote nothing (polls that only wait) is aborted instead:
-/// a durable commit of nothing would still cost an fsync. If anything fails (or panics), the
-/// transaction is dropped, which aborts it: the batch changes nothing.
-fn commit(
-    db: &Database,
-    clock: &dyn Clock,
-    batch: &mut [Box<dyn Job>],
-) -> Result<(bool, AfterCommit), StoreError> {
-    let mut txn = db.begin_write()?;
-    txn.set_durability(Durability::Immediate)?;
-    let (changed, after_commit) = {
-        let mut tx = WriteTx::open(&txn, clock.now())?;
-        for job in batch.iter_mut() {
-            if !job.apply(&mut tx, false) {
-                return Err(StoreError::Aborted);
-            }
-        }
-        (tx.changed(), tx.take_after_commit())
-    };
-    if changed {
-        txn.commit()?;
-    } else {
-        txn.abort()?;
-    }
-    Ok((changed, after_commit))
-}
+pub(crate) type Committed = Result<(bool, AfterCommit), StoreError>;

@@ -1,7 +1,7 @@
 //! The ScheduleLambdaFunction decision (spec §6.13).
 //!
 //! Weft runs Lambda functions only as Wasm modules bound to a function name in the domain
-//! (`store::tables::BINDINGS`), by the in-process function worker; the task waits in a queue
+//! (`store::redb::tables::BINDINGS`), by the in-process function worker; the task waits in a queue
 //! named after the function until that worker claims it (`engine::tasks`).
 
 use crate::model::decisions::attrs as d;

@@ -99,7 +99,7 @@ impl Fixture {
     async fn with_limits(limits: Limits) -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         let clock = Arc::new(ManualClock::new(Timestamp::from_millis(1_000_000)));
-        let Opened { store, writer, .. } = Store::open(dir.path(), clock.clone()).unwrap();
+        let Opened { store, writer, .. } = Store::open_dir(dir.path(), clock.clone()).unwrap();
         store
             .apply(|tx| {
                 let scope = Scope {
@@ -134,7 +134,7 @@ impl Fixture {
         drop(store);
         writer.join();
         clock.advance(millis);
-        let Opened { store, writer, .. } = Store::open(dir.path(), clock.clone()).unwrap();
+        let Opened { store, writer, .. } = Store::open_dir(dir.path(), clock.clone()).unwrap();
         Fixture {
             dir,
             store,

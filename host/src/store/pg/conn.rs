@@ -21,7 +21,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{AsyncMessage, Client, Connection, NoTls, Notification, Row, Statement};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use crate::store::{StoreError, WriterStats};
+use crate::store::{OpenError, StoreError, WriterStats};
 
 /// The longest one call to the database waits for its answer, connecting included; also the
 /// server's `statement_timeout`.
@@ -354,7 +354,7 @@ impl Manager {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(StoreError::Thread)?;
+            .map_err(OpenError::Thread)?;
         let (sender, notices) = mpsc::unbounded_channel();
         let connecting = async {
             match &self.tls {

@@ -51,9 +51,7 @@ use self::session::{Session, Snapshot};
 use super::WriterStats;
 use super::seam::{Backend, Job, Reads};
 use super::writer::Queue;
-use super::{Opened, StoreError, Writer};
-
-pub(crate) use schema::VERSION as SCHEMA_VERSION;
+use super::{OpenError, Opened, StoreError, Writer};
 
 /// Snapshot connections one node keeps open at most.
 const POOL_SIZE: u32 = 16;
@@ -108,11 +106,9 @@ pub(super) fn open(url: &str, clock: Arc<dyn Clock>) -> Result<Opened, StoreErro
     let schema: String = conn
         .query_opt("SELECT current_schema()", &[])?
         .and_then(|row| row.get(0))
-        .ok_or_else(|| StoreError::Config(format!("{place}: no schema to keep the tables in")))?;
+        .ok_or_else(|| OpenError::Config(format!("{place}: no schema to keep the tables in")))?;
     if schema.contains('"') {
-        return Err(StoreError::Config(format!(
-            "{place}: the schema's name holds a quote"
-        )));
+        return Err(OpenError::Config(format!("{place}: the schema's name holds a quote")).into());
     }
     let channel = notices::channel(&schema);
     conn.set_deadline(conn::MIGRATION_DEADLINE)?;
@@ -131,9 +127,9 @@ pub(super) fn open(url: &str, clock: Arc<dyn Clock>) -> Result<Opened, StoreErro
     let (jobs, thread) = super::writer::serve(writer::MAX_BATCH, stats.clone(), move |batch| {
         committer.commit(batch)
     })
-    .map_err(StoreError::Thread)?;
+    .map_err(OpenError::Thread)?;
     let (signals, receiver) = mpsc::unbounded_channel();
-    notices::listen(manager, channel, signals, catalog.clone()).map_err(StoreError::Thread)?;
+    notices::listen(manager, channel, signals, catalog.clone()).map_err(OpenError::Thread)?;
     tracing::info!(database = %place, %schema, tls = encrypted, "store opened on PostgreSQL");
     Ok(Opened {
         store: super::Store {

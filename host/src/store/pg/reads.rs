@@ -13,7 +13,7 @@ use crate::model::{
     AnyType, Domain, ItemKind, Kind, Queued, Run, RunId, Scope, TaskKind, TypeName, WorkflowId,
 };
 use crate::store::StoreError;
-use crate::store::access::{decode, decode_type};
+use crate::store::codec::{decode, decode_type};
 use crate::store::seam::{Counter, Cursor, DomainReads, Filter, Listing, Page, RunReads};
 
 /// Parameters of a statement.

@@ -2,13 +2,13 @@
 //!
 //! Each node applies what is missing under an advisory lock, so nodes starting together migrate
 //! once; a database migrated by a newer Weft is refused rather than misread. The tables mirror
-//! redb's (`store/tables.rs`), key for key: values are the same JSON records, keys are columns,
+//! redb's (`store/redb/tables.rs`), key for key: values are the same JSON records, keys are columns,
 //! and every listing is an index range. Text that is part of an ordered key uses the "C"
 //! collation, so it sorts by bytes, as redb's keys do; filter values in the visibility index
 //! are `bytea`, since they may hold a NUL.
 
 use super::conn::Conn;
-use crate::store::StoreError;
+use crate::store::{OpenError, StoreError};
 
 /// The migrations, in order: migration `i` brings the schema to version `i + 1`. Never edit
 /// one that has shipped; add the next.
@@ -87,9 +87,12 @@ fn apply_missing(conn: &mut Conn) -> Result<(), StoreError> {
     let row = conn.query_opt("SELECT max(version) FROM weft_schema", &[])?;
     let version: i32 = row.and_then(|row| row.get(0)).unwrap_or(0);
     if version > VERSION {
-        return Err(StoreError::Schema(
-            u32::try_from(version).unwrap_or(u32::MAX),
-        ));
+        return Err(OpenError::TooNew {
+            what: "schema",
+            found: u32::try_from(version).unwrap_or(u32::MAX),
+            known: VERSION as u32,
+        }
+        .into());
     }
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
         let to = i as i32 + 1;

@@ -15,13 +15,17 @@ use percent_encoding::percent_decode_str;
 use tokio_postgres::config::SslMode;
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use crate::store::StoreError;
+use crate::store::{OpenError, StoreError};
 
 /// The driver's configuration for `url`, and the TLS connector if the URL asks for TLS.
 pub(super) fn parse(
     url: &str,
 ) -> Result<(tokio_postgres::Config, Option<MakeRustlsConnect>), StoreError> {
-    let invalid = |why: String| StoreError::Config(format!("the store's PostgreSQL URL: {why}"));
+    let invalid = |why: String| {
+        StoreError::from(OpenError::Config(format!(
+            "the store's PostgreSQL URL: {why}"
+        )))
+    };
     let (url, root_file) = split_libpq_options(url);
     // The parser's message never repeats the string, which may hold a password.
     let config: tokio_postgres::Config = url.parse().map_err(|e| invalid(format!("{e}")))?;
@@ -114,11 +118,14 @@ mod tests {
     #[test]
     fn a_root_file_that_cannot_be_used_is_a_configuration_error() {
         let missing = "postgres://u@h/db?sslmode=verify-full&sslrootcert=/no/such/ca.pem";
-        let Err(StoreError::Config(message)) = parse(missing) else {
+        let Err(StoreError::Open(OpenError::Config(message))) = parse(missing) else {
             panic!("a missing root file is accepted");
         };
         assert!(message.contains("sslrootcert /no/such/ca.pem"), "{message}");
         let without_tls = "postgres://u@h/db?sslrootcert=/no/such/ca.pem";
-        assert!(matches!(parse(without_tls), Err(StoreError::Config(_))));
+        assert!(matches!(
+            parse(without_tls),
+            Err(StoreError::Open(OpenError::Config(_)))
+        ));
     }
 }

@@ -4,7 +4,7 @@ use super::reads::{Sql as _, big, bytes, unbig};
 use super::session::{Link, Mode, Session};
 use crate::model::{Binding, BindingKind, GuestFailureRecord, ModuleRecord};
 use crate::store::StoreError;
-use crate::store::access::decode;
+use crate::store::codec::decode;
 use crate::store::seam::WasmReads;
 
 impl<C: Link, M: Mode> WasmReads for Session<C, M> {

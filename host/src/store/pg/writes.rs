@@ -9,11 +9,11 @@ use crate::model::{
 };
 use crate::model::{ModuleRecord, Run, Scope, Slot, TypeName};
 use crate::store::StoreError;
-use crate::store::access::{encode, encode_type};
+use crate::store::codec::{encode, encode_type};
+use crate::store::seam::FAILURES_KEPT;
 use crate::store::seam::{
     Counter, Deadline, DomainWrites, Due, Filter, Listing, RunWrites, WasmWrites, Writes,
 };
-use crate::store::wasm::FAILURES_KEPT;
 
 use tokio_postgres::types::ToSql;
 

@@ -8,10 +8,13 @@ use redb::{ReadableTable, Table};
 use crate::clock::Timestamp;
 use crate::model::{ItemKind, Queued, Run, RunId, Slot, TaskKind, WorkflowId};
 
-use super::StoreError;
-use super::access::{Tables, WriteTx, bounds, decode, encode, scan};
-use super::seam::{Cursor, Deadline, Due, Filter, Listing, Page, RunReads, RunWrites, Writes};
+use super::access::{Tables, WriteTx, bounds, scan};
 use super::tables::VisibilityKey;
+use crate::store::StoreError;
+use crate::store::codec::{decode, encode};
+use crate::store::seam::{
+    Cursor, Deadline, Due, Filter, Listing, Page, RunReads, RunWrites, Writes,
+};
 
 impl<T: Tables> RunReads for T {
     fn run(&self, seq: u64) -> Result<Option<Run>, StoreError> {

@@ -5,20 +5,19 @@
 use std::ops::{Bound, Deref, DerefMut};
 
 use redb::{AccessGuard, Key, ReadableTable, StorageError, Table, Value, WriteTransaction};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 
 use crate::clock::Timestamp;
 use crate::model::{AnyType, Domain, Kind, Scope, TypeName};
 
-use super::StoreError;
-use super::seam::{Counter, Cursor, DomainReads, DomainWrites, Page, Writes};
 use super::tables::{
     BINDINGS, BindingKey, Bytes, COUNTERS, DEADLINES, DOMAINS, DeadlineKey, DomainKey, EVENTS,
     FailureKey, GUEST_FAILURES, ITEM_NAMES, ITEMS, ItemKey, ItemNameKey, META, MODULE_CODE,
     MODULES, ModuleKey, OPEN_RUNS, RUN_IDS, RUNS, RunIdKey, TASKS, TYPES, TaskQueueKey, TypeKey,
     VISIBILITY, VisibilityKey,
 };
+use crate::store::StoreError;
+use crate::store::codec::{decode, decode_type, encode, encode_type};
+use crate::store::seam::{Counter, Cursor, DomainReads, DomainWrites, Page, Writes};
 
 /// A consistent read-only view of the store.
 pub(crate) struct ReadTx(pub(super) redb::ReadTransaction);
@@ -260,22 +259,6 @@ impl<T: Tables> DomainReads for T {
     }
 }
 
-/// A type record as stored: its registry and its bytes.
-pub(super) fn encode_type(record: &AnyType) -> (Kind, Vec<u8>) {
-    match record {
-        AnyType::Workflow(record) => (Kind::Workflow, encode(record)),
-        AnyType::Activity(record) => (Kind::Activity, encode(record)),
-    }
-}
-
-/// A stored type record of the registry `kind`.
-pub(super) fn decode_type(kind: Kind, bytes: &[u8]) -> Result<AnyType, StoreError> {
-    Ok(match kind {
-        Kind::Workflow => AnyType::Workflow(decode("types", bytes)?),
-        Kind::Activity => AnyType::Activity(decode("types", bytes)?),
-    })
-}
-
 impl WriteTx<'_> {
     /// The actions to run now that the batch is committed.
     pub(super) fn take_after_commit(&mut self) -> Vec<Box<dyn FnOnce() + Send>> {
@@ -440,18 +423,4 @@ pub(super) fn scan<'r, K: Key + 'static, V: Value + 'static, T>(
         }
     }
     Ok(page)
-}
-
-pub(super) fn encode(record: &impl Serialize) -> Vec<u8> {
-    serde_json::to_vec(record).expect("records serialize to JSON")
-}
-
-pub(super) fn decode<T: DeserializeOwned>(
-    table: &'static str,
-    bytes: &[u8],
-) -> Result<T, StoreError> {
-    serde_json::from_slice(bytes).map_err(|e| StoreError::Corrupt {
-        table,
-        detail: e.to_string(),
-    })
 }

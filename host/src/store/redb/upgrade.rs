@@ -6,10 +6,11 @@ use serde_json::{Map, Value};
 
 use crate::model::{ItemKind, Run};
 
-use super::StoreError;
-use super::access::{decode, encode};
+use crate::store::codec::{decode, encode};
+use crate::store::seam::Listing;
+use crate::store::{OpenError, StoreError};
+
 use super::runs::index;
-use super::seam::Listing;
 use super::tables::{Bytes, ITEM_NAMES, ITEMS, ItemKey, ItemNameKey, RUNS, VISIBILITY};
 
 /// Format 1's visibility: (domain id, listing, time in ms, run seq), by time only.
@@ -22,7 +23,10 @@ const BATCH: usize = 512;
 pub(super) fn upgrade(txn: &WriteTransaction, from: u32) -> Result<(), StoreError> {
     match from {
         1 => to_2(txn),
-        other => Err(StoreError::Format(other)),
+        other => Err(OpenError::Config(format!(
+            "the database has format {other}, which no build upgrades from"
+        ))
+        .into()),
     }
 }
 

@@ -5,12 +5,11 @@ use redb::ReadableTable;
 
 use crate::model::{Binding, BindingKind, GuestFailureRecord, ModuleRecord};
 
-use super::StoreError;
-use super::access::{Tables, WriteTx, decode, encode};
-use super::seam::{WasmReads, WasmWrites, Writes};
+use crate::store::StoreError;
+use crate::store::codec::{decode, encode};
+use crate::store::seam::{FAILURES_KEPT, WasmReads, WasmWrites, Writes};
 
-/// Failures kept per binding: the latest ones.
-pub(crate) const FAILURES_KEPT: usize = 50;
+use super::access::{Tables, WriteTx};
 
 impl<T: Tables> WasmReads for T {
     fn module(&self, account: &str, digest: &str) -> Result<Option<ModuleRecord>, StoreError> {
