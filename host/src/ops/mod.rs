@@ -70,6 +70,34 @@ impl Service {
     }
 }
 
+#[cfg(test)]
+impl Service {
+    /// A service for tests on `store` (whose token key is `secret`), keeping its files in
+    /// `dir`: default limits, no tenants, long polls that wait `poll_timeout`.
+    pub(crate) fn for_tests(
+        dir: &std::path::Path,
+        clock: Arc<dyn Clock>,
+        store: Store,
+        secret: [u8; 32],
+        poll_timeout: Duration,
+    ) -> Service {
+        Service {
+            store,
+            sealer: Sealer::new(secret),
+            limits: Limits::default(),
+            clock,
+            engine: Setup::new(&Default::default(), None),
+            poll_timeout,
+            shutdown: watch::channel(false).1,
+            runtime: Arc::new(Runtime::new(None).expect("a Wasm runtime")),
+            bindings_changed: watch::Sender::new(()),
+            tenants: Tenants::new(&crate::Config::new(dir)).expect("no tenants"),
+            compiles: compiles::Compiles::new(1, Arc::default()),
+            run_logs: Default::default(),
+        }
+    }
+}
+
 /// Who is asking: the tenant, and the scope every name in the request is resolved in.
 #[derive(Clone)]
 pub(crate) struct Ctx {

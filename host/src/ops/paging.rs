@@ -102,26 +102,12 @@ mod tests {
 
     use super::*;
     use crate::clock::{ManualClock, Timestamp};
-    use crate::config::Limits;
-    use crate::seal::Sealer;
     use crate::store::Store;
 
     fn service(dir: &std::path::Path, clock: Arc<ManualClock>) -> Service {
         let opened = Store::open_dir(dir, clock.clone()).unwrap();
-        Service {
-            store: opened.store,
-            sealer: Sealer::new(opened.secret),
-            limits: Limits::default(),
-            clock,
-            engine: crate::engine::Setup::new(&Default::default(), None),
-            poll_timeout: std::time::Duration::from_secs(1),
-            shutdown: tokio::sync::watch::channel(false).1,
-            runtime: Arc::new(crate::runtime::Runtime::new(None).unwrap()),
-            bindings_changed: tokio::sync::watch::Sender::new(()),
-            tenants: crate::tenancy::Tenants::new(&crate::Config::new(dir)).unwrap(),
-            compiles: crate::ops::compiles::Compiles::new(1, Arc::default()),
-            run_logs: Default::default(),
-        }
+        let poll = std::time::Duration::from_secs(1);
+        Service::for_tests(dir, clock, opened.store, opened.secret, poll)
     }
 
     #[tokio::test]

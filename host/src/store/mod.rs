@@ -12,6 +12,8 @@
 
 mod codec;
 mod error;
+#[cfg(test)]
+mod faulty;
 mod items;
 mod job;
 mod kinds;
@@ -30,6 +32,8 @@ use tokio::sync::oneshot;
 use crate::clock::Clock;
 
 pub use error::{OpenError, StoreError};
+#[cfg(test)]
+pub(crate) use faulty::{Faults, Rates};
 use seam::Backend;
 pub(crate) use seam::{
     Counter, Cursor, Deadline, Due, Filter, ItemReads, ItemWrites, Listing, Page, Reads, Signal,
@@ -98,6 +102,15 @@ impl Store {
     pub(crate) fn open_dir(dir: &Path, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> {
         let cache = crate::config::DEFAULT_STORE_CACHE_MIB << 20;
         Store::open(Place::Dir { path: dir, cache }, clock)
+    }
+
+    /// This store with every call meeting `faults`: for tests.
+    #[cfg(test)]
+    pub(crate) fn with_faults(&self, faults: Arc<Faults>) -> Store {
+        let inner = self.backend.clone();
+        Store {
+            backend: Arc::new(faulty::Faulty { inner, faults }),
+        }
     }
 
     /// A consistent snapshot taken on the calling thread, for start-up work done before

@@ -1,6 +1,7 @@
 //! The engine on a real store without HTTP, with a manual clock: time moves only when a test
 //! moves it, so timeouts are checked to the millisecond without sleeping.
 
+mod faults;
 mod lambdas;
 mod timeouts;
 mod triggers;
