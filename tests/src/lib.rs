@@ -22,6 +22,7 @@ pub use aws_sdk_swf;
 pub mod clients;
 pub mod guests;
 pub mod languages;
+pub mod process;
 pub mod tenants;
 
 /// Shows the servers' logs in the tests' output, filtered by `WEFT_TEST_LOG` (as `RUST_LOG`

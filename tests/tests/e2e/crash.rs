@@ -22,7 +22,6 @@
 
 mod actors;
 mod ledger;
-pub(crate) mod process;
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -38,7 +37,7 @@ use crate::common::register_domain;
 use crate::flow::{D, DECIDERS, WORKERS, since_ever, task_list};
 use actors::{ACTIVITY, Conn, Crew, Mishap, Nodes, WORKFLOW};
 use ledger::Run;
-use process::Weft;
+use weft_tests::process::Weft;
 
 /// Workflows started, one every [`START_PAUSE`].
 const WORKFLOWS: usize = 40;

@@ -8,11 +8,11 @@ use weft_tests::tenants::{self, ACME, GLOBEX};
 use weft_tests::{RawResponse, TestServer};
 
 use crate::common::register_domain;
-use crate::crash::process::Weft;
 use crate::flow::{
     D, DECIDERS, WORKERS, activity_task, complete_workflow, decision_task, fail_workflow,
     manual_server, register_activity, register_workflow, respond, schedule_activity, start,
 };
+use weft_tests::process::Weft;
 
 /// The scrape, as text; panics unless it answers 200 in the OpenMetrics format.
 pub(crate) async fn scrape(server: &TestServer, token: Option<&str>) -> String {

@@ -21,6 +21,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::super::request_id;
 use super::super::response::{self, Face};
+use super::trim::Closes;
 use super::unparsed::Rewrite;
 use crate::config::HttpLimits;
 use crate::fault::Fault;
@@ -46,6 +47,8 @@ pub(super) struct Connections {
     held: Mutex<HashMap<IpAddr, usize>>,
     /// Refusals being answered.
     refusals: Arc<Semaphore>,
+    /// Connections closed, for giving back what they freed.
+    pub(super) closes: Arc<Closes>,
 }
 
 /// An open connection's place, given back when the connection closes (the slot dropped).
@@ -66,6 +69,7 @@ impl Connections {
             max_header_bytes: limits.max_header_bytes,
             held: Mutex::new(HashMap::new()),
             refusals: Arc::new(Semaphore::new(REFUSALS_ANSWERED)),
+            closes: Arc::default(),
         })
     }
 
@@ -149,6 +153,7 @@ impl Connections {
 
 impl Drop for Slot {
     fn drop(&mut self) {
+        self.connections.closes.closed();
         let mut held = self.connections.held();
         if let Some(count) = held.get_mut(&self.client) {
             *count -= 1;

@@ -20,6 +20,7 @@
 //! AWS SDKs speak HTTP/1.1 to SWF, and so does this edge: no HTTP/2, no upgrades.
 
 mod limits;
+mod trim;
 mod unparsed;
 
 use std::convert::Infallible;
@@ -68,6 +69,7 @@ pub(crate) async fn serve(listener: TcpListener, api: Arc<Api>, stopping: watch:
         // One buffer per write, so that `Rewrite` sees hyper's own answers whole.
         .writev(false);
     let connections = Connections::new(&limits);
+    let trimming = tokio::spawn(connections.closes.clone().trim());
     let mut stop = stopping.clone();
     loop {
         // Stopping wins over a connection that is ready at the same moment.
@@ -110,6 +112,7 @@ pub(crate) async fn serve(listener: TcpListener, api: Arc<Api>, stopping: watch:
     drop(listener);
     // Every connection holds a slot until it closes: all are back once all are closed.
     connections.all_closed().await;
+    trimming.abort();
 }
 
 /// Serves one connection until it closes, or, once `stopping`, until it has finished its

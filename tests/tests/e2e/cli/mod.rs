@@ -64,7 +64,7 @@ impl Weft {
 
     /// `weft ARGS` with no endpoint set.
     pub(crate) fn bare() -> Weft {
-        let mut command = Command::new(crate::crash::process::binary());
+        let mut command = Command::new(weft_tests::process::binary());
         for (name, _) in std::env::vars_os() {
             let name = name.to_string_lossy().into_owned();
             if name.starts_with("AWS_") || name.starts_with("WEFT_") {

@@ -11,7 +11,7 @@ use std::time::SystemTime;
 
 use weft_tests::languages;
 
-use crate::crash::process::{Weft, binary};
+use weft_tests::process::{Weft, binary};
 
 /// A copy of the checkout's files (those git knows, as they are now), to build against.
 fn checkout_copy(to: &Path) {

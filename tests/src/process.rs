@@ -1,6 +1,6 @@
-//! The real `weft` binary as a child process, which the crash test kills with SIGKILL and starts
-//! again on the same state: its data directory, or the PostgreSQL database it shares with the
-//! other nodes.
+//! The real `weft` binary as a child process: the crash tests kill it with SIGKILL and start it
+//! again on the same state (its data directory, or the PostgreSQL database it shares with the
+//! other nodes); the memory tests and bench read its resident set.
 
 use std::fs::OpenOptions;
 use std::io::{BufRead, BufReader};
@@ -8,17 +8,17 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, Stdio};
 
 /// A running `weft serve`. Dropping it kills the process.
-pub(crate) struct Weft {
+pub struct Weft {
     child: Child,
     /// Kept open so the process never writes to a closed pipe.
     _stdout: BufReader<ChildStdout>,
     /// `HOST:PORT`, from its start-up line.
-    pub(crate) addr: String,
+    pub addr: String,
 }
 
-/// Where `cargo test` put the `weft` binary: beside the `deps` directory that holds this test
-/// binary (`target/debug/deps/e2e-HASH` → `target/debug/weft`).
-pub(crate) fn binary() -> PathBuf {
+/// Where cargo put the `weft` binary: beside the `deps` directory that holds this test or
+/// bench binary (`target/debug/deps/e2e-HASH` → `target/debug/weft`).
+pub fn binary() -> PathBuf {
     let exe = std::env::current_exe().expect("the test binary's path");
     let dir = exe
         .parent()
@@ -37,13 +37,13 @@ impl Weft {
     /// Starts `weft serve` on `data` (and the database `store` names, if any) with 1 s long
     /// polls, appending its log to `log`, and waits for its start-up line. Blocks: call it off
     /// the async threads.
-    pub(crate) fn start(data: &Path, log: &Path, store: Option<&str>) -> Weft {
+    pub fn start(data: &Path, log: &Path, store: Option<&str>) -> Weft {
         Weft::start_with(data, log, store, &[], "warn")
     }
 
     /// Like [`Weft::start`], with `args` added to `weft serve`'s (a `--poll-timeout` there
     /// replaces the 1 s) and `RUST_LOG` set to `filter`.
-    pub(crate) fn start_with(
+    pub fn start_with(
         data: &Path,
         log: &Path,
         store: Option<&str>,
@@ -100,12 +100,12 @@ impl Weft {
     }
 
     /// `http://HOST:PORT`.
-    pub(crate) fn endpoint(&self) -> String {
+    pub fn endpoint(&self) -> String {
         format!("http://{}", self.addr)
     }
 
     /// The bytes of memory the process holds (its resident set), from `/proc`.
-    pub(crate) fn resident_bytes(&self) -> u64 {
+    pub fn resident_bytes(&self) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
             .expect("the process's status");
         let kib: u64 = status

@@ -1,0 +1,221 @@
+//! What the real `weft serve` (release build, redb) holds in memory: its resident set from
+//! `/proc` when it has just started, after many runs are started and left open, while many long
+//! polls wait, and once their connections have closed. The target is that the resident set
+//! stays within the start's plus the configured store cache (`--store-cache`) plus 10 MiB.
+//!
+//! `cargo bench -p weft-tests --bench memory`. `WEFT_BENCH_RUNS` sets the open runs (default
+//! 20,000), `WEFT_BENCH_POLLS` the waiting polls (default 2,000), `WEFT_BENCH_CACHE_MIB` the
+//! store cache (default 64, weft's own default).
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+use tokio::task::JoinSet;
+use weft_tests::aws_sdk_swf::config::timeout::TimeoutConfig;
+use weft_tests::aws_sdk_swf::types::{TaskList, WorkflowType};
+use weft_tests::process::Weft;
+
+/// Starts in flight at once.
+const CONCURRENCY: usize = 32;
+/// Polls per task list: SWF's limit per list stays out of the way.
+const POLLS_PER_LIST: usize = 100;
+/// How long the server is left alone before each reading, so what it frees is given back
+/// (it looks every 5 s: `api/edge/trim.rs`).
+const SETTLE: Duration = Duration::from_secs(6);
+
+fn main() {
+    // A bench builds this package only: the server binary is built here, as cargo would.
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let built = Command::new(cargo)
+        .args([
+            "build",
+            "--release",
+            "--quiet",
+            "--locked",
+            "-p",
+            "weft-host",
+        ])
+        .args(["--bin", "weft"])
+        .status()
+        .expect("cargo runs");
+    assert!(built.success(), "the weft binary does not build");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(run());
+}
+
+fn env(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+async fn run() {
+    let (runs, polls) = (
+        env("WEFT_BENCH_RUNS", 20_000),
+        env("WEFT_BENCH_POLLS", 2_000),
+    );
+    let cache_mib = env("WEFT_BENCH_CACHE_MIB", 64);
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let (data, log): (PathBuf, PathBuf) = (dir.path().join("data"), dir.path().join("weft.log"));
+    // The open tenant's long polls, and one address's connections, above the polls.
+    let config = dir.path().join("weft.toml");
+    let limits = format!("[limits]\nmax_long_polls = {}\n", polls + 1);
+    std::fs::write(&config, limits).expect("weft.toml written");
+    let weft = tokio::task::spawn_blocking(move || {
+        let (cache, per_address) = (cache_mib.to_string(), (polls + 64).to_string());
+        let args = [
+            "--poll-timeout",
+            "60",
+            "--store-cache",
+            &cache,
+            "--max-connections-per-address",
+            &per_address,
+            "--config",
+            config.to_str().expect("a UTF-8 path"),
+        ];
+        Weft::start_with(&data, &log, None, &args, "warn")
+    })
+    .await
+    .expect("weft starts");
+    let c = weft_tests::client_at(&weft.endpoint(), TimeoutConfig::disabled());
+    c.register_domain()
+        .name("mem")
+        .workflow_execution_retention_period_in_days("1")
+        .send()
+        .await
+        .expect("domain");
+    c.register_workflow_type()
+        .domain("mem")
+        .name("wf")
+        .version("1")
+        .default_task_list(TaskList::builder().name("deciders").build().unwrap())
+        .default_task_start_to_close_timeout("60")
+        .default_execution_start_to_close_timeout("86400")
+        .default_child_policy("TERMINATE".into())
+        .send()
+        .await
+        .expect("workflow type");
+
+    let started = resident(&weft).await;
+    println!(
+        "memory: redb, store cache {cache_mib} MiB; target: at most {} MiB (start + cache + 10)",
+        (started >> 20) + cache_mib + 10
+    );
+    println!(
+        "  started                          {:>7} KiB",
+        started >> 10
+    );
+
+    let began = Instant::now();
+    let mut starts = JoinSet::new();
+    for worker in 0..CONCURRENCY as u64 {
+        let c = c.clone();
+        starts.spawn(async move {
+            let ty = WorkflowType::builder()
+                .name("wf")
+                .version("1")
+                .build()
+                .unwrap();
+            for i in (worker..runs).step_by(CONCURRENCY) {
+                c.start_workflow_execution()
+                    .domain("mem")
+                    .workflow_id(format!("w{i}"))
+                    .workflow_type(ty.clone())
+                    .input("x".repeat(200))
+                    .send()
+                    .await
+                    .expect("started");
+            }
+        });
+    }
+    while starts.join_next().await.is_some() {}
+    let seconds = began.elapsed().as_secs_f64();
+    let opened = resident(&weft).await;
+    let per_run = opened.saturating_sub(started) as f64 / runs as f64;
+    println!(
+        "  {runs} runs open               {:>7} KiB  ({per_run:.0} B per run; started {:.0}/s)",
+        opened >> 10,
+        runs as f64 / seconds
+    );
+
+    let connections = wait_polls(&weft.addr, polls as usize).await;
+    let waiting = resident(&weft).await;
+    let per_poll = waiting.saturating_sub(opened) as f64 / polls as f64;
+    println!(
+        "  {polls} polls waiting           {:>7} KiB  ({per_poll:.0} B per poll)",
+        waiting >> 10
+    );
+    drop(connections);
+    until_waiting(&weft.addr, 0).await;
+    let closed = resident(&weft).await;
+    println!(
+        "  polls closed                     {:>7} KiB  ({:+} KiB kept)",
+        closed >> 10,
+        (closed as i64 - opened as i64) >> 10
+    );
+    let peak = opened.max(closed);
+    let bound = started + (cache_mib << 20) + (10 << 20);
+    println!(
+        "  highest after load: {} MiB, {} the target of {} MiB",
+        peak >> 20,
+        if peak <= bound { "within" } else { "OVER" },
+        bound >> 20
+    );
+}
+
+/// The server's resident set once it has been left alone for [`SETTLE`].
+async fn resident(weft: &Weft) -> u64 {
+    tokio::time::sleep(SETTLE).await;
+    weft.resident_bytes()
+}
+
+/// Opens `n` `PollForActivityTask`s in domain `mem`, each on a connection of its own,
+/// [`POLLS_PER_LIST`] to a list, and waits until the server shows them all waiting.
+async fn wait_polls(addr: &str, n: usize) -> Vec<TcpStream> {
+    let mut connections = Vec::with_capacity(n);
+    for i in 0..n {
+        let mut stream = TcpStream::connect(addr).await.expect("connects");
+        let list = i / POLLS_PER_LIST;
+        let body = format!(r#"{{"domain":"mem","taskList":{{"name":"list-{list}"}}}}"#);
+        let request = format!(
+            "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/x-amz-json-1.0\r\n\
+             X-Amz-Target: SimpleWorkflowService.PollForActivityTask\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).await.expect("sent");
+        connections.push(stream);
+    }
+    until_waiting(addr, n as u64).await;
+    connections
+}
+
+/// Waits until `n` polls wait in domain `mem`, as `/v1/domains/mem/task-lists` counts them.
+async fn until_waiting(addr: &str, n: u64) {
+    let began = Instant::now();
+    loop {
+        let path = "/v1/domains/mem/task-lists";
+        let lists = weft_tests::raw_http(addr, "GET", path, &[], b"").await;
+        let waiting: u64 = lists.json()["taskLists"]
+            .as_array()
+            .expect("task lists")
+            .iter()
+            .map(|list| list["pollers"].as_u64().unwrap_or(0))
+            .sum();
+        if waiting == n {
+            return;
+        }
+        assert!(
+            began.elapsed() < Duration::from_secs(60),
+            "{waiting} polls wait, not {n}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
