@@ -45,7 +45,10 @@ impl Closes {
 
 /// Returns the allocator's free pages to the system.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-#[allow(unsafe_code, reason = "malloc_trim is a C function; it takes no pointer")]
+#[allow(
+    unsafe_code,
+    reason = "malloc_trim is a C function; it takes no pointer"
+)]
 fn give_back() {
     // SAFETY: malloc_trim takes no pointer and has no precondition; glibc serializes it with
     // every other call of the allocator.
