@@ -12,6 +12,7 @@
 //! without the variable only redb runs. `WEFT_BENCH_WORKFLOWS` sets the workflows per run
 //! (default 500). One node runs again with 1 ms and 5 ms added to every round trip between it
 //! and the database, through a delaying proxy (`latency/mod.rs`), as if on separate machines.
+//! `WEFT_BENCH_NODES=N` measures only N PostgreSQL nodes, for a quick look at one change.
 
 mod latency;
 mod one_activity;
@@ -41,6 +42,13 @@ fn main() {
         .expect("runtime");
     runtime.block_on(async {
         let total = one_activity::workflows();
+        let only = std::env::var("WEFT_BENCH_NODES").ok();
+        if let (Some(count), Some(url)) = (only, weft_tests::test_postgres()) {
+            let count: usize = count.parse().expect("WEFT_BENCH_NODES is a number of nodes");
+            println!("PostgreSQL, {count} node(s):");
+            measure(nodes(&url, count).await, nodes(&url, count).await, total).await;
+            return;
+        }
         println!("redb, 1 node:");
         let node = || one_activity::start_node(None);
         measure(vec![node().await], vec![node().await], total).await;
