@@ -44,7 +44,9 @@ fn main() {
         let total = one_activity::workflows();
         let only = std::env::var("WEFT_BENCH_NODES").ok();
         if let (Some(count), Some(url)) = (only, weft_tests::test_postgres()) {
-            let count: usize = count.parse().expect("WEFT_BENCH_NODES is a number of nodes");
+            let count: usize = count
+                .parse()
+                .expect("WEFT_BENCH_NODES is a number of nodes");
             println!("PostgreSQL, {count} node(s):");
             measure(nodes(&url, count).await, nodes(&url, count).await, total).await;
             return;

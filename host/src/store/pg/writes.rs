@@ -201,7 +201,11 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         name: Option<&str>,
         json: &[u8],
     ) -> Result<(), StoreError> {
-        self.mode.locked.put(seq, kind, key, name, json);
+        // A name the locked run's items already give this key (an activity started, a timer
+        // changed) is not written again.
+        let locked = &self.mode.locked;
+        let name = name.filter(|name| locked.item_named(seq, kind, name) != Some(Some(key)));
+        locked.put(seq, kind, key, name, json);
         let (seq, kind, key) = (big(seq), kind as i16, big(key));
         self.write(
             "INSERT INTO items (seq, kind, key, json) VALUES ($1, $2, $3, $4) \
