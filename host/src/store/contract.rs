@@ -339,6 +339,32 @@ async fn a_run_is_changed_by_one_transaction_at_a_time() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_locked_run_s_items_are_as_its_last_holder_left_them() {
+    for nodes in backends().await {
+        nodes.node(0).apply(|tx| tx.put_run(&run(8))).await.unwrap();
+        // Each change adds the item after the last it finds: one that read the items as they
+        // were before the transaction it waited for would add an item already there.
+        concurrently(&nodes, 8, 10, |store, _, _| async move {
+            let change = store.apply(|tx| {
+                tx.run(8)?.expect("the run");
+                let last = tx.item_keys(8, ItemKind::Timer)?.last().copied();
+                let key = last.unwrap_or(0) + 1;
+                tx.put_item(8, ItemKind::Timer, key, Some(&format!("t{key}")), b"{}")
+            });
+            change.await.unwrap();
+        })
+        .await;
+        let keys = nodes
+            .node(1)
+            .read(|tx| tx.item_keys(8, ItemKind::Timer))
+            .await
+            .unwrap();
+        assert_eq!(keys, (1..=80).collect::<Vec<u64>>(), "{}", nodes.backend);
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_transaction_reads_what_it_wrote() {
     for nodes in backends().await {
         nodes.node(0).apply(|tx| tx.put_run(&run(9))).await.unwrap();

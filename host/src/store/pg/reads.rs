@@ -6,6 +6,7 @@
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
+use super::conn::Step;
 use super::run_items;
 use super::session::{Link, Mode, Session};
 use crate::clock::Timestamp;
@@ -342,12 +343,22 @@ impl<C: Link, M: Mode> RunReads for Session<C, M> {
             if let Some(run) = locked.run(seq) {
                 return Ok(Some(run));
             }
-            // The run, locked, with its items.
-            let Some(row) = self.row(run_items::RUN_LOCKED, &[&big(seq)])? else {
+            // The run, locked, then its items: one round trip.
+            let seq = big(seq);
+            let params: &Params<'_> = &[&seq];
+            let steps = [
+                Step::Prepared(run_items::LOCK_RUN, params),
+                Step::Prepared(run_items::RUN_ITEMS, params),
+            ];
+            let mut answers = self.send(&steps)?.into_iter().map(Vec::into_iter);
+            let (mut run, mut items) = (answers.next(), answers.next());
+            let Some(row) = run.as_mut().and_then(Iterator::next) else {
                 return Ok(None);
             };
             let run: Run = decode("runs", bytes(&row, 0))?;
-            locked.load(run.clone(), &row);
+            let items = items.as_mut().and_then(Iterator::next);
+            let items = items.ok_or_else(|| StoreError::broken("a run's items read no row"))?;
+            locked.load(run.clone(), &items);
             return Ok(Some(run));
         }
         let sql = self.pick(
