@@ -365,6 +365,50 @@ async fn a_locked_run_s_items_are_as_its_last_holder_left_them() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_workflow_s_open_run_is_the_one_open_once_its_lock_is_had() {
+    for nodes in backends().await {
+        let first = run(20);
+        let id = first.execution.workflow_id.clone();
+        nodes
+            .node(0)
+            .apply(move |tx| {
+                tx.put_run(&first)?;
+                tx.name_run(&first)
+            })
+            .await
+            .unwrap();
+        // One node replaces the open run (a continue-as-new), holding its lock a while; a
+        // read of the workflow's open run that waited for that lock finds the new run.
+        let replace = {
+            let (store, id) = (nodes.node(0).clone(), id.clone());
+            tokio::spawn(async move {
+                store
+                    .apply(move |tx| {
+                        let old = tx.open_run(1, &id)?.expect("the first run");
+                        tx.unname_open_run(&old)?;
+                        let mut next = run(21);
+                        next.execution.workflow_id = id;
+                        tx.put_run(&next)?;
+                        tx.name_run(&next)?;
+                        std::thread::sleep(Duration::from_millis(150));
+                        Ok(())
+                    })
+                    .await
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let found = nodes
+            .node(1)
+            .apply(move |tx| Ok(tx.open_run(1, &id)?.map(|run| run.seq)))
+            .await
+            .unwrap();
+        replace.await.unwrap().unwrap();
+        assert_eq!(found, Some(21), "{}", nodes.backend);
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_transaction_reads_what_it_wrote() {
     for nodes in backends().await {
         nodes.node(0).apply(|tx| tx.put_run(&run(9))).await.unwrap();

@@ -333,6 +333,9 @@ impl<C: Link, M: Mode> DomainReads for Session<C, M> {
     }
 }
 
+/// How many times [`RunReads::open_run`] reads a workflow's open run that keeps changing.
+const MOST_TRIES: usize = 8;
+
 fn run_of(row: Option<Row>) -> Result<Option<Run>, StoreError> {
     row.map(|row| decode("runs", bytes(&row, 0))).transpose()
 }
@@ -385,14 +388,44 @@ impl<C: Link, M: Mode> RunReads for Session<C, M> {
     }
 
     fn open_run(&self, domain: u64, workflow_id: &WorkflowId) -> Result<Option<Run>, StoreError> {
-        // Both rows locked: a run that closes while this waits drops out of the answer.
-        let sql = self.pick(
-            "SELECT r.record FROM open_runs o JOIN runs r ON r.seq = o.seq \
-             WHERE o.domain = $1 AND o.workflow_id = $2",
-            "SELECT r.record FROM open_runs o JOIN runs r ON r.seq = o.seq \
-             WHERE o.domain = $1 AND o.workflow_id = $2 FOR UPDATE",
-        );
-        run_of(self.row(sql, &[&big(domain), &workflow_id.as_str()])?)
+        let (domain, id) = (big(domain), workflow_id.as_str());
+        if !self.locks() {
+            return run_of(self.row(
+                "SELECT r.record FROM open_runs o JOIN runs r ON r.seq = o.seq \
+                 WHERE o.domain = $1 AND o.workflow_id = $2",
+                &[&domain, &id],
+            )?);
+        }
+        // The workflow's open-run row locked, then read again by a statement of its own: a
+        // statement that waited for the lock reads as of its start, so it would miss a run
+        // opened meanwhile (a continue-as-new on another node). The answer stands once both
+        // name the same run (or none): the lock then keeps it the open one. One round trip
+        // each time; another only if the open run changed while this waited.
+        let params: &Params<'_> = &[&domain, &id];
+        for _ in 0..MOST_TRIES {
+            let steps = [
+                Step::Prepared(
+                    "SELECT seq FROM open_runs WHERE domain = $1 AND workflow_id = $2 FOR UPDATE",
+                    params,
+                ),
+                Step::Prepared(
+                    "SELECT o.seq, r.record FROM open_runs o JOIN runs r ON r.seq = o.seq \
+                     WHERE o.domain = $1 AND o.workflow_id = $2 FOR UPDATE OF r",
+                    params,
+                ),
+            ];
+            let answers = self.send(&steps)?;
+            let seq = |answer: usize| answers[answer].first().map(|row| row.get::<_, i64>(0));
+            if seq(0) == seq(1) {
+                let Some(row) = answers[1].first() else {
+                    return Ok(None);
+                };
+                return decode("runs", bytes(row, 1)).map(Some);
+            }
+        }
+        Err(StoreError::Busy(format!(
+            "the open run of {id} changed {MOST_TRIES} times while it was read"
+        )))
     }
 
     fn history(
