@@ -110,19 +110,21 @@ async fn register(c: &mut Client) {
     }
 }
 
+/// Polls with `operation` on task list `list` of domain `d`: the task, its token and its
+/// workflow id, if one waited.
+async fn take(c: &mut Client, operation: &str, list: &str) -> Option<(Value, String, String)> {
+    let poll = json!({"domain": "d", "taskList": {"name": list}});
+    let task = c.call(operation, poll).await.ok()?;
+    let token = task["taskToken"].as_str()?.to_owned();
+    let id = task["workflowExecution"]["workflowId"].as_str()?.to_owned();
+    Some((task, token, id))
+}
+
 /// Takes one decision task, if one waits, and decides: the activity first, then completion.
 async fn decide(c: &mut Client, acked: &mut Acknowledged) -> bool {
-    let poll = json!({"domain": "d", "taskList": {"name": "dl"}});
-    let Ok(task) = c.call("PollForDecisionTask", poll).await else {
+    let Some((task, token, id)) = take(c, "PollForDecisionTask", "dl").await else {
         return false;
     };
-    let Some(token) = task["taskToken"].as_str() else {
-        return false;
-    };
-    let id = task["workflowExecution"]["workflowId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
     let events = task["events"].as_array().unwrap();
     let has = |kind: &str| events.iter().any(|e| e["eventType"] == kind);
     // An activity that timed out (its start lost with an answer) is scheduled again.
@@ -158,17 +160,9 @@ async fn decide(c: &mut Client, acked: &mut Acknowledged) -> bool {
 
 /// Takes one activity task, if one waits, and completes it.
 async fn work(c: &mut Client, acked: &mut Acknowledged) -> bool {
-    let poll = json!({"domain": "d", "taskList": {"name": "al"}});
-    let Ok(task) = c.call("PollForActivityTask", poll).await else {
+    let Some((task, token, id)) = take(c, "PollForActivityTask", "al").await else {
         return false;
     };
-    let Some(token) = task["taskToken"].as_str() else {
-        return false;
-    };
-    let id = task["workflowExecution"]["workflowId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
     let started = task["startedEventId"].as_u64().unwrap();
     let respond = json!({"taskToken": token, "result": "ok"});
     if c.done("RespondActivityTaskCompleted", respond).await {
