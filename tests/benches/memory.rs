@@ -11,11 +11,10 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use tokio::io::AsyncWriteExt;
-use tokio::net::TcpStream;
 use tokio::task::JoinSet;
 use weft_tests::aws_sdk_swf::config::timeout::TimeoutConfig;
 use weft_tests::aws_sdk_swf::types::{TaskList, WorkflowType};
+use weft_tests::polls;
 use weft_tests::process::Weft;
 
 /// Starts in flight at once.
@@ -145,7 +144,8 @@ async fn run() {
         runs as f64 / seconds
     );
 
-    let connections = wait_polls(&weft.addr, polls as usize).await;
+    let list = |i| format!("list-{}", i / POLLS_PER_LIST);
+    let connections = polls::open_polls(&weft.addr, "mem", polls as usize, list).await;
     let waiting = resident(&weft).await;
     let per_poll = waiting.saturating_sub(opened) as f64 / polls as f64;
     println!(
@@ -153,7 +153,7 @@ async fn run() {
         waiting >> 10
     );
     drop(connections);
-    until_waiting(&weft.addr, 0).await;
+    polls::until_waiting(&weft.addr, "mem", 0).await;
     let closed = resident(&weft).await;
     println!(
         "  polls closed                     {:>7} KiB  ({:+} KiB kept)",
@@ -174,48 +174,4 @@ async fn run() {
 async fn resident(weft: &Weft) -> u64 {
     tokio::time::sleep(SETTLE).await;
     weft.resident_bytes()
-}
-
-/// Opens `n` `PollForActivityTask`s in domain `mem`, each on a connection of its own,
-/// [`POLLS_PER_LIST`] to a list, and waits until the server shows them all waiting.
-async fn wait_polls(addr: &str, n: usize) -> Vec<TcpStream> {
-    let mut connections = Vec::with_capacity(n);
-    for i in 0..n {
-        let mut stream = TcpStream::connect(addr).await.expect("connects");
-        let list = i / POLLS_PER_LIST;
-        let body = format!(r#"{{"domain":"mem","taskList":{{"name":"list-{list}"}}}}"#);
-        let request = format!(
-            "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/x-amz-json-1.0\r\n\
-             X-Amz-Target: SimpleWorkflowService.PollForActivityTask\r\n\
-             Content-Length: {}\r\n\r\n{body}",
-            body.len()
-        );
-        stream.write_all(request.as_bytes()).await.expect("sent");
-        connections.push(stream);
-    }
-    until_waiting(addr, n as u64).await;
-    connections
-}
-
-/// Waits until `n` polls wait in domain `mem`, as `/v1/domains/mem/task-lists` counts them.
-async fn until_waiting(addr: &str, n: u64) {
-    let began = Instant::now();
-    loop {
-        let path = "/v1/domains/mem/task-lists";
-        let lists = weft_tests::raw_http(addr, "GET", path, &[], b"").await;
-        let waiting: u64 = lists.json()["taskLists"]
-            .as_array()
-            .expect("task lists")
-            .iter()
-            .map(|list| list["pollers"].as_u64().unwrap_or(0))
-            .sum();
-        if waiting == n {
-            return;
-        }
-        assert!(
-            began.elapsed() < Duration::from_secs(60),
-            "{waiting} polls wait, not {n}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }

@@ -22,6 +22,7 @@ pub use aws_sdk_swf;
 pub mod clients;
 pub mod guests;
 pub mod languages;
+pub mod polls;
 pub mod process;
 pub mod tenants;
 

@@ -5,19 +5,17 @@
 
 use std::time::{Duration, Instant};
 
-use tokio::io::AsyncWriteExt;
-use tokio::net::TcpStream;
-
+use weft_tests::polls;
 use weft_tests::process::Weft;
 
 /// Polls waiting at once, each on its own connection: below the open tenant's 1,000 long
 /// polls and an address's 1,024 connections.
-const POLLERS: u64 = 900;
+const POLLERS: usize = 900;
 /// Rounds of [`POLLERS`] polls before the measure, to warm up: the allocator's arenas and the
 /// server's buffers grow to what this load needs, whatever the names.
-const WARM_UP_ROUNDS: u64 = 6;
+const WARM_UP_ROUNDS: usize = 6;
 /// Rounds measured: 30,600 polls.
-const ROUNDS: u64 = 34;
+const ROUNDS: usize = 34;
 /// How much the resident set may grow over those polls.
 const SLACK_BYTES: u64 = 4 << 20;
 
@@ -28,16 +26,7 @@ async fn abandoned_polls_on_fresh_task_list_names_leave_no_memory_behind() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let (data, log) = (dir.path().join("data"), dir.path().join("weft.log"));
-    let weft = tokio::task::spawn_blocking(move || {
-        Weft::start_with(&data, &log, None, &["--poll-timeout", "60"], "warn")
-    })
-    .await
-    .unwrap();
-    let register = br#"{"name":"d","workflowExecutionRetentionPeriodInDays":"1"}"#;
-    let target = Some("SimpleWorkflowService.RegisterDomain");
-    let registered = weft_tests::raw_request(&weft.addr, target, register).await;
-    assert_eq!(registered.status, 200, "{registered:?}");
+    let weft = serving_domain_d(dir.path()).await;
 
     for round in 0..WARM_UP_ROUNDS {
         abandon_polls(&weft.addr, round).await;
@@ -54,6 +43,21 @@ async fn abandoned_polls_on_fresh_task_list_names_leave_no_memory_behind() {
         start >> 10,
         end >> 10
     );
+}
+
+/// `weft serve` on redb in `dir`, with 60-second polls and domain `d` registered.
+async fn serving_domain_d(dir: &std::path::Path) -> Weft {
+    let (data, log) = (dir.join("data"), dir.join("weft.log"));
+    let weft = tokio::task::spawn_blocking(move || {
+        Weft::start_with(&data, &log, None, &["--poll-timeout", "60"], "warn")
+    })
+    .await
+    .unwrap();
+    let register = br#"{"name":"d","workflowExecutionRetentionPeriodInDays":"1"}"#;
+    let target = Some("SimpleWorkflowService.RegisterDomain");
+    let registered = weft_tests::raw_request(&weft.addr, target, register).await;
+    assert_eq!(registered.status, 200, "{registered:?}");
+    weft
 }
 
 /// The server's resident set once what the polls freed has been given back: the least seen
@@ -78,16 +82,7 @@ async fn what_closed_polls_held_is_given_back() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let (data, log) = (dir.path().join("data"), dir.path().join("weft.log"));
-    let weft = tokio::task::spawn_blocking(move || {
-        Weft::start_with(&data, &log, None, &["--poll-timeout", "60"], "warn")
-    })
-    .await
-    .unwrap();
-    let register = br#"{"name":"d","workflowExecutionRetentionPeriodInDays":"1"}"#;
-    let target = Some("SimpleWorkflowService.RegisterDomain");
-    let registered = weft_tests::raw_request(&weft.addr, target, register).await;
-    assert_eq!(registered.status, 200, "{registered:?}");
+    let weft = serving_domain_d(dir.path()).await;
     let before = weft.resident_bytes();
     abandon_polls(&weft.addr, 0).await;
     // The server looks every few seconds whether enough connections closed to give back.
@@ -108,43 +103,9 @@ async fn what_closed_polls_held_is_given_back() {
 /// Sends [`POLLERS`] `PollForActivityTask`s in domain `d`, each on a list of its own and a
 /// connection of its own; once the server shows them all waiting, closes the connections and
 /// waits until it shows none.
-async fn abandon_polls(addr: &str, round: u64) {
-    let mut connections = Vec::new();
-    for i in 0..POLLERS {
-        let mut stream = TcpStream::connect(addr).await.unwrap();
-        let body = format!(r#"{{"domain":"d","taskList":{{"name":"list-{round}-{i}"}}}}"#);
-        let request = format!(
-            "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/x-amz-json-1.0\r\n\
-             X-Amz-Target: SimpleWorkflowService.PollForActivityTask\r\n\
-             Content-Length: {}\r\n\r\n{body}",
-            body.len()
-        );
-        stream.write_all(request.as_bytes()).await.unwrap();
-        connections.push(stream);
-    }
-    until_waiting(addr, POLLERS).await;
+async fn abandon_polls(addr: &str, round: usize) {
+    let list = |i| format!("list-{round}-{i}");
+    let connections = polls::open_polls(addr, "d", POLLERS, list).await;
     drop(connections);
-    until_waiting(addr, 0).await;
-}
-
-/// Waits until `n` polls wait in domain `d`, as `/v1/domains/d/task-lists` counts them.
-async fn until_waiting(addr: &str, n: u64) {
-    let began = Instant::now();
-    loop {
-        let lists = weft_tests::raw_http(addr, "GET", "/v1/domains/d/task-lists", &[], b"").await;
-        let waiting: u64 = lists.json()["taskLists"]
-            .as_array()
-            .expect("task lists")
-            .iter()
-            .map(|list| list["pollers"].as_u64().unwrap_or(0))
-            .sum();
-        if waiting == n {
-            return;
-        }
-        assert!(
-            began.elapsed() < Duration::from_secs(30),
-            "{waiting} polls wait, not {n}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    polls::until_waiting(addr, "d", 0).await;
 }
