@@ -2,7 +2,7 @@
 //! [`Writes`]), and two backends behind it, each in its own folder: redb, embedded (`redb/`),
 //! and PostgreSQL, shared by several nodes (`pg/`). Both share what is here: the group-commit
 //! writer (`writer.rs`, `job.rs`), the records' encoding (`codec.rs`), the errors
-//! (`error.rs`), and the contract every backend must keep (`seam.rs`, tested by `contract.rs`).
+//! (`error.rs`), and the contract every backend must keep (`seam.rs`, tested by `contract/`).
 //!
 //! Every change goes through the one writer ([`Store::write`]), which commits concurrent requests
 //! together and answers each only after its change is on disk. A change is a *check*, which reads

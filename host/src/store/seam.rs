@@ -4,7 +4,7 @@
 //! redb implements it (`ReadTx` for snapshots, `WriteTx` inside the one writer), and so does
 //! PostgreSQL (`pg::Session`), which several processes may share. The engine holds a
 //! `&mut dyn Writes`, so a backend is a second implementation, not a fork of the engine. The
-//! rules below are tests in `contract.rs`, which every backend passes.
+//! rules below are tests in `contract/`, which every backend passes.
 //!
 //! # What a backend must guarantee
 //!

@@ -1,0 +1,196 @@
+//! The contract suite's harness: each backend this build can test, opened fresh as two nodes
+//! (or one redb store twice), and the records the tests store.
+
+use std::sync::Arc;
+
+use crate::clock::{Clock, SystemClock};
+use crate::model::{Domain, Run, Scope};
+use crate::store::{Opened, Place, Store, StoreError};
+
+/// Two handles of one store: two nodes of a shared database, or one redb store twice.
+pub(super) struct Nodes {
+    pub(super) backend: &'static str,
+    pub(super) opened: Vec<Opened>,
+    at: Where,
+}
+
+/// Where a test's store is.
+pub(super) enum Where {
+    /// redb's directory, removed when the test ends.
+    Dir(tempfile::TempDir),
+    /// A PostgreSQL URL whose connections use the test's own schema.
+    Postgres(String),
+}
+
+impl Where {
+    /// Opens (another handle of) the store here.
+    pub(super) async fn open(&self) -> Result<Opened, StoreError> {
+        let place = match self {
+            Where::Dir(dir) => return Store::open_dir(dir.path(), Arc::new(SystemClock)),
+            Where::Postgres(url) => url.clone(),
+        };
+        let opened = tokio::task::spawn_blocking(move || {
+            Store::open(Place::Postgres(&place), Arc::new(SystemClock))
+        });
+        opened.await.expect("opened")
+    }
+}
+
+impl Nodes {
+    pub(super) fn node(&self, i: usize) -> &Store {
+        &self.opened[i % self.opened.len()].store
+    }
+
+    /// Closes the stores and waits for their writers; answers where they were.
+    pub(super) async fn close(self) -> Where {
+        for opened in self.opened {
+            close(opened).await;
+        }
+        self.at
+    }
+}
+
+/// Closes `opened` and waits for its writer.
+pub(super) async fn close(opened: Opened) {
+    let Opened { store, writer, .. } = opened;
+    drop(store);
+    tokio::task::spawn_blocking(move || writer.join())
+        .await
+        .expect("writer joined");
+}
+
+/// Every backend this build can test here, freshly made.
+pub(super) async fn backends() -> Vec<Nodes> {
+    let dir = Where::Dir(tempfile::tempdir().expect("temporary directory"));
+    let mut all = vec![Nodes {
+        backend: "redb",
+        opened: vec![dir.open().await.expect("redb opens")],
+        at: dir,
+    }];
+    if let Some(url) = std::env::var("WEFT_TEST_POSTGRES")
+        .ok()
+        .filter(|url| !url.is_empty())
+    {
+        let at = Where::Postgres(fresh_schema(&url).await);
+        let mut opened = Vec::new();
+        for _ in 0..2 {
+            opened.push(at.open().await.expect("PostgreSQL opens"));
+        }
+        all.push(Nodes {
+            backend: "postgres",
+            opened,
+            at,
+        });
+    }
+    all
+}
+
+/// A new schema in the database `url` names, as a URL whose connections use it.
+async fn fresh_schema(url: &str) -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let schema = format!(
+        "weft_c{}_{}_{n}",
+        SystemClock.now().as_millis(),
+        std::process::id()
+    );
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .expect("WEFT_TEST_POSTGRES answers");
+    let driver = tokio::spawn(connection);
+    client
+        .batch_execute(&format!("CREATE SCHEMA {schema}"))
+        .await
+        .expect("a schema is made");
+    drop(client);
+    let _ = driver.await;
+    let join = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{join}options=-c%20search_path%3D{schema}")
+}
+
+/// The account and region the tests' records are in.
+pub(crate) fn scope() -> Scope {
+    Scope {
+        account: "000000000000".into(),
+        region: "us-east-1".into(),
+    }
+}
+
+/// A registered domain `name` with id `id`.
+pub(crate) fn domain(id: u64, name: &str) -> Domain {
+    Domain {
+        id,
+        name: name.into(),
+        description: None,
+        retention: "1".into(),
+        deprecated_at: None,
+        tags: vec![],
+    }
+}
+
+/// An open run `seq` of domain 1, as the engine stores one.
+pub(super) fn run(seq: u64) -> Run {
+    serde_json::from_value(serde_json::json!({
+        "seq": seq, "domain": 1, "account": "000000000000", "domain_name": "d",
+        "execution": {"workflowId": format!("w{seq}"), "runId": format!("r{seq}")},
+        "workflow_type": {"name": "t", "version": "1"},
+        "config": {"taskStartToCloseTimeout": "60", "executionStartToCloseTimeout": "3600",
+                   "taskList": {"name": "deciders"}, "childPolicy": "TERMINATE"},
+        "tags": [], "started_at": 1_795_769_748.101, "timeout_at": null, "retention_days": 1,
+        "closed": null, "parent": null, "cancel_requested": false, "next_event_id": 1,
+        "decision": "Idle", "previous_started_event_id": 0, "decision_task_list": "deciders",
+        "decision_schedule_to_start": null, "latest_execution_context": null,
+        "latest_activity_task_at": null, "last_event_at": null,
+        "open": {"activities": 0, "timers": 0, "children": 0, "lambdas": 0}
+    }))
+    .expect("a run's record")
+}
+
+/// Runs `jobs` write jobs from each of `workers` tasks spread over the nodes, each job being
+/// `job(node, worker, n)`'s answer; answers every job's output.
+pub(super) async fn concurrently<T, F, Fut>(
+    nodes: &Nodes,
+    workers: usize,
+    jobs: usize,
+    job: F,
+) -> Vec<T>
+where
+    T: Send + 'static,
+    F: Fn(Store, usize, usize) -> Fut + Clone + Send + 'static,
+    Fut: std::future::Future<Output = T> + Send,
+{
+    let tasks: Vec<_> = (0..workers)
+        .map(|w| {
+            let (store, job) = (nodes.node(w).clone(), job.clone());
+            tokio::spawn(async move {
+                let mut out = Vec::new();
+                for n in 0..jobs {
+                    out.push(job(store.clone(), w, n).await);
+                }
+                out
+            })
+        })
+        .collect();
+    let mut all = Vec::new();
+    for task in tasks {
+        all.extend(task.await.expect("worker"));
+    }
+    all
+}
+
+/// Marks the store at `at` as a build one version newer would have left it.
+pub(super) async fn as_if_newer(at: &Where) {
+    match at {
+        Where::Dir(dir) => crate::store::redb::as_if_newer(dir.path()),
+        Where::Postgres(url) => {
+            let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+                .await
+                .expect("WEFT_TEST_POSTGRES answers");
+            let driver = tokio::spawn(connection);
+            let newer = "INSERT INTO weft_schema SELECT max(version) + 1 FROM weft_schema";
+            client.batch_execute(newer).await.expect("marked newer");
+            drop(client);
+            let _ = driver.await;
+        }
+    }
+}
