@@ -31,6 +31,7 @@ mod notices;
 mod params;
 mod reads;
 mod run_items;
+mod run_reads;
 mod schema;
 mod session;
 mod tls;

@@ -1,0 +1,284 @@
+//! PostgreSQL's reads of runs: records and their names, histories, listings, task queues,
+//! deadlines and open items; in the writer's transaction they lock the runs they read.
+
+use tokio_postgres::Row;
+
+use super::conn::Step;
+use super::reads::{Params, Sql as _, big, bytes, page_of, past, unbig};
+use super::run_items;
+use super::session::{Link, Mode, Session};
+use crate::clock::Timestamp;
+use crate::model::{ItemKind, Queued, Run, RunId, TaskKind, WorkflowId};
+use crate::store::StoreError;
+use crate::store::codec::decode;
+use crate::store::seam::{Cursor, Filter, Listing, Page, RunReads};
+
+/// How many times [`RunReads::open_run`] reads a workflow's open run that keeps changing.
+const MOST_TRIES: usize = 8;
+
+fn run_of(row: Option<Row>) -> Result<Option<Run>, StoreError> {
+    row.map(|row| decode("runs", bytes(&row, 0))).transpose()
+}
+
+impl<C: Link, M: Mode> RunReads for Session<C, M> {
+    fn run(&self, seq: u64) -> Result<Option<Run>, StoreError> {
+        if let Some(locked) = self.mode.locked() {
+            if let Some(run) = locked.run(seq) {
+                return Ok(Some(run));
+            }
+            // The run, locked, then its items: one round trip.
+            let seq = big(seq);
+            let params: &Params<'_> = &[&seq];
+            let steps = [
+                Step::Prepared(run_items::LOCK_RUN, params),
+                Step::Prepared(run_items::RUN_ITEMS, params),
+            ];
+            let mut answers = self.send(&steps)?.into_iter().map(Vec::into_iter);
+            let (mut run, mut items) = (answers.next(), answers.next());
+            let Some(row) = run.as_mut().and_then(Iterator::next) else {
+                return Ok(None);
+            };
+            let run: Run = decode("runs", bytes(&row, 0))?;
+            let items = items.as_mut().and_then(Iterator::next);
+            let items = items.ok_or_else(|| StoreError::broken("a run's items read no row"))?;
+            locked.load(run.clone(), &items);
+            return Ok(Some(run));
+        }
+        let sql = self.pick(
+            "SELECT record FROM runs WHERE seq = $1",
+            "SELECT record FROM runs WHERE seq = $1 FOR UPDATE",
+        );
+        run_of(self.row(sql, &[&big(seq)])?)
+    }
+
+    fn run_named(
+        &self,
+        domain: u64,
+        workflow_id: &WorkflowId,
+        run_id: &RunId,
+    ) -> Result<Option<Run>, StoreError> {
+        let sql = self.pick(
+            "SELECT r.record FROM run_ids i JOIN runs r ON r.seq = i.seq \
+             WHERE i.domain = $1 AND i.workflow_id = $2 AND i.run_id = $3",
+            "SELECT r.record FROM run_ids i JOIN runs r ON r.seq = i.seq \
+             WHERE i.domain = $1 AND i.workflow_id = $2 AND i.run_id = $3 FOR UPDATE OF r",
+        );
+        let (id, run) = (workflow_id.as_str(), run_id.as_str());
+        run_of(self.row(sql, &[&big(domain), &id, &run])?)
+    }
+
+    fn open_run(&self, domain: u64, workflow_id: &WorkflowId) -> Result<Option<Run>, StoreError> {
+        let (domain, id) = (big(domain), workflow_id.as_str());
+        if !self.locks() {
+            return run_of(self.row(
+                "SELECT r.record FROM open_runs o JOIN runs r ON r.seq = o.seq \
+                 WHERE o.domain = $1 AND o.workflow_id = $2",
+                &[&domain, &id],
+            )?);
+        }
+        // The workflow's open-run row locked, then read again by a statement of its own: a
+        // statement that waited for the lock reads as of its start, so it would miss a run
+        // opened meanwhile (a continue-as-new on another node). The answer stands once both
+        // name the same run (or none): the lock then keeps it the open one. One round trip
+        // each time; another only if the open run changed while this waited.
+        let params: &Params<'_> = &[&domain, &id];
+        for _ in 0..MOST_TRIES {
+            let steps = [
+                Step::Prepared(
+                    "SELECT seq FROM open_runs WHERE domain = $1 AND workflow_id = $2 FOR UPDATE",
+                    params,
+                ),
+                Step::Prepared(
+                    "SELECT o.seq, r.record FROM open_runs o JOIN runs r ON r.seq = o.seq \
+                     WHERE o.domain = $1 AND o.workflow_id = $2 FOR UPDATE OF r",
+                    params,
+                ),
+            ];
+            let answers = self.send(&steps)?;
+            let seq = |answer: usize| answers[answer].first().map(|row| row.get::<_, i64>(0));
+            if seq(0) == seq(1) {
+                let Some(row) = answers[1].first() else {
+                    return Ok(None);
+                };
+                return decode("runs", bytes(row, 1)).map(Some);
+            }
+        }
+        Err(StoreError::Busy(format!(
+            "the open run of {id} changed {MOST_TRIES} times while it was read"
+        )))
+    }
+
+    fn history(
+        &self,
+        seq: u64,
+        first: u64,
+        last: u64,
+        cursor: Cursor<u64>,
+    ) -> Result<Page<(u64, Vec<u8>)>, StoreError> {
+        let (seq, n) = (big(seq), past(cursor.limit));
+        let rows = if cursor.reverse {
+            let before = cursor.after.map_or(big(last).saturating_add(1), big);
+            self.rows(
+                "SELECT event_id, json FROM events WHERE seq = $1 AND event_id >= $2 \
+                 AND event_id < $3 ORDER BY event_id DESC LIMIT $4",
+                &[&seq, &big(first), &before, &n],
+            )?
+        } else {
+            let after = cursor.after.map_or(big(first) - 1, big);
+            self.rows(
+                "SELECT event_id, json FROM events WHERE seq = $1 AND event_id > $2 \
+                 AND event_id <= $3 ORDER BY event_id LIMIT $4",
+                &[&seq, &after, &big(last), &n],
+            )?
+        };
+        page_of(rows, cursor.limit, |row| {
+            Ok((unbig(row, 0), bytes(row, 1).to_vec()))
+        })
+    }
+
+    fn event(&self, seq: u64, event_id: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        let row = self.row(
+            "SELECT json FROM events WHERE seq = $1 AND event_id = $2",
+            &[&big(seq), &big(event_id)],
+        )?;
+        Ok(row.map(|row| bytes(&row, 0).to_vec()))
+    }
+
+    fn listed_runs(
+        &self,
+        domain: u64,
+        listing: Listing,
+        filter: &Filter<'_>,
+        (from, to): (Timestamp, Timestamp),
+        cursor: Cursor<(i64, u64)>,
+    ) -> Result<Page<Run>, StoreError> {
+        let (f, value) = filter.key();
+        let (f, value) = (i16::from(f), value.as_bytes());
+        let (domain, l, n) = (big(domain), listing as i16, past(cursor.limit));
+        let (from, to) = (from.as_millis(), to.as_millis());
+        let rows = if cursor.reverse {
+            // Before the cursor, or through `to`: seqs are never negative.
+            let (time, seq) = cursor
+                .after
+                .map_or((to.saturating_add(1), -1), |(t, s)| (t, big(s)));
+            self.rows(
+                "SELECT r.record FROM visibility v JOIN runs r ON r.seq = v.seq \
+                 WHERE v.domain = $1 AND v.listing = $2 AND v.filter = $3 AND v.value = $4 \
+                 AND v.time >= $5 AND (v.time, v.seq) < ($6, $7) \
+                 ORDER BY v.time DESC, v.seq DESC LIMIT $8",
+                &[&domain, &l, &f, &value, &from, &time, &seq, &n],
+            )?
+        } else {
+            let (time, seq) = cursor.after.map_or((from, -1), |(t, s)| (t, big(s)));
+            self.rows(
+                "SELECT r.record FROM visibility v JOIN runs r ON r.seq = v.seq \
+                 WHERE v.domain = $1 AND v.listing = $2 AND v.filter = $3 AND v.value = $4 \
+                 AND (v.time, v.seq) > ($5, $6) AND v.time <= $7 \
+                 ORDER BY v.time, v.seq LIMIT $8",
+                &[&domain, &l, &f, &value, &time, &seq, &to, &n],
+            )?
+        };
+        page_of(rows, cursor.limit, |row| decode("runs", bytes(row, 0)))
+    }
+
+    fn count_listed(
+        &self,
+        domain: u64,
+        listing: Listing,
+        filter: &Filter<'_>,
+        (from, to): (Timestamp, Timestamp),
+    ) -> Result<u64, StoreError> {
+        let (f, value) = filter.key();
+        let row = self.row(
+            "SELECT count(*) FROM visibility WHERE domain = $1 AND listing = $2 \
+             AND filter = $3 AND value = $4 AND time >= $5 AND time <= $6",
+            &[
+                &big(domain),
+                &(listing as i16),
+                &i16::from(f),
+                &value.as_bytes(),
+                &from.as_millis(),
+                &to.as_millis(),
+            ],
+        )?;
+        Ok(row.map_or(0, |row| unbig(&row, 0)))
+    }
+
+    fn pending_tasks(&self, domain: u64, kind: TaskKind, list: &str) -> Result<u64, StoreError> {
+        let row = self.row(
+            "SELECT count(*) FROM tasks WHERE domain = $1 AND kind = $2 AND list = $3",
+            &[&big(domain), &(kind as i16), &list],
+        )?;
+        Ok(row.map_or(0, |row| unbig(&row, 0)))
+    }
+
+    fn queued(&self, domain: Option<u64>) -> Result<Vec<Queued>, StoreError> {
+        let rows = self.rows(
+            "SELECT domain, kind, list, count(*) FROM tasks \
+             WHERE ($1::bigint IS NULL OR domain = $1) \
+             GROUP BY domain, kind, list ORDER BY domain, kind, list",
+            &[&domain.map(big)],
+        )?;
+        rows.iter()
+            .map(|row| {
+                let kind = u8::try_from(row.get::<_, i16>(1)).ok();
+                Ok(Queued {
+                    domain: unbig(row, 0),
+                    kind: kind
+                        .and_then(TaskKind::from_key)
+                        .ok_or_else(|| StoreError::broken("task kind"))?,
+                    list: row.get(2),
+                    count: unbig(row, 3),
+                })
+            })
+            .collect()
+    }
+
+    fn next_deadline(&self) -> Result<Option<Timestamp>, StoreError> {
+        let row = self.row("SELECT at FROM deadlines ORDER BY at LIMIT 1", &[])?;
+        Ok(row.map(|row| Timestamp::from_millis(row.get(0))))
+    }
+
+    #[cfg(debug_assertions)]
+    fn history_seqs(&self) -> Result<Vec<u64>, StoreError> {
+        let rows = self.rows("SELECT DISTINCT seq FROM events ORDER BY seq", &[])?;
+        Ok(rows.iter().map(|row| unbig(row, 0)).collect())
+    }
+
+    fn item(&self, seq: u64, kind: ItemKind, key: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        if let Some(item) = self.mode.locked().and_then(|l| l.item(seq, kind, key)) {
+            return Ok(item);
+        }
+        let row = self.row(
+            "SELECT json FROM items WHERE seq = $1 AND kind = $2 AND key = $3",
+            &[&big(seq), &(kind as i16), &big(key)],
+        )?;
+        Ok(row.map(|row| bytes(&row, 0).to_vec()))
+    }
+
+    fn item_named(&self, seq: u64, kind: ItemKind, name: &str) -> Result<Option<u64>, StoreError> {
+        if let Some(key) = self
+            .mode
+            .locked()
+            .and_then(|l| l.item_named(seq, kind, name))
+        {
+            return Ok(key);
+        }
+        let row = self.row(
+            "SELECT key FROM item_names WHERE seq = $1 AND kind = $2 AND name = $3",
+            &[&big(seq), &(kind as i16), &name],
+        )?;
+        Ok(row.map(|row| unbig(&row, 0)))
+    }
+
+    fn item_keys(&self, seq: u64, kind: ItemKind) -> Result<Vec<u64>, StoreError> {
+        if let Some(keys) = self.mode.locked().and_then(|l| l.item_keys(seq, kind)) {
+            return Ok(keys);
+        }
+        let rows = self.rows(
+            "SELECT key FROM items WHERE seq = $1 AND kind = $2 ORDER BY key",
+            &[&big(seq), &(kind as i16)],
+        )?;
+        Ok(rows.iter().map(|row| unbig(row, 0)).collect())
+    }
+}
