@@ -82,6 +82,25 @@ pub struct Config {
     /// Host names an open server answers to besides loopback names and IP addresses: a web
     /// page that rebinds a name of its own to this server is refused by its `Host` header.
     pub allowed_hosts: Vec<String>,
+    /// Whether the server speaks HTTPS, and with which certificate. `None`: plain HTTP.
+    pub tls: Option<ServerTls>,
+}
+
+/// How the server speaks HTTPS.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServerTls {
+    /// A certificate chain (the server's certificate first) and its private key, PEM files,
+    /// read again when either changes: a renewed certificate is served to new connections.
+    Files {
+        /// The certificate chain's file.
+        cert: PathBuf,
+        /// The private key's file.
+        key: PathBuf,
+    },
+    /// A certificate made for local use, for localhost and the allowed hosts, in the data
+    /// directory's `tls/`, signed by a CA made with it whose certificate (`tls/ca.pem`) clients
+    /// trust: `AWS_CA_BUNDLE=DATA/tls/ca.pem`.
+    SelfSigned,
 }
 
 impl Config {
@@ -102,6 +121,7 @@ impl Config {
             http_ca: Vec::new(),
             metrics_token: None,
             allowed_hosts: Vec::new(),
+            tls: None,
         }
     }
 }

@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::config::{Config, DEFAULT_DATA_DIR, DEFAULT_LISTEN, Limits, StoreUrl, TenantConfig};
+use crate::config::{
+    Config, DEFAULT_DATA_DIR, DEFAULT_LISTEN, Limits, ServerTls, StoreUrl, TenantConfig,
+};
 
 /// The whole file.
 #[derive(Debug, Default, Deserialize)]
@@ -157,6 +159,31 @@ pub struct ServerSettings {
         value_delimiter = ','
     )]
     pub allowed_hosts: Option<Vec<String>>,
+    /// Serve HTTPS with this PEM certificate chain (the server's certificate first), read again
+    /// when it changes; needs --tls-key [default: plain HTTP].
+    #[arg(long, env = "WEFT_TLS_CERT", value_name = "FILE")]
+    pub tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert's certificate, read again when it changes.
+    #[arg(long, env = "WEFT_TLS_KEY", value_name = "FILE")]
+    pub tls_key: Option<PathBuf>,
+    /// Serve HTTPS with a certificate made for localhost and the allowed hosts, kept in the
+    /// data directory; clients trust it with AWS_CA_BUNDLE=DATA/tls/ca.pem, as printed at
+    /// start [default: false].
+    #[arg(long, env = "WEFT_TLS_SELF_SIGNED", value_name = "BOOL", num_args = 0..=1,
+          default_missing_value = "true")]
+    pub tls_self_signed: Option<bool>,
+    /// Also serve plain HTTP on this address, beside HTTPS on --listen [default: none].
+    #[arg(long, env = "WEFT_HTTP_LISTEN", value_name = "ADDR")]
+    pub http_listen: Option<String>,
+}
+
+/// Where `weft serve` listens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Listen {
+    /// The main address: HTTPS when TLS is configured, else plain HTTP.
+    pub addr: String,
+    /// A second address, serving plain HTTP beside HTTPS.
+    pub http_addr: Option<String>,
 }
 
 /// The longest poll timeout: AWS's is 60 s, and a poll holds a connection all along.
@@ -189,14 +216,57 @@ impl ServerSettings {
             unverified_body_bytes: self.unverified_body_bytes.or(lower.unverified_body_bytes),
             http_ca: self.http_ca.or(lower.http_ca),
             allowed_hosts: self.allowed_hosts.or(lower.allowed_hosts),
+            tls_cert: self.tls_cert.or(lower.tls_cert),
+            tls_key: self.tls_key.or(lower.tls_key),
+            tls_self_signed: self.tls_self_signed.or(lower.tls_self_signed),
+            http_listen: self.http_listen.or(lower.http_listen),
         }
     }
 
-    /// The address to listen on and the configuration these settings give over the defaults.
-    pub fn resolve(self, limits: Limits, tenants: Vec<TenantConfig>) -> (String, Config) {
+    /// How the server speaks HTTPS, if it does, or why the settings contradict each other.
+    fn tls(&self) -> Result<Option<ServerTls>, String> {
+        let self_signed = self.tls_self_signed == Some(true);
+        let tls = match (self.tls_cert.clone(), self.tls_key.clone()) {
+            (Some(_), _) | (_, Some(_)) if self_signed => {
+                return Err(
+                    "give either --tls-self-signed or --tls-cert and --tls-key, not both \
+                            (tls_self_signed, tls_cert and tls_key in weft.toml)"
+                        .into(),
+                );
+            }
+            (Some(cert), Some(key)) => Some(ServerTls::Files { cert, key }),
+            (None, None) => self_signed.then_some(ServerTls::SelfSigned),
+            (Some(_), None) | (None, Some(_)) => {
+                return Err("--tls-cert and --tls-key go together: give both \
+                            (tls_cert and tls_key in weft.toml)"
+                    .into());
+            }
+        };
+        if tls.is_none() && self.http_listen.is_some() {
+            return Err(
+                "--http-listen serves plain HTTP beside HTTPS: give --tls-cert and \
+                        --tls-key or --tls-self-signed too, or use --listen alone"
+                    .into(),
+            );
+        }
+        Ok(tls)
+    }
+
+    /// Where to listen and the configuration these settings give over the defaults, or why
+    /// they contradict each other.
+    pub fn resolve(
+        self,
+        limits: Limits,
+        tenants: Vec<TenantConfig>,
+    ) -> Result<(Listen, Config), String> {
         let secs = Duration::from_secs;
-        let listen = self.listen.unwrap_or_else(|| DEFAULT_LISTEN.to_owned());
+        let tls = self.tls()?;
+        let listen = Listen {
+            addr: self.listen.unwrap_or_else(|| DEFAULT_LISTEN.to_owned()),
+            http_addr: self.http_listen,
+        };
         let mut config = Config::new(self.data.unwrap_or_else(|| DEFAULT_DATA_DIR.into()));
+        config.tls = tls;
         config.store = self.store;
         let mib = |mib: u64| usize::try_from(mib).unwrap_or(usize::MAX >> 20) << 20;
         set(&mut config.store_cache, self.store_cache_mib.map(mib));
@@ -226,7 +296,7 @@ impl ServerSettings {
         set(&mut http.unverified_body_bytes, self.unverified_body_bytes);
         set(&mut config.http_ca, self.http_ca);
         set(&mut config.allowed_hosts, self.allowed_hosts);
-        (listen, config)
+        Ok((listen, config))
     }
 }
 
@@ -278,7 +348,7 @@ impl ConfigFile {
 
     /// The address to listen on and the configuration: the defaults, then this file, then
     /// `over` (the environment and the flags, as clap merged them).
-    pub fn resolve(self, over: ServerSettings) -> Result<(String, Config), String> {
+    pub fn resolve(self, over: ServerSettings) -> Result<(Listen, Config), String> {
         let file = ServerSettings {
             store: self.store.url,
             ..self.server
@@ -291,7 +361,7 @@ impl ConfigFile {
                 "poll_timeout_secs must be 1 to {MAX_POLL_TIMEOUT_SECS}"
             ));
         }
-        let (listen, mut config) = settings.resolve(self.limits, self.tenants);
+        let (listen, mut config) = settings.resolve(self.limits, self.tenants)?;
         config.metrics_token = self.operator.metrics_token;
         Ok((listen, config))
     }
@@ -323,7 +393,9 @@ mod tests {
         assert_eq!(acme.quotas.requests_per_second, Some(100.0));
         assert_eq!(acme.quotas.long_polls, 500);
         let (listen, config) = file.resolve(ServerSettings::default()).unwrap();
-        assert_eq!(listen, DEFAULT_LISTEN);
+        assert_eq!(listen.addr, DEFAULT_LISTEN);
+        assert_eq!(listen.http_addr, None);
+        assert_eq!(config.tls, None);
         assert_eq!(config.data_dir, std::path::Path::new(DEFAULT_DATA_DIR));
         assert_eq!(config.poll_timeout, Config::new("/nowhere").poll_timeout);
         assert_eq!(config.tenants.len(), 2);
@@ -360,7 +432,7 @@ mod tests {
         ])
         .unwrap();
         let (listen, config) = file.resolve(flags.settings).unwrap();
-        assert_eq!(listen, "127.0.0.1:9");
+        assert_eq!(listen.addr, "127.0.0.1:9");
         assert_eq!(config.poll_timeout, Duration::from_secs(20));
         assert_eq!(config.http.body_timeout, Duration::from_secs(7));
         assert_eq!(config.http.max_connections, 64);
@@ -447,5 +519,46 @@ mod tests {
         assert_eq!(resolve("", None), 64);
         assert_eq!(resolve("[server]\nstore_cache_mib = 16\n", None), 16);
         assert_eq!(resolve("[server]\nstore_cache_mib = 16\n", Some(8)), 8);
+    }
+
+    #[test]
+    fn tls_settings_are_checked_and_resolved() {
+        let resolve = |text: &str| {
+            ConfigFile::parse(text)
+                .unwrap()
+                .resolve(ServerSettings::default())
+        };
+        let (listen, config) = resolve(
+            "[server]\ntls_cert = \"c.pem\"\ntls_key = \"k.pem\"\nhttp_listen = \"127.0.0.1:9\"\n",
+        )
+        .unwrap();
+        let files = ServerTls::Files {
+            cert: "c.pem".into(),
+            key: "k.pem".into(),
+        };
+        assert_eq!(config.tls, Some(files));
+        assert_eq!(listen.http_addr.as_deref(), Some("127.0.0.1:9"));
+        let (_, config) = resolve("[server]\ntls_self_signed = true\n").unwrap();
+        assert_eq!(config.tls, Some(ServerTls::SelfSigned));
+
+        let refused = |text: &str, says: &str| {
+            let error = resolve(text).err().expect("refused");
+            assert!(error.contains(says), "{error}");
+        };
+        refused("[server]\ntls_cert = \"c.pem\"\n", "go together");
+        refused(
+            "[server]\ntls_self_signed = true\ntls_key = \"k.pem\"\n",
+            "not both",
+        );
+        refused("[server]\nhttp_listen = \"127.0.0.1:9\"\n", "beside HTTPS");
+
+        // The flag alone means true, as other boolean flags do.
+        #[derive(clap::Parser)]
+        struct Flags {
+            #[command(flatten)]
+            settings: ServerSettings,
+        }
+        let flags = <Flags as clap::Parser>::try_parse_from(["weft", "--tls-self-signed"]).unwrap();
+        assert_eq!(flags.settings.tls_self_signed, Some(true));
     }
 }

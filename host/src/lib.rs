@@ -60,10 +60,10 @@ use tokio::sync::watch;
 
 pub use config::{
     AccessKey, Config, DEFAULT_ACCOUNT_ID, DEFAULT_DATA_DIR, DEFAULT_LISTEN, HttpLimits, Limits,
-    Quotas, StoreUrl, TenantConfig,
+    Quotas, ServerTls, StoreUrl, TenantConfig,
 };
 pub use config_file::{
-    ConfigFile, ConfigFileError, OperatorSettings, ServerSettings, StoreSettings,
+    ConfigFile, ConfigFileError, Listen, OperatorSettings, ServerSettings, StoreSettings,
 };
 pub use store::{OpenError, StoreError, WriterStats};
 
@@ -106,6 +106,23 @@ pub struct Weft {
     stopping: watch::Sender<bool>,
     /// What other processes sharing the database commit (PostgreSQL only).
     signals: Option<tokio::sync::mpsc::UnboundedReceiver<store::Signal>>,
+    /// How the main listener speaks HTTPS, if it does.
+    https: Option<tls::server::Https>,
+}
+
+/// Where [`Weft::serve`] accepts connections: the main listener, speaking HTTPS when
+/// [`Config::tls`] is set, and optionally a second one speaking plain HTTP beside it.
+pub struct Listeners {
+    /// The main listener.
+    pub main: TcpListener,
+    /// A listener for plain HTTP beside HTTPS.
+    pub plain: Option<TcpListener>,
+}
+
+impl From<TcpListener> for Listeners {
+    fn from(main: TcpListener) -> Self {
+        Listeners { main, plain: None }
+    }
 }
 
 impl Weft {
@@ -124,6 +141,12 @@ impl Weft {
         runtime::install_crypto_provider();
         // Read before the store opens, so a bad file leaves nothing to close.
         let outgoing = runtime::Outgoing::new(&config.http_ca).map_err(Error::Config)?;
+        let https = config
+            .tls
+            .as_ref()
+            .map(|tls| tls::server::Https::new(tls, &config.data_dir, &config.allowed_hosts))
+            .transpose()
+            .map_err(Error::Config)?;
         let place = match &config.store {
             Some(url) => store::Place::Postgres(url.expose()),
             None => store::Place::Dir {
@@ -189,7 +212,19 @@ impl Weft {
             stats: opened.stats,
             stopping,
             signals,
+            https,
         })
+    }
+
+    /// Whether the main listener speaks HTTPS.
+    pub fn is_https(&self) -> bool {
+        self.https.is_some()
+    }
+
+    /// The certificate of the CA that signed a self-signed certificate ([`ServerTls::SelfSigned`]),
+    /// which clients trust to reach this server (`AWS_CA_BUNDLE`).
+    pub fn self_signed_ca(&self) -> Option<&std::path::Path> {
+        self.https.as_ref()?.made_ca.as_deref()
     }
 
     /// Whether requests go unauthenticated: no tenants are configured.
@@ -207,12 +242,12 @@ impl Weft {
         self.stats.clone()
     }
 
-    /// Serves SWF on `listener`, within `Config::http`'s connection cap and deadlines, until
+    /// Serves SWF on `listeners`, within `Config::http`'s connection cap and deadlines, until
     /// `shutdown` completes; then stops accepting, answers the long polls in flight (empty),
     /// finishes the other requests, commits what they changed and closes the store.
     pub async fn serve(
         self,
-        listener: TcpListener,
+        listeners: impl Into<Listeners>,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), Error> {
         let Weft {
@@ -220,8 +255,15 @@ impl Weft {
             writer,
             stopping,
             signals,
+            https,
             ..
         } = self;
+        let listeners = listeners.into();
+        let mut edges = vec![api::Listener {
+            tcp: listeners.main,
+            tls: https.map(|https| https.acceptor),
+        }];
+        edges.extend(listeners.plain.map(|tcp| api::Listener { tcp, tls: None }));
         let edge_stopping = stopping.subscribe();
         let relay = signals.map(|signals| {
             tokio::spawn(relay::run(
@@ -239,7 +281,7 @@ impl Weft {
             shutdown.await;
             stopping.send_replace(true);
         };
-        let serving = api::serve(listener, api, edge_stopping);
+        let serving = api::serve(edges, api, edge_stopping);
         tokio::join!(shutdown, serving);
         if timers.await.is_err() {
             tracing::error!("the timer loop panicked");
@@ -268,13 +310,13 @@ impl Weft {
     }
 }
 
-/// Opens the service described by `config` and serves it on `listener` until `shutdown`.
+/// Opens the service described by `config` and serves it on `listeners` until `shutdown`.
 pub async fn run(
-    listener: TcpListener,
+    listeners: impl Into<Listeners>,
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), Error> {
-    Weft::open(config)?.serve(listener, shutdown).await
+    Weft::open(config)?.serve(listeners, shutdown).await
 }
 
 /// A listener on `addr` (`host:port`); if the port is taken, the error says how to pick a

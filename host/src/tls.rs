@@ -1,7 +1,12 @@
-//! TLS client configurations, for guests' outgoing HTTPS and for the connections to PostgreSQL.
+//! TLS: the client configurations, for guests' outgoing HTTPS and for the connections to
+//! PostgreSQL, here; the server's HTTPS in `server.rs`, and its self-signed certificate for
+//! local use in `self_signed.rs`.
 //!
 //! The one crypto provider is rustls's `ring`, named here rather than taken from the process
 //! default, so another library installing another provider cannot change what Weft's TLS uses.
+
+mod self_signed;
+pub(crate) mod server;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -11,9 +11,11 @@ use std::process::{Child, ChildStdout, Command, Stdio};
 pub struct Weft {
     child: Child,
     /// Kept open so the process never writes to a closed pipe.
-    _stdout: BufReader<ChildStdout>,
+    stdout: BufReader<ChildStdout>,
     /// `HOST:PORT`, from its start-up line.
     pub addr: String,
+    /// `http` or `https`, from its start-up line.
+    pub scheme: String,
 }
 
 /// Where cargo put the `weft` binary: beside the `deps` directory that holds this test or
@@ -83,7 +85,11 @@ impl Weft {
         let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
         let mut line = String::new();
         let _ = stdout.read_line(&mut line);
-        let Some(addr) = line.trim().strip_prefix("listening on http://") else {
+        let Some((scheme, addr)) = line
+            .trim()
+            .strip_prefix("listening on ")
+            .and_then(|url| url.split_once("://"))
+        else {
             let _ = child.kill();
             let _ = child.wait();
             let log = std::fs::read_to_string(log).unwrap_or_default();
@@ -94,14 +100,23 @@ impl Weft {
         };
         Weft {
             addr: addr.to_owned(),
+            scheme: scheme.to_owned(),
             child,
-            _stdout: stdout,
+            stdout,
         }
     }
 
-    /// `http://HOST:PORT`.
+    /// `SCHEME://HOST:PORT`.
     pub fn endpoint(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("{}://{}", self.scheme, self.addr)
+    }
+
+    /// The next line the process printed after its first (blocks until there is one), without
+    /// its line break.
+    pub fn next_line(&mut self) -> String {
+        let mut line = String::new();
+        let _ = self.stdout.read_line(&mut line);
+        line.trim_end().to_owned()
     }
 
     /// The bytes of memory the process holds (its resident set), from `/proc`.

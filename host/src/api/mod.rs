@@ -44,7 +44,7 @@ use crate::config::HttpLimits;
 use crate::fault::{Fault, echo};
 use crate::ops::{Ctx, Service};
 
-pub(crate) use self::edge::serve;
+pub(crate) use self::edge::{Listener, serve};
 use self::long_polls::LongPolls;
 pub(crate) use self::operation::{Op, Operation, op};
 use self::request_id::request_id;

@@ -17,6 +17,10 @@
 //!   returns when all are closed. A connection still busy [`DRAIN_GRACE`] after that, such as
 //!   one whose client does not read its answer, is cut off.
 //!
+//! - A listener may speak HTTPS: its connections' TLS handshake must end within
+//!   `header_timeout`, as a request's headers must, and then HTTP is served over it as over
+//!   plain TCP. The connection cap counts both listeners' connections together.
+//!
 //! AWS SDKs speak HTTP/1.1 to SWF, and so does this edge: no HTTP/2, no upgrades.
 
 mod limits;
@@ -26,6 +30,7 @@ mod unparsed;
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;
+use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -39,8 +44,10 @@ use hyper::server::conn::http1;
 use hyper::service::Service;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
+use tokio_rustls::TlsAcceptor;
 
 use self::limits::{Connections, Slot};
 use self::unparsed::Rewrite;
@@ -57,9 +64,19 @@ const DRAIN_GRACE: Duration = Duration::from_secs(30);
 /// as running out of file descriptors), so the loop does not spin.
 const ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
 
-/// Serves `api` on `listener` until `stopping` turns true, then waits until every connection is
-/// closed.
-pub(crate) async fn serve(listener: TcpListener, api: Arc<Api>, stopping: watch::Receiver<bool>) {
+/// Where connections are accepted, and whether they speak HTTPS.
+pub(crate) struct Listener {
+    pub(crate) tcp: TcpListener,
+    pub(crate) tls: Option<TlsAcceptor>,
+}
+
+/// Serves `api` on `listeners` until `stopping` turns true, then waits until every connection
+/// is closed.
+pub(crate) async fn serve(
+    listeners: Vec<Listener>,
+    api: Arc<Api>,
+    stopping: watch::Receiver<bool>,
+) {
     let limits: HttpLimits = api.http.clone();
     let service = Edge(TowerToHyperService::new(router(api)));
     let mut http = http1::Builder::new();
@@ -79,10 +96,10 @@ pub(crate) async fn serve(listener: TcpListener, api: Arc<Api>, stopping: watch:
             permit = connections.free_slot() => permit,
         };
         let Some(permit) = permit else { break };
-        let accepted = tokio::select! {
+        let (listener, accepted) = tokio::select! {
             biased;
             _ = stop.wait_for(|stopping| *stopping) => break,
-            accepted = listener.accept() => accepted,
+            accepted = accept(&listeners) => accepted,
         };
         let (stream, peer) = match accepted {
             Ok(accepted) => accepted,
@@ -105,20 +122,60 @@ pub(crate) async fn serve(listener: TcpListener, api: Arc<Api>, stopping: watch:
         // An answer may leave in more than one write; without this a later one can wait on
         // the client's delayed acknowledgement (Nagle). axum::serve did not set it.
         let _ = stream.set_nodelay(true);
-        let io = TokioIo::new(Rewrite::new(stream));
-        let connection = http.serve_connection(io, service.clone());
-        tokio::spawn(drive(connection, stopping.clone(), slot));
+        let (http, service, stopping) = (http.clone(), service.clone(), stopping.clone());
+        match listener.tls.clone() {
+            None => {
+                let connection = http.serve_connection(TokioIo::new(Rewrite::new(stream)), service);
+                tokio::spawn(drive(connection, stopping, slot));
+            }
+            Some(tls) => {
+                let handshake_timeout = limits.header_timeout;
+                tokio::spawn(async move {
+                    let handshake = tokio::time::timeout(handshake_timeout, tls.accept(stream));
+                    let mut stop = stopping.clone();
+                    let stream = tokio::select! {
+                        handshake = handshake => match handshake {
+                            Ok(Ok(stream)) => stream,
+                            // A client that does not trust the certificate, or speaks plain
+                            // HTTP to HTTPS, is routine.
+                            Ok(Err(e)) => {
+                                tracing::debug!(error = %e, "TLS handshake failed");
+                                return;
+                            }
+                            Err(_) => return,
+                        },
+                        _ = stop.wait_for(|stopping| *stopping) => return,
+                    };
+                    let connection =
+                        http.serve_connection(TokioIo::new(Rewrite::new(stream)), service);
+                    drive(connection, stopping, slot).await;
+                });
+            }
+        }
     }
-    drop(listener);
+    drop(listeners);
     // Every connection holds a slot until it closes: all are back once all are closed.
     connections.all_closed().await;
     trimming.abort();
 }
 
+/// The next connection any of `listeners` accepts, and the listener that did.
+async fn accept(listeners: &[Listener]) -> (&Listener, io::Result<(TcpStream, SocketAddr)>) {
+    std::future::poll_fn(|cx| {
+        for listener in listeners {
+            if let Poll::Ready(accepted) = listener.tcp.poll_accept(cx) {
+                return Poll::Ready((listener, accepted));
+            }
+        }
+        Poll::Pending
+    })
+    .await
+}
+
 /// Serves one connection until it closes, or, once `stopping`, until it has finished its
 /// request (at most [`DRAIN_GRACE`]).
-async fn drive(
-    connection: http1::Connection<TokioIo<Rewrite<TcpStream>>, Edge>,
+async fn drive<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
+    connection: http1::Connection<TokioIo<Rewrite<S>>, Edge>,
     mut stopping: watch::Receiver<bool>,
     _slot: Slot,
 ) {

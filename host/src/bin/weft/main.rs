@@ -172,14 +172,29 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     } else {
         tracing::info!(tenants, "every request must be signed by a tenant's key");
     }
-    let listener = weft_host::listen(&listen)
+    let main = weft_host::listen(&listen.addr)
         .await
         .map_err(anyhow::Error::msg)?;
+    let plain = match &listen.http_addr {
+        Some(addr) => Some(weft_host::listen(addr).await.map_err(anyhow::Error::msg)?),
+        None => None,
+    };
     // Handlers go in before the address is announced: whoever reads it may signal at once.
     let shutdown = shutdown_signal().context("cannot install signal handlers")?;
-    let addr = listener.local_addr()?;
-    println!("listening on http://{addr}");
-    tracing::info!(%addr, "serving SWF");
+    let addr = main.local_addr()?;
+    let scheme = if weft.is_https() { "https" } else { "http" };
+    println!("listening on {scheme}://{addr}");
+    if let Some(plain) = &plain {
+        println!("listening on http://{}", plain.local_addr()?);
+    }
+    if let Some(ca) = weft.self_signed_ca() {
+        println!(
+            "self-signed certificate: clients trust it with AWS_CA_BUNDLE={}",
+            ca.display()
+        );
+    }
+    tracing::info!(%addr, scheme, "serving SWF");
+    let listener = weft_host::Listeners { main, plain };
     weft.serve(listener, shutdown).await?;
     tracing::info!("stopped");
     Ok(())

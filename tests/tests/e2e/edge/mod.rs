@@ -11,8 +11,10 @@
 //! | `limits.rs` | one address's share of connections, the reserve, long polls per tenant, unverified bodies |
 //! | `malformed.rs` | requests hyper cannot parse, answered with AWS JSON faults |
 //! | `browsers.rs` | what web pages can send: cross-site requests, DNS rebinding |
+//! | `https.rs` | HTTPS: a self-signed certificate, plain HTTP beside it, renewed certificates |
 
 mod browsers;
+mod https;
 mod limits;
 mod malformed;
 
