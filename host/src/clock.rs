@@ -4,6 +4,10 @@
 //! loop's, a long poll's) waits on it, so time-dependent rules (timeouts, timers, retention,
 //! page-token lifetime, poll timeouts) are tested with a [`ManualClock`] instead of by sleeping.
 
+mod skipping;
+
+pub(crate) use self::skipping::SkippingClock;
+
 use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
@@ -123,6 +127,12 @@ pub trait Clock: Send + Sync + 'static {
     /// Completes once [`Clock::now`] reads `at` or later (at once if it already does); a
     /// [`Wait::Deadline`] may complete earlier.
     fn sleep_until(&self, at: Timestamp, why: Wait) -> Sleep<'_>;
+
+    /// Whether the clock jumps ahead to the instant the timer loop waits for (time-skipping):
+    /// the loop then waits for the earliest deadline itself, not for a periodic look first.
+    fn jumps(&self) -> bool {
+        false
+    }
 }
 
 /// The system's wall clock.

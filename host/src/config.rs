@@ -84,6 +84,9 @@ pub struct Config {
     pub allowed_hosts: Vec<String>,
     /// Whether the server speaks HTTPS, and with which certificate. `None`: plain HTTP.
     pub tls: Option<ServerTls>,
+    /// Time-skipping, for tests: the clock starts at the real time and, whenever the server is
+    /// idle, jumps to the next deadline (replacing `clock`). Refused with tenants or PostgreSQL.
+    pub time_skipping: bool,
 }
 
 /// How the server speaks HTTPS.
@@ -122,6 +125,7 @@ impl Config {
             metrics_token: None,
             allowed_hosts: Vec::new(),
             tls: None,
+            time_skipping: false,
         }
     }
 }

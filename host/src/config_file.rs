@@ -175,6 +175,12 @@ pub struct ServerSettings {
     /// Also serve plain HTTP on this address, beside HTTPS on --listen [default: none].
     #[arg(long, env = "WEFT_HTTP_LISTEN", value_name = "ADDR")]
     pub http_listen: Option<String>,
+    /// For tests: run on a clock that starts at the real time and, whenever the server is
+    /// idle, jumps to the next timer or timeout; `weft clock` reads and moves it. Refused with
+    /// tenants and with --store [default: false].
+    #[arg(long, env = "WEFT_TIME_SKIPPING", value_name = "BOOL", num_args = 0..=1,
+          default_missing_value = "true")]
+    pub time_skipping: Option<bool>,
 }
 
 /// Where `weft serve` listens.
@@ -220,6 +226,7 @@ impl ServerSettings {
             tls_key: self.tls_key.or(lower.tls_key),
             tls_self_signed: self.tls_self_signed.or(lower.tls_self_signed),
             http_listen: self.http_listen.or(lower.http_listen),
+            time_skipping: self.time_skipping.or(lower.time_skipping),
         }
     }
 
@@ -267,6 +274,7 @@ impl ServerSettings {
         };
         let mut config = Config::new(self.data.unwrap_or_else(|| DEFAULT_DATA_DIR.into()));
         config.tls = tls;
+        config.time_skipping = self.time_skipping == Some(true);
         config.store = self.store;
         let mib = |mib: u64| usize::try_from(mib).unwrap_or(usize::MAX >> 20) << 20;
         set(&mut config.store_cache, self.store_cache_mib.map(mib));

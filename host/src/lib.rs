@@ -40,6 +40,7 @@ mod dispatch;
 mod engine;
 pub mod examples;
 mod fault;
+mod idle;
 mod metrics;
 mod model;
 mod ops;
@@ -128,7 +129,7 @@ impl From<TcpListener> for Listeners {
 impl Weft {
     /// Opens the store: the PostgreSQL database `config.store` names, else redb in
     /// `config.data_dir` (which fails at once if another process has it open).
-    pub fn open(config: Config) -> Result<Weft, Error> {
+    pub fn open(mut config: Config) -> Result<Weft, Error> {
         if !config::is_account_id(&config.account_id) {
             return Err(Error::Config(format!(
                 "account id {:?} is not 12 digits",
@@ -136,6 +137,8 @@ impl Weft {
             )));
         }
         let tenants = tenancy::Tenants::new(&config).map_err(Error::Config)?;
+        let idle = Arc::new(idle::Idle::new(config.time_skipping));
+        let skipping = time_skipping(&mut config, &idle)?;
         config.http.check().map_err(Error::Config)?;
         // Weft's own TLS names its provider; this is for any other rustls user in the process.
         runtime::install_crypto_provider();
@@ -200,6 +203,8 @@ impl Weft {
             tenants,
             compiles,
             run_logs: Default::default(),
+            idle,
+            skipping,
         };
         Ok(Weft {
             api: Arc::new(Api::new(
@@ -308,6 +313,34 @@ impl Weft {
         }
         Ok(())
     }
+}
+
+/// The skipping clock `config` asks for, made its clock; refused where one clock cannot tell
+/// when the whole service is idle, or would move every tenant's time at once.
+fn time_skipping(
+    config: &mut Config,
+    idle: &Arc<idle::Idle>,
+) -> Result<Option<Arc<clock::SkippingClock>>, Error> {
+    if !config.time_skipping {
+        return Ok(None);
+    }
+    if !config.tenants.is_empty() {
+        return Err(Error::Config(
+            "--time-skipping is for tests, and refused with tenants: one tenant's idle moment \
+             would move every tenant's time"
+                .into(),
+        ));
+    }
+    if config.store.is_some() {
+        return Err(Error::Config(
+            "--time-skipping needs redb (no --store): nodes sharing a PostgreSQL database share \
+             its time, and no one node can tell when all of them are idle"
+                .into(),
+        ));
+    }
+    let skipping = Arc::new(clock::SkippingClock::new(idle.clone()));
+    config.clock = skipping.clone();
+    Ok(Some(skipping))
 }
 
 /// Opens the service described by `config` and serves it on `listeners` until `shutdown`.

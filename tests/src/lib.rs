@@ -125,6 +125,19 @@ impl TestServer {
         Self::launch(dir, Arc::new(configure), None, test_store()).await
     }
 
+    /// Starts a server that skips time (`Config::time_skipping`), on redb whatever the suite's
+    /// backend (time-skipping refuses PostgreSQL), after `configure` adjusts the configuration.
+    pub async fn start_skipping_time_with(
+        configure: impl Fn(&mut Config) + Send + Sync + 'static,
+    ) -> Self {
+        let dir = Arc::new(tempfile::tempdir().expect("temporary directory"));
+        let configure = move |config: &mut Config| {
+            config.time_skipping = true;
+            configure(config);
+        };
+        Self::launch(dir, Arc::new(configure), None, None).await
+    }
+
     /// Starts a server on a [`ManualClock`] standing at the current time (to the second), with
     /// the default configuration on a fresh data directory.
     pub async fn start_manual() -> Self {

@@ -14,6 +14,7 @@
 
 mod auth;
 mod browsers;
+mod clock;
 mod console;
 mod edge;
 mod extension;
@@ -87,6 +88,7 @@ pub(crate) fn router(api: Arc<Api>) -> Router {
     Router::new()
         .route("/", post(handle))
         .merge(extension::routes())
+        .merge(clock::routes())
         .merge(runs::routes())
         .merge(console::routes())
         .route("/metrics", axum::routing::get(scrape::metrics))

@@ -44,10 +44,10 @@ use self::transport::{Answer, Transport};
 pub use crate::clock::Timestamp;
 pub use crate::model::{
     Batch, BatchAction, BatchFailure, BatchOutcome, Bind, BindLimits as Limits, Binding,
-    BindingKind, BindingList, BindingRef, Divergence, Failing, FailureList, GuestFailureRecord,
-    ModuleLabel, ModuleList, ModuleRecord, Replay, ReplayReport, RunCount, RunFailure,
-    RunFailureList, RunFilter, RunList, RunLogLine, RunLogList, RunQuery, RunReplay, RunState,
-    RunSummary, TaskListInfo, TaskListList, TypeRef,
+    BindingKind, BindingList, BindingRef, ClockAdvance, ClockState, Divergence, Failing,
+    FailureList, GuestFailureRecord, ModuleLabel, ModuleList, ModuleRecord, Replay, ReplayReport,
+    RunCount, RunFailure, RunFailureList, RunFilter, RunList, RunLogLine, RunLogList, RunQuery,
+    RunReplay, RunState, RunSummary, TaskListInfo, TaskListList, TypeRef,
 };
 pub use crate::runtime::{GuestLimits, World};
 use crate::tenancy::sigv4;
@@ -347,6 +347,22 @@ impl Client {
         let path = format!("/v1/domains/{}/replay", encode(domain));
         self.call(Method::POST, path, Some(("application/json", body)))
             .await
+    }
+
+    /// The server's clock.
+    pub async fn clock(&self) -> Result<ClockState, ClientError> {
+        self.call(Method::GET, "/v1/clock".into(), None).await
+    }
+
+    /// Moves the clock of a server that skips time `seconds` ahead; answers it moved.
+    pub async fn advance_clock(&self, seconds: f64) -> Result<ClockState, ClientError> {
+        let body = serde_json::to_vec(&ClockAdvance { seconds }).map_err(|e| self.protocol(e))?;
+        self.call(
+            Method::POST,
+            "/v1/clock/advance".into(),
+            Some(("application/json", body)),
+        )
+        .await
     }
 
     /// Sends `method path` with `body` (its content type and bytes) and answers a success's

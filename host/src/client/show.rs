@@ -4,7 +4,8 @@ use serde_json::Value;
 
 use super::swf::attributes;
 use super::{
-    Binding, GuestFailureRecord, ModuleRecord, RunFailure, RunLogLine, RunReplay, Timestamp,
+    Binding, ClockState, GuestFailureRecord, ModuleRecord, RunFailure, RunLogLine, RunReplay,
+    Timestamp,
 };
 
 /// A module: `DIGEST  [NAME [VERSION]  ]WORLD  SIZE bytes  uploaded TIME`, then
@@ -123,6 +124,17 @@ pub fn replay(run: &RunReplay) -> String {
             d.message
         ),
     }
+}
+
+/// The server's clock: `2026-12-04T15:02:03Z (time-skipping: 7d 0h 0m ahead of the wall clock)`.
+pub fn clock(state: &ClockState) -> String {
+    let now = time(state.now);
+    if !state.time_skipping {
+        return format!("{now} (the wall clock)");
+    }
+    let ahead = state.skipped_seconds as u64;
+    let (days, hours, minutes) = (ahead / 86_400, ahead / 3600 % 24, ahead / 60 % 60);
+    format!("{now} (time-skipping: {days}d {hours}h {minutes}m ahead of the wall clock)")
 }
 
 /// A domain (SWF's `DomainInfo`): `NAME  STATUS  DESCRIPTION`.

@@ -44,6 +44,8 @@ pub struct DemoOptions {
     pub serve: bool,
     /// Print each run's outcome and the summary, not the set-up, progress and timelines.
     pub quiet: bool,
+    /// Run on a clock that jumps to the next timer or timeout whenever the service is idle.
+    pub time_skipping: bool,
 }
 
 /// The domain and region the demo works in; AWS clients pointed at the server see it there.
@@ -59,7 +61,9 @@ pub async fn run(
         bail!("--orders must be at least 1");
     }
     let data_dir = options.data_dir.clone().unwrap_or_else(fresh_dir);
-    let weft = Weft::open(Config::new(&data_dir))?;
+    let mut config = Config::new(&data_dir);
+    config.time_skipping = options.time_skipping;
+    let weft = Weft::open(config)?;
     let svc = weft.service();
     let listener = crate::listen(&options.listen)
         .await

@@ -95,6 +95,18 @@ pub(crate) enum Claimed {
     Function(FunctionClaim),
 }
 
+impl Claimed {
+    /// The task a worker outside holds until it answers: a decision or activity task. A
+    /// function task is served in-process, whose worker is busy all along.
+    pub(crate) fn held_outside(&self) -> Option<TaskRef> {
+        match self {
+            Claimed::Decision(c) => Some(c.task),
+            Claimed::Activity(c) => Some(c.task),
+            Claimed::Function(_) => None,
+        }
+    }
+}
+
 /// Takes the first task of a list for a poller: records its `*TaskStarted` event (for a Lambda
 /// function task, `LambdaFunctionStarted`; its list is the function's name) and returns it.
 /// Queue entries whose task is gone (its run closed) are dropped on the way.

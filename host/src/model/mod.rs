@@ -1,6 +1,7 @@
 //! The SWF domain model: wire shapes shared by operations, the rules the model states only in
 //! prose, the records the store keeps, and the wire format of history events and decisions.
 
+mod clock;
 pub(crate) mod decisions;
 mod domain;
 pub(crate) mod events;
@@ -14,6 +15,7 @@ mod types;
 mod values;
 mod wasm;
 
+pub use clock::{ClockAdvance, ClockState};
 pub(crate) use domain::{Domain, DomainArn};
 pub(crate) use execution::{
     Activity, ActivityDue, Child, Closed, DecisionTask, ExecutionConfig, Item, ItemKind, Lambda,

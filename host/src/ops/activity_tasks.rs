@@ -93,6 +93,7 @@ pub(crate) async fn heartbeat(
     input: HeartbeatInput,
 ) -> Result<ActivityTaskStatus, Fault> {
     let task = open_token(svc, &input.task_token, TaskKind::Activity)?;
+    svc.idle.heard(task);
     let scope = ctx.scope.clone();
     let setup = svc.engine.clone();
     svc.store
@@ -175,7 +176,8 @@ async fn respond(
     let task = open_token(svc, token, TaskKind::Activity)?;
     let scope = ctx.scope.clone();
     let setup = svc.engine.clone();
-    svc.store
+    let answered = svc
+        .store
         .write(
             move |tx| started_activity(tx, &scope, task),
             move |tx, (domain, mut run)| {
@@ -185,7 +187,10 @@ async fn respond(
                 Ok(Empty {})
             },
         )
-        .await
+        .await;
+    // Answered, or refused as no longer open: the task is held no more either way.
+    svc.idle.released(task);
+    answered
 }
 
 /// The domain id and run of the started activity task `task`, in the caller's scope.

@@ -201,7 +201,8 @@ pub(crate) async fn respond_completed(
     };
     let scope = ctx.scope.clone();
     let setup = svc.engine_for(ctx);
-    svc.store
+    let answered = svc
+        .store
         .write(
             move |tx| {
                 let domain = task_domain(tx, &scope, task)?;
@@ -215,5 +216,8 @@ pub(crate) async fn respond_completed(
                 Ok(Empty {})
             },
         )
-        .await
+        .await;
+    // Answered, or refused as no longer open: the task is held no more either way.
+    svc.idle.released(task);
+    answered
 }

@@ -58,6 +58,10 @@ pub(crate) struct Service {
     pub(crate) compiles: compiles::Compiles,
     /// The latest lines each run's bound guests logged on this node.
     pub(crate) run_logs: run_logs::RunLogs,
+    /// What keeps the server busy, counted when time skips.
+    pub(crate) idle: Arc<crate::idle::Idle>,
+    /// The clock, when it skips time (`--time-skipping`): it may also be moved by hand.
+    pub(crate) skipping: Option<Arc<crate::clock::SkippingClock>>,
 }
 
 impl Service {
@@ -94,6 +98,8 @@ impl Service {
             tenants: Tenants::new(&crate::Config::new(dir)).expect("no tenants"),
             compiles: compiles::Compiles::new(1, Arc::default()),
             run_logs: Default::default(),
+            idle: Default::default(),
+            skipping: None,
         }
     }
 }

@@ -71,14 +71,16 @@ pub(super) async fn long_poll(
         .await?
         .map_err(|()| Fault::pollers_limit(max_pollers))?;
     if claimed.is_some() {
-        return Ok(claimed);
+        return Ok(held(svc, claimed));
     }
     let mut shutdown = svc.shutdown.clone();
+    let waiting = svc.idle.waiting();
     tokio::select! {
-        claimed = &mut answer => return Ok(claimed.ok()),
+        claimed = &mut answer => return Ok(held(svc, claimed.ok())),
         () = svc.clock.sleep_until(deadline, Wait::LongPoll) => {}
         _ = shutdown.wait_for(|stopping| *stopping) => {}
     }
+    drop(waiting);
     // The wait is over, unless the writer is claiming a task for this poll right now: then the
     // task arrives with that commit (or the reservation is returned within the writer's job).
     loop {
@@ -86,9 +88,17 @@ pub(super) async fn long_poll(
             return Ok(None);
         }
         if let Ok(claimed) = tokio::time::timeout(RESERVATION_CHECK, &mut answer).await {
-            return Ok(claimed.ok());
+            return Ok(held(svc, claimed.ok()));
         }
     }
+}
+
+/// `claimed`, noted as handed out (for time-skipping, which waits for its holder).
+fn held(svc: &Service, claimed: Option<Claimed>) -> Option<Claimed> {
+    if let Some(task) = claimed.as_ref().and_then(Claimed::held_outside) {
+        svc.idle.heard(task);
+    }
+    claimed
 }
 
 /// How often a poll whose wait is over checks whether its reservation was returned.

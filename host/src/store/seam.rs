@@ -237,8 +237,10 @@ pub(crate) trait RunReads {
     /// has any, by domain, kind and list.
     fn queued(&self, domain: Option<u64>) -> Result<Vec<Queued>, StoreError>;
 
-    /// The earliest deadline.
-    fn next_deadline(&self) -> Result<Option<Timestamp>, StoreError>;
+    /// The earliest deadline; with `purges` false, the earliest that is not a closed run's
+    /// purge (what a time-skipping clock jumps to, so that a test's finished runs stay
+    /// readable until time passes their retention for another reason).
+    fn next_deadline(&self, purges: bool) -> Result<Option<Timestamp>, StoreError>;
 
     /// The seq of every run that has a history, in order (debug builds check them all).
     #[cfg(debug_assertions)]

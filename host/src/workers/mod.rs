@@ -252,8 +252,10 @@ impl Worker {
         }
     }
 
-    /// Waits for one task and serves it.
+    /// Waits for one task and serves it. The server is busy meanwhile, except while the poll
+    /// waits (for time-skipping: a guest running keeps time from jumping).
     async fn serve_one(self: &Arc<Self>, stop: &mut watch::Receiver<bool>) -> Result<(), Fault> {
+        let _busy = self.svc.idle.busy();
         match self.binding.kind {
             BindingKind::Decision => decider::serve_one(self, stop).await,
             BindingKind::Activity => activity::serve_one(self, stop).await,

@@ -55,6 +55,7 @@ use super::response::{self, Face};
 use super::{Api, request_id, router};
 use crate::config::HttpLimits;
 use crate::fault::Fault;
+use crate::idle::{Busy, Idle};
 
 /// How long, after shutdown begins, a connection may take to finish its request. Long polls
 /// answer at once and other requests take milliseconds; only a client that stalls needs this.
@@ -78,7 +79,8 @@ pub(crate) async fn serve(
     stopping: watch::Receiver<bool>,
 ) {
     let limits: HttpLimits = api.http.clone();
-    let service = Edge(TowerToHyperService::new(router(api)));
+    let idle = api.service.idle.clone();
+    let service = Edge(TowerToHyperService::new(router(api)), idle);
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
@@ -215,7 +217,7 @@ fn is_connection_error(e: &io::Error) -> bool {
 /// (the panic itself is logged by the panic hook) instead of a connection dropped without an
 /// answer.
 #[derive(Clone)]
-struct Edge(TowerToHyperService<Router>);
+struct Edge(TowerToHyperService<Router>, Arc<Idle>);
 
 impl Service<hyper::Request<Incoming>> for Edge {
     type Response = Response;
@@ -225,17 +227,38 @@ impl Service<hyper::Request<Incoming>> for Edge {
 
     fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
         let face = Face::of_path(request.uri().path());
+        let busy = may_change(&request).then(|| self.1.busy());
         CatchPanic {
             face,
             inner: Box::pin(self.0.call(request)),
+            _busy: busy,
         }
     }
 }
 
-/// A request's future that answers `InternalFailure` if it panics.
+/// Whether a request may change what happens next, and so keeps time from skipping while it is
+/// served: anything but reads (a test asking every few milliseconds whether its run has closed
+/// must not hold time still).
+fn may_change(request: &hyper::Request<Incoming>) -> bool {
+    if request.method() == hyper::Method::GET || request.method() == hyper::Method::HEAD {
+        return false;
+    }
+    let target = request.headers().get("x-amz-target");
+    let operation = target
+        .and_then(|t| t.to_str().ok())
+        .and_then(|t| t.rsplit('.').next())
+        .unwrap_or_default();
+    !["Describe", "List", "Count", "GetWorkflowExecutionHistory"]
+        .iter()
+        .any(|read| operation.starts_with(read))
+}
+
+/// A request's future that answers `InternalFailure` if it panics. The server is busy while it
+/// runs, if it may change anything (for time-skipping).
 struct CatchPanic<F> {
     face: Face,
     inner: Pin<Box<F>>,
+    _busy: Option<Busy>,
 }
 
 impl<F: Future<Output = Result<Response, Infallible>>> Future for CatchPanic<F> {
@@ -271,6 +294,7 @@ mod tests {
         let caught = CatchPanic {
             face: Face::Swf,
             inner: Box::pin(panics),
+            _busy: None,
         };
         let Ok(response) = caught.await;
         assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);

@@ -2,6 +2,7 @@
 //! running server through `weft_host::client`, one module per group of commands.
 
 mod apply;
+mod clock;
 mod domains;
 mod modules;
 mod new;
@@ -73,6 +74,8 @@ enum RemoteCommand {
     Type(domains::TypeArgs),
     /// Start, inspect, signal, cancel, terminate and list workflow runs.
     Workflow(workflows::WorkflowArgs),
+    /// Show the server's clock; move a --time-skipping server's clock ahead.
+    Clock(clock::ClockArgs),
     #[command(flatten)]
     Modules(ModulesCommand),
 }
@@ -94,6 +97,10 @@ struct DemoArgs {
     /// Print each order's outcome and the summary only, without timelines.
     #[arg(long, short)]
     quiet: bool,
+    /// Run on a clock that jumps to the next timer or timeout whenever nothing else can
+    /// happen, as `weft serve --time-skipping` does.
+    #[arg(long)]
+    time_skipping: bool,
     #[command(flatten)]
     logging: Logging,
 }
@@ -207,6 +214,7 @@ async fn remote(command: RemoteCommand) -> anyhow::Result<()> {
         RemoteCommand::Domain(args) => domains::domain(args).await,
         RemoteCommand::Type(args) => domains::types(args).await,
         RemoteCommand::Workflow(args) => workflows::run(args).await,
+        RemoteCommand::Clock(args) => clock::run(args).await,
         RemoteCommand::Modules(command) => modules::run(command).await,
     }
 }
@@ -218,6 +226,7 @@ async fn demo(args: DemoArgs) -> anyhow::Result<()> {
         data_dir: args.data,
         serve: args.serve,
         quiet: args.quiet,
+        time_skipping: args.time_skipping,
     };
     let shutdown = shutdown_signal().context("cannot install signal handlers")?;
     weft_host::demo::run(options, shutdown).await

@@ -339,7 +339,9 @@ async fn a_run_times_out_then_is_purged_when_its_retention_ends() {
     assert!(fx.run(seq).await.is_none());
     assert!(fx.events(seq).await.is_empty());
     let named = fx.store.read(|tx| {
-        Ok::<_, StoreError>(tx.open_run(1, &"w".into())?.is_none() && tx.next_deadline()?.is_none())
+        Ok::<_, StoreError>(
+            tx.open_run(1, &"w".into())?.is_none() && tx.next_deadline(true)?.is_none(),
+        )
     });
     assert!(named.await.unwrap());
 }

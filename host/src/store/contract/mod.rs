@@ -365,6 +365,32 @@ async fn the_last_change_to_a_deadline_in_a_transaction_stands() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_next_deadline_is_read_with_or_without_purges() {
+    for nodes in backends().await {
+        let at = Timestamp::from_millis;
+        let next = |purges: bool| nodes.node(1).read(move |tx| tx.next_deadline(purges));
+        assert_eq!(next(true).await.unwrap(), None, "{}", nodes.backend);
+        nodes
+            .node(0)
+            .apply(move |tx| {
+                tx.set_deadline(at(5), 1, 1, Deadline::Purge)?;
+                tx.set_deadline(at(6), 2, 1, Deadline::Purge)
+            })
+            .await
+            .unwrap();
+        assert_eq!(next(true).await.unwrap(), Some(at(5)), "{}", nodes.backend);
+        assert_eq!(next(false).await.unwrap(), None, "{}", nodes.backend);
+        nodes
+            .node(0)
+            .apply(move |tx| tx.set_deadline(at(9), 3, 1, Deadline::Timer))
+            .await
+            .unwrap();
+        assert_eq!(next(false).await.unwrap(), Some(at(9)), "{}", nodes.backend);
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_transaction_pops_what_it_pushed_after_emptying_a_list() {
     for nodes in backends().await {
         let slot = |n: u64| Slot {

@@ -11,6 +11,7 @@ use crate::clock::Timestamp;
 use crate::model::{ItemKind, Queued, Run, RunId, TaskKind, WorkflowId};
 use crate::store::StoreError;
 use crate::store::codec::decode;
+use crate::store::seam::Deadline;
 use crate::store::seam::{Cursor, Filter, Listing, Page, RunReads};
 
 /// How many times [`RunReads::open_run`] reads a workflow's open run that keeps changing.
@@ -234,8 +235,14 @@ impl<C: Link, M: Mode> RunReads for Session<C, M> {
             .collect()
     }
 
-    fn next_deadline(&self) -> Result<Option<Timestamp>, StoreError> {
-        let row = self.row("SELECT at FROM deadlines ORDER BY at LIMIT 1", &[])?;
+    fn next_deadline(&self, purges: bool) -> Result<Option<Timestamp>, StoreError> {
+        let row = match purges {
+            true => self.row("SELECT at FROM deadlines ORDER BY at LIMIT 1", &[])?,
+            false => self.row(
+                "SELECT at FROM deadlines WHERE kind <> $1 ORDER BY at LIMIT 1",
+                &[&(Deadline::Purge as i16)],
+            )?,
+        };
         Ok(row.map(|row| Timestamp::from_millis(row.get(0))))
     }
 

@@ -91,7 +91,7 @@ impl Weft {
     }
 
     /// Runs `weft ARGS` to the end, off the test's runtime (which serves the server).
-    pub(crate) fn run(mut self, args: &[&str]) -> impl Future<Output = Out> + Send + 'static {
+    pub(crate) fn run(mut self, args: &[&str]) -> impl Future<Output = Out> + Send + use<> {
         self.command.args(args);
         async move {
             let out = tokio::task::spawn_blocking(move || self.command.output())
