@@ -1,12 +1,15 @@
-//! simpleflow (botify-labs), as its users run it in production: `simpleflow decider.start` and
+//! simpleflow (botify-labs), and boto3 alone, as their users run them: `simpleflow decider.start` and
 //! `worker.start`, which fork their pollers, unchanged, against the real `weft serve` over
 //! HTTPS with its self-signed certificate trusted through `AWS_CA_BUNDLE` (issue 32). Over
 //! plain HTTP the forked pollers share one kept-alive socket and read each other's answers;
 //! over TLS each must open its own, as against AWS. Then the same under `--time-skipping`: a
-//! week-long timer beside an activity whose worker never heartbeats.
+//! week-long timer beside an activity whose worker never heartbeats, through simpleflow and
+//! through a plain boto3 decider and worker (`tests/clients/week_boto3.py`).
 //!
 //! Runs when `WEFT_CLIENT_TESTS` is set; simpleflow comes from PyPI into the client tests'
 //! venv (`tests/clients/requirements.txt`); the driver is `tests/clients/simpleflow_runs.py`.
+
+use std::path::Path;
 
 use serde_json::{Value, json};
 use weft_tests::clients::{self, Output};
@@ -33,16 +36,11 @@ async fn serve(args: &'static [&'static str]) -> (Weft, tempfile::TempDir, Strin
     (weft, dir, ca)
 }
 
-/// `simpleflow_runs.py MODE DOMAIN PROCESSES` against `weft`, trusting `ca`; what it printed.
-async fn simpleflow(
-    weft: &Weft,
-    ca: &str,
-    home: &std::path::Path,
-    mode: &str,
-    processes: &str,
-) -> Value {
+/// The script `name` with `args` against `weft`, trusting `ca`, with `home` for its home
+/// directory; what it printed, as JSON.
+async fn python(weft: &Weft, ca: &str, home: &Path, name: &str, args: &[&str]) -> Value {
     let env = clients::pyenv().await;
-    let mut python = env.script("simpleflow_runs.py", &[mode, "sf", processes]);
+    let mut python = env.script(name, args);
     clients::with_credentials(&mut python, "weft", "weft-secret");
     // simpleflow's users keep botocore's retries, which its forked pollers need once: each
     // one's first request goes out on the connection they inherited, which breaks.
@@ -57,6 +55,17 @@ async fn simpleflow(
     serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {out:?}"))
 }
 
+/// Asserts that `run` (as the scripts print it) completed after a week's timer and an hour's
+/// heartbeat timeout, by its timestamps.
+fn assert_week_passed(run: &Value) {
+    assert_eq!(run["closeStatus"], "COMPLETED", "{run}");
+    assert_eq!(run["timeoutType"], "HEARTBEAT", "{run}");
+    let timer = run["timerSeconds"].as_f64().unwrap();
+    assert!((604_800.0..604_900.0).contains(&timer), "{run}");
+    let timeout = run["timeoutSeconds"].as_f64().unwrap();
+    assert!((3600.0..3700.0).contains(&timeout), "{run}");
+}
+
 #[tokio::test]
 async fn simpleflow_s_forking_decider_and_worker_complete_their_runs_over_https() {
     if !clients::enabled() {
@@ -64,7 +73,8 @@ async fn simpleflow_s_forking_decider_and_worker_complete_their_runs_over_https(
     }
     let (weft, dir, ca) = serve(&[]).await;
     assert_eq!(weft.scheme, "https");
-    let runs = simpleflow(&weft, &ca, dir.path(), "add", "2").await;
+    let args = ["add", "sf", "2"];
+    let runs = python(&weft, &ca, dir.path(), "simpleflow_runs.py", &args).await;
     assert_eq!(
         runs,
         json!([
@@ -76,16 +86,22 @@ async fn simpleflow_s_forking_decider_and_worker_complete_their_runs_over_https(
 }
 
 #[tokio::test]
-async fn simpleflow_s_week_passes_in_moments_under_time_skipping() {
+async fn a_week_passes_in_moments_under_time_skipping_through_simpleflow_and_boto3() {
     if !clients::enabled() {
         return;
     }
     let (weft, dir, ca) = serve(&["--time-skipping"]).await;
-    let run = simpleflow(&weft, &ca, dir.path(), "week", "1").await;
-    assert_eq!(run["closeStatus"], "COMPLETED", "{run}");
-    assert_eq!(run["timeoutType"], "HEARTBEAT", "{run}");
-    let timer = run["timerSeconds"].as_f64().unwrap();
-    assert!((604_800.0..604_900.0).contains(&timer), "{run}");
-    let timeout = run["timeoutSeconds"].as_f64().unwrap();
-    assert!((3600.0..3700.0).contains(&timeout), "{run}");
+    let args = ["week", "sf", "1"];
+    let run = python(&weft, &ca, dir.path(), "simpleflow_runs.py", &args).await;
+    assert_week_passed(&run);
+    let endpoint = weft.endpoint();
+    let run = python(
+        &weft,
+        &ca,
+        dir.path(),
+        "week_boto3.py",
+        &[&endpoint, "boto3"],
+    )
+    .await;
+    assert_week_passed(&run);
 }
