@@ -18,6 +18,7 @@ mod clock;
 mod console;
 mod edge;
 mod extension;
+mod imports;
 mod long_polls;
 pub(crate) mod operation;
 mod request_id;
@@ -89,6 +90,7 @@ pub(crate) fn router(api: Arc<Api>) -> Router {
         .route("/", post(handle))
         .merge(extension::routes())
         .merge(clock::routes())
+        .merge(imports::routes())
         .merge(runs::routes())
         .merge(console::routes())
         .route("/metrics", axum::routing::get(scrape::metrics))

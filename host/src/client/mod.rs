@@ -27,6 +27,9 @@ pub mod manifest;
 pub mod profile;
 pub mod show;
 pub mod swf;
+mod transfer;
+
+pub use self::transfer::RunSelection;
 mod transport;
 
 use std::fmt::Write as _;
@@ -44,10 +47,11 @@ use self::transport::{Answer, Transport};
 pub use crate::clock::Timestamp;
 pub use crate::model::{
     Batch, BatchAction, BatchFailure, BatchOutcome, Bind, BindLimits as Limits, Binding,
-    BindingKind, BindingList, BindingRef, ClockAdvance, ClockState, Divergence, Failing,
-    FailureList, GuestFailureRecord, ModuleLabel, ModuleList, ModuleRecord, Replay, ReplayReport,
-    RunCount, RunFailure, RunFailureList, RunFilter, RunList, RunLogLine, RunLogList, RunQuery,
-    RunReplay, RunState, RunSummary, TaskListInfo, TaskListList, TypeRef,
+    BindingKind, BindingList, BindingRef, ClockAdvance, ClockState, Divergence, ExportedHistory,
+    ExportedRun, Failing, FailureList, GuestFailureRecord, ImportAnswer, ModuleLabel, ModuleList,
+    ModuleRecord, Replay, ReplayReport, RunCount, RunFailure, RunFailureList, RunFilter, RunImport,
+    RunList, RunLogLine, RunLogList, RunQuery, RunReplay, RunState, RunSummary, TaskListInfo,
+    TaskListList, TypeRef,
 };
 pub use crate::runtime::{GuestLimits, World};
 use crate::tenancy::sigv4;

@@ -3,6 +3,7 @@
 //! closed listings, applies the child policy where SWF does (spec §8.9), tells its parent, and
 //! arms the end of its retention (§8.15).
 
+use crate::clock::Timestamp;
 use crate::model::events::{Cause, Event, attrs};
 use crate::model::{Child, ChildPolicy, CloseStatus, Closed, Run};
 use crate::store::{Counter, Deadline, ItemReads, ItemWrites, Listing, StoreError};
@@ -36,11 +37,12 @@ pub(crate) fn close(
         open_counts: Some(run.open_counts()),
     });
     eng.disarm_all(run)?;
-    let kept_until = match eng.setup.retention_override {
-        Some(kept) => now.plus_millis(u64::try_from(kept.as_millis()).unwrap_or(u64::MAX)),
-        None => now.plus_secs(u64::from(run.retention_days) * 24 * 60 * 60),
-    };
-    eng.set_deadline(kept_until, run.seq, closed_by, Deadline::Purge)?;
+    eng.set_deadline(
+        kept_until(eng, run, now),
+        run.seq,
+        closed_by,
+        Deadline::Purge,
+    )?;
     for initiated in eng.tx.open_keys::<Child>(run.seq)? {
         let Some(child) = eng.tx.take_item::<Child>(run, initiated)? else {
             continue;
@@ -70,6 +72,14 @@ pub(crate) fn close(
         });
     }
     Ok(())
+}
+
+/// When `run`, closed at `closed_at`, is purged: its retention period later (spec §8.15).
+pub(super) fn kept_until(eng: &Engine<'_, '_>, run: &Run, closed_at: Timestamp) -> Timestamp {
+    match eng.setup.retention_override {
+        Some(kept) => closed_at.plus_millis(u64::try_from(kept.as_millis()).unwrap_or(u64::MAX)),
+        None => closed_at.plus_secs(u64::from(run.retention_days) * 24 * 60 * 60),
+    }
 }
 
 /// Terminates `run` (TerminateWorkflowExecution, or a parent's TERMINATE child policy) and saves it.

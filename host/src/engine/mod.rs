@@ -14,6 +14,7 @@ mod deadlines;
 mod decide;
 mod effects;
 mod heartbeats;
+mod import;
 mod lambdas;
 mod start;
 mod tasks;
@@ -39,6 +40,7 @@ pub(crate) use close::terminate;
 pub(crate) use deadlines::fire_due;
 pub(crate) use decide::{Completion, complete_decision_task};
 pub(crate) use effects::{Effect, request_cancel, signal};
+pub(crate) use import::{Imported, import_run};
 #[cfg(test)]
 pub(crate) use lambdas::claim_lambda;
 pub(crate) use lambdas::{FunctionClaim, LambdaOutcome, closable_lambda, close_lambda};
@@ -210,7 +212,8 @@ impl<'a, 't> Engine<'a, 't> {
     /// started, the next one is recorded at once and held back until the started one ends
     /// (rule 4); while a batch of decisions is applied, it is scheduled after the batch.
     pub(crate) fn trigger(&mut self, run: &mut Run) -> Result<(), StoreError> {
-        if !run.is_open() {
+        // An imported run is a record: it never gets a task.
+        if !run.is_open() || run.imported {
             return Ok(());
         }
         match &mut run.decision {

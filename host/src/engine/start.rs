@@ -176,6 +176,7 @@ pub(crate) fn start_run(
         latest_activity_task_at: None,
         last_event_at: None,
         open: OpenItems::default(),
+        imported: false,
     };
     let config = &run.config;
     let started = attrs::WorkflowExecutionStarted {

@@ -67,6 +67,10 @@ pub(crate) struct Run {
     pub(crate) last_event_at: Option<Timestamp>,
     /// How many items of each kind are open; the items themselves are stored apart.
     pub(crate) open: OpenItems,
+    /// Recorded elsewhere and imported (`weft import`): its history is kept as it was, and it
+    /// is never given a task.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) imported: bool,
 }
 
 /// How many of a run's [`Item`]s of each kind are open.

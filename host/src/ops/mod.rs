@@ -9,6 +9,7 @@ pub(crate) mod domains;
 pub(crate) mod executions;
 pub(crate) mod functions;
 pub(crate) mod history;
+pub(crate) mod imports;
 pub(crate) mod listings;
 pub(crate) mod modules;
 mod paging;

@@ -34,6 +34,7 @@ mod tenancy;
 mod time_skipping;
 mod timeouts;
 mod timers;
+mod transfer;
 mod types;
 mod upgrade;
 mod visibility;

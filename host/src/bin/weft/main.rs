@@ -8,6 +8,7 @@ mod modules;
 mod new;
 mod project;
 mod remote;
+mod transfer;
 mod workflows;
 
 use std::io::IsTerminal as _;
@@ -76,6 +77,11 @@ enum RemoteCommand {
     Workflow(workflows::WorkflowArgs),
     /// Show the server's clock; move a --time-skipping server's clock ahead.
     Clock(clock::ClockArgs),
+    /// Write a domain's closed runs, each with its whole history, one JSON file per run.
+    Export(transfer::ExportArgs),
+    /// Bring runs recorded elsewhere (AWS's SWF, another Weft, an export) here, exactly as
+    /// they were: listed, described and replayable, never given tasks.
+    Import(transfer::ImportArgs),
     #[command(flatten)]
     Modules(ModulesCommand),
 }
@@ -215,6 +221,8 @@ async fn remote(command: RemoteCommand) -> anyhow::Result<()> {
         RemoteCommand::Type(args) => domains::types(args).await,
         RemoteCommand::Workflow(args) => workflows::run(args).await,
         RemoteCommand::Clock(args) => clock::run(args).await,
+        RemoteCommand::Export(args) => transfer::export(args).await,
+        RemoteCommand::Import(args) => transfer::import(args).await,
         RemoteCommand::Modules(command) => modules::run(command).await,
     }
 }

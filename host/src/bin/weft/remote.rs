@@ -48,6 +48,12 @@ impl Remote {
     /// A client of the server, signing with the first credentials found, in the AWS CLI's
     /// order: the flags, `--profile`, the environment, `AWS_PROFILE` or the default profile.
     pub(crate) fn client(&self) -> anyhow::Result<Client> {
+        self.client_for(&self.endpoint)
+    }
+
+    /// Like [`Remote::client`], for the server at `endpoint` instead (another SWF, signed
+    /// with the same credentials).
+    pub(crate) fn client_for(&self, endpoint: &str) -> anyhow::Result<Client> {
         let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
         let named = self.profile.clone().or_else(|| env("AWS_PROFILE"));
         let profile =
@@ -71,7 +77,7 @@ impl Remote {
             .or_else(|| env("AWS_DEFAULT_REGION"))
             .or(profile.region)
             .unwrap_or_else(|| "us-east-1".to_owned());
-        let client = Client::trusting(&self.endpoint, &region, self.ca_file.as_deref())?;
+        let client = Client::trusting(endpoint, &region, self.ca_file.as_deref())?;
         Ok(match keys {
             Some((id, secret)) => client.with_credentials(&id, &secret),
             None => client,

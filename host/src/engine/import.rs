@@ -1,0 +1,151 @@
+//! Importing a run recorded elsewhere (AWS's SWF, another Weft): its workflow id, run id and
+//! events are kept exactly, timestamps included, and the run's record is read off its history.
+//! It is listed, described and replayed as any other, and marked imported: it never gets a
+//! task, and no timeout of its own comes. A closed one is kept for its domain's retention from
+//! when it closed or, if that is past, from its import.
+
+use crate::fault::Fault;
+use crate::model::events::{Event, HistoryEvent};
+use crate::model::{
+    CloseStatus, Closed, DecisionTask, Domain, ExecutionConfig, OpenItems, Parent, Run, Timeout,
+    WorkflowExecution,
+};
+use crate::store::{Counter, Deadline, Listing, StoreError};
+
+use super::Engine;
+use super::close::kept_until;
+
+/// How a run's import went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Imported {
+    /// The run is stored now.
+    Added,
+    /// A run of that workflow id and run id was there already: nothing changed.
+    AlreadyThere,
+}
+
+/// Stores the run `execution` of `domain` with `events`, its whole history, which the caller
+/// has checked against SWF's rules ([`crate::check::check_history`]).
+pub(crate) fn import_run(
+    eng: &mut Engine<'_, '_>,
+    domain: &Domain,
+    account: String,
+    execution: WorkflowExecution,
+    events: &[HistoryEvent],
+) -> Result<Result<Imported, Fault>, StoreError> {
+    let (workflow_id, run_id) = (&execution.workflow_id, &execution.run_id);
+    if eng.tx.run_named(domain.id, workflow_id, run_id)?.is_some() {
+        return Ok(Ok(Imported::AlreadyThere));
+    }
+    let (Some(first), Some(last)) = (events.first(), events.last()) else {
+        return Ok(Err(Fault::Validation("The history has no events".into())));
+    };
+    let Event::WorkflowExecutionStarted(started) = &first.event else {
+        return Ok(Err(Fault::Validation(
+            "The history must begin with WorkflowExecutionStarted".into(),
+        )));
+    };
+    let closed = close_status(&last.event).map(|status| Closed {
+        at: last.timestamp,
+        status,
+        open_counts: None,
+    });
+    if closed.is_none() && eng.tx.open_run(domain.id, workflow_id)?.is_some() {
+        return Ok(Err(Fault::execution_already_started(workflow_id)));
+    }
+    // The parent, if it is here too (imported before its child, as listings give them).
+    let parent = match (
+        &started.parent_workflow_execution,
+        started.parent_initiated_event_id,
+    ) {
+        (Some(p), Some(initiated)) => {
+            eng.tx
+                .run_named(domain.id, &p.workflow_id, &p.run_id)?
+                .map(|run| Parent {
+                    seq: run.seq,
+                    execution: p.clone(),
+                    initiated_event_id: initiated,
+                })
+        }
+        _ => None,
+    };
+    let completed = events.iter().rev().find_map(|e| match &e.event {
+        Event::DecisionTaskCompleted(a) => Some(a),
+        _ => None,
+    });
+    let latest_activity_task_at = (events.iter().rev())
+        .find(|e| e.event.is_activity_task())
+        .map(|e| e.timestamp);
+    let cancel_requested = closed.is_none()
+        && (events.iter()).any(|e| matches!(e.event, Event::WorkflowExecutionCancelRequested(_)));
+    let run = Run {
+        seq: eng.tx.next_id()?,
+        domain: domain.id,
+        account,
+        domain_name: domain.name.clone(),
+        execution,
+        workflow_type: started.workflow_type.clone(),
+        config: ExecutionConfig {
+            task_start_to_close_timeout: (started.task_start_to_close_timeout)
+                .unwrap_or(Timeout::None),
+            execution_start_to_close_timeout: (started.execution_start_to_close_timeout)
+                .unwrap_or(Timeout::None),
+            task_list: started.task_list.clone(),
+            task_priority: started.task_priority,
+            child_policy: started.child_policy,
+            lambda_role: started.lambda_role.clone(),
+        },
+        tags: started.tag_list.clone().unwrap_or_default(),
+        started_at: first.timestamp,
+        timeout_at: None,
+        retention_days: domain.retention_days(),
+        closed,
+        parent,
+        cancel_requested,
+        next_event_id: last.event_id + 1,
+        decision: DecisionTask::Idle,
+        legacy_decision_owed: false,
+        previous_started_event_id: completed.map_or(0, |c| c.started_event_id),
+        decision_task_list: started.task_list.name.clone(),
+        decision_schedule_to_start: None,
+        latest_execution_context: completed.and_then(|c| c.execution_context.clone()),
+        latest_activity_task_at,
+        last_event_at: Some(last.timestamp),
+        open: OpenItems::default(),
+        imported: true,
+    };
+    for event in events {
+        let json = serde_json::to_vec(event).map_err(StoreError::broken)?;
+        eng.tx.put_event(run.seq, event.event_id, &json)?;
+    }
+    eng.tx.name_run(&run)?;
+    match run.closed {
+        Some(closed) => {
+            eng.tx.unname_open_run(&run)?;
+            eng.tx
+                .list_run(&run, Listing::ClosedByStart, run.started_at)?;
+            eng.tx.list_run(&run, Listing::ClosedByClose, closed.at)?;
+            let kept_until = kept_until(eng, &run, closed.at.max(eng.tx.now()));
+            eng.set_deadline(kept_until, run.seq, last.event_id, Deadline::Purge)?;
+        }
+        None => {
+            eng.tx.list_run(&run, Listing::Open, run.started_at)?;
+            eng.tx.add_count(domain.id, Counter::OpenRuns, 1)?;
+        }
+    }
+    eng.tx.put_run(&run)?;
+    Ok(Ok(Imported::Added))
+}
+
+/// How a run whose last event is `event` closed, if that event closed it.
+fn close_status(event: &Event) -> Option<CloseStatus> {
+    Some(match event {
+        Event::WorkflowExecutionCompleted(_) => CloseStatus::Completed,
+        Event::WorkflowExecutionFailed(_) => CloseStatus::Failed,
+        Event::WorkflowExecutionCanceled(_) => CloseStatus::Canceled,
+        Event::WorkflowExecutionTerminated(_) => CloseStatus::Terminated,
+        Event::WorkflowExecutionContinuedAsNew(_) => CloseStatus::ContinuedAsNew,
+        Event::WorkflowExecutionTimedOut(_) => CloseStatus::TimedOut,
+        _ => return None,
+    })
+}

@@ -1,0 +1,45 @@
+//! Moving runs between SWF services: what `weft export` writes and `weft import` reads, and the
+//! body of `POST /v1/domains/{domain}/imports`. The server and the client share these types.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One run as `weft export` writes it, one file each: the run as `DescribeWorkflowExecution`
+/// answers, and its whole history as `GetWorkflowExecutionHistory` answers (every page's events
+/// in one list).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExportedRun {
+    /// `DescribeWorkflowExecution`'s answer.
+    pub describe: Value,
+    /// `{"events": [...]}`, oldest first.
+    pub history: ExportedHistory,
+}
+
+/// A run's whole history.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExportedHistory {
+    /// Every event, oldest first, as SWF's wire JSON.
+    pub events: Vec<Value>,
+}
+
+/// `POST /v1/domains/{domain}/imports`'s body: one run to store as it was recorded.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RunImport {
+    /// The run's workflow id.
+    pub workflow_id: String,
+    /// The run's run id.
+    pub run_id: String,
+    /// Its whole history, oldest first, as SWF's wire JSON.
+    pub events: Vec<Value>,
+}
+
+/// What an import did.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportAnswer {
+    /// Whether the run was stored now: false if it was there already.
+    pub added: bool,
+}

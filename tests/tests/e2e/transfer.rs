@@ -1,0 +1,213 @@
+//! `weft import` and `weft export` (issue 32): runs read out of another Weft (standing in for
+//! AWS's SWF: the import reads it through SWF's own listings, describe and history) are stored
+//! exactly as they were recorded, listed as closed or open, replayable with no divergence, and
+//! never given tasks; a second import adds nothing; an export imported into a fresh server
+//! serves byte-identical histories.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use weft_host::client::{Replay, TypeRef};
+use weft_tests::aws_sdk_swf::Client;
+use weft_tests::guests::{self, order};
+use weft_tests::{TestServer, raw_request};
+
+use crate::cli::Weft;
+use crate::flow::{D, register_workflow, since_ever, start, start_on};
+
+/// Orders run by the order example's guests, runs terminated at once, and runs left open.
+const ORDERS: usize = 5;
+const TERMINATED: usize = 195;
+const OPEN: usize = 5;
+
+/// How many runs of `D` are closed and open.
+async fn counts(c: &Client) -> (i32, i32) {
+    let closed = c
+        .count_closed_workflow_executions()
+        .domain(D)
+        .start_time_filter(since_ever())
+        .send()
+        .await
+        .unwrap()
+        .count();
+    let open = c
+        .count_open_workflow_executions()
+        .domain(D)
+        .start_time_filter(since_ever())
+        .send()
+        .await
+        .unwrap()
+        .count();
+    (closed, open)
+}
+
+/// The source: a server on which order runs completed, runs were terminated and runs are open.
+async fn source() -> TestServer {
+    let server = TestServer::start_with(|c| c.poll_timeout = Duration::from_secs(1)).await;
+    let c = server.client();
+    guests::register_examples(&c, D).await;
+    guests::deploy_order(&guests::weft_client(&server), D).await;
+    register_workflow(&c, "w").await;
+    for n in 0..ORDERS {
+        let mut input: Value = serde_json::from_str(order::SAMPLE_ORDER).unwrap();
+        input["order_id"] = json!(format!("order-{n}"));
+        c.start_workflow_execution()
+            .domain(D)
+            .workflow_id(format!("order-{n}"))
+            .workflow_type(guests::workflow_type(order::WORKFLOW))
+            .input(input.to_string())
+            .send()
+            .await
+            .unwrap();
+    }
+    for n in 0..TERMINATED {
+        let id = format!("t-{n}");
+        let run_id = start(&c, &id, "w").await;
+        c.terminate_workflow_execution()
+            .domain(D)
+            .workflow_id(&id)
+            .run_id(run_id)
+            .send()
+            .await
+            .unwrap();
+    }
+    for n in 0..OPEN {
+        start_on(&c, &format!("open-{n}"), "w", "nobody-polls-here").await;
+    }
+    let began = std::time::Instant::now();
+    while counts(&c).await != ((ORDERS + TERMINATED) as i32, OPEN as i32) {
+        assert!(
+            began.elapsed() < Duration::from_secs(60),
+            "{:?}",
+            counts(&c).await
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    server
+}
+
+/// `weft ARGS` against `server`; its stdout.
+async fn weft(server: &TestServer, args: &[&str]) -> String {
+    Weft::at(server).run(args).await.out().to_owned()
+}
+
+/// The run ids of the closed runs of `D`, by workflow id.
+async fn closed_runs(c: &Client) -> Vec<(String, String)> {
+    let page = c
+        .list_closed_workflow_executions()
+        .domain(D)
+        .start_time_filter(since_ever())
+        .maximum_page_size(1000)
+        .send()
+        .await
+        .unwrap();
+    let mut runs: Vec<_> = (page.execution_infos().iter())
+        .map(|i| {
+            (
+                i.execution().unwrap().workflow_id().to_owned(),
+                i.execution().unwrap().run_id().to_owned(),
+            )
+        })
+        .collect();
+    runs.sort();
+    runs
+}
+
+/// GetWorkflowExecutionHistory's answer for the run, as the bytes it sent (one page).
+async fn history_bytes(server: &TestServer, (workflow_id, run_id): &(String, String)) -> String {
+    let request = json!({
+        "domain": D,
+        "execution": {"workflowId": workflow_id, "runId": run_id},
+        "maximumPageSize": 1000,
+    });
+    let target = Some("SimpleWorkflowService.GetWorkflowExecutionHistory");
+    let addr = server.addr().to_string();
+    let answer = raw_request(&addr, target, request.to_string().as_bytes()).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    answer.body
+}
+
+#[tokio::test]
+async fn runs_move_between_wefts_exactly_once_and_replay_without_divergence() {
+    let source = source().await;
+    let here = TestServer::start_with(|c| c.poll_timeout = Duration::from_secs(1)).await;
+    let from = source.endpoint();
+    let import = ["import", "--from", &from, "--domain", D];
+    let first = weft(&here, &import).await;
+    let all = ORDERS + TERMINATED + OPEN;
+    assert!(
+        first.contains(&format!("imported {all} of {all} runs")),
+        "{first}"
+    );
+    let c = here.client();
+    assert_eq!(
+        counts(&c).await,
+        ((ORDERS + TERMINATED) as i32, OPEN as i32)
+    );
+    let again = weft(&here, &import).await;
+    assert!(
+        again.contains(&format!("imported 0 of {all} runs")),
+        "{again}"
+    );
+
+    // The histories are the source's, byte for byte, and the order decider replays them.
+    let runs = closed_runs(&c).await;
+    assert_eq!(runs, closed_runs(&source.client()).await);
+    for run in &runs {
+        assert_eq!(
+            history_bytes(&here, run).await,
+            history_bytes(&source, run).await
+        );
+    }
+    let weft_here = guests::weft_client(&here);
+    let decider = weft_here
+        .upload_module(guests::guest("order-decider"))
+        .await
+        .unwrap();
+    let replay = Replay {
+        module: decider.digest.clone(),
+        last: Some(1000),
+        workflow_type: Some(TypeRef {
+            name: order::WORKFLOW.name.into(),
+            version: order::WORKFLOW.version.into(),
+        }),
+        ..Default::default()
+    };
+    let report = weft_here.replay(D, &replay).await.unwrap();
+    assert_eq!(report.runs.len(), ORDERS, "{report:?}");
+    assert!(
+        report
+            .runs
+            .iter()
+            .all(|run| run.decision_tasks > 0 && run.divergence.is_none()),
+        "{report:?}"
+    );
+
+    // Open imported runs are never given a task.
+    let poll = c
+        .poll_for_decision_task()
+        .domain(D)
+        .task_list(crate::flow::task_list("nobody-polls-here"))
+        .send()
+        .await
+        .unwrap();
+    assert!(poll.task_token().is_empty(), "{poll:?}");
+
+    // An export, imported into a fresh server, serves the same bytes.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let exported = weft(&here, &["export", "--domain", D, "--out", out]).await;
+    assert!(
+        exported.contains(&format!("exported {} runs", ORDERS + TERMINATED)),
+        "{exported}"
+    );
+    let fresh = TestServer::start().await;
+    weft(&fresh, &["import", "--from", out, "--domain", D]).await;
+    assert_eq!(closed_runs(&fresh.client()).await, runs);
+    for run in &runs {
+        assert_eq!(
+            history_bytes(&fresh, run).await,
+            history_bytes(&source, run).await
+        );
+    }
+}
