@@ -1,7 +1,8 @@
 //! Importing a run recorded elsewhere (AWS's SWF, another Weft): its workflow id, run id and
 //! events are kept exactly, timestamps included, and the run's record is read off its history.
 //! It is listed, described and replayed as any other, and marked imported: it never gets a
-//! task, and no timeout of its own comes. A closed one is kept for its domain's retention from
+//! task, and no timeout of its own comes. An open one's describe counts what its history left
+//! open, though the items themselves (what a decision could cancel) are not rebuilt. A closed one is kept for its domain's retention from
 //! when it closed or, if that is past, from its import.
 
 use crate::fault::Fault;
@@ -111,7 +112,10 @@ pub(crate) fn import_run(
         latest_execution_context: completed.and_then(|c| c.execution_context.clone()),
         latest_activity_task_at,
         last_event_at: Some(last.timestamp),
-        open: OpenItems::default(),
+        open: match closed {
+            Some(_) => OpenItems::default(),
+            None => open_items(events),
+        },
         imported: true,
     };
     for event in events {
@@ -135,6 +139,53 @@ pub(crate) fn import_run(
     }
     eng.tx.put_run(&run)?;
     Ok(Ok(Imported::Added))
+}
+
+/// What an open run's history leaves open: the activities, timers, children and functions it
+/// began and did not end, counted as its describe shows them.
+fn open_items(events: &[HistoryEvent]) -> OpenItems {
+    use std::collections::HashSet;
+    // By kind (0 activity, 1 timer, 2 child, 3 function), the ids of the events that began
+    // what is still open.
+    let mut open: [HashSet<u64>; 4] = Default::default();
+    for event in events {
+        let (kind, begins, id) = match &event.event {
+            Event::ActivityTaskScheduled(_) => (0, true, event.event_id),
+            Event::ActivityTaskCompleted(a) => (0, false, a.scheduled_event_id),
+            Event::ActivityTaskFailed(a) => (0, false, a.scheduled_event_id),
+            Event::ActivityTaskTimedOut(a) => (0, false, a.scheduled_event_id),
+            Event::ActivityTaskCanceled(a) => (0, false, a.scheduled_event_id),
+            Event::TimerStarted(_) => (1, true, event.event_id),
+            Event::TimerFired(a) => (1, false, a.started_event_id),
+            Event::TimerCanceled(a) => (1, false, a.started_event_id),
+            Event::StartChildWorkflowExecutionInitiated(_) => (2, true, event.event_id),
+            Event::StartChildWorkflowExecutionFailed(a) => (2, false, a.initiated_event_id),
+            Event::ChildWorkflowExecutionCompleted(a) => (2, false, a.initiated_event_id),
+            Event::ChildWorkflowExecutionFailed(a) => (2, false, a.initiated_event_id),
+            Event::ChildWorkflowExecutionTimedOut(a) => (2, false, a.initiated_event_id),
+            Event::ChildWorkflowExecutionCanceled(a) => (2, false, a.initiated_event_id),
+            Event::ChildWorkflowExecutionTerminated(a) => (2, false, a.initiated_event_id),
+            Event::LambdaFunctionScheduled(_) => (3, true, event.event_id),
+            Event::LambdaFunctionCompleted(a) => (3, false, a.scheduled_event_id),
+            Event::LambdaFunctionFailed(a) => (3, false, a.scheduled_event_id),
+            Event::LambdaFunctionTimedOut(a) => (3, false, a.scheduled_event_id),
+            Event::StartLambdaFunctionFailed(a) => match a.scheduled_event_id {
+                Some(scheduled) => (3, false, scheduled),
+                None => continue,
+            },
+            _ => continue,
+        };
+        match begins {
+            true => open[kind].insert(id),
+            false => open[kind].remove(&id),
+        };
+    }
+    OpenItems {
+        activities: open[0].len(),
+        timers: open[1].len(),
+        children: open[2].len(),
+        lambdas: open[3].len(),
+    }
 }
 
 /// How a run whose last event is `event` closed, if that event closed it.

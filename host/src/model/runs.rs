@@ -108,6 +108,9 @@ pub struct RunSummary {
     /// Why the open run is failing, when its last decision or activity attempt failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failing: Option<Failing>,
+    /// Whether the run was recorded elsewhere and imported (`weft import`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub imported: bool,
 }
 
 /// The failure that makes a run failing.

@@ -303,6 +303,7 @@ fn summary(tx: &dyn Reads, run: &Run, guest: &DecisionFailures) -> Result<RunSum
         tags: run.tags.clone(),
         cancel_requested: run.cancel_requested && run.closed.is_none(),
         failing,
+        imported: run.imported,
     })
 }
 

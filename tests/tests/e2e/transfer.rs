@@ -7,13 +7,16 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use weft_host::client::{Replay, TypeRef};
+use weft_host::client::{Replay, RunQuery, TypeRef};
 use weft_tests::aws_sdk_swf::Client;
 use weft_tests::guests::{self, order};
 use weft_tests::{TestServer, raw_request};
 
 use crate::cli::Weft;
-use crate::flow::{D, register_workflow, since_ever, start, start_on};
+use crate::flow::{
+    D, decision_task, register_activity, register_workflow, respond, schedule_activity, since_ever,
+    start, start_on, start_timer,
+};
 
 /// Orders run by the order example's guests, runs terminated at once, and runs left open.
 const ORDERS: usize = 5;
@@ -74,6 +77,11 @@ async fn source() -> TestServer {
     for n in 0..OPEN {
         start_on(&c, &format!("open-{n}"), "w", "nobody-polls-here").await;
     }
+    // One open run is waiting on an activity and a timer.
+    register_activity(&c, "work").await;
+    let task = decision_task(&c, "nobody-polls-here").await;
+    let waiting = vec![schedule_activity("a", "work"), start_timer("t", "3600")];
+    respond(&c, task.task_token(), waiting).await;
     let began = std::time::Instant::now();
     while counts(&c).await != ((ORDERS + TERMINATED) as i32, OPEN as i32) {
         assert!(
@@ -173,6 +181,11 @@ async fn runs_move_between_wefts_exactly_once_and_replay_without_divergence() {
         }),
         ..Default::default()
     };
+    let listed = weft_here.list_runs(D, &RunQuery::default()).await.unwrap();
+    assert!(!listed.runs.is_empty() && listed.runs.iter().all(|run| run.imported));
+    let there = guests::weft_client(&source);
+    let listed = there.list_runs(D, &RunQuery::default()).await.unwrap();
+    assert!(listed.runs.iter().all(|run| !run.imported));
     let report = weft_here.replay(D, &replay).await.unwrap();
     assert_eq!(report.runs.len(), ORDERS, "{report:?}");
     assert!(
@@ -182,6 +195,29 @@ async fn runs_move_between_wefts_exactly_once_and_replay_without_divergence() {
             .all(|run| run.decision_tasks > 0 && run.divergence.is_none()),
         "{report:?}"
     );
+
+    // An open imported run counts what its history left open.
+    let waiting = (c
+        .list_open_workflow_executions()
+        .domain(D)
+        .start_time_filter(since_ever()))
+    .send()
+    .await
+    .unwrap();
+    let mut open_counts = Vec::new();
+    for info in waiting.execution_infos() {
+        let described = c
+            .describe_workflow_execution()
+            .domain(D)
+            .execution(info.execution().unwrap().clone())
+            .send()
+            .await
+            .unwrap();
+        let counts = described.open_counts().unwrap();
+        open_counts.push((counts.open_activity_tasks(), counts.open_timers()));
+    }
+    open_counts.sort();
+    assert_eq!(open_counts, [(0, 0), (0, 0), (0, 0), (0, 0), (1, 1)]);
 
     // Open imported runs are never given a task.
     let poll = c

@@ -90,6 +90,8 @@ export interface RunSummary {
   cancelRequested?: boolean;
   /** Why an open run's last decision or activity attempt failed. */
   failing?: { at: number; reason: string };
+  /** Recorded elsewhere and imported (`weft import`): never given a task. */
+  imported?: boolean;
 }
 
 export interface RunList {

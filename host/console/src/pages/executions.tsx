@@ -148,6 +148,11 @@ function ExecutionRow({ domain, r, now }: { domain: string; r: RunSummary; now: 
           </span>
         )}
         {r.cancelRequested && <span class="badge warn">cancel requested</span>}
+        {r.imported && (
+          <span class="badge" data-testid="imported-badge" title="recorded elsewhere and imported (weft import): never given a task">
+            imported
+          </span>
+        )}
         {!open && r.closedAt !== undefined && (
           <span class="muted" title={formatTime(r.closedAt)}>
             {' '}
