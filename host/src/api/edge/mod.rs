@@ -124,29 +124,19 @@ pub(crate) async fn serve(
         // An answer may leave in more than one write; without this a later one can wait on
         // the client's delayed acknowledgement (Nagle). axum::serve did not set it.
         let _ = stream.set_nodelay(true);
-        let (http, service, stopping) = (http.clone(), service.clone(), stopping.clone());
+        let (service, stopping) = (service.clone(), stopping.clone());
         match listener.tls.clone() {
             None => {
                 let connection = http.serve_connection(TokioIo::new(Rewrite::new(stream)), service);
                 tokio::spawn(drive(connection, stopping, slot));
             }
             Some(tls) => {
-                let handshake_timeout = limits.header_timeout;
+                let within = limits.header_timeout;
+                let http = http.clone();
                 tokio::spawn(async move {
-                    let handshake = tokio::time::timeout(handshake_timeout, tls.accept(stream));
-                    let mut stop = stopping.clone();
-                    let stream = tokio::select! {
-                        handshake = handshake => match handshake {
-                            Ok(Ok(stream)) => stream,
-                            // A client that does not trust the certificate, or speaks plain
-                            // HTTP to HTTPS, is routine.
-                            Ok(Err(e)) => {
-                                tracing::debug!(error = %e, "TLS handshake failed");
-                                return;
-                            }
-                            Err(_) => return,
-                        },
-                        _ = stop.wait_for(|stopping| *stopping) => return,
+                    let Some(stream) = handshake(tls, stream, within, stopping.clone()).await
+                    else {
+                        return;
                     };
                     let connection =
                         http.serve_connection(TokioIo::new(Rewrite::new(stream)), service);
@@ -159,6 +149,29 @@ pub(crate) async fn serve(
     // Every connection holds a slot until it closes: all are back once all are closed.
     connections.all_closed().await;
     trimming.abort();
+}
+
+/// The TLS side of `stream`, once its handshake has ended within `within`; `None` if it failed,
+/// took longer, or the server began to stop.
+async fn handshake(
+    tls: TlsAcceptor,
+    stream: TcpStream,
+    within: Duration,
+    mut stopping: watch::Receiver<bool>,
+) -> Option<tokio_rustls::server::TlsStream<TcpStream>> {
+    tokio::select! {
+        handshake = tokio::time::timeout(within, tls.accept(stream)) => match handshake {
+            Ok(Ok(stream)) => Some(stream),
+            // A client that does not trust the certificate, or speaks plain HTTP to HTTPS, is
+            // routine.
+            Ok(Err(e)) => {
+                tracing::debug!(error = %e, "TLS handshake failed");
+                None
+            }
+            Err(_) => None,
+        },
+        _ = stopping.wait_for(|stopping| *stopping) => None,
+    }
 }
 
 /// The next connection any of `listeners` accepts, and the listener that did.
