@@ -23,6 +23,7 @@
 //! # }
 //! ```
 
+mod clock;
 pub mod manifest;
 pub mod profile;
 pub mod show;
@@ -351,22 +352,6 @@ impl Client {
         let path = format!("/v1/domains/{}/replay", encode(domain));
         self.call(Method::POST, path, Some(("application/json", body)))
             .await
-    }
-
-    /// The server's clock.
-    pub async fn clock(&self) -> Result<ClockState, ClientError> {
-        self.call(Method::GET, "/v1/clock".into(), None).await
-    }
-
-    /// Moves the clock of a server that skips time `seconds` ahead; answers it moved.
-    pub async fn advance_clock(&self, seconds: f64) -> Result<ClockState, ClientError> {
-        let body = serde_json::to_vec(&ClockAdvance { seconds }).map_err(|e| self.protocol(e))?;
-        self.call(
-            Method::POST,
-            "/v1/clock/advance".into(),
-            Some(("application/json", body)),
-        )
-        .await
     }
 
     /// Sends `method path` with `body` (its content type and bytes) and answers a success's

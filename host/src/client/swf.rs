@@ -31,6 +31,27 @@ impl Client {
         self.call_with(exchange, Some((AWS_JSON, body))).await
     }
 
+    /// Every item under `key` of every page `operation` answers for `input`, following
+    /// `nextPageToken`.
+    pub async fn swf_pages(
+        &self,
+        operation: &str,
+        mut input: Value,
+        key: &str,
+    ) -> Result<Vec<Value>, ClientError> {
+        let mut items = Vec::new();
+        loop {
+            let mut page = self.swf(operation, input.clone()).await?;
+            if let Value::Array(more) = page[key].take() {
+                items.extend(more);
+            }
+            match page["nextPageToken"].take() {
+                Value::String(token) => input["nextPageToken"] = json!(token),
+                _ => return Ok(items),
+            }
+        }
+    }
+
     /// The run id of the newest run of `workflow_id` in `domain`: the open one if there is
     /// one, else the latest closed.
     pub async fn latest_run(&self, domain: &str, workflow_id: &str) -> Result<String, ClientError> {

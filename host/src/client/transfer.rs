@@ -45,16 +45,7 @@ impl Client {
             if let Some((name, version)) = &selection.workflow_type {
                 input["typeFilter"] = json!({"name": name, "version": version});
             }
-            loop {
-                let mut page = self.swf(operation, input.clone()).await?;
-                if let Value::Array(found) = page["executionInfos"].take() {
-                    infos.extend(found);
-                }
-                match page["nextPageToken"].as_str() {
-                    Some(token) => input["nextPageToken"] = json!(token),
-                    None => break,
-                }
-            }
+            infos.extend(self.swf_pages(operation, input, "executionInfos").await?);
         }
         infos.sort_by(|a, b| {
             let start = |info: &Value| info["startTimestamp"].as_f64().unwrap_or(0.0);
@@ -72,18 +63,9 @@ impl Client {
     ) -> Result<ExportedRun, ClientError> {
         let describe = json!({"domain": domain, "execution": execution});
         let describe = self.swf("DescribeWorkflowExecution", describe).await?;
-        let mut events = Vec::new();
-        let mut next = None;
-        loop {
-            let page = self
-                .history_page(domain, execution, next.as_deref(), false)
-                .await?;
-            events.extend(page.events);
-            match page.next_page_token {
-                Some(token) => next = Some(token),
-                None => break,
-            }
-        }
+        let history = json!({"domain": domain, "execution": execution, "maximumPageSize": 1000});
+        let events = self.swf_pages("GetWorkflowExecutionHistory", history, "events");
+        let events = events.await?;
         Ok(ExportedRun {
             describe,
             history: ExportedHistory { events },

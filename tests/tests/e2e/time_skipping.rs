@@ -19,7 +19,7 @@ use weft_tests::guests::{self, order};
 use crate::cli::Weft;
 use crate::common::register_domain;
 use crate::flow::{
-    D, DECIDERS, WORKERS, act_type, activity_task, complete_workflow, decision_task,
+    D, DECIDERS, WORKERS, act_type, activity_task, complete_workflow, decision_task, first,
     register_activity, register_workflow, respond, schedule_activity_with, start_timer, start_with,
 };
 
@@ -28,14 +28,6 @@ const DAY: f64 = 86_400.0;
 /// When `event` happened, in seconds since the epoch.
 fn at(event: &HistoryEvent) -> f64 {
     event.event_timestamp().as_secs_f64()
-}
-
-/// The first event of type `kind` in `events`.
-fn first(events: &[HistoryEvent], kind: EventType) -> &HistoryEvent {
-    events
-        .iter()
-        .find(|e| *e.event_type() == kind)
-        .unwrap_or_else(|| panic!("no {kind:?} in {events:?}"))
 }
 
 #[tokio::test]
@@ -66,7 +58,7 @@ async fn a_week_long_timer_and_an_hour_long_heartbeat_timeout_pass_in_moments() 
 
     // An hour later (on the clock): the heartbeat timeout.
     let task = decision_task(&c, DECIDERS).await;
-    let timed_out = first(task.events(), EventType::ActivityTaskTimedOut);
+    let timed_out = first(task.events(), "ActivityTaskTimedOut");
     let attributes = timed_out
         .activity_task_timed_out_event_attributes()
         .unwrap();
@@ -87,15 +79,15 @@ async fn a_week_long_timer_and_an_hour_long_heartbeat_timeout_pass_in_moments() 
 
     let run = guests::wait_closed(&server, D, "w", &run_id, Duration::from_secs(60)).await;
     assert_eq!(run.status, CloseStatus::Completed);
-    let started = at(first(&run.events, EventType::ActivityTaskStarted));
-    let timed_out = at(first(&run.events, EventType::ActivityTaskTimedOut));
+    let started = at(first(&run.events, "ActivityTaskStarted"));
+    let timed_out = at(first(&run.events, "ActivityTaskTimedOut"));
     assert!(
         (3600.0..3700.0).contains(&(timed_out - started)),
         "the heartbeat timeout came {} s after the start",
         timed_out - started
     );
-    let timer = at(first(&run.events, EventType::TimerStarted));
-    let fired = at(first(&run.events, EventType::TimerFired));
+    let timer = at(first(&run.events, "TimerStarted"));
+    let fired = at(first(&run.events, "TimerFired"));
     assert!(
         (7.0 * DAY..7.0 * DAY + 100.0).contains(&(fired - timer)),
         "the timer fired {} s after it started",
@@ -127,8 +119,7 @@ async fn a_wasm_decider_s_thirty_day_window_passes_in_moments() {
 
     let run = guests::wait_closed(&server, D, "order-1", &run_id, Duration::from_secs(60)).await;
     assert_eq!(run.status, CloseStatus::Completed, "{:?}", run.types());
-    let window = at(first(&run.events, EventType::TimerFired))
-        - at(first(&run.events, EventType::TimerStarted));
+    let window = at(first(&run.events, "TimerFired")) - at(first(&run.events, "TimerStarted"));
     assert!(
         (30.0 * DAY..30.0 * DAY + 100.0).contains(&window),
         "the window closed {window} s after it opened"

@@ -3,7 +3,7 @@
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 use weft_host::client::manifest::{ActivitySpec, WorkflowSpec, seconds};
-use weft_host::client::{Client, ClientError, TypeRef, show};
+use weft_host::client::{ClientError, TypeRef, show};
 
 use crate::modules::type_ref;
 use crate::project;
@@ -137,7 +137,9 @@ pub(crate) async fn domain(args: DomainArgs) -> anyhow::Result<()> {
                 "REGISTERED"
             };
             let input = json!({"registrationStatus": status});
-            let infos = all_pages(&client, "ListDomains", input, "domainInfos").await?;
+            let infos = client
+                .swf_pages("ListDomains", input, "domainInfos")
+                .await?;
             let lines = infos.iter().map(show::domain);
             print(json, &json!({"domainInfos": infos}), lines);
         }
@@ -187,9 +189,12 @@ pub(crate) async fn types(args: TypeArgs) -> anyhow::Result<()> {
                 "REGISTERED"
             };
             let input = json!({"domain": domain, "registrationStatus": status});
-            let workflows =
-                all_pages(&client, "ListWorkflowTypes", input.clone(), "typeInfos").await?;
-            let activities = all_pages(&client, "ListActivityTypes", input, "typeInfos").await?;
+            let workflows = client
+                .swf_pages("ListWorkflowTypes", input.clone(), "typeInfos")
+                .await?;
+            let activities = client
+                .swf_pages("ListActivityTypes", input, "typeInfos")
+                .await?;
             let lines = (workflows.iter().map(|t| show::type_info("workflow", t)))
                 .chain(activities.iter().map(|t| show::type_info("activity", t)));
             let all = json!({"workflowTypes": workflows, "activityTypes": activities});
@@ -271,25 +276,5 @@ fn already(error: ClientError, what: &str) -> anyhow::Error {
             anyhow::anyhow!("{what} is already registered ({code})")
         }
         _ => error.into(),
-    }
-}
-
-/// Every item under `key` of every page `operation` answers for `input`.
-pub(crate) async fn all_pages(
-    client: &Client,
-    operation: &str,
-    mut input: Value,
-    key: &str,
-) -> anyhow::Result<Vec<Value>> {
-    let mut items = Vec::new();
-    loop {
-        let mut page = client.swf(operation, input.clone()).await?;
-        if let Value::Array(more) = page[key].take() {
-            items.extend(more);
-        }
-        match page["nextPageToken"].take() {
-            Value::String(token) => input["nextPageToken"] = json!(token),
-            _ => return Ok(items),
-        }
     }
 }

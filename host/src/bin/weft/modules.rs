@@ -13,7 +13,6 @@ use weft_host::client::{
 
 use weft_host::client::manifest::ModuleSpec;
 
-use crate::domains::all_pages;
 use crate::remote::{Remote, lines, print, read};
 
 /// The commands on modules and bindings.
@@ -417,7 +416,10 @@ async fn prune(client: &Client, dry_run: bool, json: bool) -> anyhow::Result<()>
     let mut used = std::collections::HashSet::new();
     for status in ["REGISTERED", "DEPRECATED"] {
         let input = json!({"registrationStatus": status});
-        for domain in all_pages(client, "ListDomains", input, "domainInfos").await? {
+        for domain in client
+            .swf_pages("ListDomains", input, "domainInfos")
+            .await?
+        {
             let name = domain["name"].as_str().unwrap_or_default();
             let bindings = client.list_bindings(name).await?;
             used.extend(bindings.into_iter().map(|b| b.module));

@@ -10,7 +10,6 @@ use weft_host::client::manifest::seconds;
 use weft_host::client::swf::{attributes, execution, is_closing};
 use weft_host::client::{Client, TypeRef, show};
 
-use crate::domains::all_pages;
 use crate::modules::type_ref;
 use crate::project;
 use crate::remote::{Remote, print};
@@ -513,13 +512,13 @@ async fn list(client: &Client, domain: &str, filter: List) -> anyhow::Result<Vec
     let mut runs = Vec::new();
     if !filter.closed && filter.status.is_none() {
         runs.extend(
-            all_pages(
-                client,
-                "ListOpenWorkflowExecutions",
-                input.clone(),
-                "executionInfos",
-            )
-            .await?,
+            client
+                .swf_pages(
+                    "ListOpenWorkflowExecutions",
+                    input.clone(),
+                    "executionInfos",
+                )
+                .await?,
         );
     }
     if !filter.open {
@@ -527,13 +526,9 @@ async fn list(client: &Client, domain: &str, filter: List) -> anyhow::Result<Vec
             input["closeStatusFilter"] = json!({"status": status});
         }
         runs.extend(
-            all_pages(
-                client,
-                "ListClosedWorkflowExecutions",
-                input,
-                "executionInfos",
-            )
-            .await?,
+            client
+                .swf_pages("ListClosedWorkflowExecutions", input, "executionInfos")
+                .await?,
         );
     }
     let started = |run: &Value| run["startTimestamp"].as_f64().unwrap_or(0.0);
