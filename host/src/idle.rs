@@ -93,6 +93,11 @@ impl Idle {
         self.changed.notify_waiters();
     }
 
+    /// Whether anything is counted: the server skips time.
+    pub(crate) fn counts(&self) -> bool {
+        self.on
+    }
+
     /// Busy until the guard is dropped.
     pub(crate) fn busy(self: &Arc<Self>) -> Busy {
         if !self.on {
