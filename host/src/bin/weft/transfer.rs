@@ -167,9 +167,15 @@ pub(crate) async fn import(args: ImportArgs) -> anyhow::Result<()> {
     let selection = args
         .filter
         .selection(args.closed || both, args.open || both);
-    let source = match Path::new(&args.from).is_dir() {
-        true => Source::Dir(read_export(Path::new(&args.from), &selection)?),
-        false => Source::Endpoint(args.remote.client_for(&args.from)?),
+    let source = if Path::new(&args.from).is_dir() {
+        Source::Dir(read_export(Path::new(&args.from), &selection)?)
+    } else if args.from.contains("://") {
+        Source::Endpoint(args.remote.client_for(&args.from)?)
+    } else {
+        anyhow::bail!(
+            "--from {}: no such directory, nor an http:// or https:// endpoint",
+            args.from
+        );
     };
     let retention = match &source {
         Source::Endpoint(there) => {
