@@ -8,7 +8,6 @@
 //! store cache (default 64, weft's own default).
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use tokio::task::JoinSet;
@@ -26,21 +25,7 @@ const POLLS_PER_LIST: usize = 100;
 const SETTLE: Duration = Duration::from_secs(6);
 
 fn main() {
-    // A bench builds this package only: the server binary is built here, as cargo would.
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let built = Command::new(cargo)
-        .args([
-            "build",
-            "--release",
-            "--quiet",
-            "--locked",
-            "-p",
-            "weft-host",
-        ])
-        .args(["--bin", "weft"])
-        .status()
-        .expect("cargo runs");
-    assert!(built.success(), "the weft binary does not build");
+    weft_tests::process::build_release();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -6,6 +6,7 @@ use std::fs::OpenOptions;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, Stdio};
+use std::time::Duration;
 
 /// A running `weft serve`. Dropping it kills the process.
 pub struct Weft {
@@ -33,6 +34,42 @@ pub fn binary() -> PathBuf {
         weft.display()
     );
     weft
+}
+
+/// Builds the release `weft` binary, as a bench that runs it needs (cargo builds only the
+/// bench's own package). The variables cargo sets for the running bench are left out: a build
+/// script that watches one (ring's watches `CARGO_MANIFEST_DIR`) would otherwise rebuild the
+/// whole tree here, and again at the next plain `cargo build`.
+pub fn build_release() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .args([
+            "build",
+            "--release",
+            "--quiet",
+            "--locked",
+            "-p",
+            "weft-host",
+        ])
+        .args(["--bin", "weft"]);
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        let set_for_the_bench = [
+            "CARGO_MANIFEST_",
+            "CARGO_PKG_",
+            "CARGO_CRATE_",
+            "CARGO_BIN_",
+        ]
+        .iter()
+        .any(|prefix| name.starts_with(prefix))
+            || ["CARGO_PRIMARY_PACKAGE", "CARGO_TARGET_TMPDIR"].contains(&&*name);
+        if set_for_the_bench {
+            command.env_remove(&*name);
+        }
+    }
+    let built = command.status().expect("cargo runs");
+    assert!(built.success(), "the weft binary does not build");
 }
 
 impl Weft {
@@ -117,6 +154,23 @@ impl Weft {
         let mut line = String::new();
         let _ = self.stdout.read_line(&mut line);
         line.trim_end().to_owned()
+    }
+
+    /// The CPU time the process has used, user and system, over all its threads, from `/proc`
+    /// (in ticks of 10 ms, Linux's `USER_HZ`).
+    pub fn cpu_time(&self) -> Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))
+            .expect("the process's stat");
+        // Fields after the command name, which is in parentheses and may hold spaces: utime
+        // and stime are the 14th and 15th of the line, the 12th and 13th after it.
+        let after = &stat[stat.rfind(')').expect("a stat line") + 2..];
+        let ticks: u64 = after
+            .split(' ')
+            .skip(11)
+            .take(2)
+            .map(|n| n.parse::<u64>().expect("ticks"))
+            .sum();
+        Duration::from_millis(ticks * 10)
     }
 
     /// The bytes of memory the process holds (its resident set), from `/proc`.

@@ -1,5 +1,7 @@
 //! The 39 SWF operations and the table that routes each to its implementation.
 
+use std::any::Any;
+
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -191,10 +193,18 @@ impl Operation {
 }
 
 /// The output as the response body. Operations without output answer an empty body (with
-/// `Content-Length: 0`), as AWS does, rather than `{}`.
+/// `Content-Length: 0`), as AWS does, rather than `{}`; history pages carry their events as
+/// stored (`ops::stored_events`).
 fn encode<T: Serialize + 'static>(output: &T) -> Result<Vec<u8>, Fault> {
-    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<Empty>() {
+    let any: &dyn Any = output;
+    if any.is::<Empty>() {
         return Ok(Vec::new());
+    }
+    if let Some(page) = any.downcast_ref::<history::HistoryOutput>() {
+        return page.to_json();
+    }
+    if let Some(task) = any.downcast_ref::<decision_tasks::DecisionTaskOutput>() {
+        return task.to_json();
     }
     serde_json::to_vec(output).map_err(Fault::internal)
 }

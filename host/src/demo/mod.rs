@@ -379,9 +379,11 @@ impl Demo {
                     reverse_order: false,
                 })
                 .await?;
-            for event in page.events {
-                events.push(serde_json::from_str(event.get()).context("reading an event")?);
-            }
+            events.extend(
+                page.events
+                    .parse::<HistoryEvent>()
+                    .map_err(fault("reading an event"))?,
+            );
             token = page.next_page_token;
             if token.is_none() {
                 return Ok(events);

@@ -2,7 +2,6 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use crate::engine::{
     Claimed, Completion, DecisionClaim, Engine, TaskRef, complete_decision_task, started_decision,
@@ -11,11 +10,11 @@ use crate::fault::{Fault, Violations};
 use crate::model::{
     Empty, NoneAllowed, TaskKind, TaskList, TypeName, WorkflowExecution, decisions,
 };
-use crate::store::Cursor;
+use crate::store::{Cursor, Page};
 
-use super::history::raw_events;
 use super::paging::page_size;
 use super::polling::{long_poll, open_token, task_domain};
+use super::stored_events::{StoredEvents, with_events};
 use super::{Ctx, Service, known_domain};
 
 /// `PollForDecisionTaskInput`.
@@ -33,10 +32,16 @@ pub(crate) struct PollInput {
     pub(crate) start_at_previous_started_event: bool,
 }
 
-/// `DecisionTask`. With no task, only the two zeros are sent, as AWS does (spec §4.4).
+/// `DecisionTask`. With no task, only the two zeros are sent, as AWS does (spec §4.4). Its
+/// body is [`DecisionTaskOutput::to_json`]'s: the derived `Serialize` writes the members beside
+/// the events, in AWS's order (by name).
 #[derive(Serialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct DecisionTaskOutput {
+    #[serde(skip)]
+    pub(crate) events: Option<StoredEvents>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) next_page_token: Option<String>,
     pub(crate) previous_started_event_id: u64,
     pub(crate) started_event_id: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -45,10 +50,13 @@ pub(crate) struct DecisionTaskOutput {
     pub(crate) workflow_execution: Option<WorkflowExecution>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) workflow_type: Option<TypeName>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) events: Option<Vec<Box<RawValue>>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) next_page_token: Option<String>,
+}
+
+impl DecisionTaskOutput {
+    /// The answer's body.
+    pub(crate) fn to_json(&self) -> Result<Vec<u8>, Fault> {
+        with_events(self.events.as_ref(), self)
+    }
 }
 
 /// Where a decision task's history page continues: the task, and the last event sent.
@@ -81,13 +89,18 @@ pub(crate) async fn poll(
             .ok_or_else(Fault::invalid_token)?;
         let scope = ctx.scope.clone();
         let domain = input.domain.clone();
-        let run = svc
+        let bounds = PageBounds::new(&input, position.previous_started, Some(position.last_event));
+        // One snapshot for the run and the page: a long history is read in many pages.
+        let (run, page) = svc
             .store
             .read(move |tx| {
                 let domain = known_domain(tx, &scope, &domain)?;
-                tx.run(position.run)?
+                let run = tx
+                    .run(position.run)?
                     .filter(|run| run.domain == domain.id)
-                    .ok_or_else(Fault::invalid_token)
+                    .ok_or_else(Fault::invalid_token)?;
+                let page = tx.history(position.run, bounds.first, position.started, bounds.cursor);
+                Ok::<_, Fault>((run, page?))
             })
             .await?;
         let claim = DecisionClaim {
@@ -101,7 +114,7 @@ pub(crate) async fn poll(
             workflow_type: run.workflow_type,
             previous_started_event_id: position.previous_started,
         };
-        return task_output(svc, &input, &query, claim, Some(position.last_event)).await;
+        return Ok(task_output(svc, &query, claim, page));
     }
     let claimed = long_poll(
         svc,
@@ -113,7 +126,15 @@ pub(crate) async fn poll(
     )
     .await?;
     match claimed {
-        Some(Claimed::Decision(claim)) => task_output(svc, &input, &query, claim, None).await,
+        Some(Claimed::Decision(claim)) => {
+            let bounds = PageBounds::new(&input, claim.previous_started_event_id, None);
+            let (run, started) = (claim.task.run, claim.task.started);
+            let page = svc
+                .store
+                .read(move |tx| tx.history(run, bounds.first, started, bounds.cursor))
+                .await?;
+            Ok(task_output(svc, &query, claim, page))
+        }
         Some(Claimed::Activity(_) | Claimed::Function(_)) => {
             Err(Fault::internal("another kind of task on a decision list"))
         }
@@ -121,31 +142,39 @@ pub(crate) async fn poll(
     }
 }
 
-/// The answer for a delivered decision task: its history from event 1 (or from the previous
-/// started event) up to its own start, one page at a time.
-async fn task_output(
+/// Which events of a decision task's history a page holds: from event 1 (or from the
+/// previous started event, if asked) up to the task's own start, after `after` if given.
+#[derive(Clone, Copy)]
+struct PageBounds {
+    first: u64,
+    cursor: Cursor<u64>,
+}
+
+impl PageBounds {
+    fn new(input: &PollInput, previous_started: u64, after: Option<u64>) -> Self {
+        let first = if input.start_at_previous_started_event && previous_started > 0 {
+            previous_started
+        } else {
+            1
+        };
+        let cursor = Cursor {
+            after,
+            reverse: input.reverse_order,
+            limit: page_size(input.maximum_page_size),
+        };
+        PageBounds { first, cursor }
+    }
+}
+
+/// The answer for a delivered decision task with `page` of its history.
+fn task_output(
     svc: &Service,
-    input: &PollInput,
     query: &impl Serialize,
     claim: DecisionClaim,
-    after: Option<u64>,
-) -> Result<DecisionTaskOutput, Fault> {
-    let previous = claim.previous_started_event_id;
-    let first = if input.start_at_previous_started_event && previous > 0 {
-        previous
-    } else {
-        1
-    };
-    let cursor = Cursor {
-        after,
-        reverse: input.reverse_order,
-        limit: page_size(input.maximum_page_size),
-    };
+    page: Page<(u64, Vec<u8>)>,
+) -> DecisionTaskOutput {
     let task = claim.task;
-    let page = svc
-        .store
-        .read(move |tx| tx.history(task.run, first, task.started, cursor))
-        .await?;
+    let previous = claim.previous_started_event_id;
     let next_page_token = svc.next_page_token(query, &page, |(id, _)| HistoryPosition {
         run: task.run,
         scheduled: task.scheduled,
@@ -153,15 +182,15 @@ async fn task_output(
         previous_started: previous,
         last_event: *id,
     });
-    Ok(DecisionTaskOutput {
+    DecisionTaskOutput {
         previous_started_event_id: previous,
         started_event_id: task.started,
         task_token: Some(task.seal(&svc.sealer)),
         workflow_execution: Some(claim.execution),
         workflow_type: Some(claim.workflow_type),
-        events: Some(raw_events(page)?),
+        events: Some(StoredEvents::from_page(page)),
         next_page_token,
-    })
+    }
 }
 
 /// `RespondDecisionTaskCompletedInput`.

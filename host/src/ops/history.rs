@@ -2,15 +2,15 @@
 //! they share with PollForDecisionTask.
 
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 
 use crate::clock::Timestamp;
 use crate::fault::Fault;
 use crate::model::{CloseStatus, ExecutionConfig, OpenCounts, Run, TypeName, WorkflowExecution};
-use crate::store::{Cursor, Page, Reads};
+use crate::store::{Cursor, Reads};
 
 use super::executions::existing_run;
 use super::paging::page_size;
+use super::stored_events::{StoredEvents, with_events};
 use super::{Ctx, Service};
 
 /// `WorkflowExecutionInfo`: a run as visibility calls list it.
@@ -107,13 +107,22 @@ pub(crate) struct HistoryInput {
     pub(crate) reverse_order: bool,
 }
 
-/// `History`: a page of events, served as stored.
+/// `History`: a page of events, served as stored. Its body is [`HistoryOutput::to_json`]'s:
+/// the derived `Serialize` writes the members beside the events.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct HistoryOutput {
-    pub(crate) events: Vec<Box<RawValue>>,
+    #[serde(skip)]
+    pub(crate) events: StoredEvents,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) next_page_token: Option<String>,
+}
+
+impl HistoryOutput {
+    /// The answer's body.
+    pub(crate) fn to_json(&self) -> Result<Vec<u8>, Fault> {
+        with_events(Some(&self.events), self)
+    }
 }
 
 /// GetWorkflowExecutionHistory: a page of a run's events, oldest first unless reversed.
@@ -145,20 +154,9 @@ pub(crate) async fn get_history(
         .await?;
     let next_page_token = svc.next_page_token(&query, &page, |(id, _)| *id);
     Ok(HistoryOutput {
-        events: raw_events(page)?,
+        events: StoredEvents::from_page(page),
         next_page_token,
     })
-}
-
-/// Stored events as JSON values to embed in a response.
-pub(super) fn raw_events(page: Page<(u64, Vec<u8>)>) -> Result<Vec<Box<RawValue>>, Fault> {
-    page.items
-        .into_iter()
-        .map(|(_, json)| {
-            let json = String::from_utf8(json).map_err(Fault::internal)?;
-            RawValue::from_string(json).map_err(Fault::internal)
-        })
-        .collect()
 }
 
 /// The run `execution` names in the caller's domain, open or closed.

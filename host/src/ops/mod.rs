@@ -18,6 +18,7 @@ pub(crate) mod replay;
 pub(crate) mod run_failures;
 pub(crate) mod run_logs;
 pub(crate) mod runs;
+pub(crate) mod stored_events;
 pub(crate) mod tags;
 pub(crate) mod types;
 pub(crate) mod wasm;

@@ -43,7 +43,7 @@ pub(super) async fn serve_one(
     };
     whole_history(worker, &mut task).await?;
     // The runtime reads the task as the wire JSON a decider would get over HTTP.
-    let wire = serde_json::to_value(&task).map_err(Fault::internal)?;
+    let wire = serde_json::from_slice(&task.to_json()?).map_err(Fault::internal)?;
     let held = Held {
         deadline: deadline(&wire, task.started_event_id),
         name: format!("decision task {}", task.started_event_id),
@@ -222,7 +222,7 @@ async fn whole_history(worker: &Worker, task: &mut DecisionTaskOutput) -> Result
         let input = poll_input(worker, Some(token));
         let page = worker.call::<PollForDecisionTask>(input).await?;
         let events = task.events.get_or_insert_default();
-        events.extend(page.events.into_iter().flatten());
+        events.append(page.events.unwrap_or_default());
         task.next_page_token = page.next_page_token;
     }
     Ok(())

@@ -10,12 +10,14 @@
 //! | `acceptance.rs` | what AWS accepts beyond its documentation: bare close decisions, `:` in ids, pages of 100 |
 //! | `refusals.rs` | what AWS refuses, refused at once and clearly |
 //! | `closing.rs` | describing a run its decider canceled; the members of the close events |
+//! | `history_cap.rs` | the 25,000-event cap: the crossing batch whole, then the termination |
 //! | `boto3.rs` | the same behaviours through boto3 (`tests/clients/fidelity.py`), and the edge's long-poll cap |
 
 mod acceptance;
 mod boto3;
 mod closing;
 mod faults;
+mod history_cap;
 mod members;
 mod refusals;
 mod scheduling;
