@@ -67,6 +67,9 @@ pub struct Config {
     /// How long closed executions are kept, instead of their domains' retention periods. A
     /// deviation from SWF for testing: retention is otherwise counted in days.
     pub retention_override: Option<Duration>,
+    /// Where closed runs are written, as `weft export` writes them, before retention purges
+    /// them; `None`: they are purged unwritten, as SWF does.
+    pub archive: Option<PathBuf>,
     /// Who may call. Empty: one open tenant on `account_id`, and requests are not authenticated.
     pub tenants: Vec<TenantConfig>,
     /// How far a signed request's time may be from the server's (AWS: 15 minutes).
@@ -118,6 +121,7 @@ impl Config {
             limits: Limits::default(),
             clock: Arc::new(SystemClock),
             retention_override: None,
+            archive: None,
             tenants: Vec::new(),
             max_clock_skew: Duration::from_secs(15 * 60),
             http: HttpLimits::default(),

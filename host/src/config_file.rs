@@ -181,6 +181,11 @@ pub struct ServerSettings {
     #[arg(long, env = "WEFT_TIME_SKIPPING", value_name = "BOOL", num_args = 0..=1,
           default_missing_value = "true")]
     pub time_skipping: Option<bool>,
+    /// Before retention purges a closed run, write it into this directory as `weft export`
+    /// does, one file per run under a directory per domain (per account, then domain, with
+    /// tenants), so `weft import --from DIR/DOMAIN` restores it [default: none].
+    #[arg(long, env = "WEFT_ARCHIVE", value_name = "DIR")]
+    pub archive: Option<PathBuf>,
 }
 
 /// Where `weft serve` listens.
@@ -227,6 +232,7 @@ impl ServerSettings {
             tls_self_signed: self.tls_self_signed.or(lower.tls_self_signed),
             http_listen: self.http_listen.or(lower.http_listen),
             time_skipping: self.time_skipping.or(lower.time_skipping),
+            archive: self.archive.or(lower.archive),
         }
     }
 
@@ -287,6 +293,7 @@ impl ServerSettings {
         );
         set(&mut config.account_id, self.account_id);
         config.retention_override = self.retain_closed_for_secs.map(secs);
+        config.archive = self.archive;
         let http = &mut config.http;
         set(&mut http.max_connections, self.max_connections);
         if self.max_connections_per_address.is_some() {
@@ -422,7 +429,7 @@ mod tests {
     fn flags_and_environment_win_over_the_file_which_wins_over_the_defaults() {
         let file = ConfigFile::parse(
             "[server]\nlisten = \"127.0.0.1:9\"\npoll_timeout_secs = 5\nbody_timeout_secs = 7\n\
-             retain_closed_for_secs = 3\n",
+             retain_closed_for_secs = 3\narchive = \"/file/archive\"\n",
         )
         .unwrap();
         // What clap reads from flags and the environment, into the same struct.
@@ -437,9 +444,12 @@ mod tests {
             "20",
             "--max-connections",
             "64",
+            "--archive",
+            "/flag/archive",
         ])
         .unwrap();
         let (listen, config) = file.resolve(flags.settings).unwrap();
+        assert_eq!(config.archive, Some(PathBuf::from("/flag/archive")));
         assert_eq!(listen.addr, "127.0.0.1:9");
         assert_eq!(config.poll_timeout, Duration::from_secs(20));
         assert_eq!(config.http.body_timeout, Duration::from_secs(7));

@@ -28,6 +28,7 @@
 //! ```
 
 mod api;
+mod archive;
 #[doc(hidden)]
 pub mod bench;
 pub mod check;
@@ -185,6 +186,7 @@ impl Weft {
         let compiles = ops::compiles::Compiles::new(config.limits.max_compiles, metrics.clone());
         let setup = engine::Setup {
             metrics,
+            archive: (config.archive.clone()).map(|dir| Arc::new(archive::Archive::new(dir))),
             ..engine::Setup::new(&config.limits, config.retention_override)
         };
         let service = Service {

@@ -169,10 +169,15 @@ async fn next(svc: &Service) -> Next {
     }
 }
 
-/// Acts on (up to a batch of) the deadlines that have come.
+/// Acts on (up to a batch of) the deadlines that have come, then writes out the closed runs
+/// whose purge waits for the archive.
 async fn fire_due(svc: &Arc<Service>) -> Result<(), crate::store::StoreError> {
     let setup = svc.engine.clone();
     svc.store
         .apply(move |tx| engine::fire_due(tx, &setup, BATCH).map(drop))
-        .await
+        .await?;
+    if let Some(archive) = &svc.engine.archive {
+        archive.write_wanted(svc).await;
+    }
+    Ok(())
 }

@@ -52,7 +52,7 @@ pub use crate::model::{
     ExportedRun, Failing, FailureList, GuestFailureRecord, ImportAnswer, ModuleLabel, ModuleList,
     ModuleRecord, Replay, ReplayReport, RunCount, RunFailure, RunFailureList, RunFilter, RunImport,
     RunList, RunLogLine, RunLogList, RunQuery, RunReplay, RunState, RunSummary, TaskListInfo,
-    TaskListList, TypeRef,
+    TaskListList, TypeRef, export_file_name,
 };
 pub use crate::runtime::{GuestLimits, World};
 use crate::tenancy::sigv4;

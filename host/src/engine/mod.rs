@@ -85,6 +85,8 @@ pub(crate) struct Setup {
     pub(crate) heartbeats: Heartbeats,
     /// Where committed events are counted.
     pub(crate) metrics: Arc<Metrics>,
+    /// Where closed runs are written before they are purged, if anywhere.
+    pub(crate) archive: Option<Arc<crate::archive::Archive>>,
 }
 
 impl Setup {
@@ -112,6 +114,7 @@ impl Setup {
             retention_override,
             heartbeats: Heartbeats::default(),
             metrics: Arc::default(),
+            archive: None,
         }
     }
 }

@@ -11,7 +11,7 @@ mod rules;
 mod runs;
 mod shapes;
 mod tasks;
-mod transfer;
+pub(crate) mod transfer;
 mod types;
 mod values;
 mod wasm;
@@ -33,7 +33,7 @@ pub(crate) use shapes::{
     WorkflowExecution,
 };
 pub(crate) use tasks::{Queued, TaskKind};
-pub use transfer::{ExportedHistory, ExportedRun, ImportAnswer, RunImport};
+pub use transfer::{ExportedHistory, ExportedRun, ImportAnswer, RunImport, export_file_name};
 pub(crate) use types::{
     ActivityKind, ActivityTypeConfiguration, AnyType, Kind, TypeKind, TypeRecord, WorkflowKind,
     WorkflowTypeConfiguration,

@@ -1,8 +1,15 @@
 //! Moving runs between SWF services: what `weft export` writes and `weft import` reads, and the
 //! body of `POST /v1/domains/{domain}/imports`. The server and the client share these types.
 
+use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// The file a run is written to, by `weft export` and by the archive: its ids, percent-encoded.
+pub fn export_file_name(workflow_id: &str, run_id: &str) -> String {
+    let id = |id: &str| utf8_percent_encode(id, NON_ALPHANUMERIC).to_string();
+    format!("{}--{}.json", id(workflow_id), id(run_id))
+}
 
 /// One run as `weft export` writes it, one file each: the run as `DescribeWorkflowExecution`
 /// answers, and its whole history as `GetWorkflowExecutionHistory` answers (every page's events

@@ -85,14 +85,20 @@ pub(crate) async fn describe(
         .store
         .read(move |tx| named(tx, &scope, &input.domain, &input.execution))
         .await?;
-    let open_counts = run.open_counts();
-    Ok(ExecutionDetail {
-        execution_configuration: run.config.clone(),
-        latest_activity_task_timestamp: run.latest_activity_task_at,
-        latest_execution_context: run.latest_execution_context.clone(),
-        open_counts,
-        execution_info: ExecutionInfo::new(run),
-    })
+    Ok(ExecutionDetail::of(run))
+}
+
+impl ExecutionDetail {
+    /// The run as DescribeWorkflowExecution answers.
+    pub(crate) fn of(run: Run) -> Self {
+        ExecutionDetail {
+            execution_configuration: run.config.clone(),
+            latest_activity_task_timestamp: run.latest_activity_task_at,
+            latest_execution_context: run.latest_execution_context.clone(),
+            open_counts: run.open_counts(),
+            execution_info: ExecutionInfo::new(run),
+        }
+    }
 }
 
 /// `GetWorkflowExecutionHistoryInput`.

@@ -1,6 +1,7 @@
 //! End-to-end tests: the real server on `127.0.0.1:0`, driven by `aws-sdk-swf` (and by raw HTTP
 //! for requests an SDK would never send, and for Weft's own `/v1` API). One binary, so the SDK is linked once.
 
+mod archive;
 mod children;
 mod cli;
 mod clients;

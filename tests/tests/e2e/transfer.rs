@@ -122,7 +122,10 @@ async fn closed_runs(c: &Client) -> Vec<(String, String)> {
 }
 
 /// GetWorkflowExecutionHistory's answer for the run, as the bytes it sent (one page).
-async fn history_bytes(server: &TestServer, (workflow_id, run_id): &(String, String)) -> String {
+pub(crate) async fn history_bytes(
+    server: &TestServer,
+    (workflow_id, run_id): &(String, String),
+) -> String {
     let request = json!({
         "domain": D,
         "execution": {"workflowId": workflow_id, "runId": run_id},

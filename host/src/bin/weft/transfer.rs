@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use clap::Args;
-use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Value, json};
-use weft_host::client::{Client, ClientError, ExportedRun, RunSelection, TypeRef};
+use weft_host::client::{
+    Client, ClientError, ExportedRun, RunSelection, TypeRef, export_file_name,
+};
 
 use crate::modules::type_ref;
 use crate::remote::Remote;
@@ -120,13 +121,10 @@ fn selected(info: &Value, selection: &RunSelection) -> bool {
             .is_none_or(|(name, version)| ty["name"] == **name && ty["version"] == **version)
 }
 
-/// The file of run `execution` in an export: its ids, percent-encoded.
+/// The file of run `execution` in an export.
 fn file_name(execution: &Value) -> String {
-    let id = |member: &str| {
-        let id = execution[member].as_str().unwrap_or_default();
-        utf8_percent_encode(id, NON_ALPHANUMERIC).to_string()
-    };
-    format!("{}--{}.json", id("workflowId"), id("runId"))
+    let id = |member: &str| execution[member].as_str().unwrap_or_default();
+    export_file_name(id("workflowId"), id("runId"))
 }
 
 /// Writes the closed runs of the domain to the directory.
