@@ -7,13 +7,14 @@
 //                 "signal"?: {"workflowId", "runId", "name", "input"},
 //                 "terminate"?: {"workflowId", "runId", "reason"},
 //                 "failing"?: {"workflowId", "runId", "input", "reason"},
+//                 "imported"?: {"workflowId", "runId"},
 //                 "search"?: {"workflowId", "found": bool},
 //                 "rollback"?: {"list", "to": digest, "name"},
 //                 "batch"?: {"tag", "count", "reason"}}, ...]}
 //
 // For each tenant: sign in, see its domain and not the hidden one, open the domain; find the
 // completed run among the closed ones and check its timeline, history and guest log; signal a run and see
-// the signal in its history; terminate a run and see it closed; find a run whose decider keeps
+// the signal in its history; find an imported run by its badge; terminate a run and see it closed; find a run whose decider keeps
 // failing by its badge in the list, open it and read why on its failure card; roll its
 // decision list's binding back to the module it ran before; find a workflow
 // id with the search box from the domains page (or find nothing of another tenant's);
@@ -223,6 +224,14 @@ for (const [i, tenant] of config.tenants.entries()) {
         check(first.includes(c.workflowId), `the first guest log line says ${first}`);
       });
     }
+  }
+
+  if (tenant.imported) {
+    await step(`${t}-imported`, async () => {
+      const i = tenant.imported;
+      const row = await openRun(page, tenant.domain, 'closed', i.workflowId, i.runId);
+      await row.getByTestId('imported-badge').waitFor();
+    });
   }
 
   if (tenant.signal) {

@@ -176,6 +176,17 @@ async fn the_console_shows_each_tenant_its_own_and_acts_for_it() {
         4,
         "the sample order runs four activities"
     );
+    // The completed order again, imported under another workflow id: listed with its badge.
+    let weft_acme = weft_as(&server, &ACME);
+    let exported = (weft_acme.export_run(
+        acme_domain,
+        &json!({"workflowId": "order-done", "runId": done}),
+    ))
+    .await
+    .unwrap();
+    let mut import = exported.to_import().unwrap();
+    import.workflow_id = "order-imported".into();
+    assert!(weft_acme.import_run(acme_domain, &import).await.unwrap());
     let to_signal = start_order(&acme, acme_domain, "order-signal", &order_waiting(600)).await;
     let to_stop = start_order(&acme, acme_domain, "order-stop", &order_waiting(600)).await;
 
@@ -226,6 +237,7 @@ async fn the_console_shows_each_tenant_its_own_and_acts_for_it() {
                     "workflowId": "order-failing", "runId": failing, "input": "error",
                     "reason": "weft: the decider failed: asked to fail",
                 },
+                "imported": {"workflowId": "order-imported", "runId": done},
                 "search": {"workflowId": "order-done", "found": true},
                 "rollback": {
                     "list": "failing-decisions", "to": before, "name": "one-activity-decider 1",
