@@ -181,9 +181,9 @@ pub struct ServerSettings {
     #[arg(long, env = "WEFT_TIME_SKIPPING", value_name = "BOOL", num_args = 0..=1,
           default_missing_value = "true")]
     pub time_skipping: Option<bool>,
-    /// Before retention purges a closed run, write it into this directory as `weft export`
-    /// does, one file per run under a directory per domain (per account, then domain, with
-    /// tenants), so `weft import --from DIR/DOMAIN` restores it [default: none].
+    /// Before retention purges a closed run, write it as `weft export` does, to
+    /// DIR/ACCOUNT/REGION/DOMAIN/ (the open server's account is 000000000000), so `weft import
+    /// --from DIR/ACCOUNT/REGION/DOMAIN` restores it [default: none].
     #[arg(long, env = "WEFT_ARCHIVE", value_name = "DIR")]
     pub archive: Option<PathBuf>,
 }
