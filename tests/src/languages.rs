@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// Whether the tests of Python and JavaScript guests run.
 pub fn enabled() -> bool {
-    std::env::var_os("WEFT_GUEST_LANG_TESTS").is_some()
+    std::env::var_os("WEFT_GUEST_LANG_TESTS").is_some_and(|v| !v.is_empty())
 }
 
 /// A guest language and its SDK's build.
