@@ -6,28 +6,25 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use weft_examples::TypeName;
-use weft_examples::order::{
-    ACTIVITY_SCHEDULE_TIMEOUT_SECS as QUEUED, ACTIVITY_TASK_LIST, ACTIVITY_TIMEOUT_SECS as RUN,
-    CANCEL_ORDER, CANCEL_SIGNAL, CANCEL_TOO_LATE_DETAILS, CANCEL_TOO_LATE_MARKER,
-    CANCEL_WINDOW_TIMER, CHARGE_CREDIT_CARD, DEFAULT_CANCEL_WINDOW_SECS, EMAIL_CUSTOMER,
-    RECORD_COMPLETION, SHIP_ORDER, VERIFY_ORDER, ids,
-};
-use weft_guest::workflow::{
-    Activity, Either, Error, ErrorKind, Workflow, join, select, wait_until,
-};
+use weft_examples::order::*; // the order's names: types, task lists, timeouts, ids
+use weft_guest::workflow::{Activity, Either, Error, Workflow, join, select, wait_until};
 
 weft_guest::workflow!(order);
+
+/// How the order ends: its result, or how it failed or was canceled.
+type Outcome = Result<String, Error>;
 
 /// Verifies the order, charges the card, ships once the cancellation window closed, records the
 /// order and completes with `{"order_id", "charge", "shipment"}`; a cancel within the window
 /// (once no activity runs), or a failed charge, cancels the order and emails the customer.
-pub async fn order(wf: Workflow) -> Result<String, Error> {
+pub async fn order(wf: Workflow) -> Outcome {
     let input = wf.input().unwrap_or_default();
     let order: Value = wf.input_json()?;
     let seconds = order["cancel_window_seconds"].as_u64();
     let seconds = Duration::from_secs(seconds.unwrap_or(DEFAULT_CANCEL_WINDOW_SECS));
     let mut window = wf.sleep(seconds).id(CANCEL_WINDOW_TIMER);
     let (closed, canceled) = (Cell::new(false), Cell::new(false));
+    let by_customer = || Error::canceled().with_details("canceled by the customer");
     // The window's timer first, as the first decision task starts it before verifying.
     let watch = async {
         let cancel = select(wf.signal(CANCEL_SIGNAL), wf.cancellation());
@@ -49,11 +46,10 @@ pub async fn order(wf: Workflow) -> Result<String, Error> {
             return wind_down(&wf, &order, Value::Null, by_customer()).await;
         }
         verified.map_err(failed("invalid order"))?;
-        let charge = match activity(&wf, ids::CHARGE, CHARGE_CREDIT_CARD, &input).await {
+        let charged = activity(&wf, ids::CHARGE, CHARGE_CREDIT_CARD, &input).await;
+        let charge = match charged.map_err(failed("payment declined")) {
             Ok(receipt) => result_json(receipt),
-            Err(e) => {
-                return wind_down(&wf, &order, Value::Null, failed("payment declined")(e)).await;
-            }
+            Err(declined) => return wind_down(&wf, &order, Value::Null, declined).await,
         };
         wait_until(|| closed.get() || canceled.get()).await;
         if canceled.get() {
@@ -77,12 +73,7 @@ pub async fn order(wf: Workflow) -> Result<String, Error> {
 
 /// Closes the window, cancels the order (refunding `charge`) and emails the customer, then ends
 /// the run with `end`.
-async fn wind_down(
-    wf: &Workflow,
-    order: &Value,
-    charge: Value,
-    end: Error,
-) -> Result<String, Error> {
+async fn wind_down(wf: &Workflow, order: &Value, charge: Value, end: Error) -> Outcome {
     wf.cancel_timer(CANCEL_WINDOW_TIMER);
     let cancel = json!({ "order": order, "refund": charge });
     let email = json!({ "order": order, "subject": "Your order was canceled" });
@@ -96,30 +87,16 @@ async fn wind_down(
 
 /// An activity of the order's, on its task list with its timeouts.
 fn activity(wf: &Workflow, id: &str, kind: TypeName, input: impl Into<String>) -> Activity {
+    let (run, queued) = (ACTIVITY_TIMEOUT_SECS, ACTIVITY_SCHEDULE_TIMEOUT_SECS);
     let activity = wf.activity(kind.name, kind.version).id(id).input(input);
-    let activity = activity
-        .task_list(ACTIVITY_TASK_LIST)
-        .start_to_close(RUN)
-        .heartbeat(RUN);
-    activity.schedule_to_start(QUEUED).schedule_to_close(QUEUED)
+    let activity = activity.task_list(ACTIVITY_TASK_LIST).heartbeat(run);
+    let activity = activity.start_to_close(run).schedule_to_start(queued);
+    activity.schedule_to_close(queued)
 }
 
-fn by_customer() -> Error {
-    Error::canceled().with_details("canceled by the customer")
-}
-
-/// Fails the run for `why`, with how the activity ended in its details.
+/// Fails the run for `why`, with how the activity ended (in words) as its details.
 fn failed(why: &str) -> impl Fn(Error) -> Error + '_ {
-    move |error| {
-        let (reason, details) = (error.reason().unwrap_or_default(), error.details());
-        let ended = match error.kind() {
-            ErrorKind::Failed => details.map_or(reason.into(), |d| format!("{reason}: {d}")),
-            ErrorKind::TimedOut => format!("timed out ({reason})"),
-            ErrorKind::NotStarted => format!("could not be scheduled ({reason})"),
-            _ => "canceled".into(),
-        };
-        Error::failed(why).with_details(ended)
-    }
+    move |error| Error::failed(why).with_details(error.to_string())
 }
 
 /// An activity's result as JSON (a JSON string if it is not JSON, null if there is none).

@@ -13,11 +13,11 @@ export { History, attributes } from './history.js';
 export { Status, Timer, Signal, Marker } from './status.js';
 export { Decision, response, decisionAttributes } from './decisions.js';
 export { ActivityWorker, ActivityTask, Failure, Outcome, fn, toOutcome } from './activity.js';
-export { canonicalJson, parseJson, payload, JsonError } from './json.js';
+export { canonicalJson, parseJson, parsePayload, payload, JsonError } from './json.js';
 export { log, heartbeat } from './host.js';
 export {
   workflow, run as runWorkflow, Workflow, RetryPolicy, ActivityError, Canceled, ContinueAsNew,
-  NondeterminismError, gather, first, waitUntil,
+  NondeterminismError, gather, first, settled, waitUntil,
 } from './workflow.js';
 
 /**

@@ -137,6 +137,21 @@ export function parseJson(text) {
   return value;
 }
 
+/**
+ * `text` read with {@link parseJson}, or `text` itself if it is not JSON: a payload that may
+ * be JSON or plain text, as the Python SDK's `payload.parse` reads it.
+ *
+ * @param {string|undefined} text
+ * @returns {any}
+ */
+export function parsePayload(text) {
+  try {
+    return parseJson(text);
+  } catch {
+    return text;
+  }
+}
+
 class Parser {
   constructor(bytes) {
     this.b = bytes;

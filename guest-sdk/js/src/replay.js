@@ -24,13 +24,24 @@ export class NondeterminismError extends Error {
 /**
  * An activity, function or child that did not complete, thrown at its `yield`. `kind` is
  * `failed`, `timed_out`, `canceled`, `terminated` or `not_started`; `reason` the failure's
- * reason, the timeout type or SWF's cause.
+ * reason, the timeout type or SWF's cause. Its message says how it ended in words, as every SDK
+ * words it: `REASON: DETAILS` (or `REASON`, or `failed`), `timed out (TYPE)`, `could not be
+ * scheduled (CAUSE)`, `canceled`, `terminated`.
  */
 export class ActivityError extends Error {
   constructor(kind, reason, details) {
-    super(reason ? `${kind.replace('_', ' ')}: ${reason}` : kind);
+    super(inWords(kind, reason, details));
     this.name = 'ActivityError';
     Object.assign(this, { kind, reason, details });
+  }
+}
+
+function inWords(kind, reason, details) {
+  switch (kind) {
+    case 'failed': return [reason ?? 'failed', details].filter((part) => part != null).join(': ');
+    case 'timed_out': return `timed out (${reason})`;
+    case 'not_started': return `could not be scheduled (${reason})`;
+    default: return kind;
   }
 }
 
@@ -324,7 +335,7 @@ function closeOf(outcome) {
   if (e instanceof Canceled) return Decision.cancel(e.details);
   if (e instanceof Failure) return Decision.fail(e.reason, e.details);
   if (e instanceof ActivityError) {
-    return e.kind === 'canceled' ? Decision.cancel(e.details) : Decision.fail(e.reason ?? e.message, e.details);
+    return e.kind === 'canceled' ? Decision.cancel(e.details) : Decision.fail(e.reason ?? e.kind, e.details);
   }
   throw e;
 }

@@ -175,7 +175,7 @@ function waitable(value) {
   if (value && typeof value.next === 'function' && typeof value.throw === 'function') {
     return new Task(value);
   }
-  throw new TypeError('a workflow yields only what its Workflow, gather, first and waitUntil answer, or a generator');
+  throw new TypeError('a workflow yields only what its Workflow, gather, first, settled and waitUntil answer, or a generator');
 }
 
 /** How often and how soon to retry an activity that failed or timed out. */
@@ -372,6 +372,17 @@ export function first(...waitables) {
       return outcome.ok ? { ok: true, value: [index, outcome.value] } : outcome;
     }
     return PENDING;
+  });
+}
+
+/** Waits for `w`: its result, or the `ActivityError` it threw (as `Promise.allSettled` keeps
+ * failures), for what may end either way. */
+export function settled(w) {
+  const task = waitable(w);
+  return new Poll(() => {
+    const outcome = task.poll();
+    if (outcome === PENDING || outcome.ok || !(outcome.error instanceof ActivityError)) return outcome;
+    return { ok: true, value: outcome.error };
   });
 }
 

@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readFileSync } from 'node:fs';
 import { toOutcome } from '../src/activity.js';
-import { JsonError, canonicalJson, compareUtf8, parseJson, payload } from '../src/json.js';
+import {
+  JsonError, canonicalJson, compareUtf8, parseJson, parsePayload, payload,
+} from '../src/json.js';
 
 test('objects are written compact with keys sorted, recursively', () => {
   const value = { shipment: { tracking: 'T' }, order_id: 'o', charge: { charge_id: 'C', amount_cents: 4200 } };
@@ -45,6 +47,13 @@ test('parseJson reads JSON, keeping big integers exact', () => {
   assert.ok(Object.is(parseJson('-0'), -0));
   assert.equal(parseJson('1e2'), 100);
   assert.deepEqual(Object.keys(parseJson('{"__proto__":1}')), ['__proto__']);
+});
+
+test('parsePayload reads JSON, and keeps what is not JSON as the text', () => {
+  assert.deepEqual(parsePayload('{"id":1}'), { id: 1 });
+  assert.equal(parsePayload('null'), null);
+  assert.equal(parsePayload('Hello'), 'Hello');
+  assert.equal(parsePayload(undefined), undefined);
 });
 
 test('parseJson fails with serde_json messages and positions', () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   ActivityError, Canceled, Failure, NondeterminismError, RetryPolicy, first, gather, runWorkflow,
-  workflow,
+  settled, workflow,
 } from '../src/index.js';
 import { Environment, HistoryBuilder } from '../src/testing/index.js';
 
@@ -205,6 +205,25 @@ test('gather waits for every result in the order given', () => {
   assert.deepEqual(decide(h, fanOut), []);
   h.activityCompleted('Part-2', 'Y');
   assert.deepEqual(names(decide(h, fanOut)), ['complete X,Y,Z']);
+});
+
+test('settled answers each end, and an error says it in every SDK\'s words', () => {
+  function* ends(wf) {
+    const parts = [1, 2, 3, 4, 5].map(() => settled(wf.activity('Part', '1.0')));
+    const outcomes = yield gather(...parts, settled(wf.child('Nope', '1.0', { id: 'nope' })));
+    return outcomes.map((end) => (end instanceof ActivityError ? end.message : end)).join(' | ');
+  }
+  const h = new HistoryBuilder('Ends', '1.0');
+  decide(h, ends);
+  h.activityFailed('Part-1', 'card declined', 'ending 0000');
+  h.activityFailed('Part-2');
+  h.activityTimedOut('Part-3', 'HEARTBEAT');
+  h.activityCanceled('Part-4', 'not needed');
+  h.activityCompleted('Part-5', 'done');
+  h.childStartFailed('nope', 'WORKFLOW_TYPE_DOES_NOT_EXIST');
+  assert.deepEqual(names(decide(h, ends)), [
+    'complete card declined: ending 0000 | failed | timed out (HEARTBEAT) | canceled'
+    + ' | done | could not be scheduled (WORKFLOW_TYPE_DOES_NOT_EXIST)']);
 });
 
 test('a signal is waited for with a timer as its timeout', () => {

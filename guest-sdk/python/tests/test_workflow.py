@@ -204,6 +204,23 @@ class Workflows(unittest.TestCase):
         h.activity_completed("Part-2", "Y")
         self.assertEqual(names(decide(h, fan_out)), ["complete X,Y,Z"])
 
+    def test_settled_answers_each_end_and_an_error_says_it_in_every_sdks_words(self):
+        async def ends(wf):
+            parts = (w.settled(wf.activity("Part", "1.0")) for _ in range(5))
+            child = w.settled(wf.child("Nope", "1.0", id="nope"))
+            return " | ".join(str(end) for end in await w.gather(*parts, child))
+        h = HistoryBuilder("Ends", "1.0")
+        decide(h, ends)
+        h.activity_failed("Part-1", "card declined", "ending 0000")
+        h.activity_failed("Part-2")
+        h.activity_timed_out("Part-3", "HEARTBEAT")
+        h.activity_canceled("Part-4", "not needed")
+        h.activity_completed("Part-5", "done")
+        h.child_start_failed("nope", "WORKFLOW_TYPE_DOES_NOT_EXIST")
+        self.assertEqual(names(decide(h, ends)), [
+            "complete card declined: ending 0000 | failed | timed out (HEARTBEAT) | canceled"
+            " | done | could not be scheduled (WORKFLOW_TYPE_DOES_NOT_EXIST)"])
+
     def test_a_signal_is_awaited_with_a_timer_as_its_timeout(self):
         async def approval(wf):
             index, by = await w.first(wf.signal("approve"), wf.sleep(3600))

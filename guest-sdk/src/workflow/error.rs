@@ -17,7 +17,7 @@ use crate::decision::builders::ContinueAsNew;
 /// let declined = Error::failed("card declined").with_details("card ending 0000");
 /// assert_eq!(declined.kind(), ErrorKind::Failed);
 /// assert_eq!(declined.reason(), Some("card declined"));
-/// assert_eq!(declined.to_string(), "failed: card declined (card ending 0000)");
+/// assert_eq!(declined.to_string(), "card declined: card ending 0000");
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Error {
@@ -112,7 +112,10 @@ impl Error {
             ErrorKind::ContinueAsNew => *self.continue_as_new.expect("built with its decision"),
             ErrorKind::Canceled => Decision::cancel(self.details),
             _ => {
-                let reason = self.reason.clone().unwrap_or_else(|| self.to_string());
+                // Without a reason (a failure that gave none, a terminated child): its kind.
+                let terminated = self.kind == ErrorKind::Terminated;
+                let kind = if terminated { "terminated" } else { "failed" };
+                let reason = self.reason.unwrap_or_else(|| kind.into());
                 Decision::fail(reason, self.details)
             }
         }
@@ -120,23 +123,26 @@ impl Error {
 }
 
 impl fmt::Display for Error {
+    /// How it ended, in the words every SDK uses: `REASON: DETAILS` (or `REASON`, or `failed`),
+    /// `timed out (TYPE)`, `could not be scheduled (CAUSE)`, `canceled`, `terminated`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = match self.kind {
-            ErrorKind::Failed => "failed",
-            ErrorKind::TimedOut => "timed out",
-            ErrorKind::Canceled => "canceled",
-            ErrorKind::Terminated => "terminated",
-            ErrorKind::NotStarted => "not started",
-            ErrorKind::ContinueAsNew => "continued as new",
-        };
-        f.write_str(kind)?;
-        if let Some(reason) = &self.reason {
-            write!(f, ": {reason}")?;
+        let reason = self.reason.as_deref();
+        match self.kind {
+            ErrorKind::Failed => {
+                f.write_str(reason.unwrap_or("failed"))?;
+                match &self.details {
+                    Some(details) => write!(f, ": {details}"),
+                    None => Ok(()),
+                }
+            }
+            ErrorKind::TimedOut => write!(f, "timed out ({})", reason.unwrap_or_default()),
+            ErrorKind::NotStarted => {
+                write!(f, "could not be scheduled ({})", reason.unwrap_or_default())
+            }
+            ErrorKind::Canceled => f.write_str("canceled"),
+            ErrorKind::Terminated => f.write_str("terminated"),
+            ErrorKind::ContinueAsNew => f.write_str("continued as new"),
         }
-        if let Some(details) = &self.details {
-            write!(f, " ({details})")?;
-        }
-        Ok(())
     }
 }
 

@@ -347,6 +347,41 @@ fn join_all_waits_for_every_outcome_in_the_order_given() {
     );
 }
 
+#[test]
+fn an_error_says_how_it_ended_in_every_sdks_words() {
+    async fn ends(workflow: Workflow) -> Result<Option<String>, Error> {
+        let parts = [(); 5].map(|()| workflow.activity("Part", "1.0"));
+        let ends = join_all(parts).await.into_iter().map(|end| match end {
+            Ok(result) => result.unwrap_or_default(),
+            Err(error) => error.to_string(),
+        });
+        Ok(Some(ends.collect::<Vec<_>>().join(" | ")))
+    }
+    let mut h = HistoryBuilder::new("Ends", "1.0", None);
+    decide(&mut h, ends);
+    h.activity_failed("Part-1", Some("card declined"), Some("ending 0000"));
+    h.activity_failed("Part-2", None, None);
+    h.activity_timed_out("Part-3", crate::types::ActivityTaskTimeoutType::Heartbeat);
+    h.activity_canceled("Part-4", Some("not needed"));
+    h.activity_completed("Part-5", Some("done"));
+    assert_eq!(
+        names(&decide(&mut h, ends)),
+        [concat!(
+            r#"complete Some("card declined: ending 0000 | failed | timed out (HEARTBEAT)"#,
+            r#" | canceled | done")"#
+        )]
+    );
+    let refused = Error::of(
+        ErrorKind::NotStarted,
+        Some("ACTIVITY_TYPE_DEPRECATED"),
+        None,
+    );
+    assert_eq!(
+        refused.to_string(),
+        "could not be scheduled (ACTIVITY_TYPE_DEPRECATED)"
+    );
+}
+
 async fn approval(workflow: Workflow) -> Result<Option<String>, Error> {
     match select(
         workflow.signal("approve"),

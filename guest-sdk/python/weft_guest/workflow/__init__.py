@@ -19,15 +19,15 @@ recorded: the same decision types, ids and types run, in order (inputs and durat
 differ). Anything else raises :class:`NondeterminismError`, which fails the decision task.
 
 The runtime drives the coroutine itself, without asyncio's event loop: await only what
-:class:`Workflow` answers and this module's :func:`gather`, :func:`first` and
+:class:`Workflow` answers and this module's :func:`gather`, :func:`first`, :func:`settled` and
 :func:`wait_until` (``asyncio.gather`` and ``asyncio.sleep`` need asyncio's loop, and a loop's
-timing is not a history's). Use :meth:`Workflow.now` and :meth:`Workflow.random` rather than
-clocks and random sources of your own, and :meth:`Workflow.patched` to change a running
-workflow. The run closes when the coroutine returns (completed, with its value as the result),
-raises :class:`weft_guest.Failure` or an uncaught :class:`ActivityError` (failed, with reason
-and details; canceled, if the activity was canceled), raises :class:`weft_guest.Cancel`
-(canceled), or raises :meth:`Workflow.continue_as_new`. Any other exception fails the decision
-task, as a decider's does. The Rust SDK's ``weft_guest::workflow`` works the same way.
+timing is not a history's). Use :meth:`Workflow.now` and :meth:`Workflow.random` rather than clocks
+and random sources of your own, and :meth:`Workflow.patched` to change a running workflow. The run
+closes when the coroutine returns (completed, with its value as the result), raises
+:class:`weft_guest.Failure` or an uncaught :class:`ActivityError` (failed, with reason and details;
+canceled, if the activity was canceled), raises :class:`weft_guest.Cancel` (canceled), or raises
+:meth:`Workflow.continue_as_new`. Any other exception fails the decision task, as a decider's does.
+The Rust SDK's ``weft_guest::workflow`` works the same way.
 """
 
 from .. import decisions as d
@@ -41,7 +41,7 @@ from ._shape import PATCH_MARKER
 
 __all__ = [
     "workflow", "run", "Workflow", "RetryPolicy", "ActivityError", "NondeterminismError",
-    "ContinueAsNew", "gather", "first", "wait_until",
+    "ContinueAsNew", "gather", "first", "settled", "wait_until",
 ]
 
 
@@ -354,6 +354,15 @@ def first(*awaitables):
                 return index, task.value
         return PENDING
     return _Poll(ready)
+
+
+async def settled(awaitable):
+    """Awaits ``awaitable`` and answers its result, or the :class:`ActivityError` it raised (as
+    ``asyncio.gather(..., return_exceptions=True)`` does): for what may end either way."""
+    try:
+        return await awaitable
+    except ActivityError as error:
+        return error
 
 
 def wait_until(condition):

@@ -22,11 +22,25 @@ class NondeterminismError(Exception):
 class ActivityError(Exception):
     """An activity, Lambda function or child workflow that did not complete, raised at its
     await. ``kind`` is ``failed``, ``timed_out``, ``canceled``, ``terminated`` or
-    ``not_started``; ``reason`` is the failure's reason, the timeout type or SWF's cause."""
+    ``not_started``; ``reason`` is the failure's reason, the timeout type or SWF's cause. Its
+    message says how it ended in words, as every SDK words it: ``REASON: DETAILS`` (or
+    ``REASON``, or ``failed``), ``timed out (TYPE)``, ``could not be scheduled (CAUSE)``,
+    ``canceled``, ``terminated``."""
 
     def __init__(self, kind, reason=None, details=None):
-        super().__init__(f"{kind.replace('_', ' ')}: {reason}" if reason else kind)
+        super().__init__(_in_words(kind, reason, details))
         self.kind, self.reason, self.details = kind, reason, details
+
+
+def _in_words(kind, reason, details):
+    if kind == "failed":
+        reason = "failed" if reason is None else reason
+        return reason if details is None else f"{reason}: {details}"
+    if kind == "timed_out":
+        return f"timed out ({reason})"
+    if kind == "not_started":
+        return f"could not be scheduled ({reason})"
+    return kind
 
 
 class ContinueAsNew(Exception):
@@ -171,7 +185,7 @@ class _Replay:
                 close = d.fail(failure.reason, failure.details)
             except ActivityError as error:
                 close = (d.cancel(error.details) if error.kind == "canceled"
-                         else d.fail(error.reason or str(error), error.details))
+                         else d.fail(error.reason or error.kind, error.details))
             if close is not None:
                 self.coroutine, self.close = None, close
                 state.issue(close, False)
