@@ -74,7 +74,7 @@ impl Archive {
 
     /// Writes run `seq` to `DIR/ACCOUNT/REGION/DOMAIN/WORKFLOW--RUN.json`.
     async fn write(&self, svc: &Service, seq: u64) -> Result<(), Fault> {
-        let read = svc.store.read(move |tx| {
+        let read = svc.store.read_long(move |tx| {
             let Some(run) = tx.run(seq)? else {
                 return Ok(None);
             };

@@ -31,7 +31,7 @@ const STORE_WAIT: Duration = Duration::from_secs(3);
 pub(super) async fn metrics(State(api): State<Arc<Api>>, headers: HeaderMap) -> Response {
     let outcome = async {
         allowed(&api, &headers)?;
-        let read = tokio::time::timeout(STORE_WAIT, api.service.store.read(pending)).await;
+        let read = tokio::time::timeout(STORE_WAIT, api.service.store.read_long(pending)).await;
         let pending = match read {
             Ok(Ok(pending)) => Some(pending),
             Ok(Err(fault)) => {

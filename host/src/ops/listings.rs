@@ -244,7 +244,7 @@ async fn count(
     let (listing, range) = filters.plan(closed)?;
     let scope = ctx.scope.clone();
     svc.store
-        .read(move |tx| {
+        .read_long(move |tx| {
             let domain = known_domain(tx, &scope, &filters.domain)?;
             let count = tx.count_listed(domain.id, listing, &filters.filter(), range)?;
             Ok(CountOutput::exact(count))
@@ -288,7 +288,7 @@ async fn count_pending(
 ) -> Result<CountOutput, Fault> {
     let scope = ctx.scope.clone();
     svc.store
-        .read(move |tx| {
+        .read_long(move |tx| {
             let domain = known_domain(tx, &scope, &input.domain)?;
             let count = tx.pending_tasks(domain.id, kind, &input.task_list.name)?;
             Ok(CountOutput::exact(count))

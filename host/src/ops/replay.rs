@@ -52,7 +52,7 @@ pub(crate) async fn replay(
     let (scope, strict) = (ctx.scope.clone(), input.strict);
     let (code, runs) = svc
         .store
-        .read(move |tx| {
+        .read_long(move |tx| {
             let domain = known_domain(tx, &scope, &domain)?;
             let record = super::modules::find_module(tx, &scope.account, &input.module)?;
             let digest = &record.digest;
@@ -89,7 +89,10 @@ pub(crate) async fn replay(
     let mut replayed = Vec::with_capacity(runs.len());
     for run in runs {
         let seq = run.seq;
-        let events = svc.store.read(move |tx| whole_history(tx, seq)).await?;
+        let events = svc
+            .store
+            .read_long(move |tx| whole_history(tx, seq))
+            .await?;
         let report = replay_run(svc, &module, &call, &mut budget, &run, &events, strict).await?;
         replayed.push(report);
     }

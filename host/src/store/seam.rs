@@ -76,6 +76,12 @@ pub(crate) trait Backend: Send + Sync {
     /// A consistent snapshot. Blocking: the store calls it off the async threads.
     fn snapshot(&self) -> Result<Box<dyn Reads>, StoreError>;
 
+    /// Whether a read may wait on something slow (a network): the store then runs reads off
+    /// the async threads.
+    fn reads_wait(&self) -> bool {
+        true
+    }
+
     /// Queues `job` for a write transaction. The backend applies it (and others with it, as it
     /// sees fit), commits durably, and only then calls [`Job::finish`]: with no error if the
     /// transaction committed, else with why not.

@@ -137,7 +137,7 @@ async fn load(svc: &Service, binding: &Binding) -> Result<Arc<Module>, String> {
     let (account, digest) = (binding.account.clone(), binding.module.clone());
     let code = svc
         .store
-        .read(move |tx| tx.module_code(&account, &digest))
+        .read_long(move |tx| tx.module_code(&account, &digest))
         .await
         .map_err(|e| e.to_string())?
         .ok_or("the module is gone")?;

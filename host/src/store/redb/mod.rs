@@ -31,6 +31,12 @@ impl Backend for Redb {
         Ok(Box::new(ReadTx(self.db.begin_read()?)))
     }
 
+    /// A read of the embedded file takes microseconds (its pages are in redb's cache or the
+    /// kernel's): on the async thread it costs less than the hop to a blocking thread and back.
+    fn reads_wait(&self) -> bool {
+        false
+    }
+
     fn submit(&self, job: Box<dyn Job>) -> Result<(), StoreError> {
         self.jobs.send(job).map_err(|_| StoreError::Stopped)
     }
