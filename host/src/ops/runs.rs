@@ -201,7 +201,7 @@ pub(crate) async fn count_runs(
     let plan = Plan::new(&filter)?;
     let scope = ctx.scope.clone();
     svc.store
-        .read(move |tx| {
+        .read_long(move |tx| {
             let domain = known_domain(tx, &scope, &domain)?;
             let index = plan.filter(&filter);
             let mut count = 0;

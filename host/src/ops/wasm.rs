@@ -226,7 +226,7 @@ pub(crate) async fn task_lists(
     let scope = ctx.scope.clone();
     let (id, queued, bindings) = svc
         .store
-        .read(move |tx| {
+        .read_long(move |tx| {
             let domain = known_domain(tx, &scope, &domain)?;
             let queued = tx.queued(Some(domain.id))?;
             Ok::<_, Fault>((domain.id, queued, tx.bindings(Some(domain.id))?))

@@ -73,7 +73,8 @@ pub(crate) use super::kinds::{Counter, Deadline, Due, Filter, Listing, Signal};
 /// transactions for queued jobs. redb is one (one writer thread, group commit); a shared SQL
 /// database would be another (see the module docs for what it must guarantee).
 pub(crate) trait Backend: Send + Sync {
-    /// A consistent snapshot. Blocking: the store calls it off the async threads.
+    /// A consistent snapshot. Blocking: the store calls it off the async threads unless
+    /// [`Backend::reads_wait`] says its reads never wait.
     fn snapshot(&self) -> Result<Box<dyn Reads>, StoreError>;
 
     /// Whether a read may wait on something slow (a network): the store then runs reads off
