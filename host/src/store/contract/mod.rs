@@ -292,6 +292,22 @@ async fn a_transaction_reads_what_it_wrote() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_run_purged_in_a_transaction_has_no_events_left_in_it() {
+    for nodes in backends().await {
+        let seen = nodes.node(0).apply(|tx| {
+            tx.put_run(&run(9))?;
+            tx.put_event(9, 1, b"{}")?;
+            let added = tx.event(9, 1)?;
+            tx.purge_run(&run(9))?;
+            Ok((added, tx.event(9, 1)?))
+        });
+        let expected = (Some(b"{}".to_vec()), None);
+        assert_eq!(seen.await.unwrap(), expected, "{}", nodes.backend);
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_changed_domain_is_seen_by_every_node() {
     for nodes in backends().await {
         nodes

@@ -7,12 +7,18 @@
 //! cost the database more CPU than the one or two single-row statements they replaced.)
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 use super::session::Pending;
 
-/// Events added, not sent yet, sent as one statement.
+/// Events added, not sent yet, sent as one statement; and every event the transaction added,
+/// sent or not, by run and id, so that reading one back costs no round trip. The transaction
+/// holds the lock of every run it adds events to, so these are what the database holds.
 #[derive(Default)]
-pub(super) struct Events(RefCell<Writes>);
+pub(super) struct Events {
+    unsent: RefCell<Writes>,
+    added: RefCell<HashMap<(i64, i64), Vec<u8>>>,
+}
 
 #[derive(Default)]
 struct Writes {
@@ -26,18 +32,31 @@ struct Writes {
 impl Events {
     /// Adds event `event_id` of run `seq`, made for request `job`.
     pub(super) fn add(&self, job: Option<usize>, seq: i64, event_id: i64, json: &[u8]) {
-        let mut writes = self.0.borrow_mut();
+        let mut writes = self.unsent.borrow_mut();
         if writes.seqs.is_empty() {
             writes.events_job = job;
         }
         writes.seqs.push(seq);
         writes.ids.push(event_id);
         writes.jsons.push(json.to_vec());
+        self.added
+            .borrow_mut()
+            .insert((seq, event_id), json.to_vec());
+    }
+
+    /// Event `event_id` of run `seq`, if the transaction added it.
+    pub(super) fn added(&self, seq: i64, event_id: i64) -> Option<Vec<u8>> {
+        self.added.borrow().get(&(seq, event_id)).cloned()
+    }
+
+    /// Forgets the events added to run `seq`: it is purged.
+    pub(super) fn forget(&self, seq: i64) {
+        self.added.borrow_mut().retain(|&(run, _), _| run != seq);
     }
 
     /// Moves what waits to `pending`, as statements; forgets it.
     pub(super) fn take(&self, pending: &mut Vec<Pending>) {
-        let writes = std::mem::take(&mut *self.0.borrow_mut());
+        let writes = std::mem::take(&mut *self.unsent.borrow_mut());
         if !writes.seqs.is_empty() {
             pending.push(Pending {
                 sql: "INSERT INTO events (seq, event_id, json) \

@@ -138,6 +138,10 @@ impl<C: Link, M: Mode> RunReads for Session<C, M> {
     }
 
     fn event(&self, seq: u64, event_id: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        // One this transaction added (the scheduling of an activity it hands out now).
+        if let Some(json) = self.mode.added_event(big(seq), big(event_id)) {
+            return Ok(Some(json));
+        }
         let row = self.row(
             "SELECT json FROM events WHERE seq = $1 AND event_id = $2",
             &[&big(seq), &big(event_id)],

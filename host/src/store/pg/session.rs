@@ -58,6 +58,11 @@ pub(super) trait Mode {
     /// Moves the events added and not sent yet (`events.rs`) to `pending`, as one write.
     fn events(&self, _pending: &mut Vec<Pending>) {}
 
+    /// Event `event_id` of run `seq`, if the transaction added it.
+    fn added_event(&self, _seq: i64, _event_id: i64) -> Option<Vec<u8>> {
+        None
+    }
+
     /// Whether dropping the session must roll its transaction back: the writer ends its own.
     const ROLLBACK_AT_DROP: bool;
 }
@@ -216,6 +221,10 @@ impl Mode for Writing {
 
     fn events(&self, pending: &mut Vec<Pending>) {
         self.events.take(pending);
+    }
+
+    fn added_event(&self, seq: i64, event_id: i64) -> Option<Vec<u8>> {
+        self.events.added(seq, event_id)
     }
 }
 

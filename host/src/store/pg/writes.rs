@@ -277,6 +277,7 @@ impl<C: Link> RunWrites for Session<C, Writing> {
 
     fn purge_run(&mut self, run: &Run) -> Result<(), StoreError> {
         self.mode.locked.forget(run.seq);
+        self.mode.events.forget(big(run.seq));
         let seq = big(run.seq);
         let id = &run.execution;
         self.write(
