@@ -29,11 +29,7 @@ fn main() {
             micros(each)
         );
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(async {
+    weft_tests::bench::run(async {
         let open = TestServer::start().await;
         let rate = round_trips(&open.client()).await;
         println!("ListDomains, open server:         {rate:>7.0} calls/s (1 client)");

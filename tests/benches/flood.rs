@@ -51,22 +51,12 @@ fn jittered(state: &mut u64) -> Duration {
 }
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(run());
+    weft_tests::bench::run(run());
 }
 
 async fn run() {
-    let env = |name: &str, default: u64| {
-        std::env::var(name)
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(default)
-    };
-    let flood = env("WEFT_BENCH_FLOOD", 5000) as usize;
-    let phase = Duration::from_secs(env("WEFT_BENCH_SECS", 10));
+    let flood = weft_tests::bench::setting("WEFT_BENCH_FLOOD", 5000);
+    let phase = Duration::from_secs(weft_tests::bench::setting("WEFT_BENCH_SECS", 10));
     // The server's defaults throughout, but for how long a poll waits: the flood's polls
     // outlast the phase either way.
     let server = TestServer::start_with(|c| c.poll_timeout = Duration::from_secs(20)).await;

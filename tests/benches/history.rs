@@ -27,18 +27,11 @@ const PAGE_READS: u32 = 1_000;
 
 fn main() {
     weft_tests::process::build_release();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(run());
+    weft_tests::bench::run(run());
 }
 
 async fn run() {
-    let reads: u32 = std::env::var("WEFT_BENCH_READS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(10);
+    let reads: u32 = weft_tests::bench::setting("WEFT_BENCH_READS", 10);
     let dir = tempfile::tempdir().expect("temporary directory");
     let (data, log) = (dir.path().join("data"), dir.path().join("weft.log"));
     let weft = tokio::task::spawn_blocking(move || Weft::start(&data, &log, None))

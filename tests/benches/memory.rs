@@ -26,26 +26,15 @@ const SETTLE: Duration = Duration::from_secs(6);
 
 fn main() {
     weft_tests::process::build_release();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(run());
-}
-
-fn env(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
+    weft_tests::bench::run(run());
 }
 
 async fn run() {
     let (runs, polls) = (
-        env("WEFT_BENCH_RUNS", 20_000),
-        env("WEFT_BENCH_POLLS", 2_000),
+        weft_tests::bench::setting("WEFT_BENCH_RUNS", 20_000),
+        weft_tests::bench::setting("WEFT_BENCH_POLLS", 2_000),
     );
-    let cache_mib = env("WEFT_BENCH_CACHE_MIB", 64);
+    let cache_mib = weft_tests::bench::setting("WEFT_BENCH_CACHE_MIB", 64);
     let dir = tempfile::tempdir().expect("temporary directory");
     let (data, log): (PathBuf, PathBuf) = (dir.path().join("data"), dir.path().join("weft.log"));
     // The open tenant's long polls, and one address's connections, above the polls.

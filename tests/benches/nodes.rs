@@ -36,11 +36,7 @@ const IDLE_FOR: Duration = Duration::from_secs(10);
 const WAITING_POLLS: usize = 500;
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(async {
+    weft_tests::bench::run(async {
         let total = one_activity::workflows();
         let only = std::env::var("WEFT_BENCH_NODES").ok();
         if let (Some(count), Some(url)) = (only, weft_tests::test_postgres()) {

@@ -23,11 +23,7 @@ use weft_tests::aws_sdk_swf::Client;
 const CONCURRENCY: [usize; 3] = [1, 16, 64];
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(run());
+    weft_tests::bench::run(run());
 }
 
 /// Something that registers activity types, one at a time.
@@ -97,10 +93,7 @@ impl Registrar for RawClient {
 }
 
 async fn run() {
-    let secs: u64 = std::env::var("WEFT_BENCH_SECS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(5);
+    let secs: u64 = weft_tests::bench::setting("WEFT_BENCH_SECS", 5);
     let dir = std::env::var_os("WEFT_BENCH_DIR");
     let server = TestServer::start_in(dir.as_deref(), |config| {
         config.limits.max_types_per_kind = usize::MAX;

@@ -35,29 +35,18 @@ const CALLS: usize = 50;
 const PER_TAG: usize = 100;
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(run());
+    weft_tests::bench::run(run());
 }
 
 async fn run() {
-    let max_open = env_or("WEFT_BENCH_MAX_OPEN", 1000);
-    let max_closed = env_or("WEFT_BENCH_MAX_CLOSED", 50_000);
+    let max_open = weft_tests::bench::setting("WEFT_BENCH_MAX_OPEN", 1000);
+    let max_closed = weft_tests::bench::setting("WEFT_BENCH_MAX_CLOSED", 50_000);
     println!("scaling: server CPU (all threads) and writer CPU per call, median wall time");
     for k in [10, 100, 1000].into_iter().filter(|&k| k <= max_open) {
         open_activities(k).await;
     }
     visibility(&[1000, 10_000, 50_000].map(|c: usize| c.min(max_closed))).await;
     idle().await;
-}
-
-fn env_or(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 /// CPU time of this process (every thread) and of the writer thread, in nanoseconds.

@@ -34,11 +34,7 @@ const TIMERS_PER_WORKFLOW: usize = 100;
 const SPREAD_S: usize = 10;
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(run());
+    weft_tests::bench::run(run());
 }
 
 fn task_list(name: &str) -> TaskList {
@@ -194,10 +190,7 @@ fn lateness(events: &[HistoryEvent]) -> Vec<i64> {
 }
 
 async fn run() {
-    let total: usize = std::env::var("WEFT_BENCH_WORKFLOWS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(100);
+    let total: usize = weft_tests::bench::setting("WEFT_BENCH_WORKFLOWS", 100);
     let dir = std::env::var_os("WEFT_BENCH_DIR");
     let server = TestServer::start_in(dir.as_deref(), |config| {
         config.poll_timeout = Duration::from_secs(1);

@@ -49,19 +49,12 @@ const WARM_UP: usize = 500;
 const CONCURRENCY: u32 = 8;
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(run());
+    weft_tests::bench::run(run());
 }
 
 async fn run() {
     let code = weft_tests::guests::guest;
-    let tasks: usize = std::env::var("WEFT_BENCH_TASKS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(20_000);
+    let tasks: usize = weft_tests::bench::setting("WEFT_BENCH_TASKS", 20_000);
 
     if std::env::args().any(|arg| arg == "languages") {
         return languages(tasks).await;

@@ -11,11 +11,7 @@
 mod one_activity;
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(async {
+    weft_tests::bench::run(async {
         let total = one_activity::workflows();
         let server = one_activity::start_node(weft_tests::test_store()).await;
         one_activity::setup(&server.client()).await;

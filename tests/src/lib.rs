@@ -18,6 +18,7 @@ use weft_host::{Config, StoreUrl, Weft, WriterStats};
 
 pub use aws_sdk_swf;
 
+pub mod bench;
 pub mod clients;
 pub mod guests;
 pub mod languages;

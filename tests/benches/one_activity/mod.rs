@@ -35,10 +35,7 @@ const WORKER_LOOPS: usize = 8;
 
 /// Workflows to run: `WEFT_BENCH_WORKFLOWS`, 500 by default.
 pub(crate) fn workflows() -> usize {
-    std::env::var("WEFT_BENCH_WORKFLOWS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(500)
+    weft_tests::bench::setting("WEFT_BENCH_WORKFLOWS", 500)
 }
 
 /// A server with 1-second long polls, its state in `store` (a PostgreSQL schema other nodes
