@@ -17,15 +17,12 @@ use std::time::Duration;
 use crate::fault::Fault;
 use crate::model::transfer::{ExportedHistory, ExportedRun, export_file_name};
 use crate::ops::Service;
-use crate::ops::history::ExecutionDetail;
-use crate::store::{Cursor, StoreError};
+use crate::ops::history::{ExecutionDetail, whole_history};
+use crate::store::StoreError;
 
 /// How long a purge waits for its run to be written: the timer loop writes it at once, so this
 /// is the retry interval if writing fails.
 pub(crate) const PUT_OFF: Duration = Duration::from_secs(1);
-
-/// Events read per page when a run is written out.
-const PAGE: usize = 1_000;
 
 /// The archive directory and the runs on their way into it.
 #[derive(Debug)]
@@ -83,34 +80,14 @@ impl Archive {
                 .into_iter()
                 .find(|(_, domain)| domain.id == run.domain)
                 .ok_or_else(|| StoreError::broken("a run without its domain"))?;
-            let mut events = Vec::new();
-            let mut after = None;
-            loop {
-                let cursor = Cursor {
-                    after,
-                    reverse: false,
-                    limit: PAGE,
-                };
-                let page = tx.history(seq, 1, u64::MAX - 1, cursor)?;
-                after = page.items.last().map(|(id, _)| *id);
-                let more = page.more;
-                events.extend(page.items.into_iter().map(|(_, json)| json));
-                if !more {
-                    break;
-                }
-            }
+            let events = whole_history(tx, seq)?;
             let dir = [&scope.account, &scope.region, &domain.name];
-            Ok::<_, StoreError>(Some((dir.map(String::clone), run, events)))
+            Ok::<_, Fault>(Some((dir.map(String::clone), run, events)))
         });
         let Some((dir, run, events)) = read.await? else {
             return Ok(()); // Gone already: nothing to keep.
         };
         let file = export_file_name(&run.execution.workflow_id, &run.execution.run_id);
-        let events = events
-            .iter()
-            .map(|json| serde_json::from_slice(json))
-            .collect::<Result<_, _>>()
-            .map_err(Fault::internal)?;
         let exported = ExportedRun {
             describe: serde_json::to_value(ExecutionDetail::of(run)).map_err(Fault::internal)?,
             history: ExportedHistory { events },

@@ -2,6 +2,7 @@
 //! they share with PollForDecisionTask.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::clock::Timestamp;
 use crate::fault::Fault;
@@ -174,4 +175,27 @@ fn named(
 ) -> Result<Run, Fault> {
     let (workflow_id, run_id) = (&execution.workflow_id, &execution.run_id);
     Ok(existing_run(tx, scope, domain, workflow_id, run_id)?.1)
+}
+
+/// Events read from the store at once while reading a whole history.
+const HISTORY_PAGE: usize = 1000;
+
+/// Every event of the run `seq`, oldest first, in wire JSON.
+pub(crate) fn whole_history(tx: &dyn Reads, seq: u64) -> Result<Vec<Value>, Fault> {
+    let mut events = Vec::new();
+    let mut cursor = Cursor {
+        after: None,
+        reverse: false,
+        limit: HISTORY_PAGE,
+    };
+    loop {
+        let page = tx.history(seq, 1, u64::MAX - 1, cursor)?;
+        cursor.after = page.items.last().map(|(id, _)| *id);
+        for (_, json) in &page.items {
+            events.push(serde_json::from_slice(json).map_err(Fault::internal)?);
+        }
+        if !page.more || cursor.after.is_none() {
+            return Ok(events);
+        }
+    }
 }

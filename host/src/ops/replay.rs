@@ -20,10 +20,9 @@ use crate::runtime::{Call, GuestFailure, GuestLimits, Module, Runtime, World};
 use crate::store::{Cursor, Filter, Listing, Reads};
 
 use self::recorded::{compare, recorded_tasks};
+use super::history::whole_history;
 use super::{Ctx, Service, known_domain};
 
-/// Events read from the store at once while reading a history.
-const HISTORY_PAGE: usize = 1000;
 /// Runs read from a listing at once while picking the runs to replay.
 const RUN_PAGE: usize = 100;
 /// The most runs of one listing looked at while picking runs of a task list: a domain whose
@@ -264,24 +263,4 @@ fn newest_runs(
     runs.sort_by_key(|run| std::cmp::Reverse((run.started_at, run.seq)));
     runs.truncate(last);
     Ok(runs)
-}
-
-/// Every event of the run `seq`, oldest first, in wire JSON.
-fn whole_history(tx: &dyn Reads, seq: u64) -> Result<Vec<Value>, Fault> {
-    let mut events = Vec::new();
-    let mut cursor = Cursor {
-        after: None,
-        reverse: false,
-        limit: HISTORY_PAGE,
-    };
-    loop {
-        let page = tx.history(seq, 1, u64::MAX - 1, cursor)?;
-        cursor.after = page.items.last().map(|(id, _)| *id);
-        for (_, json) in &page.items {
-            events.push(serde_json::from_slice(json).map_err(Fault::internal)?);
-        }
-        if !page.more || cursor.after.is_none() {
-            return Ok(events);
-        }
-    }
 }
