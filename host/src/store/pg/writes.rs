@@ -322,10 +322,16 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         listing: Listing,
         time: Timestamp,
     ) -> Result<(), StoreError> {
+        // Each row found by its whole key. Joined with `unnest` instead, the planner scans
+        // the listing's whole range for the run's time and seq (it takes the scan for one
+        // row): 0.46 ms per close with 3,000 runs listed, a third of the database's time.
+        // The `LIMIT` keeps the lookup a lateral one, which it cannot be planned out of.
         self.write(
-            "DELETE FROM visibility USING unnest($3::smallint[], $4::bytea[]) AS k(f, v) \
-             WHERE domain = $1 AND listing = $2 AND filter = k.f AND value = k.v \
-             AND time = $5 AND seq = $6",
+            "DELETE FROM visibility WHERE ctid = ANY (ARRAY( \
+             SELECT r.ctid FROM unnest($3::smallint[], $4::bytea[]) AS k(f, v) \
+             CROSS JOIN LATERAL (SELECT ctid FROM visibility WHERE domain = $1 \
+             AND listing = $2 AND filter = k.f AND value = k.v AND time = $5 AND seq = $6 \
+             LIMIT 1) r))",
             Self::visibility(run, listing, time),
         );
         Ok(())
