@@ -92,7 +92,7 @@ pub(crate) struct Setup {
 impl Setup {
     /// Whether domain `domain` holds as many open runs as it may.
     pub(crate) fn open_runs_full(&self, tx: &dyn Reads, domain: u64) -> Result<bool, StoreError> {
-        Ok(tx.count(domain, Counter::OpenRuns)? >= self.max_open_runs)
+        tx.reaches(domain, Counter::OpenRuns, self.max_open_runs)
     }
 
     /// This setup, for a store other processes share: what this process alone would keep in

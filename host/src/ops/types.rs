@@ -205,7 +205,7 @@ pub(crate) async fn register<K: TypeKind>(
                 {
                     return Err(Fault::type_already_exists(K::KIND, &ty));
                 }
-                if tx.count(domain.id, Counter::Types(K::KIND))? >= max_types {
+                if tx.reaches(domain.id, Counter::Types(K::KIND), max_types)? {
                     return Err(Fault::types_limit(K::KIND, max_types));
                 }
                 Ok((domain, ty, input.description, config))

@@ -27,9 +27,10 @@
 //!   timer loops never fire one deadline twice. [`Writes::clear_deadline`] of a deadline that
 //!   another process took is a no-op; the engine re-checks the run anyway.
 //! - **Ids and counters.** [`Writes::next_id`] never returns a number twice (SQL: a sequence;
-//!   gaps are fine). [`Writes::add_count`] is an atomic increment, and [`Reads::count`] inside a
-//!   write transaction reads the counter locked, so a limit checked against it holds exactly
-//!   (SQL: `SELECT … FOR UPDATE` on the counter row).
+//!   gaps are fine). [`Writes::add_count`] is an atomic increment, and [`Reads::count`] and
+//!   [`DomainReads::reaches`] inside a write transaction answer for the transaction's whole
+//!   life, so a limit checked against them holds exactly (SQL: the counter's rows locked; on
+//!   PostgreSQL, a counter in shards, locked whole only near the limit: `pg/counters.rs`).
 //! - **Uniqueness.** Every write that creates ([`Writes::name_run`], [`DomainWrites::add_domain`],
 //!   [`DomainWrites::add_stored_type`], [`WasmWrites::add_module`]) fails the transaction (a
 //!   [`StoreError`]) rather than overwrite when another process created the same name first:
@@ -153,6 +154,13 @@ pub(crate) trait DomainReads {
 
     /// The domain's `counter`.
     fn count(&self, domain: u64, counter: Counter) -> Result<u64, StoreError>;
+
+    /// Whether the domain's `counter` has reached `limit`: a check before adding one. A
+    /// backend whose exact count would make concurrent transactions wait for each other may
+    /// answer `false` without it, where no transaction could pass the limit meanwhile.
+    fn reaches(&self, domain: u64, counter: Counter, limit: u64) -> Result<bool, StoreError> {
+        Ok(self.count(domain, counter)? >= limit)
+    }
 
     /// The type `name`/`version` of `kind` in domain `domain`.
     fn stored_type(

@@ -67,10 +67,7 @@ pub(super) async fn backends() -> Vec<Nodes> {
         opened: vec![dir.open().await.expect("redb opens")],
         at: dir,
     }];
-    if let Some(url) = std::env::var("WEFT_TEST_POSTGRES")
-        .ok()
-        .filter(|url| !url.is_empty())
-    {
+    if let Some(url) = postgres_url() {
         let at = Where::Postgres(fresh_schema(&url).await);
         let mut opened = Vec::new();
         for _ in 0..2 {
@@ -83,6 +80,32 @@ pub(super) async fn backends() -> Vec<Nodes> {
         });
     }
     all
+}
+
+/// The database `WEFT_TEST_POSTGRES` names, if it names one.
+pub(super) fn postgres_url() -> Option<String> {
+    std::env::var("WEFT_TEST_POSTGRES")
+        .ok()
+        .filter(|url| !url.is_empty())
+}
+
+/// A new schema in the database `url` names as a build of PostgreSQL schema 1 left it, with
+/// `rows` added (SQL), where no store is open yet.
+pub(super) async fn postgres_schema_1(url: &str, rows: &str) -> Where {
+    let url = fresh_schema(url).await;
+    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .expect("WEFT_TEST_POSTGRES answers");
+    let driver = tokio::spawn(connection);
+    let made = format!(
+        "CREATE TABLE weft_schema (version integer NOT NULL); \
+         INSERT INTO weft_schema VALUES (1); {} {rows}",
+        crate::store::pg::SCHEMA_1
+    );
+    client.batch_execute(&made).await.expect("schema 1 is made");
+    drop(client);
+    let _ = driver.await;
+    Where::Postgres(url)
 }
 
 /// A new schema in the database `url` names, as a URL whose connections use it.

@@ -26,6 +26,7 @@
 
 mod catalog;
 mod conn;
+mod counters;
 mod events;
 mod notices;
 mod params;
@@ -38,6 +39,10 @@ mod tls;
 mod wasm_reads;
 mod writer;
 mod writes;
+
+/// The first schema, as its build made it: for the tests of what upgrades it.
+#[cfg(test)]
+pub(super) const SCHEMA_1: &str = schema::MIGRATIONS[0];
 
 use std::sync::Arc;
 use std::time::Duration;

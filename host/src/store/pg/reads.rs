@@ -239,12 +239,11 @@ impl<C: Link, M: Mode> DomainReads for Session<C, M> {
     }
 
     fn count(&self, domain: u64, counter: Counter) -> Result<u64, StoreError> {
-        let sql = self.pick(
-            "SELECT value FROM counters WHERE domain = $1 AND counter = $2",
-            "SELECT value FROM counters WHERE domain = $1 AND counter = $2 FOR UPDATE",
-        );
-        let row = self.row(sql, &[&big(domain), &i16::from(counter.key())])?;
-        Ok(row.map_or(0, |row| unbig(&row, 0)))
+        self.counter(domain, counter)
+    }
+
+    fn reaches(&self, domain: u64, counter: Counter, limit: u64) -> Result<bool, StoreError> {
+        self.counter_reaches(domain, counter, limit)
     }
 
     fn stored_type(

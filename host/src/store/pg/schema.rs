@@ -12,7 +12,8 @@ use crate::store::{OpenError, StoreError};
 
 /// The migrations, in order: migration `i` brings the schema to version `i + 1`. Never edit
 /// one that has shipped; add the next.
-const MIGRATIONS: &[&str] = &[r#"
+pub(super) const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE weft_meta (key text PRIMARY KEY, value bytea NOT NULL);
 CREATE SEQUENCE weft_ids;
 CREATE TABLE domains (
@@ -65,7 +66,20 @@ CREATE TABLE bindings (
 CREATE TABLE guest_failures (
     domain bigint, kind smallint, name text COLLATE "C", seq bigint, record bytea NOT NULL,
     PRIMARY KEY (domain, kind, name, seq));
-"#];
+"#,
+    // Each counter in 16 rows that count up and 16 that count down (`counters.rs`, `SHARDS`),
+    // its value moved to the first; the shards nodes take in turn.
+    r#"
+CREATE SEQUENCE weft_shards MINVALUE 0 START 0;
+CREATE TABLE counter_shards (
+    domain bigint, counter smallint, shard smallint, value bigint NOT NULL,
+    PRIMARY KEY (domain, counter, shard));
+INSERT INTO counter_shards (domain, counter, shard, value)
+    SELECT domain, counter, s, CASE WHEN s = 0 THEN value ELSE 0 END
+    FROM counters, generate_series(0, 15) AS s;
+DROP TABLE counters;
+"#,
+];
 
 /// The schema version this build writes and reads.
 pub(crate) const VERSION: i32 = MIGRATIONS.len() as i32;

@@ -16,6 +16,7 @@ use tokio_postgres::types::ToSql;
 
 use super::catalog::Catalog;
 use super::conn::{Conn, Step, connection_ended, explain, is_conflict};
+use super::counters::{NodeShards, Shards};
 use super::events::Events;
 use super::reads::{Params, Sql};
 use super::run_items::Locked;
@@ -52,6 +53,11 @@ pub(super) trait Mode {
 
     /// The items of the runs the transaction locked, if it locks runs.
     fn locked(&self) -> Option<&Locked> {
+        None
+    }
+
+    /// What the transaction did to counters, if it can change them.
+    fn shards(&self) -> Option<&Shards> {
         None
     }
 
@@ -134,6 +140,8 @@ pub(super) struct Writing {
     pub(super) emptied: HashSet<(u64, i16, String)>,
     /// Ids taken from the sequence and not used yet: the writer's, kept across transactions.
     pub(super) ids: Ids,
+    /// What the transaction did to counters, and the node's shard of each.
+    pub(super) shards: Shards,
     /// What to tell the other nodes once this commits (`pg_notify` payloads).
     pub(super) notices: BTreeSet<String>,
     /// How the first statement that failed did, why, and for which request: the
@@ -142,7 +150,9 @@ pub(super) struct Writing {
 }
 
 impl Writing {
-    pub(super) fn new(now: Timestamp, ids: Ids) -> Self {
+    /// A transaction at `now` of the writer whose ids are `ids` and whose counters' shards
+    /// are `shards`.
+    pub(super) fn new(now: Timestamp, ids: Ids, shards: NodeShards) -> Self {
         Writing {
             now,
             job: None,
@@ -153,6 +163,7 @@ impl Writing {
             events: Events::default(),
             emptied: HashSet::new(),
             ids,
+            shards: Shards::new(shards),
             notices: BTreeSet::new(),
             failure: Cell::new(None),
         }
@@ -217,6 +228,10 @@ impl Mode for Writing {
 
     fn locked(&self) -> Option<&Locked> {
         Some(&self.locked)
+    }
+
+    fn shards(&self) -> Option<&Shards> {
+        Some(&self.shards)
     }
 
     fn events(&self, pending: &mut Vec<Pending>) {

@@ -15,6 +15,7 @@ use tokio_postgres::types::ToSql;
 
 use super::catalog::Catalog;
 use super::conn::{Conn, Manager, Step};
+use super::counters::NodeShards;
 use super::session::{Failure, FirstFailure, Ids, Session, Writing};
 use crate::clock::Clock;
 use crate::store::StoreError;
@@ -73,6 +74,8 @@ pub(super) struct Committer {
     catalog: Arc<Catalog>,
     /// Ids taken from the sequence and not used yet.
     ids: Ids,
+    /// This node's shards of every counter (`counters.rs`), once connected.
+    shards: Option<NodeShards>,
 }
 
 impl Committer {
@@ -89,6 +92,7 @@ impl Committer {
             channel,
             catalog,
             ids: Ids::default(),
+            shards: None,
         }
     }
 
@@ -141,6 +145,9 @@ impl Committer {
             self.conn = None;
             let mut conn = self.manager.connect()?;
             conn.batch(LOCK_TIMEOUT)?;
+            if self.shards.is_none() {
+                self.shards = Some(NodeShards::take(&mut conn)?);
+            }
             self.conn = Some(conn);
         }
         Ok(self.conn.as_mut().expect("connected above"))
@@ -155,12 +162,18 @@ impl Committer {
         let channel = self.channel.clone();
         let catalog = self.catalog.clone();
         let ids = self.ids.clone();
-        let conn = self.connection().map_err(|error| Failed {
+        self.connection().map_err(|error| Failed {
             error,
             failure: Failure::Unanswered,
             job: None,
         })?;
-        let mut tx = Session::new(&mut *conn, Writing::new(now, ids.clone()), catalog.clone());
+        let shards = self.shards.clone().expect("taken when connected");
+        let conn = self.conn.as_mut().expect("connected above");
+        let mut tx = Session::new(
+            &mut *conn,
+            Writing::new(now, ids.clone(), shards.clone()),
+            catalog.clone(),
+        );
         for (i, job) in batch.iter_mut().enumerate() {
             tx.mode.job = Some(i);
             let clean = job.apply(&mut tx, again);
@@ -188,7 +201,7 @@ impl Committer {
             notices,
             after_commit,
             ..
-        } = std::mem::replace(&mut tx.mode, Writing::new(now, ids));
+        } = std::mem::replace(&mut tx.mode, Writing::new(now, ids, shards));
         if !changed {
             // Nothing to make durable (polls that only wait): a rollback costs no flush, and
             // loses nothing if it fails (the connection is then replaced).

@@ -96,13 +96,7 @@ impl<C: Link> Writes for Session<C, Writing> {
 
 impl<C: Link> DomainWrites for Session<C, Writing> {
     fn add_count(&mut self, domain: u64, counter: Counter, delta: i64) -> Result<(), StoreError> {
-        self.write(
-            "INSERT INTO counters (domain, counter, value) VALUES ($1, $2, GREATEST($3::bigint, 0)) \
-             ON CONFLICT (domain, counter) \
-             DO UPDATE SET value = GREATEST(counters.value + $3::bigint, 0)",
-            owned![big(domain), i16::from(counter.key()), delta],
-        );
-        Ok(())
+        self.add_to_counter(domain, counter, delta)
     }
 
     fn add_domain(&mut self, scope: &Scope, domain: &Domain) -> Result<(), StoreError> {
@@ -113,16 +107,7 @@ impl<C: Link> DomainWrites for Session<C, Writing> {
             "INSERT INTO domains (account, region, name, record) VALUES ($1, $2, $3, $4)",
             owned![&scope.account, &scope.region, &domain.name, encode(domain)],
         );
-        // Every counter has its row from the start, so that a check can lock it.
-        self.write(
-            "INSERT INTO counters (domain, counter, value) \
-             SELECT $1, counter, 0 FROM unnest($2::smallint[]) AS c(counter) \
-             ON CONFLICT DO NOTHING",
-            owned![
-                big(domain.id),
-                Counter::ALL.map(|c| i16::from(c.key())).to_vec()
-            ],
-        );
+        self.add_counters(domain.id);
         Ok(())
     }
 
