@@ -276,6 +276,48 @@ async fn a_locked_run_s_items_are_as_its_last_holder_left_them() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_claimed_task_s_run_is_as_its_last_holder_left_it() {
+    for nodes in backends().await {
+        nodes
+            .node(0)
+            .apply(|tx| {
+                tx.put_run(&run(8))?;
+                for order in 1..=80 {
+                    let slot = Slot {
+                        list: "l".into(),
+                        rank: 0,
+                        order,
+                    };
+                    tx.push_task(1, TaskKind::Activity, &slot, (8, order))?;
+                }
+                Ok(())
+            })
+            .await
+            .unwrap();
+        // As above, through claims: a backend that reads the claimed task's run as it claims
+        // it must see what the transaction it waited for left.
+        concurrently(&nodes, 8, 10, |store, _, _| async move {
+            let change = store.apply(|tx| {
+                let (seq, _) = tx.pop_task(1, TaskKind::Activity, "l")?.expect("a task");
+                tx.run(seq)?.expect("the run");
+                let last = tx.item_keys(seq, ItemKind::Timer)?.last().copied();
+                let key = last.unwrap_or(0) + 1;
+                tx.put_item(seq, ItemKind::Timer, key, Some(&format!("t{key}")), b"{}")
+            });
+            change.await.unwrap();
+        })
+        .await;
+        let keys = nodes
+            .node(1)
+            .read(|tx| tx.item_keys(8, ItemKind::Timer))
+            .await
+            .unwrap();
+        assert_eq!(keys, (1..=80).collect::<Vec<u64>>(), "{}", nodes.backend);
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_workflow_s_open_run_is_the_one_open_once_its_lock_is_had() {
     for nodes in backends().await {
         let first = run(20);

@@ -27,6 +27,32 @@ pub(super) const RUN_ITEMS: &str = "SELECT i.kinds, i.keys, i.jsons, n.kinds, n.
      (SELECT array_agg(kind) AS kinds, array_agg(name) AS names, array_agg(key) AS keys \
      FROM item_names WHERE seq = $1) n";
 
+/// The first task of a list (`$1` domain, `$2` kind, `$3` list) taken off it: its run and
+/// scheduling event, whether the list holds more, and its run, locked (`NULL` if purged).
+/// The run's seq is also kept for the transaction as `weft.popped`, for
+/// [`POPPED_RUN_ITEMS`], which the claim reads next in the same round trip.
+///
+/// A task another node is claiming right now is locked, and skipped: it is that node's. The
+/// statement's snapshot still shows the task it deletes, hence the `ctid <>`.
+pub(super) const POP_LOCKING_RUN: &str = "WITH popped AS (DELETE FROM tasks WHERE ctid = \
+     (SELECT ctid FROM tasks WHERE domain = $1 AND kind = $2 AND list = $3 \
+     ORDER BY rank, ord LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING seq, scheduled, ctid) \
+     SELECT seq, scheduled, EXISTS (SELECT 1 FROM tasks t WHERE t.domain = $1 \
+     AND t.kind = $2 AND t.list = $3 AND t.ctid <> popped.ctid), \
+     (SELECT record FROM runs r WHERE r.seq = popped.seq FOR UPDATE), \
+     set_config('weft.popped', seq::text, true) FROM popped";
+
+/// [`RUN_ITEMS`] of the run whose task [`POP_LOCKING_RUN`] took, in a statement of its own
+/// for the same reason. (After a pop that found nothing it reads an earlier pop's run, or
+/// none: its row is then not used. A setting a transaction set reads `''` in the session's
+/// later transactions, hence the `NULLIF`.)
+pub(super) const POPPED_RUN_ITEMS: &str = "SELECT i.kinds, i.keys, i.jsons, n.kinds, n.names, \
+     n.keys FROM (SELECT array_agg(kind) AS kinds, array_agg(key) AS keys, \
+     array_agg(json) AS jsons FROM items \
+     WHERE seq = NULLIF(current_setting('weft.popped', true), '')::bigint) i, \
+     (SELECT array_agg(kind) AS kinds, array_agg(name) AS names, array_agg(key) AS keys \
+     FROM item_names WHERE seq = NULLIF(current_setting('weft.popped', true), '')::bigint) n";
+
 /// One run's record, its items by kind and key, and their names.
 struct Items {
     run: Run,

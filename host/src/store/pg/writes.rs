@@ -9,7 +9,7 @@ use crate::model::{
 };
 use crate::model::{ModuleRecord, Run, Scope, Slot, TypeName};
 use crate::store::StoreError;
-use crate::store::codec::{encode, encode_type};
+use crate::store::codec::{decode, encode, encode_type};
 use crate::store::seam::FAILURES_KEPT;
 use crate::store::seam::{
     Counter, Deadline, DomainWrites, Due, Filter, Listing, RunWrites, WasmWrites, Writes,
@@ -17,9 +17,11 @@ use crate::store::seam::{
 
 use tokio_postgres::types::ToSql;
 
+use super::conn::Step;
 use super::notices;
 use super::params::owned;
 use super::reads::{Sql, big, unbig};
+use super::run_items;
 use super::session::{Link, Session, Writing};
 
 /// How many ids the writer takes from the sequence at once.
@@ -365,18 +367,15 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         if self.mode.emptied.contains(&list_key) {
             return Ok(None);
         }
-        // A task another node is claiming right now is locked, and skipped: it is that node's.
-        // The statement's snapshot still shows the task it deletes, hence the `ctid <>`.
-        let row = self.row(
-            "WITH popped AS (DELETE FROM tasks WHERE ctid = (SELECT ctid FROM tasks \
-             WHERE domain = $1 AND kind = $2 AND list = $3 \
-             ORDER BY rank, ord LIMIT 1 FOR UPDATE SKIP LOCKED) \
-             RETURNING seq, scheduled, ctid) \
-             SELECT seq, scheduled, EXISTS (SELECT 1 FROM tasks t WHERE t.domain = $1 \
-             AND t.kind = $2 AND t.list = $3 AND t.ctid <> popped.ctid) FROM popped",
-            &[&big(domain), &(kind as i16), &list],
-        )?;
-        let Some(row) = row else {
+        let (domain, kind) = (big(domain), kind as i16);
+        let params: &[&(dyn ToSql + Sync)] = &[&domain, &kind, &list];
+        let steps = [
+            Step::Prepared(run_items::POP_LOCKING_RUN, params),
+            Step::Prepared(run_items::POPPED_RUN_ITEMS, &[]),
+        ];
+        let mut answers = self.send(&steps)?.into_iter();
+        let popped = answers.next().and_then(|rows| rows.into_iter().next());
+        let Some(row) = popped else {
             self.mode.emptied.insert(list_key);
             return Ok(None);
         };
@@ -384,7 +383,15 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         if !row.get::<_, bool>(2) {
             self.mode.emptied.insert(list_key);
         }
-        Ok(Some((unbig(&row, 0), unbig(&row, 1))))
+        let (seq, scheduled) = (unbig(&row, 0), unbig(&row, 1));
+        // The claimer reads the task's run next: it is locked and read already.
+        let items = answers.next().and_then(|rows| rows.into_iter().next());
+        if let (Some(run), Some(items)) = (row.get::<_, Option<&[u8]>>(3), items)
+            && self.mode.locked.run(seq).is_none()
+        {
+            self.mode.locked.load(decode("runs", run)?, &items);
+        }
+        Ok(Some((seq, scheduled)))
     }
 
     fn remove_task(&mut self, domain: u64, kind: TaskKind, slot: &Slot) -> Result<(), StoreError> {
