@@ -9,14 +9,15 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
+mod counters;
 mod nodes;
 
 use self::nodes::{as_if_newer, backends, close, concurrently, run};
 pub(super) use self::nodes::{domain, scope};
 use super::{OpenError, Reads, Store, StoreError, Writes};
 use crate::clock::Timestamp;
-use crate::model::{ItemKind, Kind, Slot, TaskKind};
-use crate::store::{Counter, Deadline};
+use crate::model::{ItemKind, Slot, TaskKind};
+use crate::store::Deadline;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_task_is_claimed_once() {
@@ -86,99 +87,6 @@ async fn ids_are_never_given_twice_and_rise_on_each_node() {
         }
         nodes.close().await;
     }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn counters_are_atomic() {
-    for nodes in backends().await {
-        nodes
-            .node(0)
-            .apply(|tx| tx.add_domain(&scope(), &domain(1, "d")))
-            .await
-            .unwrap();
-        concurrently(&nodes, 8, 25, |store, _, _| async move {
-            let add = store.apply(|tx| tx.add_count(1, Counter::OpenRuns, 1));
-            add.await.unwrap();
-        })
-        .await;
-        let count = nodes.node(1).read(|tx| tx.count(1, Counter::OpenRuns));
-        assert_eq!(count.await.unwrap(), 200, "{}", nodes.backend);
-        nodes.close().await;
-    }
-}
-
-/// A check's refusal of a change that would pass a limit, as an operation's fault would be,
-/// or the store's failure (near a limit, PostgreSQL's transactions may deadlock, and run again).
-#[derive(Debug)]
-enum Full {
-    Full,
-    Store(StoreError),
-}
-
-impl From<StoreError> for Full {
-    fn from(error: StoreError) -> Self {
-        Full::Store(error)
-    }
-}
-
-/// Far enough above the limit checked below that a backend which checks cheaply far from a
-/// limit (PostgreSQL's shards) does so for the first adds, and exactly for the last.
-const LIMIT: u64 = 2_100;
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_limit_checked_before_adding_holds_exactly() {
-    for nodes in backends().await {
-        nodes
-            .node(0)
-            .apply(|tx| tx.add_domain(&scope(), &domain(1, "d")))
-            .await
-            .unwrap();
-        // Mostly ones, as starts add; now and then more than a batch of starts would, as an
-        // import may.
-        let added = concurrently(&nodes, 8, 300, |store, w, n| async move {
-            let delta: u64 = if (w + n) % 97 == 0 { 150 } else { 1 };
-            let check =
-                move |tx: &dyn Reads| match tx.reaches(1, Counter::OpenRuns, LIMIT + 1 - delta)? {
-                    true => Err(Full::Full),
-                    false => Ok(()),
-                };
-            let apply =
-                move |tx: &mut dyn Writes, ()| tx.add_count(1, Counter::OpenRuns, delta as i64);
-            match store.write(check, apply).await {
-                Ok(()) => delta,
-                Err(Full::Full) => 0,
-                Err(Full::Store(error)) => panic!("the store failed: {error}"),
-            }
-        })
-        .await;
-        let count = nodes.node(1).read(|tx| tx.count(1, Counter::OpenRuns));
-        let count = count.await.unwrap();
-        assert_eq!(count, added.iter().sum::<u64>(), "{}", nodes.backend);
-        assert!(count <= LIMIT, "{}: {count} passed {LIMIT}", nodes.backend);
-        assert!(count > LIMIT - 150, "{}: stopped at {count}", nodes.backend);
-        nodes.close().await;
-    }
-}
-
-/// PostgreSQL's schema 1 kept each counter in one row; schema 2 keeps it in shards
-/// (`pg/counters.rs`), the first holding what the row held.
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_postgres_schema_1_is_upgraded_with_its_counts() {
-    let Some(url) = nodes::postgres_url() else {
-        return;
-    };
-    let rows = "INSERT INTO counters VALUES (1, 2, 42), (1, 0, 3), (2, 2, 7)";
-    let opened = nodes::postgres_schema_1(&url, rows).await.open().await;
-    let store = opened.expect("schema 1 opens, upgraded").store;
-    let count = |domain, counter| store.read(move |tx| tx.count(domain, counter));
-    assert_eq!(count(1, Counter::OpenRuns).await.unwrap(), 42);
-    assert_eq!(count(1, Counter::Types(Kind::Workflow)).await.unwrap(), 3);
-    assert_eq!(count(2, Counter::OpenRuns).await.unwrap(), 7);
-    let closed = store.apply(|tx| tx.add_count(1, Counter::OpenRuns, -2));
-    closed.await.unwrap();
-    let full = store.read(|tx| tx.reaches(1, Counter::OpenRuns, 40));
-    assert!(full.await.unwrap(), "40 open runs reach a limit of 40");
-    assert_eq!(count(1, Counter::OpenRuns).await.unwrap(), 40);
 }
 
 /// A check's refusal of a name that exists, as an operation's fault would be.

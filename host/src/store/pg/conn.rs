@@ -467,6 +467,14 @@ pub(super) fn is_conflict(error: &StoreError) -> bool {
     })
 }
 
+/// Whether `error` is a cheap limit check's failure (`counters.rs`).
+pub(super) fn is_near_limit(error: &StoreError) -> bool {
+    let StoreError::Pg(error) = error else {
+        return false;
+    };
+    error.code().is_some_and(|code| code.code() == "WF001")
+}
+
 /// Whether `error` ended the connection: it closed, or the server said it is ending the session
 /// (an idle transaction or session timed out, an administrator or a shutdown terminated it, a
 /// connection exception). The driver may report either first when the server ends a session, so

@@ -12,7 +12,9 @@
 //! - **cheaply**, far from the limit: it locks its own shard and reads the sum. No other
 //!   shard holds more than [`CHEAP_DELTA`] counted up and uncommitted (below), so if the sum,
 //!   plus one, plus that for every other shard, is within the limit, no order of commits can
-//!   pass it;
+//!   pass it. This costs no round trip of its own: it is a function (`weft_counter_within`,
+//!   `schema.rs`) sent with the transaction's next statements, whose failure (`WF001`) fails
+//!   the transaction, which then runs again checking exactly;
 //! - **exactly**, otherwise: it locks every shard that counts up (waiting for every
 //!   transaction that counted one up to end) and reads the sum, which then rises only by its
 //!   own changes.
@@ -20,12 +22,14 @@
 //! A transaction that does not hold every shard that counts up never counts more than
 //! [`CHEAP_DELTA`] up in its own: past that, it locks them all first. Each lock and the read
 //! after it are two statements of one pipeline: in READ COMMITTED the read then sees what the
-//! locks' last holders committed. Two transactions can still deadlock near a limit (each holds
+//! locks' last holders committed (in the function, each statement reads what was committed
+//! before it began). Two transactions can still deadlock near a limit (each holds
 //! its own shard from a cheap check and then needs the other's); the writer's lock timeout
 //! ends one, and its batch runs again.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio_postgres::types::ToSql;
@@ -56,10 +60,6 @@ const SUM: &str = "SELECT GREATEST(COALESCE(sum(value), 0), 0)::bigint FROM coun
 const LOCK_ALL: &str = "SELECT shard FROM counter_shards WHERE domain = $1 AND counter = $2 \
                         AND shard < $3 ORDER BY shard FOR UPDATE";
 
-/// One shard of a counter, locked.
-const LOCK_ONE: &str =
-    "SELECT 1 FROM counter_shards WHERE domain = $1 AND counter = $2 AND shard = $3 FOR UPDATE";
-
 /// A counter's key columns: (domain, counter key).
 type Key = (i64, i16);
 
@@ -72,6 +72,8 @@ pub(super) struct NodeShards {
     /// that locked its own shard for a cheap check and then needs them all may deadlock
     /// with another doing the same. Forgotten once a check finds the counter far from it.
     near: Arc<Mutex<HashSet<Key>>>,
+    /// Set when a cheap check failed its transaction: the next checks every limit exactly.
+    exact: Arc<AtomicBool>,
 }
 
 impl NodeShards {
@@ -83,7 +85,13 @@ impl NodeShards {
         Ok(NodeShards {
             own: i16::try_from(turn).unwrap_or(0),
             near: Arc::default(),
+            exact: Arc::default(),
         })
+    }
+
+    /// Makes the next transaction check every limit exactly: a cheap check failed this one.
+    pub(super) fn check_exactly(&self) {
+        self.exact.store(true, Ordering::Relaxed);
     }
 
     fn near(&self) -> std::sync::MutexGuard<'_, HashSet<Key>> {
@@ -98,15 +106,19 @@ pub(super) struct Shards {
     added: RefCell<HashMap<Key, i64>>,
     /// The counters whose every shard that counts up the transaction holds.
     whole: RefCell<HashSet<Key>>,
+    /// Whether every check is exact: the transaction runs again after a cheap one failed.
+    exact: bool,
 }
 
 impl Shards {
     /// For a transaction of the writer whose shards are `node`.
     pub(super) fn new(node: NodeShards) -> Self {
+        let exact = node.exact.swap(false, Ordering::Relaxed);
         Shards {
             node,
             added: RefCell::default(),
             whole: RefCell::default(),
+            exact,
         }
     }
 
@@ -151,18 +163,27 @@ impl<C: Link, M: Mode> Session<C, M> {
         let key = key(domain, counter);
         // What the other shards may hold counted up and uncommitted.
         let others = u64::try_from(i64::from(SHARDS - 1) * CHEAP_DELTA).unwrap_or(0);
-        let cheap = !shards.whole.borrow().contains(&key)
+        // The most the sum may be for the cheap check to pass, if it can.
+        let most = limit
+            .checked_sub(1 + others)
+            .and_then(|most| i64::try_from(most).ok());
+        let cheap = !shards.exact
+            && !shards.whole.borrow().contains(&key)
             && shards.added(key) < CHEAP_DELTA
             && !shards.node.near().contains(&key);
-        if cheap {
-            let sum = self.locked_sum(LOCK_ONE, &[&key.0, &key.1, &shards.node.own])?;
-            if sum.saturating_add(1 + others) <= limit {
-                return Ok(false);
-            }
-            shards.node.near().insert(key);
+        if let (true, Some(most)) = (cheap, most) {
+            // Checked with the transaction's next statements, not now: a check that fails
+            // fails the transaction, which runs again checking exactly.
+            self.defer(
+                "SELECT weft_counter_within($1, $2, $3, $4)",
+                owned![key.0, key.1, shards.node.own, most],
+            );
+            return Ok(false);
         }
         let sum = self.counter(domain, counter)?;
-        if sum.saturating_add(1 + 2 * others) <= limit {
+        if sum.saturating_add(1 + others) > limit {
+            shards.node.near().insert(key);
+        } else if sum.saturating_add(1 + 2 * others) <= limit {
             shards.node.near().remove(&key);
         }
         Ok(sum >= limit)

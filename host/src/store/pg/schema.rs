@@ -78,6 +78,18 @@ INSERT INTO counter_shards (domain, counter, shard, value)
     SELECT domain, counter, s, CASE WHEN s = 0 THEN value ELSE 0 END
     FROM counters, generate_series(0, 15) AS s;
 DROP TABLE counters;
+-- A cheap limit check (counters.rs): the node's shard locked, then the sum read, each
+-- statement reading what was committed before it began; fails the transaction with WF001
+-- if the sum is over `most`.
+CREATE FUNCTION weft_counter_within(d bigint, c smallint, own smallint, most bigint)
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM 1 FROM counter_shards WHERE domain = d AND counter = c AND shard = own FOR UPDATE;
+    IF (SELECT COALESCE(sum(value), 0) FROM counter_shards
+        WHERE domain = d AND counter = c) > most THEN
+        RAISE EXCEPTION 'counter % of domain % is near its limit', c, d USING ERRCODE = 'WF001';
+    END IF;
+END $$;
 "#,
 ];
 

@@ -15,7 +15,7 @@ use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
 use super::catalog::Catalog;
-use super::conn::{Conn, Step, connection_ended, explain, is_conflict};
+use super::conn::{Conn, Step, connection_ended, explain, is_conflict, is_near_limit};
 use super::counters::{NodeShards, Shards};
 use super::events::Events;
 use super::reads::{Params, Sql};
@@ -102,6 +102,9 @@ pub(super) enum Failure {
     /// The database did not answer in time: it is unavailable for now, and a new attempt
     /// would only make the batch's requests wait longer for the same answer.
     Unanswered,
+    /// A cheap check of a limit failed (`counters.rs`): running it again checking exactly
+    /// answers the requests.
+    NearLimit,
     /// Anything else.
     Other,
 }
@@ -109,6 +112,7 @@ pub(super) enum Failure {
 impl Failure {
     pub(super) fn of(error: &StoreError) -> Failure {
         match error {
+            _ if is_near_limit(error) => Failure::NearLimit,
             _ if is_conflict(error) => Failure::Conflict,
             StoreError::Pg(e) if connection_ended(e) => Failure::Lost,
             StoreError::Unavailable(_) => Failure::Unanswered,
@@ -118,7 +122,7 @@ impl Failure {
 
     /// Whether the batch may be run again.
     pub(super) fn retry(self) -> bool {
-        matches!(self, Failure::Conflict | Failure::Lost)
+        matches!(self, Failure::Conflict | Failure::Lost | Failure::NearLimit)
     }
 }
 

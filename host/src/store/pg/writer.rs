@@ -112,6 +112,11 @@ impl Committer {
                 Ok(done) => return Ok(done),
                 Err(failed) => failed,
             };
+            if failed.failure == Failure::NearLimit
+                && let Some(shards) = &self.shards
+            {
+                shards.check_exactly();
+            }
             if failed.failure == Failure::Conflict && again {
                 losing = match losing {
                     (job, n) if job == failed.job => (job, n + 1),
@@ -234,7 +239,7 @@ impl Committer {
             return Err(match first.failure {
                 // The server refused a statement before the COMMIT, which then rolled back:
                 // the batch may run again.
-                Failure::Conflict | Failure::Other => Failed::statement(first),
+                Failure::Conflict | Failure::NearLimit | Failure::Other => Failed::statement(first),
                 // A commit whose answer is lost may or may not have happened: never retried.
                 Failure::Lost | Failure::Unanswered => Failed {
                     error: StoreError::Unavailable(first.detail),
@@ -252,7 +257,9 @@ impl Failed {
     fn statement(first: FirstFailure) -> Failed {
         let error = match first.failure {
             Failure::Lost | Failure::Unanswered => StoreError::Unavailable(first.detail),
-            Failure::Conflict | Failure::Other => StoreError::Broken(first.detail),
+            Failure::Conflict | Failure::NearLimit | Failure::Other => {
+                StoreError::Broken(first.detail)
+            }
         };
         Failed {
             error,
