@@ -97,7 +97,8 @@ pub(crate) async fn heartbeat(
     let scope = ctx.scope.clone();
     let setup = svc.engine.clone();
     svc.store
-        .write(
+        .write_run(
+            task.run,
             move |tx| started_activity(tx, &scope, task),
             move |tx, (domain, run)| {
                 let mut eng = Engine::new(tx, domain, &setup);
@@ -178,7 +179,8 @@ async fn respond(
     let setup = svc.engine.clone();
     let answered = svc
         .store
-        .write(
+        .write_run(
+            task.run,
             move |tx| started_activity(tx, &scope, task),
             move |tx, (domain, mut run)| {
                 let mut eng = Engine::new(tx, domain, &setup);

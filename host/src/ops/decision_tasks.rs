@@ -232,7 +232,8 @@ pub(crate) async fn respond_completed(
     let setup = svc.engine_for(ctx);
     let answered = svc
         .store
-        .write(
+        .write_run(
+            task.run,
             move |tx| {
                 let domain = task_domain(tx, &scope, task)?;
                 let run = started_decision(tx, domain.id, task)?;

@@ -175,4 +175,8 @@ impl Job for Fated {
         };
         self.job.finish(Some(&injected));
     }
+
+    fn run(&self) -> Option<u64> {
+        self.job.run()
+    }
 }

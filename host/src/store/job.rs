@@ -18,6 +18,7 @@ struct Request<C, A, T, E> {
     result: Option<Result<T, E>>,
     reply: oneshot::Sender<Result<T, E>>,
     skip_if_gone: bool,
+    run: Option<u64>,
 }
 
 impl<P, T, E, C, A> Job for Request<C, A, T, E>
@@ -65,14 +66,20 @@ where
         // The client may have gone away; its change stands either way.
         let _ = self.reply.send(result);
     }
+
+    fn run(&self) -> Option<u64> {
+        self.run
+    }
 }
 
-/// Wraps a check and an apply as a job that answers on `reply`.
+/// Wraps a check and an apply as a job that answers on `reply`; `run` is the run it is about,
+/// if known.
 pub(super) fn job<P, T, E, C, A>(
     check: C,
     apply: A,
     reply: oneshot::Sender<Result<T, E>>,
     skip_if_gone: bool,
+    run: Option<u64>,
 ) -> Box<dyn Job>
 where
     C: FnOnce(&dyn Reads) -> Result<P, E> + Clone + Send + 'static,
@@ -86,5 +93,6 @@ where
         result: None,
         reply,
         skip_if_gone,
+        run,
     })
 }

@@ -162,7 +162,25 @@ impl Store {
         T: Send + 'static,
         E: From<StoreError> + Send + 'static,
     {
-        self.submit(check, apply, false).await
+        self.submit(check, apply, false, None).await
+    }
+
+    /// Like [`Store::write`], for a change to the run `seq` (named by a task token): a backend
+    /// may lock and read it together with the runs of the batch's other changes.
+    pub(crate) async fn write_run<P, T, E, C, A>(
+        &self,
+        seq: u64,
+        check: C,
+        apply: A,
+    ) -> Result<T, E>
+    where
+        P: 'static,
+        C: FnOnce(&dyn Reads) -> Result<P, E> + Clone + Send + 'static,
+        A: FnOnce(&mut dyn Writes, P) -> Result<T, StoreError> + Clone + Send + 'static,
+        T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+    {
+        self.submit(check, apply, false, Some(seq)).await
     }
 
     /// A change with nothing to check.
@@ -171,7 +189,8 @@ impl Store {
         A: FnOnce(&mut dyn Writes) -> Result<T, StoreError> + Clone + Send + 'static,
         T: Send + 'static,
     {
-        self.submit(|_| Ok(()), |tx, ()| apply(tx), false).await
+        self.submit(|_| Ok(()), |tx, ()| apply(tx), false, None)
+            .await
     }
 
     /// Like [`Store::write`], except that the change is skipped if the caller has stopped
@@ -185,10 +204,16 @@ impl Store {
         T: Send + 'static,
         E: From<StoreError> + Send + 'static,
     {
-        self.submit(check, apply, true).await
+        self.submit(check, apply, true, None).await
     }
 
-    async fn submit<P, T, E, C, A>(&self, check: C, apply: A, skip_if_gone: bool) -> Result<T, E>
+    async fn submit<P, T, E, C, A>(
+        &self,
+        check: C,
+        apply: A,
+        skip_if_gone: bool,
+        run: Option<u64>,
+    ) -> Result<T, E>
     where
         P: 'static,
         C: FnOnce(&dyn Reads) -> Result<P, E> + Clone + Send + 'static,
@@ -197,7 +222,7 @@ impl Store {
         E: From<StoreError> + Send + 'static,
     {
         let (reply, answer) = oneshot::channel();
-        let job = job::job(check, apply, reply, skip_if_gone);
+        let job = job::job(check, apply, reply, skip_if_gone, run);
         self.backend.submit(job)?;
         answer.await.map_err(|_| StoreError::Stopped)?
     }

@@ -99,6 +99,11 @@ pub(crate) trait Job: Send {
     fn apply(&mut self, tx: &mut dyn Writes, again: bool) -> bool;
     /// Answers the change once the transaction is committed, or failed with `error`.
     fn finish(self: Box<Self>, error: Option<&StoreError>);
+    /// The run the change is about, if it is known before the change runs (a task token
+    /// names it): a backend may lock and read the runs of a batch's jobs together first.
+    fn run(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// One page of a listing.

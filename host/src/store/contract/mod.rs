@@ -226,6 +226,42 @@ async fn a_claimed_task_s_run_is_as_its_last_holder_left_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn runs_named_ahead_are_as_their_last_holders_left_them() {
+    for nodes in backends().await {
+        nodes
+            .node(0)
+            .apply(|tx| {
+                tx.put_run(&run(8))?;
+                tx.put_run(&run(9))
+            })
+            .await
+            .unwrap();
+        // As above, through changes that name their run ahead (as a task token does), which a
+        // backend may lock and read together with the other runs of a batch.
+        concurrently(&nodes, 8, 10, |store, w, n| async move {
+            let seq = 8 + ((w + n) % 2) as u64;
+            let check = |_: &dyn Reads| Ok::<_, StoreError>(());
+            let change = store.write_run(seq, check, move |tx, ()| {
+                tx.run(seq)?.expect("the run");
+                let last = tx.item_keys(seq, ItemKind::Timer)?.last().copied();
+                let key = last.unwrap_or(0) + 1;
+                tx.put_item(seq, ItemKind::Timer, key, Some(&format!("t{key}")), b"{}")
+            });
+            change.await.unwrap();
+        })
+        .await;
+        for seq in [8, 9] {
+            let keys = nodes
+                .node(1)
+                .read(move |tx| tx.item_keys(seq, ItemKind::Timer));
+            let keys = keys.await.unwrap();
+            assert_eq!(keys, (1..=40).collect::<Vec<u64>>(), "{}", nodes.backend);
+        }
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_workflow_s_open_run_is_the_one_open_once_its_lock_is_had() {
     for nodes in backends().await {
         let first = run(20);

@@ -53,6 +53,20 @@ pub(super) const POPPED_RUN_ITEMS: &str = "SELECT i.kinds, i.keys, i.jsons, n.ki
      (SELECT array_agg(kind) AS kinds, array_agg(name) AS names, array_agg(key) AS keys \
      FROM item_names WHERE seq = NULLIF(current_setting('weft.popped', true), '')::bigint) n";
 
+/// Runs (`$1`, an array), locked in seq order, so that two transactions locking several do
+/// not deadlock each other.
+pub(super) const LOCK_RUNS: &str =
+    "SELECT seq, record FROM runs WHERE seq = ANY($1) ORDER BY seq FOR UPDATE";
+
+/// [`RUN_ITEMS`] of each of the runs `$1`, a row each, with the run's seq last; sent after
+/// [`LOCK_RUNS`], in a statement of its own for the same reason.
+pub(super) const RUNS_ITEMS: &str = "SELECT i.kinds, i.keys, i.jsons, n.kinds, n.names, n.keys, \
+     s.seq FROM unnest($1::bigint[]) AS s(seq), \
+     LATERAL (SELECT array_agg(kind) AS kinds, array_agg(key) AS keys, \
+     array_agg(json) AS jsons FROM items WHERE items.seq = s.seq) i, \
+     LATERAL (SELECT array_agg(kind) AS kinds, array_agg(name) AS names, \
+     array_agg(key) AS keys FROM item_names WHERE item_names.seq = s.seq) n";
+
 /// One run's record, its items by kind and key, and their names.
 struct Items {
     run: Run,

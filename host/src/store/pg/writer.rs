@@ -16,6 +16,7 @@ use tokio_postgres::types::ToSql;
 use super::catalog::Catalog;
 use super::conn::{Conn, Manager, Step};
 use super::counters::NodeShards;
+use super::reads::big;
 use super::session::{Failure, FirstFailure, Ids, Session, Writing};
 use crate::clock::Clock;
 use crate::store::StoreError;
@@ -179,6 +180,16 @@ impl Committer {
             Writing::new(now, ids.clone(), shards.clone()),
             catalog.clone(),
         );
+        // The runs the requests name, locked and read together (when two or more would each
+        // have cost a round trip of their own).
+        let mut runs: Vec<i64> = batch.iter().filter_map(|job| job.run()).map(big).collect();
+        runs.sort_unstable();
+        runs.dedup();
+        if runs.len() > 1 && tx.lock_runs(&runs).is_err() {
+            let first = tx.mode.failure.take();
+            tx.rollback();
+            return Err(first.map_or_else(|| Failed::from(StoreError::Aborted), Failed::statement));
+        }
         for (i, job) in batch.iter_mut().enumerate() {
             tx.mode.job = Some(i);
             let clean = job.apply(&mut tx, again);
