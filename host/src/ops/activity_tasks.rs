@@ -8,7 +8,7 @@ use crate::engine::{
 };
 use crate::fault::Fault;
 use crate::model::{Activity, Empty, Run, Scope, TaskKind, TaskList, TypeName, WorkflowExecution};
-use crate::store::Reads;
+use crate::store::{About, Reads};
 
 use super::polling::{long_poll, open_token, task_domain};
 use super::{Ctx, Service};
@@ -97,8 +97,8 @@ pub(crate) async fn heartbeat(
     let scope = ctx.scope.clone();
     let setup = svc.engine.clone();
     svc.store
-        .write_run(
-            task.run,
+        .write_about(
+            About::Run(task.run),
             move |tx| started_activity(tx, &scope, task),
             move |tx, (domain, run)| {
                 let mut eng = Engine::new(tx, domain, &setup);
@@ -179,8 +179,8 @@ async fn respond(
     let setup = svc.engine.clone();
     let answered = svc
         .store
-        .write_run(
-            task.run,
+        .write_about(
+            About::Run(task.run),
             move |tx| started_activity(tx, &scope, task),
             move |tx, (domain, mut run)| {
                 let mut eng = Engine::new(tx, domain, &setup);

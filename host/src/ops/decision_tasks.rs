@@ -10,7 +10,7 @@ use crate::fault::{Fault, Violations};
 use crate::model::{
     Empty, NoneAllowed, TaskKind, TaskList, TypeName, WorkflowExecution, decisions,
 };
-use crate::store::{Cursor, Page};
+use crate::store::{About, Cursor, Page};
 
 use super::paging::page_size;
 use super::polling::{long_poll, open_token, task_domain};
@@ -232,8 +232,8 @@ pub(crate) async fn respond_completed(
     let setup = svc.engine_for(ctx);
     let answered = svc
         .store
-        .write_run(
-            task.run,
+        .write_about(
+            About::Run(task.run),
             move |tx| {
                 let domain = task_domain(tx, &scope, task)?;
                 let run = started_decision(tx, domain.id, task)?;

@@ -11,7 +11,7 @@ use crate::model::events::Cause;
 use crate::model::{
     ChildPolicy, Empty, NoneAllowed, Run, RunId, Scope, TaskList, TypeName, WorkflowId,
 };
-use crate::store::{Reads, StoreError};
+use crate::store::{About, Reads, StoreError};
 
 use super::{Ctx, Service, known_domain};
 
@@ -67,8 +67,14 @@ pub(crate) async fn start(svc: &Service, ctx: &Ctx, input: StartInput) -> Result
     let account = scope.account.clone();
     let setup = svc.engine_for(ctx);
     let check_setup = setup.clone();
+    let about = About::Start {
+        scope: scope.clone(),
+        domain: input.domain.clone(),
+        workflow_id: input.workflow_id.as_str().to_owned(),
+    };
     svc.store
-        .write(
+        .write_about(
+            about,
             move |tx| {
                 let domain = known_domain(tx, &scope, &input.domain)?;
                 let config = resolve_start(tx, &domain, &input.workflow_type, request)?

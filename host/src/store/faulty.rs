@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use super::StoreError;
-use super::seam::{Backend, Job, Reads, Writes};
+use super::seam::{About, Backend, Job, Reads, Writes};
 
 /// How often each fault comes, in percent of the calls it can hit.
 #[derive(Clone, Copy, Debug, Default)]
@@ -176,7 +176,7 @@ impl Job for Fated {
         self.job.finish(Some(&injected));
     }
 
-    fn run(&self) -> Option<u64> {
-        self.job.run()
+    fn about(&self) -> Option<&About> {
+        self.job.about()
     }
 }

@@ -9,7 +9,7 @@
 use tokio::sync::oneshot;
 
 use super::StoreError;
-use super::seam::{Job, Reads, Writes};
+use super::seam::{About, Job, Reads, Writes};
 
 struct Request<C, A, T, E> {
     /// The check and the apply, until they are applied for the last time.
@@ -18,7 +18,7 @@ struct Request<C, A, T, E> {
     result: Option<Result<T, E>>,
     reply: oneshot::Sender<Result<T, E>>,
     skip_if_gone: bool,
-    run: Option<u64>,
+    about: Option<About>,
 }
 
 impl<P, T, E, C, A> Job for Request<C, A, T, E>
@@ -67,19 +67,19 @@ where
         let _ = self.reply.send(result);
     }
 
-    fn run(&self) -> Option<u64> {
-        self.run
+    fn about(&self) -> Option<&About> {
+        self.about.as_ref()
     }
 }
 
-/// Wraps a check and an apply as a job that answers on `reply`; `run` is the run it is about,
-/// if known.
+/// Wraps a check and an apply as a job that answers on `reply`, about `about` if that is
+/// known.
 pub(super) fn job<P, T, E, C, A>(
     check: C,
     apply: A,
     reply: oneshot::Sender<Result<T, E>>,
     skip_if_gone: bool,
-    run: Option<u64>,
+    about: Option<About>,
 ) -> Box<dyn Job>
 where
     C: FnOnce(&dyn Reads) -> Result<P, E> + Clone + Send + 'static,
@@ -93,6 +93,6 @@ where
         result: None,
         reply,
         skip_if_gone,
-        run,
+        about,
     })
 }

@@ -36,8 +36,8 @@ pub use error::{OpenError, StoreError};
 pub(crate) use faulty::{Faults, Rates};
 use seam::Backend;
 pub(crate) use seam::{
-    Counter, Cursor, Deadline, Due, Filter, ItemReads, ItemWrites, Listing, Page, Reads, Signal,
-    TypeReads, TypeWrites, Writes,
+    About, Counter, Cursor, Deadline, Due, Filter, ItemReads, ItemWrites, Listing, Page, Reads,
+    Signal, TypeReads, TypeWrites, Writes,
 };
 pub use stats::WriterStats;
 
@@ -165,11 +165,12 @@ impl Store {
         self.submit(check, apply, false, None).await
     }
 
-    /// Like [`Store::write`], for a change to the run `seq` (named by a task token): a backend
-    /// may lock and read it together with the runs of the batch's other changes.
-    pub(crate) async fn write_run<P, T, E, C, A>(
+    /// Like [`Store::write`], for a change that is `about` something known before it runs (a
+    /// run a task token names, a workflow to start): a backend may read what it needs
+    /// together with what the batch's other changes need.
+    pub(crate) async fn write_about<P, T, E, C, A>(
         &self,
-        seq: u64,
+        about: About,
         check: C,
         apply: A,
     ) -> Result<T, E>
@@ -180,7 +181,7 @@ impl Store {
         T: Send + 'static,
         E: From<StoreError> + Send + 'static,
     {
-        self.submit(check, apply, false, Some(seq)).await
+        self.submit(check, apply, false, Some(about)).await
     }
 
     /// A change with nothing to check.
@@ -212,7 +213,7 @@ impl Store {
         check: C,
         apply: A,
         skip_if_gone: bool,
-        run: Option<u64>,
+        about: Option<About>,
     ) -> Result<T, E>
     where
         P: 'static,
@@ -222,7 +223,7 @@ impl Store {
         E: From<StoreError> + Send + 'static,
     {
         let (reply, answer) = oneshot::channel();
-        let job = job::job(check, apply, reply, skip_if_gone, run);
+        let job = job::job(check, apply, reply, skip_if_gone, about);
         self.backend.submit(job)?;
         answer.await.map_err(|_| StoreError::Stopped)?
     }

@@ -99,11 +99,24 @@ pub(crate) trait Job: Send {
     fn apply(&mut self, tx: &mut dyn Writes, again: bool) -> bool;
     /// Answers the change once the transaction is committed, or failed with `error`.
     fn finish(self: Box<Self>, error: Option<&StoreError>);
-    /// The run the change is about, if it is known before the change runs (a task token
-    /// names it): a backend may lock and read the runs of a batch's jobs together first.
-    fn run(&self) -> Option<u64> {
+    /// What the change is about, if it is known before the change runs: a backend may read
+    /// what the batch's jobs need together first.
+    fn about(&self) -> Option<&About> {
         None
     }
+}
+
+/// What a change is about, known before it runs.
+#[derive(Clone, Debug)]
+pub(crate) enum About {
+    /// The run `seq` (a task token names it).
+    Run(u64),
+    /// A new run of `workflow_id` in the domain named `domain` of `scope`.
+    Start {
+        scope: Scope,
+        domain: String,
+        workflow_id: String,
+    },
 }
 
 /// One page of a listing.

@@ -16,8 +16,8 @@ use self::nodes::{as_if_newer, backends, close, concurrently, run};
 pub(super) use self::nodes::{domain, scope};
 use super::{OpenError, Reads, Store, StoreError, Writes};
 use crate::clock::Timestamp;
-use crate::model::{ItemKind, Slot, TaskKind};
-use crate::store::Deadline;
+use crate::model::{ItemKind, Slot, TaskKind, WorkflowId};
+use crate::store::{About, Deadline};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_task_is_claimed_once() {
@@ -138,6 +138,77 @@ async fn a_name_is_created_once() {
     }
 }
 
+/// A start's refusal of a workflow already open, or the store's failure (a start that lost
+/// the race on PostgreSQL fails its batch, which runs again and then refuses).
+#[derive(Debug)]
+enum Started {
+    Already,
+    Store(StoreError),
+}
+
+impl From<StoreError> for Started {
+    fn from(error: StoreError) -> Self {
+        Started::Store(error)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_workflow_is_started_once() {
+    for nodes in backends().await {
+        let add = |tx: &mut dyn Writes| tx.add_domain(&scope(), &domain(1, "d"));
+        nodes.node(0).apply(add).await.unwrap();
+        for round in 0..10u64 {
+            // Changes that say ahead which workflow they start, as StartWorkflowExecution
+            // does: a backend may read together whether a batch's workflows are open.
+            let started = concurrently(&nodes, 16, 1, move |store, w, _| async move {
+                // Both on each node (node `w % 2`), so that a batch may start both.
+                let half = (w / 2 % 2) as u64;
+                let id = WorkflowId::from(format!("w{round}-{half}"));
+                let about = About::Start {
+                    scope: scope(),
+                    domain: "d".into(),
+                    workflow_id: id.to_string(),
+                };
+                let check = {
+                    let id = id.clone();
+                    move |tx: &dyn Reads| match tx.open_run(1, &id)? {
+                        Some(_) => Err(Started::Already),
+                        None => Ok(()),
+                    }
+                };
+                let seq = 100 + round * 100 + w as u64;
+                let apply = move |tx: &mut dyn Writes, ()| {
+                    let mut new = run(seq);
+                    new.execution.workflow_id = id;
+                    tx.put_run(&new)?;
+                    tx.name_run(&new)
+                };
+                match store.write_about(about, check, apply).await {
+                    Ok(()) => Some((half, seq)),
+                    Err(Started::Already) => None,
+                    Err(Started::Store(error)) => panic!("the store failed: {error}"),
+                }
+            })
+            .await;
+            // Two workflows, each started by eight workers.
+            for half in 0..2 {
+                let winners: Vec<u64> = started
+                    .iter()
+                    .flatten()
+                    .filter(|won| won.0 == half)
+                    .map(|won| won.1)
+                    .collect();
+                assert_eq!(winners.len(), 1, "{}: {started:?}", nodes.backend);
+                let id = WorkflowId::from(format!("w{round}-{half}"));
+                let open = nodes.node(1).read(move |tx| tx.open_run(1, &id));
+                let open = open.await.unwrap().map(|run| run.seq);
+                assert_eq!(open, Some(winners[0]), "{}", nodes.backend);
+            }
+        }
+        nodes.close().await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_run_is_changed_by_one_transaction_at_a_time() {
     for nodes in backends().await {
@@ -241,7 +312,7 @@ async fn runs_named_ahead_are_as_their_last_holders_left_them() {
         concurrently(&nodes, 8, 10, |store, w, n| async move {
             let seq = 8 + ((w + n) % 2) as u64;
             let check = |_: &dyn Reads| Ok::<_, StoreError>(());
-            let change = store.write_run(seq, check, move |tx, ()| {
+            let change = store.write_about(About::Run(seq), check, move |tx, ()| {
                 tx.run(seq)?.expect("the run");
                 let last = tx.item_keys(seq, ItemKind::Timer)?.last().copied();
                 let key = last.unwrap_or(0) + 1;

@@ -6,7 +6,7 @@
 //! changes the run's items, so what the transaction read and wrote is what the database holds.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use tokio_postgres::Row;
 
@@ -67,6 +67,12 @@ pub(super) const RUNS_ITEMS: &str = "SELECT i.kinds, i.keys, i.jsons, n.kinds, n
      LATERAL (SELECT array_agg(kind) AS kinds, array_agg(name) AS names, \
      array_agg(key) AS keys FROM item_names WHERE item_names.seq = s.seq) n";
 
+/// Which of the workflows (`$1` domains, `$2` ids, arrays) have an open run: read, not
+/// locked, as [`RunReads::open_run`](crate::store::seam::RunReads::open_run) reads a workflow
+/// with none (there is no row to lock; the `open_runs` key keeps a second run out).
+pub(super) const OPEN_OF: &str = "SELECT o.domain, o.workflow_id FROM open_runs o \
+     JOIN unnest($1::bigint[], $2::text[]) AS k(d, w) ON o.domain = k.d AND o.workflow_id = k.w";
+
 /// One run's record, its items by kind and key, and their names.
 struct Items {
     run: Run,
@@ -74,11 +80,29 @@ struct Items {
     names: HashMap<(i16, String), u64>,
 }
 
-/// The items of the runs locked so far, by run.
+/// The items of the runs locked so far, by run; and the workflows found without an open run.
 #[derive(Default)]
-pub(super) struct Locked(RefCell<HashMap<u64, Items>>);
+pub(super) struct Locked(
+    RefCell<HashMap<u64, Items>>,
+    RefCell<HashSet<(i64, String)>>,
+);
 
 impl Locked {
+    /// Notes that workflow `id` of `domain` was found without an open run.
+    pub(super) fn none_open(&self, domain: i64, id: String) {
+        self.1.borrow_mut().insert((domain, id));
+    }
+
+    /// Whether workflow `id` of `domain` is known to have no open run.
+    pub(super) fn has_none_open(&self, domain: i64, id: &str) -> bool {
+        self.1.borrow().contains(&(domain, id.to_owned()))
+    }
+
+    /// Forgets what is known of workflow `id`'s open run: the transaction changes it.
+    pub(super) fn open_run_changed(&self, domain: i64, id: &str) {
+        self.1.borrow_mut().remove(&(domain, id.to_owned()));
+    }
+
     /// The run `seq`, if it is here.
     pub(super) fn run(&self, seq: u64) -> Option<Run> {
         Some(self.0.borrow().get(&seq)?.run.clone())

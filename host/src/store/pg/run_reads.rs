@@ -1,7 +1,7 @@
 //! PostgreSQL's reads of runs: records and their names, histories, listings, task queues,
 //! deadlines and open items; in the writer's transaction they lock the runs they read.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use tokio_postgres::Row;
 
@@ -24,24 +24,46 @@ fn run_of(row: Option<Row>) -> Result<Option<Run>, StoreError> {
 }
 
 impl<C: Link> Session<C, Writing> {
-    /// Locks the runs `seqs` and reads them with their items, for the requests that change
-    /// them: one round trip for them all instead of one each. (A run not found is left for
-    /// the request to find missing.)
-    pub(super) fn lock_runs(&self, seqs: &[i64]) -> Result<(), StoreError> {
-        let params: &Params<'_> = &[&seqs];
-        let steps = [
-            Step::Prepared(run_items::LOCK_RUNS, params),
-            Step::Prepared(run_items::RUNS_ITEMS, params),
-        ];
-        let mut answers = self.send(&steps)?.into_iter();
-        let (rows, items) = (answers.next(), answers.next());
-        let mut runs: HashMap<u64, Run> = HashMap::new();
-        for row in rows.unwrap_or_default() {
-            runs.insert(unbig(&row, 0), decode("runs", bytes(&row, 1))?);
+    /// Reads what a batch's requests are about, in one round trip for them all instead of one
+    /// each: the runs `seqs`, locked, with their items, for the requests that change them
+    /// (a run not found is left for its request to find missing); and which of the workflows
+    /// `starts` (domain, id) have no open run, for the requests that start them.
+    pub(super) fn read_ahead(
+        &self,
+        seqs: &[i64],
+        starts: &[(i64, String)],
+    ) -> Result<(), StoreError> {
+        let (domains, ids): (Vec<i64>, Vec<&str>) =
+            starts.iter().map(|(d, id)| (*d, id.as_str())).unzip();
+        let (runs, open): (&Params<'_>, &Params<'_>) = (&[&seqs], &[&domains, &ids]);
+        let mut steps = Vec::with_capacity(3);
+        if !seqs.is_empty() {
+            steps.push(Step::Prepared(run_items::LOCK_RUNS, runs));
+            steps.push(Step::Prepared(run_items::RUNS_ITEMS, runs));
         }
-        for row in items.unwrap_or_default() {
-            if let Some(run) = runs.remove(&unbig(&row, 6)) {
-                self.mode.locked.load(run, &row);
+        if !starts.is_empty() {
+            steps.push(Step::Prepared(run_items::OPEN_OF, open));
+        }
+        let mut answers = self.send(&steps)?.into_iter();
+        if !seqs.is_empty() {
+            let (rows, items) = (answers.next(), answers.next());
+            let mut runs: HashMap<u64, Run> = HashMap::new();
+            for row in rows.unwrap_or_default() {
+                runs.insert(unbig(&row, 0), decode("runs", bytes(&row, 1))?);
+            }
+            for row in items.unwrap_or_default() {
+                if let Some(run) = runs.remove(&unbig(&row, 6)) {
+                    self.mode.locked.load(run, &row);
+                }
+            }
+        }
+        if let Some(rows) = answers.next() {
+            let open: HashSet<(i64, String)> = rows
+                .iter()
+                .map(|row| (row.get(0), row.get::<_, String>(1)))
+                .collect();
+            for start in starts.iter().filter(|start| !open.contains(start)) {
+                self.mode.locked.none_open(start.0, start.1.clone());
             }
         }
         Ok(())
@@ -103,6 +125,13 @@ impl<C: Link, M: Mode> RunReads for Session<C, M> {
                  WHERE o.domain = $1 AND o.workflow_id = $2",
                 &[&domain, &id],
             )?);
+        }
+        if self
+            .mode
+            .locked()
+            .is_some_and(|locked| locked.has_none_open(domain, id))
+        {
+            return Ok(None);
         }
         // The workflow's open-run row locked, then read again by a statement of its own: a
         // statement that waited for the lock reads as of its start, so it would miss a run

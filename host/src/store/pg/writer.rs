@@ -17,10 +17,10 @@ use super::catalog::Catalog;
 use super::conn::{Conn, Manager, Step};
 use super::counters::NodeShards;
 use super::reads::big;
-use super::session::{Failure, FirstFailure, Ids, Session, Writing};
+use super::session::{Failure, FirstFailure, Ids, Link, Session, Writing};
 use crate::clock::Clock;
 use crate::store::StoreError;
-use crate::store::seam::Job;
+use crate::store::seam::{About, DomainReads as _, Job};
 use crate::store::writer::AfterCommit;
 
 /// The most requests one transaction carries. Smaller than redb's: the transaction holds its
@@ -180,12 +180,10 @@ impl Committer {
             Writing::new(now, ids.clone(), shards.clone()),
             catalog.clone(),
         );
-        // The runs the requests name, locked and read together (when two or more would each
-        // have cost a round trip of their own).
-        let mut runs: Vec<i64> = batch.iter().filter_map(|job| job.run()).map(big).collect();
-        runs.sort_unstable();
-        runs.dedup();
-        if runs.len() > 1 && tx.lock_runs(&runs).is_err() {
+        // What the requests are about, read together (when two or more would each have cost a
+        // round trip of their own).
+        let (runs, starts) = ahead(&tx, batch);
+        if runs.len() + starts.len() > 1 && tx.read_ahead(&runs, &starts).is_err() {
             let first = tx.mode.failure.take();
             tx.rollback();
             return Err(first.map_or_else(|| Failed::from(StoreError::Aborted), Failed::statement));
@@ -261,6 +259,35 @@ impl Committer {
         }
         Ok((true, after_commit))
     }
+}
+
+/// What `batch`'s requests are about, for [`Session::read_ahead`]: the runs they change, in
+/// seq order, and the workflows they start, by domain id (from the node's catalog, as the
+/// requests will find it; one not found is left to its request).
+fn ahead<C: Link>(
+    tx: &Session<C, Writing>,
+    batch: &[Box<dyn Job>],
+) -> (Vec<i64>, Vec<(i64, String)>) {
+    let (mut runs, mut starts) = (Vec::new(), Vec::new());
+    for about in batch.iter().filter_map(|job| job.about()) {
+        match about {
+            About::Run(seq) => runs.push(big(*seq)),
+            About::Start {
+                scope,
+                domain,
+                workflow_id,
+            } => {
+                if let Ok(Some(domain)) = tx.domain(scope, domain) {
+                    starts.push((big(domain.id), workflow_id.clone()));
+                }
+            }
+        }
+    }
+    runs.sort_unstable();
+    runs.dedup();
+    starts.sort_unstable();
+    starts.dedup();
+    (runs, starts)
 }
 
 impl Failed {

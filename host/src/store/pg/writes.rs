@@ -237,6 +237,7 @@ impl<C: Link> RunWrites for Session<C, Writing> {
             run.execution.workflow_id.as_str(),
             big(run.seq),
         );
+        self.mode.locked.open_run_changed(domain, id);
         self.write(
             "INSERT INTO run_ids (domain, workflow_id, run_id, seq) VALUES ($1, $2, $3, $4)",
             owned![domain, id, run.execution.run_id.as_str(), seq],
@@ -251,6 +252,8 @@ impl<C: Link> RunWrites for Session<C, Writing> {
     }
 
     fn unname_open_run(&mut self, run: &Run) -> Result<(), StoreError> {
+        let id = run.execution.workflow_id.as_str();
+        self.mode.locked.open_run_changed(big(run.domain), id);
         self.write(
             "DELETE FROM open_runs WHERE domain = $1 AND workflow_id = $2 AND seq = $3",
             owned![
