@@ -207,7 +207,9 @@ impl Committer {
             }
         }
         tx.mode.job = None;
-        // Queued before the mode that holds them is taken apart.
+        // Queued before the mode that holds them is taken apart. (The mode left in its place
+        // is never used; it is made before this attempt's commit could ask the next to check
+        // every limit exactly, so it takes no such request.)
         tx.send_events();
         let Writing {
             changed,
