@@ -1,18 +1,14 @@
 //! The contract's rules for counters: atomic, and a limit checked against one holds exactly;
 //! and the PostgreSQL schema that kept them in one row upgraded.
 
-use super::nodes::{self, backends, concurrently, domain, scope};
+use super::nodes::{self, backends, concurrently};
 use crate::model::Kind;
 use crate::store::{Counter, Reads, StoreError, Writes};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn counters_are_atomic() {
     for nodes in backends().await {
-        nodes
-            .node(0)
-            .apply(|tx| tx.add_domain(&scope(), &domain(1, "d")))
-            .await
-            .unwrap();
+        nodes.add_domain().await;
         concurrently(&nodes, 8, 25, |store, _, _| async move {
             let add = store.apply(|tx| tx.add_count(1, Counter::OpenRuns, 1));
             add.await.unwrap();
@@ -51,11 +47,7 @@ async fn a_limit_checked_before_adding_holds_exactly() {
 /// `big` of the limit without passing it.
 async fn fill_to(limit: u64, big: u64, attempts: usize) {
     for nodes in backends().await {
-        nodes
-            .node(0)
-            .apply(|tx| tx.add_domain(&scope(), &domain(1, "d")))
-            .await
-            .unwrap();
+        nodes.add_domain().await;
         let added = concurrently(&nodes, 8, attempts, move |store, w, n| async move {
             let delta: u64 = if (w + n) % 97 == 0 { big } else { 1 };
             let check =

@@ -12,7 +12,7 @@ use std::time::Duration;
 mod counters;
 mod nodes;
 
-use self::nodes::{as_if_newer, backends, close, concurrently, run};
+use self::nodes::{Nodes, as_if_newer, backends, close, concurrently, run};
 pub(super) use self::nodes::{domain, scope};
 use super::{OpenError, Reads, Store, StoreError, Writes};
 use crate::clock::Timestamp;
@@ -155,8 +155,7 @@ impl From<StoreError> for Started {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_workflow_is_started_once() {
     for nodes in backends().await {
-        let add = |tx: &mut dyn Writes| tx.add_domain(&scope(), &domain(1, "d"));
-        nodes.node(0).apply(add).await.unwrap();
+        nodes.add_domain().await;
         for round in 0..10u64 {
             // Changes that say ahead which workflow they start, as StartWorkflowExecution
             // does: a backend may read together whether a batch's workflows are open.
@@ -228,6 +227,24 @@ async fn a_run_is_changed_by_one_transaction_at_a_time() {
     }
 }
 
+/// Reads run `seq` and adds a timer keyed one after its last: a change that read the items as
+/// they were before the transaction it waited for would add one already there.
+fn add_timer_after_last(tx: &mut dyn Writes, seq: u64) -> Result<(), StoreError> {
+    tx.run(seq)?.expect("the run");
+    let last = tx.item_keys(seq, ItemKind::Timer)?.last().copied();
+    let key = last.unwrap_or(0) + 1;
+    tx.put_item(seq, ItemKind::Timer, key, Some(&format!("t{key}")), b"{}")
+}
+
+/// Asserts that run `seq` holds timers 1 to `count`, read through the second node.
+async fn assert_timers(nodes: &Nodes, seq: u64, count: u64) {
+    let keys = nodes
+        .node(1)
+        .read(move |tx| tx.item_keys(seq, ItemKind::Timer));
+    let keys = keys.await.unwrap();
+    assert_eq!(keys, (1..=count).collect::<Vec<u64>>(), "{}", nodes.backend);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_locked_run_s_items_are_as_its_last_holder_left_them() {
     for nodes in backends().await {
@@ -235,21 +252,11 @@ async fn a_locked_run_s_items_are_as_its_last_holder_left_them() {
         // Each change adds the item after the last it finds: one that read the items as they
         // were before the transaction it waited for would add an item already there.
         concurrently(&nodes, 8, 10, |store, _, _| async move {
-            let change = store.apply(|tx| {
-                tx.run(8)?.expect("the run");
-                let last = tx.item_keys(8, ItemKind::Timer)?.last().copied();
-                let key = last.unwrap_or(0) + 1;
-                tx.put_item(8, ItemKind::Timer, key, Some(&format!("t{key}")), b"{}")
-            });
+            let change = store.apply(|tx| add_timer_after_last(tx, 8));
             change.await.unwrap();
         })
         .await;
-        let keys = nodes
-            .node(1)
-            .read(|tx| tx.item_keys(8, ItemKind::Timer))
-            .await
-            .unwrap();
-        assert_eq!(keys, (1..=80).collect::<Vec<u64>>(), "{}", nodes.backend);
+        assert_timers(&nodes, 8, 80).await;
         nodes.close().await;
     }
 }
@@ -278,20 +285,12 @@ async fn a_claimed_task_s_run_is_as_its_last_holder_left_it() {
         concurrently(&nodes, 8, 10, |store, _, _| async move {
             let change = store.apply(|tx| {
                 let (seq, _) = tx.pop_task(1, TaskKind::Activity, "l")?.expect("a task");
-                tx.run(seq)?.expect("the run");
-                let last = tx.item_keys(seq, ItemKind::Timer)?.last().copied();
-                let key = last.unwrap_or(0) + 1;
-                tx.put_item(seq, ItemKind::Timer, key, Some(&format!("t{key}")), b"{}")
+                add_timer_after_last(tx, seq)
             });
             change.await.unwrap();
         })
         .await;
-        let keys = nodes
-            .node(1)
-            .read(|tx| tx.item_keys(8, ItemKind::Timer))
-            .await
-            .unwrap();
-        assert_eq!(keys, (1..=80).collect::<Vec<u64>>(), "{}", nodes.backend);
+        assert_timers(&nodes, 8, 80).await;
         nodes.close().await;
     }
 }
@@ -313,21 +312,13 @@ async fn runs_named_ahead_are_as_their_last_holders_left_them() {
             let seq = 8 + ((w + n) % 2) as u64;
             let check = |_: &dyn Reads| Ok::<_, StoreError>(());
             let change = store.write_about(About::Run(seq), check, move |tx, ()| {
-                tx.run(seq)?.expect("the run");
-                let last = tx.item_keys(seq, ItemKind::Timer)?.last().copied();
-                let key = last.unwrap_or(0) + 1;
-                tx.put_item(seq, ItemKind::Timer, key, Some(&format!("t{key}")), b"{}")
+                add_timer_after_last(tx, seq)
             });
             change.await.unwrap();
         })
         .await;
-        for seq in [8, 9] {
-            let keys = nodes
-                .node(1)
-                .read(move |tx| tx.item_keys(seq, ItemKind::Timer));
-            let keys = keys.await.unwrap();
-            assert_eq!(keys, (1..=40).collect::<Vec<u64>>(), "{}", nodes.backend);
-        }
+        assert_timers(&nodes, 8, 40).await;
+        assert_timers(&nodes, 9, 40).await;
         nodes.close().await;
     }
 }
@@ -441,11 +432,7 @@ async fn a_run_purged_in_a_transaction_has_no_events_left_in_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_changed_domain_is_seen_by_every_node() {
     for nodes in backends().await {
-        nodes
-            .node(0)
-            .apply(|tx| tx.add_domain(&scope(), &domain(1, "d")))
-            .await
-            .unwrap();
+        nodes.add_domain().await;
         let status = |store: Store| async move {
             let read = store.read(|tx| tx.domain(&scope(), "d"));
             read.await.unwrap().map(|d| d.deprecated_at.is_some())

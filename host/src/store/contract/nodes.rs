@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::clock::{Clock, SystemClock};
 use crate::model::{Domain, Run, Scope};
-use crate::store::{Opened, Place, Store, StoreError};
+use crate::store::{Opened, Place, Store, StoreError, Writes};
 
 /// Two handles of one store: two nodes of a shared database, or one redb store twice.
 pub(super) struct Nodes {
@@ -39,6 +39,12 @@ impl Where {
 impl Nodes {
     pub(super) fn node(&self, i: usize) -> &Store {
         &self.opened[i % self.opened.len()].store
+    }
+
+    /// Registers domain 1, "d", through the first node.
+    pub(super) async fn add_domain(&self) {
+        let add = |tx: &mut dyn Writes| tx.add_domain(&scope(), &domain(1, "d"));
+        self.node(0).apply(add).await.expect("domain d registered");
     }
 
     /// Closes the stores and waits for their writers; answers where they were.
