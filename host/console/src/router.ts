@@ -1,7 +1,7 @@
 // Hash routing (`#/domains/d/executions?state=closed`), so the server only ever serves
 // index.html and its assets. Path segments are percent-encoded: workflow ids may hold `/`.
 
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 
 export interface Route {
   /** Decoded path segments: `#/domains/a%2Fb` is `['domains', 'a/b']`. */
@@ -44,13 +44,16 @@ export function navigate(to: string): void {
 
 /** The current route, following hash changes. */
 export function useRoute(): Route {
-  const [route, setRoute] = useState(() => parseHash(location.hash));
+  const [hash, setHash] = useState(() => location.hash);
   useEffect(() => {
-    const onChange = () => setRoute(parseHash(location.hash));
+    const onChange = () => setHash(location.hash);
     addEventListener('hashchange', onChange);
+    // A change between the first render and this effect had nobody listening (a page that
+    // navigates right after the console signs in did land on the domains list).
+    onChange();
     return () => removeEventListener('hashchange', onChange);
   }, []);
-  return route;
+  return useMemo(() => parseHash(hash), [hash]);
 }
 
 /** Links to the console's pages. */
