@@ -15,17 +15,30 @@ use crate::model::{ItemKind, Run};
 /// A run, locked.
 pub(super) const LOCK_RUN: &str = "SELECT record FROM runs WHERE seq = $1 FOR UPDATE";
 
-/// A run's items and their names as arrays (each `NULL` if there are none), in the order
-/// [`Locked::load`] takes them. Sent in one pipeline after [`LOCK_RUN`], so read in one round
-/// trip with it, but in a statement of its own: in READ COMMITTED a statement that waited for
-/// a lock still reads other rows as of its start, so items read by the locking statement
-/// itself miss what the lock's holder committed (the contract test
+/// The items and their names of each run of `$seqs` (an SQL array), as arrays (each `NULL`
+/// if there are none), a row each, in the order [`Locked::load`] takes them, with the run's
+/// seq last.
+macro_rules! items_of {
+    ($seqs:literal) => {
+        concat!(
+            "SELECT i.kinds, i.keys, i.jsons, n.kinds, n.names, n.keys, s.seq \
+             FROM unnest(",
+            $seqs,
+            ") AS s(seq), \
+             LATERAL (SELECT array_agg(kind) AS kinds, array_agg(key) AS keys, \
+             array_agg(json) AS jsons FROM items WHERE items.seq = s.seq) i, \
+             LATERAL (SELECT array_agg(kind) AS kinds, array_agg(name) AS names, \
+             array_agg(key) AS keys FROM item_names WHERE item_names.seq = s.seq) n"
+        )
+    };
+}
+
+/// The items of run `$1`. Sent in one pipeline after [`LOCK_RUN`], so read in one round trip
+/// with it, but in a statement of its own: in READ COMMITTED a statement that waited for a
+/// lock still reads other rows as of its start, so items read by the locking statement itself
+/// miss what the lock's holder committed (the contract test
 /// `a_locked_run_s_items_are_as_its_last_holder_left_them` caught it).
-pub(super) const RUN_ITEMS: &str = "SELECT i.kinds, i.keys, i.jsons, n.kinds, n.names, n.keys \
-     FROM (SELECT array_agg(kind) AS kinds, array_agg(key) AS keys, array_agg(json) AS jsons \
-     FROM items WHERE seq = $1) i, \
-     (SELECT array_agg(kind) AS kinds, array_agg(name) AS names, array_agg(key) AS keys \
-     FROM item_names WHERE seq = $1) n";
+pub(super) const RUN_ITEMS: &str = items_of!("ARRAY[$1::bigint]");
 
 /// The first task of a list (`$1` domain, `$2` kind, `$3` list) taken off it: its run and
 /// scheduling event, whether the list holds more, and its run, locked (`NULL` if purged).
@@ -42,30 +55,21 @@ pub(super) const POP_LOCKING_RUN: &str = "WITH popped AS (DELETE FROM tasks WHER
      (SELECT record FROM runs r WHERE r.seq = popped.seq FOR UPDATE), \
      set_config('weft.popped', seq::text, true) FROM popped";
 
-/// [`RUN_ITEMS`] of the run whose task [`POP_LOCKING_RUN`] took, in a statement of its own
+/// The items of the run whose task [`POP_LOCKING_RUN`] took, in a statement of its own
 /// for the same reason. (After a pop that found nothing it reads an earlier pop's run, or
 /// none: its row is then not used. A setting a transaction set reads `''` in the session's
 /// later transactions, hence the `NULLIF`.)
-pub(super) const POPPED_RUN_ITEMS: &str = "SELECT i.kinds, i.keys, i.jsons, n.kinds, n.names, \
-     n.keys FROM (SELECT array_agg(kind) AS kinds, array_agg(key) AS keys, \
-     array_agg(json) AS jsons FROM items \
-     WHERE seq = NULLIF(current_setting('weft.popped', true), '')::bigint) i, \
-     (SELECT array_agg(kind) AS kinds, array_agg(name) AS names, array_agg(key) AS keys \
-     FROM item_names WHERE seq = NULLIF(current_setting('weft.popped', true), '')::bigint) n";
+pub(super) const POPPED_RUN_ITEMS: &str =
+    items_of!("ARRAY[NULLIF(current_setting('weft.popped', true), '')::bigint]");
 
 /// Runs (`$1`, an array), locked in seq order, so that two transactions locking several do
 /// not deadlock each other.
 pub(super) const LOCK_RUNS: &str =
     "SELECT seq, record FROM runs WHERE seq = ANY($1) ORDER BY seq FOR UPDATE";
 
-/// [`RUN_ITEMS`] of each of the runs `$1`, a row each, with the run's seq last; sent after
-/// [`LOCK_RUNS`], in a statement of its own for the same reason.
-pub(super) const RUNS_ITEMS: &str = "SELECT i.kinds, i.keys, i.jsons, n.kinds, n.names, n.keys, \
-     s.seq FROM unnest($1::bigint[]) AS s(seq), \
-     LATERAL (SELECT array_agg(kind) AS kinds, array_agg(key) AS keys, \
-     array_agg(json) AS jsons FROM items WHERE items.seq = s.seq) i, \
-     LATERAL (SELECT array_agg(kind) AS kinds, array_agg(name) AS names, \
-     array_agg(key) AS keys FROM item_names WHERE item_names.seq = s.seq) n";
+/// The items of each of the runs `$1` (an array); sent after [`LOCK_RUNS`], in a statement of
+/// its own for the same reason.
+pub(super) const RUNS_ITEMS: &str = items_of!("$1::bigint[]");
 
 /// Which of the workflows (`$1` domains, `$2` ids, arrays) have an open run: read, not
 /// locked, as [`RunReads::open_run`](crate::store::seam::RunReads::open_run) reads a workflow
@@ -82,33 +86,35 @@ struct Items {
 
 /// The items of the runs locked so far, by run; and the workflows found without an open run.
 #[derive(Default)]
-pub(super) struct Locked(
-    RefCell<HashMap<u64, Items>>,
-    RefCell<HashSet<(i64, String)>>,
-);
+pub(super) struct Locked {
+    runs: RefCell<HashMap<u64, Items>>,
+    /// (domain, workflow id).
+    none_open: RefCell<HashSet<(i64, String)>>,
+}
 
 impl Locked {
     /// Notes that workflow `id` of `domain` was found without an open run.
     pub(super) fn none_open(&self, domain: i64, id: String) {
-        self.1.borrow_mut().insert((domain, id));
+        self.none_open.borrow_mut().insert((domain, id));
     }
 
     /// Whether workflow `id` of `domain` is known to have no open run.
     pub(super) fn has_none_open(&self, domain: i64, id: &str) -> bool {
-        self.1.borrow().contains(&(domain, id.to_owned()))
+        self.none_open.borrow().contains(&(domain, id.to_owned()))
     }
 
     /// Forgets what is known of workflow `id`'s open run: the transaction changes it.
     pub(super) fn open_run_changed(&self, domain: i64, id: &str) {
-        self.1.borrow_mut().remove(&(domain, id.to_owned()));
+        self.none_open.borrow_mut().remove(&(domain, id.to_owned()));
     }
 
     /// The run `seq`, if it is here.
     pub(super) fn run(&self, seq: u64) -> Option<Run> {
-        Some(self.0.borrow().get(&seq)?.run.clone())
+        Some(self.runs.borrow().get(&seq)?.run.clone())
     }
 
-    /// Keeps `run` with its items, from the row [`RUN_ITEMS`] read them in.
+    /// Keeps `run` with its items, from the row [`RUN_ITEMS`] (or another statement of
+    /// `items_of!`) read them in.
     pub(super) fn load(&self, run: Run, row: &Row) {
         let array = |column| row.get::<_, Option<Vec<i64>>>(column).unwrap_or_default();
         let kinds = |column| row.get::<_, Option<Vec<i16>>>(column).unwrap_or_default();
@@ -125,26 +131,26 @@ impl Locked {
                 .collect(),
             names: names.map(|(name, k)| (name, key(k))).collect(),
         };
-        self.0.borrow_mut().insert(seq, run);
+        self.runs.borrow_mut().insert(seq, run);
     }
 
     /// Item `key` of `kind` in run `seq`: `None` if the run's items are not here.
     pub(super) fn item(&self, seq: u64, kind: ItemKind, key: u64) -> Option<Option<Vec<u8>>> {
-        let runs = self.0.borrow();
+        let runs = self.runs.borrow();
         let run = runs.get(&seq)?;
         Some(run.items.get(&(kind as i16, key)).cloned())
     }
 
     /// The key of the item named `name`: `None` if the run's items are not here.
     pub(super) fn item_named(&self, seq: u64, kind: ItemKind, name: &str) -> Option<Option<u64>> {
-        let runs = self.0.borrow();
+        let runs = self.runs.borrow();
         let run = runs.get(&seq)?;
         Some(run.names.get(&(kind as i16, name.to_owned())).copied())
     }
 
     /// The keys of `kind`, in order: `None` if the run's items are not here.
     pub(super) fn item_keys(&self, seq: u64, kind: ItemKind) -> Option<Vec<u64>> {
-        let runs = self.0.borrow();
+        let runs = self.runs.borrow();
         let run = runs.get(&seq)?;
         let kind = kind as i16;
         let keys = run.items.range((kind, 0)..=(kind, u64::MAX));
@@ -153,14 +159,14 @@ impl Locked {
 
     /// Notes a write of a run, if it is here.
     pub(super) fn put_run(&self, run: &Run) {
-        if let Some(here) = self.0.borrow_mut().get_mut(&run.seq) {
+        if let Some(here) = self.runs.borrow_mut().get_mut(&run.seq) {
             here.run = run.clone();
         }
     }
 
     /// Notes a write of an item, if its run's items are here.
     pub(super) fn put(&self, seq: u64, kind: ItemKind, key: u64, name: Option<&str>, json: &[u8]) {
-        if let Some(run) = self.0.borrow_mut().get_mut(&seq) {
+        if let Some(run) = self.runs.borrow_mut().get_mut(&seq) {
             run.items.insert((kind as i16, key), json.to_vec());
             if let Some(name) = name {
                 run.names.insert((kind as i16, name.to_owned()), key);
@@ -170,7 +176,7 @@ impl Locked {
 
     /// Notes the removal of an item, if its run's items are here.
     pub(super) fn remove(&self, seq: u64, kind: ItemKind, key: u64, name: Option<&str>) {
-        if let Some(run) = self.0.borrow_mut().get_mut(&seq) {
+        if let Some(run) = self.runs.borrow_mut().get_mut(&seq) {
             run.items.remove(&(kind as i16, key));
             if let Some(name) = name {
                 run.names.remove(&(kind as i16, name.to_owned()));
@@ -180,6 +186,6 @@ impl Locked {
 
     /// Forgets a run that was purged.
     pub(super) fn forget(&self, seq: u64) {
-        self.0.borrow_mut().remove(&seq);
+        self.runs.borrow_mut().remove(&seq);
     }
 }
