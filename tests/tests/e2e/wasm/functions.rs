@@ -107,6 +107,10 @@ async fn hostile_functions_fail_with_their_cause_and_a_late_one_times_out() {
     decisions.push(lambda("late", SLOW, "loop", Some("1")));
     respond(&c, task.task_token(), decisions).await;
 
+    // Functions run side by side: the last of the four failures may be
+    // recorded before the echo completes or the late one starts.
+    wait_for_events(&c, "functions", &run, "LambdaFunctionCompleted", 1).await;
+    wait_for_events(&c, "functions", &run, "LambdaFunctionStarted", 6).await;
     let events = wait_for_events(&c, "functions", &run, "LambdaFunctionFailed", 4).await;
     let ids = function_ids(&events);
     let mut failed = BTreeMap::new();
