@@ -11,6 +11,7 @@ use std::time::Duration;
 
 mod counters;
 mod nodes;
+mod signals;
 
 use self::nodes::{Nodes, as_if_newer, backends, close, concurrently, run};
 pub(super) use self::nodes::{domain, scope};

@@ -45,6 +45,7 @@ mod writes;
 pub(super) const SCHEMA_1: &str = schema::MIGRATIONS[0];
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicI32;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
@@ -128,14 +129,21 @@ pub(super) fn open(url: &str, clock: Arc<dyn Clock>) -> Result<Opened, StoreErro
         .build(Manager::clone(&manager))
         .map_err(|e| StoreError::Unavailable(format!("{place}: {e}")))?;
     let catalog = Arc::new(catalog::Catalog::default());
-    let mut committer =
-        writer::Committer::new(manager.clone(), clock, channel.clone(), catalog.clone());
+    // The writer's server process: the listener skips the notices it sends.
+    let own = Arc::new(AtomicI32::new(0));
+    let mut committer = writer::Committer::new(
+        manager.clone(),
+        clock,
+        channel.clone(),
+        catalog.clone(),
+        own.clone(),
+    );
     let (jobs, thread) = super::writer::serve(writer::MAX_BATCH, stats.clone(), move |batch| {
         committer.commit(batch)
     })
     .map_err(OpenError::Thread)?;
     let (signals, receiver) = mpsc::unbounded_channel();
-    notices::listen(manager, channel, signals, catalog.clone()).map_err(OpenError::Thread)?;
+    notices::listen(manager, channel, signals, catalog.clone(), own).map_err(OpenError::Thread)?;
     tracing::info!(database = %place, %schema, tls = encrypted, "store opened on PostgreSQL");
     Ok(Opened {
         store: super::Store {

@@ -9,6 +9,7 @@
 //! (`store/job.rs`); after [`MAX_ATTEMPTS`] the batch is answered with the error.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, SystemTime};
 
 use tokio_postgres::types::ToSql;
@@ -77,6 +78,8 @@ pub(super) struct Committer {
     ids: Ids,
     /// This node's shards of every counter (`counters.rs`), once connected.
     shards: Option<NodeShards>,
+    /// The server process of the writer's connection, whose notices are this node's own.
+    own: Arc<AtomicI32>,
 }
 
 impl Committer {
@@ -85,6 +88,7 @@ impl Committer {
         clock: Arc<dyn Clock>,
         channel: String,
         catalog: Arc<Catalog>,
+        own: Arc<AtomicI32>,
     ) -> Self {
         Committer {
             manager,
@@ -94,6 +98,7 @@ impl Committer {
             catalog,
             ids: Ids::default(),
             shards: None,
+            own,
         }
     }
 
@@ -151,6 +156,9 @@ impl Committer {
             self.conn = None;
             let mut conn = self.manager.connect()?;
             conn.batch(LOCK_TIMEOUT)?;
+            let pid = conn.query_opt("SELECT pg_backend_pid()", &[])?;
+            self.own
+                .store(pid.map_or(0, |row| row.get(0)), Ordering::Relaxed);
             if self.shards.is_none() {
                 self.shards = Some(NodeShards::take(&mut conn)?);
             }
