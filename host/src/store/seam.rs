@@ -22,6 +22,9 @@
 //! - **Task claims.** [`Writes::pop_task`] removes and returns the first entry exactly once
 //!   across processes (SQL: `DELETE … WHERE ctid = (SELECT … ORDER BY rank, ord LIMIT 1 FOR
 //!   UPDATE SKIP LOCKED) RETURNING`). A claim that loses the race simply sees the next task.
+//!   A backend may answer a pop from what it knows of the list, provided it hears of every
+//!   task another process queues there (PostgreSQL: a list it saw empty and heard nothing of
+//!   since, `pg/lists.rs`): such a task is then found once its signal arrives.
 //! - **Deadlines.** [`Writes::take_due`] removes and returns each due deadline exactly once
 //!   (SQL: `FOR UPDATE SKIP LOCKED` on the due prefix, deleted in the same transaction), so two
 //!   timer loops never fire one deadline twice. [`Writes::clear_deadline`] of a deadline that

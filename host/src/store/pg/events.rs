@@ -67,6 +67,7 @@ impl Events {
                     Box::new(writes.jsons),
                 ],
                 job: writes.events_job,
+                queues: None,
             });
         }
     }

@@ -8,7 +8,9 @@
 //! - a run is changed by one transaction at a time: the writer's reads of a run lock its row
 //!   (`FOR UPDATE`) until the commit;
 //! - a task is claimed once: `pop_task` takes the first unlocked task and deletes it
-//!   (`FOR UPDATE SKIP LOCKED`); a deadline fires once, by the same means in `take_due`;
+//!   (`FOR UPDATE SKIP LOCKED`), or, on a list the node knows holds no other, the task its
+//!   transaction queued there, never sent (`lists.rs`); a deadline fires once, by the same
+//!   means in `take_due`;
 //! - limits are exact: a check reads the domain's counter locked, and the domain count of an
 //!   account is read under an advisory lock of that account;
 //! - one open run per workflow id, one domain, type or module per name: primary keys, whose
@@ -17,7 +19,8 @@
 //!
 //! Batches that lose a race (deadlock, lock timeout, a key) run again (`writer.rs`). After a
 //! commit, `NOTIFY` tells the other nodes what it queued or armed (`notices.rs`); a node that
-//! misses a notice finds the work at its next periodic look.
+//! misses a notice finds the work at its next periodic look, and forgets the lists it knew
+//! empty.
 //!
 //! A database that stops answering, or a node cut off mid-transaction, costs seconds: every
 //! call has a deadline, and the server ends transactions left idle (`conn.rs`).
@@ -28,6 +31,7 @@ mod catalog;
 mod conn;
 mod counters;
 mod events;
+mod lists;
 mod notices;
 mod params;
 mod reads;
@@ -131,19 +135,22 @@ pub(super) fn open(url: &str, clock: Arc<dyn Clock>) -> Result<Opened, StoreErro
     let catalog = Arc::new(catalog::Catalog::default());
     // The writer's server process: the listener skips the notices it sends.
     let own = Arc::new(AtomicI32::new(0));
+    let lists = Arc::new(lists::EmptyLists::default());
     let mut committer = writer::Committer::new(
         manager.clone(),
         clock,
         channel.clone(),
         catalog.clone(),
         own.clone(),
+        lists.clone(),
     );
     let (jobs, thread) = super::writer::serve(writer::MAX_BATCH, stats.clone(), move |batch| {
         committer.commit(batch)
     })
     .map_err(OpenError::Thread)?;
     let (signals, receiver) = mpsc::unbounded_channel();
-    notices::listen(manager, channel, signals, catalog.clone(), own).map_err(OpenError::Thread)?;
+    notices::listen(manager, channel, signals, catalog.clone(), own, lists)
+        .map_err(OpenError::Thread)?;
     tracing::info!(database = %place, %schema, tls = encrypted, "store opened on PostgreSQL");
     Ok(Opened {
         store: super::Store {

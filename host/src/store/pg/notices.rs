@@ -16,6 +16,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::catalog::Catalog;
 use super::conn::{Conn, Manager};
+use super::lists::{EmptyLists, ListKey};
 use crate::model::TaskKind;
 use crate::store::StoreError;
 use crate::store::seam::Signal;
@@ -36,8 +37,8 @@ pub(super) const BINDINGS: &str = "b";
 pub(super) const CATALOG: &str = "c";
 
 /// Tasks were queued on a list: `q <domain> <kind> <list>`.
-pub(super) fn queued(domain: u64, kind: TaskKind, list: &str) -> String {
-    format!("q {domain} {} {list}", kind as u8)
+pub(super) fn queued((domain, kind, list): &ListKey) -> String {
+    format!("q {domain} {kind} {list}")
 }
 
 /// The signal a payload carries.
@@ -68,13 +69,15 @@ const PING: Duration = Duration::from_secs(10);
 
 /// Starts the thread that listens for other nodes' notices and passes them to `signals`, and
 /// empties `catalog` when a domain or type changed; notices sent by the server process `own`
-/// (this node's writer) are skipped. It ends soon after `signals`' receiver is dropped.
+/// (this node's writer) are skipped. `lists` hears of the tasks the other nodes queue. It
+/// ends soon after `signals`' receiver is dropped.
 pub(super) fn listen(
     manager: Arc<Manager>,
     channel: String,
     signals: UnboundedSender<Signal>,
     catalog: Arc<Catalog>,
     own: Arc<AtomicI32>,
+    lists: Arc<EmptyLists>,
 ) -> std::io::Result<()> {
     std::thread::Builder::new()
         .name("weft-listener".into())
@@ -91,7 +94,13 @@ pub(super) fn listen(
                             }
                         }
                         first = false;
-                        let relayed = relay(&mut conn, &channel, &signals, &catalog, &own);
+                        let heard = Heard {
+                            signals: &signals,
+                            catalog: &catalog,
+                            own: &own,
+                            lists: &lists,
+                        };
+                        let relayed = relay(&mut conn, &channel, &heard);
                         if let Err(error) = relayed {
                             tracing::warn!(%error, "listening for other nodes failed");
                         }
@@ -104,16 +113,28 @@ pub(super) fn listen(
         .map(drop)
 }
 
+/// Where the notices heard go.
+struct Heard<'a> {
+    signals: &'a UnboundedSender<Signal>,
+    catalog: &'a Catalog,
+    /// The writer's server process.
+    own: &'a AtomicI32,
+    lists: &'a EmptyLists,
+}
+
 /// Passes notices on until the connection fails or nobody listens any more.
-fn relay(
-    conn: &mut Conn,
-    channel: &str,
-    signals: &UnboundedSender<Signal>,
-    catalog: &Catalog,
-    own: &AtomicI32,
-) -> Result<(), StoreError> {
+fn relay(conn: &mut Conn, channel: &str, heard: &Heard<'_>) -> Result<(), StoreError> {
+    let Heard {
+        signals,
+        catalog,
+        own,
+        lists,
+    } = heard;
     // Quoted: the schema's name may need it. Names cannot hold a quote (see `open`).
     conn.batch(&format!("LISTEN \"{channel}\""))?;
+    // Lists found empty before now may have been queued on unheard: only from now on is every
+    // notice heard.
+    lists.forget();
     let mut quiet = Duration::ZERO;
     while !signals.is_closed() {
         let notices = conn.notifications(TICK)?;
@@ -131,9 +152,15 @@ fn relay(
         for notice in notices.iter().filter(|n| n.process_id() != own) {
             if notice.payload() == CATALOG {
                 catalog.empty();
-            } else if let Some(signal) = signal(notice.payload())
-                && signals.send(signal).is_err()
-            {
+                continue;
+            }
+            let Some(signal) = signal(notice.payload()) else {
+                continue;
+            };
+            if let Signal::Queued { domain, kind, list } = &signal {
+                lists.heard((*domain, *kind as i16, list.clone()));
+            }
+            if signals.send(signal).is_err() {
                 return Ok(());
             }
         }
@@ -147,7 +174,7 @@ mod tests {
 
     #[test]
     fn payloads_read_back_as_their_signals() {
-        let payload = queued(7, TaskKind::Activity, "list with spaces");
+        let payload = queued(&(7, TaskKind::Activity as i16, "list with spaces".into()));
         let Some(Signal::Queued { domain, kind, list }) = signal(&payload) else {
             panic!("{payload} is not a queued signal");
         };

@@ -41,24 +41,26 @@ macro_rules! items_of {
 pub(super) const RUN_ITEMS: &str = items_of!("ARRAY[$1::bigint]");
 
 /// The first task of a list (`$1` domain, `$2` kind, `$3` list) taken off it: its run and
-/// scheduling event, whether the list holds more, and its run, locked (`NULL` if purged).
-/// The run's seq is also kept for the transaction as `weft.popped`, for
-/// [`POPPED_RUN_ITEMS`], which the claim reads next in the same round trip.
+/// scheduling event (`NULL` if it holds none this transaction may take), whether the list
+/// holds more (or, if none was taken, any another node's transaction holds), and its run,
+/// locked (`NULL` if purged). One row, whatever was taken. The run's seq is also kept for the
+/// transaction as `weft.popped`, for [`POPPED_RUN_ITEMS`], which the claim reads next in the
+/// same round trip.
 ///
 /// A task another node is claiming right now is locked, and skipped: it is that node's. The
-/// statement's snapshot still shows the task it deletes, hence the `ctid <>`.
+/// statement's snapshot still shows the task it deletes, hence the `ctid` test.
 pub(super) const POP_LOCKING_RUN: &str = "WITH popped AS (DELETE FROM tasks WHERE ctid = \
      (SELECT ctid FROM tasks WHERE domain = $1 AND kind = $2 AND list = $3 \
      ORDER BY rank, ord LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING seq, scheduled, ctid) \
-     SELECT seq, scheduled, EXISTS (SELECT 1 FROM tasks t WHERE t.domain = $1 \
-     AND t.kind = $2 AND t.list = $3 AND t.ctid <> popped.ctid), \
-     (SELECT record FROM runs r WHERE r.seq = popped.seq FOR UPDATE), \
-     set_config('weft.popped', seq::text, true) FROM popped";
+     SELECT p.seq, p.scheduled, EXISTS (SELECT 1 FROM tasks t WHERE t.domain = $1 \
+     AND t.kind = $2 AND t.list = $3 AND t.ctid IS DISTINCT FROM p.ctid), \
+     (SELECT record FROM runs r WHERE r.seq = p.seq FOR UPDATE), \
+     set_config('weft.popped', coalesce(p.seq::text, ''), true) \
+     FROM (SELECT) AS one LEFT JOIN popped p ON true";
 
 /// The items of the run whose task [`POP_LOCKING_RUN`] took, in a statement of its own
-/// for the same reason. (After a pop that found nothing it reads an earlier pop's run, or
-/// none: its row is then not used. A setting a transaction set reads `''` in the session's
-/// later transactions, hence the `NULLIF`.)
+/// for the same reason. (After a pop that found nothing it reads no run: its row is then not
+/// used. A setting a transaction set also reads `''` in the session's later transactions.)
 pub(super) const POPPED_RUN_ITEMS: &str =
     items_of!("ARRAY[NULLIF(current_setting('weft.popped', true), '')::bigint]");
 
@@ -90,6 +92,8 @@ pub(super) struct Locked {
     runs: RefCell<HashMap<u64, Items>>,
     /// (domain, workflow id).
     none_open: RefCell<HashSet<(i64, String)>>,
+    /// Runs whose items the transaction wrote while they were not here.
+    unread: RefCell<HashSet<u64>>,
 }
 
 impl Locked {
@@ -157,6 +161,20 @@ impl Locked {
         Some(keys.map(|(&(_, key), _)| key).collect())
     }
 
+    /// Keeps `run`, which the transaction made: its items are the ones it writes from now on,
+    /// unless it wrote some already.
+    pub(super) fn adopt(&self, run: &Run) {
+        if self.unread.borrow().contains(&run.seq) {
+            return;
+        }
+        let mut runs = self.runs.borrow_mut();
+        runs.entry(run.seq).or_insert_with(|| Items {
+            run: run.clone(),
+            items: BTreeMap::new(),
+            names: HashMap::new(),
+        });
+    }
+
     /// Notes a write of a run, if it is here.
     pub(super) fn put_run(&self, run: &Run) {
         if let Some(here) = self.runs.borrow_mut().get_mut(&run.seq) {
@@ -166,21 +184,27 @@ impl Locked {
 
     /// Notes a write of an item, if its run's items are here.
     pub(super) fn put(&self, seq: u64, kind: ItemKind, key: u64, name: Option<&str>, json: &[u8]) {
-        if let Some(run) = self.runs.borrow_mut().get_mut(&seq) {
-            run.items.insert((kind as i16, key), json.to_vec());
-            if let Some(name) = name {
-                run.names.insert((kind as i16, name.to_owned()), key);
-            }
+        let mut runs = self.runs.borrow_mut();
+        let Some(run) = runs.get_mut(&seq) else {
+            self.unread.borrow_mut().insert(seq);
+            return;
+        };
+        run.items.insert((kind as i16, key), json.to_vec());
+        if let Some(name) = name {
+            run.names.insert((kind as i16, name.to_owned()), key);
         }
     }
 
     /// Notes the removal of an item, if its run's items are here.
     pub(super) fn remove(&self, seq: u64, kind: ItemKind, key: u64, name: Option<&str>) {
-        if let Some(run) = self.runs.borrow_mut().get_mut(&seq) {
-            run.items.remove(&(kind as i16, key));
-            if let Some(name) = name {
-                run.names.remove(&(kind as i16, name.to_owned()));
-            }
+        let mut runs = self.runs.borrow_mut();
+        let Some(run) = runs.get_mut(&seq) else {
+            self.unread.borrow_mut().insert(seq);
+            return;
+        };
+        run.items.remove(&(kind as i16, key));
+        if let Some(name) = name {
+            run.names.remove(&(kind as i16, name.to_owned()));
         }
     }
 

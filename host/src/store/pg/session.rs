@@ -7,7 +7,7 @@
 //! waiting for the answer.
 
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 use std::ops::DerefMut;
 use std::sync::{Arc, Mutex};
 
@@ -18,6 +18,7 @@ use super::catalog::Catalog;
 use super::conn::{Conn, Step, connection_ended, explain, is_conflict, is_near_limit};
 use super::counters::{NodeShards, Shards};
 use super::events::Events;
+use super::lists::{EmptyLists, ListKey, Place, TxLists};
 use super::reads::{Params, Sql};
 use super::run_items::Locked;
 use crate::clock::Timestamp;
@@ -140,8 +141,8 @@ pub(super) struct Writing {
     pub(super) locked: Locked,
     /// The events added and not sent yet.
     pub(super) events: Events,
-    /// Task lists (domain, kind, name) this transaction found empty and has not pushed to.
-    pub(super) emptied: HashSet<(u64, i16, String)>,
+    /// The task lists the transaction knows empty but for its own tasks.
+    pub(super) lists: TxLists,
     /// Ids taken from the sequence and not used yet: the writer's, kept across transactions.
     pub(super) ids: Ids,
     /// What the transaction did to counters, and the node's shard of each.
@@ -154,9 +155,14 @@ pub(super) struct Writing {
 }
 
 impl Writing {
-    /// A transaction at `now` of the writer whose ids are `ids` and whose counters' shards
-    /// are `shards`.
-    pub(super) fn new(now: Timestamp, ids: Ids, shards: NodeShards) -> Self {
+    /// A transaction at `now` of the writer whose ids are `ids`, whose counters' shards are
+    /// `shards`, and whose node knows the lists `lists` empty.
+    pub(super) fn new(
+        now: Timestamp,
+        ids: Ids,
+        shards: NodeShards,
+        lists: &Arc<EmptyLists>,
+    ) -> Self {
         Writing {
             now,
             job: None,
@@ -165,7 +171,7 @@ impl Writing {
             catalog_changed: false,
             locked: Locked::default(),
             events: Events::default(),
-            emptied: HashSet::new(),
+            lists: TxLists::new(lists.clone()),
             ids,
             shards: Shards::new(shards),
             notices: BTreeSet::new(),
@@ -253,6 +259,8 @@ pub(super) struct Pending {
     pub(super) params: Vec<Box<dyn ToSql + Sync + Send>>,
     /// The request it was made for.
     pub(super) job: Option<usize>,
+    /// The task it queues, if it queues one: list and place.
+    pub(super) queues: Option<(ListKey, Place)>,
 }
 
 /// A transaction on connection `C` in mode `M`.
@@ -293,7 +301,34 @@ impl<C: Link, M: Mode> Session<C, M> {
             sql,
             params,
             job: self.mode.job(),
+            queues: None,
         });
+    }
+
+    /// Notes that the last write made queues the task at `place` on `list`.
+    pub(super) fn mark_queued(&self, list: ListKey, place: Place) {
+        if let Some(write) = self.pending.borrow_mut().last_mut() {
+            write.queues = Some((list, place));
+        }
+    }
+
+    /// Takes back the write that queues the task at `place` on `list`, if it is not sent yet;
+    /// answers whether it was not.
+    pub(super) fn unqueue(&self, list: &ListKey, place: Place) -> bool {
+        let mut pending = self.pending.borrow_mut();
+        let queues = |write: &Pending| {
+            write
+                .queues
+                .as_ref()
+                .is_some_and(|(l, p)| l == list && *p == place)
+        };
+        match pending.iter().position(queues) {
+            Some(i) => {
+                pending.remove(i);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Queues the events added so far, as one write after the writes made so far.

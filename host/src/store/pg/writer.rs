@@ -17,6 +17,8 @@ use tokio_postgres::types::ToSql;
 use super::catalog::Catalog;
 use super::conn::{Conn, Manager, Step};
 use super::counters::NodeShards;
+use super::lists::EmptyLists;
+use super::notices;
 use super::reads::big;
 use super::session::{Failure, FirstFailure, Ids, Link, Session, Writing};
 use crate::clock::Clock;
@@ -80,6 +82,8 @@ pub(super) struct Committer {
     shards: Option<NodeShards>,
     /// The server process of the writer's connection, whose notices are this node's own.
     own: Arc<AtomicI32>,
+    /// The task lists the node knows empty (`lists.rs`).
+    lists: Arc<EmptyLists>,
 }
 
 impl Committer {
@@ -89,6 +93,7 @@ impl Committer {
         channel: String,
         catalog: Arc<Catalog>,
         own: Arc<AtomicI32>,
+        lists: Arc<EmptyLists>,
     ) -> Self {
         Committer {
             manager,
@@ -99,6 +104,7 @@ impl Committer {
             ids: Ids::default(),
             shards: None,
             own,
+            lists,
         }
     }
 
@@ -175,6 +181,7 @@ impl Committer {
         let now = self.clock.now();
         let channel = self.channel.clone();
         let catalog = self.catalog.clone();
+        let lists = self.lists.clone();
         let ids = self.ids.clone();
         self.connection().map_err(|error| Failed {
             error,
@@ -185,7 +192,7 @@ impl Committer {
         let conn = self.conn.as_mut().expect("connected above");
         let mut tx = Session::new(
             &mut *conn,
-            Writing::new(now, ids.clone(), shards.clone()),
+            Writing::new(now, ids.clone(), shards.clone(), &lists),
             catalog.clone(),
         );
         // What the requests are about, read together (when two or more would each have cost a
@@ -222,16 +229,19 @@ impl Committer {
         let Writing {
             changed,
             catalog_changed,
-            notices,
+            mut notices,
             after_commit,
+            lists: tx_lists,
             ..
-        } = std::mem::replace(&mut tx.mode, Writing::new(now, ids, shards));
+        } = std::mem::replace(&mut tx.mode, Writing::new(now, ids, shards, &lists));
         if !changed {
             // Nothing to make durable (polls that only wait): a rollback costs no flush, and
             // loses nothing if it fails (the connection is then replaced).
             tx.rollback();
+            tx_lists.ended();
             return Ok((false, after_commit));
         }
+        notices.extend(tx_lists.queued_on().map(notices::queued));
         // The writes not sent yet, the notices and the COMMIT, in one round trip.
         let notices: Vec<String> = notices.into_iter().collect();
         let notify = [&channel as &(dyn ToSql + Sync), &notices];
@@ -249,6 +259,8 @@ impl Committer {
             catalog.empty();
         }
         if let Err(error) = sent {
+            // A commit whose answer was lost may have left tasks on lists it found empty.
+            lists.forget();
             // Every failed statement is noted; the fallback only keeps a panic out.
             let first = tx.mode.failure.take().unwrap_or(FirstFailure {
                 failure: Failure::Other,
@@ -267,6 +279,7 @@ impl Committer {
                 },
             });
         }
+        tx_lists.ended();
         Ok((true, after_commit))
     }
 }

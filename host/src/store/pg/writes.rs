@@ -18,6 +18,7 @@ use crate::store::seam::{
 use tokio_postgres::types::ToSql;
 
 use super::conn::Step;
+use super::lists::{ListKey, Place};
 use super::notices;
 use super::params::owned;
 use super::reads::{Sql, big, unbig};
@@ -32,6 +33,20 @@ impl<C: Link> Session<C, Writing> {
     fn write(&mut self, sql: &'static str, params: Vec<Box<dyn ToSql + Sync + Send>>) {
         self.mode.changed = true;
         self.defer(sql, params);
+    }
+
+    /// Takes the task at `place` off `list`: the write that queued it if it is not sent yet,
+    /// else the task's row.
+    fn unqueue_task(&mut self, list: &ListKey, place: Place) {
+        if self.unqueue(list, place) {
+            return;
+        }
+        let (domain, kind, name) = list;
+        self.write(
+            "DELETE FROM tasks WHERE domain = $1 AND kind = $2 AND list = $3 AND rank = $4 \
+             AND ord = $5",
+            owned![big(*domain), *kind, name, i64::from(place.0), big(place.1)],
+        );
     }
 
     /// Notes that a domain or a type changed: this node's catalog is emptied at the commit,
@@ -238,6 +253,8 @@ impl<C: Link> RunWrites for Session<C, Writing> {
             big(run.seq),
         );
         self.mode.locked.open_run_changed(domain, id);
+        // A run named here is new: the transaction knows all its items.
+        self.mode.locked.adopt(run);
         self.write(
             "INSERT INTO run_ids (domain, workflow_id, run_id, seq) VALUES ($1, $2, $3, $4)",
             owned![domain, id, run.execution.run_id.as_str(), seq],
@@ -334,9 +351,8 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         slot: &Slot,
         (seq, scheduled): (u64, u64),
     ) -> Result<(), StoreError> {
-        self.mode
-            .emptied
-            .remove(&(domain, kind as i16, slot.list.clone()));
+        let list = (domain, kind as i16, slot.list.clone());
+        let place = (slot.rank, slot.order);
         self.write(
             "INSERT INTO tasks (domain, kind, list, rank, ord, seq, scheduled) \
              VALUES ($1, $2, $3, $4, $5, $6, $7)",
@@ -350,9 +366,14 @@ impl<C: Link> RunWrites for Session<C, Writing> {
                 big(scheduled)
             ],
         );
-        self.mode
-            .notices
-            .insert(notices::queued(domain, kind, &slot.list));
+        // On a list that holds no other task, the claim that often follows in this
+        // transaction takes it back (`lists.rs`); the other nodes hear of it at the commit if
+        // it is still there.
+        if self.mode.lists.queued(&list, place, (seq, scheduled)) {
+            self.mark_queued(list, place);
+        } else {
+            self.mode.notices.insert(notices::queued(&list));
+        }
         Ok(())
     }
 
@@ -362,13 +383,16 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         kind: TaskKind,
         list: &str,
     ) -> Result<Option<(u64, u64)>, StoreError> {
-        // A list this transaction found empty stays so for it, but for its own pushes: the
-        // engine tries one more pop than there are tasks when polls wait, and that one costs
-        // no round trip. (A task another node queues meanwhile reaches the polls by its
-        // notice.)
+        // A list known to hold no task but this transaction's own costs no round trip
+        // (`lists.rs`): the engine tries one more pop than there are tasks when polls wait.
         let list_key = (domain, kind as i16, list.to_owned());
-        if self.mode.emptied.contains(&list_key) {
-            return Ok(None);
+        if let Some(first) = self.mode.lists.pop(&list_key) {
+            let Some((place, task)) = first else {
+                return Ok(None);
+            };
+            self.mode.changed = true;
+            self.unqueue_task(&list_key, place);
+            return Ok(Some(task));
         }
         let (domain, kind) = (big(domain), kind as i16);
         let params: &[&(dyn ToSql + Sync)] = &[&domain, &kind, &list];
@@ -377,16 +401,22 @@ impl<C: Link> RunWrites for Session<C, Writing> {
             Step::Prepared(run_items::POPPED_RUN_ITEMS, &[]),
         ];
         let mut answers = self.send(&steps)?.into_iter();
-        let popped = answers.next().and_then(|rows| rows.into_iter().next());
-        let Some(row) = popped else {
-            self.mode.emptied.insert(list_key);
+        let row = answers.next().and_then(|rows| rows.into_iter().next());
+        let row = row.ok_or_else(|| StoreError::broken("a pop answered no row"))?;
+        let (seq, scheduled): (Option<i64>, Option<i64>) = (row.get(0), row.get(1));
+        let more: bool = row.get(2);
+        let (Some(seq), Some(scheduled)) = (seq, scheduled) else {
+            // Empty for this transaction; for the node too unless another transaction held
+            // a task there, which it may give back.
+            self.mode.lists.found_empty(list_key, !more);
             return Ok(None);
         };
         self.mode.changed = true;
-        if !row.get::<_, bool>(2) {
-            self.mode.emptied.insert(list_key);
+        if !more {
+            self.mode.lists.found_empty(list_key, true);
         }
-        let (seq, scheduled) = (unbig(&row, 0), unbig(&row, 1));
+        let unbig = |n: i64| u64::try_from(n).unwrap_or(0);
+        let (seq, scheduled) = (unbig(seq), unbig(scheduled));
         // The claimer reads the task's run next: it is locked and read already.
         let items = answers.next().and_then(|rows| rows.into_iter().next());
         if let (Some(run), Some(items)) = (row.get::<_, Option<&[u8]>>(3), items)
@@ -398,17 +428,10 @@ impl<C: Link> RunWrites for Session<C, Writing> {
     }
 
     fn remove_task(&mut self, domain: u64, kind: TaskKind, slot: &Slot) -> Result<(), StoreError> {
-        self.write(
-            "DELETE FROM tasks WHERE domain = $1 AND kind = $2 AND list = $3 AND rank = $4 \
-             AND ord = $5",
-            owned![
-                big(domain),
-                kind as i16,
-                &slot.list,
-                i64::from(slot.rank),
-                big(slot.order)
-            ],
-        );
+        let list = (domain, kind as i16, slot.list.clone());
+        let place = (slot.rank, slot.order);
+        self.mode.lists.removed(&list, place);
+        self.unqueue_task(&list, place);
         Ok(())
     }
 

@@ -1,0 +1,127 @@
+//! The contract's rules for task lists a node may know empty (on PostgreSQL, `pg/lists.rs`):
+//! a pop still finds every task that is there, whoever queued it and whatever a node
+//! learned of the list before.
+
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+use super::nodes::backends;
+use crate::model::{Slot, TaskKind};
+use crate::store::{Store, StoreError};
+
+/// How long a task queued through another node may take to be found.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+fn slot(order: u64) -> Slot {
+    Slot {
+        list: "l".into(),
+        rank: 0,
+        order,
+    }
+}
+
+/// Pops list `l` through `store`.
+async fn pop(store: &Store) -> Option<(u64, u64)> {
+    let popped = store.apply(|tx| tx.pop_task(1, TaskKind::Activity, "l"));
+    popped.await.expect("popped")
+}
+
+/// Queues task `n` (run `n`, scheduled `n`) on list `l` through `store`.
+async fn queue(store: &Store, n: u64) {
+    let push = store.apply(move |tx| tx.push_task(1, TaskKind::Activity, &slot(n), (n, n)));
+    push.await.expect("queued");
+}
+
+/// The tasks left on list `l`.
+async fn left(store: &Store) -> u64 {
+    let count = store.read(|tx| tx.pending_tasks(1, TaskKind::Activity, "l"));
+    count.await.expect("counted")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_list_found_empty_gives_what_either_node_queues_there_next() {
+    for nodes in backends().await {
+        let backend = nodes.backend;
+        assert_eq!(pop(nodes.node(0)).await, None, "{backend}");
+        // Left by the node that found the list empty.
+        queue(nodes.node(0), 1).await;
+        assert_eq!(pop(nodes.node(0)).await, Some((1, 1)), "{backend}");
+        assert_eq!(pop(nodes.node(0)).await, None, "{backend}");
+        // Queued through the other node: found once the node hears of it.
+        queue(nodes.node(1), 2).await;
+        let began = Instant::now();
+        let found = loop {
+            match pop(nodes.node(0)).await {
+                Some(task) => break task,
+                None if began.elapsed() < PATIENCE => {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                None => panic!("{backend}: a task queued through node 1 is never found"),
+            }
+        };
+        assert_eq!(found, (2, 2), "{backend}");
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_task_queued_and_claimed_in_one_transaction_leaves_nothing() {
+    for nodes in backends().await {
+        let backend = nodes.backend;
+        assert_eq!(pop(nodes.node(0)).await, None, "{backend}");
+        let claimed = nodes.node(0).apply(|tx| {
+            for n in [3, 1, 2] {
+                tx.push_task(1, TaskKind::Activity, &slot(n), (n, n))?;
+            }
+            tx.remove_task(1, TaskKind::Activity, &slot(1))?;
+            Ok::<_, StoreError>((
+                tx.pop_task(1, TaskKind::Activity, "l")?,
+                tx.pop_task(1, TaskKind::Activity, "l")?,
+            ))
+        });
+        let claimed = claimed.await.expect("claimed");
+        assert_eq!(claimed, (Some((2, 2)), Some((3, 3))), "{backend}: in order");
+        assert_eq!(left(nodes.node(1)).await, 0, "{backend}");
+        assert_eq!(pop(nodes.node(1)).await, None, "{backend}");
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_task_another_node_held_and_gave_back_is_found() {
+    for nodes in backends().await {
+        if nodes.opened.len() < 2 {
+            // One writer: a transaction cannot see another's held task.
+            nodes.close().await;
+            continue;
+        }
+        let backend = nodes.backend;
+        queue(nodes.node(1), 1).await;
+        // Node 1 claims the task and holds it until node 0 has looked, then rolls back.
+        let (held, holding) = mpsc::channel();
+        let (looked, look) = mpsc::channel::<()>();
+        let look = Arc::new(Mutex::new(look));
+        let giving_back = nodes.node(1).apply(move |tx| {
+            let popped = tx.pop_task(1, TaskKind::Activity, "l")?;
+            // A second attempt, if any, has no one to wait for.
+            if held.send(popped).is_ok() {
+                let _ = look.lock().expect("one holder").recv();
+            }
+            Err::<(), _>(StoreError::Aborted)
+        });
+        let node_0_looks = async {
+            let holding = tokio::task::spawn_blocking(move || holding.recv().expect("held"));
+            assert_eq!(holding.await.unwrap(), Some((1, 1)), "{backend}");
+            assert_eq!(pop(nodes.node(0)).await, None, "{backend}: held by node 1");
+            looked.send(()).expect("node 1 waits");
+        };
+        let (given_back, ()) = tokio::join!(giving_back, node_0_looks);
+        assert!(given_back.is_err(), "{backend}");
+        assert_eq!(
+            pop(nodes.node(0)).await,
+            Some((1, 1)),
+            "{backend}: given back"
+        );
+        nodes.close().await;
+    }
+}
