@@ -10,7 +10,7 @@ use crate::dispatch::{Departure, Ticket, Waiter};
 use crate::engine::{Claimed, Engine, TaskRef, claim};
 use crate::fault::{Fault, Violations};
 use crate::model::{Domain, Scope, TaskKind};
-use crate::store::Reads;
+use crate::store::{About, Reads};
 
 use super::{Ctx, Service, known_domain};
 
@@ -47,9 +47,16 @@ pub(super) async fn long_poll(
     let setup = svc.engine.clone();
     let max_pollers = svc.limits.max_pollers_per_list;
     // Claim a queued task, or wait for one in the same writer job: nothing can slip in between.
+    let about = About::Poll {
+        scope: scope.clone(),
+        domain: domain.clone(),
+        kind,
+        list: list.clone(),
+    };
     let claimed = svc
         .store
         .write_if_waited(
+            about,
             move |tx| known_domain(tx, &scope, &domain),
             move |tx, domain| {
                 let waiter = waiter.lock().unwrap_or_else(|e| e.into_inner()).take();

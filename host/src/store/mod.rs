@@ -194,10 +194,15 @@ impl Store {
             .await
     }
 
-    /// Like [`Store::write`], except that the change is skipped if the caller has stopped
-    /// waiting by the time the writer reaches it: a poller that went away must not be handed a
-    /// task.
-    pub(crate) async fn write_if_waited<P, T, E, C, A>(&self, check: C, apply: A) -> Result<T, E>
+    /// Like [`Store::write_about`], except that the change is skipped if the caller has
+    /// stopped waiting by the time the writer reaches it: a poller that went away must not be
+    /// handed a task.
+    pub(crate) async fn write_if_waited<P, T, E, C, A>(
+        &self,
+        about: About,
+        check: C,
+        apply: A,
+    ) -> Result<T, E>
     where
         P: 'static,
         C: FnOnce(&dyn Reads) -> Result<P, E> + Clone + Send + 'static,
@@ -205,7 +210,7 @@ impl Store {
         T: Send + 'static,
         E: From<StoreError> + Send + 'static,
     {
-        self.submit(check, apply, true, None).await
+        self.submit(check, apply, true, Some(about)).await
     }
 
     async fn submit<P, T, E, C, A>(

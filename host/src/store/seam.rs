@@ -120,6 +120,14 @@ pub(crate) enum About {
         domain: String,
         workflow_id: String,
     },
+    /// A claim of the first task of `kind` on list `list` of the domain named `domain` of
+    /// `scope`.
+    Poll {
+        scope: Scope,
+        domain: String,
+        kind: TaskKind,
+        list: String,
+    },
 }
 
 /// One page of a listing.

@@ -5,9 +5,11 @@
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use super::nodes::backends;
+use std::collections::BTreeSet;
+
+use super::nodes::{backends, concurrently, scope};
 use crate::model::{Slot, TaskKind};
-use crate::store::{Store, StoreError};
+use crate::store::{About, Reads, Store, StoreError};
 
 /// How long a task queued through another node may take to be found.
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -122,6 +124,49 @@ async fn a_task_another_node_held_and_gave_back_is_found() {
             Some((1, 1)),
             "{backend}: given back"
         );
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn tasks_taken_ahead_for_polls_are_claimed_once_and_the_rest_stay_queued() {
+    for nodes in backends().await {
+        let backend = nodes.backend;
+        nodes.add_domain().await;
+        let queue_all = |tx: &mut dyn crate::store::Writes| {
+            (1..=60).try_for_each(|n| tx.push_task(1, TaskKind::Activity, &slot(n), (n, n)))
+        };
+        nodes.node(0).apply(queue_all).await.expect("queued");
+        // Polls in batches, as a busy node gets them: every other one claims nothing (its
+        // poller went away, or it failed), and leaves its task taken ahead unclaimed.
+        let claimed = concurrently(&nodes, 16, 5, |store, w, _| async move {
+            let about = About::Poll {
+                scope: scope(),
+                domain: "d".into(),
+                kind: TaskKind::Activity,
+                list: "l".into(),
+            };
+            let check = |_: &dyn Reads| Ok::<_, StoreError>(());
+            let claim = store.write_if_waited(about, check, move |tx, ()| match w % 2 {
+                0 => tx.pop_task(1, TaskKind::Activity, "l"),
+                _ => Ok(None),
+            });
+            claim.await.expect("claimed")
+        })
+        .await;
+        let claimed: BTreeSet<u64> = claimed.into_iter().flatten().map(|(seq, _)| seq).collect();
+        assert_eq!(
+            claimed.len(),
+            40,
+            "{backend}: each claim took a task of its own"
+        );
+        // The rest are still queued, in their order.
+        let mut rest = Vec::new();
+        while let Some((seq, _)) = pop(nodes.node(1)).await {
+            rest.push(seq);
+        }
+        let unclaimed: Vec<u64> = (1..=60).filter(|n| !claimed.contains(n)).collect();
+        assert_eq!(rest, unclaimed, "{backend}");
         nodes.close().await;
     }
 }

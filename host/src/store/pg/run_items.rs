@@ -19,7 +19,7 @@ pub(super) const LOCK_RUN: &str = "SELECT record FROM runs WHERE seq = $1 FOR UP
 /// if there are none), a row each, in the order [`Locked::load`] takes them, with the run's
 /// seq last.
 macro_rules! items_of {
-    ($seqs:literal) => {
+    ($seqs:expr) => {
         concat!(
             "SELECT i.kinds, i.keys, i.jsons, n.kinds, n.names, n.keys, s.seq \
              FROM unnest(",
@@ -63,6 +63,40 @@ pub(super) const POP_LOCKING_RUN: &str = "WITH popped AS (DELETE FROM tasks WHER
 /// used. A setting a transaction set also reads `''` in the session's later transactions.)
 pub(super) const POPPED_RUN_ITEMS: &str =
     items_of!("ARRAY[NULLIF(current_setting('weft.popped', true), '')::bigint]");
+
+/// Up to `$4` tasks taken off the head of a list (`$1` domain, `$2` kind, `$3` list), ahead
+/// of the batch's claims, as arrays (rank, order, run, scheduling event; `NULL` if none), and
+/// whether the list holds more (other tasks, or tasks another node's transaction holds). Their
+/// runs are added to the transaction's `weft.ahead`, for [`LOCK_AHEAD_RUNS`], which the same
+/// round trip sends next.
+pub(super) const POP_AHEAD: &str = "WITH popped AS (DELETE FROM tasks WHERE ctid IN \
+     (SELECT ctid FROM tasks WHERE domain = $1 AND kind = $2 AND list = $3 \
+     ORDER BY rank, ord LIMIT $4 FOR UPDATE SKIP LOCKED) \
+     RETURNING rank, ord, seq, scheduled, ctid) \
+     SELECT array_agg(p.rank), array_agg(p.ord), array_agg(p.seq), array_agg(p.scheduled), \
+     EXISTS (SELECT 1 FROM tasks t WHERE t.domain = $1 AND t.kind = $2 AND t.list = $3 \
+     AND t.ctid NOT IN (SELECT ctid FROM popped)), \
+     set_config('weft.ahead', concat_ws(',', NULLIF(current_setting('weft.ahead', true), ''), \
+     string_agg(p.seq::text, ',')), true) \
+     FROM popped p";
+
+/// The runs of the tasks [`POP_AHEAD`] took, as an SQL array.
+macro_rules! ahead {
+    () => {
+        "string_to_array(NULLIF(current_setting('weft.ahead', true), ''), ',')::bigint[]"
+    };
+}
+
+/// The runs of the tasks [`POP_AHEAD`] took, locked in seq order.
+pub(super) const LOCK_AHEAD_RUNS: &str = concat!(
+    "SELECT seq, record FROM runs WHERE seq = ANY(",
+    ahead!(),
+    ") ORDER BY seq FOR UPDATE"
+);
+
+/// The items of the runs [`LOCK_AHEAD_RUNS`] locked, in a statement of its own for the same
+/// reason as [`RUN_ITEMS`].
+pub(super) const AHEAD_RUNS_ITEMS: &str = items_of!(ahead!());
 
 /// Runs (`$1`, an array), locked in seq order, so that two transactions locking several do
 /// not deadlock each other.

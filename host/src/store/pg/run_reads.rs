@@ -4,8 +4,10 @@
 use std::collections::{HashMap, HashSet};
 
 use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
 
 use super::conn::Step;
+use super::lists::ListKey;
 use super::reads::{Params, Sql as _, big, bytes, page_of, past, unbig};
 use super::run_items;
 use super::session::{Link, Mode, Session, Writing};
@@ -26,17 +28,28 @@ fn run_of(row: Option<Row>) -> Result<Option<Run>, StoreError> {
 impl<C: Link> Session<C, Writing> {
     /// Reads what a batch's requests are about, in one round trip for them all instead of one
     /// each: the runs `seqs`, locked, with their items, for the requests that change them
-    /// (a run not found is left for its request to find missing); and which of the workflows
-    /// `starts` (domain, id) have no open run, for the requests that start them.
+    /// (a run not found is left for its request to find missing); which of the workflows
+    /// `starts` (domain, id) have no open run, for the requests that start them; and, for the
+    /// polls, as many tasks of each of `polls` (list, count) as poll there, taken off the
+    /// list, with their runs locked and read (`lists.rs`).
     pub(super) fn read_ahead(
-        &self,
+        &mut self,
         seqs: &[i64],
         starts: &[(i64, String)],
+        polls: &[(ListKey, i64)],
     ) -> Result<(), StoreError> {
         let (domains, ids): (Vec<i64>, Vec<&str>) =
             starts.iter().map(|(d, id)| (*d, id.as_str())).unzip();
         let (runs, open): (&Params<'_>, &Params<'_>) = (&[&seqs], &[&domains, &ids]);
-        let mut steps = Vec::with_capacity(3);
+        let keys: Vec<(i64, i16, &str, i64)> = polls
+            .iter()
+            .map(|((domain, kind, list), n)| (big(*domain), *kind, list.as_str(), *n))
+            .collect();
+        let takes: Vec<[&(dyn ToSql + Sync); 4]> = keys
+            .iter()
+            .map(|(domain, kind, list, n)| [domain as _, kind as _, list as _, n as _])
+            .collect();
+        let mut steps = Vec::with_capacity(5 + polls.len());
         if !seqs.is_empty() {
             steps.push(Step::Prepared(run_items::LOCK_RUNS, runs));
             steps.push(Step::Prepared(run_items::RUNS_ITEMS, runs));
@@ -44,26 +57,65 @@ impl<C: Link> Session<C, Writing> {
         if !starts.is_empty() {
             steps.push(Step::Prepared(run_items::OPEN_OF, open));
         }
+        for take in &takes {
+            steps.push(Step::Prepared(run_items::POP_AHEAD, take));
+        }
+        if !polls.is_empty() {
+            steps.push(Step::Prepared(run_items::LOCK_AHEAD_RUNS, &[]));
+            steps.push(Step::Prepared(run_items::AHEAD_RUNS_ITEMS, &[]));
+        }
         let mut answers = self.send(&steps)?.into_iter();
         if !seqs.is_empty() {
-            let (rows, items) = (answers.next(), answers.next());
-            let mut runs: HashMap<u64, Run> = HashMap::new();
-            for row in rows.unwrap_or_default() {
-                runs.insert(unbig(&row, 0), decode("runs", bytes(&row, 1))?);
-            }
-            for row in items.unwrap_or_default() {
-                if let Some(run) = runs.remove(&unbig(&row, 6)) {
-                    self.mode.locked.load(run, &row);
-                }
-            }
+            self.load_runs(answers.next(), answers.next())?;
         }
-        if let Some(rows) = answers.next() {
+        if !starts.is_empty() {
+            let rows = answers.next().unwrap_or_default();
             let open: HashSet<(i64, String)> = rows
                 .iter()
                 .map(|row| (row.get(0), row.get::<_, String>(1)))
                 .collect();
             for start in starts.iter().filter(|start| !open.contains(start)) {
                 self.mode.locked.none_open(start.0, start.1.clone());
+            }
+        }
+        for (list, _) in polls {
+            let row = answers.next().and_then(|rows| rows.into_iter().next());
+            let row = row.ok_or_else(|| StoreError::broken("a pop ahead answered no row"))?;
+            let column = |i| row.get::<_, Option<Vec<i64>>>(i).unwrap_or_default();
+            let unbig = |n: i64| u64::try_from(n).unwrap_or(0);
+            let places = column(0).into_iter().zip(column(1));
+            let tasks = column(2).into_iter().zip(column(3));
+            let taken: Vec<_> = places
+                .zip(tasks)
+                .map(|((rank, ord), (seq, scheduled))| {
+                    let rank = u32::try_from(rank).unwrap_or(u32::MAX);
+                    ((rank, unbig(ord)), (unbig(seq), unbig(scheduled)))
+                })
+                .collect();
+            if !taken.is_empty() {
+                // Taken off the list: given back or claimed, at the commit.
+                self.mode.changed = true;
+            }
+            self.mode.lists.taken(list.clone(), taken, row.get(4));
+        }
+        if !polls.is_empty() {
+            self.load_runs(answers.next(), answers.next())?;
+        }
+        Ok(())
+    }
+
+    /// Keeps the runs locked by `rows` with their items from `items` (a run read already is
+    /// kept as it was).
+    fn load_runs(&self, rows: Option<Vec<Row>>, items: Option<Vec<Row>>) -> Result<(), StoreError> {
+        let mut runs: HashMap<u64, Run> = HashMap::new();
+        for row in rows.unwrap_or_default() {
+            runs.insert(unbig(&row, 0), decode("runs", bytes(&row, 1))?);
+        }
+        for row in items.unwrap_or_default() {
+            if let Some(run) = runs.remove(&unbig(&row, 6))
+                && self.mode.locked.run(run.seq).is_none()
+            {
+                self.mode.locked.load(run, &row);
             }
         }
         Ok(())

@@ -8,6 +8,7 @@
 //! see the other node's committed work. Jobs keep their check and apply for this
 //! (`store/job.rs`); after [`MAX_ATTEMPTS`] the batch is answered with the error.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, SystemTime};
@@ -17,7 +18,7 @@ use tokio_postgres::types::ToSql;
 use super::catalog::Catalog;
 use super::conn::{Conn, Manager, Step};
 use super::counters::NodeShards;
-use super::lists::EmptyLists;
+use super::lists::{EmptyLists, ListKey};
 use super::notices;
 use super::reads::big;
 use super::session::{Failure, FirstFailure, Ids, Link, Session, Writing};
@@ -197,8 +198,14 @@ impl Committer {
         );
         // What the requests are about, read together (when two or more would each have cost a
         // round trip of their own).
-        let (runs, starts) = ahead(&tx, batch);
-        if runs.len() + starts.len() > 1 && tx.read_ahead(&runs, &starts).is_err() {
+        let Ahead {
+            runs,
+            starts,
+            polls,
+        } = ahead(&mut tx, batch);
+        let claims: i64 = polls.iter().map(|(_, n)| n).sum();
+        let things = runs.len() + starts.len() + usize::try_from(claims).unwrap_or(usize::MAX);
+        if things > 1 && tx.read_ahead(&runs, &starts, &polls).is_err() {
             let first = tx.mode.failure.take();
             tx.rollback();
             return Err(first.map_or_else(|| Failed::from(StoreError::Aborted), Failed::statement));
@@ -222,6 +229,7 @@ impl Committer {
             }
         }
         tx.mode.job = None;
+        tx.give_back_unclaimed();
         // Queued before the mode that holds them is taken apart. (The mode left in its place
         // is never used; it is made before this attempt's commit could ask the next to check
         // every limit exactly, so it takes no such request.)
@@ -284,14 +292,20 @@ impl Committer {
     }
 }
 
-/// What `batch`'s requests are about, for [`Session::read_ahead`]: the runs they change, in
-/// seq order, and the workflows they start, by domain id (from the node's catalog, as the
-/// requests will find it; one not found is left to its request).
-fn ahead<C: Link>(
-    tx: &Session<C, Writing>,
-    batch: &[Box<dyn Job>],
-) -> (Vec<i64>, Vec<(i64, String)>) {
+/// What a batch's requests are about, for [`Session::read_ahead`].
+struct Ahead {
+    /// The runs they change, in seq order.
+    runs: Vec<i64>,
+    /// The workflows they start, by domain id (from the node's catalog, as the requests will
+    /// find it; one not found is left to its request).
+    starts: Vec<(i64, String)>,
+    /// The lists they poll, but for lists the node knows empty, with how many poll each.
+    polls: Vec<(ListKey, i64)>,
+}
+
+fn ahead<C: Link>(tx: &mut Session<C, Writing>, batch: &[Box<dyn Job>]) -> Ahead {
     let (mut runs, mut starts) = (Vec::new(), Vec::new());
+    let mut polls: BTreeMap<ListKey, i64> = BTreeMap::new();
     for about in batch.iter().filter_map(|job| job.about()) {
         match about {
             About::Run(seq) => runs.push(big(*seq)),
@@ -304,13 +318,33 @@ fn ahead<C: Link>(
                     starts.push((big(domain.id), workflow_id.clone()));
                 }
             }
+            About::Poll {
+                scope,
+                domain,
+                kind,
+                list,
+            } => {
+                if let Ok(Some(domain)) = tx.domain(scope, domain) {
+                    *polls
+                        .entry((domain.id, *kind as i16, list.clone()))
+                        .or_default() += 1;
+                }
+            }
         }
     }
     runs.sort_unstable();
     runs.dedup();
     starts.sort_unstable();
     starts.dedup();
-    (runs, starts)
+    let polls = polls
+        .into_iter()
+        .filter(|(list, _)| !tx.mode.lists.known_empty(list))
+        .collect();
+    Ahead {
+        runs,
+        starts,
+        polls,
+    }
 }
 
 impl Failed {

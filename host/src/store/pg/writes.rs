@@ -25,6 +25,10 @@ use super::reads::{Sql, big, unbig};
 use super::run_items;
 use super::session::{Link, Session, Writing};
 
+/// Queues a task: domain, kind, list, rank, order, run, scheduling event.
+const QUEUE: &str = "INSERT INTO tasks (domain, kind, list, rank, ord, seq, scheduled) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7)";
+
 /// How many ids the writer takes from the sequence at once.
 const ID_BLOCK: i32 = 64;
 
@@ -47,6 +51,30 @@ impl<C: Link> Session<C, Writing> {
              AND ord = $5",
             owned![big(*domain), *kind, name, i64::from(place.0), big(place.1)],
         );
+    }
+
+    /// Puts the tasks taken ahead that no claim took back on their lists.
+    pub(super) fn give_back_unclaimed(&mut self) {
+        let unclaimed: Vec<_> = self
+            .mode
+            .lists
+            .unclaimed()
+            .map(|(list, place, task)| (list.clone(), place, task))
+            .collect();
+        for ((domain, kind, list), (rank, order), (seq, scheduled)) in unclaimed {
+            self.write(
+                QUEUE,
+                owned![
+                    big(domain),
+                    kind,
+                    list,
+                    i64::from(rank),
+                    big(order),
+                    big(seq),
+                    big(scheduled)
+                ],
+            );
+        }
     }
 
     /// Notes that a domain or a type changed: this node's catalog is emptied at the commit,
@@ -354,8 +382,7 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         let list = (domain, kind as i16, slot.list.clone());
         let place = (slot.rank, slot.order);
         self.write(
-            "INSERT INTO tasks (domain, kind, list, rank, ord, seq, scheduled) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            QUEUE,
             owned![
                 big(domain),
                 kind as i16,
@@ -387,12 +414,14 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         // (`lists.rs`): the engine tries one more pop than there are tasks when polls wait.
         let list_key = (domain, kind as i16, list.to_owned());
         if let Some(first) = self.mode.lists.pop(&list_key) {
-            let Some((place, task)) = first else {
+            let Some((place, held)) = first else {
                 return Ok(None);
             };
             self.mode.changed = true;
-            self.unqueue_task(&list_key, place);
-            return Ok(Some(task));
+            if !held.taken {
+                self.unqueue_task(&list_key, place);
+            }
+            return Ok(Some(held.task));
         }
         let (domain, kind) = (big(domain), kind as i16);
         let params: &[&(dyn ToSql + Sync)] = &[&domain, &kind, &list];
@@ -430,8 +459,9 @@ impl<C: Link> RunWrites for Session<C, Writing> {
     fn remove_task(&mut self, domain: u64, kind: TaskKind, slot: &Slot) -> Result<(), StoreError> {
         let list = (domain, kind as i16, slot.list.clone());
         let place = (slot.rank, slot.order);
-        self.mode.lists.removed(&list, place);
-        self.unqueue_task(&list, place);
+        if !self.mode.lists.removed(&list, place) {
+            self.unqueue_task(&list, place);
+        }
         Ok(())
     }
 
