@@ -13,6 +13,7 @@ mod counters;
 mod lists;
 mod nodes;
 mod signals;
+mod writes;
 
 use self::nodes::{Nodes, as_if_newer, backends, close, concurrently, run};
 pub(super) use self::nodes::{domain, scope};

@@ -2,9 +2,7 @@
 //! instead of one each. They wait with the transaction's other writes and go at its next read
 //! or its commit, after the writes made before them (`session.rs`); a write that deletes events
 //! sends them first.
-//!
-//! (Deadlines were grouped too, as clears and sets by key: measured, the `unnest` statements
-//! cost the database more CPU than the one or two single-row statements they replaced.)
+//! (Run records and deadlines are kept by key instead, `grouped.rs`.)
 
 use std::cell::RefCell;
 use std::collections::HashMap;

@@ -31,6 +31,7 @@ mod catalog;
 mod conn;
 mod counters;
 mod events;
+mod grouped;
 mod lists;
 mod notices;
 mod params;

@@ -29,7 +29,7 @@ macro_rules! moved {
     )*};
 }
 
-moved!(i16, i64, String, Vec<u8>, Vec<i16>, Vec<Vec<u8>>);
+moved!(i16, i64, String, Vec<u8>, Vec<i16>, Vec<i64>, Vec<Vec<u8>>);
 
 impl IntoParam for &str {
     fn into_param(self) -> Box<dyn ToSql + Sync + Send> {

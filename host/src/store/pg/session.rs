@@ -18,6 +18,7 @@ use super::catalog::Catalog;
 use super::conn::{Conn, Step, connection_ended, explain, is_conflict, is_near_limit};
 use super::counters::{NodeShards, Shards};
 use super::events::Events;
+use super::grouped::Grouped;
 use super::lists::{EmptyLists, ListKey, Place, TxLists};
 use super::reads::{Params, Sql};
 use super::run_items::Locked;
@@ -62,7 +63,8 @@ pub(super) trait Mode {
         None
     }
 
-    /// Moves the events added and not sent yet (`events.rs`) to `pending`, as one write.
+    /// Moves the events added and the writes kept (`events.rs`, `grouped.rs`), not sent yet,
+    /// to `pending`, as statements.
     fn events(&self, _pending: &mut Vec<Pending>) {}
 
     /// Event `event_id` of run `seq`, if the transaction added it.
@@ -141,6 +143,8 @@ pub(super) struct Writing {
     pub(super) locked: Locked,
     /// The events added and not sent yet.
     pub(super) events: Events,
+    /// Run records and deadlines written and not sent yet.
+    pub(super) grouped: Grouped,
     /// The task lists the transaction knows empty but for its own tasks.
     pub(super) lists: TxLists,
     /// Ids taken from the sequence and not used yet: the writer's, kept across transactions.
@@ -171,6 +175,7 @@ impl Writing {
             catalog_changed: false,
             locked: Locked::default(),
             events: Events::default(),
+            grouped: Grouped::default(),
             lists: TxLists::new(lists.clone()),
             ids,
             shards: Shards::new(shards),
@@ -246,6 +251,7 @@ impl Mode for Writing {
 
     fn events(&self, pending: &mut Vec<Pending>) {
         self.events.take(pending);
+        self.grouped.take(pending);
     }
 
     fn added_event(&self, seq: i64, event_id: i64) -> Option<Vec<u8>> {
@@ -331,7 +337,7 @@ impl<C: Link, M: Mode> Session<C, M> {
         }
     }
 
-    /// Queues the events added so far, as one write after the writes made so far.
+    /// Queues the events added and the writes kept so far, after the writes made so far.
     pub(super) fn send_events(&self) {
         self.mode.events(&mut self.pending.borrow_mut());
     }

@@ -215,11 +215,9 @@ impl<C: Link> DomainWrites for Session<C, Writing> {
 impl<C: Link> RunWrites for Session<C, Writing> {
     fn put_run(&mut self, run: &Run) -> Result<(), StoreError> {
         self.mode.locked.put_run(run);
-        self.write(
-            "INSERT INTO runs (seq, record) VALUES ($1, $2) \
-             ON CONFLICT (seq) DO UPDATE SET record = excluded.record",
-            owned![big(run.seq), encode(run)],
-        );
+        self.mode.changed = true;
+        let job = self.mode.job;
+        self.mode.grouped.put_run(job, big(run.seq), encode(run));
         Ok(())
     }
 
@@ -319,7 +317,8 @@ impl<C: Link> RunWrites for Session<C, Writing> {
             "DELETE FROM run_ids WHERE domain = $1 AND workflow_id = $2 AND run_id = $3",
             owned![big(run.domain), id.workflow_id.as_str(), id.run_id.as_str()],
         );
-        // After the events made before it in this transaction, whichever run they are of.
+        // After the events and run records written before it in this transaction, whichever
+        // run they are of.
         self.send_events();
         self.write("DELETE FROM events WHERE seq = $1", owned![seq]);
         self.write("DELETE FROM items WHERE seq = $1", owned![seq]);
@@ -472,11 +471,12 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         event_id: u64,
         kind: Deadline,
     ) -> Result<(), StoreError> {
-        self.write(
-            "INSERT INTO deadlines (at, seq, event_id, kind) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT DO NOTHING",
-            owned![at.as_millis(), big(seq), big(event_id), kind as i16],
+        self.mode.changed = true;
+        let (job, key) = (
+            self.mode.job,
+            (at.as_millis(), big(seq), big(event_id), kind as i16),
         );
+        self.mode.grouped.deadline(job, key, true);
         self.mode.notices.insert(notices::DEADLINE.to_owned());
         Ok(())
     }
@@ -488,10 +488,12 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         event_id: u64,
         kind: Deadline,
     ) -> Result<(), StoreError> {
-        self.write(
-            "DELETE FROM deadlines WHERE at = $1 AND seq = $2 AND event_id = $3 AND kind = $4",
-            owned![at.as_millis(), big(seq), big(event_id), kind as i16],
+        self.mode.changed = true;
+        let (job, key) = (
+            self.mode.job,
+            (at.as_millis(), big(seq), big(event_id), kind as i16),
         );
+        self.mode.grouped.deadline(job, key, false);
         Ok(())
     }
 

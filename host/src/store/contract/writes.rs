@@ -1,0 +1,42 @@
+//! The contract's rule for a transaction's own writes: what it wrote last to a key is what
+//! stays, however a backend sends its writes (PostgreSQL keeps run records and deadlines by
+//! key and sends them together, `pg/grouped.rs`).
+
+use super::nodes::{backends, run};
+use crate::clock::Timestamp;
+use crate::store::Deadline;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_last_write_to_a_deadline_or_a_run_in_a_transaction_stays() {
+    for nodes in backends().await {
+        let backend = nodes.backend;
+        let at = |n: u64| Timestamp::from_millis(1_000 + n as i64);
+        nodes
+            .node(0)
+            .apply(move |tx| {
+                // Set and left; set then cleared; cleared then set; set, cleared, set.
+                for n in 1..=4 {
+                    tx.set_deadline(at(n), n, 1, Deadline::Timer)?;
+                }
+                tx.clear_deadline(at(2), 2, 1, Deadline::Timer)?;
+                tx.clear_deadline(at(5), 5, 1, Deadline::Timer)?;
+                tx.set_deadline(at(5), 5, 1, Deadline::Timer)?;
+                tx.clear_deadline(at(4), 4, 1, Deadline::Timer)?;
+                tx.set_deadline(at(4), 4, 1, Deadline::Timer)?;
+                for version in 1..=3 {
+                    let mut record = run(7);
+                    record.next_event_id = version;
+                    tx.put_run(&record)?;
+                }
+                Ok(())
+            })
+            .await
+            .unwrap();
+        let due = nodes.node(1).apply(|tx| tx.take_due(10)).await.unwrap();
+        let runs: Vec<u64> = due.iter().map(|due| due.run).collect();
+        assert_eq!(runs, [1, 3, 4, 5], "{backend}");
+        let stored = nodes.node(1).read(|tx| tx.run(7)).await.unwrap();
+        assert_eq!(stored.map(|run| run.next_event_id), Some(3), "{backend}");
+        nodes.close().await;
+    }
+}
