@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use tokio::sync::oneshot;
 
+use crate::engine::HistoryAsk;
 use crate::model::TaskKind;
 
 /// A task list: (domain id, kind, name).
@@ -53,6 +54,8 @@ impl Ticket {
 pub(crate) struct Waiter<T> {
     /// Who polls, for the `*TaskStarted` event.
     pub(crate) identity: Option<String>,
+    /// The page of a decision task's history the poll wants with it.
+    pub(crate) history: Option<HistoryAsk>,
     reply: oneshot::Sender<T>,
     ticket: Ticket,
 }
@@ -62,9 +65,15 @@ impl<T: std::fmt::Debug> Waiter<T> {
     pub(crate) fn new(identity: Option<String>, reply: oneshot::Sender<T>, ticket: Ticket) -> Self {
         Waiter {
             identity,
+            history: None,
             reply,
             ticket,
         }
+    }
+
+    /// The waiter, wanting the page `history` of a decision task's history with its task.
+    pub(crate) fn with_history(self, history: Option<HistoryAsk>) -> Self {
+        Waiter { history, ..self }
     }
 
     fn is_live(&self) -> bool {

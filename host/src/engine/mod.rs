@@ -45,9 +45,11 @@ pub(crate) use import::{Imported, import_run};
 pub(crate) use lambdas::claim_lambda;
 pub(crate) use lambdas::{FunctionClaim, LambdaOutcome, closable_lambda, close_lambda};
 pub(crate) use start::{NewRun, StartRequest, resolve_start, start_run};
+#[cfg(test)]
+pub(crate) use tasks::claim;
 pub(crate) use tasks::{
-    ActivityOutcome, Claimed, DecisionClaim, TaskRef, claim, close_activity, record_heartbeat,
-    started_decision, started_task,
+    ActivityOutcome, Claimed, DecisionClaim, HistoryAsk, TaskRef, claim_for, close_activity,
+    record_heartbeat, started_decision, started_task,
 };
 
 /// Hands tasks queued on the list `(domain, kind, list)`, as another process may have, to this
@@ -367,7 +369,8 @@ impl<'a, 't> Engine<'a, 't> {
         for (kind, list) in queued {
             let key = (self.domain, kind, list);
             while let Some(waiter) = wakers.dispatch.take_waiter(&key) {
-                match claim(&mut self, kind, &key.2, waiter.identity.clone())? {
+                let identity = waiter.identity.clone();
+                match claim_for(&mut self, kind, &key.2, identity, waiter.history)? {
                     Some(claimed) => {
                         let metrics = self.setup.metrics.clone();
                         let claimed_at = Instant::now();

@@ -10,7 +10,7 @@ use crate::model::{
     Activity, DecisionTask, Item, Lambda, Run, TaskKind, TaskState, TypeName, WorkflowExecution,
 };
 use crate::seal::{Purpose, Sealer};
-use crate::store::{Deadline, ItemReads, ItemWrites, Reads, StoreError};
+use crate::store::{Cursor, Deadline, HistoryCell, ItemReads, ItemWrites, Reads, StoreError};
 
 use super::Engine;
 use super::lambdas::{FunctionClaim, claim_function};
@@ -75,6 +75,34 @@ pub(crate) struct DecisionClaim {
     pub(crate) execution: WorkflowExecution,
     pub(crate) workflow_type: TypeName,
     pub(crate) previous_started_event_id: u64,
+    /// The first page of its history, read with the claim's commit, if the poll asked.
+    pub(crate) history: Option<HistoryCell>,
+}
+
+/// Which page of a decision task's history a poll wants with its task: from the previous
+/// started event (if asked and there is one) or from the first, up to the task's start.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HistoryAsk {
+    pub(crate) from_previous_started: bool,
+    pub(crate) reverse: bool,
+    pub(crate) limit: usize,
+}
+
+impl HistoryAsk {
+    /// The first event of the page and where it starts reading, for a task whose previous
+    /// started event is `previous_started`.
+    pub(crate) fn bounds(&self, previous_started: u64, after: Option<u64>) -> (u64, Cursor<u64>) {
+        let first = match self.from_previous_started && previous_started > 0 {
+            true => previous_started,
+            false => 1,
+        };
+        let cursor = Cursor {
+            after,
+            reverse: self.reverse,
+            limit: self.limit,
+        };
+        (first, cursor)
+    }
 }
 
 /// An activity task handed to a poller.
@@ -110,18 +138,34 @@ impl Claimed {
 /// Takes the first task of a list for a poller: records its `*TaskStarted` event (for a Lambda
 /// function task, `LambdaFunctionStarted`; its list is the function's name) and returns it.
 /// Queue entries whose task is gone (its run closed) are dropped on the way.
+#[cfg(test)]
 pub(crate) fn claim(
     eng: &mut Engine<'_, '_>,
     kind: TaskKind,
     list: &str,
     identity: Option<String>,
 ) -> Result<Option<Claimed>, StoreError> {
+    claim_for(eng, kind, list, identity, None)
+}
+
+/// Takes the first task of a list for a poller, as `claim` does; for a decision task, with
+/// the page `history` of its history, if the poll asks for one, read with the commit.
+pub(crate) fn claim_for(
+    eng: &mut Engine<'_, '_>,
+    kind: TaskKind,
+    list: &str,
+    identity: Option<String>,
+    history: Option<HistoryAsk>,
+) -> Result<Option<Claimed>, StoreError> {
     while let Some((seq, scheduled)) = eng.tx.pop_task(eng.domain, kind, list)? {
         let Some(mut run) = eng.open_run(seq)? else {
             continue;
         };
         let claimed = match kind {
-            TaskKind::Decision => claim_decision(eng, &mut run, scheduled, identity.clone())?,
+            TaskKind::Decision => {
+                let poller = (identity.clone(), history);
+                claim_decision(eng, &mut run, scheduled, poller)?
+            }
             TaskKind::Activity => claim_activity(eng, &mut run, scheduled, identity.clone())?,
             TaskKind::Function => claim_function(eng, &mut run, scheduled)?,
         };
@@ -140,7 +184,7 @@ fn claim_decision(
     eng: &mut Engine<'_, '_>,
     run: &mut Run,
     scheduled: u64,
-    identity: Option<String>,
+    (identity, history): (Option<String>, Option<HistoryAsk>),
 ) -> Result<Option<Claimed>, StoreError> {
     let DecisionTask::Scheduled {
         scheduled: current,
@@ -174,6 +218,16 @@ fn claim_decision(
         timeout_at,
         next: None,
     };
+    let history = match history {
+        Some(ask) => {
+            let cell = HistoryCell::default();
+            let (first, cursor) = ask.bounds(run.previous_started_event_id, None);
+            eng.tx
+                .history_at_commit(run.seq, (first, started), cursor, cell.clone())?;
+            Some(cell)
+        }
+        None => None,
+    };
     Ok(Some(Claimed::Decision(DecisionClaim {
         task: TaskRef {
             kind: TaskKind::Decision,
@@ -184,6 +238,7 @@ fn claim_decision(
         execution: run.execution.clone(),
         workflow_type: run.workflow_type.clone(),
         previous_started_event_id: run.previous_started_event_id,
+        history,
     })))
 }
 

@@ -53,6 +53,7 @@ pub(crate) async fn poll(
         TaskKind::Activity,
         input.task_list.name,
         input.identity,
+        None,
     )
     .await?;
     match claimed {

@@ -4,13 +4,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::engine::{
-    Claimed, Completion, DecisionClaim, Engine, TaskRef, complete_decision_task, started_decision,
+    Claimed, Completion, DecisionClaim, Engine, HistoryAsk, TaskRef, complete_decision_task,
+    started_decision,
 };
 use crate::fault::{Fault, Violations};
 use crate::model::{
     Empty, NoneAllowed, TaskKind, TaskList, TypeName, WorkflowExecution, decisions,
 };
-use crate::store::{About, Cursor, Page};
+use crate::store::{About, Page, Reads};
 
 use super::paging::page_size;
 use super::polling::{long_poll, open_token, task_domain};
@@ -89,7 +90,8 @@ pub(crate) async fn poll(
             .ok_or_else(Fault::invalid_token)?;
         let scope = ctx.scope.clone();
         let domain = input.domain.clone();
-        let bounds = PageBounds::new(&input, position.previous_started, Some(position.last_event));
+        let (first, cursor) =
+            history_ask(&input).bounds(position.previous_started, Some(position.last_event));
         // One snapshot for the run and the page: a long history is read in many pages.
         let (run, page) = svc
             .store
@@ -99,7 +101,7 @@ pub(crate) async fn poll(
                     .run(position.run)?
                     .filter(|run| run.domain == domain.id)
                     .ok_or_else(Fault::invalid_token)?;
-                let page = tx.history(position.run, bounds.first, position.started, bounds.cursor);
+                let page = tx.history(position.run, first, position.started, cursor);
                 Ok::<_, Fault>((run, page?))
             })
             .await?;
@@ -113,9 +115,11 @@ pub(crate) async fn poll(
             execution: run.execution,
             workflow_type: run.workflow_type,
             previous_started_event_id: position.previous_started,
+            history: None,
         };
         return Ok(task_output(svc, &query, claim, page));
     }
+    // The first page is read with the claim's commit.
     let claimed = long_poll(
         svc,
         ctx,
@@ -123,16 +127,21 @@ pub(crate) async fn poll(
         TaskKind::Decision,
         input.task_list.name.clone(),
         input.identity.clone(),
+        Some(history_ask(&input)),
     )
     .await?;
     match claimed {
-        Some(Claimed::Decision(claim)) => {
-            let bounds = PageBounds::new(&input, claim.previous_started_event_id, None);
-            let (run, started) = (claim.task.run, claim.task.started);
-            let page = svc
-                .store
-                .read(move |tx| tx.history(run, bounds.first, started, bounds.cursor))
-                .await?;
+        Some(Claimed::Decision(mut claim)) => {
+            let page = match claim.history.take().and_then(|cell| cell.take()) {
+                Some(page) => page,
+                None => {
+                    let (first, cursor) =
+                        history_ask(&input).bounds(claim.previous_started_event_id, None);
+                    let (run, started) = (claim.task.run, claim.task.started);
+                    let read = move |tx: &dyn Reads| tx.history(run, first, started, cursor);
+                    svc.store.read(read).await?
+                }
+            };
             Ok(task_output(svc, &query, claim, page))
         }
         Some(Claimed::Activity(_) | Claimed::Function(_)) => {
@@ -142,27 +151,13 @@ pub(crate) async fn poll(
     }
 }
 
-/// Which events of a decision task's history a page holds: from event 1 (or from the
-/// previous started event, if asked) up to the task's own start, after `after` if given.
-#[derive(Clone, Copy)]
-struct PageBounds {
-    first: u64,
-    cursor: Cursor<u64>,
-}
-
-impl PageBounds {
-    fn new(input: &PollInput, previous_started: u64, after: Option<u64>) -> Self {
-        let first = if input.start_at_previous_started_event && previous_started > 0 {
-            previous_started
-        } else {
-            1
-        };
-        let cursor = Cursor {
-            after,
-            reverse: input.reverse_order,
-            limit: page_size(input.maximum_page_size),
-        };
-        PageBounds { first, cursor }
+/// Which events of a decision task's history the poll's pages hold: from event 1 (or from
+/// the previous started event, if asked) up to the task's own start.
+fn history_ask(input: &PollInput) -> HistoryAsk {
+    HistoryAsk {
+        from_previous_started: input.start_at_previous_started_event,
+        reverse: input.reverse_order,
+        limit: page_size(input.maximum_page_size),
     }
 }
 

@@ -17,7 +17,7 @@ pub(crate) async fn poll(
     domain: String,
     name: String,
 ) -> Result<Option<FunctionClaim>, Fault> {
-    match long_poll(svc, ctx, domain, TaskKind::Function, name, None).await? {
+    match long_poll(svc, ctx, domain, TaskKind::Function, name, None, None).await? {
         Some(Claimed::Function(claim)) => Ok(Some(claim)),
         Some(_) => Err(Fault::internal(
             "another kind of task in a function's queue",

@@ -7,7 +7,7 @@ use tokio::sync::oneshot;
 
 use crate::clock::Wait;
 use crate::dispatch::{Departure, Ticket, Waiter};
-use crate::engine::{Claimed, Engine, TaskRef, claim};
+use crate::engine::{Claimed, Engine, HistoryAsk, TaskRef, claim_for};
 use crate::fault::{Fault, Violations};
 use crate::model::{Domain, Scope, TaskKind};
 use crate::store::{About, Reads};
@@ -24,6 +24,7 @@ pub(super) async fn long_poll(
     kind: TaskKind,
     list: String,
     identity: Option<String>,
+    history: Option<HistoryAsk>,
 ) -> Result<Option<Claimed>, Fault> {
     let mut v = Violations::default();
     v.name("taskList.name", &list);
@@ -38,11 +39,8 @@ pub(super) async fn long_poll(
     let ticket = Ticket::default();
     // Registered at most once, though a shared database may run the job again: an attempt that
     // did not commit may have registered it already, and then it simply goes on waiting.
-    let waiter = Arc::new(Mutex::new(Some(Waiter::new(
-        identity.clone(),
-        reply,
-        ticket.clone(),
-    ))));
+    let waiter = Waiter::new(identity.clone(), reply, ticket.clone()).with_history(history);
+    let waiter = Arc::new(Mutex::new(Some(waiter)));
     let scope = ctx.scope.clone();
     let setup = svc.engine.clone();
     let max_pollers = svc.limits.max_pollers_per_list;
@@ -64,7 +62,7 @@ pub(super) async fn long_poll(
                     return Ok(Ok(None));
                 };
                 let mut eng = Engine::new(tx, domain.id, &setup);
-                let claimed = claim(&mut eng, kind, &list, identity)?;
+                let claimed = claim_for(&mut eng, kind, &list, identity, history)?;
                 eng.finish()?;
                 if claimed.is_some() {
                     return Ok(Ok(claimed));

@@ -1,9 +1,12 @@
 //! The small enums the store's interface speaks: counters, signals, listings and deadlines. Their numbers are stored (in keys and task tokens), so none is ever renumbered.
 
 use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
 
 use crate::clock::Timestamp;
-use crate::model::{CloseStatus, Kind, Run, TaskKind};
+use crate::model::{CloseStatus, Kind, Run, Scope, TaskKind};
+
+use super::seam::Page;
 
 /// A count a domain keeps for a limit.
 #[derive(Clone, Copy, Debug)]
@@ -174,5 +177,54 @@ mod tests {
             assert_eq!(Deadline::from_u8(kind as u8), Some(kind));
         }
         assert_eq!(Deadline::from_u8(Deadline::ALL.len() as u8), None);
+    }
+}
+
+/// What a change is about, known before it runs.
+#[derive(Clone, Debug)]
+pub(crate) enum About {
+    /// The run `seq` (a task token names it).
+    Run(u64),
+    /// A new run of `workflow_id` in the domain named `domain` of `scope`.
+    Start {
+        scope: Scope,
+        domain: String,
+        workflow_id: String,
+    },
+    /// A claim of the first task of `kind` on list `list` of the domain named `domain` of
+    /// `scope`.
+    Poll {
+        scope: Scope,
+        domain: String,
+        kind: TaskKind,
+        list: String,
+    },
+}
+
+/// Where a page of history read with a commit is put ([`Writes::history_at_commit`]), for
+/// whoever waits for the commit.
+///
+/// [`Writes::history_at_commit`]: super::seam::Writes::history_at_commit
+#[derive(Clone, Debug, Default)]
+pub(crate) struct HistoryCell(Arc<Mutex<Option<HistoryPage>>>);
+
+/// A page of history: events by id, as wire JSON.
+pub(crate) type HistoryPage = Page<(u64, Vec<u8>)>;
+
+impl HistoryCell {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<HistoryPage>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Puts the page read.
+    pub(crate) fn put(&self, page: HistoryPage) {
+        *self.lock() = Some(page);
+    }
+
+    /// The page, if it was read (the transaction committed).
+    pub(crate) fn take(&self) -> Option<HistoryPage> {
+        self.lock().take()
     }
 }

@@ -36,8 +36,8 @@ pub use error::{OpenError, StoreError};
 pub(crate) use faulty::{Faults, Rates};
 use seam::Backend;
 pub(crate) use seam::{
-    About, Counter, Cursor, Deadline, Due, Filter, ItemReads, ItemWrites, Listing, Page, Reads,
-    Signal, TypeReads, TypeWrites, Writes,
+    About, Counter, Cursor, Deadline, Due, Filter, HistoryCell, ItemReads, ItemWrites, Listing,
+    Page, Reads, Signal, TypeReads, TypeWrites, Writes,
 };
 pub use stats::WriterStats;
 

@@ -71,7 +71,9 @@ use crate::model::{
 
 use super::StoreError;
 pub(crate) use super::items::{ItemReads, ItemWrites};
-pub(crate) use super::kinds::{Counter, Deadline, Due, Filter, Listing, Signal};
+pub(crate) use super::kinds::{
+    About, Counter, Deadline, Due, Filter, HistoryCell, Listing, Signal,
+};
 
 /// A database the [`Store`](super::Store) runs on: consistent snapshots for reads, and write
 /// transactions for queued jobs. redb is one (one writer thread, group commit); a shared SQL
@@ -107,27 +109,6 @@ pub(crate) trait Job: Send {
     fn about(&self) -> Option<&About> {
         None
     }
-}
-
-/// What a change is about, known before it runs.
-#[derive(Clone, Debug)]
-pub(crate) enum About {
-    /// The run `seq` (a task token names it).
-    Run(u64),
-    /// A new run of `workflow_id` in the domain named `domain` of `scope`.
-    Start {
-        scope: Scope,
-        domain: String,
-        workflow_id: String,
-    },
-    /// A claim of the first task of `kind` on list `list` of the domain named `domain` of
-    /// `scope`.
-    Poll {
-        scope: Scope,
-        domain: String,
-        kind: TaskKind,
-        list: String,
-    },
 }
 
 /// One page of a listing.
@@ -347,6 +328,22 @@ pub(crate) trait Writes: Reads + DomainWrites + RunWrites + WasmWrites {
 
     /// Runs `action` once the transaction is durably committed (never, if it is not).
     fn after_commit(&mut self, action: Box<dyn FnOnce() + Send>);
+
+    /// Reads the page [`RunReads::history`] would read now, and puts it in `into` once the
+    /// transaction commits: a backend may send the read with its commit (a decision task's
+    /// history, claimed for a poll, then costs no round trip). The events it covers must be
+    /// written before.
+    fn history_at_commit(
+        &mut self,
+        seq: u64,
+        (first, last): (u64, u64),
+        cursor: Cursor<u64>,
+        into: HistoryCell,
+    ) -> Result<(), StoreError> {
+        let page = self.history(seq, first, last, cursor)?;
+        self.after_commit(Box::new(move || into.put(page)));
+        Ok(())
+    }
 
     /// A number never handed out before (to any process sharing the database).
     fn next_id(&mut self) -> Result<u64, StoreError>;

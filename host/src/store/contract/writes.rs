@@ -1,10 +1,11 @@
-//! The contract's rule for a transaction's own writes: what it wrote last to a key is what
-//! stays, however a backend sends its writes (PostgreSQL keeps run records and deadlines by
-//! key and sends them together, `pg/grouped.rs`).
+//! The contract's rules for a transaction's own writes: what it wrote last to a key is what
+//! stays, and a history page read with the commit holds its events, however a backend sends its writes
+//! (PostgreSQL keeps run records and deadlines by key and sends them together,
+//! `pg/grouped.rs`, and reads history pages asked for at the commit in its round trip).
 
 use super::nodes::{backends, run};
 use crate::clock::Timestamp;
-use crate::store::Deadline;
+use crate::store::{Cursor, Deadline, HistoryCell};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_last_write_to_a_deadline_or_a_run_in_a_transaction_stays() {
@@ -37,6 +38,40 @@ async fn the_last_write_to_a_deadline_or_a_run_in_a_transaction_stays() {
         assert_eq!(runs, [1, 3, 4, 5], "{backend}");
         let stored = nodes.node(1).read(|tx| tx.run(7)).await.unwrap();
         assert_eq!(stored.map(|run| run.next_event_id), Some(3), "{backend}");
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_history_page_read_at_commit_holds_the_transaction_s_events() {
+    for nodes in backends().await {
+        let backend = nodes.backend;
+        let (forward, backward) = (HistoryCell::default(), HistoryCell::default());
+        let cells = (forward.clone(), backward.clone());
+        nodes
+            .node(0)
+            .apply(move |tx| {
+                tx.put_run(&run(7))?;
+                for id in 1..=3 {
+                    tx.put_event(7, id, format!("{{\"eventId\":{id}}}").as_bytes())?;
+                }
+                let page = |reverse, limit| Cursor {
+                    after: None,
+                    reverse,
+                    limit,
+                };
+                tx.history_at_commit(7, (1, 3), page(false, 10), cells.0.clone())?;
+                tx.history_at_commit(7, (2, 3), page(true, 1), cells.1.clone())
+            })
+            .await
+            .unwrap();
+        let ids = |cell: &HistoryCell| {
+            let page = cell.take().expect("read with the commit");
+            let ids: Vec<u64> = page.items.iter().map(|(id, _)| *id).collect();
+            (ids, page.more)
+        };
+        assert_eq!(ids(&forward), (vec![1, 2, 3], false), "{backend}");
+        assert_eq!(ids(&backward), (vec![3], true), "{backend}");
         nodes.close().await;
     }
 }

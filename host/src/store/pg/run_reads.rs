@@ -21,6 +21,37 @@ use crate::store::seam::{Cursor, Filter, Listing, Page, RunReads};
 /// How many times [`RunReads::open_run`] reads a workflow's open run that keeps changing.
 const MOST_TRIES: usize = 8;
 
+/// The statement that reads a page of run `seq`'s history (`RunReads::history`), and its
+/// parameters.
+pub(super) fn history_statement(
+    seq: u64,
+    (first, last): (u64, u64),
+    cursor: Cursor<u64>,
+) -> (&'static str, [i64; 4]) {
+    let (seq, n) = (big(seq), past(cursor.limit));
+    if cursor.reverse {
+        let before = cursor.after.map_or(big(last).saturating_add(1), big);
+        let sql = "SELECT event_id, json FROM events WHERE seq = $1 AND event_id >= $2 \
+                   AND event_id < $3 ORDER BY event_id DESC LIMIT $4";
+        (sql, [seq, big(first), before, n])
+    } else {
+        let after = cursor.after.map_or(big(first) - 1, big);
+        let sql = "SELECT event_id, json FROM events WHERE seq = $1 AND event_id > $2 \
+                   AND event_id <= $3 ORDER BY event_id LIMIT $4";
+        (sql, [seq, after, big(last), n])
+    }
+}
+
+/// The page [`history_statement`]'s `rows` make, of at most `limit` events.
+pub(super) fn history_page(
+    rows: Vec<Row>,
+    limit: usize,
+) -> Result<Page<(u64, Vec<u8>)>, StoreError> {
+    page_of(rows, limit, |row| {
+        Ok((unbig(row, 0), bytes(row, 1).to_vec()))
+    })
+}
+
 fn run_of(row: Option<Row>) -> Result<Option<Run>, StoreError> {
     row.map(|row| decode("runs", bytes(&row, 0))).transpose()
 }
@@ -224,25 +255,8 @@ impl<C: Link, M: Mode> RunReads for Session<C, M> {
         last: u64,
         cursor: Cursor<u64>,
     ) -> Result<Page<(u64, Vec<u8>)>, StoreError> {
-        let (seq, n) = (big(seq), past(cursor.limit));
-        let rows = if cursor.reverse {
-            let before = cursor.after.map_or(big(last).saturating_add(1), big);
-            self.rows(
-                "SELECT event_id, json FROM events WHERE seq = $1 AND event_id >= $2 \
-                 AND event_id < $3 ORDER BY event_id DESC LIMIT $4",
-                &[&seq, &big(first), &before, &n],
-            )?
-        } else {
-            let after = cursor.after.map_or(big(first) - 1, big);
-            self.rows(
-                "SELECT event_id, json FROM events WHERE seq = $1 AND event_id > $2 \
-                 AND event_id <= $3 ORDER BY event_id LIMIT $4",
-                &[&seq, &after, &big(last), &n],
-            )?
-        };
-        page_of(rows, cursor.limit, |row| {
-            Ok((unbig(row, 0), bytes(row, 1).to_vec()))
-        })
+        let (sql, [a, b, c, d]) = history_statement(seq, (first, last), cursor);
+        history_page(self.rows(sql, &[&a, &b, &c, &d])?, cursor.limit)
     }
 
     fn event(&self, seq: u64, event_id: u64) -> Result<Option<Vec<u8>>, StoreError> {

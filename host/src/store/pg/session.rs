@@ -23,7 +23,7 @@ use super::lists::{EmptyLists, ListKey, Place, TxLists};
 use super::reads::{Params, Sql};
 use super::run_items::Locked;
 use crate::clock::Timestamp;
-use crate::store::StoreError;
+use crate::store::{HistoryCell, StoreError};
 
 /// A connection a session runs on: the pool's, or the writer's own.
 pub(super) trait Link: DerefMut<Target = Conn> {}
@@ -151,6 +151,9 @@ pub(super) struct Writing {
     pub(super) ids: Ids,
     /// What the transaction did to counters, and the node's shard of each.
     pub(super) shards: Shards,
+    /// History pages to read with the commit (statement, parameters, page size) and where
+    /// each goes.
+    pub(super) at_commit: Vec<(&'static str, [i64; 4], usize, HistoryCell)>,
     /// What to tell the other nodes once this commits (`pg_notify` payloads).
     pub(super) notices: BTreeSet<String>,
     /// How the first statement that failed did, why, and for which request: the
@@ -179,6 +182,7 @@ impl Writing {
             lists: TxLists::new(lists.clone()),
             ids,
             shards: Shards::new(shards),
+            at_commit: Vec::new(),
             notices: BTreeSet::new(),
             failure: Cell::new(None),
         }

@@ -21,6 +21,7 @@ use super::counters::NodeShards;
 use super::lists::{EmptyLists, ListKey};
 use super::notices;
 use super::reads::big;
+use super::run_reads::history_page;
 use super::session::{Failure, FirstFailure, Ids, Link, Session, Writing};
 use crate::clock::Clock;
 use crate::store::StoreError;
@@ -240,6 +241,7 @@ impl Committer {
             mut notices,
             after_commit,
             lists: tx_lists,
+            at_commit,
             ..
         } = std::mem::replace(&mut tx.mode, Writing::new(now, ids, shards, &lists));
         if !changed {
@@ -250,10 +252,18 @@ impl Committer {
             return Ok((false, after_commit));
         }
         notices.extend(tx_lists.queued_on().map(notices::queued));
-        // The writes not sent yet, the notices and the COMMIT, in one round trip.
+        // The writes not sent yet, the history pages read with the commit, the notices and the
+        // COMMIT, in one round trip.
         let notices: Vec<String> = notices.into_iter().collect();
         let notify = [&channel as &(dyn ToSql + Sync), &notices];
-        let mut tail = Vec::with_capacity(2);
+        let pages: Vec<[&(dyn ToSql + Sync); 4]> = at_commit
+            .iter()
+            .map(|(_, [a, b, c, d], ..)| [a as _, b as _, c as _, d as _])
+            .collect();
+        let mut tail = Vec::with_capacity(at_commit.len() + 2);
+        for ((sql, ..), params) in at_commit.iter().zip(&pages) {
+            tail.push(Step::Prepared(sql, params));
+        }
         if !notices.is_empty() {
             tail.push(Step::Prepared(
                 "SELECT pg_notify($1, n) FROM unnest($2::text[]) AS n",
@@ -266,29 +276,43 @@ impl Committer {
             // Emptied whatever the outcome: a commit whose answer was lost may have happened.
             catalog.empty();
         }
-        if let Err(error) = sent {
-            // A commit whose answer was lost may have left tasks on lists it found empty.
-            lists.forget();
-            // Every failed statement is noted; the fallback only keeps a panic out.
-            let first = tx.mode.failure.take().unwrap_or(FirstFailure {
-                failure: Failure::Other,
-                detail: error.to_string(),
-                job: None,
-            });
-            return Err(match first.failure {
-                // The server refused a statement before the COMMIT, which then rolled back:
-                // the batch may run again.
-                Failure::Conflict | Failure::NearLimit | Failure::Other => Failed::statement(first),
-                // A commit whose answer is lost may or may not have happened: never retried.
-                Failure::Lost | Failure::Unanswered => Failed {
-                    error: StoreError::Unavailable(first.detail),
-                    failure: Failure::Other,
-                    job: None,
-                },
-            });
+        let answers = match sent {
+            Ok(answers) => answers,
+            Err(error) => {
+                // A commit whose answer was lost may have left tasks on lists it found empty.
+                lists.forget();
+                return Err(Self::commit_failed(&mut tx, &error));
+            }
+        };
+        // A page that does not read back is read again by its poll.
+        for ((_, _, limit, into), rows) in at_commit.into_iter().zip(answers) {
+            if let Ok(page) = history_page(rows, limit) {
+                into.put(page);
+            }
         }
         tx_lists.ended();
         Ok((true, after_commit))
+    }
+
+    /// How an attempt whose commit pipeline failed with `error` failed.
+    fn commit_failed<C: Link>(tx: &mut Session<C, Writing>, error: &StoreError) -> Failed {
+        // Every failed statement is noted; the fallback only keeps a panic out.
+        let first = tx.mode.failure.take().unwrap_or(FirstFailure {
+            failure: Failure::Other,
+            detail: error.to_string(),
+            job: None,
+        });
+        match first.failure {
+            // The server refused a statement before the COMMIT, which then rolled back: the
+            // batch may run again.
+            Failure::Conflict | Failure::NearLimit | Failure::Other => Failed::statement(first),
+            // A commit whose answer is lost may or may not have happened: never retried.
+            Failure::Lost | Failure::Unanswered => Failed {
+                error: StoreError::Unavailable(first.detail),
+                failure: Failure::Other,
+                job: None,
+            },
+        }
     }
 }
 

@@ -12,7 +12,8 @@ use crate::store::StoreError;
 use crate::store::codec::{decode, encode, encode_type};
 use crate::store::seam::FAILURES_KEPT;
 use crate::store::seam::{
-    Counter, Deadline, DomainWrites, Due, Filter, Listing, RunWrites, WasmWrites, Writes,
+    Counter, Cursor, Deadline, DomainWrites, Due, Filter, HistoryCell, Listing, RunWrites,
+    WasmWrites, Writes,
 };
 
 use tokio_postgres::types::ToSql;
@@ -23,6 +24,7 @@ use super::notices;
 use super::params::owned;
 use super::reads::{Sql, big, unbig};
 use super::run_items;
+use super::run_reads::history_statement;
 use super::session::{Link, Session, Writing};
 
 /// Queues a task: domain, kind, list, rank, order, run, scheduling event.
@@ -116,6 +118,19 @@ impl<C: Link> Writes for Session<C, Writing> {
 
     fn after_commit(&mut self, action: Box<dyn FnOnce() + Send>) {
         self.mode.after_commit.push(action);
+    }
+
+    /// Sent with the `COMMIT`, after every write: no round trip of its own.
+    fn history_at_commit(
+        &mut self,
+        seq: u64,
+        (first, last): (u64, u64),
+        cursor: Cursor<u64>,
+        into: HistoryCell,
+    ) -> Result<(), StoreError> {
+        let (sql, params) = history_statement(seq, (first, last), cursor);
+        self.mode.at_commit.push((sql, params, cursor.limit, into));
+        Ok(())
     }
 
     /// Ids come from the shared sequence a block at a time, so that most cost no round trip:
