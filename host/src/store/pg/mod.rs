@@ -42,6 +42,7 @@ mod schema;
 mod session;
 mod tls;
 mod wasm_reads;
+mod wasm_writes;
 mod writer;
 mod writes;
 

@@ -55,9 +55,14 @@ pub(super) fn big(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
+/// A `bigint` read back as the store's `u64`.
+pub(super) fn from_big(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}
+
 /// A `bigint` column read back as the store's `u64`.
 pub(super) fn unbig(row: &Row, column: usize) -> u64 {
-    u64::try_from(row.get::<_, i64>(column)).unwrap_or(0)
+    from_big(row.get(column))
 }
 
 pub(super) fn bytes(row: &Row, column: usize) -> &[u8] {

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use tokio_postgres::Row;
 
+use super::reads::from_big;
 use crate::model::{ItemKind, Run};
 
 /// A run, locked.
@@ -156,7 +157,7 @@ impl Locked {
     pub(super) fn load(&self, run: Run, row: &Row) {
         let array = |column| row.get::<_, Option<Vec<i64>>>(column).unwrap_or_default();
         let kinds = |column| row.get::<_, Option<Vec<i16>>>(column).unwrap_or_default();
-        let key = |key: i64| u64::try_from(key).unwrap_or(0);
+        let key = from_big;
         let jsons: Vec<Vec<u8>> = row.get::<_, Option<_>>(2).unwrap_or_default();
         let names: Vec<String> = row.get::<_, Option<_>>(4).unwrap_or_default();
         let items = kinds(0).into_iter().zip(array(1)).zip(jsons);

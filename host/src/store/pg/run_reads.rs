@@ -8,7 +8,7 @@ use tokio_postgres::types::ToSql;
 
 use super::conn::Step;
 use super::lists::ListKey;
-use super::reads::{Params, Sql as _, big, bytes, page_of, past, unbig};
+use super::reads::{Params, Sql as _, big, bytes, from_big, page_of, past, unbig};
 use super::run_items;
 use super::session::{Link, Mode, Session, Writing};
 use crate::clock::Timestamp;
@@ -113,14 +113,13 @@ impl<C: Link> Session<C, Writing> {
             let row = answers.next().and_then(|rows| rows.into_iter().next());
             let row = row.ok_or_else(|| StoreError::broken("a pop ahead answered no row"))?;
             let column = |i| row.get::<_, Option<Vec<i64>>>(i).unwrap_or_default();
-            let unbig = |n: i64| u64::try_from(n).unwrap_or(0);
             let places = column(0).into_iter().zip(column(1));
             let tasks = column(2).into_iter().zip(column(3));
             let taken: Vec<_> = places
                 .zip(tasks)
                 .map(|((rank, ord), (seq, scheduled))| {
                     let rank = u32::try_from(rank).unwrap_or(u32::MAX);
-                    ((rank, unbig(ord)), (unbig(seq), unbig(scheduled)))
+                    ((rank, from_big(ord)), (from_big(seq), from_big(scheduled)))
                 })
                 .collect();
             if !taken.is_empty() {

@@ -1,19 +1,15 @@
 //! PostgreSQL's side of the writes, in the writer's transaction. Writes answer nothing the
 //! writer needs, so none waits for its answer: each is sent with the transaction's next read
 //! or its commit (`session.rs`). A run's visibility entries go in one statement (`unnest` over
-//! the filters).
+//! the filters). Modules, bindings and guest failures are in `wasm_writes.rs`.
 
 use crate::clock::Timestamp;
-use crate::model::{
-    AnyType, Binding, BindingKind, Domain, GuestFailureRecord, ItemKind, Kind, TaskKind,
-};
-use crate::model::{ModuleRecord, Run, Scope, Slot, TypeName};
+use crate::model::{AnyType, Domain, ItemKind, Kind, TaskKind};
+use crate::model::{Run, Scope, Slot, TypeName};
 use crate::store::StoreError;
 use crate::store::codec::{decode, encode, encode_type};
-use crate::store::seam::FAILURES_KEPT;
 use crate::store::seam::{
-    Counter, Cursor, Deadline, DomainWrites, Due, Filter, HistoryCell, Listing, RunWrites,
-    WasmWrites, Writes,
+    Counter, Cursor, Deadline, DomainWrites, Due, Filter, HistoryCell, Listing, RunWrites, Writes,
 };
 
 use tokio_postgres::types::ToSql;
@@ -22,7 +18,7 @@ use super::conn::Step;
 use super::lists::{ListKey, Place};
 use super::notices;
 use super::params::owned;
-use super::reads::{Sql, big, unbig};
+use super::reads::{Sql, big, from_big, unbig};
 use super::run_items;
 use super::run_reads::history_statement;
 use super::session::{Link, Session, Writing};
@@ -36,7 +32,7 @@ const ID_BLOCK: i32 = 64;
 
 impl<C: Link> Session<C, Writing> {
     /// Makes a statement that changes the database, sent with the next read or the commit.
-    fn write(&mut self, sql: &'static str, params: Vec<Box<dyn ToSql + Sync + Send>>) {
+    pub(super) fn write(&mut self, sql: &'static str, params: Vec<Box<dyn ToSql + Sync + Send>>) {
         self.mode.changed = true;
         self.defer(sql, params);
     }
@@ -458,8 +454,7 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         if !more {
             self.mode.lists.found_empty(list_key, true);
         }
-        let unbig = |n: i64| u64::try_from(n).unwrap_or(0);
-        let (seq, scheduled) = (unbig(seq), unbig(scheduled));
+        let (seq, scheduled) = (from_big(seq), from_big(scheduled));
         // The claimer reads the task's run next: it is locked and read already.
         let items = answers.next().and_then(|rows| rows.into_iter().next());
         if let (Some(run), Some(items)) = (row.get::<_, Option<&[u8]>>(3), items)
@@ -539,108 +534,5 @@ impl<C: Link> RunWrites for Session<C, Writing> {
             .collect();
         due.sort_by_key(|d| (d.at, d.run, d.event_id, d.kind as u8));
         Ok(due)
-    }
-}
-
-impl<C: Link> WasmWrites for Session<C, Writing> {
-    fn add_module(
-        &mut self,
-        account: &str,
-        record: &ModuleRecord,
-        code: &[u8],
-    ) -> Result<(), StoreError> {
-        let digest = record.digest.as_str();
-        // No ON CONFLICT: the same module uploaded through another node first fails this
-        // transaction, and the retry's check answers that node's record.
-        self.write(
-            "INSERT INTO modules (account, digest, record) VALUES ($1, $2, $3)",
-            owned![account, digest, encode(record)],
-        );
-        self.write(
-            "INSERT INTO module_code (account, digest, code) VALUES ($1, $2, $3)",
-            owned![account, digest, code],
-        );
-        Ok(())
-    }
-
-    fn put_module(&mut self, account: &str, record: &ModuleRecord) -> Result<(), StoreError> {
-        let digest = record.digest.as_str();
-        self.write(
-            "UPDATE modules SET record = $3 WHERE account = $1 AND digest = $2",
-            owned![account, digest, encode(record)],
-        );
-        Ok(())
-    }
-
-    fn delete_module(&mut self, account: &str, digest: &str) -> Result<(), StoreError> {
-        self.write(
-            "DELETE FROM modules WHERE account = $1 AND digest = $2",
-            owned![account, digest],
-        );
-        self.write(
-            "DELETE FROM module_code WHERE account = $1 AND digest = $2",
-            owned![account, digest],
-        );
-        Ok(())
-    }
-
-    fn put_binding(&mut self, domain: u64, binding: &Binding) -> Result<(), StoreError> {
-        self.write(
-            "INSERT INTO bindings (domain, kind, name, record) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (domain, kind, name) DO UPDATE SET record = excluded.record",
-            owned![
-                big(domain),
-                binding.kind as i16,
-                &binding.name,
-                encode(binding)
-            ],
-        );
-        self.mode.notices.insert(notices::BINDINGS.to_owned());
-        Ok(())
-    }
-
-    fn delete_binding(
-        &mut self,
-        domain: u64,
-        kind: BindingKind,
-        name: &str,
-    ) -> Result<bool, StoreError> {
-        let (domain, kind) = (big(domain), kind as i16);
-        // The one write whose answer is needed: a read, so that it is sent now.
-        self.mode.changed = true;
-        let removed = self.rows(
-            "DELETE FROM bindings WHERE domain = $1 AND kind = $2 AND name = $3 RETURNING 1",
-            &[&domain, &kind, &name],
-        )?;
-        self.write(
-            "DELETE FROM guest_failures WHERE domain = $1 AND kind = $2 AND name = $3",
-            owned![domain, kind, name],
-        );
-        self.mode.notices.insert(notices::BINDINGS.to_owned());
-        Ok(!removed.is_empty())
-    }
-
-    fn record_guest_failure(
-        &mut self,
-        domain: u64,
-        kind: BindingKind,
-        name: &str,
-        failure: &GuestFailureRecord,
-    ) -> Result<(), StoreError> {
-        let seq = big(self.next_id()?);
-        let (domain, kind) = (big(domain), kind as i16);
-        self.write(
-            "INSERT INTO guest_failures (domain, kind, name, seq, record) \
-             VALUES ($1, $2, $3, $4, $5)",
-            owned![domain, kind, name, seq, encode(failure)],
-        );
-        let kept = i64::try_from(FAILURES_KEPT).unwrap_or(i64::MAX);
-        self.write(
-            "DELETE FROM guest_failures WHERE domain = $1 AND kind = $2 AND name = $3 \
-             AND seq IN (SELECT seq FROM guest_failures \
-             WHERE domain = $1 AND kind = $2 AND name = $3 ORDER BY seq DESC OFFSET $4)",
-            owned![domain, kind, name, kept],
-        );
-        Ok(())
     }
 }
