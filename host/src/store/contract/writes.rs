@@ -1,11 +1,12 @@
 //! The contract's rules for a transaction's own writes: what it wrote last to a key is what
-//! stays, and a history page read with the commit holds its events, however a backend sends its writes
-//! (PostgreSQL keeps run records and deadlines by key and sends them together,
+//! stays, and a history page read with the commit holds its events, however a backend sends
+//! its writes (PostgreSQL keeps its single-row writes by key and sends each table's together,
 //! `pg/grouped.rs`, and reads history pages asked for at the commit in its round trip).
 
 use super::nodes::{backends, run};
 use crate::clock::Timestamp;
-use crate::store::{Cursor, Deadline, HistoryCell};
+use crate::model::ItemKind;
+use crate::store::{Cursor, Deadline, Filter, HistoryCell, Listing, StoreError};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_last_write_to_a_deadline_or_a_run_in_a_transaction_stays() {
@@ -38,6 +39,67 @@ async fn the_last_write_to_a_deadline_or_a_run_in_a_transaction_stays() {
         assert_eq!(runs, [1, 3, 4, 5], "{backend}");
         let stored = nodes.node(1).read(|tx| tx.run(7)).await.unwrap();
         assert_eq!(stored.map(|run| run.next_event_id), Some(3), "{backend}");
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_run_closed_and_its_successor_opened_in_one_transaction_leave_the_successor_open() {
+    for nodes in backends().await {
+        let backend = nodes.backend;
+        let (first, mut next) = (run(1), run(2));
+        next.execution.workflow_id = first.execution.workflow_id.clone();
+        let id = first.execution.workflow_id.clone();
+        let records = (first.clone(), next);
+        nodes
+            .node(0)
+            .apply(move |tx| {
+                tx.put_run(&first)?;
+                tx.name_run(&first)?;
+                tx.list_run(&first, Listing::Open, first.started_at)
+            })
+            .await
+            .unwrap();
+        // Continued as new: the first run leaves the open runs and its listing, its item
+        // goes, and its successor takes its name; in this order, in one transaction.
+        nodes
+            .node(0)
+            .apply(move |tx| {
+                let (first, next) = &records;
+                tx.put_item(1, ItemKind::Activity, 5, Some("a"), b"{}")?;
+                tx.unname_open_run(first)?;
+                tx.unlist_run(first, Listing::Open, first.started_at)?;
+                tx.remove_item(1, ItemKind::Activity, 5, Some("a"))?;
+                tx.put_run(next)?;
+                tx.name_run(next)?;
+                tx.list_run(next, Listing::Open, next.started_at)?;
+                tx.unlist_run(next, Listing::Open, next.started_at)?;
+                tx.list_run(next, Listing::Open, next.started_at)
+            })
+            .await
+            .unwrap();
+        let (open, listed, item, named) = nodes
+            .node(1)
+            .read(move |tx| {
+                let range = (Timestamp::from_millis(0), Timestamp::from_millis(i64::MAX));
+                let page = Cursor {
+                    after: None,
+                    reverse: false,
+                    limit: 10,
+                };
+                let listed = tx.listed_runs(1, Listing::Open, &Filter::All, range, page)?;
+                Ok::<_, StoreError>((
+                    tx.open_run(1, &id)?.map(|run| run.seq),
+                    listed.items.iter().map(|run| run.seq).collect::<Vec<_>>(),
+                    tx.item(1, ItemKind::Activity, 5)?,
+                    tx.item_named(1, ItemKind::Activity, "a")?,
+                ))
+            })
+            .await
+            .unwrap();
+        assert_eq!(open, Some(2), "{backend}");
+        assert_eq!(listed, [2], "{backend}");
+        assert_eq!((item, named), (None, None), "{backend}");
         nodes.close().await;
     }
 }

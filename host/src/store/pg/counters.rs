@@ -28,13 +28,14 @@
 //! ends one, and its batch runs again.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio_postgres::types::ToSql;
 
 use super::conn::{Conn, Step};
+use super::grouped::send;
 use super::params::owned;
 use super::reads::{Sql, big};
 use super::session::{Link, Mode, Session, Writing};
@@ -138,7 +139,7 @@ impl<C: Link, M: Mode> Session<C, M> {
         let (domain, counter) = key(domain, counter);
         let params: [&(dyn ToSql + Sync); 2] = [&domain, &counter];
         match self.mode.shards() {
-            Some(shards) if !shards.whole.borrow().contains(&(domain, counter)) => {
+            Some((shards, _)) if !shards.whole.borrow().contains(&(domain, counter)) => {
                 let sum = self.locked_sum(LOCK_ALL, &[&domain, &counter, &SHARDS])?;
                 shards.whole.borrow_mut().insert((domain, counter));
                 Ok(sum)
@@ -157,7 +158,7 @@ impl<C: Link, M: Mode> Session<C, M> {
         counter: Counter,
         limit: u64,
     ) -> Result<bool, StoreError> {
-        let Some(shards) = self.mode.shards() else {
+        let Some((shards, grouped)) = self.mode.shards() else {
             return Ok(self.counter(domain, counter)? >= limit);
         };
         let key = key(domain, counter);
@@ -174,10 +175,8 @@ impl<C: Link, M: Mode> Session<C, M> {
         if let (true, Some(most)) = (cheap, most) {
             // Checked with the transaction's next statements, not now: a check that fails
             // fails the transaction, which runs again checking exactly.
-            self.defer(
-                "SELECT weft_counter_within($1, $2, $3, $4)",
-                owned![key.0, key.1, shards.node.own, most],
-            );
+            let own = shards.node.own;
+            grouped.keep(self.mode.job(), |kept| kept.counters.check(key, own, most));
             return Ok(false);
         }
         let sum = self.counter(domain, counter)?;
@@ -202,6 +201,81 @@ impl<C: Link, M: Mode> Session<C, M> {
         ])?;
         let sum = rows.last().and_then(|rows| rows.first());
         Ok(sum.map_or(0, |row| unsigned(row.get(0))))
+    }
+}
+
+/// A transaction's changes to counters not sent yet, summed by shard, and its cheap checks of
+/// them, sent as one check per counter after the changes (`grouped.rs`).
+#[derive(Default)]
+pub(super) struct CounterWrites {
+    /// What each shard (domain, counter, shard) is moved by.
+    deltas: BTreeMap<(i64, i16, i16), i64>,
+    counters: BTreeMap<Key, Unsent>,
+}
+
+/// One counter's changes and checks not sent yet.
+#[derive(Default)]
+struct Unsent {
+    /// What it was counted up by, and down by (at most zero).
+    up: i64,
+    down: i64,
+    /// The shard its checks lock, and the most the sum may be before all these changes for
+    /// every check to pass: each check passes if the sum, with what was counted up before it,
+    /// is within its own most. (What was counted down is not taken off: a close between two
+    /// starts makes the later check no weaker, so one check at the end still holds for both.)
+    check: Option<(i16, i64)>,
+}
+
+/// Moves a shard of a counter by a delta.
+const ADD: &str = "INSERT INTO counter_shards (domain, counter, shard, value) \
+     VALUES ($1, $2, $3, $4) ON CONFLICT (domain, counter, shard) \
+     DO UPDATE SET value = counter_shards.value + excluded.value";
+const ADDS: &str = "INSERT INTO counter_shards (domain, counter, shard, value) \
+     SELECT * FROM unnest($1::bigint[], $2::smallint[], $3::smallint[], $4::bigint[]) \
+     ON CONFLICT (domain, counter, shard) \
+     DO UPDATE SET value = counter_shards.value + excluded.value";
+
+impl CounterWrites {
+    /// Moves counter `key` by `delta` in `shard`.
+    fn add(&mut self, key: Key, shard: i16, delta: i64) {
+        *self.deltas.entry((key.0, key.1, shard)).or_default() += delta;
+        let unsent = self.counters.entry(key).or_default();
+        match delta > 0 {
+            true => unsent.up += delta,
+            false => unsent.down += delta,
+        }
+    }
+
+    /// Checks, after the changes made before, that counter `key` is at most `most`, locking
+    /// shard `own`.
+    fn check(&mut self, key: Key, own: i16, most: i64) {
+        let unsent = self.counters.entry(key).or_default();
+        let before = most - unsent.up;
+        unsent.check = Some(match unsent.check {
+            Some((_, earlier)) => (own, earlier.min(before)),
+            None => (own, before),
+        });
+    }
+
+    /// Makes the changes' statements, then the checks'.
+    pub(super) fn take(
+        &mut self,
+        push: &mut impl FnMut(&'static str, Vec<Box<dyn ToSql + Sync + Send>>),
+    ) {
+        let deltas: Vec<_> = std::mem::take(&mut self.deltas)
+            .into_iter()
+            .filter(|(_, delta)| *delta != 0)
+            .map(|((d, c, shard), delta)| (d, c, shard, delta))
+            .collect();
+        send(deltas, (ADD, ADDS), push);
+        for ((d, c), unsent) in std::mem::take(&mut self.counters) {
+            if let Some((own, most)) = unsent.check {
+                push(
+                    "SELECT weft_counter_within($1, $2, $3, $4)",
+                    owned![d, c, own, most + unsent.up + unsent.down],
+                );
+            }
+        }
     }
 }
 
@@ -234,12 +308,10 @@ impl<C: Link> Session<C, Writing> {
             self.mode.shards.added.borrow_mut().insert((d, c), added);
         }
         self.mode.changed = true;
-        self.defer(
-            "INSERT INTO counter_shards (domain, counter, shard, value) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (domain, counter, shard) \
-             DO UPDATE SET value = counter_shards.value + excluded.value",
-            owned![d, c, own, delta],
-        );
+        let job = self.mode.job;
+        self.mode
+            .grouped
+            .keep(job, |kept| kept.counters.add((d, c), own, delta));
         Ok(())
     }
 
@@ -257,5 +329,51 @@ impl<C: Link> Session<C, Writing> {
                 SHARDS
             ],
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The statements `writes` makes, as text and parameters.
+    fn taken(mut writes: CounterWrites) -> Vec<String> {
+        let mut made = Vec::new();
+        writes.take(&mut |sql: &str, params| {
+            let verb = sql.split_whitespace().next().unwrap_or_default();
+            made.push(format!("{verb} {params:?}"));
+        });
+        made
+    }
+
+    #[test]
+    fn checks_of_a_counter_go_as_one_after_its_changes_and_as_strict_as_the_strictest() {
+        let mut writes = CounterWrites::default();
+        let key = (1, 0);
+        // Two starts (each checked, then counted up) and a close, in one transaction: the
+        // second check, after one up, allows a sum before the changes of 10 - 1, so the one
+        // check made allows 9 and what the changes add: 2 up, 1 down.
+        writes.check(key, 3, 10);
+        writes.add(key, 3, 1);
+        writes.check(key, 3, 10);
+        writes.add(key, 3, 1);
+        writes.add(key, 3 + SHARDS, -1);
+        assert_eq!(
+            taken(writes),
+            [
+                "INSERT [1, 0, 3, 2]",
+                "INSERT [1, 0, 19, -1]",
+                "SELECT [1, 0, 3, 10]"
+            ]
+        );
+    }
+
+    #[test]
+    fn changes_that_cancel_out_send_nothing_and_unchecked_counters_no_check() {
+        let mut writes = CounterWrites::default();
+        writes.add((1, 0), 3, 1);
+        writes.add((1, 0), 3, -1);
+        writes.add((2, 0), 3, 1);
+        assert_eq!(taken(writes), ["INSERT [2, 0, 3, 1]"]);
     }
 }

@@ -2,7 +2,7 @@
 //! instead of one each. They wait with the transaction's other writes and go at its next read
 //! or its commit, after the writes made before them (`session.rs`); a write that deletes events
 //! sends them first.
-//! (Run records and deadlines are kept by key instead, `grouped.rs`.)
+//! (The other single-row writes are kept by key instead, `grouped.rs`.)
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -65,7 +65,6 @@ impl Events {
                     Box::new(writes.jsons),
                 ],
                 job: writes.events_job,
-                queues: None,
             });
         }
     }

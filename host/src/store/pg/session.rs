@@ -19,7 +19,7 @@ use super::conn::{Conn, Step, connection_ended, explain, is_conflict, is_near_li
 use super::counters::{NodeShards, Shards};
 use super::events::Events;
 use super::grouped::Grouped;
-use super::lists::{EmptyLists, ListKey, Place, TxLists};
+use super::lists::{EmptyLists, TxLists};
 use super::reads::{Params, Sql};
 use super::run_items::Locked;
 use crate::clock::Timestamp;
@@ -58,8 +58,9 @@ pub(super) trait Mode {
         None
     }
 
-    /// What the transaction did to counters, if it can change them.
-    fn shards(&self) -> Option<&Shards> {
+    /// What the transaction did to counters, if it can change them, and the writes it keeps
+    /// (where its checks of counters wait).
+    fn shards(&self) -> Option<(&Shards, &Grouped)> {
         None
     }
 
@@ -249,8 +250,8 @@ impl Mode for Writing {
         Some(&self.locked)
     }
 
-    fn shards(&self) -> Option<&Shards> {
-        Some(&self.shards)
+    fn shards(&self) -> Option<(&Shards, &Grouped)> {
+        Some((&self.shards, &self.grouped))
     }
 
     fn events(&self, pending: &mut Vec<Pending>) {
@@ -269,8 +270,6 @@ pub(super) struct Pending {
     pub(super) params: Vec<Box<dyn ToSql + Sync + Send>>,
     /// The request it was made for.
     pub(super) job: Option<usize>,
-    /// The task it queues, if it queues one: list and place.
-    pub(super) queues: Option<(ListKey, Place)>,
 }
 
 /// A transaction on connection `C` in mode `M`.
@@ -311,34 +310,7 @@ impl<C: Link, M: Mode> Session<C, M> {
             sql,
             params,
             job: self.mode.job(),
-            queues: None,
         });
-    }
-
-    /// Notes that the last write made queues the task at `place` on `list`.
-    pub(super) fn mark_queued(&self, list: ListKey, place: Place) {
-        if let Some(write) = self.pending.borrow_mut().last_mut() {
-            write.queues = Some((list, place));
-        }
-    }
-
-    /// Takes back the write that queues the task at `place` on `list`, if it is not sent yet;
-    /// answers whether it was not.
-    pub(super) fn unqueue(&self, list: &ListKey, place: Place) -> bool {
-        let mut pending = self.pending.borrow_mut();
-        let queues = |write: &Pending| {
-            write
-                .queues
-                .as_ref()
-                .is_some_and(|(l, p)| l == list && *p == place)
-        };
-        match pending.iter().position(queues) {
-            Some(i) => {
-                pending.remove(i);
-                true
-            }
-            None => false,
-        }
     }
 
     /// Queues the events added and the writes kept so far, after the writes made so far.

@@ -1,7 +1,7 @@
 //! PostgreSQL's side of the writes, in the writer's transaction. Writes answer nothing the
 //! writer needs, so none waits for its answer: each is sent with the transaction's next read
-//! or its commit (`session.rs`). A run's visibility entries go in one statement (`unnest` over
-//! the filters). Modules, bindings and guest failures are in `wasm_writes.rs`.
+//! or its commit (`session.rs`); most are kept by key and go grouped (`grouped.rs`). Modules,
+//! bindings and guest failures are in `wasm_writes.rs`.
 
 use crate::clock::Timestamp;
 use crate::model::{AnyType, Domain, ItemKind, Kind, TaskKind};
@@ -15,6 +15,7 @@ use crate::store::seam::{
 use tokio_postgres::types::ToSql;
 
 use super::conn::Step;
+use super::grouped::{Entry, Kept, TaskKey};
 use super::lists::{ListKey, Place};
 use super::notices;
 use super::params::owned;
@@ -22,10 +23,6 @@ use super::reads::{Sql, big, from_big, unbig};
 use super::run_items;
 use super::run_reads::history_statement;
 use super::session::{Link, Session, Writing};
-
-/// Queues a task: domain, kind, list, rank, order, run, scheduling event.
-const QUEUE: &str = "INSERT INTO tasks (domain, kind, list, rank, ord, seq, scheduled) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7)";
 
 /// How many ids the writer takes from the sequence at once.
 const ID_BLOCK: i32 = 64;
@@ -37,18 +34,37 @@ impl<C: Link> Session<C, Writing> {
         self.defer(sql, params);
     }
 
+    /// Keeps a write (`grouped.rs`), for the request being applied.
+    fn keep<T>(&mut self, write: impl FnOnce(&mut Kept) -> T) -> T {
+        self.mode.changed = true;
+        let job = self.mode.job;
+        self.mode.grouped.keep(job, write)
+    }
+
+    /// Queues task `(seq, scheduled)` at `place` on `list`.
+    fn queue_task(&mut self, list: &ListKey, place: Place, (seq, scheduled): (u64, u64)) {
+        let key = task_key(list, place);
+        let row = (
+            key.0,
+            key.1,
+            key.2.clone(),
+            key.3,
+            key.4,
+            big(seq),
+            big(scheduled),
+        );
+        self.keep(|kept| kept.tasks.put(key, row));
+    }
+
     /// Takes the task at `place` off `list`: the write that queued it if it is not sent yet,
     /// else the task's row.
     fn unqueue_task(&mut self, list: &ListKey, place: Place) {
-        if self.unqueue(list, place) {
-            return;
-        }
-        let (domain, kind, name) = list;
-        self.write(
-            "DELETE FROM tasks WHERE domain = $1 AND kind = $2 AND list = $3 AND rank = $4 \
-             AND ord = $5",
-            owned![big(*domain), *kind, name, i64::from(place.0), big(place.1)],
-        );
+        let key = task_key(list, place);
+        self.keep(|kept| {
+            if !kept.tasks.withdraw(&key) {
+                kept.tasks.delete(key);
+            }
+        });
     }
 
     /// Puts the tasks taken ahead that no claim took back on their lists.
@@ -59,19 +75,8 @@ impl<C: Link> Session<C, Writing> {
             .unclaimed()
             .map(|(list, place, task)| (list.clone(), place, task))
             .collect();
-        for ((domain, kind, list), (rank, order), (seq, scheduled)) in unclaimed {
-            self.write(
-                QUEUE,
-                owned![
-                    big(domain),
-                    kind,
-                    list,
-                    i64::from(rank),
-                    big(order),
-                    big(seq),
-                    big(scheduled)
-                ],
-            );
+        for (list, place, task) in unclaimed {
+            self.queue_task(&list, place, task);
         }
     }
 
@@ -82,29 +87,34 @@ impl<C: Link> Session<C, Writing> {
         self.mode.notices.insert(notices::CATALOG.to_owned());
     }
 
-    /// The parameters of `run`'s visibility rows in `listing` at `time`: domain, listing,
-    /// the filters it is indexed under (as two arrays, for `unnest`), time, run.
-    fn visibility(
-        run: &Run,
-        listing: Listing,
-        time: Timestamp,
-    ) -> Vec<Box<dyn ToSql + Sync + Send>> {
-        let (filters, values): (Vec<i16>, Vec<Vec<u8>>) = Filter::all_of(run, listing)
+    /// `run`'s visibility rows in `listing` at `time`, one for each filter it is indexed under.
+    fn visibility(run: &Run, listing: Listing, time: Timestamp) -> Vec<Entry> {
+        Filter::all_of(run, listing)
             .iter()
             .map(|filter| {
                 let (f, value) = filter.key();
-                (i16::from(f), value.as_bytes().to_vec())
+                (
+                    big(run.domain),
+                    listing as i16,
+                    i16::from(f),
+                    value.as_bytes().to_vec(),
+                    time.as_millis(),
+                    big(run.seq),
+                )
             })
-            .unzip();
-        owned![
-            big(run.domain),
-            listing as i16,
-            filters,
-            values,
-            time.as_millis(),
-            big(run.seq)
-        ]
+            .collect()
     }
+}
+
+/// The key of the task at `place` on `list`.
+fn task_key((domain, kind, list): &ListKey, (rank, order): Place) -> TaskKey {
+    (
+        big(*domain),
+        *kind,
+        list.clone(),
+        i64::from(rank),
+        big(order),
+    )
 }
 
 impl<C: Link> Writes for Session<C, Writing> {
@@ -226,9 +236,9 @@ impl<C: Link> DomainWrites for Session<C, Writing> {
 impl<C: Link> RunWrites for Session<C, Writing> {
     fn put_run(&mut self, run: &Run) -> Result<(), StoreError> {
         self.mode.locked.put_run(run);
-        self.mode.changed = true;
-        let job = self.mode.job;
-        self.mode.grouped.put_run(job, big(run.seq), encode(run));
+        let seq = big(run.seq);
+        let row = (seq, encode(run));
+        self.keep(|kept| kept.runs.put((seq,), row));
         Ok(())
     }
 
@@ -246,18 +256,15 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         let name = name.filter(|name| locked.item_named(seq, kind, name) != Some(Some(key)));
         locked.put(seq, kind, key, name, json);
         let (seq, kind, key) = (big(seq), kind as i16, big(key));
-        self.write(
-            "INSERT INTO items (seq, kind, key, json) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (seq, kind, key) DO UPDATE SET json = excluded.json",
-            owned![seq, kind, key, json],
-        );
-        if let Some(name) = name {
-            self.write(
-                "INSERT INTO item_names (seq, kind, name, key) VALUES ($1, $2, $3, $4) \
-                 ON CONFLICT (seq, kind, name) DO UPDATE SET key = excluded.key",
-                owned![seq, kind, name, key],
-            );
-        }
+        self.keep(|kept| {
+            kept.items
+                .put((seq, kind, key), (seq, kind, key, json.to_vec()));
+            if let Some(name) = name {
+                let name = name.to_owned();
+                kept.item_names
+                    .put((seq, kind, name.clone()), (seq, kind, name, key));
+            }
+        });
         Ok(())
     }
 
@@ -270,16 +277,12 @@ impl<C: Link> RunWrites for Session<C, Writing> {
     ) -> Result<(), StoreError> {
         self.mode.locked.remove(seq, kind, key, name);
         let (seq, kind) = (big(seq), kind as i16);
-        self.write(
-            "DELETE FROM items WHERE seq = $1 AND kind = $2 AND key = $3",
-            owned![seq, kind, big(key)],
-        );
-        if let Some(name) = name {
-            self.write(
-                "DELETE FROM item_names WHERE seq = $1 AND kind = $2 AND name = $3",
-                owned![seq, kind, name],
-            );
-        }
+        self.keep(|kept| {
+            kept.items.delete((seq, kind, big(key)));
+            if let Some(name) = name {
+                kept.item_names.delete((seq, kind, name.to_owned()));
+            }
+        });
         Ok(())
     }
 
@@ -292,30 +295,21 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         self.mode.locked.open_run_changed(domain, id);
         // A run named here is new: the transaction knows all its items.
         self.mode.locked.adopt(run);
-        self.write(
-            "INSERT INTO run_ids (domain, workflow_id, run_id, seq) VALUES ($1, $2, $3, $4)",
-            owned![domain, id, run.execution.run_id.as_str(), seq],
-        );
-        // No ON CONFLICT: a run of this id opened by another node first fails this
-        // transaction, and its retry's check then finds that run.
-        self.write(
-            "INSERT INTO open_runs (domain, workflow_id, seq) VALUES ($1, $2, $3)",
-            owned![domain, id, seq],
-        );
+        let (id, run_id) = (id.to_owned(), run.execution.run_id.as_str().to_owned());
+        self.keep(|kept| {
+            let row = (domain, id.clone(), run_id.clone(), seq);
+            kept.run_ids.put((domain, id.clone(), run_id), row);
+            kept.open_runs
+                .put((domain, id.clone(), seq), (domain, id, seq));
+        });
         Ok(())
     }
 
     fn unname_open_run(&mut self, run: &Run) -> Result<(), StoreError> {
         let id = run.execution.workflow_id.as_str();
         self.mode.locked.open_run_changed(big(run.domain), id);
-        self.write(
-            "DELETE FROM open_runs WHERE domain = $1 AND workflow_id = $2 AND seq = $3",
-            owned![
-                big(run.domain),
-                run.execution.workflow_id.as_str(),
-                big(run.seq)
-            ],
-        );
+        let key = (big(run.domain), id.to_owned(), big(run.seq));
+        self.keep(|kept| kept.open_runs.delete(key));
         Ok(())
     }
 
@@ -324,13 +318,13 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         self.mode.events.forget(big(run.seq));
         let seq = big(run.seq);
         let id = &run.execution;
+        // After the writes kept and the events added in this transaction, whichever run they
+        // are of: these statements delete what they may have written.
+        self.send_events();
         self.write(
             "DELETE FROM run_ids WHERE domain = $1 AND workflow_id = $2 AND run_id = $3",
             owned![big(run.domain), id.workflow_id.as_str(), id.run_id.as_str()],
         );
-        // After the events and run records written before it in this transaction, whichever
-        // run they are of.
-        self.send_events();
         self.write("DELETE FROM events WHERE seq = $1", owned![seq]);
         self.write("DELETE FROM items WHERE seq = $1", owned![seq]);
         self.write("DELETE FROM item_names WHERE seq = $1", owned![seq]);
@@ -338,6 +332,8 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         if let Some(closed) = run.closed {
             self.unlist_run(run, Listing::ClosedByClose, closed.at)?;
         }
+        // The unlisting kept, sent before the run's record goes.
+        self.send_events();
         self.write("DELETE FROM runs WHERE seq = $1", owned![seq]);
         Ok(())
     }
@@ -352,12 +348,12 @@ impl<C: Link> RunWrites for Session<C, Writing> {
     }
 
     fn list_run(&mut self, run: &Run, listing: Listing, time: Timestamp) -> Result<(), StoreError> {
-        self.write(
-            "INSERT INTO visibility (domain, listing, filter, value, time, seq) \
-             SELECT $1, $2, f, v, $5, $6 FROM unnest($3::smallint[], $4::bytea[]) AS k(f, v) \
-             ON CONFLICT DO NOTHING",
-            Self::visibility(run, listing, time),
-        );
+        let entries = Self::visibility(run, listing, time);
+        self.keep(|kept| {
+            for entry in entries {
+                kept.visibility.put(entry.clone(), entry);
+            }
+        });
         Ok(())
     }
 
@@ -367,18 +363,12 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         listing: Listing,
         time: Timestamp,
     ) -> Result<(), StoreError> {
-        // Each row found by its whole key. Joined with `unnest` instead, the planner scans
-        // the listing's whole range for the run's time and seq (it takes the scan for one
-        // row): 0.46 ms per close with 3,000 runs listed, a third of the database's time.
-        // The `LIMIT` keeps the lookup a lateral one, which it cannot be planned out of.
-        self.write(
-            "DELETE FROM visibility WHERE ctid = ANY (ARRAY( \
-             SELECT r.ctid FROM unnest($3::smallint[], $4::bytea[]) AS k(f, v) \
-             CROSS JOIN LATERAL (SELECT ctid FROM visibility WHERE domain = $1 \
-             AND listing = $2 AND filter = k.f AND value = k.v AND time = $5 AND seq = $6 \
-             LIMIT 1) r))",
-            Self::visibility(run, listing, time),
-        );
+        let entries = Self::visibility(run, listing, time);
+        self.keep(|kept| {
+            for entry in entries {
+                kept.visibility.delete(entry);
+            }
+        });
         Ok(())
     }
 
@@ -391,24 +381,11 @@ impl<C: Link> RunWrites for Session<C, Writing> {
     ) -> Result<(), StoreError> {
         let list = (domain, kind as i16, slot.list.clone());
         let place = (slot.rank, slot.order);
-        self.write(
-            QUEUE,
-            owned![
-                big(domain),
-                kind as i16,
-                &slot.list,
-                i64::from(slot.rank),
-                big(slot.order),
-                big(seq),
-                big(scheduled)
-            ],
-        );
+        self.queue_task(&list, place, (seq, scheduled));
         // On a list that holds no other task, the claim that often follows in this
         // transaction takes it back (`lists.rs`); the other nodes hear of it at the commit if
         // it is still there.
-        if self.mode.lists.queued(&list, place, (seq, scheduled)) {
-            self.mark_queued(list, place);
-        } else {
+        if !self.mode.lists.queued(&list, place, (seq, scheduled)) {
             self.mode.notices.insert(notices::queued(&list));
         }
         Ok(())
@@ -481,12 +458,8 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         event_id: u64,
         kind: Deadline,
     ) -> Result<(), StoreError> {
-        self.mode.changed = true;
-        let (job, key) = (
-            self.mode.job,
-            (at.as_millis(), big(seq), big(event_id), kind as i16),
-        );
-        self.mode.grouped.deadline(job, key, true);
+        let key = (at.as_millis(), big(seq), big(event_id), kind as i16);
+        self.keep(|kept| kept.deadlines.put(key, key));
         self.mode.notices.insert(notices::DEADLINE.to_owned());
         Ok(())
     }
@@ -498,12 +471,8 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         event_id: u64,
         kind: Deadline,
     ) -> Result<(), StoreError> {
-        self.mode.changed = true;
-        let (job, key) = (
-            self.mode.job,
-            (at.as_millis(), big(seq), big(event_id), kind as i16),
-        );
-        self.mode.grouped.deadline(job, key, false);
+        let key = (at.as_millis(), big(seq), big(event_id), kind as i16);
+        self.keep(|kept| kept.deadlines.delete(key));
         Ok(())
     }
 
