@@ -34,6 +34,7 @@ mod events;
 mod grouped;
 mod lists;
 mod notices;
+mod pages;
 mod params;
 mod reads;
 mod run_items;

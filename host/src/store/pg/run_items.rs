@@ -68,8 +68,8 @@ pub(super) const POPPED_RUN_ITEMS: &str =
 /// Up to `$4` tasks taken off the head of a list (`$1` domain, `$2` kind, `$3` list), ahead
 /// of the batch's claims, as arrays (rank, order, run, scheduling event; `NULL` if none), and
 /// whether the list holds more (other tasks, or tasks another node's transaction holds). Their
-/// runs are added to the transaction's `weft.ahead`, for [`LOCK_AHEAD_RUNS`], which the same
-/// round trip sends next.
+/// runs are added to the transaction's `weft.ahead`, for [`LOCK_RUNS`], which the same round
+/// trip sends next.
 pub(super) const POP_AHEAD: &str = "WITH popped AS (DELETE FROM tasks WHERE ctid IN \
      (SELECT ctid FROM tasks WHERE domain = $1 AND kind = $2 AND list = $3 \
      ORDER BY rank, ord LIMIT $4 FOR UPDATE SKIP LOCKED) \
@@ -81,32 +81,27 @@ pub(super) const POP_AHEAD: &str = "WITH popped AS (DELETE FROM tasks WHERE ctid
      string_agg(p.seq::text, ',')), true) \
      FROM popped p";
 
-/// The runs of the tasks [`POP_AHEAD`] took, as an SQL array.
-macro_rules! ahead {
+/// The runs `$1` (an array) and those of the tasks [`POP_AHEAD`] took, as an SQL array. (A
+/// setting a transaction set also reads `''` in the session's later transactions; an array
+/// joined with `NULL` is itself.)
+macro_rules! with_ahead {
     () => {
-        "string_to_array(NULLIF(current_setting('weft.ahead', true), ''), ',')::bigint[]"
+        "($1::bigint[] || \
+         string_to_array(NULLIF(current_setting('weft.ahead', true), ''), ',')::bigint[])"
     };
 }
 
-/// The runs of the tasks [`POP_AHEAD`] took, locked in seq order.
-pub(super) const LOCK_AHEAD_RUNS: &str = concat!(
+/// Runs (`$1`, an array, and those [`POP_AHEAD`] took), locked in seq order, so that two
+/// transactions locking several do not deadlock each other.
+pub(super) const LOCK_RUNS: &str = concat!(
     "SELECT seq, record FROM runs WHERE seq = ANY(",
-    ahead!(),
+    with_ahead!(),
     ") ORDER BY seq FOR UPDATE"
 );
 
-/// The items of the runs [`LOCK_AHEAD_RUNS`] locked, in a statement of its own for the same
-/// reason as [`RUN_ITEMS`].
-pub(super) const AHEAD_RUNS_ITEMS: &str = items_of!(ahead!());
-
-/// Runs (`$1`, an array), locked in seq order, so that two transactions locking several do
-/// not deadlock each other.
-pub(super) const LOCK_RUNS: &str =
-    "SELECT seq, record FROM runs WHERE seq = ANY($1) ORDER BY seq FOR UPDATE";
-
-/// The items of each of the runs `$1` (an array); sent after [`LOCK_RUNS`], in a statement of
-/// its own for the same reason.
-pub(super) const RUNS_ITEMS: &str = items_of!("$1::bigint[]");
+/// The items of the runs [`LOCK_RUNS`] locked, in a statement of its own for the same reason
+/// as [`RUN_ITEMS`].
+pub(super) const RUNS_ITEMS: &str = items_of!(with_ahead!());
 
 /// Which of the workflows (`$1` domains, `$2` ids, arrays) have an open run: read, not
 /// locked, as [`RunReads::open_run`](crate::store::seam::RunReads::open_run) reads a workflow

@@ -8,6 +8,7 @@ use tokio_postgres::types::ToSql;
 
 use super::conn::Step;
 use super::lists::ListKey;
+use super::pages::{HistoryBounds, history_page};
 use super::reads::{Params, Sql as _, big, bytes, from_big, page_of, past, unbig};
 use super::run_items;
 use super::session::{Link, Mode, Session, Writing};
@@ -20,37 +21,6 @@ use crate::store::seam::{Cursor, Filter, Listing, Page, RunReads};
 
 /// How many times [`RunReads::open_run`] reads a workflow's open run that keeps changing.
 const MOST_TRIES: usize = 8;
-
-/// The statement that reads a page of run `seq`'s history (`RunReads::history`), and its
-/// parameters.
-pub(super) fn history_statement(
-    seq: u64,
-    (first, last): (u64, u64),
-    cursor: Cursor<u64>,
-) -> (&'static str, [i64; 4]) {
-    let (seq, n) = (big(seq), past(cursor.limit));
-    if cursor.reverse {
-        let before = cursor.after.map_or(big(last).saturating_add(1), big);
-        let sql = "SELECT event_id, json FROM events WHERE seq = $1 AND event_id >= $2 \
-                   AND event_id < $3 ORDER BY event_id DESC LIMIT $4";
-        (sql, [seq, big(first), before, n])
-    } else {
-        let after = cursor.after.map_or(big(first) - 1, big);
-        let sql = "SELECT event_id, json FROM events WHERE seq = $1 AND event_id > $2 \
-                   AND event_id <= $3 ORDER BY event_id LIMIT $4";
-        (sql, [seq, after, big(last), n])
-    }
-}
-
-/// The page [`history_statement`]'s `rows` make, of at most `limit` events.
-pub(super) fn history_page(
-    rows: Vec<Row>,
-    limit: usize,
-) -> Result<Page<(u64, Vec<u8>)>, StoreError> {
-    page_of(rows, limit, |row| {
-        Ok((unbig(row, 0), bytes(row, 1).to_vec()))
-    })
-}
 
 fn run_of(row: Option<Row>) -> Result<Option<Run>, StoreError> {
     row.map(|row| decode("runs", bytes(&row, 0))).transpose()
@@ -80,25 +50,20 @@ impl<C: Link> Session<C, Writing> {
             .iter()
             .map(|(domain, kind, list, n)| [domain as _, kind as _, list as _, n as _])
             .collect();
-        let mut steps = Vec::with_capacity(5 + polls.len());
-        if !seqs.is_empty() {
-            steps.push(Step::Prepared(run_items::LOCK_RUNS, runs));
-            steps.push(Step::Prepared(run_items::RUNS_ITEMS, runs));
-        }
+        let mut steps = Vec::with_capacity(3 + polls.len());
         if !starts.is_empty() {
             steps.push(Step::Prepared(run_items::OPEN_OF, open));
         }
         for take in &takes {
             steps.push(Step::Prepared(run_items::POP_AHEAD, take));
         }
-        if !polls.is_empty() {
-            steps.push(Step::Prepared(run_items::LOCK_AHEAD_RUNS, &[]));
-            steps.push(Step::Prepared(run_items::AHEAD_RUNS_ITEMS, &[]));
+        // The runs named and those of the tasks taken, locked together in one order.
+        let lock = !seqs.is_empty() || !polls.is_empty();
+        if lock {
+            steps.push(Step::Prepared(run_items::LOCK_RUNS, runs));
+            steps.push(Step::Prepared(run_items::RUNS_ITEMS, runs));
         }
         let mut answers = self.send(&steps)?.into_iter();
-        if !seqs.is_empty() {
-            self.load_runs(answers.next(), answers.next())?;
-        }
         if !starts.is_empty() {
             let rows = answers.next().unwrap_or_default();
             let open: HashSet<(i64, String)> = rows
@@ -128,7 +93,7 @@ impl<C: Link> Session<C, Writing> {
             }
             self.mode.lists.taken(list.clone(), taken, row.get(4));
         }
-        if !polls.is_empty() {
+        if lock {
             self.load_runs(answers.next(), answers.next())?;
         }
         Ok(())
@@ -254,7 +219,7 @@ impl<C: Link, M: Mode> RunReads for Session<C, M> {
         last: u64,
         cursor: Cursor<u64>,
     ) -> Result<Page<(u64, Vec<u8>)>, StoreError> {
-        let (sql, [a, b, c, d]) = history_statement(seq, (first, last), cursor);
+        let (sql, [a, b, c, d]) = HistoryBounds::new(seq, (first, last), cursor).statement();
         history_page(self.rows(sql, &[&a, &b, &c, &d])?, cursor.limit)
     }
 

@@ -20,6 +20,7 @@ use super::counters::{NodeShards, Shards};
 use super::events::Events;
 use super::grouped::Grouped;
 use super::lists::{EmptyLists, TxLists};
+use super::pages::HistoryBounds;
 use super::reads::{Params, Sql};
 use super::run_items::Locked;
 use crate::clock::Timestamp;
@@ -152,9 +153,8 @@ pub(super) struct Writing {
     pub(super) ids: Ids,
     /// What the transaction did to counters, and the node's shard of each.
     pub(super) shards: Shards,
-    /// History pages to read with the commit (statement, parameters, page size) and where
-    /// each goes.
-    pub(super) at_commit: Vec<(&'static str, [i64; 4], usize, HistoryCell)>,
+    /// History pages to read with the commit, and where each goes.
+    pub(super) at_commit: Vec<(HistoryBounds, HistoryCell)>,
     /// What to tell the other nodes once this commits (`pg_notify` payloads).
     pub(super) notices: BTreeSet<String>,
     /// How the first statement that failed did, why, and for which request: the

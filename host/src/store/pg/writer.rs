@@ -20,8 +20,8 @@ use super::conn::{Conn, Manager, Step};
 use super::counters::NodeShards;
 use super::lists::{EmptyLists, ListKey};
 use super::notices;
+use super::pages::CommitPages;
 use super::reads::big;
-use super::run_reads::history_page;
 use super::session::{Failure, FirstFailure, Ids, Link, Session, Writing};
 use crate::clock::Clock;
 use crate::store::StoreError;
@@ -256,14 +256,9 @@ impl Committer {
         // COMMIT, in one round trip.
         let notices: Vec<String> = notices.into_iter().collect();
         let notify = [&channel as &(dyn ToSql + Sync), &notices];
-        let pages: Vec<[&(dyn ToSql + Sync); 4]> = at_commit
-            .iter()
-            .map(|(_, [a, b, c, d], ..)| [a as _, b as _, c as _, d as _])
-            .collect();
-        let mut tail = Vec::with_capacity(at_commit.len() + 2);
-        for ((sql, ..), params) in at_commit.iter().zip(&pages) {
-            tail.push(Step::Prepared(sql, params));
-        }
+        let pages = CommitPages::new(at_commit);
+        let params = pages.params();
+        let mut tail: Vec<Step<'_>> = pages.steps(&params).collect();
         if !notices.is_empty() {
             tail.push(Step::Prepared(
                 "SELECT pg_notify($1, n) FROM unnest($2::text[]) AS n",
@@ -284,12 +279,7 @@ impl Committer {
                 return Err(Self::commit_failed(&mut tx, &error));
             }
         };
-        // A page that does not read back is read again by its poll.
-        for ((_, _, limit, into), rows) in at_commit.into_iter().zip(answers) {
-            if let Ok(page) = history_page(rows, limit) {
-                into.put(page);
-            }
-        }
+        pages.fill(answers.into_iter());
         tx_lists.ended();
         Ok((true, after_commit))
     }

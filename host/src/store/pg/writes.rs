@@ -18,10 +18,10 @@ use super::conn::Step;
 use super::grouped::{Entry, Kept, TaskKey};
 use super::lists::{ListKey, Place};
 use super::notices;
+use super::pages::HistoryBounds;
 use super::params::owned;
 use super::reads::{Sql, big, from_big, unbig};
 use super::run_items;
-use super::run_reads::history_statement;
 use super::session::{Link, Session, Writing};
 
 /// How many ids the writer takes from the sequence at once.
@@ -134,8 +134,8 @@ impl<C: Link> Writes for Session<C, Writing> {
         cursor: Cursor<u64>,
         into: HistoryCell,
     ) -> Result<(), StoreError> {
-        let (sql, params) = history_statement(seq, (first, last), cursor);
-        self.mode.at_commit.push((sql, params, cursor.limit, into));
+        let page = HistoryBounds::new(seq, (first, last), cursor);
+        self.mode.at_commit.push((page, into));
         Ok(())
     }
 
