@@ -29,7 +29,12 @@ impl HistoryBounds {
         let end = big(last).saturating_add(1);
         let (from, to) = match cursor.reverse {
             true => (big(first), cursor.after.map_or(end, big)),
-            false => (cursor.after.map_or(big(first), |after| big(after) + 1), end),
+            false => (
+                cursor
+                    .after
+                    .map_or(big(first), |after| big(after).saturating_add(1)),
+                end,
+            ),
         };
         HistoryBounds {
             seq: big(seq),
@@ -98,8 +103,9 @@ pub(super) fn history_page(
 /// them all when there are several.
 pub(super) struct CommitPages {
     pages: Vec<(HistoryBounds, HistoryCell)>,
-    /// The statements, one a page, or the one for them all, and its parameters.
+    /// A statement a page, with its parameters, when there is at most one page.
     singles: Vec<(&'static str, [i64; 4])>,
+    /// The parameters of [`HISTORY_PAGES`], for all the pages, when there are several.
     columns: Option<HistoryColumns>,
 }
 
