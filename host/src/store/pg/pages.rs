@@ -103,39 +103,34 @@ pub(super) fn history_page(
 /// them all when there are several.
 pub(super) struct CommitPages {
     pages: Vec<(HistoryBounds, HistoryCell)>,
-    /// A statement a page, with its parameters, when there is at most one page.
-    singles: Vec<(&'static str, [i64; 4])>,
-    /// The parameters of [`HISTORY_PAGES`], for all the pages, when there are several.
-    columns: Option<HistoryColumns>,
+    reads: Reads,
+}
+
+/// How a commit's pages are read.
+enum Reads {
+    /// A statement a page, with its parameters (at most one page).
+    Each(Vec<(&'static str, [i64; 4])>),
+    /// [`HISTORY_PAGES`] with these parameters.
+    All(HistoryColumns),
 }
 
 impl CommitPages {
     pub(super) fn new(pages: Vec<(HistoryBounds, HistoryCell)>) -> Self {
-        let (singles, columns) = match pages.len() {
-            0 | 1 => (
-                pages.iter().map(|(page, _)| page.statement()).collect(),
-                None,
-            ),
-            _ => {
-                let bounds: Vec<_> = pages.iter().map(|(page, _)| *page).collect();
-                (Vec::new(), Some(HistoryBounds::columns(&bounds)))
-            }
+        let bounds: Vec<_> = pages.iter().map(|(page, _)| *page).collect();
+        let reads = match bounds.len() {
+            0 | 1 => Reads::Each(bounds.iter().map(HistoryBounds::statement).collect()),
+            _ => Reads::All(HistoryBounds::columns(&bounds)),
         };
-        CommitPages {
-            pages,
-            singles,
-            columns,
-        }
+        CommitPages { pages, reads }
     }
 
     /// The parameters of the statements, for [`CommitPages::steps`].
     pub(super) fn params(&self) -> Vec<Vec<&(dyn ToSql + Sync)>> {
-        match &self.columns {
-            Some((seqs, from, to, rows, reverse)) => {
+        match &self.reads {
+            Reads::All((seqs, from, to, rows, reverse)) => {
                 vec![vec![seqs as _, from as _, to as _, rows as _, reverse as _]]
             }
-            None => self
-                .singles
+            Reads::Each(statements) => statements
                 .iter()
                 .map(|(_, params)| params.iter().map(|p| p as _).collect())
                 .collect(),
@@ -147,9 +142,9 @@ impl CommitPages {
         &self,
         params: &'a [Vec<&'a (dyn ToSql + Sync)>],
     ) -> impl Iterator<Item = Step<'a>> + use<'a> {
-        let sqls: Vec<&'static str> = match self.columns {
-            Some(_) => vec![HISTORY_PAGES],
-            None => self.singles.iter().map(|(sql, _)| *sql).collect(),
+        let sqls: Vec<&'static str> = match &self.reads {
+            Reads::All(_) => vec![HISTORY_PAGES],
+            Reads::Each(statements) => statements.iter().map(|(sql, _)| *sql).collect(),
         };
         sqls.into_iter()
             .zip(params)
@@ -159,21 +154,19 @@ impl CommitPages {
     /// Fills each page's cell from the statements' `answers`, in order. A page that does not
     /// read back is left empty, and read again by its poll.
     pub(super) fn fill(self, mut answers: impl Iterator<Item = Vec<Row>>) {
-        if self.columns.is_none() {
-            for ((page, into), rows) in self.pages.into_iter().zip(answers) {
-                if let Ok(read) = history_page(rows, page.limit) {
-                    into.put(read);
+        let rows: Vec<Vec<Row>> = match self.reads {
+            Reads::Each(_) => answers.by_ref().take(self.pages.len()).collect(),
+            Reads::All(_) => {
+                let mut rows: Vec<Vec<Row>> = self.pages.iter().map(|_| Vec::new()).collect();
+                for row in answers.next().unwrap_or_default() {
+                    let page = usize::try_from(row.get::<_, i64>(2) - 1).ok();
+                    if let Some(page) = page.and_then(|i| rows.get_mut(i)) {
+                        page.push(row);
+                    }
                 }
+                rows
             }
-            return;
-        }
-        let mut rows: Vec<Vec<Row>> = self.pages.iter().map(|_| Vec::new()).collect();
-        for row in answers.next().unwrap_or_default() {
-            let page = usize::try_from(row.get::<_, i64>(2) - 1).ok();
-            if let Some(page) = page.and_then(|i| rows.get_mut(i)) {
-                page.push(row);
-            }
-        }
+        };
         for ((page, into), rows) in self.pages.into_iter().zip(rows) {
             if let Ok(read) = history_page(rows, page.limit) {
                 into.put(read);
