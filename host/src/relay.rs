@@ -55,7 +55,11 @@ pub(crate) async fn run(
                     }
                     vec![key]
                 }
-                Some(Signal::Deadline) => {
+                Some(Signal::Deadline(Some(at))) => {
+                    svc.engine.wakers.timers.deadline(at);
+                    continue;
+                }
+                Some(Signal::Deadline(None)) => {
                     svc.engine.wakers.timers.look();
                     continue;
                 }

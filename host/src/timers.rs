@@ -23,9 +23,9 @@ const MAX_SLEEP: Duration = Duration::from_secs(60);
 /// How long the loop pauses after the store failed it: real time, as it is the store's.
 const PAUSE_AFTER_ERROR: Duration = Duration::from_secs(1);
 
-/// What wakes the timer loop: a deadline committed here, with its time, so that the loop need
-/// not read the store to learn it (reading costs a database round trip on PostgreSQL), or a
-/// change it must look at the store for (another node's deadline, a lost notice).
+/// What wakes the timer loop: a deadline committed here or by another node that told its time,
+/// so that the loop need not read the store to learn it (reading costs a database round trip on
+/// PostgreSQL), or a change it must look at the store for (a lost notice).
 #[derive(Default)]
 pub(crate) struct Alarm {
     notify: Notify,
@@ -36,7 +36,7 @@ pub(crate) struct Alarm {
 
 /// What woke the loop.
 enum Heard {
-    /// Deadlines were committed here, the earliest at this time.
+    /// Deadlines were committed, the earliest at this time.
     Deadline(Timestamp),
     /// Something the loop must read the store to learn.
     Look,
@@ -122,8 +122,8 @@ pub(crate) async fn run(svc: Arc<Service>, mut stop: watch::Receiver<bool>) {
         };
         tokio::select! {
             () = &mut woken => {
-                // A deadline committed here moves the wake-up earlier at most: no need to
-                // read what the loop already knows.
+                // A deadline committed moves the wake-up earlier at most: no need to read
+                // what the loop already knows.
                 known = match (alarm.heard(), wake_at) {
                     (Heard::Deadline(at), Some(_)) if at <= svc.clock.now() => {
                         Some(Next::Fire)

@@ -45,8 +45,9 @@ pub(crate) enum Signal {
         kind: TaskKind,
         list: String,
     },
-    /// A deadline was set: it may be earlier than the one the timer loop sleeps towards.
-    Deadline,
+    /// Deadlines were set, the earliest at this time if told: it may be earlier than the one
+    /// the timer loop sleeps towards.
+    Deadline(Option<Timestamp>),
     /// Bindings changed: the in-process workers' supervisor looks again.
     Bindings,
     /// Signals may have been missed: look at everything.

@@ -5,9 +5,10 @@ use std::time::Duration;
 
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::nodes::backends;
+use super::nodes::{Nodes, backends};
+use crate::clock::Timestamp;
 use crate::model::{Slot, TaskKind};
-use crate::store::{Signal, Store};
+use crate::store::{Deadline, Signal, Store};
 
 /// How long a signal may take to come.
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -36,6 +37,23 @@ async fn next_queued(signals: &mut UnboundedReceiver<Signal>, wait: Duration) ->
     tokio::time::timeout(wait, next).await.ok().flatten()
 }
 
+/// Waits until node 0 hears node 1: until then, node 1's notices may go unheard.
+async fn warm_up(nodes: &Nodes, heard: &mut UnboundedReceiver<Signal>) {
+    let mut warming = 0;
+    while next_queued(heard, Duration::from_millis(100))
+        .await
+        .is_none()
+    {
+        assert!(
+            warming < 100,
+            "{}: node 0 never hears node 1",
+            nodes.backend
+        );
+        queue(nodes.node(1), &format!("warm {warming}")).await;
+        warming += 1;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_node_hears_the_other_nodes_commits_and_not_its_own() {
     for mut nodes in backends().await {
@@ -44,20 +62,7 @@ async fn a_node_hears_the_other_nodes_commits_and_not_its_own() {
             continue;
         };
         nodes.add_domain().await;
-        // Node 0 listens once it hears node 1: until then, node 1's notices may go unheard.
-        let mut warming = 0;
-        while next_queued(&mut heard, Duration::from_millis(100))
-            .await
-            .is_none()
-        {
-            assert!(
-                warming < 100,
-                "{}: node 0 never hears node 1",
-                nodes.backend
-            );
-            queue(nodes.node(1), &format!("warm {warming}")).await;
-            warming += 1;
-        }
+        warm_up(&nodes, &mut heard).await;
         queue(nodes.node(0), "own").await;
         queue(nodes.node(1), "other").await;
         // Signals come in commit order: node 0's own would come first.
@@ -69,6 +74,38 @@ async fn a_node_hears_the_other_nodes_commits_and_not_its_own() {
             }
         };
         assert_eq!(first, "other", "{}", nodes.backend);
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_node_hears_when_the_earliest_deadline_another_node_set_comes() {
+    for mut nodes in backends().await {
+        let Some(mut heard) = nodes.opened[0].signals.take() else {
+            nodes.close().await;
+            continue;
+        };
+        nodes.add_domain().await;
+        warm_up(&nodes, &mut heard).await;
+        let at = Timestamp::from_millis;
+        nodes
+            .node(1)
+            .apply(move |tx| {
+                tx.set_deadline(at(7_000), 1, 1, Deadline::Purge)?;
+                tx.set_deadline(at(5_000), 2, 1, Deadline::Purge)
+            })
+            .await
+            .expect("deadlines set");
+        // Told the time, a timer loop need not read the store to learn it.
+        let told = async {
+            loop {
+                if let Signal::Deadline(told) = heard.recv().await? {
+                    return Some(told);
+                }
+            }
+        };
+        let told = tokio::time::timeout(PATIENCE, told).await.ok().flatten();
+        assert_eq!(told, Some(Some(at(5_000))), "{}", nodes.backend);
         nodes.close().await;
     }
 }

@@ -17,6 +17,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::catalog::Catalog;
 use super::conn::{Conn, Manager};
 use super::lists::{EmptyLists, ListKey};
+use crate::clock::Timestamp;
 use crate::model::TaskKind;
 use crate::store::StoreError;
 use crate::store::seam::Signal;
@@ -27,8 +28,14 @@ pub(super) fn channel(schema: &str) -> String {
     format!("weft_{schema}")
 }
 
-/// A deadline was set: timer loops look again.
-pub(super) const DEADLINE: &str = "d";
+/// Deadlines were set, the earliest at `at`: `d <milliseconds>`. A timer loop sleeping
+/// towards a later one wakes sooner; none reads the store to learn it.
+pub(super) fn deadline(at: Timestamp) -> String {
+    format!("d {}", at.as_millis())
+}
+
+/// A deadline was set, at a time not told: what nodes of earlier versions send.
+const SOME_DEADLINE: &str = "d";
 
 /// Bindings changed: supervisors look again.
 pub(super) const BINDINGS: &str = "b";
@@ -44,8 +51,12 @@ pub(super) fn queued((domain, kind, list): &ListKey) -> String {
 /// The signal a payload carries.
 fn signal(payload: &str) -> Option<Signal> {
     match payload {
-        DEADLINE => Some(Signal::Deadline),
+        SOME_DEADLINE => Some(Signal::Deadline(None)),
         BINDINGS => Some(Signal::Bindings),
+        _ if payload.starts_with("d ") => {
+            let at = payload[2..].parse().ok()?;
+            Some(Signal::Deadline(Some(Timestamp::from_millis(at))))
+        }
         _ => {
             let mut parts = payload.strip_prefix("q ")?.splitn(3, ' ');
             let domain = parts.next()?.parse().ok()?;
@@ -182,7 +193,13 @@ mod tests {
             (domain, kind, list.as_str()),
             (7, TaskKind::Activity, "list with spaces")
         );
-        assert!(matches!(signal(DEADLINE), Some(Signal::Deadline)));
+        let at = Timestamp::from_millis(1_790_000_000_123);
+        assert!(matches!(signal(&deadline(at)), Some(Signal::Deadline(Some(told))) if told == at));
+        assert!(matches!(
+            signal(SOME_DEADLINE),
+            Some(Signal::Deadline(None))
+        ));
+        assert!(signal("d soon").is_none());
         assert!(matches!(signal(BINDINGS), Some(Signal::Bindings)));
         assert!(signal("q 1 9 list").is_none());
         assert!(signal("x").is_none());

@@ -157,6 +157,9 @@ pub(super) struct Writing {
     pub(super) at_commit: Vec<(HistoryBounds, HistoryCell)>,
     /// What to tell the other nodes once this commits (`pg_notify` payloads).
     pub(super) notices: BTreeSet<String>,
+    /// The earliest deadline the transaction set: told to the other nodes with the commit,
+    /// so that their timer loops need not read the store to learn it.
+    pub(super) earliest_deadline: Option<Timestamp>,
     /// How the first statement that failed did, why, and for which request: the
     /// transaction is then unusable.
     pub(super) failure: Cell<Option<FirstFailure>>,
@@ -185,6 +188,7 @@ impl Writing {
             shards: Shards::new(shards),
             at_commit: Vec::new(),
             notices: BTreeSet::new(),
+            earliest_deadline: None,
             failure: Cell::new(None),
         }
     }

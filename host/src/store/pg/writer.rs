@@ -239,6 +239,7 @@ impl Committer {
             changed,
             catalog_changed,
             mut notices,
+            earliest_deadline,
             after_commit,
             lists: tx_lists,
             at_commit,
@@ -252,6 +253,7 @@ impl Committer {
             return Ok((false, after_commit));
         }
         notices.extend(tx_lists.queued_on().map(notices::queued));
+        notices.extend(earliest_deadline.map(notices::deadline));
         // The writes not sent yet, the history pages read with the commit, the notices and the
         // COMMIT, in one round trip.
         let notices: Vec<String> = notices.into_iter().collect();

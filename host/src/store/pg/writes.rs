@@ -460,7 +460,8 @@ impl<C: Link> RunWrites for Session<C, Writing> {
     ) -> Result<(), StoreError> {
         let key = (at.as_millis(), big(seq), big(event_id), kind as i16);
         self.keep(|kept| kept.deadlines.put(key, key));
-        self.mode.notices.insert(notices::DEADLINE.to_owned());
+        let earliest = &mut self.mode.earliest_deadline;
+        *earliest = Some(earliest.map_or(at, |e| e.min(at)));
         Ok(())
     }
 
