@@ -170,3 +170,55 @@ async fn tasks_taken_ahead_for_polls_are_claimed_once_and_the_rest_stay_queued()
         nodes.close().await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_claim_reads_the_event_that_scheduled_its_task_whoever_queued_it() {
+    const TASKS: u64 = 40;
+    for nodes in backends().await {
+        let backend = nodes.backend;
+        nodes.add_domain().await;
+        let json = |seq: u64, id: u64| format!("{{\"run\":{seq},\"event\":{id}}}").into_bytes();
+        // Every run holds events 1 to 3; task n was scheduled by one of them.
+        let scheduled = |n: u64| n % 3 + 1;
+        nodes
+            .node(0)
+            .apply(move |tx| {
+                for (seq, id) in (1..=TASKS).flat_map(|seq| (1..=3).map(move |id| (seq, id))) {
+                    tx.put_event(seq, id, &json(seq, id))?;
+                }
+                (1..=TASKS).try_for_each(|n| {
+                    tx.push_task(1, TaskKind::Activity, &slot(n), (n, scheduled(n)))
+                })
+            })
+            .await
+            .expect("queued");
+        let claim_and_read = |tx: &mut dyn crate::store::Writes| {
+            let Some((seq, scheduled)) = tx.pop_task(1, TaskKind::Activity, "l")? else {
+                return Ok(None);
+            };
+            Ok(Some((seq, scheduled, tx.event(seq, scheduled)?)))
+        };
+        // Claimed alone, then by polls that come together, whose tasks a batch takes ahead.
+        let alone = nodes.node(1).apply(claim_and_read).await.expect("claimed");
+        assert_eq!(alone, Some((1, 2, Some(json(1, 2)))), "{backend}");
+        let claimed = concurrently(&nodes, 13, 3, move |store, _, _| async move {
+            let about = About::Poll {
+                scope: scope(),
+                domain: "d".into(),
+                kind: TaskKind::Activity,
+                list: "l".into(),
+            };
+            let check = |_: &dyn Reads| Ok::<_, StoreError>(());
+            let claim = store.write_if_waited(about, check, move |tx, ()| claim_and_read(tx));
+            claim.await.expect("claimed")
+        })
+        .await;
+        let claimed: Vec<_> = claimed.into_iter().flatten().collect();
+        assert_eq!(claimed.len() as u64, TASKS - 1, "{backend}");
+        for (seq, id, event) in claimed {
+            assert_eq!(id, scheduled(seq), "{backend}");
+            assert_eq!(event, Some(json(seq, id)), "{backend}: run {seq}");
+        }
+        nodes.close().await;
+    }
+}

@@ -10,8 +10,9 @@ use std::collections::HashMap;
 use super::session::Pending;
 
 /// Events added, not sent yet, sent as one statement; and every event the transaction added,
-/// sent or not, by run and id, so that reading one back costs no round trip. The transaction
-/// holds the lock of every run it adds events to, so these are what the database holds.
+/// sent or not, or read with a task it took, by run and id, so that reading one back costs no
+/// round trip. The transaction holds the lock of every run it adds events to, and events never
+/// change once added, so these are what the database holds.
 #[derive(Default)]
 pub(super) struct Events {
     unsent: RefCell<Writes>,
@@ -42,7 +43,12 @@ impl Events {
             .insert((seq, event_id), json.to_vec());
     }
 
-    /// Event `event_id` of run `seq`, if the transaction added it.
+    /// Keeps event `event_id` of run `seq`, read with the task it scheduled.
+    pub(super) fn read(&self, seq: i64, event_id: i64, json: Vec<u8>) {
+        self.added.borrow_mut().insert((seq, event_id), json);
+    }
+
+    /// Event `event_id` of run `seq`, if the transaction added or read it.
     pub(super) fn added(&self, seq: i64, event_id: i64) -> Option<Vec<u8>> {
         self.added.borrow().get(&(seq, event_id)).cloned()
     }

@@ -44,9 +44,10 @@ pub(super) const RUN_ITEMS: &str = items_of!("ARRAY[$1::bigint]");
 /// The first task of a list (`$1` domain, `$2` kind, `$3` list) taken off it: its run and
 /// scheduling event (`NULL` if it holds none this transaction may take), whether the list
 /// holds more (or, if none was taken, any another node's transaction holds), and its run,
-/// locked (`NULL` if purged). One row, whatever was taken. The run's seq is also kept for the
-/// transaction as `weft.popped`, for [`POPPED_RUN_ITEMS`], which the claim reads next in the
-/// same round trip.
+/// locked (`NULL` if purged), and the task's scheduling event (which the claim reads: an
+/// activity's input, when it was scheduled). One row, whatever was taken. The run's seq is
+/// also kept for the transaction as `weft.popped`, for [`POPPED_RUN_ITEMS`], which the claim
+/// reads next in the same round trip.
 ///
 /// A task another node is claiming right now is locked, and skipped: it is that node's. The
 /// statement's snapshot still shows the task it deletes, hence the `ctid` test.
@@ -56,7 +57,8 @@ pub(super) const POP_LOCKING_RUN: &str = "WITH popped AS (DELETE FROM tasks WHER
      SELECT p.seq, p.scheduled, EXISTS (SELECT 1 FROM tasks t WHERE t.domain = $1 \
      AND t.kind = $2 AND t.list = $3 AND t.ctid IS DISTINCT FROM p.ctid), \
      (SELECT record FROM runs r WHERE r.seq = p.seq FOR UPDATE), \
-     set_config('weft.popped', coalesce(p.seq::text, ''), true) \
+     set_config('weft.popped', coalesce(p.seq::text, ''), true), \
+     (SELECT json FROM events e WHERE e.seq = p.seq AND e.event_id = p.scheduled) \
      FROM (SELECT) AS one LEFT JOIN popped p ON true";
 
 /// The items of the run whose task [`POP_LOCKING_RUN`] took, in a statement of its own
@@ -69,7 +71,7 @@ pub(super) const POPPED_RUN_ITEMS: &str =
 /// of the batch's claims, as arrays (rank, order, run, scheduling event; `NULL` if none), and
 /// whether the list holds more (other tasks, or tasks another node's transaction holds). Their
 /// runs are added to the transaction's `weft.ahead`, for [`LOCK_RUNS`], which the same round
-/// trip sends next.
+/// trip sends next. Last, the scheduling events themselves, which their claims read.
 pub(super) const POP_AHEAD: &str = "WITH popped AS (DELETE FROM tasks WHERE ctid IN \
      (SELECT ctid FROM tasks WHERE domain = $1 AND kind = $2 AND list = $3 \
      ORDER BY rank, ord LIMIT $4 FOR UPDATE SKIP LOCKED) \
@@ -78,7 +80,8 @@ pub(super) const POP_AHEAD: &str = "WITH popped AS (DELETE FROM tasks WHERE ctid
      EXISTS (SELECT 1 FROM tasks t WHERE t.domain = $1 AND t.kind = $2 AND t.list = $3 \
      AND t.ctid NOT IN (SELECT ctid FROM popped)), \
      set_config('weft.ahead', concat_ws(',', NULLIF(current_setting('weft.ahead', true), ''), \
-     string_agg(p.seq::text, ',')), true) \
+     string_agg(p.seq::text, ',')), true), \
+     array_agg((SELECT json FROM events e WHERE e.seq = p.seq AND e.event_id = p.scheduled)) \
      FROM popped p";
 
 /// The runs `$1` (an array) and those of the tasks [`POP_AHEAD`] took, as an SQL array. (A

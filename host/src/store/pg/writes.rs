@@ -431,6 +431,9 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         if !more {
             self.mode.lists.found_empty(list_key, true);
         }
+        if let Some(json) = row.get::<_, Option<Vec<u8>>>(5) {
+            self.mode.events.read(seq, scheduled, json);
+        }
         let (seq, scheduled) = (from_big(seq), from_big(scheduled));
         // The claimer reads the task's run next: it is locked and read already.
         let items = answers.next().and_then(|rows| rows.into_iter().next());
