@@ -200,6 +200,13 @@ pub(crate) enum About {
         kind: TaskKind,
         list: String,
     },
+    /// What another node queued on list `list` of `kind` in domain `domain`, offered to a
+    /// poll waiting there: a claim, like [`About::Poll`], by the domain's id.
+    Offer {
+        domain: u64,
+        kind: TaskKind,
+        list: String,
+    },
 }
 
 /// Where a page of history read with a commit is put ([`Writes::history_at_commit`]), for

@@ -346,6 +346,11 @@ fn ahead<C: Link>(tx: &mut Session<C, Writing>, batch: &[Box<dyn Job>]) -> Ahead
                         .or_default() += 1;
                 }
             }
+            About::Offer { domain, kind, list } => {
+                *polls
+                    .entry((*domain, *kind as i16, list.clone()))
+                    .or_default() += 1;
+            }
         }
     }
     runs.sort_unstable();
