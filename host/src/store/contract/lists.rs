@@ -22,6 +22,20 @@ fn slot(order: u64) -> Slot {
     }
 }
 
+/// What a poll of list `l` says ahead, and its check, which has nothing to check.
+fn poll_of_l() -> (
+    About,
+    impl FnOnce(&dyn Reads) -> Result<(), StoreError> + Clone,
+) {
+    let about = About::Poll {
+        scope: scope(),
+        domain: "d".into(),
+        kind: TaskKind::Activity,
+        list: "l".into(),
+    };
+    (about, |_: &dyn Reads| Ok(()))
+}
+
 /// Pops list `l` through `store`.
 async fn pop(store: &Store) -> Option<(u64, u64)> {
     let popped = store.apply(|tx| tx.pop_task(1, TaskKind::Activity, "l"));
@@ -140,13 +154,7 @@ async fn tasks_taken_ahead_for_polls_are_claimed_once_and_the_rest_stay_queued()
         // Polls in batches, as a busy node gets them: every other one claims nothing (its
         // poller went away, or it failed), and leaves its task taken ahead unclaimed.
         let claimed = concurrently(&nodes, 16, 5, |store, w, _| async move {
-            let about = About::Poll {
-                scope: scope(),
-                domain: "d".into(),
-                kind: TaskKind::Activity,
-                list: "l".into(),
-            };
-            let check = |_: &dyn Reads| Ok::<_, StoreError>(());
+            let (about, check) = poll_of_l();
             let claim = store.write_if_waited(about, check, move |tx, ()| match w % 2 {
                 0 => tx.pop_task(1, TaskKind::Activity, "l"),
                 _ => Ok(None),
@@ -202,13 +210,7 @@ async fn a_claim_reads_the_event_that_scheduled_its_task_whoever_queued_it() {
         let alone = nodes.node(1).apply(claim_and_read).await.expect("claimed");
         assert_eq!(alone, Some((1, 2, Some(json(1, 2)))), "{backend}");
         let claimed = concurrently(&nodes, 13, 3, move |store, _, _| async move {
-            let about = About::Poll {
-                scope: scope(),
-                domain: "d".into(),
-                kind: TaskKind::Activity,
-                list: "l".into(),
-            };
-            let check = |_: &dyn Reads| Ok::<_, StoreError>(());
+            let (about, check) = poll_of_l();
             let claim = store.write_if_waited(about, check, move |tx, ()| claim_and_read(tx));
             claim.await.expect("claimed")
         })

@@ -37,10 +37,13 @@ async fn next_queued(signals: &mut UnboundedReceiver<Signal>, wait: Duration) ->
     tokio::time::timeout(wait, next).await.ok().flatten()
 }
 
-/// Waits until node 0 hears node 1: until then, node 1's notices may go unheard.
-async fn warm_up(nodes: &Nodes, heard: &mut UnboundedReceiver<Signal>) {
+/// What node 0 hears, once it hears node 1 (until then, node 1's notices may go unheard), in
+/// a domain both serve; `None` if the backend has no signals.
+async fn hearing(nodes: &mut Nodes) -> Option<UnboundedReceiver<Signal>> {
+    let mut heard = nodes.opened[0].signals.take()?;
+    nodes.add_domain().await;
     let mut warming = 0;
-    while next_queued(heard, Duration::from_millis(100))
+    while next_queued(&mut heard, Duration::from_millis(100))
         .await
         .is_none()
     {
@@ -52,17 +55,16 @@ async fn warm_up(nodes: &Nodes, heard: &mut UnboundedReceiver<Signal>) {
         queue(nodes.node(1), &format!("warm {warming}")).await;
         warming += 1;
     }
+    Some(heard)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_node_hears_the_other_nodes_commits_and_not_its_own() {
     for mut nodes in backends().await {
-        let Some(mut heard) = nodes.opened[0].signals.take() else {
+        let Some(mut heard) = hearing(&mut nodes).await else {
             nodes.close().await;
             continue;
         };
-        nodes.add_domain().await;
-        warm_up(&nodes, &mut heard).await;
         queue(nodes.node(0), "own").await;
         queue(nodes.node(1), "other").await;
         // Signals come in commit order: node 0's own would come first.
@@ -81,12 +83,10 @@ async fn a_node_hears_the_other_nodes_commits_and_not_its_own() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_node_hears_when_the_earliest_deadline_another_node_set_comes() {
     for mut nodes in backends().await {
-        let Some(mut heard) = nodes.opened[0].signals.take() else {
+        let Some(mut heard) = hearing(&mut nodes).await else {
             nodes.close().await;
             continue;
         };
-        nodes.add_domain().await;
-        warm_up(&nodes, &mut heard).await;
         let at = Timestamp::from_millis;
         nodes
             .node(1)
