@@ -8,7 +8,7 @@
 //! see the other node's committed work. Jobs keep their check and apply for this
 //! (`store/job.rs`); after [`MAX_ATTEMPTS`] the batch is answered with the error.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, SystemTime};
@@ -86,6 +86,10 @@ pub(super) struct Committer {
     own: Arc<AtomicI32>,
     /// The task lists the node knows empty (`lists.rs`).
     lists: Arc<EmptyLists>,
+    /// The workflows whose starts read their open run instead of guessing.
+    doubts: Doubts,
+    /// The workflows the latest attempt guessed to have no open run.
+    guessed: Vec<(i64, String)>,
 }
 
 impl Committer {
@@ -107,6 +111,8 @@ impl Committer {
             shards: None,
             own,
             lists,
+            doubts: Doubts::default(),
+            guessed: Vec::new(),
         }
     }
 
@@ -157,8 +163,11 @@ impl Committer {
             }
             tracing::debug!(error = %failed.error, attempt, "retrying a batch");
             self.manager.stats().retry();
-            // A wrong guess is no collision with another node: the next attempt reads at once.
-            if !(guess && failed.failure == Failure::Conflict) {
+            // A wrong guess is no collision with another node: the next attempt reads at once,
+            // and later batches read too, for a client that starts the workflow again.
+            if guess && failed.failure == Failure::Conflict {
+                self.doubts.doubt(std::mem::take(&mut self.guessed));
+            } else {
                 std::thread::sleep(backoff(attempt));
             }
             attempt += 1;
@@ -211,15 +220,14 @@ impl Committer {
             starts,
             polls,
         } = ahead(&mut tx, batch);
-        let starts = match guess {
-            true => {
-                for (domain, id) in starts {
-                    tx.mode.locked.none_open(domain, id);
-                }
-                Vec::new()
-            }
-            false => starts,
+        let (guessed, starts) = match guess {
+            true => self.doubts.split(starts),
+            false => (Vec::new(), starts),
         };
+        for (domain, id) in &guessed {
+            tx.mode.locked.none_open(*domain, id.clone());
+        }
+        self.guessed = guessed;
         let claims: i64 = polls.iter().map(|(_, n)| n).sum();
         let things = runs.len() + starts.len() + usize::try_from(claims).unwrap_or(usize::MAX);
         if things > 1 && tx.read_ahead(&runs, &starts, &polls).is_err() {
@@ -324,6 +332,32 @@ impl Committer {
     }
 }
 
+/// Workflows a start guessed wrong to have no open run (another client started them, or this
+/// one starts them again and again): their starts read instead of guessing, so that each does
+/// not roll its batch back. Forgotten all at once past [`Doubts::MOST`].
+#[derive(Default)]
+struct Doubts(HashSet<(i64, String)>);
+
+impl Doubts {
+    const MOST: usize = 10_000;
+
+    /// `starts` (domain, workflow id) split into those to guess and those to read.
+    fn split(&self, starts: Vec<(i64, String)>) -> (Vec<(i64, String)>, Vec<(i64, String)>) {
+        starts
+            .into_iter()
+            .partition(|start| !self.0.contains(start))
+    }
+
+    /// Doubts the guesses of an attempt that one of them failed (which one, the failure
+    /// cannot always say: one statement may insert several open runs).
+    fn doubt(&mut self, guessed: Vec<(i64, String)>) {
+        if self.0.len() + guessed.len() > Self::MOST {
+            self.0.clear();
+        }
+        self.0.extend(guessed);
+    }
+}
+
 /// What a batch's requests are about, for [`Session::read_ahead`].
 struct Ahead {
     /// The runs they change, in seq order.
@@ -409,4 +443,32 @@ fn backoff(attempt: u32) -> Duration {
         .map_or(0, |d| d.subsec_nanos() % 1000);
     let base = 1u64 << attempt.min(6);
     Duration::from_micros(base * 500 + u64::from(jitter) * base)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_workflow_guessed_wrong_is_read_from_then_on() {
+        let mut doubts = Doubts::default();
+        let start = |id: &str| (1, id.to_owned());
+        let (guessed, read) = doubts.split(vec![start("a"), start("b")]);
+        assert_eq!((guessed.len(), read.len()), (2, 0));
+        doubts.doubt(guessed);
+        let (guessed, read) = doubts.split(vec![start("a"), start("c")]);
+        assert_eq!((guessed, read), (vec![start("c")], vec![start("a")]));
+    }
+
+    #[test]
+    fn doubts_are_forgotten_past_the_most() {
+        let mut doubts = Doubts::default();
+        doubts.doubt(
+            (0..Doubts::MOST as i64)
+                .map(|d| (d, "w".to_owned()))
+                .collect(),
+        );
+        doubts.doubt(vec![(-1, "w".to_owned())]);
+        assert_eq!(doubts.0.len(), 1);
+    }
 }
