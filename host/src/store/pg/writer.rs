@@ -89,7 +89,7 @@ pub(super) struct Committer {
     /// The workflows whose starts read their open run instead of guessing.
     doubts: Doubts,
     /// The workflows the latest attempt guessed to have no open run.
-    guessed: Vec<(i64, String)>,
+    guessed: Vec<Start>,
 }
 
 impl Committer {
@@ -336,13 +336,16 @@ impl Committer {
 /// one starts them again and again): their starts read instead of guessing, so that each does
 /// not roll its batch back. Forgotten all at once past [`Doubts::MOST`].
 #[derive(Default)]
-struct Doubts(HashSet<(i64, String)>);
+struct Doubts(HashSet<Start>);
+
+/// A workflow a request starts: its domain's id and its id.
+type Start = (i64, String);
 
 impl Doubts {
     const MOST: usize = 10_000;
 
     /// `starts` (domain, workflow id) split into those to guess and those to read.
-    fn split(&self, starts: Vec<(i64, String)>) -> (Vec<(i64, String)>, Vec<(i64, String)>) {
+    fn split(&self, starts: Vec<Start>) -> (Vec<Start>, Vec<Start>) {
         starts
             .into_iter()
             .partition(|start| !self.0.contains(start))
@@ -350,7 +353,7 @@ impl Doubts {
 
     /// Doubts the guesses of an attempt that one of them failed (which one, the failure
     /// cannot always say: one statement may insert several open runs).
-    fn doubt(&mut self, guessed: Vec<(i64, String)>) {
+    fn doubt(&mut self, guessed: Vec<Start>) {
         if self.0.len() + guessed.len() > Self::MOST {
             self.0.clear();
         }
@@ -364,7 +367,7 @@ struct Ahead {
     runs: Vec<i64>,
     /// The workflows they start, by domain id (from the node's catalog, as the requests will
     /// find it; one not found is left to its request).
-    starts: Vec<(i64, String)>,
+    starts: Vec<Start>,
     /// The lists they poll, but for lists the node knows empty, with how many poll each.
     polls: Vec<(ListKey, i64)>,
 }
