@@ -79,17 +79,13 @@ impl<C: Link> Session<C, Writing> {
             let row = row.ok_or_else(|| StoreError::broken("a pop ahead answered no row"))?;
             let column = |i| row.get::<_, Option<Vec<i64>>>(i).unwrap_or_default();
             let places = column(0).into_iter().zip(column(1));
+            let tasks: Vec<(i64, i64)> = column(2).into_iter().zip(column(3)).collect();
             let events = row.get::<_, Option<Vec<Option<Vec<u8>>>>>(6);
-            for ((seq, scheduled), json) in column(2)
-                .into_iter()
-                .zip(column(3))
-                .zip(events.unwrap_or_default())
-            {
+            for (&(seq, scheduled), json) in tasks.iter().zip(events.unwrap_or_default()) {
                 if let Some(json) = json {
                     self.mode.events.read(seq, scheduled, json);
                 }
             }
-            let tasks = column(2).into_iter().zip(column(3));
             let taken: Vec<_> = places
                 .zip(tasks)
                 .map(|((rank, ord), (seq, scheduled))| {
