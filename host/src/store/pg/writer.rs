@@ -51,8 +51,10 @@ const SPLIT_AFTER: u32 = 4;
 /// rows by key, so one plan per connection serves. `enable_seqscan`: a generic plan made while
 /// a table is still small would scan it whole for good (a visibility delete grew to 2.7 ms);
 /// off, a key lookup always takes its index, and a statement with no index to use still scans.
+/// `jit`: such a scan's cost, past `jit_above_cost`, would compile the statement on every call
+/// (none of the writer's did across the test suites; this keeps it so).
 const SETTINGS: &str = "SET lock_timeout = '250ms'; SET plan_cache_mode = force_generic_plan; \
-     SET enable_seqscan = off";
+     SET enable_seqscan = off; SET jit = off";
 
 /// How an attempt failed, in which request, and whether another may succeed.
 struct Failed {
