@@ -2,8 +2,6 @@
 //! Python decider, and a Python worker under a JavaScript decider, turn each value of the table
 //! into the same workflow result, the one the table gives (only with `WEFT_GUEST_LANG_TESTS`).
 
-use std::time::Duration;
-
 use serde_json::Value;
 use weft_tests::aws_sdk_swf::types::CloseStatus;
 use weft_tests::guests::{self, Bind, BindingKind};
@@ -108,8 +106,7 @@ async fn workers_of_every_language_answer_each_value_as_the_same_payload() {
         }
     }
     for (domain, id, run, case) in runs {
-        let within = CLOSE_WITHIN.max(Duration::from_secs(60));
-        let closed = guests::wait_closed(&server, domain, &id, &run, within).await;
+        let closed = guests::wait_closed(&server, domain, &id, &run, CLOSE_WITHIN).await;
         let name = case["name"].as_str().unwrap();
         assert_eq!(closed.status, CloseStatus::Completed, "{name} in {domain}");
         let last = closed.wire.last().unwrap();
