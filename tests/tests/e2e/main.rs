@@ -2,6 +2,7 @@
 //! for requests an SDK would never send, and for Weft's own `/v1` API). One binary, so the SDK is linked once.
 
 mod archive;
+mod batched;
 mod children;
 mod cli;
 mod clients;

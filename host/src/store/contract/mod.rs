@@ -15,7 +15,7 @@ mod nodes;
 mod signals;
 mod writes;
 
-use self::nodes::{Nodes, as_if_newer, backends, close, concurrently, run};
+use self::nodes::{Nodes, as_if_newer, backends, close, concurrently, in_one_batch, run};
 pub(super) use self::nodes::{domain, scope};
 use super::{OpenError, Reads, Store, StoreError, Writes};
 use crate::clock::Timestamp;
@@ -207,6 +207,43 @@ async fn a_workflow_is_started_once() {
                 assert_eq!(open, Some(winners[0]), "{}", nodes.backend);
             }
         }
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_start_refused_never_hides_the_open_run_from_its_batch() {
+    for nodes in backends().await {
+        nodes.add_domain().await;
+        let open = run(7);
+        nodes
+            .node(0)
+            .apply(move |tx| {
+                tx.put_run(&open)?;
+                tx.name_run(&open)
+            })
+            .await
+            .unwrap();
+        let store = nodes.node(0);
+        // A start of w7 that its check refuses before reading (its type deprecated, say), and
+        // a request on w7's open run (a signal by workflow id), in one batch.
+        let about = About::Start {
+            scope: scope(),
+            domain: "d".into(),
+            workflow_id: "w7".into(),
+        };
+        let refused = |_: &dyn Reads| Err::<(), _>(Started::Already);
+        let start = store.write_about(about, refused, |_, ()| Ok(()));
+        let w7 = WorkflowId::from("w7".to_owned());
+        let find = move |tx: &dyn Reads| tx.open_run(1, &w7).map(|run| run.map(|run| run.seq));
+        let signal = store.write(find, |_, seq| Ok(seq));
+        let (started, found) = in_one_batch(store, async { tokio::join!(start, signal) }).await;
+        assert!(
+            matches!(started, Err(Started::Already)),
+            "{}",
+            nodes.backend
+        );
+        assert_eq!(found.unwrap(), Some(7), "{}", nodes.backend);
         nodes.close().await;
     }
 }

@@ -207,6 +207,36 @@ where
     all
 }
 
+/// Awaits `requests`, a future that makes requests of `store` (the writes of a `join!`), with
+/// each of them queued while `store`'s writer is held inside another change: they reach the
+/// writer together, as one batch.
+pub(super) async fn in_one_batch<F: std::future::Future>(store: &Store, requests: F) -> F::Output {
+    let (entered, mut inside) = tokio::sync::mpsc::unbounded_channel();
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    let held = Arc::new(std::sync::Mutex::new(held));
+    let hold = move |_: &mut dyn Writes| {
+        let _ = entered.send(());
+        let _ = held.lock().expect("the hold").recv();
+        Ok(())
+    };
+    let holder = store.clone();
+    let holding = tokio::spawn(async move { holder.apply(hold).await });
+    inside
+        .recv()
+        .await
+        .expect("the writer took the holding change");
+    let mut requests = std::pin::pin!(requests);
+    // Polled once, each request is queued (a write is submitted when first polled).
+    std::future::poll_fn(|cx| {
+        let _ = requests.as_mut().poll(cx);
+        std::task::Poll::Ready(())
+    })
+    .await;
+    release.send(()).expect("the holding change waits");
+    holding.await.expect("held").expect("the holding change");
+    requests.await
+}
+
 /// Marks the store at `at` as a build one version newer would have left it.
 pub(super) async fn as_if_newer(at: &Where) {
     match at {

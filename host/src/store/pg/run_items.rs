@@ -5,7 +5,7 @@
 //! The run's row lock makes this sound: while the transaction holds it, no other transaction
 //! changes the run's items, so what the transaction read and wrote is what the database holds.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use tokio_postgres::Row;
@@ -119,12 +119,19 @@ struct Items {
     names: HashMap<(i16, String), u64>,
 }
 
-/// The items of the runs locked so far, by run; and the workflows found without an open run.
+/// The items of the runs locked so far, by run; and what the transaction knows of workflows'
+/// open runs.
 #[derive(Default)]
 pub(super) struct Locked {
     runs: RefCell<HashMap<u64, Items>>,
-    /// (domain, workflow id).
+    /// (domain, workflow id) found without an open run.
     none_open: RefCell<HashSet<(i64, String)>>,
+    /// (domain, workflow id) a start guessed to have no open run, unread, with whether a
+    /// request relied on the guess. A guess leaves once an open run of the workflow is
+    /// inserted: the `open_runs` key then refuses it if it was wrong.
+    guessed: RefCell<HashMap<(i64, String), bool>>,
+    /// Whether the transaction closed a run a guess said was not there.
+    guessed_wrong: Cell<bool>,
     /// Runs whose items the transaction wrote while they were not here.
     unread: RefCell<HashSet<u64>>,
 }
@@ -135,14 +142,55 @@ impl Locked {
         self.none_open.borrow_mut().insert((domain, id));
     }
 
-    /// Whether workflow `id` of `domain` is known to have no open run.
-    pub(super) fn has_none_open(&self, domain: i64, id: &str) -> bool {
-        self.none_open.borrow().contains(&(domain, id.to_owned()))
+    /// Takes workflow `id` of `domain` to have no open run, unread (see [`Locked::guessed`]).
+    pub(super) fn guess_none_open(&self, domain: i64, id: String) {
+        self.guessed.borrow_mut().insert((domain, id), false);
     }
 
-    /// Forgets what is known of workflow `id`'s open run: the transaction changes it.
-    pub(super) fn open_run_changed(&self, domain: i64, id: &str) {
-        self.none_open.borrow_mut().remove(&(domain, id.to_owned()));
+    /// Whether workflow `id` of `domain` is known, or guessed, to have no open run (a guess
+    /// answered here is one relied on).
+    pub(super) fn has_none_open(&self, domain: i64, id: &str) -> bool {
+        let key = (domain, id.to_owned());
+        if self.none_open.borrow().contains(&key) {
+            return true;
+        }
+        match self.guessed.borrow_mut().get_mut(&key) {
+            Some(relied) => {
+                *relied = true;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Notes that the transaction opens a run of workflow `id`: what was known of it is
+    /// stale, and a guess that it had none is checked by the insert.
+    pub(super) fn run_opened(&self, domain: i64, id: &str) {
+        let key = (domain, id.to_owned());
+        self.none_open.borrow_mut().remove(&key);
+        self.guessed.borrow_mut().remove(&key);
+    }
+
+    /// Notes that the transaction closes the open run of workflow `id`: what was known of it
+    /// is stale, and a guess that it had none was wrong.
+    pub(super) fn run_closed(&self, domain: i64, id: &str) {
+        let key = (domain, id.to_owned());
+        self.none_open.borrow_mut().remove(&key);
+        if self.guessed.borrow_mut().remove(&key).is_some() {
+            self.guessed_wrong.set(true);
+        }
+    }
+
+    /// The guesses a request relied on that nothing checked yet: a start refused before it
+    /// inserted an open run, or another request on the workflow and no start after it. `Err`
+    /// if a guess is known wrong already.
+    pub(super) fn unchecked_guesses(&self) -> Result<Vec<(i64, String)>, ()> {
+        if self.guessed_wrong.get() {
+            return Err(());
+        }
+        let guessed = self.guessed.borrow();
+        let relied = guessed.iter().filter(|(_, relied)| **relied);
+        Ok(relied.map(|(key, _)| key.clone()).collect())
     }
 
     /// The run `seq`, if it is here.

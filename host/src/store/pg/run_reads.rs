@@ -105,6 +105,21 @@ impl<C: Link> Session<C, Writing> {
         Ok(())
     }
 
+    /// Whether the guesses that a workflow has no open run, which a request relied on and no
+    /// insert of an open run checked, hold: read now (no round trip if there are none).
+    pub(super) fn guesses_hold(&mut self) -> Result<bool, StoreError> {
+        let Ok(unchecked) = self.mode.locked.unchecked_guesses() else {
+            return Ok(false);
+        };
+        if unchecked.is_empty() {
+            return Ok(true);
+        }
+        let (domains, ids): (Vec<i64>, Vec<&str>) =
+            unchecked.iter().map(|(d, id)| (*d, id.as_str())).unzip();
+        let answers = self.send(&[Step::Prepared(run_items::OPEN_OF, &[&domains, &ids])])?;
+        Ok(answers.first().is_none_or(Vec::is_empty))
+    }
+
     /// Keeps the runs locked by `rows` with their items from `items` (a run read already is
     /// kept as it was).
     fn load_runs(&self, rows: Option<Vec<Row>>, items: Option<Vec<Row>>) -> Result<(), StoreError> {

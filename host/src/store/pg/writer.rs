@@ -238,7 +238,7 @@ impl Committer {
             false => (Vec::new(), starts),
         };
         for (domain, id) in &guessed {
-            tx.mode.locked.none_open(*domain, id.clone());
+            tx.mode.locked.guess_none_open(*domain, id.clone());
         }
         self.guessed = guessed;
         let claims: i64 = polls.iter().map(|(_, n)| n).sum();
@@ -267,6 +267,10 @@ impl Committer {
             }
         }
         tx.mode.job = None;
+        if let Err(failed) = Self::check_guesses(&mut tx) {
+            tx.rollback();
+            return Err(failed);
+        }
         tx.give_back_unclaimed();
         // Queued before the mode that holds them is taken apart. (The mode left in its place
         // is never used; it is made before this attempt's commit could ask the next to check
@@ -321,6 +325,25 @@ impl Committer {
         pages.fill(answers.into_iter());
         tx_lists.ended();
         Ok((true, after_commit))
+    }
+
+    /// Checks, by a read, the guesses that a workflow has no open run which a request relied
+    /// on and no insert of an open run checked (a start refused after the guess, say): a
+    /// wrong one fails the attempt as a conflict, which the next attempt reads instead.
+    fn check_guesses<C: Link>(tx: &mut Session<C, Writing>) -> Result<(), Failed> {
+        match tx.guesses_hold() {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(Failed {
+                error: StoreError::broken("a workflow guessed to have no open run has one"),
+                failure: Failure::Conflict,
+                job: None,
+            }),
+            Err(_) => Err(tx
+                .mode
+                .failure
+                .take()
+                .map_or_else(|| Failed::from(StoreError::Aborted), Failed::statement)),
+        }
     }
 
     /// How an attempt whose commit pipeline failed with `error` failed.

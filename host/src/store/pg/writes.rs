@@ -292,7 +292,7 @@ impl<C: Link> RunWrites for Session<C, Writing> {
             run.execution.workflow_id.as_str(),
             big(run.seq),
         );
-        self.mode.locked.open_run_changed(domain, id);
+        self.mode.locked.run_opened(domain, id);
         // A run named here is new: the transaction knows all its items.
         self.mode.locked.adopt(run);
         let (id, run_id) = (id.to_owned(), run.execution.run_id.as_str().to_owned());
@@ -307,7 +307,7 @@ impl<C: Link> RunWrites for Session<C, Writing> {
 
     fn unname_open_run(&mut self, run: &Run) -> Result<(), StoreError> {
         let id = run.execution.workflow_id.as_str();
-        self.mode.locked.open_run_changed(big(run.domain), id);
+        self.mode.locked.run_closed(big(run.domain), id);
         let key = (big(run.domain), id.to_owned(), big(run.seq));
         self.keep(|kept| kept.open_runs.delete(key));
         Ok(())
