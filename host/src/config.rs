@@ -280,6 +280,9 @@ pub struct Limits {
     pub max_domain_tags: usize,
     /// Bytes in one request body.
     pub max_request_bytes: usize,
+    /// Bytes in one import (`POST /v1/domains/{domain}/imports`): one run's whole history.
+    /// Weft's own; its tenant's rate counts it as one request per `max_request_bytes`.
+    pub max_import_bytes: usize,
     /// Open runs per domain, children included.
     pub max_open_runs: u64,
     /// Concurrent long polls on one task list.
@@ -305,6 +308,7 @@ impl Default for Limits {
             max_types_per_kind: 10_000,
             max_domain_tags: 50,
             max_request_bytes: 1024 * 1024,
+            max_import_bytes: 64 << 20,
             max_open_runs: 100_000,
             max_pollers_per_list: 1000,
             max_long_polls: 1000,

@@ -21,6 +21,7 @@ pub use aws_sdk_swf;
 pub mod bench;
 pub mod clients;
 pub mod guests;
+pub mod imports;
 pub mod languages;
 pub mod polls;
 pub mod process;

@@ -20,8 +20,12 @@ pub struct Weft {
 }
 
 /// Where cargo put the `weft` binary: beside the `deps` directory that holds this test or
-/// bench binary (`target/debug/deps/e2e-HASH` → `target/debug/weft`).
+/// bench binary (`target/debug/deps/e2e-HASH` → `target/debug/weft`). `WEFT_BENCH_BINARY`
+/// names another (an earlier build kept aside), for a bench's before-and-after figures.
 pub fn binary() -> PathBuf {
+    if let Some(other) = std::env::var_os("WEFT_BENCH_BINARY") {
+        return PathBuf::from(other);
+    }
     let exe = std::env::current_exe().expect("the test binary's path");
     let dir = exe
         .parent()
@@ -175,14 +179,24 @@ impl Weft {
 
     /// The bytes of memory the process holds (its resident set), from `/proc`.
     pub fn resident_bytes(&self) -> u64 {
+        self.status_bytes("VmRSS:")
+    }
+
+    /// The most bytes of memory the process has held at once (its resident set's peak).
+    pub fn peak_resident_bytes(&self) -> u64 {
+        self.status_bytes("VmHWM:")
+    }
+
+    /// A size in kB the process's `/proc` status gives after `field`, in bytes.
+    fn status_bytes(&self, field: &str) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
             .expect("the process's status");
         let kib: u64 = status
             .lines()
-            .find_map(|line| line.strip_prefix("VmRSS:"))
+            .find_map(|line| line.strip_prefix(field))
             .and_then(|value| value.trim().strip_suffix("kB"))
             .and_then(|kib| kib.trim().parse().ok())
-            .expect("VmRSS in kB");
+            .unwrap_or_else(|| panic!("{field} in kB"));
         kib * 1024
     }
 }

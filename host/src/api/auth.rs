@@ -2,7 +2,7 @@
 //! the domain it names is one the tenant may use.
 
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use axum::body::Body;
 use axum::extract::{FromRequest, Request};
@@ -10,6 +10,7 @@ use axum::http::request::Parts;
 use axum::response::Response;
 use bytes::Bytes;
 use serde_json::Value;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::response::{self, Face};
 use super::{Api, Operation, read_body, request_id};
@@ -36,28 +37,85 @@ impl Api {
         body: Body,
         limit: usize,
     ) -> Result<(Ctx, Bytes), Fault> {
+        let (ctx, body, _) = self.admit_as(parts, body, limit, None).await?;
+        Ok((ctx, body))
+    }
+
+    /// Admits an import as [`Api::admit`] does a request, but for two things. Its tenant's
+    /// rate counts it as one request per `max_request_bytes` of the body it declares, and it
+    /// waits up to [`IMPORT_PATIENCE`] for them. And its body is read in one of the server's
+    /// [`IMPORT_TURNS`], held (the answer's permit) until the import is stored, so that the
+    /// memory imports take at once is bounded.
+    pub(super) async fn admit_import(
+        &self,
+        parts: &Parts,
+        body: Body,
+    ) -> Result<(Ctx, Bytes, OwnedSemaphorePermit), Fault> {
+        let limit = self.service.limits.max_import_bytes;
+        let (ctx, body, turn) = self
+            .admit_as(parts, body, limit, Some(&self.imports))
+            .await?;
+        Ok((ctx, body, turn.expect("an import takes a turn")))
+    }
+
+    /// [`Api::admit`], and for an import its charge and turn (see [`Api::admit_import`]).
+    async fn admit_as(
+        &self,
+        parts: &Parts,
+        body: Body,
+        limit: usize,
+        turns: Option<&Arc<Semaphore>>,
+    ) -> Result<(Ctx, Bytes, Option<OwnedSemaphorePermit>), Fault> {
         let claimed = self.service.tenants.claim(parts, SystemTime::now())?;
-        let (caller, body) = match claimed.check_headers(parts)? {
+        let turn = async || match turns {
+            Some(turns) => Some(turns.clone().acquire_owned().await.expect("never closed")),
+            None => None,
+        };
+        match claimed.check_headers(parts)? {
             Checked::Caller { caller, declared } => {
+                let units = match turns {
+                    Some(_) => declared_units(parts, self.service.limits.max_request_bytes),
+                    None => 1,
+                };
+                self.charge(&caller.tenant, units).await?;
+                let turn = turn().await;
                 let body = read_body(body, limit, self.http.body_timeout).await?;
                 if let Some(declared) = declared {
                     check_declared(&declared, &body)?;
                 }
-                (caller, body)
+                Ok((Ctx::new(caller), body, turn))
             }
             Checked::NeedsBody(claimed) => {
+                let turn = turn().await;
                 let body = self.read_unverified(body, limit).await?;
-                (claimed.verify(parts, &body)?, body)
+                let caller = claimed.verify(parts, &body)?;
+                self.charge(&caller.tenant, 1).await?;
+                Ok((Ctx::new(caller), body, turn))
             }
-        };
-        if !caller.tenant.admit() {
-            let metrics = &self.service.engine.metrics;
-            metrics
-                .own
-                .throttled(&metrics.tenant_labels(&caller.tenant.name));
-            return Err(Fault::throttled());
         }
-        Ok((Ctx::new(caller), body))
+    }
+
+    /// Takes `units` requests from `tenant`'s rate: one at once or refused, more waiting up
+    /// to [`IMPORT_PATIENCE`] for them.
+    async fn charge(&self, tenant: &Tenant, units: u32) -> Result<(), Fault> {
+        let patience = match units {
+            1 => Duration::ZERO,
+            _ => IMPORT_PATIENCE,
+        };
+        let Some(wait) = tenant.admit_within(units, patience) else {
+            let metrics = &self.service.engine.metrics;
+            metrics.own.throttled(&metrics.tenant_labels(&tenant.name));
+            return Err(match units {
+                1 => Fault::throttled(),
+                _ => Fault::Throttling(format!(
+                    "Rate exceeded: this import counts as {units} requests, more than the \
+                     tenant's rate gives within {} seconds",
+                    IMPORT_PATIENCE.as_secs()
+                )),
+            });
+        };
+        tokio::time::sleep(wait).await;
+        Ok(())
     }
 
     /// The body of a request whose signature can be checked only over it, within the tighter
@@ -79,6 +137,22 @@ impl Api {
                 other => other,
             })
     }
+}
+
+/// How many imports the server reads and stores at once; more wait their turn.
+pub(super) const IMPORT_TURNS: usize = 2;
+
+/// How long an import waits for its tenant's rate to allow its size.
+const IMPORT_PATIENCE: Duration = Duration::from_secs(30);
+
+/// What a body of the `Content-Length` in `parts` counts as against a tenant's rate: one
+/// request per `unit` bytes begun (at least one).
+fn declared_units(parts: &Parts, unit: usize) -> u32 {
+    let length = (parts.headers.get(axum::http::header::CONTENT_LENGTH))
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(0);
+    u32::try_from(length.div_ceil(unit.max(1)).max(1)).unwrap_or(u32::MAX)
 }
 
 /// Refuses an SWF request naming a domain its tenant may not use. `input` has passed the

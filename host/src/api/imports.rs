@@ -7,17 +7,18 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::State;
+use axum::extract::{Request, State};
 use axum::response::Response;
 use axum::routing::post;
 
+use serde_json::Value;
+
 use super::extension::{Params, parse_input, reply};
+use super::schema::Schema;
 use super::{Api, auth};
+use crate::fault::{Fault, echo};
 use crate::model::RunImport;
 use crate::ops::imports;
-
-/// The most one imported run may send: a history at SWF's 25,000-event cap, of big events.
-const MAX_IMPORT_BYTES: usize = 256 << 20;
 
 /// The routes, to merge into the router.
 pub(super) fn routes() -> Router<Arc<Api>> {
@@ -27,14 +28,48 @@ pub(super) fn routes() -> Router<Arc<Api>> {
 async fn import(
     State(api): State<Arc<Api>>,
     Params(domain): Params<String>,
-    auth::Admitted { ctx, body }: auth::Admitted<MAX_IMPORT_BYTES>,
+    request: Request,
 ) -> Response {
+    let (parts, body) = request.into_parts();
     reply(
         async {
+            let (ctx, body, _turn) = api.admit_import(&parts, body).await?;
             auth::authorize_domain(&ctx, "ImportRun", &domain)?;
-            let input: RunImport = parse_input(&body)?;
+            let mut input: RunImport = parse_input(&body)?;
+            drop(body);
+            check_shapes(&mut input, api.service.limits.max_events_per_run)?;
             imports::import(&api.service, &ctx, domain, input).await
         }
         .await,
     )
+}
+
+/// Checks an import against the model as the calls that recorded it were checked: its ids as
+/// `WorkflowId` and `WorkflowRunId`, at most `most` events (a run's limit), each as a
+/// `HistoryEvent` (lengths, enums, names and ids free of control characters).
+fn check_shapes(input: &mut RunImport, most: u64) -> Result<(), Fault> {
+    let schema = Schema::get();
+    let mut workflow_id = Value::String(std::mem::take(&mut input.workflow_id));
+    let mut run_id = Value::String(std::mem::take(&mut input.run_id));
+    let ids = schema
+        .validate_shape("WorkflowId", &mut workflow_id, "workflowId")
+        .and_then(|()| schema.validate_shape("WorkflowRunId", &mut run_id, "runId"));
+    let take = |id: Value| match id {
+        Value::String(id) => id,
+        _ => String::new(),
+    };
+    (input.workflow_id, input.run_id) = (take(workflow_id), take(run_id));
+    ids?;
+    let count = input.events.len() as u64;
+    if count > most {
+        return Err(Fault::Validation(format!(
+            "The history of {}/{} has {count} events; a run holds at most {most}",
+            echo(&input.workflow_id),
+            echo(&input.run_id)
+        )));
+    }
+    for (i, event) in input.events.iter_mut().enumerate() {
+        schema.validate_shape("HistoryEvent", event, &format!("events.{}.member", i + 1))?;
+    }
+    Ok(())
 }

@@ -64,6 +64,8 @@ pub(crate) struct Api {
     metrics_token: Option<String>,
     /// The names an open server answers to beside loopback names and addresses.
     allowed_hosts: browsers::AllowedHosts,
+    /// The turns imports take to be read and stored (`auth::IMPORT_TURNS`).
+    imports: Arc<tokio::sync::Semaphore>,
 }
 
 impl Api {
@@ -80,6 +82,7 @@ impl Api {
             long_polls: LongPolls::default(),
             metrics_token,
             allowed_hosts: browsers::AllowedHosts::new(allowed_hosts),
+            imports: Arc::new(tokio::sync::Semaphore::new(auth::IMPORT_TURNS)),
         }
     }
 }

@@ -8,9 +8,12 @@
 //!
 //! A batch calls the SWF operation for each open run the filter picks, exactly as a client
 //! would (so the history records what that call records); its own members are that call's,
-//! checked against the model before any run is touched.
+//! checked against the model before any run is touched. Each run counts against the tenant's
+//! request rate as that call would; once the rate would keep the batch waiting past
+//! [`BATCH_PATIENCE`], the runs left are answered as failures that say so.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::{RawQuery, State};
@@ -86,7 +89,25 @@ async fn batch(
                 matched: picked.len() as u64,
                 ..BatchOutcome::default()
             };
+            let began = Instant::now();
             for (workflow_id, run_id) in picked {
+                // Each run is the SWF call the batch makes for it, and counts against the
+                // tenant's rate as that call would: the batch waits for the rate, a while.
+                let left = BATCH_PATIENCE.saturating_sub(began.elapsed());
+                let Some(wait) = ctx.tenant.admit_within(1, left) else {
+                    let message = format!(
+                        "Not acted on: the tenant's request rate ran out (the batch waited {} \
+                         seconds for it); each run counts as one request",
+                        BATCH_PATIENCE.as_secs()
+                    );
+                    outcome.failures.push(BatchFailure {
+                        workflow_id,
+                        run_id,
+                        message,
+                    });
+                    continue;
+                };
+                tokio::time::sleep(wait).await;
                 let input = with_run(&members, &workflow_id, Some(&run_id));
                 match super::call_json(&api.service, &ctx, operation, input).await {
                     Ok(_) => outcome.done += 1,
@@ -102,6 +123,10 @@ async fn batch(
         .await,
     )
 }
+
+/// How long a batch waits, in all, for its tenant's request rate to let it act on its runs;
+/// those it would reach later are answered as not acted on.
+const BATCH_PATIENCE: Duration = Duration::from_secs(5);
 
 /// The SWF operation a batch action makes, and its members but the run.
 fn swf_call(domain: &str, action: &BatchAction) -> (Operation, Value) {

@@ -7,6 +7,8 @@
 //! states only in prose (names, durations, tags) are checked by the operations themselves.
 //!
 //! The walk also normalises the body: `null` members are removed, since SWF treats them as absent.
+//! It refuses control characters in names and ids ([`PLAIN`]), as SWF's rules state for them:
+//! they are keys of the store, and PostgreSQL's `text` cannot hold a NUL.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
@@ -15,13 +17,32 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::fault::{Fault, Violations};
+use crate::model::{CONTROL_CHARACTERS, is_control};
 
 pub(crate) static MODEL_JSON: &str = include_str!("../../model/service-2.json");
+
+/// The string shapes of names and ids, which hold no control characters: SWF's NAME-RULE
+/// says so of each, and AWS's recorded traffic breaks the rule's other clauses in ids only.
+const PLAIN: [&str; 11] = [
+    "ActivityId",
+    "DomainName",
+    "FunctionId",
+    "FunctionName",
+    "Name",
+    "TimerId",
+    "Version",
+    "VersionOptional",
+    "WorkflowId",
+    "WorkflowRunId",
+    "WorkflowRunIdOptional",
+];
 
 /// The shapes of every operation's input.
 pub(crate) struct Schema {
     shapes: Vec<Shape>,
     inputs: HashMap<String, usize>,
+    /// Every shape, by its name in the model.
+    named: HashMap<String, usize>,
 }
 
 /// A shape with its references resolved to indices into `Schema::shapes`.
@@ -32,6 +53,8 @@ enum Shape {
         min: usize,
         max: Option<usize>,
         values: Option<Vec<String>>,
+        /// Whether control characters are refused ([`PLAIN`]).
+        plain: bool,
     },
     /// `integer` and `long`.
     Integer {
@@ -125,7 +148,7 @@ impl Schema {
                 .ok_or_else(|| format!("unknown shape {}", r.shape))
         };
         let mut shapes = Vec::with_capacity(raw.shapes.len());
-        for shape in raw.shapes.values() {
+        for (name, shape) in &raw.shapes {
             shapes.push(match shape {
                 RawShape::Structure { members, required } => Shape::Structure(
                     members
@@ -143,6 +166,7 @@ impl Schema {
                     min: min.unwrap_or(0),
                     max: *max,
                     values: values.clone(),
+                    plain: PLAIN.contains(&name.as_str()),
                 },
                 RawShape::Integer { min, max } | RawShape::Long { min, max } => Shape::Integer {
                     min: *min,
@@ -163,7 +187,12 @@ impl Schema {
             .filter_map(|(name, op)| op.input.as_ref().map(|r| (name, r)))
             .map(|(name, r)| Ok((name.clone(), resolve(r)?)))
             .collect::<Result<_, String>>()?;
-        Ok(Schema { shapes, inputs })
+        let named = index.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+        Ok(Schema {
+            shapes,
+            inputs,
+            named,
+        })
     }
 
     /// Whether the model defines an input for `operation`.
@@ -186,6 +215,24 @@ impl Schema {
         violations.finish()
     }
 
+    /// Checks `value` against the model's shape named `shape` (a `HistoryEvent`, say), as a
+    /// member at `path` of a request, and removes its `null` members; faults as
+    /// [`Schema::validate`].
+    pub(crate) fn validate_shape(
+        &self,
+        shape: &str,
+        value: &mut Value,
+        path: &str,
+    ) -> Result<(), Fault> {
+        let Some(&shape) = self.named.get(shape) else {
+            return Err(Fault::internal(format!("no shape {shape}")));
+        };
+        let mut violations = Violations::default();
+        let mut path = path.to_owned();
+        self.check(shape, value, &mut path, &mut violations)?;
+        violations.finish()
+    }
+
     /// Checks `value` against shape `shape`, noting violations in `out` under `path`; a value
     /// of the wrong type is answered at once.
     fn check(
@@ -202,11 +249,19 @@ impl Schema {
                 };
                 self.check_structure(members, fields, path, out)?;
             }
-            Shape::String { min, max, values } => {
+            Shape::String {
+                min,
+                max,
+                values,
+                plain,
+            } => {
                 let Value::String(s) = value else {
                     return Err(wrong_type(path, "a string", value));
                 };
                 check_string(s, (*min, *max), values.as_deref(), path, out);
+                if *plain && s.chars().any(is_control) {
+                    out.add(path, Some(s), CONTROL_CHARACTERS);
+                }
             }
             Shape::Integer { min, max } => {
                 let Some(n) = value.as_i64() else {

@@ -51,8 +51,14 @@ pub(crate) fn import_run(
         status,
         open_counts: None,
     });
-    if closed.is_none() && eng.tx.open_run(domain.id, workflow_id)?.is_some() {
-        return Ok(Err(Fault::execution_already_started(workflow_id)));
+    if closed.is_none() {
+        if eng.tx.open_run(domain.id, workflow_id)?.is_some() {
+            return Ok(Err(Fault::execution_already_started(workflow_id)));
+        }
+        if eng.open_runs_full()? {
+            let max = eng.setup.max_open_runs;
+            return Ok(Err(Fault::open_runs_limit(&domain.name, max)));
+        }
     }
     // The parent, if it is here too (imported before its child, as listings give them).
     let parent = match (
@@ -125,7 +131,6 @@ pub(crate) fn import_run(
     eng.tx.name_run(&run)?;
     match run.closed {
         Some(closed) => {
-            eng.tx.unname_open_run(&run)?;
             eng.tx
                 .list_run(&run, Listing::ClosedByStart, run.started_at)?;
             eng.tx.list_run(&run, Listing::ClosedByClose, closed.at)?;

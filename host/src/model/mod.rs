@@ -23,7 +23,9 @@ pub(crate) use execution::{
     NextDecision, OpenCounts, OpenItems, Parent, Run, Slot, TaskState, Timer,
 };
 pub use replay::{Divergence, Replay, ReplayReport, RunReplay, TypeRef};
-pub(crate) use rules::{LAMBDA_DEFAULT_TIMEOUT, NoneAllowed, name_problem};
+pub(crate) use rules::{
+    CONTROL_CHARACTERS, LAMBDA_DEFAULT_TIMEOUT, NoneAllowed, is_control, name_problem,
+};
 pub use runs::{
     Batch, BatchAction, BatchFailure, BatchOutcome, Failing, RunCount, RunFilter, RunList,
     RunQuery, RunState, RunSummary,

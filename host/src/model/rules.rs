@@ -97,7 +97,8 @@ const TAG_PATTERN: &str =
 /// recorded AWS traffic (2015, 2016) starts timers such as `delayed_task-0-0:t` and children
 /// such as `fakeuuid-0-:task-0-0`, and AWS's own Flow Framework for Java names children
 /// `<runId>:<n>`, run ids holding `/` and `+`. So workflow, activity, timer and Lambda ids
-/// take any characters within their lengths.
+/// take any characters within their lengths but control characters, which the schema walk
+/// refuses in every name and id of every input (`api/schema.rs`).
 pub(crate) fn name_problem(value: &str) -> Option<String> {
     if value == "arn" {
         Some("Member must not be the literal string 'arn'".to_owned())
@@ -106,10 +107,7 @@ pub(crate) fn name_problem(value: &str) -> Option<String> {
     } else if let Some(c) = value.chars().find(|&c| matches!(c, ':' | '/' | '|')) {
         Some(format!("Member must not contain '{c}'"))
     } else if value.chars().any(is_control) {
-        Some(
-            "Member must not contain control characters (\\u0000-\\u001f, \\u007f-\\u009f)"
-                .to_owned(),
-        )
+        Some(CONTROL_CHARACTERS.to_owned())
     } else {
         None
     }
@@ -234,7 +232,12 @@ impl Violations {
     }
 }
 
-fn is_control(c: char) -> bool {
+/// The constraint quoted for a name or id that holds a control character.
+pub(crate) const CONTROL_CHARACTERS: &str =
+    "Member must not contain control characters (\\u0000-\\u001f, \\u007f-\\u009f)";
+
+/// A control character as SWF's rules count them: `\u0000-\u001f` and `\u007f-\u009f`.
+pub(crate) fn is_control(c: char) -> bool {
     matches!(c, '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
 }
 

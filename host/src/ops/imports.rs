@@ -19,28 +19,8 @@ pub(crate) async fn import(
     domain: String,
     input: RunImport,
 ) -> Result<ImportAnswer, Fault> {
-    let named = format!("{}/{}", echo(&input.workflow_id), echo(&input.run_id));
-    if !(1..=256).contains(&input.workflow_id.len()) || !(1..=64).contains(&input.run_id.len()) {
-        return Err(Fault::Validation(format!(
-            "A run's workflowId must be 1 to 256 characters and its runId 1 to 64: {named}"
-        )));
-    }
-    let problems = check_history(&input.events);
-    if let Some(first) = problems.first() {
-        return Err(Fault::Validation(format!(
-            "The history of {named} breaks SWF's rules in {} place(s), the first: {first}",
-            problems.len()
-        )));
-    }
-    let events: Vec<HistoryEvent> = (input.events.into_iter())
-        .map(serde_json::from_value)
-        .collect::<Result<_, _>>()
-        .map_err(|e| Fault::Validation(format!("An event of {named} is not SWF's: {e}")))?;
+    let (execution, events) = checked(input)?;
     let events = Arc::new(events);
-    let execution = WorkflowExecution {
-        workflow_id: input.workflow_id.into(),
-        run_id: input.run_id.into(),
-    };
     let scope = ctx.scope.clone();
     let account = scope.account.clone();
     let setup = svc.engine_for(ctx);
@@ -59,4 +39,26 @@ pub(crate) async fn import(
     Ok(ImportAnswer {
         added: imported == Imported::Added,
     })
+}
+
+/// `input`'s run and events, if its history keeps the rules every history keeps (the model's
+/// shapes and SWF's limits are the API's to check, before this).
+fn checked(input: RunImport) -> Result<(WorkflowExecution, Vec<HistoryEvent>), Fault> {
+    let named = format!("{}/{}", echo(&input.workflow_id), echo(&input.run_id));
+    let problems = check_history(&input.events);
+    if let Some(first) = problems.first() {
+        return Err(Fault::Validation(format!(
+            "The history of {named} breaks SWF's rules in {} place(s), the first: {first}",
+            problems.len()
+        )));
+    }
+    let events = (input.events.into_iter())
+        .map(serde_json::from_value)
+        .collect::<Result<_, _>>()
+        .map_err(|e| Fault::Validation(format!("An event of {named} is not SWF's: {e}")))?;
+    let execution = WorkflowExecution {
+        workflow_id: input.workflow_id.into(),
+        run_id: input.run_id.into(),
+    };
+    Ok((execution, events))
 }

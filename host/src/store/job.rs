@@ -6,6 +6,8 @@
 //! So a job keeps its check and apply until told it will not be asked again: both are `Clone`,
 //! and every attempt but the last runs a copy.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
 use tokio::sync::oneshot;
 
 use super::StoreError;
@@ -40,13 +42,16 @@ where
         let Some((check, apply)) = change else {
             return true;
         };
-        let (result, clean) = match check(&*tx) {
+        // A change that panics fails alone, like one that fails: its batch goes on without it.
+        let run = AssertUnwindSafe(|| match check(&*tx) {
             Err(refused) => (Err(refused), true),
             Ok(plan) => match apply(tx, plan) {
                 Ok(output) => (Ok(output), true),
                 Err(error) => (Err(E::from(error)), false),
             },
-        };
+        });
+        let (result, clean) =
+            catch_unwind(run).unwrap_or_else(|_| (Err(E::from(StoreError::Panicked)), false));
         self.result = Some(result);
         clean
     }

@@ -410,7 +410,8 @@ pub(crate) trait RunWrites {
         name: Option<&str>,
     ) -> Result<(), StoreError>;
 
-    /// Records the names of a new run, and that it is the open run of its workflow id.
+    /// Records the names of a new run and, if it is open, that it is the open run of its
+    /// workflow id (a closed one, imported, leaves the workflow's open run as it was).
     fn name_run(&mut self, run: &Run) -> Result<(), StoreError>;
 
     /// Records that `run` is no longer the open run of its workflow id.

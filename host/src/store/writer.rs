@@ -9,7 +9,8 @@
 //!
 //! A request is a check, which only reads and may refuse, and an apply, which writes and can fail
 //! only with the store's own error: a refusal leaves the transaction untouched, so the other
-//! requests of the batch still commit, and an apply that fails rolls the whole batch back.
+//! requests of the batch still commit. An apply that fails (or panics) rolls the transaction
+//! back; its backend answers that request alone and runs the rest of the batch again.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc::{Receiver, Sender};

@@ -106,14 +106,14 @@ impl Tenant {
         self.http_hosts.iter().any(|h| h == "*" || h == host)
     }
 
-    /// Takes a request from its rate; false when it has none left.
-    pub(crate) fn admit(&self) -> bool {
-        self.bucket.as_ref().is_none_or(|bucket| {
-            bucket
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .take()
-        })
+    /// Takes `n` requests from its rate, now or as they come within `patience`: how long to
+    /// wait before making them, or `None`, having taken nothing, if they come later.
+    pub(crate) fn admit_within(&self, n: u32, patience: Duration) -> Option<Duration> {
+        let Some(bucket) = &self.bucket else {
+            return Some(Duration::ZERO);
+        };
+        let mut bucket = bucket.lock().unwrap_or_else(|p| p.into_inner());
+        bucket.take_within(n, patience)
     }
 
     /// `limits` within its quotas.

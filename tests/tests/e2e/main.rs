@@ -18,6 +18,7 @@ mod executions;
 mod fidelity;
 mod flow;
 mod histories;
+mod imports;
 mod limits;
 mod listing;
 mod nodes;

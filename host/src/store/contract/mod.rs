@@ -249,6 +249,79 @@ async fn a_start_refused_never_hides_the_open_run_from_its_batch() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_request_whose_change_fails_fails_alone() {
+    for nodes in backends().await {
+        nodes.add_domain().await;
+        let store = nodes.node(0);
+        let put = |seq| store.apply(move |tx| tx.put_run(&run(seq)));
+        // Among good changes, one that fails, one that panics, and one whose write the
+        // database may refuse (PostgreSQL's `text` holds no NUL).
+        let fails = store.apply(|tx| {
+            tx.put_run(&run(11))?;
+            Err::<(), _>(StoreError::broken("on purpose"))
+        });
+        let panics = store.apply(|tx| -> Result<(), StoreError> {
+            tx.put_run(&run(12))?;
+            panic!("on purpose")
+        });
+        let nul = store.apply(|tx| {
+            let mut bad = run(13);
+            bad.execution.workflow_id = WorkflowId::from("w\0".to_owned());
+            tx.put_run(&bad)?;
+            tx.name_run(&bad)
+        });
+        let requests = async { tokio::join!(put(10), fails, panics, nul, put(14)) };
+        let (first, fails, panics, nul, last) = in_one_batch(store, requests).await;
+        let backend = nodes.backend;
+        assert!(
+            first.is_ok() && last.is_ok(),
+            "{backend}: {first:?} {last:?}"
+        );
+        assert!(fails.is_err() && panics.is_err(), "{backend}");
+        let stored = nodes.node(1).read(|tx| {
+            (10..=14)
+                .map(|seq| tx.run(seq).map(|run| run.is_some()))
+                .collect::<Result<Vec<_>, _>>()
+        });
+        let stored = stored.await.unwrap();
+        // The NUL's run is stored where the database takes it, and answered so.
+        assert_eq!(stored, [true, false, false, nul.is_ok(), true], "{backend}");
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_closed_run_named_leaves_its_workflow_s_open_run_open() {
+    for nodes in backends().await {
+        nodes.add_domain().await;
+        nodes
+            .node(0)
+            .apply(|tx| {
+                let open = run(7);
+                tx.put_run(&open)?;
+                tx.name_run(&open)?;
+                // An imported run of the same workflow id, closed.
+                let mut closed = run(8);
+                closed.execution.workflow_id = open.execution.workflow_id.clone();
+                closed.closed = Some(crate::model::Closed {
+                    at: Timestamp::from_millis(1_000),
+                    status: crate::model::CloseStatus::Completed,
+                    open_counts: None,
+                });
+                tx.put_run(&closed)?;
+                tx.name_run(&closed)
+            })
+            .await
+            .unwrap();
+        let w7 = WorkflowId::from("w7".to_owned());
+        let open = nodes.node(1).read(move |tx| tx.open_run(1, &w7));
+        let open = open.await.unwrap().map(|run| run.seq);
+        assert_eq!(open, Some(7), "{}", nodes.backend);
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_run_is_changed_by_one_transaction_at_a_time() {
     for nodes in backends().await {
         nodes.node(0).apply(|tx| tx.put_run(&run(7))).await.unwrap();

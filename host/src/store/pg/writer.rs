@@ -62,6 +62,9 @@ struct Failed {
     failure: Failure,
     /// The index of the request whose statement failed, if one did.
     job: Option<usize>,
+    /// Whether that request's own change failed (its answer says why), not a statement that
+    /// may hold other requests' writes too.
+    own: bool,
 }
 
 impl From<StoreError> for Failed {
@@ -71,6 +74,7 @@ impl From<StoreError> for Failed {
             error,
             failure,
             job: None,
+            own: false,
         }
     }
 }
@@ -139,6 +143,8 @@ impl Committer {
         let mut attempt = 1;
         // The request that failed the latest attempts on a conflict, and how many in a row.
         let mut losing = (None, 0);
+        // Whether a request was taken out for its own failure.
+        let mut singled = false;
         loop {
             let again = attempt < MAX_ATTEMPTS;
             // The first attempt takes the workflows it starts to have no open run, unread: the
@@ -168,6 +174,25 @@ impl Committer {
                     continue;
                 }
             }
+            // One request's failure is its own: the rest of its batch runs again without it,
+            // or, after a second failure or one whose request is unknown, each alone. (Not a
+            // commit whose outcome is unknown: it may have happened.)
+            let unknown = matches!(failed.error, StoreError::Unavailable(_));
+            if failed.failure == Failure::Other && !unknown {
+                if let (Some(job), true) = (failed.job, failed.own) {
+                    batch.remove(job).finish(None);
+                    if batch.is_empty() {
+                        return Ok((false, Vec::new()));
+                    }
+                    if again && !singled {
+                        (attempt, losing, singled) = (1, (None, 0), true);
+                        continue;
+                    }
+                }
+                if again && batch.len() > 1 {
+                    return Ok(self.one_by_one(batch));
+                }
+            }
             if !(failed.failure.retry() && again) {
                 return Err(match failed.failure {
                     Failure::Conflict => busy(&failed.error),
@@ -185,6 +210,38 @@ impl Committer {
             }
             attempt += 1;
         }
+    }
+
+    /// Commits each request of `batch` alone, in order, after a failure whose request the
+    /// batch cannot tell (a statement carries several requests' writes): a request that fails
+    /// is answered and taken out, the rest stay in `batch`, committed, for the writer to
+    /// answer. A database that stopped answering answers the rest at once.
+    fn one_by_one(&mut self, batch: &mut Vec<Box<dyn Job>>) -> (bool, AfterCommit) {
+        let (mut committed, mut after_commit) = (false, Vec::new());
+        let mut kept = Vec::with_capacity(batch.len());
+        let mut down = None;
+        for job in batch.drain(..) {
+            if let Some(error) = &down {
+                job.finish(Some(error));
+                continue;
+            }
+            let mut one = vec![job];
+            match self.commit(&mut one) {
+                Ok((changed, after)) => {
+                    committed |= changed;
+                    after_commit.extend(after);
+                    kept.append(&mut one);
+                }
+                Err(error) => {
+                    for job in one {
+                        job.finish(Some(&error));
+                    }
+                    down = matches!(error, StoreError::Unavailable(_)).then_some(error);
+                }
+            }
+        }
+        *batch = kept;
+        (committed, after_commit)
     }
 
     fn connection(&mut self) -> Result<&mut Conn, StoreError> {
@@ -218,6 +275,7 @@ impl Committer {
             error,
             failure: Failure::Unanswered,
             job: None,
+            own: false,
         })?;
         let shards = self.shards.clone().expect("taken when connected");
         let conn = self.conn.as_mut().expect("connected above");
@@ -263,6 +321,7 @@ impl Committer {
                     error: StoreError::Aborted,
                     failure: Failure::Other,
                     job: Some(i),
+                    own: true,
                 });
             }
         }
@@ -337,6 +396,7 @@ impl Committer {
                 error: StoreError::broken("a workflow guessed to have no open run has one"),
                 failure: Failure::Conflict,
                 job: None,
+                own: false,
             }),
             Err(_) => Err(tx
                 .mode
@@ -363,6 +423,7 @@ impl Committer {
                 error: StoreError::Unavailable(first.detail),
                 failure: Failure::Other,
                 job: None,
+                own: false,
             },
         }
     }
@@ -470,6 +531,7 @@ impl Failed {
             error,
             failure: first.failure,
             job: first.job,
+            own: false,
         }
     }
 }

@@ -292,15 +292,20 @@ impl<C: Link> RunWrites for Session<C, Writing> {
             run.execution.workflow_id.as_str(),
             big(run.seq),
         );
-        self.mode.locked.run_opened(domain, id);
+        let open = run.closed.is_none();
+        if open {
+            self.mode.locked.run_opened(domain, id);
+        }
         // A run named here is new: the transaction knows all its items.
         self.mode.locked.adopt(run);
         let (id, run_id) = (id.to_owned(), run.execution.run_id.as_str().to_owned());
         self.keep(|kept| {
             let row = (domain, id.clone(), run_id.clone(), seq);
             kept.run_ids.put((domain, id.clone(), run_id), row);
-            kept.open_runs
-                .put((domain, id.clone(), seq), (domain, id, seq));
+            if open {
+                kept.open_runs
+                    .put((domain, id.clone(), seq), (domain, id, seq));
+            }
         });
         Ok(())
     }

@@ -296,7 +296,9 @@ impl RunWrites for WriteTx<'_> {
         let (domain, id) = (run.domain, run.execution.workflow_id.as_str());
         self.run_ids
             .insert((domain, id, run.execution.run_id.as_str()), run.seq)?;
-        self.open_runs.insert((domain, id), run.seq)?;
+        if run.closed.is_none() {
+            self.open_runs.insert((domain, id), run.seq)?;
+        }
         Ok(())
     }
 

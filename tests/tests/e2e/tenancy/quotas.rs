@@ -2,8 +2,10 @@
 //! `ThrottlingException`, and a binding cannot ask for more Wasm than the quota allows. One
 //! tenant's use never counts against the other's.
 
+use weft_host::client::{Batch, BatchAction, RunFilter, RunImport};
 use weft_tests::aws_sdk_swf::types::RegistrationStatus;
 use weft_tests::guests::{self, Bind, BindingKind, Limits};
+use weft_tests::imports::signalled_history;
 use weft_tests::tenants::{ACME, GLOBEX};
 
 use super::{server_with, set_up, weft};
@@ -329,4 +331,64 @@ async fn a_replay_spends_at_most_its_cpu_budget() {
     let refused = acme.replay(D, &replay).await.unwrap_err().to_string();
     assert!(refused.contains("LimitExceededFault"), "{refused}");
     assert!(refused.contains("budget of 300 ms"), "{refused}");
+}
+
+#[tokio::test]
+async fn a_batch_counts_each_run_against_the_rate_and_says_which_it_left() {
+    let server = server_with(|config| {
+        // Thirty requests at once, then one every 100 s: the test never earns another.
+        config.tenants[0].quotas.requests_per_second = Some(0.01);
+        config.tenants[0].quotas.request_burst = Some(30);
+    })
+    .await;
+    let acme = set_up(&server, &ACME).await;
+    let mut runs = Vec::new();
+    for n in 0..20 {
+        let id = format!("w{n}");
+        start(&acme, &id, "wf").await;
+        runs.push(id);
+    }
+    // Of the 30: the set-up's 3, the starts' 20, the batch's own 1; 6 left for its runs.
+    let batch = Batch {
+        filter: RunFilter::default(),
+        action: BatchAction::Signal {
+            signal_name: "s".into(),
+            input: None,
+        },
+    };
+    let outcome = weft(&server, &ACME).batch(D, &batch).await.unwrap();
+    assert_eq!((outcome.matched, outcome.done), (20, 6), "{outcome:?}");
+    assert_eq!(outcome.failures.len(), 14);
+    assert!(
+        (outcome.failures.iter()).all(|f| f.message.contains("request rate ran out")),
+        "{outcome:?}"
+    );
+    // Each run it left is named, once.
+    let left: std::collections::HashSet<&str> = (outcome.failures.iter())
+        .map(|f| f.workflow_id.as_str())
+        .collect();
+    assert_eq!(left.len(), 14);
+    assert!(left.iter().all(|id| runs.iter().any(|w| w == id)));
+}
+
+#[tokio::test]
+async fn an_import_counts_as_a_request_per_mib_against_the_rate() {
+    let server = server_with(|config| {
+        config.tenants[0].quotas.requests_per_second = Some(0.01);
+        config.tenants[0].quotas.request_burst = Some(3);
+    })
+    .await;
+    let run = RunImport {
+        workflow_id: "big".into(),
+        run_id: "r".into(),
+        events: signalled_history(110, &"x".repeat(30_000)),
+    };
+    for tenant in [&ACME, &GLOBEX] {
+        register_domain(&tenant.client(&server), D).await;
+    }
+    // ACME has 2 requests left; the import's 3.3 MB count as 4, which would come in 200 s.
+    let refused = weft(&server, &ACME).import_run(D, &run).await.unwrap_err();
+    let message = refused.to_string();
+    assert!(message.contains("counts as 4 requests"), "{message}");
+    assert!(weft(&server, &GLOBEX).import_run(D, &run).await.unwrap());
 }
