@@ -3,70 +3,221 @@
 //!
 //! Writing files inside the writer's job would hold up every change behind them, so the purge
 //! does not wait there: a run due for purge and not yet written is noted as wanted and its purge
-//! put off ([`PUT_OFF`]); the timer loop then writes the wanted runs from a snapshot, outside
-//! the writer, and the purge that comes back finds its run written. A run is on disk (synced,
-//! then renamed into place) before its purge can commit; after a crash it is written again,
-//! to the same file.
+//! put off; the timer loop then writes the wanted runs from a snapshot, outside the writer, and
+//! the purge that comes back finds its run written. A run is on disk (synced, then renamed into
+//! place) before its purge can commit; after a crash it is written again, to the same file.
+//!
+//! A run that cannot be written is tried again later and later (each run [`backoff`] after its
+//! own failures), and while no write succeeds the archive is taken to be down (a full disk, a
+//! directory gone): only one run, the one tried least, is tried at each of its own retries, and
+//! the purges wait for those. Each change between up and down is logged once, with the backlog;
+//! `weft_archive_backlog` counts the runs waiting.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::gauge::Gauge;
+
+use crate::clock::Timestamp;
 use crate::fault::Fault;
 use crate::model::transfer::{ExportedHistory, ExportedRun, export_file_name};
 use crate::ops::Service;
 use crate::ops::history::{ExecutionDetail, whole_history};
 use crate::store::StoreError;
 
-/// How long a purge waits for its run to be written: the timer loop writes it at once, so this
-/// is the retry interval if writing fails.
+/// How long a purge waits for its run to be written the first time: the timer loop writes it
+/// at once, and the purge comes back then.
 pub(crate) const PUT_OFF: Duration = Duration::from_secs(1);
+
+/// The longest wait between two tries of a run, or of an archive that is down.
+const MOST_BACKOFF: Duration = Duration::from_secs(300);
+
+/// How long to wait after the `failures`th failure in a row: [`PUT_OFF`], doubled each time,
+/// up to [`MOST_BACKOFF`].
+fn backoff(failures: u32) -> Duration {
+    PUT_OFF
+        .saturating_mul(1 << failures.min(16))
+        .min(MOST_BACKOFF)
+}
+
+/// A run waiting to be written: how many times writing it failed, and when to try again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Wanted {
+    failures: u32,
+    next: Timestamp,
+}
+
+/// Whether the archive takes writes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Health {
+    Up,
+    /// No write succeeded since `since`: `failures` writes failed, the latest with `error`,
+    /// and the next try is at `next`, after `rounds` tries.
+    Down {
+        since: Timestamp,
+        failures: u64,
+        error: String,
+        rounds: u32,
+        next: Timestamp,
+    },
+}
 
 /// The archive directory and the runs on their way into it.
 #[derive(Debug)]
 pub(crate) struct Archive {
     dir: PathBuf,
     /// Runs whose purge came before they were written.
-    wanted: Mutex<BTreeSet<u64>>,
+    wanted: Mutex<BTreeMap<u64, Wanted>>,
     /// Runs written and not yet purged.
-    written: Mutex<BTreeSet<u64>>,
+    written: Mutex<std::collections::BTreeSet<u64>>,
+    health: Mutex<Health>,
+    /// How many runs are wanted.
+    backlog: Gauge,
+    /// Writes that failed.
+    failed: Counter,
 }
 
 impl Archive {
-    /// An archive writing into `dir` (created when the first run is written).
-    pub(crate) fn new(dir: PathBuf) -> Self {
+    /// An archive writing into `dir` (created when the first run is written), counting its
+    /// backlog in `backlog` and its failed writes in `failed`.
+    pub(crate) fn new(dir: PathBuf, backlog: Gauge, failed: Counter) -> Self {
         Archive {
             dir,
             wanted: Mutex::default(),
             written: Mutex::default(),
+            health: Mutex::new(Health::Up),
+            backlog,
+            failed,
         }
     }
 
-    /// Whether run `seq`'s purge may go ahead: it is written. If not, it is wanted.
-    pub(crate) fn may_purge(&self, seq: u64) -> bool {
+    /// Whether run `seq`'s purge may go ahead at `now`: `Ok` if it is written; if not, it is
+    /// wanted, and the purge is to come back at the time answered, once a write may have
+    /// been tried.
+    pub(crate) fn may_purge(&self, seq: u64, now: Timestamp) -> Result<(), Timestamp> {
         if lock(&self.written).remove(&seq) {
-            return true;
+            return Ok(());
         }
-        lock(&self.wanted).insert(seq);
-        false
+        let mut wanted = lock(&self.wanted);
+        let entry = *wanted.entry(seq).or_insert(Wanted {
+            failures: 0,
+            next: now,
+        });
+        self.backlog.set(wanted.len() as i64);
+        let down_until = match &*lock(&self.health) {
+            Health::Down { next, .. } => *next,
+            Health::Up => now,
+        };
+        Err(entry.next.max(down_until).max(after(now, PUT_OFF)))
     }
 
-    /// Writes every wanted run; a run that cannot be written stays wanted, and its purge waits.
+    /// Writes the wanted runs whose time has come (while the archive is down, once its wait
+    /// is over, every wanted run, beginning with a probe: the one tried least); the first that
+    /// cannot be written stops the round, and stays wanted, to be tried again after its
+    /// backoff, while its purge waits.
     pub(crate) async fn write_wanted(&self, svc: &Service) {
-        let wanted = std::mem::take(&mut *lock(&self.wanted));
-        for seq in wanted {
+        let now = svc.clock.now();
+        let down = match &*lock(&self.health) {
+            Health::Down { next, .. } if now < *next => return,
+            health => matches!(health, Health::Down { .. }),
+        };
+        // The runs tried least first: while the archive is down, the first is its probe, and
+        // the rest follow only if it is written.
+        let mut due: Vec<(u32, u64)> = lock(&self.wanted)
+            .iter()
+            .filter(|(_, wanted)| wanted.next <= now || down)
+            .map(|(&seq, wanted)| (wanted.failures, seq))
+            .collect();
+        due.sort_unstable();
+        for (_, seq) in due {
             match self.write(svc, seq).await {
-                Ok(()) => {
-                    lock(&self.written).insert(seq);
-                }
+                Ok(()) => self.written(seq, now),
                 Err(error) => {
-                    tracing::error!(run = seq, %error, "cannot archive a closed run");
-                    lock(&self.wanted).insert(seq);
+                    if self.failed_to_write(seq, now, error) {
+                        break;
+                    }
                 }
             }
         }
+    }
+
+    /// Notes that run `seq` is written: the archive is up.
+    fn written(&self, seq: u64, now: Timestamp) {
+        lock(&self.written).insert(seq);
+        let backlog = {
+            let mut wanted = lock(&self.wanted);
+            wanted.remove(&seq);
+            self.backlog.set(wanted.len() as i64);
+            wanted.len()
+        };
+        let was = std::mem::replace(&mut *lock(&self.health), Health::Up);
+        if let Health::Down {
+            since, failures, ..
+        } = was
+        {
+            let down_for = now.as_millis().saturating_sub(since.as_millis());
+            let down_for = Duration::from_millis(u64::try_from(down_for).unwrap_or(0));
+            tracing::info!(
+                failures,
+                ?down_for,
+                backlog,
+                "the archive takes writes again"
+            );
+        }
+    }
+
+    /// Notes that writing run `seq` failed with `error`; answers whether the archive is down
+    /// (then no other run is tried now).
+    fn failed_to_write(&self, seq: u64, now: Timestamp, error: Fault) -> bool {
+        self.failed.inc();
+        let (failures, backlog) = {
+            let mut wanted = lock(&self.wanted);
+            let backlog = wanted.len();
+            let Some(entry) = wanted.get_mut(&seq) else {
+                return false;
+            };
+            entry.failures += 1;
+            entry.next = after(now, backoff(entry.failures));
+            (entry.failures, backlog)
+        };
+        let mut health = lock(&self.health);
+        let error = error.to_string();
+        match &mut *health {
+            Health::Up => {
+                // Down until a write succeeds: the next tries are this run's.
+                tracing::error!(
+                    run = seq,
+                    %error,
+                    backlog,
+                    "cannot write to the archive: purges wait until it takes writes again"
+                );
+                *health = Health::Down {
+                    since: now,
+                    failures: 1,
+                    error,
+                    rounds: 1,
+                    next: after(now, backoff(failures)),
+                };
+            }
+            Health::Down {
+                failures: count,
+                error: latest,
+                rounds,
+                next,
+                ..
+            } => {
+                tracing::debug!(run = seq, %error, "the archive still takes no writes");
+                *count += 1;
+                *rounds += 1;
+                *next = after(now, backoff(*rounds));
+                *latest = error;
+            }
+        }
+        true
     }
 
     /// Writes run `seq` to `DIR/ACCOUNT/REGION/DOMAIN/WORKFLOW--RUN.json`.
@@ -104,15 +255,27 @@ impl Archive {
 }
 
 /// Writes `json` to `dir/file` so that it is whole on disk once this returns: into a temporary
-/// file, synced, renamed into place, and the directory synced.
+/// file, synced, renamed into place, and the directory synced. A temporary file left by a
+/// write that failed is removed, so that it holds no space on a disk that may be full.
 fn write_durably(dir: &Path, file: &str, json: &[u8]) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let partial = dir.join(format!("{file}.partial"));
-    let mut out = std::fs::File::create(&partial)?;
-    out.write_all(json)?;
-    out.sync_all()?;
-    std::fs::rename(&partial, dir.join(file))?;
+    let written = (|| {
+        let mut out = std::fs::File::create(&partial)?;
+        out.write_all(json)?;
+        out.sync_all()?;
+        std::fs::rename(&partial, dir.join(file))
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    written?;
     std::fs::File::open(dir)?.sync_all()
+}
+
+/// `at` plus `wait`.
+fn after(at: Timestamp, wait: Duration) -> Timestamp {
+    at.plus_millis(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX))
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -125,16 +288,56 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 mod tests {
     use super::*;
 
+    fn archive() -> Archive {
+        Archive::new(
+            PathBuf::from("unused"),
+            Gauge::default(),
+            Counter::default(),
+        )
+    }
+
     #[test]
     fn a_run_may_be_purged_once_written_and_is_wanted_until_then() {
-        let archive = Archive::new(PathBuf::from("unused"));
-        assert!(!archive.may_purge(7));
-        assert_eq!(*lock(&archive.wanted), BTreeSet::from([7]));
-        lock(&archive.wanted).clear();
-        lock(&archive.written).insert(7);
-        assert!(archive.may_purge(7));
+        let archive = archive();
+        let now = Timestamp::from_millis(10_000);
+        assert_eq!(archive.may_purge(7, now), Err(after(now, PUT_OFF)));
+        assert_eq!(archive.backlog.get(), 1);
+        archive.written(7, now);
+        assert_eq!(archive.backlog.get(), 0);
+        assert_eq!(archive.may_purge(7, now), Ok(()));
         assert!(lock(&archive.written).is_empty());
         assert!(lock(&archive.wanted).is_empty());
+    }
+
+    #[test]
+    fn failures_put_a_run_and_the_archive_off_longer_each_time() {
+        let archive = archive();
+        let now = Timestamp::from_millis(10_000);
+        for seq in [7, 8] {
+            let _ = archive.may_purge(seq, now);
+        }
+        assert!(archive.failed_to_write(7, now, Fault::internal("disk full")));
+        // Down: run 8's purge waits for the archive's next try too.
+        assert_eq!(archive.may_purge(8, now), Err(after(now, backoff(1))));
+        let later = after(now, backoff(1));
+        assert!(archive.failed_to_write(7, later, Fault::internal("disk full")));
+        let wanted = lock(&archive.wanted)[&7];
+        assert_eq!(
+            wanted,
+            Wanted {
+                failures: 2,
+                next: after(later, backoff(2))
+            }
+        );
+        assert_eq!(backoff(2), 4 * PUT_OFF);
+        assert_eq!(backoff(30), MOST_BACKOFF);
+        assert!(matches!(
+            &*lock(&archive.health),
+            Health::Down { failures: 2, .. }
+        ));
+        archive.written(8, later);
+        assert_eq!(*lock(&archive.health), Health::Up);
+        assert_eq!(archive.failed.get(), 2);
     }
 
     #[test]
@@ -144,5 +347,16 @@ mod tests {
         write_durably(&domain, "w--r.json", b"{}").unwrap();
         assert_eq!(std::fs::read(domain.join("w--r.json")).unwrap(), b"{}");
         assert_eq!(std::fs::read_dir(&domain).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_write_that_fails_leaves_no_partial_file() {
+        let dir = tempfile::tempdir().unwrap();
+        // A temporary file on a full disk: /dev/full takes no byte.
+        let partial = dir.path().join("w--r.json.partial");
+        std::os::unix::fs::symlink("/dev/full", &partial).unwrap();
+        let error = write_durably(dir.path(), "w--r.json", b"{}").unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::StorageFull);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

@@ -184,9 +184,17 @@ impl Weft {
             Some(Box::new(opened.stats.clone())),
         ));
         let compiles = ops::compiles::Compiles::new(config.limits.max_compiles, metrics.clone());
+        let archive = (config.archive.clone()).map(|dir| {
+            let (backlog, failures) = (&metrics.own.archive_backlog, &metrics.own.archive_failures);
+            Arc::new(archive::Archive::new(
+                dir,
+                backlog.clone(),
+                failures.clone(),
+            ))
+        });
         let setup = engine::Setup {
             metrics,
-            archive: (config.archive.clone()).map(|dir| Arc::new(archive::Archive::new(dir))),
+            archive,
             ..engine::Setup::new(&config.limits, config.retention_override)
         };
         let service = Service {

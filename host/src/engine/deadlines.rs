@@ -82,13 +82,9 @@ fn purge(eng: &mut Engine<'_, '_>, due: Due) -> Result<(), StoreError> {
         return Ok(());
     }
     if let Some(archive) = &eng.setup.archive
-        && !archive.may_purge(run.seq)
+        && let Err(at) = archive.may_purge(run.seq, eng.tx.now())
     {
         // The timer loop writes it out, outside this job; the purge comes back then.
-        let at = eng
-            .tx
-            .now()
-            .plus_millis(crate::archive::PUT_OFF.as_millis() as u64);
         return eng.set_deadline(at, run.seq, due.event_id, Deadline::Purge);
     }
     eng.tx.purge_run(&run)

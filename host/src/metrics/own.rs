@@ -37,6 +37,10 @@ pub(crate) struct Own {
     long_polls: Family<Labels, Gauge>,
     compiles_running: Gauge,
     compiles_waiting: Gauge,
+    /// Closed runs whose purge waits for the archive to write them.
+    pub(crate) archive_backlog: Gauge,
+    /// Writes to the archive that failed.
+    pub(crate) archive_failures: Counter,
 }
 
 impl Own {
@@ -53,6 +57,8 @@ impl Own {
             long_polls: Family::default(),
             compiles_running: Gauge::default(),
             compiles_waiting: Gauge::default(),
+            archive_backlog: Gauge::default(),
+            archive_failures: Counter::default(),
         };
         registry.register(
             "weft_build",
@@ -106,6 +112,16 @@ impl Own {
             "weft_compiles_waiting",
             "Module uploads (and replays' loads) waiting for a turn to compile",
             own.compiles_waiting.clone(),
+        );
+        registry.register(
+            "weft_archive_backlog",
+            "Closed runs whose purge waits for the archive to write them",
+            own.archive_backlog.clone(),
+        );
+        registry.register(
+            "weft_archive_write_failures",
+            "Writes of closed runs to the archive that failed",
+            own.archive_failures.clone(),
         );
         registry.register_collector(Box::new(super::process::Process));
         own

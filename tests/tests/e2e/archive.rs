@@ -15,6 +15,7 @@ use crate::flow::{
     D, DECIDERS, complete_workflow, decision_task, execution, marker, register_workflow, respond,
     start,
 };
+use crate::observability::{expect, sample, scrape};
 use crate::transfer::history_bytes;
 
 /// How long the server keeps closed runs.
@@ -86,4 +87,85 @@ async fn a_closed_run_is_written_out_before_its_purge_and_imports_back_exactly()
         imported.out()
     );
     assert_eq!(history_bytes(&fresh, &run).await, kept);
+}
+
+/// The archive's account folder made a file: no run can be written (as root, a folder made
+/// read-only would not stop it).
+fn block(archive: &std::path::Path) -> PathBuf {
+    let blocker = archive.join(weft_host::DEFAULT_ACCOUNT_ID);
+    std::fs::write(&blocker, b"not a folder").unwrap();
+    blocker
+}
+
+#[tokio::test]
+async fn an_archive_that_takes_no_writes_is_tried_less_and_less_then_caught_up_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let archive = dir.path().to_owned();
+    let server = TestServer::start_manual_with(move |config| {
+        config.poll_timeout = Duration::from_secs(1);
+        config.retention_override = Some(RETENTION);
+        config.archive = Some(archive.clone());
+    })
+    .await;
+    let c = server.client();
+    register_domain(&c, D).await;
+    register_workflow(&c, "w").await;
+    const RUNS: usize = 30;
+    let mut runs = Vec::new();
+    for n in 0..RUNS {
+        let id = format!("w{n}");
+        let run = start(&c, &id, "w").await;
+        c.terminate_workflow_execution()
+            .domain(D)
+            .workflow_id(&id)
+            .send()
+            .await
+            .unwrap();
+        runs.push((id, run));
+    }
+    let blocker = block(dir.path());
+
+    // A minute past retention, a second at a time: every run still there, waiting, and the
+    // archive tried a handful of times, not each run every second (1,800 writes).
+    server.advance(RETENTION).await;
+    for _ in 0..60 {
+        server.advance(Duration::from_secs(1)).await;
+    }
+    let text = scrape(&server, None).await;
+    expect(&text, "weft_archive_backlog", RUNS as f64);
+    let failures = sample(&text, "weft_archive_write_failures_total").unwrap();
+    assert!((1.0..=10.0).contains(&failures), "{failures} failed writes");
+    let (id, run) = &runs[0];
+    c.describe_workflow_execution()
+        .domain(D)
+        .execution(execution(id, run))
+        .send()
+        .await
+        .expect("kept while the archive takes no writes");
+
+    // Writable again: within the longest wait (5 minutes), every run is written and purged,
+    // and no partial file is left.
+    std::fs::remove_file(&blocker).unwrap();
+    for _ in 0..2 {
+        server.advance(Duration::from_secs(300)).await;
+    }
+    let text = scrape(&server, None).await;
+    expect(&text, "weft_archive_backlog", 0.0);
+    let domain_dir: PathBuf = [weft_host::DEFAULT_ACCOUNT_ID, "us-east-1", D]
+        .iter()
+        .fold(dir.path().to_owned(), |path, part| path.join(part));
+    let files: Vec<String> = std::fs::read_dir(&domain_dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files.len(), RUNS, "{files:?}");
+    assert!(files.iter().all(|f| f.ends_with(".json")), "{files:?}");
+    let count = c
+        .count_closed_workflow_executions()
+        .domain(D)
+        .start_time_filter(crate::flow::since_ever())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(count.count(), 0, "every run purged");
 }
