@@ -179,4 +179,8 @@ impl Job for Fated {
     fn about(&self) -> Option<&About> {
         self.job.about()
     }
+
+    fn queued(&self) -> std::time::Instant {
+        self.job.queued()
+    }
 }

@@ -7,6 +7,7 @@
 //! and every attempt but the last runs a copy.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::Instant;
 
 use tokio::sync::oneshot;
 
@@ -21,6 +22,7 @@ struct Request<C, A, T, E> {
     reply: oneshot::Sender<Result<T, E>>,
     skip_if_gone: bool,
     about: Option<About>,
+    queued: Instant,
 }
 
 impl<P, T, E, C, A> Job for Request<C, A, T, E>
@@ -75,6 +77,10 @@ where
     fn about(&self) -> Option<&About> {
         self.about.as_ref()
     }
+
+    fn queued(&self) -> Instant {
+        self.queued
+    }
 }
 
 /// Wraps a check and an apply as a job that answers on `reply`, about `about` if that is
@@ -99,5 +105,6 @@ where
         reply,
         skip_if_gone,
         about,
+        queued: Instant::now(),
     })
 }

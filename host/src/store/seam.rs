@@ -109,6 +109,8 @@ pub(crate) trait Job: Send {
     fn about(&self) -> Option<&About> {
         None
     }
+    /// When the change was handed to the writer.
+    fn queued(&self) -> std::time::Instant;
 }
 
 /// One page of a listing.

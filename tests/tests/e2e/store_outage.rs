@@ -5,7 +5,7 @@
 //! (`WEFT_TEST_POSTGRES`, at 127.0.0.1:5432) through a proxy the test controls. On redb, which
 //! is in-process, these pass at once.
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -43,6 +43,8 @@ struct Proxy {
     links: Arc<Mutex<Vec<AbortHandle>>>,
     /// 1 once armed for the next `COMMIT`; 2 once a link swallowed one.
     stall: Arc<AtomicU8>,
+    /// Links made to the database, and those of them that sent a message while it was silent.
+    counts: Arc<[AtomicUsize; 2]>,
 }
 
 impl Proxy {
@@ -54,11 +56,13 @@ impl Proxy {
             mode: Arc::default(),
             links: Arc::default(),
             stall: Arc::default(),
+            counts: Arc::default(),
         };
         let (mode, links, stall) = (proxy.mode.clone(), proxy.links.clone(), proxy.stall.clone());
+        let counts = proxy.counts.clone();
         tokio::spawn(async move {
             while let Ok((client, _)) = listener.accept().await {
-                let (mode, stall) = (mode.clone(), stall.clone());
+                let (mode, stall, counts) = (mode.clone(), stall.clone(), counts.clone());
                 let link = tokio::spawn(async move {
                     if mode.load(Ordering::SeqCst) != UP {
                         // Cut: closed at once. Silent: held open, unanswered.
@@ -70,9 +74,10 @@ impl Proxy {
                     let Ok(server) = TcpStream::connect(DATABASE).await else {
                         return;
                     };
+                    counts[0].fetch_add(1, Ordering::SeqCst);
                     let (client_in, client_out) = client.into_split();
                     let (server_in, server_out) = server.into_split();
-                    let up = forward_messages(client_in, server_out, &mode, &stall);
+                    let up = forward_messages(client_in, server_out, &mode, &stall, &counts[1]);
                     let down = forward_bytes(server_in, client_out, &mode);
                     tokio::join!(up, down);
                 });
@@ -110,6 +115,13 @@ impl Proxy {
         self.stall.load(Ordering::SeqCst) == 2
     }
 
+    /// How many links to the database were made, and how many of them sent a message while
+    /// it was silent (each a call that then waited out its deadline).
+    fn counts(&self) -> (usize, usize) {
+        let [made, silenced] = &*self.counts;
+        (made.load(Ordering::SeqCst), silenced.load(Ordering::SeqCst))
+    }
+
     fn drop_links(&self) {
         for link in self.links.lock().unwrap().drain(..) {
             link.abort();
@@ -145,6 +157,7 @@ async fn forward_messages(
     mut to: OwnedWriteHalf,
     mode: &AtomicU8,
     stall: &AtomicU8,
+    silenced: &AtomicUsize,
 ) {
     // Untyped messages (SSL or GSS requests, then the startup message) until the startup.
     let mut typed = false;
@@ -173,6 +186,7 @@ async fn forward_messages(
             return hold().await;
         }
         if mode.load(Ordering::SeqCst) != UP {
+            silenced.fetch_add(1, Ordering::SeqCst);
             return hold().await;
         }
         if to.write_all(&head).await.is_err() || to.write_all(&body).await.is_err() {
@@ -320,6 +334,54 @@ async fn a_database_that_stops_answering_is_answered_503_and_metrics_still_answe
     register_domain(&client, "later").await;
     let (_, up) = store_up(&server).await;
     assert_eq!(up.as_deref(), Some("1"));
+}
+
+/// Each connection the pool held used to be tried in turn, each waiting out its deadline: a
+/// lone DescribeDomain took 20 to 35 s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lone_request_waits_out_one_dead_connection_not_each_the_node_holds() {
+    let Some(base) = weft_tests::test_postgres() else {
+        return;
+    };
+    let schema = weft_tests::fresh_schema(&base);
+    let (server, proxy) = node_behind_proxy(&base, &schema, |_| {}).await;
+    let client = server.client();
+    register_domain(&client, D).await;
+    // Reads at once until the pool holds many connections (the writer and the listener have
+    // theirs): at least 8 of its own.
+    for round in 0.. {
+        if proxy.counts().0 >= 10 {
+            break;
+        }
+        assert!(round < 200, "the pool never grew: {:?}", proxy.counts());
+        let reads = (0..16).map(|_| {
+            client
+                .list_domains()
+                .registration_status(weft_tests::aws_sdk_swf::types::RegistrationStatus::Registered)
+                .send()
+        });
+        for read in futures_util::future::join_all(reads).await {
+            read.unwrap();
+        }
+    }
+    // Idle for longer than a connection is handed out untested (1 s): each would be tested.
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
+
+    proxy.black_hole();
+    let describe = format!(r#"{{"name":"{D}"}}"#);
+    let target = "SimpleWorkflowService.DescribeDomain";
+    let read = answered(
+        "DescribeDomain",
+        server.raw(Some(target), describe.as_bytes()),
+    )
+    .await;
+    assert_eq!(read.status, 503, "{read:?}");
+    let (made, silenced) = proxy.counts();
+    // The request's test of one connection, and at most what the node's own loops sent.
+    assert!(
+        silenced <= 4,
+        "{silenced} of {made} connections were waited on"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -11,6 +11,8 @@
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::runtime::Runtime;
@@ -81,6 +83,27 @@ pub(super) struct Conn {
     /// Drives the socket while a call waits: a runtime of the connection's own, on the
     /// caller's thread, as the blocking client's. Always there but while dropped.
     runtime: Option<Runtime>,
+    /// The generation of connections it belongs to, and the current one (see [`Generation`]).
+    generation: u64,
+    current: Generation,
+}
+
+/// The generation of a node's connections: moved on whenever a call or a connect misses its
+/// deadline. A database that stops answering leaves every open connection waiting in vain, so
+/// one found dead condemns all that were opened before it: they are dropped untried, and a
+/// request waits out one deadline, not one per pooled connection.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Generation(Arc<AtomicU64>);
+
+impl Generation {
+    fn now(&self) -> u64 {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    /// Condemns every connection of generation `of` or earlier.
+    fn condemn(&self, of: u64) {
+        self.0.fetch_max(of + 1, Ordering::SeqCst);
+    }
 }
 
 impl Conn {
@@ -89,9 +112,10 @@ impl Conn {
         self.broken = true;
     }
 
-    /// Whether the connection can take no more statements.
+    /// Whether the connection can take no more statements, or is of a generation condemned
+    /// since it was opened.
     pub(super) fn is_broken(&self) -> bool {
-        self.broken || self.client.is_closed()
+        self.broken || self.client.is_closed() || self.generation < self.current.now()
     }
 
     /// Lets each call wait up to `deadline`, and statements run as long on the server.
@@ -119,6 +143,7 @@ impl Conn {
             }
             Err(_) => {
                 self.broken = true;
+                self.current.condemn(self.generation);
                 Err(StoreError::Unavailable(format!(
                     "the database did not answer within {} s",
                     self.deadline.as_secs_f64()
@@ -306,6 +331,8 @@ pub(super) struct Manager {
     stats: WriterStats,
     /// Where the connections go, without the password: for errors.
     place: String,
+    /// The generation of its connections, shared by its clones.
+    generation: Generation,
 }
 
 impl Manager {
@@ -339,6 +366,7 @@ impl Manager {
             tls,
             stats,
             place,
+            generation: Generation::default(),
         }
     }
 
@@ -356,6 +384,7 @@ impl Manager {
             .build()
             .map_err(OpenError::Thread)?;
         let (sender, notices) = mpsc::unbounded_channel();
+        let generation = self.generation.now();
         let connecting = async {
             match &self.tls {
                 Some(tls) => self.start(tls.clone(), sender).await,
@@ -369,6 +398,7 @@ impl Manager {
             Ok(Err(error)) => return Err(unavailable(explain(&error))),
             Err(_) => {
                 runtime.shutdown_background();
+                self.generation.condemn(generation);
                 return Err(unavailable(format!(
                     "no connection within {} s",
                     DEADLINE.as_secs_f64()
@@ -384,6 +414,8 @@ impl Manager {
             answered: Instant::now(),
             notices,
             runtime: Some(runtime),
+            generation,
+            current: self.generation.clone(),
         };
         conn.batch(&format!(
             "SET statement_timeout = {}; SET idle_in_transaction_session_timeout = {}",
@@ -423,6 +455,9 @@ impl r2d2::ManageConnection for Manager {
     }
 
     fn is_valid(&self, conn: &mut Conn) -> Result<(), StoreError> {
+        if conn.is_broken() {
+            return Err(StoreError::Unavailable("a condemned connection".into()));
+        }
         if conn.answered.elapsed() < FRESH {
             return Ok(());
         }

@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use tokio_postgres::types::ToSql;
 
@@ -107,6 +107,8 @@ pub(super) struct Committer {
     doubts: Doubts,
     /// The workflows the latest attempt guessed to have no open run.
     guessed: Vec<Start>,
+    /// When and why the latest attempt found the database unavailable, until one succeeds.
+    unavailable: Option<(Instant, String)>,
 }
 
 impl Committer {
@@ -130,6 +132,7 @@ impl Committer {
             lists,
             doubts: Doubts::default(),
             guessed: Vec::new(),
+            unavailable: None,
         }
     }
 
@@ -151,9 +154,19 @@ impl Committer {
             // open run's key refuses the guess that is wrong, and the next attempt reads.
             let guess = attempt == 1;
             let failed = match self.attempt(batch, again, guess) {
-                Ok(done) => return Ok(done),
+                Ok(done) => {
+                    self.unavailable = None;
+                    return Ok(done);
+                }
                 Err(failed) => failed,
             };
+            if failed.failure == Failure::Unanswered {
+                let why = match &failed.error {
+                    StoreError::Unavailable(why) => why.clone(),
+                    other => other.to_string(),
+                };
+                self.unavailable = Some((Instant::now(), why));
+            }
             if failed.failure == Failure::NearLimit
                 && let Some(shards) = &self.shards
             {
@@ -266,6 +279,19 @@ impl Committer {
         again: bool,
         guess: bool,
     ) -> Result<(bool, AfterCommit), Failed> {
+        // Requests that waited out an attempt that found the database unavailable are
+        // answered so at once, not made to wait out another: a database that stopped
+        // answering costs a request one deadline, not one per batch queued before it.
+        if let Some((at, why)) = &self.unavailable
+            && batch.iter().all(|job| job.queued() < *at)
+        {
+            return Err(Failed {
+                error: StoreError::Unavailable(why.clone()),
+                failure: Failure::Unanswered,
+                job: None,
+                own: false,
+            });
+        }
         let now = self.clock.now();
         let channel = self.channel.clone();
         let catalog = self.catalog.clone();
