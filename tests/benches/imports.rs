@@ -47,10 +47,9 @@ async fn run() {
     let size = bodies[0].len();
     let (idle, cpu) = (weft.resident_bytes(), weft.cpu_time());
     let began = Instant::now();
-    let sends = bodies.iter().map(|body| {
-        let headers = [("Content-Type", "application/json")];
-        raw_http(&weft.addr, "POST", "/v1/domains/d/imports", &headers, body)
-    });
+    let json = [("Content-Type", "application/json")];
+    let sends = (bodies.iter())
+        .map(|body| raw_http(&weft.addr, "POST", "/v1/domains/d/imports", &json, body));
     let answers = futures_util::future::join_all(sends).await;
     let elapsed = began.elapsed();
     let statuses: Vec<String> = (answers.iter())
