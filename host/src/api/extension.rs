@@ -9,10 +9,10 @@
 //!
 //! | route | answer |
 //! | --- | --- |
-//! | `POST /v1/modules?name=&version=` (body: the `.wasm` bytes) | the module, with the name and version label given (bytes uploaded before take them) |
+//! | `POST /v1/modules?name=&version=&dryRun=` (body: the `.wasm` bytes) | the module, with the name and version label given (bytes uploaded before take them); with `dryRun=true`, checked (quota, component, world) and not stored |
 //! | `GET /v1/modules` | `{"modules": [...]}`, each with the bindings that use it |
 //! | `DELETE /v1/modules/{digest}` | `{}` |
-//! | `PUT /v1/domains/{domain}/bindings/{kind}/{name}` (body: `{"module", "concurrency"?, "limits"?, "httpHosts"?}`) | the binding |
+//! | `PUT /v1/domains/{domain}/bindings/{kind}/{name}?dryRun=` (body: `{"module", "concurrency"?, "limits"?, "httpHosts"?}`) | the binding; with `dryRun=true`, only its name, limits, concurrency and HTTP grants checked: `{"concurrency", "limits"}` |
 //! | `GET /v1/domains/{domain}/bindings` | `{"bindings": [...]}` |
 //! | `DELETE /v1/domains/{domain}/bindings/{kind}/{name}` | `{}` |
 //! | `GET /v1/domains/{domain}/bindings/{kind}/{name}/failures` | `{"failures": [...]}` |
@@ -93,9 +93,14 @@ async fn upload_module(
 ) -> Response {
     reply(
         async {
-            let label: ModuleLabel =
-                super::runs::parse_query(query.as_deref(), &["name", "version"])?;
-            modules::upload_module(&api.service, &ctx, body.into(), label).await
+            let query: UploadQuery =
+                super::runs::parse_query(query.as_deref(), &["name", "version", "dryRun"])?;
+            let label = ModuleLabel {
+                name: query.name,
+                version: query.version,
+            };
+            let code = body.into();
+            modules::upload_module(&api.service, &ctx, code, label, query.dry_run).await
         }
         .await,
     )
@@ -115,17 +120,42 @@ async fn delete_module(
     reply(deleted.map(|()| json!({})))
 }
 
+/// `POST /v1/modules`' query: the module's label, and whether only to check it.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct UploadQuery {
+    name: Option<String>,
+    version: Option<String>,
+    #[serde(default)]
+    dry_run: bool,
+}
+
+/// A change's query: whether only to check it (`?dryRun=true`).
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DryRun {
+    #[serde(default)]
+    dry_run: bool,
+}
+
 async fn bind(
     State(api): State<Arc<Api>>,
     Params((domain, kind, name)): Params<Place>,
+    RawQuery(query): RawQuery,
     Admitted { ctx, body }: Admitted,
 ) -> Response {
     reply(
         async {
             let kind = kind_named(&kind)?;
             auth::authorize_domain(&ctx, "Bind", &domain)?;
+            let query: DryRun = super::runs::parse_query(query.as_deref(), &["dryRun"])?;
             let input: Bind = parse_input(&body)?;
-            wasm::bind(&api.service, &ctx, domain, kind, name, input).await
+            if query.dry_run {
+                let (limits, concurrency) = wasm::check_bind(&ctx, kind, &name, &input)?;
+                return Ok(json!({"concurrency": concurrency, "limits": limits}));
+            }
+            let binding = wasm::bind(&api.service, &ctx, domain, kind, name, input).await?;
+            serde_json::to_value(binding).map_err(Fault::internal)
         }
         .await,
     )

@@ -158,6 +158,29 @@ pub(crate) async fn call_json(
     operation.call(service, ctx, input).await
 }
 
+/// Checks `input` as the server checks a registration (`RegisterDomain`,
+/// `RegisterWorkflowType`, `RegisterActivityType`) before acting on it: the model's shapes,
+/// then the rules it states in prose; the fault is the one the server would answer. Acts on
+/// nothing: what a client asks before it registers anything.
+pub(crate) fn check_registration(operation: &str, mut input: Value) -> Result<(), Fault> {
+    use crate::model::{ActivityKind, WorkflowKind};
+    use crate::ops::{domains, types};
+    fn read<T: serde::de::DeserializeOwned>(input: Value) -> Result<T, Fault> {
+        serde_json::from_value(input).map_err(|e| Fault::Serialization(e.to_string()))
+    }
+    Schema::get().validate(operation, &mut input)?;
+    match operation {
+        "RegisterDomain" => domains::check_register(&read(input)?),
+        "RegisterWorkflowType" => {
+            types::check_register::<WorkflowKind>(&mut read(input)?).map(drop)
+        }
+        "RegisterActivityType" => {
+            types::check_register::<ActivityKind>(&mut read(input)?).map(drop)
+        }
+        other => Err(Fault::internal(format!("{other} is not a registration"))),
+    }
+}
+
 /// Whether the request waits for a task: a poll, unless it fetches the next history page of a
 /// decision task already delivered.
 fn is_long_poll(operation: Operation, input: &Value) -> bool {

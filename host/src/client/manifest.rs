@@ -140,6 +140,19 @@ pub struct ModuleSpec {
     pub allow_http: Vec<String>,
 }
 
+impl ModuleSpec {
+    /// What it serves: `decisions`, `activities` or `function`, and the task list or function
+    /// name. (A manifest's check makes sure there is one.)
+    pub fn target(&self) -> (&'static str, &str) {
+        match (&self.decisions, &self.activities, &self.function) {
+            (Some(name), _, _) => ("decisions", name),
+            (_, Some(name), _) => ("activities", name),
+            (_, _, Some(name)) => ("function", name),
+            (None, None, None) => ("", ""),
+        }
+    }
+}
+
 impl Manifest {
     /// Reads and checks the manifest at `path`; the message names the file and what to fix.
     pub fn read(path: &Path) -> Result<Manifest, String> {
@@ -197,7 +210,74 @@ impl Manifest {
                 ));
             }
         }
+        self.check_twice()?;
+        self.check_registrations()
+    }
+
+    /// Refuses a type, or a binding's target, declared twice.
+    fn check_twice(&self) -> Result<(), String> {
+        let mut seen = std::collections::HashSet::new();
+        let workflows = self
+            .workflows
+            .iter()
+            .map(|w| ("[[workflow]]", &w.name, &w.version));
+        let activities = self
+            .activities
+            .iter()
+            .map(|a| ("[[activity]]", &a.name, &a.version));
+        for (table, name, version) in workflows.chain(activities) {
+            if !seen.insert((table, name.as_str(), version.as_str())) {
+                return Err(format!("{table} {name}:{version} is declared twice"));
+            }
+        }
+        for module in &self.modules {
+            let (kind, target) = module.target();
+            if !seen.insert(("[[module]]", kind, target)) {
+                return Err(format!(
+                    "[[module]] {}: {kind} = \"{target}\" is served by another module too",
+                    module.file.display()
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// Refuses the domain or a type that breaks SWF's rules (names, versions, lengths,
+    /// durations), in the server's own words: what the server would refuse after registering
+    /// what came before it.
+    fn check_registrations(&self) -> Result<(), String> {
+        let domain = &self.domain.name;
+        let registrations = std::iter::once((
+            "[domain]".to_owned(),
+            "RegisterDomain",
+            self.register_domain(),
+        ))
+        .chain(self.workflows.iter().map(|w| {
+            let what = format!("[[workflow]] {}:{}", w.name, w.version);
+            (what, "RegisterWorkflowType", w.register(domain))
+        }))
+        .chain(self.activities.iter().map(|a| {
+            let what = format!("[[activity]] {}:{}", a.name, a.version);
+            (what, "RegisterActivityType", a.register(domain))
+        }));
+        for (what, operation, input) in registrations {
+            crate::api::check_registration(operation, input)
+                .map_err(|fault| format!("{what}: {}", fault.client_message()))?;
+        }
+        Ok(())
+    }
+
+    /// `RegisterDomain`'s input for the domain.
+    pub fn register_domain(&self) -> Value {
+        let domain = &self.domain;
+        let mut input = json!({
+            "name": domain.name,
+            "workflowExecutionRetentionPeriodInDays": domain.retention_days.to_string(),
+        });
+        if let Some(description) = &domain.description {
+            input["description"] = json!(description);
+        }
+        input
     }
 }
 

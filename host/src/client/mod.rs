@@ -210,6 +210,39 @@ impl Client {
             .await
     }
 
+    /// Has the server check a module's bytes as an upload would (its quota, that it is a
+    /// component, its world) and store nothing; answers the record it would store.
+    pub async fn check_module(
+        &self,
+        code: Vec<u8>,
+        label: &ModuleLabel,
+    ) -> Result<ModuleRecord, ClientError> {
+        let query = serde_urlencoded::to_string(label).map_err(|e| self.protocol(e))?;
+        let path = match query.as_str() {
+            "" => "/v1/modules?dryRun=true".to_owned(),
+            query => format!("/v1/modules?{query}&dryRun=true"),
+        };
+        self.call(Method::POST, path, Some(("application/wasm", code)))
+            .await
+    }
+
+    /// Has the server check a binding's name, limits, concurrency and HTTP grants as binding
+    /// would, and bind nothing.
+    pub async fn check_bind(
+        &self,
+        domain: &str,
+        kind: BindingKind,
+        name: &str,
+        bind: &Bind,
+    ) -> Result<(), ClientError> {
+        let body = serde_json::to_vec(bind).map_err(|e| self.protocol(e))?;
+        let path = format!("{}?dryRun=true", binding_path(domain, kind, name));
+        let _: IgnoredAny = self
+            .call(Method::PUT, path, Some(("application/json", body)))
+            .await?;
+        Ok(())
+    }
+
     /// The modules, by digest.
     pub async fn list_modules(&self) -> Result<Vec<ModuleRecord>, ClientError> {
         let list: ModuleList = self.call(Method::GET, "/v1/modules".into(), None).await?;

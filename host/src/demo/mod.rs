@@ -177,9 +177,10 @@ impl Demo {
                 name: Some(guest.name.to_owned()),
                 version: Some(env!("CARGO_PKG_VERSION").to_owned()),
             };
-            let module = modules::upload_module(&self.svc, &self.ctx(), code.to_vec(), label)
-                .await
-                .map_err(fault(&format!("uploading {}", guest.name)))?;
+            let module =
+                modules::upload_module(&self.svc, &self.ctx(), code.to_vec(), label, false)
+                    .await
+                    .map_err(fault(&format!("uploading {}", guest.name)))?;
             let bind = Bind {
                 concurrency: Some(4),
                 ..Bind::module(&module.digest)

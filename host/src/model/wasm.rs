@@ -78,7 +78,7 @@ impl BindingKind {
     ];
 
     /// The world a module must have to serve this kind.
-    pub(crate) fn world(self) -> World {
+    pub fn world(self) -> World {
         match self {
             BindingKind::Decision => World::Decider,
             BindingKind::Activity => World::ActivityWorker,

@@ -84,12 +84,9 @@ pub(crate) struct DomainInfos {
     next_page_token: Option<String>,
 }
 
-/// RegisterDomain: a new domain, unique among registered and deprecated ones in the scope.
-pub(crate) async fn register_domain(
-    svc: &Service,
-    ctx: &Ctx,
-    input: RegisterDomainInput,
-) -> Result<Empty, Fault> {
+/// Whether a RegisterDomain `input` keeps the rules the model states in prose (its name, its
+/// retention, its tags). Acts on nothing: `weft apply` asks it of a manifest's domain first.
+pub(crate) fn check_register(input: &RegisterDomainInput) -> Result<(), Fault> {
     let mut v = Violations::default();
     v.name("name", &input.name);
     v.retention(
@@ -97,7 +94,16 @@ pub(crate) async fn register_domain(
         &input.workflow_execution_retention_period_in_days,
     );
     v.resource_tags("tags", &input.tags);
-    v.finish()?;
+    v.finish()
+}
+
+/// RegisterDomain: a new domain, unique among registered and deprecated ones in the scope.
+pub(crate) async fn register_domain(
+    svc: &Service,
+    ctx: &Ctx,
+    input: RegisterDomainInput,
+) -> Result<Empty, Fault> {
+    check_register(&input)?;
     let tags = merge_tags(Vec::new(), input.tags);
     check_tag_count(svc, &tags)?;
 

@@ -14,12 +14,14 @@ pub(crate) const MAX_MODULE_BYTES: usize = 32 << 20;
 
 /// Uploads `code`: checks that it is a component of one of the three worlds (compiling it, which
 /// also fills the compiled-code cache), then stores it under its digest. Uploading the same
-/// bytes again answers the same record.
+/// bytes again answers the same record. A `dry_run` checks all the same (the quota, the
+/// component, its world) and stores nothing: it answers the record it would store.
 pub(crate) async fn upload_module(
     svc: &Service,
     ctx: &Ctx,
     code: Vec<u8>,
     label: ModuleLabel,
+    dry_run: bool,
 ) -> Result<ModuleRecord, Fault> {
     check_label("name", label.name.as_deref())?;
     check_label("version", label.version.as_deref())?;
@@ -49,8 +51,10 @@ pub(crate) async fn upload_module(
             Ok::<_, Fault>((existing, stored))
         })
         .await?;
-    if let Some(existing) = existing {
-        return relabel(svc, ctx, existing, label).await;
+    match existing {
+        Some(existing) if dry_run => return Ok(existing),
+        Some(existing) => return relabel(svc, ctx, existing, label).await,
+        None => {}
     }
     let size = code.len() as u64;
     let quotas = &ctx.tenant.quotas;
@@ -77,6 +81,14 @@ pub(crate) async fn upload_module(
         version: label.version.clone(),
         used_by: Vec::new(),
     };
+    if dry_run {
+        // Stored nowhere: its compiled code stays only if another account holds the module.
+        let digest = record.digest.clone();
+        if !svc.store.read(move |tx| tx.module_held(&digest)).await? {
+            svc.runtime.unload(&record.digest);
+        }
+        return Ok(record);
+    }
     let answer = record.clone();
     let stored = svc
         .store

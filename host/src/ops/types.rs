@@ -167,24 +167,33 @@ pub(crate) struct TypeInfos {
     next_page_token: Option<String>,
 }
 
-/// Register*Type: a new type with immutable defaults, in a registered domain.
-pub(crate) async fn register<K: TypeKind>(
-    svc: &Service,
-    ctx: &Ctx,
-    input: RegisterTypeInput<K>,
-) -> Result<Empty, Fault> {
+/// The defaults of a Register*Type `input` that keeps the rules the model states in prose
+/// (names, durations, priorities), or the fault that says which it breaks. Acts on nothing:
+/// `weft apply` asks it of a manifest's types before it registers any.
+pub(crate) fn check_register<K: TypeKind>(
+    input: &mut RegisterTypeInput<K>,
+) -> Result<K::Config, Fault> {
     // AWS answers a type name against the name rule in its own words.
     if crate::model::name_problem(&input.name).is_some() {
         return Err(Fault::invalid_name(&input.name));
     }
     let mut v = Violations::default();
     v.name("version", &input.version);
-    let mut config = input.config;
+    let mut config = std::mem::take(&mut input.config);
     for (member, rule) in K::RULES {
         rule.apply(&mut config, member, "", &mut v);
     }
     v.finish()?;
-    let config: K::Config = decode(Value::Object(config))?;
+    decode(Value::Object(config))
+}
+
+/// Register*Type: a new type with immutable defaults, in a registered domain.
+pub(crate) async fn register<K: TypeKind>(
+    svc: &Service,
+    ctx: &Ctx,
+    mut input: RegisterTypeInput<K>,
+) -> Result<Empty, Fault> {
+    let config = check_register(&mut input)?;
 
     let scope = ctx.scope.clone();
     let max_types = u64::try_from(svc.limits.max_types_per_kind).unwrap_or(u64::MAX);

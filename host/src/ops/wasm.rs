@@ -41,22 +41,22 @@ impl BindLimits {
     }
 }
 
-/// Binds a module to serve `kind` `name` in `domain`, replacing any binding it had.
-pub(crate) async fn bind(
-    svc: &Service,
+/// What a binding of `kind` `name` with `input` is, if its name, limits, concurrency and HTTP
+/// grants are ones the tenant may bind with; the domain and the module are not looked at.
+/// `weft apply` asks this (`?dryRun=true`) before it changes anything.
+pub(crate) fn check_bind(
     ctx: &Ctx,
-    domain: String,
     kind: BindingKind,
-    name: String,
-    input: Bind,
-) -> Result<Binding, Fault> {
+    name: &str,
+    input: &Bind,
+) -> Result<(GuestLimits, u32), Fault> {
     if name.is_empty() || name.len() > 256 {
         return Err(Fault::Validation(format!(
             "A {} name must be 1 to 256 characters",
             kind.name()
         )));
     }
-    let limits = input.limits.resolve(ctx)?;
+    let limits = input.limits.clone().resolve(ctx)?;
     check_http_hosts(kind, &input.http_hosts)?;
     for host in &input.http_hosts {
         if !ctx.tenant.may_grant_http(host) {
@@ -72,6 +72,19 @@ pub(crate) async fn bind(
             Binding::MAX_CONCURRENCY
         )));
     }
+    Ok((limits, concurrency))
+}
+
+/// Binds a module to serve `kind` `name` in `domain`, replacing any binding it had.
+pub(crate) async fn bind(
+    svc: &Service,
+    ctx: &Ctx,
+    domain: String,
+    kind: BindingKind,
+    name: String,
+    input: Bind,
+) -> Result<Binding, Fault> {
+    let (limits, concurrency) = check_bind(ctx, kind, &name, &input)?;
     let scope = ctx.scope.clone();
     let now = svc.clock.now();
     let binding = svc

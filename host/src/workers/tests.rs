@@ -15,7 +15,7 @@ const DOMAIN: &str = "rebinding";
 /// Uploads the example guest `name`, answering its digest.
 async fn upload(svc: &Service, ctx: &Ctx, name: &str) -> String {
     let code = examples::component(name).unwrap().to_vec();
-    modules::upload_module(svc, ctx, code, ModuleLabel::default())
+    modules::upload_module(svc, ctx, code, ModuleLabel::default(), false)
         .await
         .unwrap()
         .digest

@@ -1,7 +1,9 @@
 //! `weft apply`: makes a server hold what a project's `weft-app.toml` declares. It first works
-//! out every step (and every refusal: what SWF cannot change), then, unless `--dry-run`, takes
-//! the steps in order: the domain, the types, then each module (uploaded, verified, bound).
-//! What already matches is left alone, so a second run changes nothing.
+//! out every step and every refusal (the manifest's own mistakes, what SWF cannot change, and
+//! what the server would refuse, asked as dry runs), and changes nothing if there is one;
+//! then, unless `--dry-run`, takes the steps in order: the domain, the types, then each module
+//! (uploaded, verified, bound; deleted again if it was new and could not be bound). What
+//! already matches is left alone, so a second run changes nothing.
 
 use std::path::PathBuf;
 
@@ -10,7 +12,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use weft_host::client::manifest::{ActivitySpec, FILE_NAME, Manifest, ModuleSpec, WorkflowSpec};
 use weft_host::client::{
-    Binding, BindingKind, Client, ClientError, GuestLimits, ModuleLabel, module_digest,
+    Binding, BindingKind, Client, ClientError, GuestLimits, ModuleLabel, ModuleRecord, World,
+    module_digest,
 };
 
 use crate::modules::{Tuning, default_name, upload, verdict, verify};
@@ -110,6 +113,9 @@ struct Deploy {
     name: String,
     code: Vec<u8>,
     digest: String,
+    /// Whether the server holds no module of these bytes yet: then one this apply uploads
+    /// and cannot bind is deleted again.
+    new: bool,
 }
 
 /// Runs `weft apply`.
@@ -213,7 +219,7 @@ impl Plan {
             self.changes.push(Change::Register {
                 what: format!("domain {domain}"),
                 operation: "RegisterDomain",
-                input: register_domain(manifest),
+                input: manifest.register_domain(),
             });
             return Ok(false);
         };
@@ -281,10 +287,14 @@ impl Plan {
         project: &Project,
         domain_exists: bool,
     ) -> anyhow::Result<()> {
+        let domain = &project.manifest.domain.name;
         let bindings = match domain_exists {
-            true => client.list_bindings(&project.manifest.domain.name).await?,
+            true => client.list_bindings(domain).await?,
             false => Vec::new(),
         };
+        let held: Vec<String> = (client.list_modules().await?.into_iter())
+            .map(|module| module.digest)
+            .collect();
         for spec in &project.manifest.modules {
             let (kind, name) = target(spec);
             let what = format!("{} {name}", kind_flag(kind));
@@ -305,16 +315,75 @@ impl Plan {
                 self.unchanged(format!("{what} -> {}", &digest[..12]));
                 continue;
             }
+            if let Some(refusal) = refusal(client, domain, spec, &code, &digest).await? {
+                self.refusals.push(refusal);
+                continue;
+            }
             self.changes.push(Change::Deploy(Box::new(Deploy {
                 what,
                 spec: spec.clone(),
                 kind,
                 name: name.to_owned(),
+                new: !held.contains(&digest),
                 code,
                 digest,
             })));
         }
         Ok(())
+    }
+}
+
+/// Why the server would refuse to upload and bind `spec`'s module, if it would: what only it
+/// can tell (that the file is a component of the world the binding needs, that the tenant
+/// may bind it with these limits and grants), asked as dry runs that change nothing.
+async fn refusal(
+    client: &Client,
+    domain: &str,
+    spec: &ModuleSpec,
+    code: &[u8],
+    digest: &str,
+) -> Result<Option<String>, ClientError> {
+    let (kind, name) = target(spec);
+    let file = spec.file.display();
+    let label = ModuleLabel {
+        name: default_name(&spec.file),
+        version: None,
+    };
+    let module = match client.check_module(code.to_vec(), &label).await {
+        Ok(module) => module,
+        Err(ClientError::Refused { message, .. }) => {
+            return Ok(Some(format!("{FILE_NAME}: [[module]] {file}: {message}")));
+        }
+        Err(e) => return Err(e),
+    };
+    if module.world != kind.world() {
+        return Ok(Some(format!(
+            "{FILE_NAME}: [[module]] {file} is built for the {} world, and `{} = \"{name}\"` \
+             needs the {} world: serve {} with it, or give a {} there",
+            module.world.name(),
+            kind_flag(kind),
+            kind.world().name(),
+            served_by(module.world),
+            kind.world().name(),
+        )));
+    }
+    let bind = Tuning::of(spec).bind(digest);
+    match client.check_bind(domain, kind, name, &bind).await {
+        Ok(()) => Ok(None),
+        Err(ClientError::Refused { message, .. }) => Ok(Some(format!(
+            "{FILE_NAME}: [[module]] {file} ({} {name}): {message}",
+            kind_flag(kind)
+        ))),
+        Err(e) => Err(e),
+    }
+}
+
+/// What a module of `world` serves, as the manifest says it.
+fn served_by(world: World) -> &'static str {
+    match world {
+        World::Decider => "decisions",
+        World::ActivityWorker => "activities",
+        World::Function => "a function",
     }
 }
 
@@ -327,36 +396,42 @@ fn found(answer: Result<Value, ClientError>) -> Result<Option<Value>, ClientErro
     }
 }
 
-fn register_domain(manifest: &Manifest) -> Value {
-    let domain = &manifest.domain;
-    let mut input = json!({
-        "name": domain.name,
-        "workflowExecutionRetentionPeriodInDays": domain.retention_days.to_string(),
-    });
-    if let Some(description) = &domain.description {
-        input["description"] = json!(description);
-    }
-    input
-}
-
 /// Uploads a module (the server answers the stored one if it has these bytes), verifies a
-/// decider if asked, and binds it.
+/// decider if asked, and binds it. A module this apply uploaded new and did not bind is
+/// deleted again, so that nothing unbound is left counting in the tenant's quota.
 async fn apply_module(
     client: &Client,
     project: &Project,
     deploy: Deploy,
     args: &ApplyArgs,
 ) -> anyhow::Result<Step> {
-    let domain = &project.manifest.domain.name;
     let file = deploy.spec.file.display().to_string();
     let label = ModuleLabel {
         name: default_name(&deploy.spec.file),
         version: None,
     };
-    let module = upload(client, &file, deploy.code, &label, args.remote.json).await?;
+    let module = upload(client, &file, deploy.code.clone(), &label, args.remote.json).await?;
     debug_assert_eq!(module.digest, deploy.digest);
+    let bound = bind_module(client, project, &deploy, &module, args).await;
+    if bound.is_err() && deploy.new {
+        // Bound meanwhile by someone else, it stays: the server refuses to delete it.
+        let _ = client.delete_module(&module.digest).await;
+    }
+    bound
+}
+
+/// Verifies `module` if asked (a decider), then binds it as `deploy` says.
+async fn bind_module(
+    client: &Client,
+    project: &Project,
+    deploy: &Deploy,
+    module: &ModuleRecord,
+    args: &ApplyArgs,
+) -> anyhow::Result<Step> {
+    let domain = &project.manifest.domain.name;
+    let file = deploy.spec.file.display();
     if let (Some(last), BindingKind::Decision) = (args.verify, deploy.kind) {
-        let report = verify(client, domain, &deploy.name, &module, last, args.strict).await?;
+        let report = verify(client, domain, &deploy.name, module, last, args.strict).await?;
         for run in report.diverged() {
             eprintln!("{}", weft_host::client::show::replay(run));
         }
@@ -376,12 +451,10 @@ async fn apply_module(
 }
 
 fn target(spec: &ModuleSpec) -> (BindingKind, &str) {
-    match (&spec.decisions, &spec.activities, &spec.function) {
-        (Some(name), _, _) => (BindingKind::Decision, name),
-        (_, Some(name), _) => (BindingKind::Activity, name),
-        (_, _, Some(name)) => (BindingKind::Function, name),
-        // The manifest's check requires one.
-        (None, None, None) => unreachable!("a module serves something"),
+    match spec.target() {
+        ("decisions", name) => (BindingKind::Decision, name),
+        ("activities", name) => (BindingKind::Activity, name),
+        (_, name) => (BindingKind::Function, name),
     }
 }
 

@@ -171,6 +171,10 @@ async fn apply_verify_refuses_a_decider_that_would_decide_an_open_run_differentl
         "{err}"
     );
     let weft = guests::weft_client(&server);
+    // The decider it refused to bind is not left behind, counting in the quota.
+    let hostile = weft_host::client::module_digest(&guests::guest("hostile-decider"));
+    let modules = weft.list_modules().await.unwrap();
+    assert!(modules.iter().all(|m| m.digest != hostile), "{modules:?}");
     let bound = |bindings: Vec<weft_tests::guests::Binding>| bindings[0].module.clone();
     let before = bound(weft.list_bindings(D).await.unwrap());
     let order_decider = weft.upload_module(guests::guest("order-decider")).await;
@@ -186,4 +190,85 @@ async fn apply_verify_refuses_a_decider_that_would_decide_an_open_run_differentl
         "{forced:?}"
     );
     assert_ne!(bound(weft.list_bindings(D).await.unwrap()), before);
+}
+
+/// The project of [`project`] (with its worker) as `edit` leaves it: `edit` rewrites the
+/// manifest's text and may replace files.
+fn edited(dir: &Path, edit: impl FnOnce(&Path, String) -> String) {
+    project(dir, true);
+    let manifest = std::fs::read_to_string(dir.join("weft-app.toml")).unwrap();
+    let manifest = edit(dir, manifest);
+    write(dir, "weft-app.toml", &manifest);
+}
+
+#[tokio::test]
+async fn apply_refuses_what_the_server_would_refuse_before_it_changes_anything() {
+    let server = TestServer::start().await;
+    let weft = guests::weft_client(&server);
+    let worker = format!("activities = \"{}\"", order::ACTIVITY_TASK_LIST);
+    let type_name = format!("name = \"{}\"", "t".repeat(300));
+    type Edit = Box<dyn FnOnce(&Path, String) -> String>;
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        (
+            "a file that is not a component",
+            Box::new(|dir, m| {
+                std::fs::write(dir.join("decider.wasm"), b"\0asm but not really").unwrap();
+                m
+            }),
+            "[[module]] decider.wasm: Invalid module: not a WebAssembly component",
+        ),
+        (
+            "a worker bound as a decider",
+            Box::new(|dir, m| {
+                let worker = guests::guest("order-activities");
+                std::fs::write(dir.join("decider.wasm"), worker).unwrap();
+                m
+            }),
+            "[[module]] decider.wasm is built for the activity-worker world, and \
+             `decisions = \"order-decisions\"` needs the decider world",
+        ),
+        (
+            "limits over the server's maxima",
+            Box::new(move |_, m| m.replace(&worker, &format!("{worker}\nmemory-mb = 100000"))),
+            "[[module]] worker.wasm (activities order-activities): Invalid limits",
+        ),
+        (
+            "concurrency = 0",
+            Box::new(|_, m| m.replace("concurrency = 2", "concurrency = 0")),
+            "[[module]] worker.wasm (activities order-activities): concurrency must be 1 to 64",
+        ),
+        (
+            "a 300-character type name",
+            Box::new(move |_, m| m.replacen("name = \"OrderWorkflow\"", &type_name, 1)),
+            "length less than or equal to 256",
+        ),
+        (
+            "a version with ':'",
+            Box::new(|_, m| m.replacen("version = \"1.0\"", "version = \"1:0\"", 1)),
+            "[[workflow]] OrderWorkflow:1:0: 1 validation error detected: Value '1:0' at \
+             'version' failed to satisfy constraint: Member must not contain ':'",
+        ),
+        (
+            "the same [[workflow]] twice",
+            Box::new(|_, m| {
+                let workflow = &m[m.find("[[workflow]]").unwrap()..m.find("[[activity]]").unwrap()];
+                format!("{m}\n{workflow}")
+            }),
+            "[[workflow]] OrderWorkflow:1.0 is declared twice",
+        ),
+    ];
+    for (what, edit, said) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        edited(dir.path(), edit);
+        let refused = Weft::at(&server).dir(dir.path()).run(&["apply"]).await;
+        let err = refused.err();
+        assert!(
+            err.contains("weft-app.toml") && err.contains(said),
+            "{what}: {err}"
+        );
+        let unknown = server.client().describe_domain().name(D).send().await;
+        assert!(unknown.is_err(), "{what}: the domain was registered");
+        let modules = weft.list_modules().await.unwrap();
+        assert!(modules.is_empty(), "{what}: {modules:?} left behind");
+    }
 }
