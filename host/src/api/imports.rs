@@ -47,7 +47,7 @@ async fn import(
 /// Checks an import against the model as the calls that recorded it were checked: its ids as
 /// `WorkflowId` and `WorkflowRunId`, at most `most` events (a run's limit), each as a
 /// `HistoryEvent` (lengths, enums, names and ids free of control characters).
-fn check_shapes(input: &mut RunImport, most: u64) -> Result<(), Fault> {
+pub(crate) fn check_shapes(input: &mut RunImport, most: u64) -> Result<(), Fault> {
     let schema = Schema::get();
     let mut workflow_id = Value::String(std::mem::take(&mut input.workflow_id));
     let mut run_id = Value::String(std::mem::take(&mut input.run_id));

@@ -18,7 +18,7 @@ mod clock;
 mod console;
 mod edge;
 mod extension;
-mod imports;
+pub(crate) mod imports;
 mod long_polls;
 pub(crate) mod operation;
 mod request_id;

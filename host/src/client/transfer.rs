@@ -100,19 +100,64 @@ impl ExportedRun {
         })
     }
 
-    /// The activity types its history schedules, as (name, version), without repeats.
-    pub fn activity_types(&self) -> Vec<(String, String)> {
-        let mut types: Vec<(String, String)> = (self.history.events.iter())
-            .filter_map(|event| {
-                let ty = &event["activityTaskScheduledEventAttributes"]["activityType"];
-                Some((
-                    ty["name"].as_str()?.to_owned(),
-                    ty["version"].as_str()?.to_owned(),
-                ))
+    /// The types its history runs, as (whether a workflow type, name, version), without
+    /// repeats: its own, the activities it schedules, the children it starts and the run it
+    /// continues as. (Not the types of refused decisions: those may never have been
+    /// registered.)
+    pub fn types_run(&self) -> Vec<(bool, String, String)> {
+        const RUN: [(&str, &str, bool); 4] = [
+            (
+                "workflowExecutionStartedEventAttributes",
+                "workflowType",
+                true,
+            ),
+            (
+                "activityTaskScheduledEventAttributes",
+                "activityType",
+                false,
+            ),
+            (
+                "startChildWorkflowExecutionInitiatedEventAttributes",
+                "workflowType",
+                true,
+            ),
+            (
+                "workflowExecutionContinuedAsNewEventAttributes",
+                "workflowType",
+                true,
+            ),
+        ];
+        let mut types: Vec<(bool, String, String)> = (self.history.events.iter())
+            .flat_map(|event| {
+                RUN.iter()
+                    .filter_map(move |(attributes, member, workflow)| {
+                        let ty = event.get(*attributes)?.get(*member)?;
+                        let (name, version) = (ty["name"].as_str()?, ty["version"].as_str()?);
+                        Some((*workflow, name.to_owned(), version.to_owned()))
+                    })
             })
             .collect();
         types.sort();
         types.dedup();
         types
+    }
+}
+
+impl RunImport {
+    /// Why the server would refuse this run whatever it holds already (the model's shapes,
+    /// SWF's limits on events, the rules every history keeps), checked here with the server's
+    /// own code: `weft import` asks it before it registers anything for the run.
+    pub fn problem(&self) -> Option<String> {
+        let mut run = self.clone();
+        let most = crate::config::Limits::default().max_events_per_run;
+        if let Err(fault) = crate::api::imports::check_shapes(&mut run, most) {
+            return Some(fault.client_message());
+        }
+        let problems = crate::check::check_history(&run.events);
+        let first = problems.first()?;
+        Some(format!(
+            "its history breaks SWF's rules in {} place(s), the first: {first}",
+            problems.len()
+        ))
     }
 }

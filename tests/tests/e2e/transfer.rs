@@ -250,3 +250,92 @@ async fn runs_move_between_wefts_exactly_once_and_replay_without_divergence() {
         );
     }
 }
+
+/// The types a server has registered in `D`: workflow types, then activity types, as
+/// `name:version`.
+async fn registered_types(c: &Client) -> (Vec<String>, Vec<String>) {
+    let status = weft_tests::aws_sdk_swf::types::RegistrationStatus::Registered;
+    let workflows = c
+        .list_workflow_types()
+        .domain(D)
+        .registration_status(status.clone());
+    let activities = c
+        .list_activity_types()
+        .domain(D)
+        .registration_status(status);
+    let workflows = workflows.send().await.unwrap();
+    let activities = activities.send().await.unwrap();
+    let named = |name: &str, version: &str| format!("{name}:{version}");
+    (
+        (workflows.type_infos().iter())
+            .map(|t| {
+                named(
+                    t.workflow_type().unwrap().name(),
+                    t.workflow_type().unwrap().version(),
+                )
+            })
+            .collect(),
+        (activities.type_infos().iter())
+            .map(|t| {
+                named(
+                    t.activity_type().unwrap().name(),
+                    t.activity_type().unwrap().version(),
+                )
+            })
+            .collect(),
+    )
+}
+
+#[tokio::test]
+async fn an_import_registers_the_types_its_history_runs_and_nothing_for_a_refused_run() {
+    let source = TestServer::start_with(|c| c.poll_timeout = Duration::from_secs(1)).await;
+    let c = source.client();
+    crate::common::register_domain(&c, D).await;
+    register_workflow(&c, "w").await;
+    register_activity(&c, "act").await;
+    let run = start(&c, "ran", "w").await;
+    let task = decision_task(&c, crate::flow::DECIDERS).await;
+    respond(&c, task.task_token(), vec![schedule_activity("a1", "act")]).await;
+    let terminate = c
+        .terminate_workflow_execution()
+        .domain(D)
+        .workflow_id("ran");
+    terminate.send().await.unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    weft(&source, &["export", "--domain", D, "--out", dir]).await;
+    let file = out
+        .path()
+        .join(weft_host::client::export_file_name("ran", &run));
+    let mut exported: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+
+    // The file's describe names another type than its history runs: the history's count.
+    exported["describe"]["executionInfo"]["workflowType"] =
+        json!({"name": "described", "version": "9"});
+    std::fs::write(&file, exported.to_string()).unwrap();
+    let here = TestServer::start().await;
+    weft(&here, &["import", "--from", dir, "--domain", D]).await;
+    let (workflows, activities) = registered_types(&here.client()).await;
+    assert_eq!(
+        (workflows, activities),
+        (vec!["w:1".to_owned()], vec!["act:1".to_owned()])
+    );
+
+    // A run the server would refuse (its second event's id is not 2): nothing registered.
+    exported["history"]["events"][1]["eventId"] = json!(7);
+    std::fs::write(&file, exported.to_string()).unwrap();
+    let fresh = TestServer::start().await;
+    let refused = Weft::at(&fresh)
+        .run(&["import", "--from", dir, "--domain", D])
+        .await;
+    let err = refused.err();
+    assert!(
+        err.contains("cannot be imported") && err.contains("eventId 7"),
+        "{err}"
+    );
+    let unknown = fresh.client().describe_domain().name(D).send().await;
+    assert!(
+        unknown.is_err(),
+        "the domain was registered for a refused run"
+    );
+}

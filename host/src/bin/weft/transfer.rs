@@ -184,7 +184,6 @@ pub(crate) async fn import(args: ImportArgs) -> anyhow::Result<()> {
         }
         Source::Dir(_) => json!("30"),
     };
-    ensure_domain(&here, &to, retention).await?;
     let runs: Vec<Value> = match &source {
         Source::Endpoint(there) => {
             let infos = there.select_runs(&args.domain, &selection).await?;
@@ -202,14 +201,21 @@ pub(crate) async fn import(args: ImportArgs) -> anyhow::Result<()> {
             Source::Endpoint(there) => there.export_run(&args.domain, execution).await?,
             Source::Dir(runs) => runs[n].clone(),
         };
-        register_types(&here, &to, &run, &mut types).await?;
         let import = run
             .to_import()
             .with_context(|| format!("run {execution} has no workflowId and runId"))?;
+        // Refused before anything is registered for it; its types registered once it is in.
+        if let Some(problem) = import.problem() {
+            anyhow::bail!("run {execution} cannot be imported: {problem}");
+        }
+        if n == 0 {
+            ensure_domain(&here, &to, retention.clone()).await?;
+        }
         let stored = here.import_run(&to, &import).await;
         if stored.with_context(|| format!("importing run {execution}"))? {
             added += 1;
         }
+        register_types(&here, &to, &run, &mut types).await?;
         if (n + 1) % 100 == 0 {
             println!("{} of {total} runs: {added} imported", n + 1);
         }
@@ -261,23 +267,15 @@ async fn ensure_domain(here: &Client, domain: &str, retention: Value) -> anyhow:
     }
 }
 
-/// Registers here, without defaults, the workflow and activity types `run` names that were
-/// not registered yet; `done` holds those seen before.
+/// Registers here, without defaults, the workflow and activity types `run`'s history runs
+/// that were not registered yet; `done` holds those seen before.
 async fn register_types(
     here: &Client,
     domain: &str,
     run: &ExportedRun,
     done: &mut HashSet<(bool, String, String)>,
 ) -> anyhow::Result<()> {
-    let ty = &run.describe["executionInfo"]["workflowType"];
-    let workflow = (ty["name"].as_str(), ty["version"].as_str());
-    let workflow = match workflow {
-        (Some(name), Some(version)) => vec![(true, name.to_owned(), version.to_owned())],
-        _ => Vec::new(),
-    };
-    let activities =
-        (run.activity_types().into_iter()).map(|(name, version)| (false, name, version));
-    for key in workflow.into_iter().chain(activities) {
+    for key in run.types_run() {
         if done.contains(&key) {
             continue;
         }
