@@ -246,7 +246,7 @@ impl Archive {
         let json = serde_json::to_vec(&exported).map_err(Fault::internal)?;
         let dir = dir
             .iter()
-            .fold(self.dir.clone(), |path, part| path.join(part));
+            .fold(self.dir.clone(), |path, part| path.join(folder_name(part)));
         tokio::task::spawn_blocking(move || write_durably(&dir, &file, &json))
             .await
             .map_err(Fault::internal)?
@@ -271,6 +271,16 @@ fn write_durably(dir: &Path, file: &str, json: &[u8]) -> std::io::Result<()> {
     }
     written?;
     std::fs::File::open(dir)?.sync_all()
+}
+
+/// The folder a name is kept in: itself, but `.` and `..`, which SWF's name rule lets a domain
+/// be and a path would take for this folder and its parent, percent-encoded (as `weft
+/// export` encodes ids in file names): `%2E` and `%2E%2E`.
+fn folder_name(name: &str) -> String {
+    match name {
+        "." | ".." => name.replace('.', "%2E"),
+        name => name.to_owned(),
+    }
 }
 
 /// `at` plus `wait`.
@@ -338,6 +348,14 @@ mod tests {
         archive.written(8, later);
         assert_eq!(*lock(&archive.health), Health::Up);
         assert_eq!(archive.failed.get(), 2);
+    }
+
+    #[test]
+    fn dot_names_are_folders_of_their_own() {
+        assert_eq!(folder_name("."), "%2E");
+        assert_eq!(folder_name(".."), "%2E%2E");
+        assert_eq!(folder_name("..."), "...");
+        assert_eq!(folder_name("orders"), "orders");
     }
 
     #[test]

@@ -169,3 +169,65 @@ async fn an_archive_that_takes_no_writes_is_tried_less_and_less_then_caught_up_w
         .unwrap();
     assert_eq!(count.count(), 0, "every run purged");
 }
+
+#[tokio::test]
+async fn runs_of_domains_named_dot_and_dot_dot_are_archived_in_folders_of_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let archive = dir.path().join("archive");
+    let kept = archive.clone();
+    let server = TestServer::start_manual_with(move |config| {
+        config.poll_timeout = Duration::from_secs(1);
+        config.retention_override = Some(RETENTION);
+        config.archive = Some(kept.clone());
+    })
+    .await;
+    let c = server.client();
+    let mut runs = Vec::new();
+    for domain in [".", ".."] {
+        register_domain(&c, domain).await;
+        c.register_workflow_type()
+            .domain(domain)
+            .name("w")
+            .version("1")
+            .send()
+            .await
+            .unwrap();
+        let started = c
+            .start_workflow_execution()
+            .domain(domain)
+            .workflow_id("w")
+            .workflow_type(crate::flow::wf_type("w", "1"))
+            .task_list(crate::flow::task_list("l"))
+            .execution_start_to_close_timeout("60")
+            .task_start_to_close_timeout("10")
+            .child_policy(weft_tests::aws_sdk_swf::types::ChildPolicy::Terminate)
+            .send()
+            .await
+            .unwrap();
+        let terminate = c
+            .terminate_workflow_execution()
+            .domain(domain)
+            .workflow_id("w");
+        terminate.send().await.unwrap();
+        runs.push((domain, started.run_id().expect("a run id").to_owned()));
+    }
+    server.advance(RETENTION).await;
+    let region: PathBuf = [weft_host::DEFAULT_ACCOUNT_ID, "us-east-1"]
+        .iter()
+        .fold(archive.clone(), |path, part| path.join(part));
+    for ((domain, run), folder) in runs.iter().zip(["%2E", "%2E%2E"]) {
+        let file = region.join(folder).join(export_file_name("w", run));
+        assert!(file.exists(), "{domain}'s run is not in {}", file.display());
+    }
+    // Nothing outside the region's folder, nor in it but the two domains' folders.
+    let beside: Vec<_> = std::fs::read_dir(&region)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(beside.len(), 2, "{beside:?}");
+    let above: Vec<_> = std::fs::read_dir(&archive)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(above, [weft_host::DEFAULT_ACCOUNT_ID], "{above:?}");
+}

@@ -152,26 +152,51 @@ pub(crate) async fn serve(
 }
 
 /// The TLS side of `stream`, once its handshake has ended within `within`; `None` if it failed,
-/// took longer, or the server began to stop.
+/// took longer, or the server began to stop. A client that speaks plain HTTP to this port is
+/// told so, in plain HTTP, rather than sent a TLS alert it cannot read.
 async fn handshake(
     tls: TlsAcceptor,
     stream: TcpStream,
     within: Duration,
     mut stopping: watch::Receiver<bool>,
 ) -> Option<tokio_rustls::server::TlsStream<TcpStream>> {
+    let handshake = async {
+        if speaks_plain_http(&stream).await {
+            tracing::debug!("plain HTTP sent to the HTTPS port; answered so");
+            answer_plain_http(stream).await;
+            return None;
+        }
+        // A client that does not trust the certificate is routine.
+        (tls.accept(stream).await)
+            .inspect_err(|e| tracing::debug!(error = %e, "TLS handshake failed"))
+            .ok()
+    };
     tokio::select! {
-        handshake = tokio::time::timeout(within, tls.accept(stream)) => match handshake {
-            Ok(Ok(stream)) => Some(stream),
-            // A client that does not trust the certificate, or speaks plain HTTP to HTTPS, is
-            // routine.
-            Ok(Err(e)) => {
-                tracing::debug!(error = %e, "TLS handshake failed");
-                None
-            }
-            Err(_) => None,
-        },
+        handshake = tokio::time::timeout(within, handshake) => handshake.ok().flatten(),
         _ = stopping.wait_for(|stopping| *stopping) => None,
     }
+}
+
+/// Whether the client began with what an HTTP request begins with (a method's capital
+/// letters), not a TLS record (whose first byte is 22, a handshake).
+async fn speaks_plain_http(stream: &TcpStream) -> bool {
+    let mut first = [0; 1];
+    matches!(stream.peek(&mut first).await, Ok(1) if first[0].is_ascii_uppercase())
+}
+
+/// Tells a client that sent plain HTTP to the HTTPS port what happened (as an AWS fault, which
+/// SDKs show, and plain enough for curl), and closes the connection.
+async fn answer_plain_http(mut stream: TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    let body = r#"{"__type":"BadRequestException","message":"This port serves HTTPS: the request was sent as plain HTTP. Use an https:// endpoint (or the --http-listen address)."}"#;
+    let answer = format!(
+        "HTTP/1.1 400 Bad Request\r\nContent-Type: application/x-amz-json-1.0\r\n\
+         x-amzn-ErrorType: BadRequestException\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = stream.write_all(answer.as_bytes()).await;
+    let _ = stream.shutdown().await;
 }
 
 /// The next connection any of `listeners` accepts, and the listener that did.

@@ -128,6 +128,15 @@ async fn a_self_signed_server_serves_every_face_over_https_and_plain_http_beside
     let metrics = get(&mut tls, "/metrics").await;
     assert_eq!(metrics.status, 200, "{metrics:?}");
     assert!(metrics.body.contains("weft_"), "{}", metrics.body);
+
+    // Plain HTTP to the HTTPS port is told what happened, in plain HTTP.
+    let headers = [("X-Amz-Target", "SimpleWorkflowService.ListDomains")];
+    let plain_to_tls = weft_tests::raw_http(&weft.addr, "POST", "/", &headers, b"{}").await;
+    assert_eq!(plain_to_tls.status, 400, "{plain_to_tls:?}");
+    assert!(
+        plain_to_tls.body.contains("This port serves HTTPS"),
+        "{plain_to_tls:?}"
+    );
 }
 
 /// A CA, and `n` certificates for localhost it signed, as PEM: (CA, [(certificate, key)]).
