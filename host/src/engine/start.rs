@@ -144,7 +144,9 @@ pub(crate) fn start_run(
     run_id: Option<RunId>,
 ) -> Result<Run, StoreError> {
     let seq = eng.tx.next_id()?;
-    let started_at = eng.tx.now();
+    // Never before its workflow's previous run closed, whoever closed it.
+    let floor = eng.tx.start_floor(eng.domain, &new.workflow_id)?;
+    let started_at = eng.tx.now().max(floor.unwrap_or_default());
     let mut run = Run {
         seq,
         domain: eng.domain,
@@ -174,7 +176,7 @@ pub(crate) fn start_run(
         decision_schedule_to_start: None,
         latest_execution_context: None,
         latest_activity_task_at: None,
-        last_event_at: None,
+        last_event_at: floor,
         open: OpenItems::default(),
         imported: false,
     };

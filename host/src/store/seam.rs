@@ -223,6 +223,18 @@ pub(crate) trait RunReads {
     /// The open run of `workflow_id` in the domain.
     fn open_run(&self, domain: u64, workflow_id: &WorkflowId) -> Result<Option<Run>, StoreError>;
 
+    /// The earliest time a new run of workflow `workflow_id` may start at: the latest close
+    /// of its runs, when another process's transaction may have committed it after this one
+    /// took its time (a shared database whose check found a start stamped before such a
+    /// close: `pg/writer.rs`); else `None`, and the transaction's time will do.
+    fn start_floor(
+        &self,
+        _domain: u64,
+        _workflow_id: &WorkflowId,
+    ) -> Result<Option<Timestamp>, StoreError> {
+        Ok(None)
+    }
+
     /// A page of the run's events `first..=last`, as wire JSON, after the cursor's event.
     fn history(
         &self,

@@ -10,6 +10,7 @@ use weft_host::Config;
 use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::Client;
 use weft_tests::aws_sdk_swf::error::ProvideErrorMetadata;
+use weft_tests::aws_sdk_swf::operation::describe_workflow_execution::DescribeWorkflowExecutionOutput;
 
 use crate::common::register_domain;
 use crate::flow::*;
@@ -386,4 +387,39 @@ async fn domain_changes_racing_across_nodes_are_all_kept() {
         .await
         .unwrap();
     assert_eq!(tags.tags().len(), 5 * RACERS, "{:?}", tags.tags());
+}
+
+/// Nodes' clocks differ (and a batch takes its time before it waits for the locks it needs):
+/// a run started through one node never starts before its workflow's previous run closed
+/// through another, whose clock is ahead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_never_starts_before_its_predecessor_closed_on_a_node_whose_clock_is_ahead() {
+    use weft_host::clock::{Clock, ManualClock, SystemClock, Timestamp};
+    let (a, ca) = server().await;
+    let ahead = SystemClock.now().as_millis() + 60_000;
+    let ahead = move |config: &mut Config| {
+        config.clock = Arc::new(ManualClock::new(Timestamp::from_millis(ahead)));
+    };
+    let Some((_b, cb)) = second_node(&a, ahead).await else {
+        return;
+    };
+    register_workflow(&ca, "w").await;
+    let first = start(&cb, "w", "w").await;
+    let terminate = cb.terminate_workflow_execution().domain(D).workflow_id("w");
+    terminate.send().await.unwrap();
+    let second = start(&ca, "w", "w").await;
+    let info = |run: DescribeWorkflowExecutionOutput| run.execution_info.unwrap();
+    let closed = info(describe(&ca, "w", &first).await)
+        .close_timestamp
+        .unwrap();
+    let started = info(describe(&ca, "w", &second).await).start_timestamp;
+    assert!(
+        started >= closed,
+        "started {started:?}, before its predecessor closed {closed:?}"
+    );
+    let events = history(&ca, "w", &second).await;
+    assert!(
+        events.iter().all(|e| *e.event_timestamp() >= closed),
+        "{events:?}"
+    );
 }

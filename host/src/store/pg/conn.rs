@@ -504,10 +504,21 @@ pub(super) fn is_conflict(error: &StoreError) -> bool {
 
 /// Whether `error` is a cheap limit check's failure (`counters.rs`).
 pub(super) fn is_near_limit(error: &StoreError) -> bool {
+    has_code(error, "WF001")
+}
+
+/// Whether `error` is the commit's check that a started run was stamped before a close
+/// another transaction committed (`weft_starts_after_closes`).
+pub(super) fn is_started_early(error: &StoreError) -> bool {
+    has_code(error, "WF002")
+}
+
+/// Whether `error` is a statement's failure with SQLSTATE `code`.
+fn has_code(error: &StoreError, code: &str) -> bool {
     let StoreError::Pg(error) = error else {
         return false;
     };
-    error.code().is_some_and(|code| code.code() == "WF001")
+    error.code().is_some_and(|c| c.code() == code)
 }
 
 /// Whether `error` ended the connection: it closed, or the server said it is ending the session

@@ -233,6 +233,23 @@ impl<C: Link, M: Mode> RunReads for Session<C, M> {
         )))
     }
 
+    fn start_floor(
+        &self,
+        domain: u64,
+        workflow_id: &WorkflowId,
+    ) -> Result<Option<Timestamp>, StoreError> {
+        if !self.mode.reads_floors() {
+            return Ok(None);
+        }
+        let row = self.row(
+            "SELECT max(time) FROM visibility WHERE domain = $1 AND listing = 2 \
+             AND filter = 1 AND value = $2",
+            &[&big(domain), &workflow_id.as_str().as_bytes()],
+        )?;
+        let at = row.and_then(|row| row.get::<_, Option<i64>>(0));
+        Ok(at.map(Timestamp::from_millis))
+    }
+
     fn history(
         &self,
         seq: u64,

@@ -91,6 +91,22 @@ BEGIN
     END IF;
 END $$;
 "#,
+    // The runs a transaction starts (`ds` domains, `ws` workflow ids, `ts` start times), checked
+    // at its commit against the closes other transactions committed meanwhile (visibility's
+    // closed-by-close rows of each workflow): fails it with WF002 if one starts before such a
+    // close (pg/writer.rs runs it again, reading those closes).
+    r#"
+CREATE FUNCTION weft_starts_after_closes(ds bigint[], ws bytea[], ts bigint[])
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM unnest(ds, ws, ts) AS s(d, w, t)
+        WHERE EXISTS (SELECT 1 FROM visibility v WHERE v.domain = s.d AND v.listing = 2
+            AND v.filter = 1 AND v.value = s.w AND v.time > s.t)) THEN
+        RAISE EXCEPTION 'a run starts before its workflow''s previous run closed'
+            USING ERRCODE = 'WF002';
+    END IF;
+END $$;
+"#,
 ];
 
 /// The schema version this build writes and reads.

@@ -15,7 +15,9 @@ use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
 use super::catalog::Catalog;
-use super::conn::{Conn, Step, connection_ended, explain, is_conflict, is_near_limit};
+use super::conn::{
+    Conn, Step, connection_ended, explain, is_conflict, is_near_limit, is_started_early,
+};
 use super::counters::{NodeShards, Shards};
 use super::events::Events;
 use super::grouped::Grouped;
@@ -57,6 +59,12 @@ pub(super) trait Mode {
     /// The items of the runs the transaction locked, if it locks runs.
     fn locked(&self) -> Option<&Locked> {
         None
+    }
+
+    /// Whether a new run's start reads the latest close of its workflow
+    /// ([`Writing::read_floors`]).
+    fn reads_floors(&self) -> bool {
+        false
     }
 
     /// What the transaction did to counters, if it can change them, and the writes it keeps
@@ -110,6 +118,10 @@ pub(super) enum Failure {
     /// A cheap check of a limit failed (`counters.rs`): running it again checking exactly
     /// answers the requests.
     NearLimit,
+    /// A run it started was stamped before the close of its workflow's previous run, which
+    /// another transaction committed meanwhile: running it again reading those closes (as
+    /// `RunReads::start_floor`) stamps it after.
+    StartedEarly,
     /// Anything else.
     Other,
 }
@@ -118,6 +130,7 @@ impl Failure {
     pub(super) fn of(error: &StoreError) -> Failure {
         match error {
             _ if is_near_limit(error) => Failure::NearLimit,
+            _ if is_started_early(error) => Failure::StartedEarly,
             _ if is_conflict(error) => Failure::Conflict,
             StoreError::Pg(e) if connection_ended(e) => Failure::Lost,
             StoreError::Unavailable(_) => Failure::Unanswered,
@@ -127,7 +140,10 @@ impl Failure {
 
     /// Whether the batch may be run again.
     pub(super) fn retry(self) -> bool {
-        matches!(self, Failure::Conflict | Failure::Lost | Failure::NearLimit)
+        matches!(
+            self,
+            Failure::Conflict | Failure::Lost | Failure::NearLimit | Failure::StartedEarly
+        )
     }
 }
 
@@ -163,6 +179,12 @@ pub(super) struct Writing {
     /// How the first statement that failed did, why, and for which request: the
     /// transaction is then unusable.
     pub(super) failure: Cell<Option<FirstFailure>>,
+    /// The runs it started: domain, workflow id, start time, checked at the commit against
+    /// the closes other transactions committed meanwhile (`weft_starts_after_closes`).
+    pub(super) started: RefCell<Vec<(i64, Vec<u8>, i64)>>,
+    /// Whether a new run's start reads the latest close of its workflow (after an attempt
+    /// that stamped one before it).
+    pub(super) read_floors: bool,
 }
 
 impl Writing {
@@ -190,6 +212,8 @@ impl Writing {
             notices: BTreeSet::new(),
             earliest_deadline: None,
             failure: Cell::new(None),
+            started: RefCell::default(),
+            read_floors: false,
         }
     }
 }
@@ -252,6 +276,10 @@ impl Mode for Writing {
 
     fn locked(&self) -> Option<&Locked> {
         Some(&self.locked)
+    }
+
+    fn reads_floors(&self) -> bool {
+        self.read_floors
     }
 
     fn shards(&self) -> Option<(&Shards, &Grouped)> {

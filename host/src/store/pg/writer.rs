@@ -109,6 +109,8 @@ pub(super) struct Committer {
     guessed: Vec<Start>,
     /// When and why the latest attempt found the database unavailable, until one succeeds.
     unavailable: Option<(Instant, String)>,
+    /// Whether the next attempt's starts read their workflows' latest closes.
+    read_floors: bool,
 }
 
 impl Committer {
@@ -133,6 +135,7 @@ impl Committer {
             doubts: Doubts::default(),
             guessed: Vec::new(),
             unavailable: None,
+            read_floors: false,
         }
     }
 
@@ -155,11 +158,16 @@ impl Committer {
             let guess = attempt == 1;
             let failed = match self.attempt(batch, again, guess) {
                 Ok(done) => {
-                    self.unavailable = None;
+                    (self.unavailable, self.read_floors) = (None, false);
                     return Ok(done);
                 }
                 Err(failed) => failed,
             };
+            // A run stamped before its workflow's previous run closed: the next attempt reads
+            // the closes, and stamps it after.
+            if failed.failure == Failure::StartedEarly {
+                self.read_floors = true;
+            }
             if failed.failure == Failure::Unanswered {
                 let why = match &failed.error {
                     StoreError::Unavailable(why) => why.clone(),
@@ -305,11 +313,11 @@ impl Committer {
         })?;
         let shards = self.shards.clone().expect("taken when connected");
         let conn = self.conn.as_mut().expect("connected above");
-        let mut tx = Session::new(
-            &mut *conn,
-            Writing::new(now, ids.clone(), shards.clone(), &lists),
-            catalog.clone(),
-        );
+        let writing = Writing {
+            read_floors: self.read_floors,
+            ..Writing::new(now, ids.clone(), shards.clone(), &lists)
+        };
+        let mut tx = Session::new(&mut *conn, writing, catalog.clone());
         // What the requests are about, read together (when two or more would each have cost a
         // round trip of their own).
         let Ahead {
@@ -369,6 +377,7 @@ impl Committer {
             after_commit,
             lists: tx_lists,
             at_commit,
+            started,
             ..
         } = std::mem::replace(&mut tx.mode, Writing::new(now, ids, shards, &lists));
         if !changed {
@@ -387,6 +396,11 @@ impl Committer {
         let pages = CommitPages::new(at_commit);
         let params = pages.params();
         let mut tail: Vec<Step<'_>> = pages.steps(&params).collect();
+        let started = StartedRuns::new(started.into_inner());
+        let started_params = started.params();
+        if !started.is_empty() {
+            tail.push(Step::Prepared(StartedRuns::CHECK, &started_params));
+        }
         if !notices.is_empty() {
             tail.push(Step::Prepared(
                 "SELECT pg_notify($1, n) FROM unnest($2::text[]) AS n",
@@ -443,7 +457,9 @@ impl Committer {
         match first.failure {
             // The server refused a statement before the COMMIT, which then rolled back: the
             // batch may run again.
-            Failure::Conflict | Failure::NearLimit | Failure::Other => Failed::statement(first),
+            Failure::Conflict | Failure::NearLimit | Failure::StartedEarly | Failure::Other => {
+                Failed::statement(first)
+            }
             // A commit whose answer is lost may or may not have happened: never retried.
             Failure::Lost | Failure::Unanswered => Failed {
                 error: StoreError::Unavailable(first.detail),
@@ -452,6 +468,41 @@ impl Committer {
                 own: false,
             },
         }
+    }
+}
+
+/// The runs a transaction started, as the columns of `weft_starts_after_closes`: checked in
+/// the commit's pipeline, after the writes (whose insert of an open run waited for the
+/// transaction that closed its workflow's previous run, if one did).
+struct StartedRuns {
+    domains: Vec<i64>,
+    ids: Vec<Vec<u8>>,
+    times: Vec<i64>,
+}
+
+impl StartedRuns {
+    const CHECK: &str = "SELECT weft_starts_after_closes($1, $2, $3)";
+
+    fn new(started: Vec<(i64, Vec<u8>, i64)>) -> Self {
+        let (mut domains, mut ids, mut times) = (Vec::new(), Vec::new(), Vec::new());
+        for (domain, id, time) in started {
+            domains.push(domain);
+            ids.push(id);
+            times.push(time);
+        }
+        StartedRuns {
+            domains,
+            ids,
+            times,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.domains.is_empty()
+    }
+
+    fn params(&self) -> [&(dyn ToSql + Sync); 3] {
+        [&self.domains, &self.ids, &self.times]
     }
 }
 
@@ -549,7 +600,7 @@ impl Failed {
     fn statement(first: FirstFailure) -> Failed {
         let error = match first.failure {
             Failure::Lost | Failure::Unanswered => StoreError::Unavailable(first.detail),
-            Failure::Conflict | Failure::NearLimit | Failure::Other => {
+            Failure::Conflict | Failure::NearLimit | Failure::StartedEarly | Failure::Other => {
                 StoreError::Broken(first.detail)
             }
         };

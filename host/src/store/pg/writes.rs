@@ -295,6 +295,8 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         let open = run.closed.is_none();
         if open {
             self.mode.locked.run_opened(domain, id);
+            let started = (domain, id.as_bytes().to_vec(), run.started_at.as_millis());
+            self.mode.started.borrow_mut().push(started);
         }
         // A run named here is new: the transaction knows all its items.
         self.mode.locked.adopt(run);
