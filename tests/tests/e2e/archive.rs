@@ -21,10 +21,8 @@ use crate::transfer::history_bytes;
 /// How long the server keeps closed runs.
 const RETENTION: Duration = Duration::from_secs(3600);
 
-#[tokio::test]
-async fn a_closed_run_is_written_out_before_its_purge_and_imports_back_exactly() {
-    let dir = tempfile::tempdir().unwrap();
-    let archive = dir.path().to_owned();
+/// A server on a manual clock keeping closed runs for [`RETENTION`], archiving into `archive`.
+async fn archiving(archive: PathBuf) -> (TestServer, weft_tests::aws_sdk_swf::Client) {
     let server = TestServer::start_manual_with(move |config| {
         config.poll_timeout = Duration::from_secs(1);
         config.retention_override = Some(RETENTION);
@@ -32,6 +30,13 @@ async fn a_closed_run_is_written_out_before_its_purge_and_imports_back_exactly()
     })
     .await;
     let c = server.client();
+    (server, c)
+}
+
+#[tokio::test]
+async fn a_closed_run_is_written_out_before_its_purge_and_imports_back_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, c) = archiving(dir.path().to_owned()).await;
     register_domain(&c, D).await;
     register_workflow(&c, "w").await;
     let done = start(&c, "done", "w").await;
@@ -100,14 +105,7 @@ fn block(archive: &std::path::Path) -> PathBuf {
 #[tokio::test]
 async fn an_archive_that_takes_no_writes_is_tried_less_and_less_then_caught_up_with() {
     let dir = tempfile::tempdir().unwrap();
-    let archive = dir.path().to_owned();
-    let server = TestServer::start_manual_with(move |config| {
-        config.poll_timeout = Duration::from_secs(1);
-        config.retention_override = Some(RETENTION);
-        config.archive = Some(archive.clone());
-    })
-    .await;
-    let c = server.client();
+    let (server, c) = archiving(dir.path().to_owned()).await;
     register_domain(&c, D).await;
     register_workflow(&c, "w").await;
     const RUNS: usize = 30;
@@ -174,14 +172,7 @@ async fn an_archive_that_takes_no_writes_is_tried_less_and_less_then_caught_up_w
 async fn runs_of_domains_named_dot_and_dot_dot_are_archived_in_folders_of_their_own() {
     let dir = tempfile::tempdir().unwrap();
     let archive = dir.path().join("archive");
-    let kept = archive.clone();
-    let server = TestServer::start_manual_with(move |config| {
-        config.poll_timeout = Duration::from_secs(1);
-        config.retention_override = Some(RETENTION);
-        config.archive = Some(kept.clone());
-    })
-    .await;
-    let c = server.client();
+    let (server, c) = archiving(archive.clone()).await;
     let mut runs = Vec::new();
     for domain in [".", ".."] {
         register_domain(&c, domain).await;
