@@ -8,10 +8,10 @@
 //! place) before its purge can commit; after a crash it is written again, to the same file.
 //!
 //! A run that cannot be written is tried again later and later (each run [`backoff`] after its
-//! own failures), and while no write succeeds the archive is taken to be down (a full disk, a
-//! directory gone): only one run, the one tried least, is tried at each of its own retries, and
-//! the purges wait for those. Each change between up and down is logged once, with the backlog;
-//! `weft_archive_backlog` counts the runs waiting.
+//! own failures). When several runs fail in a row with none written, the archive is taken to
+//! be down (a full disk, a folder gone): only one run, the one tried least, is tried at each of
+//! the archive's own retries, and the purges wait for those. Each change between up and down is
+//! logged once, with the backlog; `weft_archive_backlog` counts the runs waiting.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -51,10 +51,16 @@ struct Wanted {
     next: Timestamp,
 }
 
+/// How many different runs must fail to be written in a row, with none written between, for
+/// the archive to be taken as down (not a run that cannot be written for reasons of its own).
+const DOWN_AFTER: usize = 3;
+
 /// Whether the archive takes writes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Health {
-    Up,
+    /// Up, though the runs `failing` failed to be written since the latest write that
+    /// succeeded (fewer than [`DOWN_AFTER`]).
+    Up { failing: Vec<u64> },
     /// No write succeeded since `since`: `failures` writes failed, the latest with `error`,
     /// and the next try is at `next`, after `rounds` tries.
     Down {
@@ -89,7 +95,9 @@ impl Archive {
             dir,
             wanted: Mutex::default(),
             written: Mutex::default(),
-            health: Mutex::new(Health::Up),
+            health: Mutex::new(Health::Up {
+                failing: Vec::new(),
+            }),
             backlog,
             failed,
         }
@@ -110,15 +118,15 @@ impl Archive {
         self.backlog.set(wanted.len() as i64);
         let down_until = match &*lock(&self.health) {
             Health::Down { next, .. } => *next,
-            Health::Up => now,
+            Health::Up { .. } => now,
         };
         Err(entry.next.max(down_until).max(after(now, PUT_OFF)))
     }
 
     /// Writes the wanted runs whose time has come (while the archive is down, once its wait
-    /// is over, every wanted run, beginning with a probe: the one tried least); the first that
-    /// cannot be written stops the round, and stays wanted, to be tried again after its
-    /// backoff, while its purge waits.
+    /// is over, every wanted run, beginning with a probe: the one tried least). A run that
+    /// cannot be written stays wanted, to be tried again after its backoff, while its purge
+    /// waits; once the archive is down, or still is, the round stops.
     pub(crate) async fn write_wanted(&self, svc: &Service) {
         let now = svc.clock.now();
         let down = match &*lock(&self.health) {
@@ -154,7 +162,12 @@ impl Archive {
             self.backlog.set(wanted.len() as i64);
             wanted.len()
         };
-        let was = std::mem::replace(&mut *lock(&self.health), Health::Up);
+        let was = std::mem::replace(
+            &mut *lock(&self.health),
+            Health::Up {
+                failing: Vec::new(),
+            },
+        );
         if let Health::Down {
             since, failures, ..
         } = was
@@ -187,21 +200,31 @@ impl Archive {
         let mut health = lock(&self.health);
         let error = error.to_string();
         match &mut *health {
-            Health::Up => {
-                // Down until a write succeeds: the next tries are this run's.
+            Health::Up { failing } if failing.contains(&seq) || failing.len() + 1 < DOWN_AFTER => {
+                if !failing.contains(&seq) {
+                    failing.push(seq);
+                }
+                match failures {
+                    1 => tracing::warn!(run = seq, %error, "cannot archive a closed run yet"),
+                    _ => tracing::debug!(run = seq, %error, "cannot archive a closed run yet"),
+                }
+                false
+            }
+            Health::Up { failing } => {
+                let failures = failing.len() as u64 + 1;
                 tracing::error!(
-                    run = seq,
                     %error,
                     backlog,
                     "cannot write to the archive: purges wait until it takes writes again"
                 );
                 *health = Health::Down {
                     since: now,
-                    failures: 1,
+                    failures,
                     error,
                     rounds: 1,
-                    next: after(now, backoff(failures)),
+                    next: after(now, backoff(1)),
                 };
+                true
             }
             Health::Down {
                 failures: count,
@@ -215,9 +238,9 @@ impl Archive {
                 *rounds += 1;
                 *next = after(now, backoff(*rounds));
                 *latest = error;
+                true
             }
         }
-        true
     }
 
     /// Writes run `seq` to `DIR/ACCOUNT/REGION/DOMAIN/WORKFLOW--RUN.json`.
@@ -275,11 +298,12 @@ fn write_durably(dir: &Path, file: &str, json: &[u8]) -> std::io::Result<()> {
 
 /// The folder a name is kept in: itself, but `.` and `..`, which SWF's name rule lets a domain
 /// be and a path would take for this folder and its parent, percent-encoded (as `weft
-/// export` encodes ids in file names): `%2E` and `%2E%2E`.
+/// export` encodes ids in file names): `%2E` and `%2E%2E`; so is a `%` (`%25`), so that no
+/// two names share a folder.
 fn folder_name(name: &str) -> String {
     match name {
         "." | ".." => name.replace('.', "%2E"),
-        name => name.to_owned(),
+        name => name.replace('%', "%25"),
     }
 }
 
@@ -320,17 +344,16 @@ mod tests {
     }
 
     #[test]
-    fn failures_put_a_run_and_the_archive_off_longer_each_time() {
+    fn failures_put_a_run_off_longer_each_time_and_several_runs_the_archive() {
         let archive = archive();
         let now = Timestamp::from_millis(10_000);
-        for seq in [7, 8] {
+        for seq in 7..=10 {
             let _ = archive.may_purge(seq, now);
         }
-        assert!(archive.failed_to_write(7, now, Fault::internal("disk full")));
-        // Down: run 8's purge waits for the archive's next try too.
-        assert_eq!(archive.may_purge(8, now), Err(after(now, backoff(1))));
+        // One run that cannot be written waits on its own.
+        assert!(!archive.failed_to_write(7, now, Fault::internal("name too long")));
         let later = after(now, backoff(1));
-        assert!(archive.failed_to_write(7, later, Fault::internal("disk full")));
+        assert!(!archive.failed_to_write(7, later, Fault::internal("name too long")));
         let wanted = lock(&archive.wanted)[&7];
         assert_eq!(
             wanted,
@@ -341,13 +364,23 @@ mod tests {
         );
         assert_eq!(backoff(2), 4 * PUT_OFF);
         assert_eq!(backoff(30), MOST_BACKOFF);
+        // Others failing too, with none written: the archive is down, and every purge waits
+        // for its next try.
+        assert!(!archive.failed_to_write(8, later, Fault::internal("disk full")));
+        assert!(archive.failed_to_write(9, later, Fault::internal("disk full")));
         assert!(matches!(
             &*lock(&archive.health),
-            Health::Down { failures: 2, .. }
+            Health::Down { failures: 3, .. }
         ));
-        archive.written(8, later);
-        assert_eq!(*lock(&archive.health), Health::Up);
-        assert_eq!(archive.failed.get(), 2);
+        assert_eq!(archive.may_purge(10, later), Err(after(later, backoff(1))));
+        archive.written(10, later);
+        assert_eq!(
+            *lock(&archive.health),
+            Health::Up {
+                failing: Vec::new()
+            }
+        );
+        assert_eq!(archive.failed.get(), 4);
     }
 
     #[test]
@@ -356,6 +389,7 @@ mod tests {
         assert_eq!(folder_name(".."), "%2E%2E");
         assert_eq!(folder_name("..."), "...");
         assert_eq!(folder_name("orders"), "orders");
+        assert_eq!(folder_name("%2E"), "%252E");
     }
 
     #[test]

@@ -21,7 +21,8 @@ pub struct Weft {
 
 /// Where cargo put the `weft` binary: beside the `deps` directory that holds this test or
 /// bench binary (`target/debug/deps/e2e-HASH` → `target/debug/weft`). `WEFT_BENCH_BINARY`
-/// names another (an earlier build kept aside), for a bench's before-and-after figures.
+/// names another (an earlier build kept aside), for a bench's before-and-after figures; the
+/// tests that run the binary take it too, so leave it unset for them.
 pub fn binary() -> PathBuf {
     if let Some(other) = std::env::var_os("WEFT_BENCH_BINARY") {
         return PathBuf::from(other);

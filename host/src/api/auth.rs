@@ -10,7 +10,7 @@ use axum::http::request::Parts;
 use axum::response::Response;
 use bytes::Bytes;
 use serde_json::Value;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::OwnedSemaphorePermit;
 
 use super::response::{self, Face};
 use super::{Api, Operation, read_body, request_id};
@@ -37,80 +37,85 @@ impl Api {
         body: Body,
         limit: usize,
     ) -> Result<(Ctx, Bytes), Fault> {
-        let (ctx, body, _) = self.admit_as(parts, body, limit, None).await?;
-        Ok((ctx, body))
+        let claimed = self.service.tenants.claim(parts, SystemTime::now())?;
+        let (caller, body) = match claimed.check_headers(parts)? {
+            Checked::Caller { caller, declared } => {
+                let body = read_body(body, limit, self.http.body_timeout).await?;
+                if let Some(declared) = declared {
+                    check_declared(&declared, &body)?;
+                }
+                (caller, body)
+            }
+            Checked::NeedsBody(claimed) => {
+                let body = self.read_unverified(body, limit).await?;
+                (claimed.verify(parts, &body)?, body)
+            }
+        };
+        self.charge(&caller.tenant, 1, Duration::ZERO).await?;
+        Ok((Ctx::new(caller), body))
     }
 
     /// Admits an import as [`Api::admit`] does a request, but for two things. Its tenant's
-    /// rate counts it as one request per `max_request_bytes` of the body it declares, and it
-    /// waits up to [`IMPORT_PATIENCE`] for them. And its body is read in one of the server's
-    /// [`IMPORT_TURNS`], held (the answer's permit) until the import is stored, so that the
-    /// memory imports take at once is bounded.
+    /// rate counts it as one request per `max_request_bytes` of its body (what it declares
+    /// before it is read, the rest once it is), waiting up to [`IMPORT_PATIENCE`] for them.
+    /// And its body is read in one of the server's [`IMPORT_TURNS`], taken once the request
+    /// is its tenant's and held (the answer's permit) until the import is stored, so that the
+    /// memory imports take at once is bounded. (A body whose signature can be checked only
+    /// over it is at most `unverified_body_bytes`, read before its turn.)
     pub(super) async fn admit_import(
         &self,
         parts: &Parts,
         body: Body,
     ) -> Result<(Ctx, Bytes, OwnedSemaphorePermit), Fault> {
         let limit = self.service.limits.max_import_bytes;
-        let (ctx, body, turn) = self
-            .admit_as(parts, body, limit, Some(&self.imports))
-            .await?;
-        Ok((ctx, body, turn.expect("an import takes a turn")))
-    }
-
-    /// [`Api::admit`], and for an import its charge and turn (see [`Api::admit_import`]).
-    async fn admit_as(
-        &self,
-        parts: &Parts,
-        body: Body,
-        limit: usize,
-        turns: Option<&Arc<Semaphore>>,
-    ) -> Result<(Ctx, Bytes, Option<OwnedSemaphorePermit>), Fault> {
+        let unit = self.service.limits.max_request_bytes;
         let claimed = self.service.tenants.claim(parts, SystemTime::now())?;
-        let turn = async || match turns {
-            Some(turns) => Some(turns.clone().acquire_owned().await.expect("never closed")),
-            None => None,
+        let turn = || async {
+            self.imports
+                .clone()
+                .acquire_owned()
+                .await
+                .expect("never closed")
         };
-        match claimed.check_headers(parts)? {
+        let (caller, body, turn) = match claimed.check_headers(parts)? {
             Checked::Caller { caller, declared } => {
-                let units = match turns {
-                    Some(_) => declared_units(parts, self.service.limits.max_request_bytes),
-                    None => 1,
-                };
-                self.charge(&caller.tenant, units).await?;
+                let charged = units(declared_length(parts), unit);
+                self.charge(&caller.tenant, charged, IMPORT_PATIENCE)
+                    .await?;
                 let turn = turn().await;
                 let body = read_body(body, limit, self.http.body_timeout).await?;
                 if let Some(declared) = declared {
                     check_declared(&declared, &body)?;
                 }
-                Ok((Ctx::new(caller), body, turn))
+                let more = units(body.len(), unit).saturating_sub(charged);
+                if more > 0 {
+                    self.charge(&caller.tenant, more, IMPORT_PATIENCE).await?;
+                }
+                (caller, body, turn)
             }
             Checked::NeedsBody(claimed) => {
-                let turn = turn().await;
                 let body = self.read_unverified(body, limit).await?;
                 let caller = claimed.verify(parts, &body)?;
-                self.charge(&caller.tenant, 1).await?;
-                Ok((Ctx::new(caller), body, turn))
+                self.charge(&caller.tenant, units(body.len(), unit), IMPORT_PATIENCE)
+                    .await?;
+                (caller, body, turn().await)
             }
-        }
+        };
+        Ok((Ctx::new(caller), body, turn))
     }
 
-    /// Takes `units` requests from `tenant`'s rate: one at once or refused, more waiting up
-    /// to [`IMPORT_PATIENCE`] for them.
-    async fn charge(&self, tenant: &Tenant, units: u32) -> Result<(), Fault> {
-        let patience = match units {
-            1 => Duration::ZERO,
-            _ => IMPORT_PATIENCE,
-        };
+    /// Takes `units` requests from `tenant`'s rate, waiting up to `patience` for them, or
+    /// answers `ThrottlingException`.
+    async fn charge(&self, tenant: &Tenant, units: u32, patience: Duration) -> Result<(), Fault> {
         let Some(wait) = tenant.admit_within(units, patience) else {
             let metrics = &self.service.engine.metrics;
             metrics.own.throttled(&metrics.tenant_labels(&tenant.name));
-            return Err(match units {
-                1 => Fault::throttled(),
-                _ => Fault::Throttling(format!(
-                    "Rate exceeded: this import counts as {units} requests, more than the \
+            return Err(match patience.is_zero() {
+                true => Fault::throttled(),
+                false => Fault::Throttling(format!(
+                    "Rate exceeded: this request counts as {units} requests, more than the \
                      tenant's rate gives within {} seconds",
-                    IMPORT_PATIENCE.as_secs()
+                    patience.as_secs()
                 )),
             });
         };
@@ -145,14 +150,18 @@ pub(super) const IMPORT_TURNS: usize = 2;
 /// How long an import waits for its tenant's rate to allow its size.
 const IMPORT_PATIENCE: Duration = Duration::from_secs(30);
 
-/// What a body of the `Content-Length` in `parts` counts as against a tenant's rate: one
-/// request per `unit` bytes begun (at least one).
-fn declared_units(parts: &Parts, unit: usize) -> u32 {
-    let length = (parts.headers.get(axum::http::header::CONTENT_LENGTH))
+/// The body length `parts` declares (`Content-Length`), or 0.
+fn declared_length(parts: &Parts) -> usize {
+    (parts.headers.get(axum::http::header::CONTENT_LENGTH))
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok())
-        .unwrap_or(0);
-    u32::try_from(length.div_ceil(unit.max(1)).max(1)).unwrap_or(u32::MAX)
+        .unwrap_or(0)
+}
+
+/// What `bytes` of a body count as against a tenant's rate: one request per `unit` begun (at
+/// least one).
+fn units(bytes: usize, unit: usize) -> u32 {
+    u32::try_from(bytes.div_ceil(unit.max(1)).max(1)).unwrap_or(u32::MAX)
 }
 
 /// Refuses an SWF request naming a domain its tenant may not use. `input` has passed the

@@ -145,8 +145,9 @@ impl ExportedRun {
 
 impl RunImport {
     /// Why the server would refuse this run whatever it holds already (the model's shapes,
-    /// SWF's limits on events, the rules every history keeps), checked here with the server's
-    /// own code: `weft import` asks it before it registers anything for the run.
+    /// SWF's default limit on events, the rules every history keeps), checked here with the
+    /// server's own code: `weft import` asks it before it registers anything for the run. (A
+    /// server configured with a lower event limit refuses more.)
     pub fn problem(&self) -> Option<String> {
         let mut run = self.clone();
         let most = crate::config::Limits::default().max_events_per_run;

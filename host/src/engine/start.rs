@@ -2,6 +2,7 @@
 //! the run. StartWorkflowExecution, StartChildWorkflowExecution and ContinueAsNewWorkflowExecution
 //! all start runs this way.
 
+use crate::clock::Timestamp;
 use crate::fault::Fault;
 use crate::model::events::{Cause, attrs};
 use crate::model::{
@@ -126,6 +127,9 @@ pub(crate) struct NewRun {
     pub(crate) parent: Option<Parent>,
     /// The run this one continues, for `continuedExecutionRunId`.
     pub(crate) continued_from: Option<RunId>,
+    /// The earliest it may start: the close of the run it continues, when that closed in the
+    /// same transaction.
+    pub(crate) not_before: Option<Timestamp>,
 }
 
 impl Engine<'_, '_> {
@@ -145,7 +149,10 @@ pub(crate) fn start_run(
 ) -> Result<Run, StoreError> {
     let seq = eng.tx.next_id()?;
     // Never before its workflow's previous run closed, whoever closed it.
-    let floor = eng.tx.start_floor(eng.domain, &new.workflow_id)?;
+    let floor = eng
+        .tx
+        .start_floor(eng.domain, &new.workflow_id)?
+        .max(new.not_before);
     let started_at = eng.tx.now().max(floor.unwrap_or_default());
     let mut run = Run {
         seq,

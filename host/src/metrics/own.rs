@@ -113,18 +113,23 @@ impl Own {
             "Module uploads (and replays' loads) waiting for a turn to compile",
             own.compiles_waiting.clone(),
         );
+        own.register_archive(registry);
+        registry.register_collector(Box::new(super::process::Process));
+        own
+    }
+
+    /// Registers the archive's metrics (`archive.rs`).
+    fn register_archive(&self, registry: &mut Registry) {
         registry.register(
             "weft_archive_backlog",
             "Closed runs whose purge waits for the archive to write them",
-            own.archive_backlog.clone(),
+            self.archive_backlog.clone(),
         );
         registry.register(
             "weft_archive_write_failures",
             "Writes of closed runs to the archive that failed",
-            own.archive_failures.clone(),
+            self.archive_failures.clone(),
         );
-        registry.register_collector(Box::new(super::process::Process));
-        own
     }
 
     /// A waiting poll for tasks of `kind` was handed one `elapsed` after it was claimed for

@@ -101,6 +101,7 @@ pub(crate) async fn start(svc: &Service, ctx: &Ctx, input: StartInput) -> Result
                     tags: input.tag_list.unwrap_or_default(),
                     parent: None,
                     continued_from: None,
+                    not_before: None,
                 };
                 let run = start_run(&mut eng, new, None)?;
                 eng.finish()?;

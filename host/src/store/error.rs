@@ -32,11 +32,11 @@ pub enum StoreError {
         /// What is wrong.
         detail: String,
     },
-    /// An operation panicked inside the writer; its batch was rolled back.
-    #[error("an operation panicked; its batch was rolled back")]
+    /// An operation panicked inside the writer; its change was rolled back.
+    #[error("an operation panicked; its change was rolled back")]
     Panicked,
-    /// A request's change failed part-way inside the writer; its batch was rolled back.
-    #[error("a change failed inside the writer; its batch was rolled back")]
+    /// A request's change failed part-way inside the writer, and was rolled back.
+    #[error("a change failed inside the writer and was rolled back")]
     Aborted,
     /// The batch holding this request was not committed.
     #[error("not committed: {0}")]

@@ -336,8 +336,8 @@ async fn a_database_that_stops_answering_is_answered_503_and_metrics_still_answe
     assert_eq!(up.as_deref(), Some("1"));
 }
 
-/// Each connection the pool held used to be tried in turn, each waiting out its deadline: a
-/// lone DescribeDomain took 20 to 35 s.
+/// A pool that tried each connection it held in turn would make a lone request wait out one
+/// deadline per connection (8 here: longer than the test lets it take).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lone_request_waits_out_one_dead_connection_not_each_the_node_holds() {
     let Some(base) = weft_tests::test_postgres() else {

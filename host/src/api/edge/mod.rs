@@ -185,9 +185,11 @@ async fn speaks_plain_http(stream: &TcpStream) -> bool {
 }
 
 /// Tells a client that sent plain HTTP to the HTTPS port what happened (as an AWS fault, which
-/// SDKs show, and plain enough for curl), and closes the connection.
+/// SDKs show, and plain enough for curl), and closes the connection once the client has
+/// read it (closed with its request unread, the connection would be reset, and the answer
+/// lost).
 async fn answer_plain_http(mut stream: TcpStream) {
-    use tokio::io::AsyncWriteExt;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let body = r#"{"__type":"BadRequestException","message":"This port serves HTTPS: the request was sent as plain HTTP. Use an https:// endpoint (or the --http-listen address)."}"#;
     let answer = format!(
         "HTTP/1.1 400 Bad Request\r\nContent-Type: application/x-amz-json-1.0\r\n\
@@ -197,7 +199,13 @@ async fn answer_plain_http(mut stream: TcpStream) {
     );
     let _ = stream.write_all(answer.as_bytes()).await;
     let _ = stream.shutdown().await;
+    let mut unread = [0; 4096];
+    let drained = async { while matches!(stream.read(&mut unread).await, Ok(1..)) {} };
+    let _ = tokio::time::timeout(PLAIN_HTTP_DRAIN, drained).await;
 }
+
+/// How long a plain-HTTP client on the HTTPS port has to read its answer and close.
+const PLAIN_HTTP_DRAIN: Duration = Duration::from_secs(1);
 
 /// The next connection any of `listeners` accepts, and the listener that did.
 async fn accept(listeners: &[Listener]) -> (&Listener, io::Result<(TcpStream, SocketAddr)>) {

@@ -71,6 +71,7 @@ impl Batch<'_, '_, '_> {
                 initiated_event_id: initiated,
             }),
             continued_from: None,
+            not_before: None,
         };
         self.eng.effect(Effect::StartChild {
             parent: run.seq,
@@ -151,6 +152,7 @@ impl Batch<'_, '_, '_> {
             retention_days: self.domain.retention_days(),
             parent: run.parent.clone(),
             continued_from: Some(run.execution.run_id.clone()),
+            not_before: None,
         };
         // The new run's id goes into the old run's last event, so the old run closes first
         // (freeing the workflow id) with an id chosen now.
@@ -176,6 +178,10 @@ impl Batch<'_, '_, '_> {
         };
         close(self.eng, run, closing)?;
         self.eng.save(run)?;
+        let new = NewRun {
+            not_before: run.last_event_at,
+            ..new
+        };
         start_run(self.eng, new, Some(new_run_id)).map(drop)
     }
 }

@@ -56,6 +56,7 @@ fn new_run() -> NewRun {
         retention_days: 1,
         parent: None,
         continued_from: None,
+        not_before: None,
     }
 }
 

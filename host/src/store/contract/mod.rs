@@ -286,6 +286,15 @@ async fn a_request_whose_change_fails_fails_alone() {
         let stored = stored.await.unwrap();
         // The NUL's run is stored where the database takes it, and answered so.
         assert_eq!(stored, [true, false, false, nul.is_ok(), true], "{backend}");
+        // Two that fail on their own first, and the one good change left after them.
+        let fails = store.apply(|_| Err::<(), _>(StoreError::broken("on purpose")));
+        let panics = store.apply(|_| -> Result<(), StoreError> { panic!("on purpose") });
+        let requests = async { tokio::join!(fails, panics, put(15)) };
+        let (fails, panics, good) = in_one_batch(store, requests).await;
+        assert!(fails.is_err() && panics.is_err(), "{backend}");
+        assert!(good.is_ok(), "{backend}: {good:?}");
+        let stored = nodes.node(1).read(|tx| tx.run(15)).await.unwrap();
+        assert!(stored.is_some(), "{backend}");
         nodes.close().await;
     }
 }

@@ -29,6 +29,9 @@ use crate::store::{OpenError, StoreError, WriterStats};
 /// server's `statement_timeout`.
 pub(super) const DEADLINE: Duration = Duration::from_secs(5);
 
+/// How much longer than the server's `statement_timeout` a call waits for an answer.
+const SERVER_FIRST: Duration = Duration::from_millis(500);
+
 /// How long the server lets a transaction of Weft's sit idle before it ends the session: the
 /// bound on how long a node cut off mid-transaction keeps its locks. Weft's own transactions
 /// are never idle for more than the milliseconds between two statements.
@@ -88,8 +91,7 @@ pub(super) struct Conn {
     current: Generation,
 }
 
-/// The generation of a node's connections: moved on whenever a call or a connect misses its
-/// deadline. A database that stops answering leaves every open connection waiting in vain, so
+/// The generation of a node's connections: moved on whenever a call misses its deadline. A database that stops answering leaves every open connection waiting in vain, so
 /// one found dead condemns all that were opened before it: they are dropped untried, and a
 /// request waits out one deadline, not one per pooled connection.
 #[derive(Clone, Debug, Default)]
@@ -125,11 +127,15 @@ impl Conn {
         self.batch(&format!("SET statement_timeout = {millis}"))
     }
 
-    /// Waits for `call` on the connection's runtime, at most the connection's deadline.
+    /// Waits for `call` on the connection's runtime, at most the connection's deadline and
+    /// [`SERVER_FIRST`]: a statement that runs too long is ended by the server's own
+    /// `statement_timeout`, an answer, so that only a server that does not answer at all
+    /// misses the deadline (and condemns the connections opened before it).
     fn wait<T>(&self, call: impl Future<Output = Result<T, tokio_postgres::Error>>) -> Answer<T> {
         let runtime = self.runtime.as_ref().expect("a connection has its runtime");
+        let deadline = self.deadline + SERVER_FIRST;
         // The timer is made inside: it needs the runtime it runs on.
-        runtime.block_on(async { tokio::time::timeout(self.deadline, call).await })
+        runtime.block_on(async { tokio::time::timeout(deadline, call).await })
     }
 
     /// What a call came to. One that missed its deadline leaves the connection in an unknown
@@ -398,7 +404,6 @@ impl Manager {
             Ok(Err(error)) => return Err(unavailable(explain(&error))),
             Err(_) => {
                 runtime.shutdown_background();
-                self.generation.condemn(generation);
                 return Err(unavailable(format!(
                     "no connection within {} s",
                     DEADLINE.as_secs_f64()

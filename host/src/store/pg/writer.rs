@@ -141,21 +141,18 @@ impl Committer {
 
     /// Applies and commits `batch`, trying again after conflicts; answers whether anything
     /// was committed, and what to run now that it is. A request that keeps losing is answered
-    /// [`StoreError::Busy`] on its own and taken out of the batch.
+    /// [`StoreError::Busy`] on its own and taken out of the batch, as is one whose own change
+    /// fails.
     pub(super) fn commit(
         &mut self,
         batch: &mut Vec<Box<dyn Job>>,
     ) -> Result<(bool, AfterCommit), StoreError> {
-        let mut attempt = 1;
-        // The request that failed the latest attempts on a conflict, and how many in a row.
-        let mut losing = (None, 0);
-        // Whether a request was taken out for its own failure.
-        let mut singled = false;
+        let mut tries = Tries::default();
         loop {
-            let again = attempt < MAX_ATTEMPTS;
+            let again = tries.attempt < MAX_ATTEMPTS;
             // The first attempt takes the workflows it starts to have no open run, unread: the
             // open run's key refuses the guess that is wrong, and the next attempt reads.
-            let guess = attempt == 1;
+            let guess = tries.attempt == 1;
             let failed = match self.attempt(batch, again, guess) {
                 Ok(done) => {
                     (self.unavailable, self.read_floors) = (None, false);
@@ -163,74 +160,91 @@ impl Committer {
                 }
                 Err(failed) => failed,
             };
+            self.learn(&failed);
+            if let Some(over) = self.after(failed, batch, &mut tries, (again, guess)) {
+                return over;
+            }
+        }
+    }
+
+    /// Keeps what a failed attempt tells the next ones.
+    fn learn(&mut self, failed: &Failed) {
+        match failed.failure {
             // A run stamped before its workflow's previous run closed: the next attempt reads
             // the closes, and stamps it after.
-            if failed.failure == Failure::StartedEarly {
-                self.read_floors = true;
-            }
-            if failed.failure == Failure::Unanswered {
+            Failure::StartedEarly => self.read_floors = true,
+            Failure::Unanswered => {
                 let why = match &failed.error {
                     StoreError::Unavailable(why) => why.clone(),
                     other => other.to_string(),
                 };
                 self.unavailable = Some((Instant::now(), why));
             }
-            if failed.failure == Failure::NearLimit
-                && let Some(shards) = &self.shards
-            {
-                shards.check_exactly();
-            }
-            if failed.failure == Failure::Conflict && again {
-                losing = match losing {
-                    (job, n) if job == failed.job => (job, n + 1),
-                    _ => (failed.job, 1),
-                };
-                if let (Some(job), SPLIT_AFTER..) = losing {
-                    tracing::debug!(error = %failed.error, "a request keeps losing; answered busy");
-                    batch.remove(job).finish(Some(&busy(&failed.error)));
-                    (attempt, losing) = (1, (None, 0));
-                    if batch.is_empty() {
-                        return Ok((false, Vec::new()));
-                    }
-                    continue;
+            Failure::NearLimit => {
+                if let Some(shards) = &self.shards {
+                    shards.check_exactly();
                 }
             }
-            // One request's failure is its own: the rest of its batch runs again without it,
-            // or, after a second failure or one whose request is unknown, each alone. (Not a
-            // commit whose outcome is unknown: it may have happened.)
-            let unknown = matches!(failed.error, StoreError::Unavailable(_));
-            if failed.failure == Failure::Other && !unknown {
-                if let (Some(job), true) = (failed.job, failed.own) {
-                    batch.remove(job).finish(None);
-                    if batch.is_empty() {
-                        return Ok((false, Vec::new()));
-                    }
-                    if again && !singled {
-                        (attempt, losing, singled) = (1, (None, 0), true);
-                        continue;
-                    }
-                }
-                if again && batch.len() > 1 {
-                    return Ok(self.one_by_one(batch));
-                }
-            }
-            if !(failed.failure.retry() && again) {
-                return Err(match failed.failure {
-                    Failure::Conflict => busy(&failed.error),
-                    _ => failed.error,
-                });
-            }
-            tracing::debug!(error = %failed.error, attempt, "retrying a batch");
-            self.manager.stats().retry();
-            // A wrong guess is no collision with another node: the next attempt reads at once,
-            // and later batches read too, for a client that starts the workflow again.
-            if guess && failed.failure == Failure::Conflict {
-                self.doubts.doubt(std::mem::take(&mut self.guessed));
-            } else {
-                std::thread::sleep(backoff(attempt));
-            }
-            attempt += 1;
+            _ => {}
         }
+    }
+
+    /// What follows an attempt of `batch` that `failed`: the batch's answer, or `None` to try
+    /// again (after taking out a request that keeps losing or whose own change failed).
+    fn after(
+        &mut self,
+        failed: Failed,
+        batch: &mut Vec<Box<dyn Job>>,
+        tries: &mut Tries,
+        (again, guess): (bool, bool),
+    ) -> Option<Result<(bool, AfterCommit), StoreError>> {
+        if failed.failure == Failure::Conflict && again {
+            tries.losing = match tries.losing {
+                (job, n) if job == failed.job => (job, n + 1),
+                _ => (failed.job, 1),
+            };
+            if let (Some(job), SPLIT_AFTER..) = tries.losing {
+                tracing::debug!(error = %failed.error, "a request keeps losing; answered busy");
+                batch.remove(job).finish(Some(&busy(&failed.error)));
+                return tries.restart(batch);
+            }
+        }
+        // One request's failure is its own: the rest of its batch runs again without it, or,
+        // after a second failure or one whose request is unknown, each alone. (Not a commit
+        // whose outcome is unknown: it may have happened.)
+        let unknown = matches!(failed.error, StoreError::Unavailable(_));
+        if failed.failure == Failure::Other && !unknown {
+            if let (Some(job), true) = (failed.job, failed.own) {
+                batch.remove(job).finish(None);
+                if again && !tries.singled {
+                    tries.singled = true;
+                    return tries.restart(batch);
+                }
+            }
+            if again && (batch.len() > 1 || tries.singled) {
+                return Some(Ok(self.one_by_one(batch)));
+            }
+        }
+        if batch.is_empty() {
+            return Some(Ok((false, Vec::new())));
+        }
+        if !(failed.failure.retry() && again) {
+            return Some(Err(match failed.failure {
+                Failure::Conflict => busy(&failed.error),
+                _ => failed.error,
+            }));
+        }
+        tracing::debug!(error = %failed.error, attempt = tries.attempt, "retrying a batch");
+        self.manager.stats().retry();
+        // A wrong guess is no collision with another node: the next attempt reads at once,
+        // and later batches read too, for a client that starts the workflow again.
+        if guess && failed.failure == Failure::Conflict {
+            self.doubts.doubt(std::mem::take(&mut self.guessed));
+        } else {
+            std::thread::sleep(backoff(tries.attempt));
+        }
+        tries.attempt += 1;
+        None
     }
 
     /// Commits each request of `batch` alone, in order, after a failure whose request the
@@ -290,12 +304,14 @@ impl Committer {
         // Requests that waited out an attempt that found the database unavailable are
         // answered so at once, not made to wait out another: a database that stopped
         // answering costs a request one deadline, not one per batch queued before it.
+        // (Answered as another failure than `Unanswered`: this is no new attempt, and moves
+        // the time of the one that found the database unavailable on by nothing.)
         if let Some((at, why)) = &self.unavailable
             && batch.iter().all(|job| job.queued() < *at)
         {
             return Err(Failed {
                 error: StoreError::Unavailable(why.clone()),
-                failure: Failure::Unanswered,
+                failure: Failure::Other,
                 job: None,
                 own: false,
             });
@@ -340,9 +356,26 @@ impl Committer {
             tx.rollback();
             return Err(first.map_or_else(|| Failed::from(StoreError::Aborted), Failed::statement));
         }
+        Self::apply_jobs(&mut tx, batch, again)?;
+        tx.give_back_unclaimed();
+        // Queued before the mode that holds them is taken apart. (The mode left in its place
+        // is never used; it is made before this attempt's commit could ask the next to check
+        // every limit exactly, so it takes no such request.)
+        tx.send_events();
+        let writing = std::mem::replace(&mut tx.mode, Writing::new(now, ids, shards, &lists));
+        Self::commit_writes(tx, writing, &channel, &catalog, &lists)
+    }
+
+    /// Applies each request of `batch` in `tx`, then checks the guesses they relied on; a
+    /// failure rolls `tx` back, and is the request's whose statement or change failed.
+    fn apply_jobs<C: Link>(
+        tx: &mut Session<C, Writing>,
+        batch: &mut [Box<dyn Job>],
+        again: bool,
+    ) -> Result<(), Failed> {
         for (i, job) in batch.iter_mut().enumerate() {
             tx.mode.job = Some(i);
-            let clean = job.apply(&mut tx, again);
+            let clean = job.apply(tx, again);
             // A statement that failed may be one of an earlier request's writes, sent with
             // this request's read: the failure is that request's.
             if let Some(first) = tx.mode.failure.take() {
@@ -360,15 +393,20 @@ impl Committer {
             }
         }
         tx.mode.job = None;
-        if let Err(failed) = Self::check_guesses(&mut tx) {
-            tx.rollback();
-            return Err(failed);
-        }
-        tx.give_back_unclaimed();
-        // Queued before the mode that holds them is taken apart. (The mode left in its place
-        // is never used; it is made before this attempt's commit could ask the next to check
-        // every limit exactly, so it takes no such request.)
-        tx.send_events();
+        Self::check_guesses(tx).inspect_err(|_| tx.rollback())
+    }
+
+    /// Commits what `writing`, the mode `tx` applied its batch in, holds: the writes not sent
+    /// yet, the history pages read with the commit, the check of the runs it started, the
+    /// notices and the `COMMIT`, in one round trip; or rolls back a transaction that changed
+    /// nothing.
+    fn commit_writes<C: Link>(
+        mut tx: Session<C, Writing>,
+        writing: Writing,
+        channel: &str,
+        catalog: &Catalog,
+        lists: &EmptyLists,
+    ) -> Result<(bool, AfterCommit), Failed> {
         let Writing {
             changed,
             catalog_changed,
@@ -379,7 +417,7 @@ impl Committer {
             at_commit,
             started,
             ..
-        } = std::mem::replace(&mut tx.mode, Writing::new(now, ids, shards, &lists));
+        } = writing;
         if !changed {
             // Nothing to make durable (polls that only wait): a rollback costs no flush, and
             // loses nothing if it fails (the connection is then replaced).
@@ -389,8 +427,6 @@ impl Committer {
         }
         notices.extend(tx_lists.queued_on().map(notices::queued));
         notices.extend(earliest_deadline.map(notices::deadline));
-        // The writes not sent yet, the history pages read with the commit, the notices and the
-        // COMMIT, in one round trip.
         let notices: Vec<String> = notices.into_iter().collect();
         let notify = [&channel as &(dyn ToSql + Sync), &notices];
         let pages = CommitPages::new(at_commit);
@@ -468,6 +504,36 @@ impl Committer {
                 own: false,
             },
         }
+    }
+}
+
+/// Where a batch's attempts stand.
+struct Tries {
+    attempt: u32,
+    /// The request that failed the latest attempts on a conflict, and how many in a row.
+    losing: (Option<usize>, u32),
+    /// Whether a request was taken out for its own failure.
+    singled: bool,
+}
+
+impl Default for Tries {
+    fn default() -> Self {
+        Tries {
+            attempt: 1,
+            losing: (None, 0),
+            singled: false,
+        }
+    }
+}
+
+impl Tries {
+    /// Begins again with what is left of `batch`: its answer now if nothing is.
+    fn restart(
+        &mut self,
+        batch: &[Box<dyn Job>],
+    ) -> Option<Result<(bool, AfterCommit), StoreError>> {
+        (self.attempt, self.losing) = (1, (None, 0));
+        batch.is_empty().then(|| Ok((false, Vec::new())))
     }
 }
 

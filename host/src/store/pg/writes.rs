@@ -295,6 +295,9 @@ impl<C: Link> RunWrites for Session<C, Writing> {
         let open = run.closed.is_none();
         if open {
             self.mode.locked.run_opened(domain, id);
+        }
+        // An imported run keeps the start it was recorded with, whatever closed before it.
+        if open && !run.imported {
             let started = (domain, id.as_bytes().to_vec(), run.started_at.as_millis());
             self.mode.started.borrow_mut().push(started);
         }
