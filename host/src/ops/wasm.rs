@@ -50,9 +50,9 @@ pub(crate) fn check_bind(
     name: &str,
     input: &Bind,
 ) -> Result<(GuestLimits, u32), Fault> {
-    if name.is_empty() || name.len() > 256 {
+    if name.is_empty() || name.len() > 256 || name.chars().any(crate::model::is_control) {
         return Err(Fault::Validation(format!(
-            "A {} name must be 1 to 256 characters",
+            "A {} name must be 1 to 256 characters, none of them control characters",
             kind.name()
         )));
     }

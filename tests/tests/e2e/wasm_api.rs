@@ -132,6 +132,20 @@ async fn binding_needs_a_known_domain_and_module() {
     let message = expect_error(&response, 404, "UnknownResourceFault");
     assert_eq!(message, format!("Unknown module: {}", "a".repeat(64)));
 
+    // A name with a control character, as SWF's names and ids may not hold.
+    let response = server
+        .http(
+            "PUT",
+            "/v1/domains/d/bindings/decision/a%00b",
+            body.as_bytes(),
+        )
+        .await;
+    let message = expect_error(&response, 400, "ValidationException");
+    assert!(
+        message.contains("none of them control characters"),
+        "{message}"
+    );
+
     client.deprecate_domain().name("d").send().await.unwrap();
     let response = server
         .http(
