@@ -79,7 +79,7 @@ impl Api {
         };
         let (caller, body, turn) = match claimed.check_headers(parts)? {
             Checked::Caller { caller, declared } => {
-                let charged = units(declared_length(parts), unit);
+                let charged = units(declared_length(parts).min(limit), unit);
                 self.charge(&caller.tenant, charged, IMPORT_PATIENCE)
                     .await?;
                 let turn = turn().await;
