@@ -49,17 +49,13 @@ async fn import(
 /// `HistoryEvent` (lengths, enums, names and ids free of control characters).
 pub(crate) fn check_shapes(input: &mut RunImport, most: u64) -> Result<(), Fault> {
     let schema = Schema::get();
-    let mut workflow_id = Value::String(std::mem::take(&mut input.workflow_id));
-    let mut run_id = Value::String(std::mem::take(&mut input.run_id));
-    let ids = schema
-        .validate_shape("WorkflowId", &mut workflow_id, "workflowId")
-        .and_then(|()| schema.validate_shape("WorkflowRunId", &mut run_id, "runId"));
-    let take = |id: Value| match id {
-        Value::String(id) => id,
-        _ => String::new(),
-    };
-    (input.workflow_id, input.run_id) = (take(workflow_id), take(run_id));
-    ids?;
+    let ids = [
+        ("WorkflowId", "workflowId", &input.workflow_id),
+        ("WorkflowRunId", "runId", &input.run_id),
+    ];
+    for (shape, path, id) in ids {
+        schema.validate_shape(shape, &mut Value::String(id.clone()), path)?;
+    }
     let count = input.events.len() as u64;
     if count > most {
         return Err(Fault::Validation(format!(

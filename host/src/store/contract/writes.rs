@@ -5,7 +5,7 @@
 
 use super::nodes::{backends, run};
 use crate::clock::Timestamp;
-use crate::model::ItemKind;
+use crate::model::{CloseStatus, Closed, ItemKind, WorkflowId};
 use crate::store::{Cursor, Deadline, Filter, HistoryCell, Listing, StoreError};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -134,6 +134,37 @@ async fn a_history_page_read_at_commit_holds_the_transaction_s_events() {
         };
         assert_eq!(ids(&forward), (vec![1, 2, 3], false), "{backend}");
         assert_eq!(ids(&backward), (vec![3], true), "{backend}");
+        nodes.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_closed_run_named_leaves_its_workflow_s_open_run_open() {
+    for nodes in backends().await {
+        nodes.add_domain().await;
+        nodes
+            .node(0)
+            .apply(|tx| {
+                let open = run(7);
+                tx.put_run(&open)?;
+                tx.name_run(&open)?;
+                // An imported run of the same workflow id, closed.
+                let mut closed = run(8);
+                closed.execution.workflow_id = open.execution.workflow_id.clone();
+                closed.closed = Some(Closed {
+                    at: Timestamp::from_millis(1_000),
+                    status: CloseStatus::Completed,
+                    open_counts: None,
+                });
+                tx.put_run(&closed)?;
+                tx.name_run(&closed)
+            })
+            .await
+            .unwrap();
+        let w7 = WorkflowId::from("w7".to_owned());
+        let open = nodes.node(1).read(move |tx| tx.open_run(1, &w7));
+        let open = open.await.unwrap().map(|run| run.seq);
+        assert_eq!(open, Some(7), "{}", nodes.backend);
         nodes.close().await;
     }
 }

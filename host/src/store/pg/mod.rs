@@ -27,6 +27,7 @@
 //!
 //! TLS to the database is the URL's to ask for (`tls.rs`).
 
+mod ahead;
 mod catalog;
 mod conn;
 mod counters;

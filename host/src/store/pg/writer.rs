@@ -8,24 +8,23 @@
 //! see the other node's committed work. Jobs keep their check and apply for this
 //! (`store/job.rs`); after [`MAX_ATTEMPTS`] the batch is answered with the error.
 
-use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use tokio_postgres::types::ToSql;
 
+use super::ahead::{Ahead, Doubts, Start, ahead};
 use super::catalog::Catalog;
 use super::conn::{Conn, Manager, Step};
 use super::counters::NodeShards;
-use super::lists::{EmptyLists, ListKey};
+use super::lists::EmptyLists;
 use super::notices;
 use super::pages::CommitPages;
-use super::reads::big;
 use super::session::{Failure, FirstFailure, Ids, Link, Session, Writing};
 use crate::clock::Clock;
 use crate::store::StoreError;
-use crate::store::seam::{About, DomainReads as _, Job};
+use crate::store::seam::Job;
 use crate::store::writer::AfterCommit;
 
 /// The most requests one transaction carries. Smaller than redb's: the transaction holds its
@@ -572,95 +571,6 @@ impl StartedRuns {
     }
 }
 
-/// Workflows a start guessed wrong to have no open run (another client started them, or this
-/// one starts them again and again): their starts read instead of guessing, so that each does
-/// not roll its batch back. Forgotten all at once past [`Doubts::MOST`].
-#[derive(Default)]
-struct Doubts(HashSet<Start>);
-
-/// A workflow a request starts: its domain's id and its id.
-type Start = (i64, String);
-
-impl Doubts {
-    const MOST: usize = 10_000;
-
-    /// `starts` (domain, workflow id) split into those to guess and those to read.
-    fn split(&self, starts: Vec<Start>) -> (Vec<Start>, Vec<Start>) {
-        starts
-            .into_iter()
-            .partition(|start| !self.0.contains(start))
-    }
-
-    /// Doubts the guesses of an attempt that one of them failed (which one, the failure
-    /// cannot always say: one statement may insert several open runs).
-    fn doubt(&mut self, guessed: Vec<Start>) {
-        if self.0.len() + guessed.len() > Self::MOST {
-            self.0.clear();
-        }
-        self.0.extend(guessed);
-    }
-}
-
-/// What a batch's requests are about, for [`Session::read_ahead`].
-struct Ahead {
-    /// The runs they change, in seq order.
-    runs: Vec<i64>,
-    /// The workflows they start, by domain id (from the node's catalog, as the requests will
-    /// find it; one not found is left to its request).
-    starts: Vec<Start>,
-    /// The lists they poll, but for lists the node knows empty, with how many poll each.
-    polls: Vec<(ListKey, i64)>,
-}
-
-fn ahead<C: Link>(tx: &mut Session<C, Writing>, batch: &[Box<dyn Job>]) -> Ahead {
-    let (mut runs, mut starts) = (Vec::new(), Vec::new());
-    let mut polls: BTreeMap<ListKey, i64> = BTreeMap::new();
-    for about in batch.iter().filter_map(|job| job.about()) {
-        match about {
-            About::Run(seq) => runs.push(big(*seq)),
-            About::Start {
-                scope,
-                domain,
-                workflow_id,
-            } => {
-                if let Ok(Some(domain)) = tx.domain(scope, domain) {
-                    starts.push((big(domain.id), workflow_id.clone()));
-                }
-            }
-            About::Poll {
-                scope,
-                domain,
-                kind,
-                list,
-            } => {
-                if let Ok(Some(domain)) = tx.domain(scope, domain) {
-                    *polls
-                        .entry((domain.id, *kind as i16, list.clone()))
-                        .or_default() += 1;
-                }
-            }
-            About::Offer { domain, kind, list } => {
-                *polls
-                    .entry((*domain, *kind as i16, list.clone()))
-                    .or_default() += 1;
-            }
-        }
-    }
-    runs.sort_unstable();
-    runs.dedup();
-    starts.sort_unstable();
-    starts.dedup();
-    let polls = polls
-        .into_iter()
-        .filter(|(list, _)| !tx.mode.lists.known_empty(list))
-        .collect();
-    Ahead {
-        runs,
-        starts,
-        polls,
-    }
-}
-
 impl Failed {
     /// The attempt's failure when `first` is its first failed statement.
     fn statement(first: FirstFailure) -> Failed {
@@ -687,32 +597,4 @@ fn backoff(attempt: u32) -> Duration {
         .map_or(0, |d| d.subsec_nanos() % 1000);
     let base = 1u64 << attempt.min(6);
     Duration::from_micros(base * 500 + u64::from(jitter) * base)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_workflow_guessed_wrong_is_read_from_then_on() {
-        let mut doubts = Doubts::default();
-        let start = |id: &str| (1, id.to_owned());
-        let (guessed, read) = doubts.split(vec![start("a"), start("b")]);
-        assert_eq!((guessed.len(), read.len()), (2, 0));
-        doubts.doubt(guessed);
-        let (guessed, read) = doubts.split(vec![start("a"), start("c")]);
-        assert_eq!((guessed, read), (vec![start("c")], vec![start("a")]));
-    }
-
-    #[test]
-    fn doubts_are_forgotten_past_the_most() {
-        let mut doubts = Doubts::default();
-        doubts.doubt(
-            (0..Doubts::MOST as i64)
-                .map(|d| (d, "w".to_owned()))
-                .collect(),
-        );
-        doubts.doubt(vec![(-1, "w".to_owned())]);
-        assert_eq!(doubts.0.len(), 1);
-    }
 }
