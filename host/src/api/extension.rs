@@ -12,11 +12,12 @@
 //! | `POST /v1/modules?name=&version=&dryRun=` (body: the `.wasm` bytes) | the module, with the name and version label given (bytes uploaded before take them); with `dryRun=true`, checked (quota, component, world) and not stored |
 //! | `GET /v1/modules` | `{"modules": [...]}`, each with the bindings that use it |
 //! | `DELETE /v1/modules/{digest}` | `{}` |
-//! | `PUT /v1/domains/{domain}/bindings/{kind}/{name}?dryRun=` (body: `{"module", "concurrency"?, "limits"?, "httpHosts"?}`) | the binding; with `dryRun=true`, only its name, limits, concurrency and HTTP grants checked: `{"concurrency", "limits"}` |
+//! | `PUT /v1/domains/{domain}/bindings/{kind}/{name}?dryRun=` (body: `{"module", "concurrency"?, "limits"?, "httpHosts"?, "upgrade"?, "force"?}`) | the binding, with `upgraded` if its upgrade policy moved runs; with `dryRun=true`, only its name, limits, concurrency, HTTP grants and policy checked: `{"concurrency", "limits"}` |
 //! | `GET /v1/domains/{domain}/bindings` | `{"bindings": [...]}` |
 //! | `DELETE /v1/domains/{domain}/bindings/{kind}/{name}` | `{}` |
 //! | `GET /v1/domains/{domain}/bindings/{kind}/{name}/failures` | `{"failures": [...]}` |
 //! | `POST /v1/domains/{domain}/bindings/{kind}/{name}/rollback` | the binding, back on the module it ran before |
+//! | `POST /v1/domains/{domain}/bindings/decision/{name}/upgrade?dryRun=&all=&force=` | `{"module", "runs": [...]}`: each open run pinned to an older module, replayed with the current one, and whether it moved (`all`, with `force`: moved unreplayed) |
 //! | `GET /v1/domains/{domain}/task-lists` | `{"taskLists": [...]}`: each list's pending tasks, waiting polls, binding |
 //! | `GET /v1/domains/{domain}/workflows/{workflowId}/runs/{runId}/failures` | `{"failures": [...]}`: the run's latest failures of bound guests |
 //! | `GET /v1/domains/{domain}/workflows/{workflowId}/runs/{runId}/logs` | `{"lines": [...]}`: what its bound guests logged lately, on this node |
@@ -44,11 +45,11 @@ use crate::fault::{Fault, echo};
 use crate::model::BindingKind;
 use crate::model::{
     Bind, BindingList, FailureList, ModuleLabel, ModuleList, Replay, RunFailureList, RunLogList,
-    TaskListList,
+    TaskListList, UpgradeQuery,
 };
 use crate::ops::modules::{self, MAX_MODULE_BYTES};
 use crate::ops::wasm;
-use crate::ops::{replay, run_failures, run_logs};
+use crate::ops::{replay, run_failures, run_logs, upgrades};
 
 /// The extension's routes, to merge into the router.
 pub(super) fn routes() -> Router<Arc<Api>> {
@@ -67,6 +68,10 @@ pub(super) fn routes() -> Router<Arc<Api>> {
         .route(
             "/v1/domains/{domain}/bindings/{kind}/{name}/rollback",
             post(rollback),
+        )
+        .route(
+            "/v1/domains/{domain}/bindings/{kind}/{name}/upgrade",
+            post(upgrade),
         )
         .route(
             "/v1/domains/{domain}/workflows/{workflow_id}/runs/{run_id}/failures",
@@ -171,6 +176,36 @@ async fn rollback(
             let kind = kind_named(&kind)?;
             auth::authorize_domain(&ctx, "RollbackBinding", &domain)?;
             wasm::rollback(&api.service, &ctx, domain, kind, name).await
+        }
+        .await,
+    )
+}
+
+async fn upgrade(
+    State(api): State<Arc<Api>>,
+    Params((domain, kind, name)): Params<Place>,
+    RawQuery(query): RawQuery,
+    Admitted { ctx, .. }: Admitted,
+) -> Response {
+    reply(
+        async {
+            let query: UpgradeQuery =
+                super::runs::parse_query(query.as_deref(), &["dryRun", "all", "force"])?;
+            if kind_named(&kind)? != BindingKind::Decision {
+                return Err(Fault::Validation(format!(
+                    "Only decision bindings are upgraded: {kind} tasks are not pinned to a module"
+                )));
+            }
+            if query.all && !query.force {
+                return Err(Fault::Validation(
+                    "all moves every open run to the current module without replaying it; it \
+                     is for emergencies: give force=true to mean it"
+                        .into(),
+                ));
+            }
+            auth::authorize_domain(&ctx, "UpgradeBinding", &domain)?;
+            let UpgradeQuery { dry_run, all, .. } = query;
+            upgrades::upgrade(&api.service, &ctx, domain, name, dry_run, all).await
         }
         .await,
     )

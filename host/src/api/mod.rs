@@ -231,10 +231,20 @@ pub(crate) async fn call<O: Op>(
 where
     O::Input: Serialize,
 {
+    O::run(service, ctx, admit::<O>(ctx, input)?).await
+}
+
+/// `input` for `O`, as [`call`] hands it to the operation: written as JSON, checked against
+/// the model and the tenant's domains, and read back. For a caller in-process that then calls
+/// the operation's own function with more than its wire input says.
+pub(crate) fn admit<O: Op>(ctx: &Ctx, input: O::Input) -> Result<O::Input, Fault>
+where
+    O::Input: Serialize,
+{
     let mut body = serde_json::to_value(&input).map_err(Fault::internal)?;
     Schema::get().validate(O::OPERATION.name(), &mut body)?;
     auth::authorize(ctx, O::OPERATION, &body)?;
-    O::run(service, ctx, crate::fault::decode(body)?).await
+    crate::fault::decode(body)
 }
 
 /// The request body as JSON; an empty body reads as `{}`.

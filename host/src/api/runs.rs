@@ -2,8 +2,9 @@
 //!
 //! | route | answer |
 //! | --- | --- |
-//! | `GET /v1/domains/{domain}/runs?status=&workflowId=&tag=&type=&version=&closeStatus=&startedAfter=&startedBefore=&closedAfter=&closedBefore=&limit=&oldestFirst=&nextPageToken=` | `{"runs": [...], "nextPageToken"?}` |
+//! | `GET /v1/domains/{domain}/runs?status=&workflowId=&tag=&type=&version=&closeStatus=&startedAfter=&startedBefore=&closedAfter=&closedBefore=&module=&limit=&oldestFirst=&nextPageToken=` | `{"runs": [...], "nextPageToken"?}`, each run with the decider module it is pinned to |
 //! | `GET /v1/domains/{domain}/runs/count?<the same filter>` | `{"count"}` |
+//! | `GET /v1/domains/{domain}/workflows/{workflowId}/runs/{runId}` | the run, as the listing shows it |
 //! | `POST /v1/domains/{domain}/runs/batch` (body: `{"filter", "action": "terminate" \| "requestCancel" \| "signal", ...}`) | `{"matched", "done", "failures"?}` |
 //!
 //! A batch calls the SWF operation for each open run the filter picks, exactly as a client
@@ -36,6 +37,25 @@ pub(super) fn routes() -> Router<Arc<Api>> {
         .route("/v1/domains/{domain}/runs", get(list))
         .route("/v1/domains/{domain}/runs/count", get(count))
         .route("/v1/domains/{domain}/runs/batch", post(batch))
+        .route(
+            "/v1/domains/{domain}/workflows/{workflow_id}/runs/{run_id}",
+            get(one),
+        )
+}
+
+async fn one(
+    State(api): State<Arc<Api>>,
+    Params((domain, workflow_id, run_id)): Params<(String, String, String)>,
+    Admitted { ctx, .. }: Admitted,
+) -> Response {
+    reply(
+        async {
+            auth::authorize_domain(&ctx, "ListRuns", &domain)?;
+            let (workflow_id, run_id) = (workflow_id.into(), run_id.into());
+            runs::run_summary(&api.service, &ctx, domain, workflow_id, run_id).await
+        }
+        .await,
+    )
 }
 
 async fn list(
@@ -155,7 +175,7 @@ fn with_run(members: &Value, workflow_id: &str, run_id: Option<&str>) -> Value {
 }
 
 /// The parameters of a run listing: the filter's, then the page's.
-const LIST_PARAMS: [&str; 13] = [
+const LIST_PARAMS: [&str; 14] = [
     "status",
     "workflowId",
     "tag",
@@ -166,12 +186,13 @@ const LIST_PARAMS: [&str; 13] = [
     "startedBefore",
     "closedAfter",
     "closedBefore",
+    "module",
     "limit",
     "oldestFirst",
     "nextPageToken",
 ];
 /// How many of [`LIST_PARAMS`] are the filter's.
-const FILTER_PARAMS: usize = 10;
+const FILTER_PARAMS: usize = 11;
 
 /// A URL query as `T`, whose parameters are `known`: another parameter, or one that does not
 /// parse, is a `ValidationException` naming it. (`T` cannot refuse unknown members itself: a
@@ -224,6 +245,7 @@ mod tests {
             started_before: Some(Timestamp::from_millis(2)),
             closed_after: Some(Timestamp::from_millis(3)),
             closed_before: Some(Timestamp::from_millis(4)),
+            module: Some("0123abcd".into()),
         };
         let query = RunQuery {
             filter: filter.clone(),

@@ -30,6 +30,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::model::UpgradePolicy;
+
 /// The file name `weft apply` looks for in the current directory.
 pub const FILE_NAME: &str = "weft-app.toml";
 
@@ -138,6 +140,8 @@ pub struct ModuleSpec {
     /// Hosts an activity worker may send HTTP requests to.
     #[serde(default)]
     pub allow_http: Vec<String>,
+    /// A decider's upgrade policy: `pinned`, `replay` or `all` (see `weft bind --upgrade`).
+    pub upgrade: Option<UpgradePolicy>,
 }
 
 impl ModuleSpec {

@@ -48,11 +48,12 @@ use self::transport::{Answer, Transport};
 pub use crate::clock::Timestamp;
 pub use crate::model::{
     Batch, BatchAction, BatchFailure, BatchOutcome, Bind, BindLimits as Limits, Binding,
-    BindingKind, BindingList, BindingRef, ClockAdvance, ClockState, Divergence, ExportedHistory,
-    ExportedRun, Failing, FailureList, GuestFailureRecord, ImportAnswer, ModuleLabel, ModuleList,
-    ModuleRecord, Replay, ReplayReport, RunCount, RunFailure, RunFailureList, RunFilter, RunImport,
-    RunList, RunLogLine, RunLogList, RunQuery, RunReplay, RunState, RunSummary, TaskListInfo,
-    TaskListList, TypeRef, export_file_name,
+    BindingKind, BindingList, BindingRef, BindingVersion, ClockAdvance, ClockState, Divergence,
+    ExportedHistory, ExportedRun, Failing, FailureList, GuestFailureRecord, ImportAnswer,
+    ModuleLabel, ModuleList, ModuleRecord, Pin, PinnedDecider, Replay, ReplayReport, RunCount,
+    RunFailure, RunFailureList, RunFilter, RunImport, RunList, RunLogLine, RunLogList, RunQuery,
+    RunReplay, RunState, RunSummary, RunUpgrade, TaskListInfo, TaskListList, TypeRef,
+    UpgradePolicy, UpgradeQuery, UpgradeReport, export_file_name,
 };
 pub use crate::runtime::{GuestLimits, World};
 use crate::tenancy::sigv4;
@@ -301,6 +302,35 @@ impl Client {
         self.call(Method::POST, path, body).await
     }
 
+    /// Upgrades the open runs of decision task list `list` in `domain` pinned to modules
+    /// other than its binding's current one (see [`UpgradeQuery`]); answers what it did.
+    pub async fn upgrade(
+        &self,
+        domain: &str,
+        list: &str,
+        query: &UpgradeQuery,
+    ) -> Result<UpgradeReport, ClientError> {
+        let mut path = format!(
+            "{}/upgrade",
+            binding_path(domain, BindingKind::Decision, list)
+        );
+        let flags = [
+            ("dryRun", query.dry_run),
+            ("all", query.all),
+            ("force", query.force),
+        ];
+        let given: Vec<String> = flags
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(name, _)| format!("{name}=true"))
+            .collect();
+        if !given.is_empty() {
+            path = format!("{path}?{}", given.join("&"));
+        }
+        let body = Some(("application/json", b"{}".to_vec()));
+        self.call(Method::POST, path, body).await
+    }
+
     /// A binding's latest failures, oldest first.
     pub async fn failures(
         &self,
@@ -334,6 +364,22 @@ impl Client {
     pub async fn list_runs(&self, domain: &str, query: &RunQuery) -> Result<RunList, ClientError> {
         let query = serde_urlencoded::to_string(query).map_err(|e| self.protocol(e))?;
         let path = format!("/v1/domains/{}/runs?{query}", encode(domain));
+        self.call(Method::GET, path, None).await
+    }
+
+    /// The run `run_id` of `workflow_id` in `domain`, as the listing shows it.
+    pub async fn run_summary(
+        &self,
+        domain: &str,
+        workflow_id: &str,
+        run_id: &str,
+    ) -> Result<RunSummary, ClientError> {
+        let path = format!(
+            "/v1/domains/{}/workflows/{}/runs/{}",
+            encode(domain),
+            encode(workflow_id),
+            encode(run_id)
+        );
         self.call(Method::GET, path, None).await
     }
 

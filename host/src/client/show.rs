@@ -4,19 +4,14 @@ use serde_json::Value;
 
 use super::swf::attributes;
 use super::{
-    Binding, ClockState, GuestFailureRecord, ModuleRecord, RunFailure, RunLogLine, RunReplay,
-    Timestamp,
+    Binding, ClockState, GuestFailureRecord, ModuleRecord, PinnedDecider, RunFailure, RunLogLine,
+    RunReplay, RunUpgrade, Timestamp, UpgradeReport,
 };
 
 /// A module: `DIGEST  [NAME [VERSION]  ]WORLD  SIZE bytes  uploaded TIME`, then
 /// `  used by KIND NAME in DOMAIN, ...` when bindings use it.
 pub fn module(module: &ModuleRecord) -> String {
-    let label = match (&module.name, &module.version) {
-        (Some(name), Some(version)) => format!("{name} {version}  "),
-        (Some(name), None) => format!("{name}  "),
-        (None, Some(version)) => format!("version {version}  "),
-        (None, None) => String::new(),
-    };
+    let label = label(&module.name, &module.version).map_or_else(String::new, |l| l + "  ");
     let used_by = module
         .used_by
         .iter()
@@ -26,13 +21,106 @@ pub fn module(module: &ModuleRecord) -> String {
         true => String::new(),
         false => format!("  used by {}", used_by.join(", ")),
     };
+    let pinned = match module.pinned_runs {
+        0 => String::new(),
+        n => format!("  deciding {}", runs(n)),
+    };
     format!(
-        "{}  {label}{}  {} bytes  uploaded {}{used_by}",
+        "{}  {label}{}  {} bytes  uploaded {}{used_by}{pinned}",
         module.digest,
         module.world.name(),
         module.size,
         time(module.uploaded_at),
     )
+}
+
+/// A module's name and version label: `NAME VERSION`, `NAME` or `version VERSION`.
+fn label(name: &Option<String>, version: &Option<String>) -> Option<String> {
+    match (name, version) {
+        (Some(name), Some(version)) => Some(format!("{name} {version}")),
+        (Some(name), None) => Some(name.clone()),
+        (None, Some(version)) => Some(format!("version {version}")),
+        (None, None) => None,
+    }
+}
+
+/// `1 open run`, `2 open runs`.
+fn runs(n: u64) -> String {
+    format!("{n} open run{}", if n == 1 { "" } else { "s" })
+}
+
+/// A decision binding's versions, oldest first, one line each:
+/// `  v2 DIGEST  bound TIME  3 open runs pinned  (current)`.
+pub fn versions(binding: &Binding) -> Vec<String> {
+    binding
+        .versions
+        .iter()
+        .map(|version| {
+            let pinned = match version.pinned_runs {
+                Some(n) => format!("  {} pinned", runs(n)),
+                None => String::new(),
+            };
+            let current = match version.module == binding.module {
+                true => "  (current)",
+                false => "",
+            };
+            format!(
+                "  v{} {}  bound {}{pinned}{current}",
+                version.number,
+                version.module,
+                time(version.bound_at)
+            )
+        })
+        .collect()
+}
+
+/// What an upgrade did to a run: `moved WORKFLOW-ID RUN-ID  FROM -> TO  N decision tasks
+/// replayed`, or `kept  WORKFLOW-ID RUN-ID  on FROM: WHY`.
+pub fn upgrade(report: &UpgradeReport, run: &RunUpgrade) -> String {
+    let (from, to) = (short_digest(&run.from), short_digest(&report.module));
+    let head = format!("{} {}", run.workflow_id, run.run_id);
+    if run.moved {
+        let verb = if report.dry_run {
+            "would move"
+        } else {
+            "moved"
+        };
+        return format!(
+            "{verb} {head}  {from} -> {to}  {} decision tasks replayed",
+            run.decision_tasks
+        );
+    }
+    let why = match (&run.divergence, &run.reason) {
+        (Some(d), _) => format!(
+            "decision task started at event {}, its {} decision: {}",
+            d.started_event_id,
+            ordinal(d.decision + 1),
+            d.message
+        ),
+        (None, Some(reason)) => reason.clone(),
+        (None, None) => "unknown".into(),
+    };
+    let verb = if report.dry_run { "would keep" } else { "kept" };
+    format!("{verb} {head}  on {from}: {why}")
+}
+
+/// A run's decider: `decider NAME VERSION (DIGEST), pinned TIME[, moved from DIGEST]`.
+pub fn decider(decider: &PinnedDecider) -> String {
+    let label = label(&decider.name, &decider.version).map_or_else(String::new, |l| l + " ");
+    let moved = match &decider.pin.moved_from {
+        Some(from) => format!(", moved from {}", short_digest(from)),
+        None => String::new(),
+    };
+    format!(
+        "decider {label}({}), pinned {}{moved}",
+        decider.pin.module,
+        time(decider.pin.at)
+    )
+}
+
+/// A digest's first 12 hex digits, as lines too short for all 64 print it.
+fn short_digest(digest: &str) -> &str {
+    &digest[..digest.len().min(12)]
 }
 
 /// A binding: `KIND NAME in DOMAIN -> DIGEST  concurrency N, cpu N ms, memory N MiB, output N KiB`,
@@ -49,8 +137,12 @@ pub fn binding(binding: &Binding) -> String {
         Some(digest) => format!(", previously {digest}"),
         None => String::new(),
     };
+    let upgrade = match binding.upgrade.is_pinned() {
+        true => String::new(),
+        false => format!(", upgrade {}", binding.upgrade.name()),
+    };
     format!(
-        "{} {} in {} -> {}  concurrency {}, cpu {} ms, memory {} MiB, output {} KiB{http}{previous}",
+        "{} {} in {} -> {}  concurrency {}, cpu {} ms, memory {} MiB, output {} KiB{http}{previous}{upgrade}",
         binding.kind.name(),
         binding.name,
         binding.domain,

@@ -123,6 +123,7 @@ pub(crate) fn import_run(
             None => open_items(events),
         },
         imported: true,
+        pin: None,
     };
     for event in events {
         let json = serde_json::to_vec(event).map_err(StoreError::broken)?;

@@ -186,6 +186,7 @@ pub(crate) fn start_run(
         last_event_at: floor,
         open: OpenItems::default(),
         imported: false,
+        pin: None,
     };
     let config = &run.config;
     let started = attrs::WorkflowExecutionStarted {

@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 use crate::clock::Timestamp;
 
 use super::{
-    ChildPolicy, CloseStatus, Priority, TaskList, Timeout, TypeName, WorkflowExecution, WorkflowId,
+    ChildPolicy, CloseStatus, Pin, Priority, TaskList, Timeout, TypeName, WorkflowExecution,
+    WorkflowId,
 };
 
 /// A workflow run.
@@ -71,6 +72,10 @@ pub(crate) struct Run {
     /// is never given a task.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) imported: bool,
+    /// The Wasm decider module its decision tasks go to (see `model::pins`); none until one
+    /// completes a decision task of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) pin: Option<Pin>,
 }
 
 /// How many of a run's [`Item`]s of each kind are open.

@@ -6,6 +6,7 @@ pub(crate) mod decisions;
 mod domain;
 pub(crate) mod events;
 mod execution;
+mod pins;
 mod replay;
 mod rules;
 mod runs;
@@ -21,6 +22,9 @@ pub(crate) use domain::{Domain, DomainArn};
 pub(crate) use execution::{
     Activity, ActivityDue, Child, Closed, DecisionTask, ExecutionConfig, Item, ItemKind, Lambda,
     NextDecision, OpenCounts, OpenItems, Parent, Run, Slot, TaskState, Timer,
+};
+pub use pins::{
+    BindingVersion, Pin, PinnedDecider, RunUpgrade, UpgradePolicy, UpgradeQuery, UpgradeReport,
 };
 pub use replay::{Divergence, Replay, ReplayReport, RunReplay, TypeRef};
 pub(crate) use rules::{

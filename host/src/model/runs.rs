@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
 
-use super::TypeRef;
+use super::{PinnedDecider, TypeRef};
 
 /// Which runs a listing, count or batch picks: the query of `GET /v1/domains/{domain}/runs`.
 ///
@@ -50,6 +50,10 @@ pub struct RunFilter {
     /// Runs closed at or before this time; see `closedAfter`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub closed_before: Option<Timestamp>,
+    /// Runs pinned to this decider module: its digest, or its first 8 or more hex digits. Goes
+    /// with any other member (it is checked run by run, not in the index).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module: Option<String>,
 }
 
 /// Open or closed.
@@ -111,6 +115,9 @@ pub struct RunSummary {
     /// Whether the run was recorded elsewhere and imported (`weft import`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub imported: bool,
+    /// The Wasm decider module it is pinned to, if one decided it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decider: Option<PinnedDecider>,
 }
 
 /// The failure that makes a run failing.

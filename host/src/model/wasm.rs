@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 use crate::clock::Timestamp;
 use crate::runtime::{GuestLimits, World};
 
+use super::{BindingVersion, UpgradePolicy, UpgradeReport};
+
 /// An uploaded module. Its code is stored apart, under the same key.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -31,6 +33,13 @@ pub struct ModuleRecord {
     /// The bindings that run it, as `GET /v1/modules` answers; never stored.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub used_by: Vec<BindingRef>,
+    /// Open runs pinned to it, as `GET /v1/modules` answers; never stored.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pinned_runs: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A binding, by where it is: domain, kind and name.
@@ -131,9 +140,28 @@ pub struct Binding {
     /// The module it ran before it was last bound to another: what a rollback restores.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous_module: Option<String>,
+    /// Every module it has been bound to, each once, in the order first bound. Kept for
+    /// decision bindings, whose open runs stay pinned to older versions; a module deleted
+    /// leaves the list (the others keep their numbers). Empty in bindings stored before
+    /// versions were kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub versions: Vec<BindingVersion>,
+    /// What binding another module does to the open runs pinned to older versions (decision
+    /// bindings).
+    #[serde(default, skip_serializing_if = "UpgradePolicy::is_pinned")]
+    pub upgrade: UpgradePolicy,
+    /// What binding it to a new module did to open runs pinned to older ones, as `PUT` answers
+    /// when its policy moved any; never stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upgraded: Option<UpgradeReport>,
 }
 
 impl Binding {
+    /// The binding's version that is `module`.
+    pub fn version_of(&self, module: &str) -> Option<&BindingVersion> {
+        self.versions.iter().find(|v| v.module == module)
+    }
+
     /// The most tasks one binding may run at once.
     pub(crate) const MAX_CONCURRENCY: u32 = 64;
     /// How many tasks a binding runs at once when its `Bind` does not say.
@@ -207,6 +235,13 @@ pub struct Bind {
     /// default.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub http_hosts: Vec<String>,
+    /// What binding another module does to open runs pinned to older ones (decision bindings
+    /// only; `pinned` by default, or what the binding had).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upgrade: Option<UpgradePolicy>,
+    /// Allows `upgrade: all`, which moves runs unchecked.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub force: bool,
 }
 
 impl Bind {

@@ -191,6 +191,7 @@ mod tests {
                 name: None,
                 version: None,
                 used_by: Vec::new(),
+                pinned_runs: 0,
             })
             .collect()
     }

@@ -9,7 +9,7 @@ use crate::engine::{
 };
 use crate::fault::{Fault, Violations};
 use crate::model::{
-    Empty, NoneAllowed, TaskKind, TaskList, TypeName, WorkflowExecution, decisions,
+    Empty, NoneAllowed, Pin, TaskKind, TaskList, TypeName, WorkflowExecution, decisions,
 };
 use crate::store::{About, Page, Reads};
 
@@ -205,6 +205,29 @@ pub(crate) async fn respond_completed(
     ctx: &Ctx,
     input: RespondInput,
 ) -> Result<Empty, Fault> {
+    respond_completed_by(svc, ctx, input, None)
+        .await
+        .map(|_| Empty {})
+}
+
+/// How a decision task answered by a Wasm decider went.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Decided {
+    /// Its decisions were applied.
+    Applied,
+    /// The run is pinned to another module now (an upgrade moved it while the task was
+    /// decided): nothing was applied, and the task is still started, for that module.
+    Moved(String),
+}
+
+/// RespondDecisionTaskCompleted, with the Wasm decider module that decided, if one did: its
+/// answer is applied only while the run is pinned to it, and pins a run not pinned yet.
+pub(crate) async fn respond_completed_by(
+    svc: &Service,
+    ctx: &Ctx,
+    input: RespondInput,
+    decider: Option<String>,
+) -> Result<Decided, Fault> {
     let decisions = decisions::parse(input.decisions.unwrap_or_default())?;
     let mut v = Violations::default();
     if let Some(list) = &input.task_list {
@@ -225,24 +248,46 @@ pub(crate) async fn respond_completed(
     };
     let scope = ctx.scope.clone();
     let setup = svc.engine_for(ctx);
+    let by = decider.clone();
     let answered = svc
         .store
         .write_about(
             About::Run(task.run),
             move |tx| {
+                let decider = by;
                 let domain = task_domain(tx, &scope, task)?;
                 let run = started_decision(tx, domain.id, task)?;
-                Ok((domain, run))
+                let pinned = run.pin.as_ref().map(|pin| &pin.module);
+                if let (Some(pinned), Some(_)) = (pinned, &decider)
+                    && Some(pinned) != decider.as_ref()
+                {
+                    return Ok(Err(Decided::Moved(pinned.clone())));
+                }
+                Ok(Ok((domain, run)))
             },
-            move |tx, (domain, mut run)| {
+            move |tx, checked| {
+                let (domain, mut run) = match checked {
+                    Ok(checked) => checked,
+                    Err(moved) => return Ok(moved),
+                };
+                if let (None, Some(module)) = (&run.pin, decider) {
+                    let at = tx.now();
+                    run.pin = Some(Pin {
+                        module,
+                        at,
+                        moved_from: None,
+                    });
+                }
                 let mut eng = Engine::new(tx, domain.id, &setup);
                 complete_decision_task(&mut eng, &domain, &mut run, task, completion)?;
                 eng.finish()?;
-                Ok(Empty {})
+                Ok(Decided::Applied)
             },
         )
         .await;
     // Answered, or refused as no longer open: the task is held no more either way.
-    svc.idle.released(task);
+    if !matches!(answered, Ok(Decided::Moved(_))) {
+        svc.idle.released(task);
+    }
     answered
 }

@@ -13,6 +13,7 @@ pub(crate) mod imports;
 pub(crate) mod listings;
 pub(crate) mod modules;
 mod paging;
+pub(crate) mod pins;
 mod polling;
 pub(crate) mod replay;
 pub(crate) mod run_failures;
@@ -21,6 +22,7 @@ pub(crate) mod runs;
 pub(crate) mod stored_events;
 pub(crate) mod tags;
 pub(crate) mod types;
+pub(crate) mod upgrades;
 pub(crate) mod wasm;
 
 use std::sync::Arc;

@@ -7,6 +7,7 @@ use crate::store::Reads;
 use crate::tenancy::Quotas;
 
 use super::compiles::room;
+use super::pins::account_pinned_counts;
 use super::{Ctx, Service};
 
 /// The largest module accepted, in bytes.
@@ -80,6 +81,7 @@ pub(crate) async fn upload_module(
         name: label.name.clone(),
         version: label.version.clone(),
         used_by: Vec::new(),
+        pinned_runs: 0,
     };
     if dry_run {
         // Stored nowhere: its compiled code stays only if another account holds the module.
@@ -181,14 +183,16 @@ fn module_room(
     Ok(None)
 }
 
-/// The account's modules, by digest, each with the bindings that run it.
+/// The account's modules, by digest, each with the bindings that run it and the open runs
+/// pinned to it.
 pub(crate) async fn list_modules(svc: &Service, ctx: &Ctx) -> Result<Vec<ModuleRecord>, Fault> {
     let account = ctx.scope.account.clone();
     svc.store
-        .read(move |tx| {
+        .read_long(move |tx| {
             let mut modules = tx.modules(&account)?;
             let mut bindings = tx.bindings(None)?;
             bindings.retain(|(_, b)| b.account == account);
+            let pinned = account_pinned_counts(tx, &account)?;
             for module in &mut modules {
                 module.used_by = bindings
                     .iter()
@@ -200,13 +204,15 @@ pub(crate) async fn list_modules(svc: &Service, ctx: &Ctx) -> Result<Vec<ModuleR
                     })
                     .collect();
                 module.used_by.sort();
+                module.pinned_runs = pinned.get(&module.digest).copied().unwrap_or(0);
             }
             Ok(modules)
         })
         .await
 }
 
-/// Deletes a module no binding uses.
+/// Deletes a module no binding uses and no open run is pinned to; the bindings that had it as
+/// an older version forget it.
 pub(crate) async fn delete_module(svc: &Service, ctx: &Ctx, digest: String) -> Result<(), Fault> {
     let account = ctx.scope.account.clone();
     let (kept_elsewhere, unloaded) = svc
@@ -214,10 +220,11 @@ pub(crate) async fn delete_module(svc: &Service, ctx: &Ctx, digest: String) -> R
         .write(
             move |tx| {
                 let digest = find_module(tx, &account, &digest)?.digest;
-                let users: Vec<String> = tx
-                    .bindings(None)?
-                    .into_iter()
-                    .filter(|(_, b)| b.account == account && b.module == digest)
+                let mut bindings = tx.bindings(None)?;
+                bindings.retain(|(_, b)| b.account == account);
+                let users: Vec<String> = bindings
+                    .iter()
+                    .filter(|(_, b)| b.module == digest)
                     .map(|(_, b)| format!("{} {} {}", b.domain, b.kind.name(), b.name))
                     .collect();
                 if !users.is_empty() {
@@ -226,9 +233,22 @@ pub(crate) async fn delete_module(svc: &Service, ctx: &Ctx, digest: String) -> R
                         users.join(", ")
                     )));
                 }
-                Ok((account, digest))
+                let pinned = account_pinned_counts(tx, &account)?;
+                if let Some(runs) = pinned.get(&digest) {
+                    return Err(Fault::InUse(format!(
+                        "Module {digest} decides {runs} open run{}, pinned to it: it can be \
+                         deleted once they close, or an upgrade moves them",
+                        if *runs == 1 { "" } else { "s" }
+                    )));
+                }
+                bindings.retain(|(_, b)| b.version_of(&digest).is_some());
+                Ok((account, digest, bindings))
             },
-            |tx, (account, digest)| {
+            |tx, (account, digest, bindings)| {
+                for (domain, mut binding) in bindings {
+                    binding.versions.retain(|v| v.module != digest);
+                    tx.put_binding(domain, &binding)?;
+                }
                 tx.delete_module(&account, &digest)?;
                 Ok((tx.module_held(&digest)?, digest))
             },
@@ -291,6 +311,7 @@ mod tests {
             name: None,
             version: None,
             used_by: Vec::new(),
+            pinned_runs: 0,
         }
     }
 

@@ -73,18 +73,8 @@ pub(crate) async fn replay(
         .run(&ctx.tenant, move || runtime.load(&code))
         .await?
         .map_err(|e| Fault::Validation(format!("Invalid module: {e}")))?;
-    let call = Call {
-        label: format!("replay {}", &module.digest[..12]).into(),
-        limits: ctx.tenant.clamp(GuestLimits::default()),
-        share: ctx.tenant.instances.clone(),
-        http_hosts: Arc::from([]),
-        tap: None,
-    };
-    let mut budget = Budget {
-        total: Duration::from_millis(ctx.tenant.quotas.replay_cpu_ms),
-        left: Duration::from_millis(ctx.tenant.quotas.replay_cpu_ms),
-        tasks: 0,
-    };
+    let call = replay_call(ctx, &module);
+    let mut budget = Budget::of(ctx);
     let mut replayed = Vec::with_capacity(runs.len());
     for run in runs {
         let seq = run.seq;
@@ -98,9 +88,21 @@ pub(crate) async fn replay(
     Ok(ReplayReport { runs: replayed })
 }
 
+/// The call a replay of `module` makes for `ctx`'s tenant: the default limits within its
+/// quotas, and no outgoing HTTP.
+pub(super) fn replay_call(ctx: &Ctx, module: &Module) -> Call {
+    Call {
+        label: format!("replay {}", &module.digest[..12]).into(),
+        limits: ctx.tenant.clamp(GuestLimits::default()),
+        share: ctx.tenant.instances.clone(),
+        http_hosts: Arc::from([]),
+        tap: None,
+    }
+}
+
 /// The decider time one replay may still spend: each call may take no more than is left, and
 /// takes away what it ran.
-struct Budget {
+pub(super) struct Budget {
     total: Duration,
     left: Duration,
     /// Decision tasks replayed so far, for the message when it runs out.
@@ -108,6 +110,16 @@ struct Budget {
 }
 
 impl Budget {
+    /// A budget of the tenant's `replay_cpu_ms`.
+    pub(super) fn of(ctx: &Ctx) -> Budget {
+        let total = Duration::from_millis(ctx.tenant.quotas.replay_cpu_ms);
+        Budget {
+            total,
+            left: total,
+            tasks: 0,
+        }
+    }
+
     /// `call`, allowed no more CPU than is left; and whether that is less than its own limit.
     fn limit(&self, call: &Call) -> (Call, bool) {
         let left = u64::try_from(self.left.as_millis()).unwrap_or(u64::MAX);
@@ -130,7 +142,7 @@ impl Budget {
 
 /// Replays `module` over the history `events` of `run`, up to the first divergence, within
 /// `budget`; `strict` compares every attribute.
-async fn replay_run(
+pub(super) async fn replay_run(
     svc: &Service,
     module: &Module,
     call: &Call,

@@ -1,4 +1,5 @@
-//! Weft's run listing (`GET /v1/domains/{domain}/runs` and `.../runs/count`): a domain's runs,
+//! Weft's run listing (`GET /v1/domains/{domain}/runs`, `.../runs/count` and one run's
+//! `.../workflows/{workflowId}/runs/{runId}`): a domain's runs,
 //! open and closed together, newest start first, each open one marked when it is failing; and
 //! the open runs a batch action picks.
 //!
@@ -12,11 +13,12 @@ use crate::clock::Timestamp;
 use crate::fault::{Fault, echo};
 use crate::model::events::{Cause, Event, HistoryEvent};
 use crate::model::{
-    BindingKind, CloseStatus, Failing, Run, RunFilter, RunList, RunQuery, RunState, RunSummary,
-    TypeRef,
+    BindingKind, CloseStatus, Failing, ModuleRecord, PinnedDecider, Run, RunFilter, RunId, RunList,
+    RunQuery, RunState, RunSummary, TypeRef, WorkflowId,
 };
 use crate::store::{Cursor, Filter, Listing, Reads, StoreError};
 
+use super::executions::existing_run;
 use super::{Ctx, Service, known_domain};
 
 /// Runs per page unless the query says.
@@ -27,11 +29,17 @@ const MAX_LIMIT: u32 = 1000;
 /// reach its last decision and activity outcomes in all but the busiest histories.
 const TAIL_EVENTS: usize = 64;
 
+/// The most runs one page of a listing filtered by module looks at: a module few runs are
+/// pinned to gives pages with fewer runs (and a token to go on) rather than one long read.
+const MAX_EXAMINED: usize = 10_000;
+
 /// A [`RunFilter`] checked, as the store reads it.
 struct Plan {
     listings: &'static [Listing],
     close_status: Option<CloseStatus>,
     range: (Timestamp, Timestamp),
+    /// The digest (or its start) of the module picked runs are pinned to: checked run by run.
+    module: Option<String>,
 }
 
 impl Plan {
@@ -97,11 +105,47 @@ impl Plan {
                 "The time range ends before it starts".into(),
             ));
         }
+        let module = filter.module.as_deref().map(module_prefix).transpose()?;
         Ok(Plan {
             listings,
             close_status,
             range,
+            module,
         })
+    }
+
+    /// Whether `run`, read from the index, is one the filter picks: pinned to its module.
+    fn picks(&self, run: &Run) -> bool {
+        self.module.as_deref().is_none_or(|module| {
+            run.pin
+                .as_ref()
+                .is_some_and(|pin| pin.module.starts_with(module))
+        })
+    }
+
+    /// A page of the runs of `domain` in the listings read, from `cursor`, in the cursor's
+    /// order; and whether more follow.
+    fn page(
+        &self,
+        tx: &dyn Reads,
+        domain: u64,
+        index: &Filter<'_>,
+        cursor: Cursor<(i64, u64)>,
+    ) -> Result<(Vec<Run>, bool), StoreError> {
+        let mut runs = Vec::new();
+        let mut more = false;
+        for &listing in self.listings {
+            let page = tx.listed_runs(domain, listing, index, self.range, cursor)?;
+            more |= page.more;
+            runs.extend(page.items);
+        }
+        runs.sort_by_key(|r| self.position(r));
+        if cursor.reverse {
+            runs.reverse();
+        }
+        more |= runs.len() > cursor.limit;
+        runs.truncate(cursor.limit);
+        Ok((runs, more))
     }
 
     /// Where `run` stands in the listings read: its (time, seq), the time being its close
@@ -159,30 +203,15 @@ pub(crate) async fn list_runs(
         .store
         .read(move |tx| {
             let domain = known_domain(tx, &scope, &name)?;
-            let filter = plan.filter(&filter);
-            let mut runs = Vec::new();
-            let mut more = false;
-            for &listing in plan.listings {
-                let page = tx.listed_runs(domain.id, listing, &filter, plan.range, cursor)?;
-                more |= page.more;
-                runs.extend(page.items);
-            }
-            runs.sort_by_key(|r| plan.position(r));
-            if cursor.reverse {
-                runs.reverse();
-            }
-            more |= runs.len() > cursor.limit;
-            runs.truncate(cursor.limit);
+            let index = plan.filter(&filter);
+            let (runs, last) = picked_page(tx, domain.id, &plan, &index, cursor)?;
             let guest = decision_failures(tx, domain.id)?;
+            let mut modules = Modules::default();
             let summaries = runs
                 .iter()
-                .map(|run| summary(tx, run, &guest))
+                .map(|run| summary(tx, run, &guest, &mut modules))
                 .collect::<Result<Vec<_>, StoreError>>()?;
-            let last = runs.last().map(|r| {
-                let (time, seq) = plan.position(r);
-                (time.as_millis(), seq)
-            });
-            Ok::<_, Fault>((summaries, last.filter(|_| more)))
+            Ok::<_, Fault>((summaries, last))
         })
         .await?;
     Ok(RunList {
@@ -191,7 +220,57 @@ pub(crate) async fn list_runs(
     })
 }
 
-/// How many runs `filter` picks in `domain`, counted in the index.
+/// The run `run_id` of `workflow_id` in `domain`, as the listing shows it.
+pub(crate) async fn run_summary(
+    svc: &Service,
+    ctx: &Ctx,
+    domain: String,
+    workflow_id: WorkflowId,
+    run_id: RunId,
+) -> Result<RunSummary, Fault> {
+    let scope = ctx.scope.clone();
+    svc.store
+        .read(move |tx| {
+            let (domain, run) = existing_run(tx, &scope, &domain, &workflow_id, &run_id)?;
+            let guest = decision_failures(tx, domain)?;
+            Ok(summary(tx, &run, &guest, &mut Modules::default())?)
+        })
+        .await
+}
+
+/// Up to `cursor.limit` runs of `domain` that `plan` picks, from `cursor`; and, if more may
+/// follow, the position the next page starts after.
+fn picked_page(
+    tx: &dyn Reads,
+    domain: u64,
+    plan: &Plan,
+    index: &Filter<'_>,
+    mut cursor: Cursor<(i64, u64)>,
+) -> Result<(Vec<Run>, Option<(i64, u64)>), StoreError> {
+    let mut picked = Vec::new();
+    let mut examined = 0;
+    loop {
+        let (page, more) = plan.page(tx, domain, index, cursor)?;
+        let read = page.len();
+        for (i, run) in page.into_iter().enumerate() {
+            let (time, seq) = plan.position(&run);
+            cursor.after = Some((time.as_millis(), seq));
+            examined += 1;
+            if plan.picks(&run) {
+                picked.push(run);
+            }
+            let rest = more || i + 1 < read;
+            if picked.len() == cursor.limit || examined >= MAX_EXAMINED {
+                return Ok((picked, cursor.after.filter(|_| rest)));
+            }
+        }
+        if !more {
+            return Ok((picked, None));
+        }
+    }
+}
+
+/// How many runs `filter` picks in `domain`, counted in the index (or, by module, run by run).
 pub(crate) async fn count_runs(
     svc: &Service,
     ctx: &Ctx,
@@ -205,10 +284,28 @@ pub(crate) async fn count_runs(
             let domain = known_domain(tx, &scope, &domain)?;
             let index = plan.filter(&filter);
             let mut count = 0;
-            for &listing in plan.listings {
-                count += tx.count_listed(domain.id, listing, &index, plan.range)?;
+            if plan.module.is_none() {
+                for &listing in plan.listings {
+                    count += tx.count_listed(domain.id, listing, &index, plan.range)?;
+                }
+                return Ok(count);
             }
-            Ok(count)
+            let mut cursor = Cursor {
+                after: None,
+                reverse: true,
+                limit: MAX_LIMIT as usize,
+            };
+            loop {
+                let (page, more) = plan.page(tx, domain.id, &index, cursor)?;
+                cursor.after = page.last().map(|r| {
+                    let (time, seq) = plan.position(r);
+                    (time.as_millis(), seq)
+                });
+                count += page.iter().filter(|r| plan.picks(r)).count() as u64;
+                if !more {
+                    return Ok(count);
+                }
+            }
         })
         .await
 }
@@ -242,7 +339,7 @@ pub(crate) async fn open_runs(
             loop {
                 let page = tx.listed_runs(domain.id, Listing::Open, &index, plan.range, cursor)?;
                 cursor.after = page.items.last().map(|r| (r.started_at.as_millis(), r.seq));
-                runs.extend(page.items.into_iter().map(|r| {
+                runs.extend(page.items.into_iter().filter(|r| plan.picks(r)).map(|r| {
                     let e = r.execution;
                     (e.workflow_id.to_string(), e.run_id.to_string())
                 }));
@@ -283,7 +380,52 @@ fn decision_failures(tx: &dyn Reads, domain: u64) -> Result<DecisionFailures, St
     Ok(latest)
 }
 
-fn summary(tx: &dyn Reads, run: &Run, guest: &DecisionFailures) -> Result<RunSummary, StoreError> {
+/// The modules a listing has read, by digest: many runs are pinned to few modules.
+type Modules = HashMap<String, Option<ModuleRecord>>;
+
+/// `module` as a filter: a digest, or its first 8 or more hex digits.
+fn module_prefix(module: &str) -> Result<String, Fault> {
+    let hex = module.chars().all(|c| c.is_ascii_hexdigit());
+    if !hex || !(8..=64).contains(&module.len()) {
+        return Err(Fault::Validation(format!(
+            "Invalid module '{}': give a module's digest, or its first 8 or more hex digits",
+            echo(module)
+        )));
+    }
+    Ok(module.to_ascii_lowercase())
+}
+
+/// The pin of `run` with its module's name and version label (read once per listing).
+fn decider(
+    tx: &dyn Reads,
+    run: &Run,
+    modules: &mut Modules,
+) -> Result<Option<PinnedDecider>, StoreError> {
+    let Some(pin) = &run.pin else {
+        return Ok(None);
+    };
+    let record = match modules.get(&pin.module) {
+        Some(record) => record.clone(),
+        None => {
+            let record = tx.module(&run.account, &pin.module)?;
+            modules.insert(pin.module.clone(), record.clone());
+            record
+        }
+    };
+    let (name, version) = record.map_or((None, None), |m| (m.name, m.version));
+    Ok(Some(PinnedDecider {
+        pin: pin.clone(),
+        name,
+        version,
+    }))
+}
+
+fn summary(
+    tx: &dyn Reads,
+    run: &Run,
+    guest: &DecisionFailures,
+    modules: &mut Modules,
+) -> Result<RunSummary, StoreError> {
     let failing = match run.closed {
         Some(_) => None,
         None => failing(tx, run, guest)?,
@@ -304,6 +446,7 @@ fn summary(tx: &dyn Reads, run: &Run, guest: &DecisionFailures) -> Result<RunSum
         cancel_requested: run.cancel_requested && run.closed.is_none(),
         failing,
         imported: run.imported,
+        decider: decider(tx, run, modules)?,
     })
 }
 

@@ -2,13 +2,19 @@
 //! lists and function names, roll a binding back, read what their guests failed. Every change is
 //! committed by the writer like any SWF change, and the in-process workers follow the bindings.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
+use crate::clock::Timestamp;
 use crate::fault::{Fault, echo};
-use crate::model::{Bind, BindLimits, Binding, BindingKind, GuestFailureRecord, TaskListInfo};
+use crate::model::{
+    Bind, BindLimits, Binding, BindingKind, BindingVersion, GuestFailureRecord, TaskListInfo,
+    UpgradePolicy,
+};
 use crate::runtime::{self, GuestLimits};
 
 use super::modules::find_module;
+use super::pins::pinned_counts;
+use super::upgrades;
 use super::{Ctx, Service, known_domain};
 
 impl BindLimits {
@@ -65,6 +71,22 @@ pub(crate) fn check_bind(
             )));
         }
     }
+    match input.upgrade {
+        Some(policy) if kind != BindingKind::Decision && !policy.is_pinned() => {
+            return Err(Fault::Validation(format!(
+                "upgrade is for decision bindings only: a {} binding's tasks are not pinned",
+                kind.name()
+            )));
+        }
+        Some(UpgradePolicy::All) if !input.force => {
+            return Err(Fault::Validation(
+                "upgrade all moves every open run to a new module without replaying it first; \
+                 it is for emergencies: give force to mean it"
+                    .into(),
+            ));
+        }
+        _ => {}
+    }
     let concurrency = input.concurrency.unwrap_or(Binding::DEFAULT_CONCURRENCY);
     if !(1..=Binding::MAX_CONCURRENCY).contains(&concurrency) {
         return Err(Fault::Validation(format!(
@@ -108,6 +130,7 @@ pub(crate) async fn bind(
                         a(kind.world().name())
                     )));
                 }
+                let existing = tx.binding(domain.id, kind, &name)?;
                 let binding = Binding {
                     account: scope.account.clone(),
                     region: scope.region.clone(),
@@ -120,19 +143,26 @@ pub(crate) async fn bind(
                     http_hosts: input.http_hosts,
                     created_at: now,
                     previous_module: None,
+                    versions: Vec::new(),
+                    upgrade: input
+                        .upgrade
+                        .or(existing.as_ref().map(|e| e.upgrade))
+                        .unwrap_or_default(),
+                    upgraded: None,
                 };
-                // The same binding again changes nothing: its workers keep running, and it
-                // keeps its time, by which `weft apply` sees that nothing changed.
-                let existing = tx.binding(domain.id, kind, &binding.name)?;
-                // Another module remembers the one it replaces, for a rollback.
+                // Another module remembers the one it replaces, for a rollback, and is a
+                // version of the binding from now on.
                 let binding = Binding {
                     previous_module: match &existing {
                         Some(e) if e.module != binding.module => Some(e.module.clone()),
                         Some(e) => e.previous_module.clone(),
                         None => None,
                     },
+                    versions: versions_with(existing.as_ref(), &binding.module, now),
                     ..binding
                 };
+                // The same binding again changes nothing: its workers keep running, and it
+                // keeps its time, by which `weft apply` sees that nothing changed.
                 let same = existing.filter(|e| {
                     Binding {
                         created_at: now,
@@ -150,11 +180,48 @@ pub(crate) async fn bind(
             },
         )
         .await?;
-    let (binding, changed) = binding;
+    let (mut binding, changed) = binding;
     if changed {
         svc.bindings_changed.send_replace(());
     }
+    // A new module moves the open runs pinned to older ones as the binding's policy says.
+    let upgrade = match binding.upgrade {
+        UpgradePolicy::Pinned => None,
+        UpgradePolicy::Replay => Some(false),
+        UpgradePolicy::All => Some(true),
+    };
+    if let Some(all) = upgrade.filter(|_| changed && kind == BindingKind::Decision) {
+        let (domain, name) = (binding.domain.clone(), binding.name.clone());
+        let report = upgrades::upgrade(svc, ctx, domain, name, false, all).await?;
+        binding.upgraded = Some(report);
+    }
     Ok(binding)
+}
+
+/// The versions of a binding that `existing` was (if it was one) once bound to `module` at
+/// `now`: `module` is added if it is new to them. A binding stored before versions were kept
+/// starts them with the module it had.
+fn versions_with(existing: Option<&Binding>, module: &str, now: Timestamp) -> Vec<BindingVersion> {
+    let mut versions = match existing {
+        Some(e) if e.versions.is_empty() => vec![BindingVersion {
+            number: 1,
+            module: e.module.clone(),
+            bound_at: e.created_at,
+            pinned_runs: None,
+        }],
+        Some(e) => e.versions.clone(),
+        None => Vec::new(),
+    };
+    if !versions.iter().any(|v| v.module == module) {
+        let last = versions.iter().map(|v| v.number).max().unwrap_or(0);
+        versions.push(BindingVersion {
+            number: last + 1,
+            module: module.to_owned(),
+            bound_at: now,
+            pinned_runs: None,
+        });
+    }
+    versions
 }
 
 /// Binds `kind` `name` in `domain` to the module it ran before its module last changed, with
@@ -220,13 +287,32 @@ pub(crate) async fn list_bindings(
     svc.store
         .read(move |tx| {
             let domain = known_domain(tx, &scope, &domain)?;
-            Ok(tx
-                .bindings(Some(domain.id))?
+            let bindings = tx.bindings(Some(domain.id))?;
+            let decides = bindings
+                .iter()
+                .any(|(_, b)| b.kind == BindingKind::Decision);
+            let pinned = match decides {
+                true => pinned_counts(tx, domain.id)?,
+                false => Default::default(),
+            };
+            Ok(bindings
                 .into_iter()
-                .map(|(_, b)| b)
+                .map(|(_, b)| with_pinned_runs(b, &pinned))
                 .collect())
         })
         .await
+}
+
+/// `binding` with, for a decision binding, each version's count of open runs pinned to it
+/// (`pinned`, by module).
+fn with_pinned_runs(mut binding: Binding, pinned: &HashMap<String, u64>) -> Binding {
+    if binding.kind == BindingKind::Decision {
+        binding.versions = versions_with(Some(&binding), &binding.module, binding.created_at);
+        for version in &mut binding.versions {
+            version.pinned_runs = Some(pinned.get(&version.module).copied().unwrap_or(0));
+        }
+    }
+    binding
 }
 
 /// The task lists of a domain that have tasks waiting, polls waiting (at this node) or a

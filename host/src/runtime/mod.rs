@@ -223,6 +223,11 @@ impl Runtime {
         Ok(module)
     }
 
+    /// The module `digest`, if it is loaded.
+    pub(crate) fn loaded(&self, digest: &str) -> Option<Arc<Module>> {
+        self.lock().get(digest).cloned()
+    }
+
     /// Forgets a loaded module (its cached code stays until the module is deleted).
     pub(crate) fn unload(&self, digest: &str) {
         self.lock().remove(digest);

@@ -6,6 +6,10 @@
 //! change (a fixed module bound to the list takes over the held task), for as long as the task's
 //! start-to-close timeout leaves. Nothing of this is in the history, as nothing of a crashed
 //! SWF decider's retries is: the task completes when an attempt succeeds, or times out.
+//!
+//! Each attempt is decided by the module the run is pinned to (`model::pins`), or, on a run not
+//! pinned yet, by the module bound now, which its answer then pins the run to. A run an upgrade
+//! moves while its task is decided has the answer refused and decided again by its new module.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,15 +18,19 @@ use serde_json::Value;
 use tokio::sync::watch;
 use tracing::Instrument as _;
 
+use crate::api;
 use crate::api::op::{PollForDecisionTask, RespondDecisionTaskCompleted};
 use crate::clock::Timestamp;
 use crate::fault::Fault;
 use crate::fault::decode;
 use crate::model::WorkflowExecution;
-use crate::ops::decision_tasks::{DecisionTaskOutput, PollInput, RespondInput};
+use crate::ops::decision_tasks::{
+    Decided, DecisionTaskOutput, PollInput, RespondInput, respond_completed_by,
+};
+use crate::ops::pins::task_pin;
 use crate::runtime::Module;
 
-use super::{Worker, bound_module, refused};
+use super::{Worker, bound_module, load_module, refused};
 
 /// Polls the binding's decision task list and serves the task that comes, if one does: at once,
 /// or, on a run the decider keeps failing on, after its pause, holding the task meanwhile.
@@ -53,17 +61,14 @@ pub(super) async fn serve_one(
     };
     let run_id = held.execution.run_id.to_string();
     let span = worker.task_span(&held.execution, None);
-    let module = worker.module_now().await;
     let paused = worker.backoff.paused(&run_id, Instant::now());
     if paused
         || matches!(
-            attempt(worker, &module, &held, 1)
-                .instrument(span.clone())
-                .await?,
+            attempt(worker, &held, 1).instrument(span.clone()).await?,
             Attempt::Failed
         )
     {
-        let held = hold(worker.clone(), held, module);
+        let held = hold(worker.clone(), held);
         tokio::spawn(held.instrument(span));
     }
     Ok(())
@@ -87,16 +92,57 @@ enum Attempt {
     Done,
     /// It failed: the task is still held.
     Failed,
+    /// The run was moved to another module meanwhile: the task is still held, for it.
+    Moved,
+}
+
+/// How many times one attempt decides again for a run moved meanwhile: upgrades are rare.
+const MOVES: u32 = 3;
+
+/// Runs the run's decider on the held task and answers the task with its decisions.
+async fn attempt(worker: &Worker, held: &Held, number: u32) -> Result<Attempt, Fault> {
+    tracing::Span::current().record("attempt", number);
+    for _ in 0..MOVES {
+        let module = match decider(worker, &held.token).await? {
+            Ok(module) => module,
+            Err(reason) => {
+                worker
+                    .backoff
+                    .failed(held.execution.run_id.as_str(), Instant::now());
+                worker
+                    .failed(&held.execution, held.name.clone(), reason, &[])
+                    .await;
+                return Ok(Attempt::Failed);
+            }
+        };
+        match decide(worker, &module, held).await? {
+            Attempt::Moved => continue,
+            settled => return Ok(settled),
+        }
+    }
+    Ok(Attempt::Failed)
+}
+
+/// The module to decide the task `token` with: the one its run is pinned to, else the one bound
+/// now; or why the pinned one cannot be loaded.
+async fn decider(worker: &Worker, token: &str) -> Result<Result<Arc<Module>, String>, Fault> {
+    let Some(pin) = task_pin(&worker.svc, token).await? else {
+        return Ok(Ok(worker.module_now().await));
+    };
+    if pin.module == worker.module.digest {
+        return Ok(Ok(worker.module.clone()));
+    }
+    let loaded = load_module(&worker.svc, &worker.binding.account, &pin.module).await;
+    Ok(loaded.map_err(|e| {
+        format!(
+            "the run's decider, module {}, cannot be loaded: {e}",
+            pin.module
+        )
+    }))
 }
 
 /// Runs `module` on the held task and answers the task with its decisions.
-async fn attempt(
-    worker: &Worker,
-    module: &Module,
-    held: &Held,
-    number: u32,
-) -> Result<Attempt, Fault> {
-    tracing::Span::current().record("attempt", number);
+async fn decide(worker: &Worker, module: &Module, held: &Held) -> Result<Attempt, Fault> {
     let run_id = held.execution.run_id.as_str();
     let (runtime, metrics) = (&worker.svc.runtime, &worker.svc.engine.metrics.own);
     let invalid = |_: &String| metrics.guest_failed(&worker.labels, "invalid");
@@ -120,11 +166,19 @@ async fn attempt(
             return Ok(Attempt::Failed);
         }
     };
-    match worker.call::<RespondDecisionTaskCompleted>(response).await {
-        Ok(_) => {
+    let answered = match api::admit::<RespondDecisionTaskCompleted>(&worker.ctx, response) {
+        Ok(input) => {
+            let by = Some(module.digest.clone());
+            respond_completed_by(&worker.svc, &worker.ctx, input, by).await
+        }
+        Err(fault) => Err(fault),
+    };
+    match answered {
+        Ok(Decided::Applied) => {
             worker.backoff.succeeded(run_id);
             Ok(Attempt::Done)
         }
+        Ok(Decided::Moved(_)) => Ok(Attempt::Moved),
         Err(fault @ Fault::Internal(_)) => Err(fault),
         // The task timed out meanwhile: its token is dead, and a new task is scheduled.
         Err(Fault::UnknownResource(_)) => Ok(Attempt::Done),
@@ -141,9 +195,10 @@ async fn attempt(
 }
 
 /// Holds a task the decider failed on: runs the decider again once the run's pause is over, or
-/// at once when the bindings change (with the module bound to the list then), until an attempt
-/// succeeds, the task's timeout comes, or the list is no longer bound.
-async fn hold(worker: Arc<Worker>, held: Held, mut module: Arc<Module>) {
+/// at once when the bindings change (with the module bound to the list then, unless the run is
+/// pinned) or an upgrade moves runs, until an attempt succeeds, the task's timeout comes, or the
+/// list is no longer bound.
+async fn hold(worker: Arc<Worker>, held: Held) {
     let svc = &worker.svc;
     let mut changed = svc.bindings_changed.subscribe();
     changed.mark_unchanged();
@@ -155,12 +210,8 @@ async fn hold(worker: Arc<Worker>, held: Held, mut module: Arc<Module>) {
         tokio::select! {
             _ = tokio::time::sleep(pause) => {}
             changed = changed.changed() => {
-                if changed.is_err() {
+                if changed.is_err() || bound_module(&worker).await.is_none() {
                     return;
-                }
-                match bound_module(&worker).await {
-                    Some(bound) => module = bound,
-                    None => return,
                 }
             }
         }
@@ -168,8 +219,8 @@ async fn hold(worker: Arc<Worker>, held: Held, mut module: Arc<Module>) {
             return;
         }
         tries += 1;
-        match attempt(&worker, &module, &held, tries).await {
-            Ok(Attempt::Failed) => continue,
+        match attempt(&worker, &held, tries).await {
+            Ok(Attempt::Failed | Attempt::Moved) => continue,
             Ok(Attempt::Done) => return,
             Err(fault) => {
                 tracing::warn!(guest = &*worker.call.label, "in-process worker: {fault}");

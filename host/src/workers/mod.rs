@@ -134,7 +134,15 @@ async fn follow(
 
 /// The module a binding names, loaded (from the compiled-code cache when it is there).
 async fn load(svc: &Service, binding: &Binding) -> Result<Arc<Module>, String> {
-    let (account, digest) = (binding.account.clone(), binding.module.clone());
+    load_module(svc, &binding.account, &binding.module).await
+}
+
+/// The module `digest` of `account`, loaded (from the compiled-code cache when it is there).
+async fn load_module(svc: &Service, account: &str, digest: &str) -> Result<Arc<Module>, String> {
+    if let Some(loaded) = svc.runtime.loaded(digest) {
+        return Ok(loaded);
+    }
+    let (account, digest) = (account.to_owned(), digest.to_owned());
     let code = svc
         .store
         .read_long(move |tx| tx.module_code(&account, &digest))

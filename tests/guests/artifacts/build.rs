@@ -17,6 +17,9 @@ fn main() {
             "one-activity-decider",
             "escape-activity",
             "backdoor-function",
+            "steps-decider",
+            "steps-decider-v2",
+            "steps-decider-v3",
         ],
         // The misbehaviours the hostile guests include by path.
         &["tests/guests/misbehave.rs"],

@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use weft_host::client::manifest::{ActivitySpec, FILE_NAME, Manifest, ModuleSpec, WorkflowSpec};
 use weft_host::client::{
-    Binding, BindingKind, Client, ClientError, GuestLimits, ModuleLabel, ModuleRecord, World,
+    Bind, Binding, BindingKind, Client, ClientError, GuestLimits, ModuleLabel, ModuleRecord, World,
     module_digest,
 };
 
@@ -34,8 +34,8 @@ pub(crate) struct ApplyArgs {
     /// the types it runs.
     #[arg(long, requires = "verify")]
     strict: bool,
-    /// Bind even if the replay diverges.
-    #[arg(long, requires = "verify")]
+    /// Bind even if the replay diverges; allow `upgrade = "all"`.
+    #[arg(long)]
     force: bool,
     /// Print what would change, and change nothing.
     #[arg(long)]
@@ -367,7 +367,11 @@ async fn refusal(
             kind.world().name(),
         )));
     }
-    let bind = Tuning::of(spec).bind(digest);
+    // Whether `upgrade = "all"` has its --force is the bind's to say, with the flags.
+    let bind = Bind {
+        force: true,
+        ..Tuning::of(spec).bind(digest)
+    };
     match client.check_bind(domain, kind, name, &bind).await {
         Ok(()) => Ok(None),
         Err(ClientError::Refused { message, .. }) => Ok(Some(format!(
@@ -440,10 +444,18 @@ async fn bind_module(
             anyhow::bail!("not bound: in {file}, {why} (--force binds it anyway)");
         }
     }
-    let bind = Tuning::of(&deploy.spec).bind(&module.digest);
+    let bind = Bind {
+        force: args.force,
+        ..Tuning::of(&deploy.spec).bind(&module.digest)
+    };
     let binding = client
         .bind(domain, deploy.kind, &deploy.name, &bind)
         .await?;
+    if let Some(report) = &binding.upgraded {
+        for run in &report.runs {
+            eprintln!("{}", weft_host::client::show::upgrade(report, run));
+        }
+    }
     Ok(Step {
         done: "bound".into(),
         what: format!("{} -> {}", deploy.what, &binding.module[..12]),
@@ -479,4 +491,7 @@ fn matches(binding: &Binding, spec: &ModuleSpec, digest: &str) -> bool {
         && limits.memory_bytes == bind.limits.memory_bytes.unwrap_or(defaults.memory_bytes)
         && limits.output_bytes == bind.limits.output_bytes.unwrap_or(defaults.output_bytes)
         && binding.http_hosts == bind.http_hosts
+        && bind
+            .upgrade
+            .is_none_or(|upgrade| upgrade == binding.upgrade)
 }

@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 use clap::{Args, Subcommand};
 use serde_json::json;
 use weft_host::client::{
-    Bind, BindingKind, BindingList, Client, ClientError, FailureList, Limits, ModuleLabel,
-    ModuleList, ModuleRecord, Replay, ReplayReport, TypeRef, show,
+    Bind, Binding, BindingKind, BindingList, Client, ClientError, FailureList, Limits, ModuleLabel,
+    ModuleList, ModuleRecord, Replay, ReplayReport, TypeRef, UpgradePolicy, UpgradeQuery,
+    UpgradeReport, show,
 };
 
 use weft_host::client::manifest::ModuleSpec;
@@ -137,6 +138,23 @@ pub(crate) struct Tuning {
     /// or `host:port`); repeat for more hosts. None by default.
     #[arg(long = "allow-http", value_name = "HOST")]
     allow_http: Vec<String>,
+    /// What binding a new decider does to the open runs pinned to older ones: `pinned` (they
+    /// stay; the default), `replay` (those whose histories it replays as recorded move to it)
+    /// or `all` (all move, unchecked; needs --force). Kept by the binding.
+    #[arg(long, value_name = "POLICY", value_parser = upgrade_policy)]
+    upgrade: Option<UpgradePolicy>,
+}
+
+/// An upgrade policy by name.
+pub(crate) fn upgrade_policy(text: &str) -> Result<UpgradePolicy, String> {
+    [
+        UpgradePolicy::Pinned,
+        UpgradePolicy::Replay,
+        UpgradePolicy::All,
+    ]
+    .into_iter()
+    .find(|p| p.name() == text)
+    .ok_or_else(|| "expected pinned, replay or all".into())
 }
 
 impl Tuning {
@@ -148,6 +166,7 @@ impl Tuning {
             memory_mb: spec.memory_mb,
             output_kb: spec.output_kb,
             allow_http: spec.allow_http.clone(),
+            upgrade: spec.upgrade,
         }
     }
 
@@ -161,6 +180,7 @@ impl Tuning {
                 output_bytes: self.output_kb.map(|kb| kb.saturating_mul(1 << 10)),
             },
             http_hosts: self.allow_http.clone(),
+            upgrade: self.upgrade,
             ..Bind::module(digest)
         }
     }
@@ -178,6 +198,9 @@ pub(crate) struct BindArgs {
     module: String,
     #[command(flatten)]
     tuning: Tuning,
+    /// Allow `--upgrade all`.
+    #[arg(long)]
+    force: bool,
     #[command(flatten)]
     remote: Remote,
 }
@@ -215,6 +238,34 @@ pub(crate) enum BindingAction {
         #[command(flatten)]
         target: Target,
     },
+    /// Show a binding and, for a decision binding, its versions: every module bound to it,
+    /// with the open runs pinned to each.
+    Describe {
+        /// The domain.
+        #[arg(long)]
+        domain: String,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Replay the open runs of a decision task list pinned to older modules with its current
+    /// one, and move those it decides as recorded to it; prints each run, moved or kept.
+    Upgrade {
+        /// The domain.
+        #[arg(long)]
+        domain: String,
+        /// The decision task list.
+        #[arg(long, value_name = "TASK_LIST")]
+        decisions: String,
+        /// Say what would move, and move nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Move every run, unreplayed: for emergencies (needs --force).
+        #[arg(long)]
+        all: bool,
+        /// Allow --all.
+        #[arg(long, requires = "all")]
+        force: bool,
+    },
     /// Show a binding's latest guest failures, oldest first.
     Failures {
         /// The domain.
@@ -246,8 +297,8 @@ pub(crate) struct DeployArgs {
     /// the types it runs.
     #[arg(long, requires = "verify")]
     strict: bool,
-    /// Bind even if the replay diverges.
-    #[arg(long, requires = "verify")]
+    /// Bind even if the replay diverges; allow `--upgrade all`.
+    #[arg(long)]
     force: bool,
     #[command(flatten)]
     remote: Remote,
@@ -315,17 +366,46 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
         ModulesCommand::Bind(args) => {
             let client = connect(&args.remote)?;
             let (kind, name) = args.target.get();
-            let bind = args.tuning.bind(&args.module);
+            let bind = Bind {
+                force: args.force,
+                ..args.tuning.bind(&args.module)
+            };
             let binding = client.bind(&args.domain, kind, name, &bind).await?;
-            print(args.remote.json, &binding, [show::binding(&binding)]);
+            print(args.remote.json, &binding, bound(&binding));
         }
         ModulesCommand::Binding(BindingArgs { action, remote }) => {
             let client = connect(&remote)?;
             match action {
                 BindingAction::List { domain } => {
                     let bindings = client.list_bindings(&domain).await?;
-                    let lines = lines(&bindings, show::binding);
+                    let lines = bindings.iter().flat_map(described).collect::<Vec<_>>();
                     print(remote.json, &BindingList { bindings }, lines);
+                }
+                BindingAction::Describe { domain, target } => {
+                    let (kind, name) = target.get();
+                    let bindings = client.list_bindings(&domain).await?;
+                    let found = bindings
+                        .into_iter()
+                        .find(|b| b.kind == kind && b.name == name);
+                    let Some(binding) = found else {
+                        anyhow::bail!("no {} binding {name} in domain {domain}", kind.name());
+                    };
+                    print(remote.json, &binding, described(&binding));
+                }
+                BindingAction::Upgrade {
+                    domain,
+                    decisions,
+                    dry_run,
+                    all,
+                    force,
+                } => {
+                    let query = UpgradeQuery {
+                        dry_run,
+                        all,
+                        force,
+                    };
+                    let report = client.upgrade(&domain, &decisions, &query).await?;
+                    print(remote.json, &report, upgraded(&report));
                 }
                 BindingAction::Remove { domain, target } => {
                     let (kind, name) = target.get();
@@ -368,9 +448,12 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
                     anyhow::bail!("not bound: {why} (--force binds it anyway)");
                 }
             }
-            let bind = args.tuning.bind(&module.digest);
+            let bind = Bind {
+                force: args.force,
+                ..args.tuning.bind(&module.digest)
+            };
             let binding = client.bind(&args.domain, kind, name, &bind).await?;
-            let lines = [show::module(&module), show::binding(&binding)];
+            let lines = [vec![show::module(&module)], bound(&binding)].concat();
             let mut all = json!({"module": module, "binding": binding});
             if let Some(report) = verified {
                 all["replay"] = json!(report);
@@ -411,6 +494,42 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// What `weft bind` and `deploy` print of a binding: its line, then each run its upgrade
+/// policy moved or kept.
+fn bound(binding: &Binding) -> Vec<String> {
+    let mut lines = vec![show::binding(binding)];
+    if let Some(report) = &binding.upgraded {
+        lines.extend(upgraded(report));
+    }
+    lines
+}
+
+/// A binding's line, then its versions.
+fn described(binding: &Binding) -> Vec<String> {
+    [vec![show::binding(binding)], show::versions(binding)].concat()
+}
+
+/// An upgrade's lines: each run, then a count of those moved.
+fn upgraded(report: &UpgradeReport) -> Vec<String> {
+    let mut lines: Vec<String> = report
+        .runs
+        .iter()
+        .map(|run| show::upgrade(report, run))
+        .collect();
+    let moved = report.runs.iter().filter(|r| r.moved).count();
+    let verb = if report.dry_run {
+        "would move"
+    } else {
+        "moved"
+    };
+    lines.push(format!(
+        "{verb} {moved} of {} runs pinned to older modules to {}",
+        report.runs.len(),
+        report.module
+    ));
+    lines
+}
+
 /// Deletes (or with `dry_run` lists) the modules no binding in any domain uses.
 async fn prune(client: &Client, dry_run: bool, json: bool) -> anyhow::Result<()> {
     let mut used = std::collections::HashSet::new();
@@ -431,15 +550,19 @@ async fn prune(client: &Client, dry_run: bool, json: bool) -> anyhow::Result<()>
     let mut deleted = Vec::new();
     for module in unused {
         let line = show::module(&module);
+        if module.pinned_runs > 0 {
+            lines.push(format!("kept {line} (open runs are pinned to it)"));
+            continue;
+        }
         if dry_run {
             lines.push(format!("would delete {line}"));
             continue;
         }
         match client.delete_module(&module.digest).await {
             Ok(()) => lines.push(format!("deleted {line}")),
-            // Bound since the listing: it is in use after all.
-            Err(ClientError::Refused { code, .. }) if code == "ResourceInUseException" => {
-                lines.push(format!("kept {line} (bound meanwhile)"));
+            // Bound (or pinned) since the listing: it is in use after all.
+            Err(ClientError::Refused { code, message, .. }) if code == "ResourceInUseException" => {
+                lines.push(format!("kept {line} ({message})"));
                 continue;
             }
             Err(e) => return Err(e.into()),

@@ -170,6 +170,11 @@ pub(crate) async fn run(args: WorkflowArgs) -> anyhow::Result<()> {
             // Why a stuck run is stuck: its guests' latest failures, from Weft's own API.
             let failures = client.run_failures(&domain, id, run).await?;
             let mut lines = describe(&answer);
+            // Which Wasm decider decides it, from Weft's own API.
+            let summary = client.run_summary(&domain, id, run).await?;
+            if let Some(decider) = &summary.decider {
+                lines.push(show::decider(decider));
+            }
             if !failures.is_empty() {
                 lines.push(format!(
                     "latest failures of its guests ({}):",
@@ -193,6 +198,7 @@ pub(crate) async fn run(args: WorkflowArgs) -> anyhow::Result<()> {
                         .map(|l| format!("  {}", show::run_log_line(l))),
                 );
             }
+            answer["decider"] = serde_json::to_value(&summary.decider)?;
             answer["failures"] = serde_json::to_value(&failures)?;
             answer["logs"] = serde_json::to_value(&logged)?;
             print(json, &answer, lines);

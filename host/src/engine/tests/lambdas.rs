@@ -38,6 +38,9 @@ async fn bind(fx: &Fixture, domain: u64, kind: BindingKind, name: &'static str) 
         http_hosts: Vec::new(),
         created_at: Timestamp::from_millis(0),
         previous_module: None,
+        versions: Vec::new(),
+        upgrade: Default::default(),
+        upgraded: None,
     };
     fx.store
         .apply(move |tx| tx.put_binding(domain, &binding))

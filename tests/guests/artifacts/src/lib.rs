@@ -11,7 +11,7 @@
 include!("../../../../examples/artifacts/embedded.rs");
 
 /// Every test guest's component, by crate name.
-pub static COMPONENTS: [(&str, &[u8]); 7] = [
+pub static COMPONENTS: [(&str, &[u8]); 10] = [
     // A decider, an activity worker and a function that misbehave as their input asks.
     guest!("hostile-decider"),
     guest!("hostile-activity"),
@@ -25,6 +25,11 @@ pub static COMPONENTS: [(&str, &[u8]); 7] = [
     guest!("escape-activity"),
     // A function importing an interface no world has.
     guest!("backdoor-function"),
+    // A decider of two steps in three versions: the second reorders the steps, the third
+    // only logs another line.
+    guest!("steps-decider"),
+    guest!("steps-decider-v2"),
+    guest!("steps-decider-v3"),
 ];
 
 /// A guest of the other artifacts crate, which this one must not embed.

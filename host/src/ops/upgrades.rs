@@ -1,0 +1,254 @@
+//! Upgrades (`POST /v1/domains/{domain}/bindings/decision/{name}/upgrade`, and a bind whose
+//! policy is `replay` or `all`): the open runs of a decision task list pinned to modules other
+//! than its binding's current one are replayed with the current module, and those whose
+//! histories it decides as recorded move to it (`all` moves them unreplayed).
+//!
+//! A move is committed only if the run's history is still the one replayed, so a run never
+//! moves past events the new module has not been checked against; a decision task its old
+//! module is deciding meanwhile is refused at completion (`Decided::Moved`) and decided again
+//! by the new one. Nothing of a move is in the history: SWF clients see nothing new.
+
+use crate::fault::Fault;
+use crate::model::{
+    BindingKind, Pin, Run, RunReplay, RunUpgrade, UpgradeReport, WorkflowExecution,
+};
+use crate::runtime::{Module, World};
+use crate::store::{About, Reads};
+
+use super::history::whole_history;
+use super::pins::each_open_run;
+use super::replay::{Budget, replay_call, replay_run};
+use super::{Ctx, Service, known_domain};
+
+/// How many times a run whose history grows while it is replayed is replayed again.
+const TRIES: usize = 3;
+
+/// Moves (or, `dry_run`, says which it would move) the open runs of decision task list `list`
+/// in `domain` pinned to modules other than its binding's current one: those whose histories
+/// the current module replays as recorded, or, with `all`, every one.
+pub(crate) async fn upgrade(
+    svc: &Service,
+    ctx: &Ctx,
+    domain: String,
+    list: String,
+    dry_run: bool,
+    all: bool,
+) -> Result<UpgradeReport, Fault> {
+    let scope = ctx.scope.clone();
+    let (code, runs) = svc
+        .store
+        .read_long(move |tx| {
+            let domain = known_domain(tx, &scope, &domain)?;
+            let binding = tx
+                .binding(domain.id, BindingKind::Decision, &list)?
+                .ok_or_else(|| {
+                    Fault::UnknownResource(format!(
+                        "No decision binding: {}",
+                        crate::fault::echo(&list)
+                    ))
+                })?;
+            let code = tx
+                .module_code(&scope.account, &binding.module)?
+                .ok_or_else(|| Fault::internal("a bound module has no code"))?;
+            Ok::<_, Fault>((
+                code,
+                pinned_elsewhere(tx, domain.id, &list, &binding.module)?,
+            ))
+        })
+        .await?;
+    let runtime = svc.runtime.clone();
+    let module = svc
+        .compiles
+        .run(&ctx.tenant, move || runtime.load(&code))
+        .await?
+        .map_err(|e| Fault::internal(format!("a bound module does not load: {e}")))?;
+    if module.world != World::Decider {
+        return Err(Fault::internal("a decision binding's module is no decider"));
+    }
+    let mut report = UpgradeReport {
+        module: module.digest.clone(),
+        dry_run,
+        runs: Vec::with_capacity(runs.len()),
+    };
+    let mut moved = 0;
+    for run in runs {
+        let upgraded = upgrade_run(svc, ctx, &module, run, dry_run, all).await?;
+        moved += u64::from(upgraded.moved && !dry_run);
+        report.runs.push(upgraded);
+    }
+    if moved > 0 {
+        // Tasks held for a failing decider are decided again by the module their run moved to.
+        svc.bindings_changed.send_replace(());
+    }
+    Ok(report)
+}
+
+/// The open runs whose decision tasks go to `list` and which are pinned to another module
+/// than `current`, oldest start first.
+fn pinned_elsewhere(
+    tx: &dyn Reads,
+    domain: u64,
+    list: &str,
+    current: &str,
+) -> Result<Vec<Run>, Fault> {
+    let mut runs = Vec::new();
+    each_open_run(tx, domain, &mut |run| {
+        let elsewhere = run.pin.as_ref().is_some_and(|pin| pin.module != current);
+        if elsewhere && run.decision_task_list == list {
+            runs.push(run);
+        }
+        Ok(())
+    })?;
+    runs.reverse();
+    Ok(runs)
+}
+
+/// Replays `run` with `module` and moves it there if the module decides its history as
+/// recorded (or unreplayed, with `all`); replays again if its history grew meanwhile.
+async fn upgrade_run(
+    svc: &Service,
+    ctx: &Ctx,
+    module: &Module,
+    mut run: Run,
+    dry_run: bool,
+    all: bool,
+) -> Result<RunUpgrade, Fault> {
+    let from = run
+        .pin
+        .as_ref()
+        .map_or_else(String::new, |p| p.module.clone());
+    let call = replay_call(ctx, module);
+    for _ in 0..TRIES {
+        let seq = run.seq;
+        let events = svc
+            .store
+            .read_long(move |tx| whole_history(tx, seq))
+            .await?;
+        let replay = match all {
+            true => unreplayed(&run),
+            false => {
+                let mut budget = Budget::of(ctx);
+                replay_run(svc, module, &call, &mut budget, &run, &events, false).await?
+            }
+        };
+        let agrees = replay.divergence.is_none();
+        let outcome = |moved, reason: Option<&str>| RunUpgrade {
+            workflow_id: replay.workflow_id.clone(),
+            run_id: replay.run_id.clone(),
+            from: from.clone(),
+            moved,
+            decision_tasks: replay.decision_tasks,
+            divergence: replay.divergence.clone(),
+            reason: reason.map(str::to_owned),
+        };
+        if !agrees || dry_run {
+            return Ok(outcome(agrees, None));
+        }
+        let seen = events.len() as u64 + 1;
+        match move_run(svc, &run, &from, &module.digest, seen, all).await? {
+            Moved::Yes => {
+                log_move(&run.execution, &from, &module.digest);
+                return Ok(outcome(true, None));
+            }
+            Moved::Closed => return Ok(outcome(false, Some("it closed meanwhile"))),
+            Moved::Repinned => {
+                return Ok(outcome(false, Some("it was moved meanwhile")));
+            }
+            Moved::Grew(now) => run = now,
+        }
+    }
+    Ok(RunUpgrade {
+        workflow_id: run.execution.workflow_id.to_string(),
+        run_id: run.execution.run_id.to_string(),
+        from,
+        moved: false,
+        decision_tasks: 0,
+        divergence: None,
+        reason: Some(format!(
+            "its history grew while it was replayed, {TRIES} times; upgrade again"
+        )),
+    })
+}
+
+/// What a move found.
+enum Moved {
+    /// The run moved.
+    Yes,
+    /// It closed since it was read.
+    Closed,
+    /// It was pinned to another module since it was read.
+    Repinned,
+    /// Its history grew since it was replayed: here it is now.
+    Grew(Run),
+}
+
+/// Pins `run` to `to` if it is still open, still pinned to `from`, and (unless `all`) its next
+/// event is still `next_event_id`: its history is still the one replayed.
+async fn move_run(
+    svc: &Service,
+    run: &Run,
+    from: &str,
+    to: &str,
+    next_event_id: u64,
+    all: bool,
+) -> Result<Moved, Fault> {
+    let (seq, from, to) = (run.seq, from.to_owned(), to.to_owned());
+    let pinned = from.clone();
+    svc.store
+        .write_about(
+            About::Run(seq),
+            move |tx| {
+                let from = pinned;
+                let Some(run) = tx.run(seq)?.filter(Run::is_open) else {
+                    return Ok(Err(Moved::Closed));
+                };
+                if run.pin.as_ref().is_none_or(|pin| pin.module != from) {
+                    return Ok(Err(Moved::Repinned));
+                }
+                if !all && run.next_event_id != next_event_id {
+                    return Ok(Err(Moved::Grew(run)));
+                }
+                Ok::<_, Fault>(Ok(run))
+            },
+            move |tx, checked| {
+                let mut run = match checked {
+                    Ok(run) => run,
+                    Err(found) => return Ok(found),
+                };
+                run.pin = Some(Pin {
+                    module: to,
+                    at: tx.now(),
+                    moved_from: Some(from),
+                });
+                tx.put_run(&run)?;
+                Ok(Moved::Yes)
+            },
+        )
+        .await
+}
+
+/// What an upgrade with `all` reports of `run`, which it does not replay.
+fn unreplayed(run: &Run) -> RunReplay {
+    RunReplay {
+        workflow_id: run.execution.workflow_id.to_string(),
+        run_id: run.execution.run_id.to_string(),
+        workflow_type: crate::model::TypeRef {
+            name: run.workflow_type.name.clone(),
+            version: run.workflow_type.version.clone(),
+        },
+        open: true,
+        decision_tasks: 0,
+        divergence: None,
+    }
+}
+
+/// Says in the log that `execution` moved from module `from` to `to`.
+fn log_move(execution: &WorkflowExecution, from: &str, to: &str) {
+    tracing::info!(
+        workflow_id = %execution.workflow_id,
+        run_id = %execution.run_id,
+        from = &from[..from.len().min(12)],
+        to = &to[..to.len().min(12)],
+        "run upgraded to a new decider module"
+    );
+}

@@ -1,0 +1,314 @@
+//! Runs pinned to their decider, and upgrades: three versions of `steps-decider` deployed one
+//! after another with `weft deploy` while 30 runs are open across them (the second runs the
+//! steps in the other order, the third only logs another line). Every run keeps the module
+//! that decided its first task; `weft binding upgrade --dry-run` says which runs the third
+//! would take, and binding it with `--upgrade replay` moves exactly those; a module open runs
+//! are pinned to cannot be deleted; no decision task ever fails.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use weft_host::client::{RunSummary, UpgradeReport};
+use weft_tests::TestServer;
+use weft_tests::aws_sdk_swf::Client;
+use weft_tests::aws_sdk_swf::types::{CloseStatus, EventType};
+use weft_tests::guests::{self, BindingKind, WeftClient};
+
+use super::replay::weft_cli;
+use crate::common::register_domain;
+use crate::flow::{
+    D, DECIDERS, WORKERS, activity_task, register_activity, register_workflow, start,
+};
+
+/// Runs started on each version.
+const RUNS: usize = 10;
+/// How long a run may take to reach a state the test waits for.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// `args` as the CLI's, against `server`: its stdout; panics unless it succeeds.
+async fn weft_ok(server: &TestServer, args: &[&str]) -> String {
+    let (ok, out, err) = weft_cli(server, args).await;
+    assert!(ok, "weft {args:?}: {out}{err}");
+    out
+}
+
+/// Deploys guest `name` as version `version` of module `steps` to the decision list with
+/// `weft deploy`; answers its digest.
+async fn deploy(server: &TestServer, dir: &std::path::Path, name: &str, version: &str) -> String {
+    let path = dir.join(format!("{name}.wasm"));
+    std::fs::write(&path, guests::guest(name)).unwrap();
+    let file = path.to_str().unwrap();
+    let args = [
+        "deploy",
+        file,
+        "--domain",
+        D,
+        "--decisions",
+        DECIDERS,
+        "--name",
+        "steps",
+        "--version",
+        version,
+        "--json",
+    ];
+    let out = weft_ok(server, &args).await;
+    let answer: serde_json::Value = serde_json::from_str(&out).unwrap();
+    answer["module"]["digest"].as_str().unwrap().to_owned()
+}
+
+/// Starts `RUNS` runs named `prefix-N`; their (workflow id, run id).
+async fn start_runs(c: &Client, prefix: &str) -> Vec<(String, String)> {
+    let mut runs = Vec::new();
+    for n in 0..RUNS {
+        let id = format!("{prefix}-{n}");
+        let run = start(c, &id, "steps").await;
+        runs.push((id, run));
+    }
+    runs
+}
+
+/// The runs as `/v1` shows them now.
+async fn summaries(weft: &WeftClient, runs: &[(String, String)]) -> Vec<RunSummary> {
+    let mut found = Vec::new();
+    for (id, run) in runs {
+        found.push(weft.run_summary(D, id, run).await.unwrap());
+    }
+    found
+}
+
+/// Waits until every run is pinned to `module`.
+async fn wait_pinned(weft: &WeftClient, runs: &[(String, String)], module: &str) {
+    let began = Instant::now();
+    loop {
+        let pinned = summaries(weft, runs).await;
+        let on = |s: &RunSummary| s.decider.as_ref().map(|d| d.pin.module.clone());
+        if pinned.iter().all(|s| on(s).as_deref() == Some(module)) {
+            return;
+        }
+        let modules: Vec<_> = pinned.iter().map(on).collect();
+        assert!(
+            began.elapsed() < PATIENCE,
+            "not all pinned to {module}: {modules:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Completes `n` activity tasks of the workers' list, each with its type's name.
+async fn work(c: &Client, n: usize) {
+    for _ in 0..n {
+        let task = activity_task(c, WORKERS).await;
+        let step = task.activity_type().unwrap().name().to_owned();
+        c.respond_activity_task_completed()
+            .task_token(task.task_token())
+            .result(step)
+            .send()
+            .await
+            .unwrap();
+    }
+}
+
+/// The activities the run has scheduled, in order.
+async fn scheduled(server: &TestServer, (id, run): &(String, String)) -> Vec<String> {
+    let events = guests::history(server, D, id, run).await;
+    events
+        .iter()
+        .filter_map(|e| e.activity_task_scheduled_event_attributes())
+        .map(|a| a.activity_id().to_owned())
+        .collect()
+}
+
+/// Waits until each run has scheduled `steps` (as many as given).
+async fn wait_scheduled(server: &TestServer, runs: &[(String, String)], steps: &[&str]) {
+    let began = Instant::now();
+    for run in runs {
+        loop {
+            let found = scheduled(server, run).await;
+            if found.len() >= steps.len() {
+                assert_eq!(found, steps, "{run:?}");
+                break;
+            }
+            assert!(
+                began.elapsed() < PATIENCE,
+                "{run:?} scheduled only {found:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+/// Each run of the report by workflow id: whether it moves, and the module it leaves.
+fn outcomes(report: &UpgradeReport) -> BTreeMap<String, (bool, String)> {
+    report
+        .runs
+        .iter()
+        .map(|r| (r.workflow_id.clone(), (r.moved, r.from.clone())))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runs_keep_their_decider_and_an_upgrade_moves_only_the_runs_it_replays_as_recorded() {
+    let server = TestServer::start().await;
+    let (c, weft) = (server.client(), guests::weft_client(&server));
+    register_domain(&c, D).await;
+    register_workflow(&c, "steps").await;
+    register_activity(&c, "a").await;
+    register_activity(&c, "b").await;
+    let dir = tempfile::tempdir().unwrap();
+
+    // Ten runs start on the first version, ten more on the second.
+    let v1 = deploy(&server, dir.path(), "steps-decider", "1").await;
+    let first = start_runs(&c, "first").await;
+    wait_pinned(&weft, &first, &v1).await;
+    let v2 = deploy(&server, dir.path(), "steps-decider-v2", "2").await;
+    let second = start_runs(&c, "second").await;
+    wait_pinned(&weft, &second, &v2).await;
+    wait_pinned(&weft, &first, &v1).await;
+    let described = weft_ok(
+        &server,
+        &[
+            "binding",
+            "describe",
+            "--domain",
+            D,
+            "--decisions",
+            DECIDERS,
+        ],
+    )
+    .await;
+    assert!(
+        described.contains(&format!("v1 {v1}"))
+            && described.contains("10 open runs pinned  (current)")
+            && described.lines().count() == 3,
+        "{described}"
+    );
+
+    // Each run's next step is its own version's: the first's run b, the second's a.
+    wait_scheduled(&server, &first, &["a"]).await;
+    wait_scheduled(&server, &second, &["b"]).await;
+    work(&c, 2 * RUNS).await;
+    wait_scheduled(&server, &first, &["a", "b"]).await;
+    wait_scheduled(&server, &second, &["b", "a"]).await;
+
+    // A module open runs are pinned to stays.
+    let (ok, out, err) = weft_cli(&server, &["module", "delete", &v1]).await;
+    assert!(!ok, "{out}");
+    assert!(err.contains("decides 10 open runs, pinned to it"), "{err}");
+    let pruned = weft_ok(&server, &["module", "prune", "--dry-run"]).await;
+    assert!(
+        pruned.contains(&format!("kept {v1}")) && !pruned.contains("would delete"),
+        "{pruned}"
+    );
+
+    // The third version: a dry run says which runs it would take, and binding it with the
+    // replay policy takes exactly those.
+    let v3 = deploy(&server, dir.path(), "steps-decider-v3", "3").await;
+    let upgrade = ["binding", "upgrade", "--domain", D, "--decisions", DECIDERS];
+    let dry = weft_ok(&server, &[&upgrade[..], &["--dry-run", "--json"]].concat()).await;
+    let dry: UpgradeReport = serde_json::from_str(&dry).unwrap();
+    assert!(dry.dry_run);
+    assert_eq!(dry.runs.len(), 2 * RUNS);
+    for run in &dry.runs {
+        let from_first = run.workflow_id.starts_with("first-");
+        assert_eq!(run.moved, from_first, "{run:?}");
+        assert_eq!(&run.from, if from_first { &v1 } else { &v2 }, "{run:?}");
+        if !from_first {
+            let divergence = run.divergence.as_ref().expect("why it stays");
+            assert_eq!(divergence.decision, 0, "{divergence:?}");
+        }
+    }
+    wait_pinned(&weft, &first, &v1).await;
+    let bind = [
+        "bind",
+        "--domain",
+        D,
+        "--decisions",
+        DECIDERS,
+        "--module",
+        &v3,
+        "--upgrade",
+        "replay",
+        "--json",
+    ];
+    let bound: serde_json::Value = serde_json::from_str(&weft_ok(&server, &bind).await).unwrap();
+    let done: UpgradeReport = serde_json::from_value(bound["upgraded"].clone()).unwrap();
+    assert!(!done.dry_run);
+    assert_eq!(outcomes(&done), outcomes(&dry));
+    wait_pinned(&weft, &first, &v3).await;
+    wait_pinned(&weft, &second, &v2).await;
+    for moved in summaries(&weft, &first).await {
+        let decider = moved.decider.unwrap();
+        assert_eq!(decider.pin.moved_from.as_deref(), Some(v1.as_str()));
+        assert_eq!(decider.version.as_deref(), Some("3"));
+    }
+    let third = start_runs(&c, "third").await;
+    wait_pinned(&weft, &third, &v3).await;
+
+    // The first version holds no run now: it can go, and leaves the binding's versions.
+    weft_ok(&server, &["module", "delete", &v1]).await;
+    let (ok, _, err) = weft_cli(&server, &["module", "delete", &v2]).await;
+    assert!(!ok && err.contains("decides 10 open runs"), "{err}");
+    let described = weft_ok(
+        &server,
+        &[
+            "binding",
+            "describe",
+            "--domain",
+            D,
+            "--decisions",
+            DECIDERS,
+        ],
+    )
+    .await;
+    assert!(!described.contains(&v1), "{described}");
+    assert!(
+        described.contains(&format!("v3 {v3}"))
+            && described.contains("20 open runs pinned  (current)"),
+        "{described}"
+    );
+    let listed = weft_ok(&server, &["workflow", "describe", "first-0", "--domain", D]).await;
+    assert!(
+        listed.contains(&format!("decider steps 3 ({v3})"))
+            && listed.contains(&format!("moved from {}", &v1[..12])),
+        "{listed}"
+    );
+
+    // Every run finishes, each on its module, and no decider failed a task.
+    work(&c, 4 * RUNS).await;
+    let expected = [(&first, "a,b"), (&second, "b,a"), (&third, "a,b")];
+    for (runs, result) in expected {
+        for (id, run) in runs {
+            let closed = guests::wait_closed(&server, D, id, run, PATIENCE).await;
+            assert_eq!(closed.status, CloseStatus::Completed, "{id}");
+            let completed = closed.events.last().unwrap();
+            let attributes = completed
+                .workflow_execution_completed_event_attributes()
+                .unwrap();
+            assert_eq!(attributes.result(), Some(result), "{id}");
+            let timed_out = closed
+                .events
+                .iter()
+                .any(|e| e.event_type() == &EventType::DecisionTaskTimedOut);
+            assert!(!timed_out, "{id}: {:?}", closed.types());
+        }
+    }
+    let failures = weft
+        .failures(D, BindingKind::Decision, DECIDERS)
+        .await
+        .unwrap();
+    assert!(failures.is_empty(), "{failures:?}");
+    // What each run's decider logged says which module decided it.
+    for ((id, run), says) in [
+        (&first[0], &["steps v1", "steps v3"][..]),
+        (&second[0], &["steps v2"]),
+        (&third[0], &["steps v3"]),
+    ] {
+        let lines = weft.run_logs(D, id, run).await.unwrap();
+        let mut logged: Vec<&str> = lines
+            .iter()
+            .map(|l| l.message.split(',').next().unwrap())
+            .collect();
+        logged.dedup();
+        assert_eq!(logged, says, "{id}");
+    }
+}
