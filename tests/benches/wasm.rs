@@ -15,6 +15,9 @@
 //! 3. **The same workflows with external deciders and workers over HTTP**, as
 //!    `--bench workflows` runs them (`one_activity`).
 //!
+//! `cargo bench -p weft-tests --bench wasm -- in-process` measures only the second: what a
+//! decision task costs the service around its decider (the pinned dispatch among it).
+//!
 //! `cargo bench -p weft-tests --bench wasm -- languages` measures instead the order decider
 //! written in Rust, Python and JavaScript on the order's decision task: compile time, cost per
 //! task and memory per instance (it builds the Python and JavaScript deciders from source, so
@@ -58,6 +61,12 @@ async fn run() {
 
     if std::env::args().any(|arg| arg == "languages") {
         return languages(tasks).await;
+    }
+    if std::env::args().any(|arg| arg == "in-process") {
+        let total = one_activity::workflows();
+        let decider = code("one-activity-decider");
+        run_wasm(&decider, &code("hostile-activity"), total).await;
+        return;
     }
     println!(
         "Per task in-process: fresh store from the pool, instantiate, one call, drop \

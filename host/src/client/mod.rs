@@ -302,6 +302,16 @@ impl Client {
         self.call(Method::POST, path, body).await
     }
 
+    /// Ends the ramp of decision binding `list` in `domain`; answers the binding.
+    pub async fn promote(&self, domain: &str, list: &str) -> Result<Binding, ClientError> {
+        let path = format!(
+            "{}/promote",
+            binding_path(domain, BindingKind::Decision, list)
+        );
+        let body = Some(("application/json", b"{}".to_vec()));
+        self.call(Method::POST, path, body).await
+    }
+
     /// Upgrades the open runs of decision task list `list` in `domain` pinned to modules
     /// other than its binding's current one (see [`UpgradeQuery`]); answers what it did.
     pub async fn upgrade(

@@ -141,6 +141,10 @@ pub fn binding(binding: &Binding) -> String {
         true => String::new(),
         false => format!(", upgrade {}", binding.upgrade.name()),
     };
+    let upgrade = match binding.ramp {
+        Some(share) => format!("{upgrade}, ramping up: {share}% of new runs"),
+        None => upgrade,
+    };
     format!(
         "{} {} in {} -> {}  concurrency {}, cpu {} ms, memory {} MiB, output {} KiB{http}{previous}{upgrade}",
         binding.kind.name(),

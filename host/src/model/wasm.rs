@@ -150,6 +150,10 @@ pub struct Binding {
     /// bindings).
     #[serde(default, skip_serializing_if = "UpgradePolicy::is_pinned")]
     pub upgrade: UpgradePolicy,
+    /// While a decider is ramped up: the share of new runs, in percent, that `module` takes;
+    /// `previous_module` takes the rest. Absent once promoted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ramp: Option<u8>,
     /// What binding it to a new module did to open runs pinned to older ones, as `PUT` answers
     /// when its policy moved any; never stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -157,6 +161,16 @@ pub struct Binding {
 }
 
 impl Binding {
+    /// The module a new run `run_id` (pinned to none yet) is decided by: the current one, or,
+    /// while a ramp gives it only a share of new runs, the previous one for the others. The
+    /// choice depends on the run id alone, so every node and every task of the run agree.
+    pub fn module_for_new_run(&self, run_id: &str) -> &str {
+        match (self.ramp, &self.previous_module) {
+            (Some(share), Some(previous)) if !takes(share, run_id) => previous,
+            _ => &self.module,
+        }
+    }
+
     /// The binding's version that is `module`.
     pub fn version_of(&self, module: &str) -> Option<&BindingVersion> {
         self.versions.iter().find(|v| v.module == module)
@@ -166,6 +180,17 @@ impl Binding {
     pub(crate) const MAX_CONCURRENCY: u32 = 64;
     /// How many tasks a binding runs at once when its `Bind` does not say.
     pub const DEFAULT_CONCURRENCY: u32 = 4;
+}
+
+/// Whether a ramp giving the new module `share` percent of new runs gives it run `run_id`:
+/// the run id's FNV-1a hash (the same on every node and in every version) decides.
+fn takes(share: u8, run_id: &str) -> bool {
+    let hash = run_id
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+        });
+    hash % 100 < u64::from(share)
 }
 
 /// A task a binding's guest did not finish: what it was and why.
@@ -242,6 +267,10 @@ pub struct Bind {
     /// Allows `upgrade: all`, which moves runs unchecked.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub force: bool,
+    /// Ramp a decider up: the share of new runs, 1 to 99 percent, that it takes, the module it
+    /// replaces taking the rest, until it is bound without a ramp (`weft binding promote`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ramp: Option<u8>,
 }
 
 impl Bind {

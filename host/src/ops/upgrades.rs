@@ -23,17 +23,28 @@ use super::{Ctx, Service, known_domain};
 /// How many times a run whose history grows while it is replayed is replayed again.
 const TRIES: usize = 3;
 
-/// Moves (or, `dry_run`, says which it would move) the open runs of decision task list `list`
-/// in `domain` pinned to modules other than its binding's current one: those whose histories
-/// the current module replays as recorded, or, with `all`, every one.
+/// What an upgrade does.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Upgrade {
+    /// Say what it would do, and move nothing.
+    pub(crate) dry_run: bool,
+    /// Move runs unreplayed.
+    pub(crate) all: bool,
+    /// Only runs an upgrade moved away from the current module (after a rollback to it).
+    pub(crate) back: bool,
+}
+
+/// Moves (or, dry, says which it would move) the open runs of decision task list `list` in
+/// `domain` pinned to modules other than its binding's current one: those whose histories the
+/// current module replays as recorded, or, with `all`, every one.
 pub(crate) async fn upgrade(
     svc: &Service,
     ctx: &Ctx,
     domain: String,
     list: String,
-    dry_run: bool,
-    all: bool,
+    how: Upgrade,
 ) -> Result<UpgradeReport, Fault> {
+    let Upgrade { dry_run, all, back } = how;
     let scope = ctx.scope.clone();
     let (code, runs) = svc
         .store
@@ -50,10 +61,8 @@ pub(crate) async fn upgrade(
             let code = tx
                 .module_code(&scope.account, &binding.module)?
                 .ok_or_else(|| Fault::internal("a bound module has no code"))?;
-            Ok::<_, Fault>((
-                code,
-                pinned_elsewhere(tx, domain.id, &list, &binding.module)?,
-            ))
+            let runs = pinned_elsewhere(tx, domain.id, &list, &binding.module, back)?;
+            Ok::<_, Fault>((code, runs))
         })
         .await?;
     let runtime = svc.runtime.clone();
@@ -84,16 +93,19 @@ pub(crate) async fn upgrade(
 }
 
 /// The open runs whose decision tasks go to `list` and which are pinned to another module
-/// than `current`, oldest start first.
+/// than `current` (with `back`, only those an upgrade moved away from it), oldest start first.
 fn pinned_elsewhere(
     tx: &dyn Reads,
     domain: u64,
     list: &str,
     current: &str,
+    back: bool,
 ) -> Result<Vec<Run>, Fault> {
     let mut runs = Vec::new();
     each_open_run(tx, domain, &mut |run| {
-        let elsewhere = run.pin.as_ref().is_some_and(|pin| pin.module != current);
+        let elsewhere = run.pin.as_ref().is_some_and(|pin| {
+            pin.module != current && (!back || pin.moved_from.as_deref() == Some(current))
+        });
         if elsewhere && run.decision_task_list == list {
             runs.push(run);
         }

@@ -14,7 +14,7 @@ use crate::runtime::{self, GuestLimits};
 
 use super::modules::find_module;
 use super::pins::pinned_counts;
-use super::upgrades;
+use super::upgrades::{self, Upgrade};
 use super::{Ctx, Service, known_domain};
 
 impl BindLimits {
@@ -78,6 +78,12 @@ pub(crate) fn check_bind(
                 kind.name()
             )));
         }
+        _ if input.ramp.is_some() && kind != BindingKind::Decision => {
+            return Err(Fault::Validation(format!(
+                "ramp is for decision bindings only: a {} binding's tasks are not pinned",
+                kind.name()
+            )));
+        }
         Some(UpgradePolicy::All) if !input.force => {
             return Err(Fault::Validation(
                 "upgrade all moves every open run to a new module without replaying it first; \
@@ -86,6 +92,11 @@ pub(crate) fn check_bind(
             ));
         }
         _ => {}
+    }
+    if input.ramp.is_some_and(|share| !(1..=99).contains(&share)) {
+        return Err(Fault::Validation(
+            "ramp is the share of new runs the new decider takes: 1 to 99 percent".into(),
+        ));
     }
     let concurrency = input.concurrency.unwrap_or(Binding::DEFAULT_CONCURRENCY);
     if !(1..=Binding::MAX_CONCURRENCY).contains(&concurrency) {
@@ -149,6 +160,7 @@ pub(crate) async fn bind(
                         .or(existing.as_ref().map(|e| e.upgrade))
                         .unwrap_or_default(),
                     upgraded: None,
+                    ramp: input.ramp,
                 };
                 // Another module remembers the one it replaces, for a rollback, and is a
                 // version of the binding from now on.
@@ -158,9 +170,21 @@ pub(crate) async fn bind(
                         Some(e) => e.previous_module.clone(),
                         None => None,
                     },
-                    versions: versions_with(existing.as_ref(), &binding.module, now),
+                    versions: match kind {
+                        BindingKind::Decision => {
+                            versions_with(existing.as_ref(), &binding.module, now)
+                        }
+                        _ => Vec::new(),
+                    },
                     ..binding
                 };
+                if binding.ramp.is_some() && binding.previous_module.is_none() {
+                    return Err(Fault::Validation(format!(
+                        "A ramp shares new runs between a new decider and the one it replaces: \
+                         the decision binding {} has no other module; bind without a ramp",
+                        binding.name
+                    )));
+                }
                 // The same binding again changes nothing: its workers keep running, and it
                 // keeps its time, by which `weft apply` sees that nothing changed.
                 let same = existing.filter(|e| {
@@ -185,15 +209,18 @@ pub(crate) async fn bind(
         svc.bindings_changed.send_replace(());
     }
     // A new module moves the open runs pinned to older ones as the binding's policy says.
-    let upgrade = match binding.upgrade {
+    let all = match binding.upgrade {
         UpgradePolicy::Pinned => None,
         UpgradePolicy::Replay => Some(false),
         UpgradePolicy::All => Some(true),
     };
-    if let Some(all) = upgrade.filter(|_| changed && kind == BindingKind::Decision) {
+    if let Some(all) = all.filter(|_| changed && kind == BindingKind::Decision) {
+        let how = Upgrade {
+            all,
+            ..Upgrade::default()
+        };
         let (domain, name) = (binding.domain.clone(), binding.name.clone());
-        let report = upgrades::upgrade(svc, ctx, domain, name, false, all).await?;
-        binding.upgraded = Some(report);
+        binding.upgraded = Some(upgrades::upgrade(svc, ctx, domain, name, how).await?);
     }
     Ok(binding)
 }
@@ -226,7 +253,8 @@ fn versions_with(existing: Option<&Binding>, module: &str, now: Timestamp) -> Ve
 
 /// Binds `kind` `name` in `domain` to the module it ran before its module last changed, with
 /// its other settings as they are; the module replaced becomes the one a second rollback
-/// restores.
+/// restores. The open runs an upgrade moved off the restored decider move back to it if it
+/// replays them as recorded.
 pub(crate) async fn rollback(
     svc: &Service,
     ctx: &Ctx,
@@ -262,7 +290,60 @@ pub(crate) async fn rollback(
                 let binding = Binding {
                     module: module.digest,
                     previous_module: Some(current.module.clone()),
+                    ramp: None,
                     created_at: now,
+                    ..current
+                };
+                Ok((domain.id, binding))
+            },
+            |tx, (domain, binding)| {
+                tx.put_binding(domain, &binding)?;
+                Ok(binding)
+            },
+        )
+        .await?;
+    svc.bindings_changed.send_replace(());
+    // Runs an upgrade moved away from the module restored move back if it replays them as
+    // recorded.
+    let mut binding = binding;
+    if kind == BindingKind::Decision {
+        let how = Upgrade {
+            back: true,
+            ..Upgrade::default()
+        };
+        let (domain, name) = (binding.domain.clone(), binding.name.clone());
+        binding.upgraded = Some(upgrades::upgrade(svc, ctx, domain, name, how).await?);
+    }
+    Ok(binding)
+}
+
+/// Ends the ramp of decision binding `name` in `domain`: its current module takes every new
+/// run from now on.
+pub(crate) async fn promote(
+    svc: &Service,
+    ctx: &Ctx,
+    domain: String,
+    name: String,
+) -> Result<Binding, Fault> {
+    let scope = ctx.scope.clone();
+    let kind = BindingKind::Decision;
+    let binding = svc
+        .store
+        .write(
+            move |tx| {
+                let domain = known_domain(tx, &scope, &domain)?;
+                let current = tx
+                    .binding(domain.id, kind, &name)?
+                    .ok_or_else(|| unknown_binding(kind, &name))?;
+                if current.ramp.is_none() {
+                    return Err(Fault::Validation(format!(
+                        "The decision binding {name} is not ramping up: module {} takes every \
+                         new run already",
+                        current.module
+                    )));
+                }
+                let binding = Binding {
+                    ramp: None,
                     ..current
                 };
                 Ok((domain.id, binding))

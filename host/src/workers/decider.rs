@@ -103,7 +103,7 @@ const MOVES: u32 = 3;
 async fn attempt(worker: &Worker, held: &Held, number: u32) -> Result<Attempt, Fault> {
     tracing::Span::current().record("attempt", number);
     for _ in 0..MOVES {
-        let module = match decider(worker, &held.token).await? {
+        let module = match decider(worker, held).await? {
             Ok(module) => module,
             Err(reason) => {
                 worker
@@ -123,22 +123,29 @@ async fn attempt(worker: &Worker, held: &Held, number: u32) -> Result<Attempt, F
     Ok(Attempt::Failed)
 }
 
-/// The module to decide the task `token` with: the one its run is pinned to, else the one bound
-/// now; or why the pinned one cannot be loaded.
-async fn decider(worker: &Worker, token: &str) -> Result<Result<Arc<Module>, String>, Fault> {
-    let Some(pin) = task_pin(&worker.svc, token).await? else {
-        return Ok(Ok(worker.module_now().await));
+/// The module to decide `held` with: the one its run is pinned to, else the one bound now (or,
+/// while the binding ramps its module up, the previous one for the runs the ramp leaves it);
+/// or why that module cannot be loaded.
+async fn decider(worker: &Worker, held: &Held) -> Result<Result<Arc<Module>, String>, Fault> {
+    let digest = match task_pin(&worker.svc, &held.token).await? {
+        Some(pin) => pin.module,
+        None => {
+            let bound = worker.module_now().await;
+            let binding = &worker.binding;
+            // A worker whose binding changed since it started knows no ramp of the new one.
+            if bound.digest != binding.module {
+                return Ok(Ok(bound));
+            }
+            binding
+                .module_for_new_run(held.execution.run_id.as_str())
+                .to_owned()
+        }
     };
-    if pin.module == worker.module.digest {
+    if digest == worker.module.digest {
         return Ok(Ok(worker.module.clone()));
     }
-    let loaded = load_module(&worker.svc, &worker.binding.account, &pin.module).await;
-    Ok(loaded.map_err(|e| {
-        format!(
-            "the run's decider, module {}, cannot be loaded: {e}",
-            pin.module
-        )
-    }))
+    let loaded = load_module(&worker.svc, &worker.binding.account, &digest).await;
+    Ok(loaded.map_err(|e| format!("the run's decider, module {digest}, cannot be loaded: {e}")))
 }
 
 /// Runs `module` on the held task and answers the task with its decisions.

@@ -494,4 +494,6 @@ fn matches(binding: &Binding, spec: &ModuleSpec, digest: &str) -> bool {
         && bind
             .upgrade
             .is_none_or(|upgrade| upgrade == binding.upgrade)
+        // A manifest ramps nothing up: applying it promotes a ramp.
+        && binding.ramp.is_none()
 }

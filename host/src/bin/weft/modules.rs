@@ -143,6 +143,19 @@ pub(crate) struct Tuning {
     /// or `all` (all move, unchecked; needs --force). Kept by the binding.
     #[arg(long, value_name = "POLICY", value_parser = upgrade_policy)]
     upgrade: Option<UpgradePolicy>,
+    /// Ramp a new decider up: it takes this share of new runs (`10%`), the module it replaces
+    /// the rest, until `weft binding promote`.
+    #[arg(long, value_name = "PERCENT", value_parser = percent)]
+    ramp: Option<u8>,
+}
+
+/// A share such as `10%` (or `10`): 1 to 99.
+fn percent(text: &str) -> Result<u8, String> {
+    let number = text.strip_suffix('%').unwrap_or(text);
+    match number.parse() {
+        Ok(share @ 1..=99) => Ok(share),
+        _ => Err("expected a share of new runs from 1% to 99%, such as 10%".into()),
+    }
 }
 
 /// An upgrade policy by name.
@@ -167,6 +180,7 @@ impl Tuning {
             output_kb: spec.output_kb,
             allow_http: spec.allow_http.clone(),
             upgrade: spec.upgrade,
+            ramp: None,
         }
     }
 
@@ -181,6 +195,7 @@ impl Tuning {
             },
             http_hosts: self.allow_http.clone(),
             upgrade: self.upgrade,
+            ramp: self.ramp,
             ..Bind::module(digest)
         }
     }
@@ -246,6 +261,15 @@ pub(crate) enum BindingAction {
         domain: String,
         #[command(flatten)]
         target: Target,
+    },
+    /// End a decision binding's ramp: its module takes every new run.
+    Promote {
+        /// The domain.
+        #[arg(long)]
+        domain: String,
+        /// The decision task list.
+        #[arg(long, value_name = "TASK_LIST")]
+        decisions: String,
     },
     /// Replay the open runs of a decision task list pinned to older modules with its current
     /// one, and move those it decides as recorded to it; prints each run, moved or kept.
@@ -392,6 +416,10 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
                     };
                     print(remote.json, &binding, described(&binding));
                 }
+                BindingAction::Promote { domain, decisions } => {
+                    let binding = client.promote(&domain, &decisions).await?;
+                    print(remote.json, &binding, [show::binding(&binding)]);
+                }
                 BindingAction::Upgrade {
                     domain,
                     decisions,
@@ -416,7 +444,7 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
                 BindingAction::Rollback { domain, target } => {
                     let (kind, name) = target.get();
                     let binding = client.rollback(&domain, kind, name).await?;
-                    print(remote.json, &binding, [show::binding(&binding)]);
+                    print(remote.json, &binding, bound(&binding));
                 }
                 BindingAction::Failures { domain, target } => {
                     let (kind, name) = target.get();
@@ -498,7 +526,7 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
 /// policy moved or kept.
 fn bound(binding: &Binding) -> Vec<String> {
     let mut lines = vec![show::binding(binding)];
-    if let Some(report) = &binding.upgraded {
+    if let Some(report) = binding.upgraded.as_ref().filter(|r| !r.runs.is_empty()) {
         lines.extend(upgraded(report));
     }
     lines

@@ -41,6 +41,7 @@ async fn bind(fx: &Fixture, domain: u64, kind: BindingKind, name: &'static str) 
         versions: Vec::new(),
         upgrade: Default::default(),
         upgraded: None,
+        ramp: None,
     };
     fx.store
         .apply(move |tx| tx.put_binding(domain, &binding))

@@ -36,10 +36,17 @@ async fn bindings_survive_a_restart_and_serve_runs_started_after_it() {
         let made = binding.as_object_mut().unwrap().remove("createdAt");
         assert!(made.is_some_and(|t| t.is_f64()), "{binding}");
     }
+    // A decision binding lists its versions: the modules bound to it, with the open runs
+    // pinned to each.
+    let mut decision = expected("decision", order::DECISION_TASK_LIST, &decider);
+    let versions = listed[0]["versions"].as_array_mut().unwrap();
+    let bound = versions[0].as_object_mut().unwrap().remove("boundAt");
+    assert!(bound.is_some_and(|t| t.is_f64()), "{versions:?}");
+    decision["versions"] = json!([{"number": 1, "module": decider, "pinnedRuns": 0}]);
     assert_eq!(
         listed,
         [
-            expected("decision", order::DECISION_TASK_LIST, &decider),
+            decision,
             expected("activity", order::ACTIVITY_TASK_LIST, &activities),
         ]
     );

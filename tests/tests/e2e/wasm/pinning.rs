@@ -312,3 +312,119 @@ async fn runs_keep_their_decider_and_an_upgrade_moves_only_the_runs_it_replays_a
         assert_eq!(logged, says, "{id}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rollback_moves_upgraded_runs_back_and_a_ramp_shares_new_runs_until_promoted() {
+    let server = TestServer::start().await;
+    let (c, weft) = (server.client(), guests::weft_client(&server));
+    register_domain(&c, D).await;
+    register_workflow(&c, "steps").await;
+    register_activity(&c, "a").await;
+    register_activity(&c, "b").await;
+    let dir = tempfile::tempdir().unwrap();
+
+    // Runs of the first version move to the third, which decides them alike, ...
+    let v1 = deploy(&server, dir.path(), "steps-decider", "1").await;
+    let old = start_runs(&c, "old").await;
+    wait_pinned(&weft, &old, &v1).await;
+    work(&c, RUNS).await;
+    wait_scheduled(&server, &old, &["a", "b"]).await;
+    let v3 = deploy(&server, dir.path(), "steps-decider-v3", "3").await;
+    let bind = [
+        "bind",
+        "--domain",
+        D,
+        "--decisions",
+        DECIDERS,
+        "--module",
+        &v3,
+        "--upgrade",
+        "replay",
+    ];
+    let out = weft_ok(&server, &bind).await;
+    assert!(
+        out.contains(&format!("moved {RUNS} of {RUNS} runs")),
+        "{out}"
+    );
+    wait_pinned(&weft, &old, &v3).await;
+
+    // ... and back to it when the binding is rolled back to it.
+    let rollback = [
+        "binding",
+        "rollback",
+        "--domain",
+        D,
+        "--decisions",
+        DECIDERS,
+    ];
+    let out = weft_ok(&server, &rollback).await;
+    assert!(out.contains(&format!("-> {v1}")), "{out}");
+    assert!(
+        out.contains(&format!("moved {RUNS} of {RUNS} runs")),
+        "{out}"
+    );
+    for run in summaries(&weft, &old).await {
+        let decider = run.decider.unwrap();
+        assert_eq!(decider.pin.module, v1);
+        assert_eq!(decider.pin.moved_from.as_deref(), Some(v3.as_str()));
+    }
+
+    // A ramp sends its share of new runs to the new decider, the rest to the one it replaces,
+    // as the run id says on every node.
+    let path = dir.path().join("steps-decider-v2.wasm");
+    std::fs::write(&path, guests::guest("steps-decider-v2")).unwrap();
+    let ramp = [
+        "deploy",
+        path.to_str().unwrap(),
+        "--domain",
+        D,
+        "--decisions",
+        DECIDERS,
+        "--ramp",
+        "30%",
+    ];
+    let out = weft_ok(&server, &ramp).await;
+    assert!(out.contains("ramping up: 30% of new runs"), "{out}");
+    let bindings = weft.list_bindings(D).await.unwrap();
+    let binding = bindings.iter().find(|b| b.name == DECIDERS).unwrap();
+    let v2 = binding.module.clone();
+    assert_eq!(binding.previous_module.as_deref(), Some(v1.as_str()));
+    let mut ramped = Vec::new();
+    for n in 0..4 {
+        ramped.extend(start_runs(&c, &format!("ramp{n}")).await);
+    }
+    let mut on_new = 0;
+    for (id, run) in &ramped {
+        let expected = binding.module_for_new_run(run).to_owned();
+        on_new += usize::from(expected == v2);
+        wait_pinned(&weft, &[(id.clone(), run.clone())], &expected).await;
+    }
+    assert!(
+        0 < on_new && on_new < ramped.len(),
+        "{on_new} of {}",
+        ramped.len()
+    );
+
+    // Promoted, the new decider takes every new run.
+    let promote = ["binding", "promote", "--domain", D, "--decisions", DECIDERS];
+    let out = weft_ok(&server, &promote).await;
+    assert!(!out.contains("ramping"), "{out}");
+    let promoted = start_runs(&c, "promoted").await;
+    wait_pinned(&weft, &promoted, &v2).await;
+
+    // Every run completes on its module.
+    work(&c, RUNS + 2 * (ramped.len() + promoted.len())).await;
+    for (id, run) in old.iter().chain(&ramped).chain(&promoted) {
+        let closed = guests::wait_closed(&server, D, id, run, PATIENCE).await;
+        assert_eq!(closed.status, CloseStatus::Completed, "{id}");
+        let pinned = weft.run_summary(D, id, run).await.unwrap().decider.unwrap();
+        let result = closed.events.last().unwrap();
+        let result = result.workflow_execution_completed_event_attributes();
+        let expected = if pinned.pin.module == v2 {
+            "b,a"
+        } else {
+            "a,b"
+        };
+        assert_eq!(result.unwrap().result(), Some(expected), "{id}");
+    }
+}
