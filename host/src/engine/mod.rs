@@ -16,6 +16,7 @@ mod effects;
 mod heartbeats;
 mod import;
 mod lambdas;
+mod pins;
 mod start;
 mod tasks;
 #[cfg(test)]
@@ -44,6 +45,7 @@ pub(crate) use import::{Imported, import_run};
 #[cfg(test)]
 pub(crate) use lambdas::claim_lambda;
 pub(crate) use lambdas::{FunctionClaim, LambdaOutcome, closable_lambda, close_lambda};
+pub(crate) use pins::pin_run;
 pub(crate) use start::{NewRun, StartRequest, resolve_start, start_run};
 #[cfg(test)]
 pub(crate) use tasks::claim;

@@ -10,8 +10,8 @@ use super::{PinnedDecider, TypeRef};
 
 /// Which runs a listing, count or batch picks: the query of `GET /v1/domains/{domain}/runs`.
 ///
-/// At most one of `workflowId`, `tag`, `type` and `closeStatus` (the visibility index holds one
-/// filter besides time, as SWF's lists do).
+/// At most one of `workflowId`, `tag`, `type`, `closeStatus` and `module` (the visibility index
+/// holds one filter besides time, as SWF's lists do).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(
     rename_all = "camelCase",
@@ -50,8 +50,7 @@ pub struct RunFilter {
     /// Runs closed at or before this time; see `closedAfter`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub closed_before: Option<Timestamp>,
-    /// Runs pinned to this decider module: its digest, or its first 8 or more hex digits. Goes
-    /// with any other member (it is checked run by run, not in the index).
+    /// Runs pinned to this decider module: its digest, or its first 8 or more hex digits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub module: Option<String>,
 }

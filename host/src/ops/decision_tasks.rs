@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::engine::{
     Claimed, Completion, DecisionClaim, Engine, HistoryAsk, TaskRef, complete_decision_task,
-    started_decision,
+    pin_run, started_decision,
 };
 use crate::fault::{Fault, Violations};
 use crate::model::{
@@ -272,11 +272,12 @@ pub(crate) async fn respond_completed_by(
                 };
                 if let (None, Some(module)) = (&run.pin, decider) {
                     let at = tx.now();
-                    run.pin = Some(Pin {
+                    let pin = Pin {
                         module,
                         at,
                         moved_from: None,
-                    });
+                    };
+                    pin_run(tx, &mut run, pin)?;
                 }
                 let mut eng = Engine::new(tx, domain.id, &setup);
                 complete_decision_task(&mut eng, &domain, &mut run, task, completion)?;

@@ -7,7 +7,7 @@ use crate::store::Reads;
 use crate::tenancy::Quotas;
 
 use super::compiles::room;
-use super::pins::account_pinned_counts;
+use super::pins::{account_pinned_count, pinned_count};
 use super::{Ctx, Service};
 
 /// The largest module accepted, in bytes.
@@ -192,7 +192,12 @@ pub(crate) async fn list_modules(svc: &Service, ctx: &Ctx) -> Result<Vec<ModuleR
             let mut modules = tx.modules(&account)?;
             let mut bindings = tx.bindings(None)?;
             bindings.retain(|(_, b)| b.account == account);
-            let pinned = account_pinned_counts(tx, &account)?;
+            let domains: Vec<u64> = tx
+                .every_domain()?
+                .into_iter()
+                .filter(|(scope, _)| scope.account == account)
+                .map(|(_, domain)| domain.id)
+                .collect();
             for module in &mut modules {
                 module.used_by = bindings
                     .iter()
@@ -204,7 +209,9 @@ pub(crate) async fn list_modules(svc: &Service, ctx: &Ctx) -> Result<Vec<ModuleR
                     })
                     .collect();
                 module.used_by.sort();
-                module.pinned_runs = pinned.get(&module.digest).copied().unwrap_or(0);
+                for &domain in &domains {
+                    module.pinned_runs += pinned_count(tx, domain, &module.digest)?;
+                }
             }
             Ok(modules)
         })
@@ -233,12 +240,12 @@ pub(crate) async fn delete_module(svc: &Service, ctx: &Ctx, digest: String) -> R
                         users.join(", ")
                     )));
                 }
-                let pinned = account_pinned_counts(tx, &account)?;
-                if let Some(runs) = pinned.get(&digest) {
+                let runs = account_pinned_count(tx, &account, &digest)?;
+                if runs > 0 {
                     return Err(Fault::InUse(format!(
                         "Module {digest} decides {runs} open run{}, pinned to it: it can be \
                          deleted once they close, or an upgrade moves them",
-                        if *runs == 1 { "" } else { "s" }
+                        if runs == 1 { "" } else { "s" }
                     )));
                 }
                 bindings.retain(|(_, b)| b.version_of(&digest).is_some());

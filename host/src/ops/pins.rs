@@ -1,22 +1,16 @@
 //! Reading runs' pins (see `model::pins`): the pin of a decision task's run, for the worker
-//! that decides it; and how many open runs each module holds, for bindings, modules and their
-//! deletion.
-//!
-//! Counts are read from the open runs themselves, a page at a time: they cost one read per
-//! open run of the domain, which is what an operator's listing or a module's deletion may
-//! spend, and never a decision task.
-
-use std::collections::HashMap;
+//! that decides it; and the open runs pinned to a module, listed and counted from the
+//! visibility index (`Filter::Module`), for bindings, modules and upgrades.
 
 use crate::clock::Timestamp;
 use crate::fault::Fault;
-use crate::model::{Pin, Run, Scope, TaskKind};
+use crate::model::{Pin, Run, TaskKind};
 use crate::store::{Cursor, Filter, Listing, Reads, StoreError};
 
 use super::Service;
 use super::polling::open_token;
 
-/// Open runs read at once while counting pins.
+/// Open runs read at once while listing the runs pinned to a module.
 const PAGE: usize = 1000;
 /// The time range of every run.
 const EVER: (Timestamp, Timestamp) = (
@@ -33,59 +27,45 @@ pub(crate) async fn task_pin(svc: &Service, token: &str) -> Result<Option<Pin>, 
         .await
 }
 
-/// How many open runs of the domain are pinned to each module, by digest.
-pub(crate) fn pinned_counts(
-    tx: &dyn Reads,
-    domain: u64,
-) -> Result<HashMap<String, u64>, StoreError> {
-    let mut counts = HashMap::new();
-    each_open_run(tx, domain, &mut |run| {
-        if let Some(pin) = &run.pin {
-            *counts.entry(pin.module.clone()).or_default() += 1;
-        }
-        Ok(())
-    })?;
-    Ok(counts)
+/// How many open runs of the domain are pinned to `module`.
+pub(crate) fn pinned_count(tx: &dyn Reads, domain: u64, module: &str) -> Result<u64, StoreError> {
+    tx.count_listed(domain, Listing::Open, &Filter::Module(module), EVER)
 }
 
-/// How many open runs of each domain of `account` (in every region) are pinned to each
-/// module, by digest.
-pub(crate) fn account_pinned_counts(
+/// How many open runs of the domains of `account` (in every region) are pinned to `module`.
+pub(crate) fn account_pinned_count(
     tx: &dyn Reads,
     account: &str,
-) -> Result<HashMap<String, u64>, StoreError> {
-    let mut counts = HashMap::new();
-    let domains = tx.every_domain()?;
-    let owned = domains
-        .iter()
-        .filter(|(scope, _): &&(Scope, _)| scope.account == account);
-    for (_, domain) in owned {
-        for (module, count) in pinned_counts(tx, domain.id)? {
-            *counts.entry(module).or_default() += count;
+    module: &str,
+) -> Result<u64, StoreError> {
+    let mut count = 0;
+    for (scope, domain) in tx.every_domain()? {
+        if scope.account == account {
+            count += pinned_count(tx, domain.id, module)?;
         }
     }
-    Ok(counts)
+    Ok(count)
 }
 
-/// Calls `each` with every open run of the domain, newest first.
-pub(crate) fn each_open_run(
+/// The open runs of the domain pinned to `module`, oldest start first.
+pub(crate) fn pinned_runs(
     tx: &dyn Reads,
     domain: u64,
-    each: &mut dyn FnMut(Run) -> Result<(), StoreError>,
-) -> Result<(), StoreError> {
+    module: &str,
+) -> Result<Vec<Run>, StoreError> {
+    let filter = Filter::Module(module);
     let mut cursor = Cursor {
         after: None,
-        reverse: true,
+        reverse: false,
         limit: PAGE,
     };
+    let mut runs = Vec::new();
     loop {
-        let page = tx.listed_runs(domain, Listing::Open, &Filter::All, EVER, cursor)?;
+        let page = tx.listed_runs(domain, Listing::Open, &filter, EVER, cursor)?;
         cursor.after = page.items.last().map(|r| (r.started_at.as_millis(), r.seq));
-        for run in page.items {
-            each(run)?;
-        }
+        runs.extend(page.items);
         if !page.more {
-            return Ok(());
+            return Ok(runs);
         }
     }
 }

@@ -19,6 +19,7 @@ use crate::model::{
 use crate::store::{Cursor, Filter, Listing, Reads, StoreError};
 
 use super::executions::existing_run;
+use super::modules::find_module;
 use super::{Ctx, Service, known_domain};
 
 /// Runs per page unless the query says.
@@ -29,17 +30,11 @@ const MAX_LIMIT: u32 = 1000;
 /// reach its last decision and activity outcomes in all but the busiest histories.
 const TAIL_EVENTS: usize = 64;
 
-/// The most runs one page of a listing filtered by module looks at: a module few runs are
-/// pinned to gives pages with fewer runs (and a token to go on) rather than one long read.
-const MAX_EXAMINED: usize = 10_000;
-
 /// A [`RunFilter`] checked, as the store reads it.
 struct Plan {
     listings: &'static [Listing],
     close_status: Option<CloseStatus>,
     range: (Timestamp, Timestamp),
-    /// The digest (or its start) of the module picked runs are pinned to: checked run by run.
-    module: Option<String>,
 }
 
 impl Plan {
@@ -49,10 +44,11 @@ impl Plan {
             filter.tag.is_some(),
             filter.type_name.is_some(),
             filter.close_status.is_some(),
+            filter.module.is_some(),
         ];
         if given.iter().filter(|g| **g).count() > 1 {
             return Err(Fault::Validation(
-                "Give at most one of workflowId, tag, type and closeStatus".into(),
+                "Give at most one of workflowId, tag, type, closeStatus and module".into(),
             ));
         }
         if filter.version.is_some() && filter.type_name.is_none() {
@@ -105,47 +101,11 @@ impl Plan {
                 "The time range ends before it starts".into(),
             ));
         }
-        let module = filter.module.as_deref().map(module_prefix).transpose()?;
         Ok(Plan {
             listings,
             close_status,
             range,
-            module,
         })
-    }
-
-    /// Whether `run`, read from the index, is one the filter picks: pinned to its module.
-    fn picks(&self, run: &Run) -> bool {
-        self.module.as_deref().is_none_or(|module| {
-            run.pin
-                .as_ref()
-                .is_some_and(|pin| pin.module.starts_with(module))
-        })
-    }
-
-    /// A page of the runs of `domain` in the listings read, from `cursor`, in the cursor's
-    /// order; and whether more follow.
-    fn page(
-        &self,
-        tx: &dyn Reads,
-        domain: u64,
-        index: &Filter<'_>,
-        cursor: Cursor<(i64, u64)>,
-    ) -> Result<(Vec<Run>, bool), StoreError> {
-        let mut runs = Vec::new();
-        let mut more = false;
-        for &listing in self.listings {
-            let page = tx.listed_runs(domain, listing, index, self.range, cursor)?;
-            more |= page.more;
-            runs.extend(page.items);
-        }
-        runs.sort_by_key(|r| self.position(r));
-        if cursor.reverse {
-            runs.reverse();
-        }
-        more |= runs.len() > cursor.limit;
-        runs.truncate(cursor.limit);
-        Ok((runs, more))
     }
 
     /// Where `run` stands in the listings read: its (time, seq), the time being its close
@@ -170,6 +130,8 @@ impl Plan {
             }
         } else if let Some(status) = self.close_status {
             Filter::CloseStatus(status)
+        } else if let Some(module) = &filter.module {
+            Filter::Module(module)
         } else {
             Filter::All
         }
@@ -189,6 +151,8 @@ pub(crate) async fn list_runs(
             "limit is {limit}; it must be from 1 to {MAX_LIMIT}"
         )));
     }
+    let mut query = query;
+    resolve_module(svc, ctx, &mut query.filter).await?;
     let plan = Plan::new(&query.filter)?;
     let fingerprint = ("runs", &domain, &query.filter, query.oldest_first);
     let after: Option<(i64, u64)> = svc.resume(query.next_page_token.as_deref(), &fingerprint)?;
@@ -203,15 +167,31 @@ pub(crate) async fn list_runs(
         .store
         .read(move |tx| {
             let domain = known_domain(tx, &scope, &name)?;
-            let index = plan.filter(&filter);
-            let (runs, last) = picked_page(tx, domain.id, &plan, &index, cursor)?;
+            let filter = plan.filter(&filter);
+            let mut runs = Vec::new();
+            let mut more = false;
+            for &listing in plan.listings {
+                let page = tx.listed_runs(domain.id, listing, &filter, plan.range, cursor)?;
+                more |= page.more;
+                runs.extend(page.items);
+            }
+            runs.sort_by_key(|r| plan.position(r));
+            if cursor.reverse {
+                runs.reverse();
+            }
+            more |= runs.len() > cursor.limit;
+            runs.truncate(cursor.limit);
             let guest = decision_failures(tx, domain.id)?;
             let mut modules = Modules::default();
             let summaries = runs
                 .iter()
                 .map(|run| summary(tx, run, &guest, &mut modules))
                 .collect::<Result<Vec<_>, StoreError>>()?;
-            Ok::<_, Fault>((summaries, last))
+            let last = runs.last().map(|r| {
+                let (time, seq) = plan.position(r);
+                (time.as_millis(), seq)
+            });
+            Ok::<_, Fault>((summaries, last.filter(|_| more)))
         })
         .await?;
     Ok(RunList {
@@ -238,45 +218,43 @@ pub(crate) async fn run_summary(
         .await
 }
 
-/// Up to `cursor.limit` runs of `domain` that `plan` picks, from `cursor`; and, if more may
-/// follow, the position the next page starts after.
-fn picked_page(
-    tx: &dyn Reads,
-    domain: u64,
-    plan: &Plan,
-    index: &Filter<'_>,
-    mut cursor: Cursor<(i64, u64)>,
-) -> Result<(Vec<Run>, Option<(i64, u64)>), StoreError> {
-    let mut picked = Vec::new();
-    let mut examined = 0;
-    loop {
-        let (page, more) = plan.page(tx, domain, index, cursor)?;
-        let read = page.len();
-        for (i, run) in page.into_iter().enumerate() {
-            let (time, seq) = plan.position(&run);
-            cursor.after = Some((time.as_millis(), seq));
-            examined += 1;
-            if plan.picks(&run) {
-                picked.push(run);
-            }
-            let rest = more || i + 1 < read;
-            if picked.len() == cursor.limit || examined >= MAX_EXAMINED {
-                return Ok((picked, cursor.after.filter(|_| rest)));
-            }
-        }
-        if !more {
-            return Ok((picked, None));
-        }
+/// `filter` with its `module`, if given as a prefix of a digest, as the digest of the one
+/// module of the account it names: the index holds whole digests.
+async fn resolve_module(svc: &Service, ctx: &Ctx, filter: &mut RunFilter) -> Result<(), Fault> {
+    let Some(given) = filter.module.clone() else {
+        return Ok(());
+    };
+    let hex = given.chars().all(|c| c.is_ascii_hexdigit());
+    if !hex || !(8..=64).contains(&given.len()) {
+        return Err(Fault::Validation(format!(
+            "Invalid module '{}': give a module's digest, or its first 8 or more hex digits",
+            echo(&given)
+        )));
     }
+    let given = given.to_ascii_lowercase();
+    // A whole digest needs no module: the runs of a deleted one are still listed.
+    if given.len() < 64 {
+        let account = ctx.scope.account.clone();
+        let found = svc
+            .store
+            .read(move |tx| find_module(tx, &account, &given))
+            .await?;
+        filter.module = Some(found.digest);
+    } else {
+        filter.module = Some(given);
+    }
+    Ok(())
 }
 
-/// How many runs `filter` picks in `domain`, counted in the index (or, by module, run by run).
+/// How many runs `filter` picks in `domain`, counted in the index.
 pub(crate) async fn count_runs(
     svc: &Service,
     ctx: &Ctx,
     domain: String,
     filter: RunFilter,
 ) -> Result<u64, Fault> {
+    let mut filter = filter;
+    resolve_module(svc, ctx, &mut filter).await?;
     let plan = Plan::new(&filter)?;
     let scope = ctx.scope.clone();
     svc.store
@@ -284,28 +262,10 @@ pub(crate) async fn count_runs(
             let domain = known_domain(tx, &scope, &domain)?;
             let index = plan.filter(&filter);
             let mut count = 0;
-            if plan.module.is_none() {
-                for &listing in plan.listings {
-                    count += tx.count_listed(domain.id, listing, &index, plan.range)?;
-                }
-                return Ok(count);
+            for &listing in plan.listings {
+                count += tx.count_listed(domain.id, listing, &index, plan.range)?;
             }
-            let mut cursor = Cursor {
-                after: None,
-                reverse: true,
-                limit: MAX_LIMIT as usize,
-            };
-            loop {
-                let (page, more) = plan.page(tx, domain.id, &index, cursor)?;
-                cursor.after = page.last().map(|r| {
-                    let (time, seq) = plan.position(r);
-                    (time.as_millis(), seq)
-                });
-                count += page.iter().filter(|r| plan.picks(r)).count() as u64;
-                if !more {
-                    return Ok(count);
-                }
-            }
+            Ok(count)
         })
         .await
 }
@@ -324,6 +284,7 @@ pub(crate) async fn open_runs(
         ));
     }
     filter.status = Some(RunState::Open);
+    resolve_module(svc, ctx, &mut filter).await?;
     let plan = Plan::new(&filter)?;
     let scope = ctx.scope.clone();
     svc.store
@@ -339,7 +300,7 @@ pub(crate) async fn open_runs(
             loop {
                 let page = tx.listed_runs(domain.id, Listing::Open, &index, plan.range, cursor)?;
                 cursor.after = page.items.last().map(|r| (r.started_at.as_millis(), r.seq));
-                runs.extend(page.items.into_iter().filter(|r| plan.picks(r)).map(|r| {
+                runs.extend(page.items.into_iter().map(|r| {
                     let e = r.execution;
                     (e.workflow_id.to_string(), e.run_id.to_string())
                 }));
@@ -382,18 +343,6 @@ fn decision_failures(tx: &dyn Reads, domain: u64) -> Result<DecisionFailures, St
 
 /// The modules a listing has read, by digest: many runs are pinned to few modules.
 type Modules = HashMap<String, Option<ModuleRecord>>;
-
-/// `module` as a filter: a digest, or its first 8 or more hex digits.
-fn module_prefix(module: &str) -> Result<String, Fault> {
-    let hex = module.chars().all(|c| c.is_ascii_hexdigit());
-    if !hex || !(8..=64).contains(&module.len()) {
-        return Err(Fault::Validation(format!(
-            "Invalid module '{}': give a module's digest, or its first 8 or more hex digits",
-            echo(module)
-        )));
-    }
-    Ok(module.to_ascii_lowercase())
-}
 
 /// The pin of `run` with its module's name and version label (read once per listing).
 fn decider(

@@ -8,15 +8,16 @@
 //! module is deciding meanwhile is refused at completion (`Decided::Moved`) and decided again
 //! by the new one. Nothing of a move is in the history: SWF clients see nothing new.
 
+use crate::engine::pin_run;
 use crate::fault::Fault;
 use crate::model::{
-    BindingKind, Pin, Run, RunReplay, RunUpgrade, UpgradeReport, WorkflowExecution,
+    Binding, BindingKind, Pin, Run, RunReplay, RunUpgrade, UpgradeReport, WorkflowExecution,
 };
 use crate::runtime::{Module, World};
-use crate::store::{About, Reads};
+use crate::store::{About, Reads, StoreError};
 
 use super::history::whole_history;
-use super::pins::each_open_run;
+use super::pins::pinned_runs;
 use super::replay::{Budget, replay_call, replay_run};
 use super::{Ctx, Service, known_domain};
 
@@ -61,7 +62,7 @@ pub(crate) async fn upgrade(
             let code = tx
                 .module_code(&scope.account, &binding.module)?
                 .ok_or_else(|| Fault::internal("a bound module has no code"))?;
-            let runs = pinned_elsewhere(tx, domain.id, &list, &binding.module, back)?;
+            let runs = pinned_elsewhere(tx, domain.id, &binding, back)?;
             Ok::<_, Fault>((code, runs))
         })
         .await?;
@@ -92,26 +93,25 @@ pub(crate) async fn upgrade(
     Ok(report)
 }
 
-/// The open runs whose decision tasks go to `list` and which are pinned to another module
-/// than `current` (with `back`, only those an upgrade moved away from it), oldest start first.
+/// The open runs whose decision tasks go to `binding`'s list and which are pinned to another of
+/// `binding`'s versions than its current one (with `back`, only those an upgrade moved away
+/// from it), oldest start first.
 fn pinned_elsewhere(
     tx: &dyn Reads,
     domain: u64,
-    list: &str,
-    current: &str,
+    binding: &Binding,
     back: bool,
-) -> Result<Vec<Run>, Fault> {
+) -> Result<Vec<Run>, StoreError> {
+    let current = binding.module.as_str();
     let mut runs = Vec::new();
-    each_open_run(tx, domain, &mut |run| {
-        let elsewhere = run.pin.as_ref().is_some_and(|pin| {
-            pin.module != current && (!back || pin.moved_from.as_deref() == Some(current))
-        });
-        if elsewhere && run.decision_task_list == list {
-            runs.push(run);
-        }
-        Ok(())
-    })?;
-    runs.reverse();
+    for version in binding.versions.iter().filter(|v| v.module != current) {
+        let pinned = pinned_runs(tx, domain, &version.module)?.into_iter();
+        runs.extend(pinned.filter(|run| {
+            let moved_from = run.pin.as_ref().and_then(|pin| pin.moved_from.as_deref());
+            run.decision_task_list == binding.name && (!back || moved_from == Some(current))
+        }));
+    }
+    runs.sort_by_key(|run| (run.started_at, run.seq));
     Ok(runs)
 }
 
@@ -227,11 +227,12 @@ async fn move_run(
                     Ok(run) => run,
                     Err(found) => return Ok(found),
                 };
-                run.pin = Some(Pin {
+                let pin = Pin {
                     module: to,
                     at: tx.now(),
                     moved_from: Some(from),
-                });
+                };
+                pin_run(tx, &mut run, pin)?;
                 tx.put_run(&run)?;
                 Ok(Moved::Yes)
             },

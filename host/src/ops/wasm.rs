@@ -2,7 +2,7 @@
 //! lists and function names, roll a binding back, read what their guests failed. Every change is
 //! committed by the writer like any SWF change, and the in-process workers follow the bindings.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use crate::clock::Timestamp;
 use crate::fault::{Fault, echo};
@@ -11,9 +11,10 @@ use crate::model::{
     UpgradePolicy,
 };
 use crate::runtime::{self, GuestLimits};
+use crate::store::{Reads, StoreError};
 
 use super::modules::find_module;
-use super::pins::pinned_counts;
+use super::pins::pinned_count;
 use super::upgrades::{self, Upgrade};
 use super::{Ctx, Service, known_domain};
 
@@ -369,31 +370,28 @@ pub(crate) async fn list_bindings(
         .read(move |tx| {
             let domain = known_domain(tx, &scope, &domain)?;
             let bindings = tx.bindings(Some(domain.id))?;
-            let decides = bindings
-                .iter()
-                .any(|(_, b)| b.kind == BindingKind::Decision);
-            let pinned = match decides {
-                true => pinned_counts(tx, domain.id)?,
-                false => Default::default(),
-            };
-            Ok(bindings
+            let bindings = bindings
                 .into_iter()
-                .map(|(_, b)| with_pinned_runs(b, &pinned))
-                .collect())
+                .map(|(_, b)| with_pinned_runs(tx, domain.id, b));
+            Ok(bindings.collect::<Result<_, StoreError>>()?)
         })
         .await
 }
 
-/// `binding` with, for a decision binding, each version's count of open runs pinned to it
-/// (`pinned`, by module).
-fn with_pinned_runs(mut binding: Binding, pinned: &HashMap<String, u64>) -> Binding {
+/// `binding` (of domain `domain`) with, for a decision binding, each version's count of open
+/// runs pinned to it.
+fn with_pinned_runs(
+    tx: &dyn Reads,
+    domain: u64,
+    mut binding: Binding,
+) -> Result<Binding, StoreError> {
     if binding.kind == BindingKind::Decision {
         binding.versions = versions_with(Some(&binding), &binding.module, binding.created_at);
         for version in &mut binding.versions {
-            version.pinned_runs = Some(pinned.get(&version.module).copied().unwrap_or(0));
+            version.pinned_runs = Some(pinned_count(tx, domain, &version.module)?);
         }
     }
-    binding
+    Ok(binding)
 }
 
 /// The task lists of a domain that have tasks waiting, polls waiting (at this node) or a

@@ -80,6 +80,8 @@ pub(crate) enum Filter<'a> {
     Tag(&'a str),
     /// Closed runs that ended so.
     CloseStatus(CloseStatus),
+    /// Runs pinned to the decider module of this digest (`model::pins`).
+    Module(&'a str),
 }
 
 impl<'a> Filter<'a> {
@@ -94,6 +96,7 @@ impl<'a> Filter<'a> {
             Filter::Tag(tag) => (4, Cow::Borrowed(tag)),
             // Index keys hold the wire name, which SWF fixes: stored, so it never changes.
             Filter::CloseStatus(status) => (5, Cow::Borrowed(status.name())),
+            Filter::Module(digest) => (6, Cow::Borrowed(digest)),
         }
     }
 
@@ -107,6 +110,7 @@ impl<'a> Filter<'a> {
             Filter::Type(&ty.name, &ty.version),
         ];
         filters.extend(run.tags.iter().map(|tag| Filter::Tag(tag)));
+        filters.extend(run.pin.iter().map(|pin| Filter::Module(&pin.module)));
         if let (Some(closed), false) = (run.closed, listing == Listing::Open) {
             filters.push(Filter::CloseStatus(closed.status));
         }

@@ -3,12 +3,13 @@
 //! steps in the other order, the third only logs another line). Every run keeps the module
 //! that decided its first task; `weft binding upgrade --dry-run` says which runs the third
 //! would take, and binding it with `--upgrade replay` moves exactly those; a module open runs
-//! are pinned to cannot be deleted; no decision task ever fails.
+//! are pinned to cannot be deleted; no decision task ever fails. On PostgreSQL (with
+//! `WEFT_TEST_POSTGRES`) a second node on the same database serves the list too.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use weft_host::client::{RunSummary, UpgradeReport};
+use weft_host::client::{RunFilter, RunQuery, RunSummary, UpgradeReport};
 use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::Client;
 use weft_tests::aws_sdk_swf::types::{CloseStatus, EventType};
@@ -56,15 +57,23 @@ async fn deploy(server: &TestServer, dir: &std::path::Path, name: &str, version:
     answer["module"]["digest"].as_str().unwrap().to_owned()
 }
 
-/// Starts `RUNS` runs named `prefix-N`; their (workflow id, run id).
-async fn start_runs(c: &Client, prefix: &str) -> Vec<(String, String)> {
+/// Starts `RUNS` runs named `prefix-N`, through each of `clients` in turn; their (workflow id,
+/// run id).
+async fn start_runs(clients: &[Client], prefix: &str) -> Vec<(String, String)> {
     let mut runs = Vec::new();
     for n in 0..RUNS {
         let id = format!("{prefix}-{n}");
-        let run = start(c, &id, "steps").await;
+        let run = start(&clients[n % clients.len()], &id, "steps").await;
         runs.push((id, run));
     }
     runs
+}
+
+/// Another node on `server`'s database, serving its bindings with workers of its own; `None`
+/// on redb, which one process holds.
+async fn second_node(server: &TestServer) -> Option<TestServer> {
+    let store = server.store()?.clone();
+    Some(TestServer::start_with(move |config| config.store = Some(store.clone())).await)
 }
 
 /// The runs as `/v1` shows them now.
@@ -150,6 +159,9 @@ fn outcomes(report: &UpgradeReport) -> BTreeMap<String, (bool, String)> {
 async fn runs_keep_their_decider_and_an_upgrade_moves_only_the_runs_it_replays_as_recorded() {
     let server = TestServer::start().await;
     let (c, weft) = (server.client(), guests::weft_client(&server));
+    let other = second_node(&server).await;
+    let nodes: Vec<&TestServer> = std::iter::once(&server).chain(&other).collect();
+    let clients: Vec<Client> = nodes.iter().map(|node| node.client()).collect();
     register_domain(&c, D).await;
     register_workflow(&c, "steps").await;
     register_activity(&c, "a").await;
@@ -158,10 +170,10 @@ async fn runs_keep_their_decider_and_an_upgrade_moves_only_the_runs_it_replays_a
 
     // Ten runs start on the first version, ten more on the second.
     let v1 = deploy(&server, dir.path(), "steps-decider", "1").await;
-    let first = start_runs(&c, "first").await;
+    let first = start_runs(&clients, "first").await;
     wait_pinned(&weft, &first, &v1).await;
     let v2 = deploy(&server, dir.path(), "steps-decider-v2", "2").await;
-    let second = start_runs(&c, "second").await;
+    let second = start_runs(&clients, "second").await;
     wait_pinned(&weft, &second, &v2).await;
     wait_pinned(&weft, &first, &v1).await;
     let described = weft_ok(
@@ -241,8 +253,23 @@ async fn runs_keep_their_decider_and_an_upgrade_moves_only_the_runs_it_replays_a
         assert_eq!(decider.pin.moved_from.as_deref(), Some(v1.as_str()));
         assert_eq!(decider.version.as_deref(), Some("3"));
     }
-    let third = start_runs(&c, "third").await;
+    let third = start_runs(&clients, "third").await;
     wait_pinned(&weft, &third, &v3).await;
+    // The listing picks the runs pinned to a module, by a prefix of its digest.
+    let pinned_to = |module: &str| RunQuery {
+        filter: RunFilter {
+            module: Some(module[..12].to_owned()),
+            ..RunFilter::default()
+        },
+        ..RunQuery::default()
+    };
+    let listed = weft.list_runs(D, &pinned_to(&v2)).await.unwrap().runs;
+    let mut ids: Vec<_> = listed.iter().map(|r| r.workflow_id.as_str()).collect();
+    ids.sort();
+    let expected: Vec<_> = second.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, expected);
+    let on_v3 = weft.count_runs(D, &pinned_to(&v3).filter).await.unwrap();
+    assert_eq!(on_v3, 2 * RUNS as u64);
 
     // The first version holds no run now: it can go, and leaves the binding's versions.
     weft_ok(&server, &["module", "delete", &v1]).await;
@@ -297,13 +324,27 @@ async fn runs_keep_their_decider_and_an_upgrade_moves_only_the_runs_it_replays_a
         .await
         .unwrap();
     assert!(failures.is_empty(), "{failures:?}");
-    // What each run's decider logged says which module decided it.
+    // What each run's decider logged (on whichever node decided) says which module decided it;
+    // every node decided some.
+    let mut served = vec![0; nodes.len()];
     for ((id, run), says) in [
         (&first[0], &["steps v1", "steps v3"][..]),
+        (&first[1], &["steps v1", "steps v3"]),
         (&second[0], &["steps v2"]),
+        (&second[1], &["steps v2"]),
         (&third[0], &["steps v3"]),
+        (&third[1], &["steps v3"]),
     ] {
-        let lines = weft.run_logs(D, id, run).await.unwrap();
+        let mut lines = Vec::new();
+        for (node, served) in nodes.iter().zip(&mut served) {
+            let logged = guests::weft_client(node)
+                .run_logs(D, id, run)
+                .await
+                .unwrap();
+            *served += logged.len();
+            lines.extend(logged);
+        }
+        lines.sort_by_key(|line| line.at);
         let mut logged: Vec<&str> = lines
             .iter()
             .map(|l| l.message.split(',').next().unwrap())
@@ -311,6 +352,10 @@ async fn runs_keep_their_decider_and_an_upgrade_moves_only_the_runs_it_replays_a
         logged.dedup();
         assert_eq!(logged, says, "{id}");
     }
+    assert!(
+        served.iter().all(|&n| n > 0),
+        "lines logged per node: {served:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -325,7 +370,7 @@ async fn a_rollback_moves_upgraded_runs_back_and_a_ramp_shares_new_runs_until_pr
 
     // Runs of the first version move to the third, which decides them alike, ...
     let v1 = deploy(&server, dir.path(), "steps-decider", "1").await;
-    let old = start_runs(&c, "old").await;
+    let old = start_runs(std::slice::from_ref(&c), "old").await;
     wait_pinned(&weft, &old, &v1).await;
     work(&c, RUNS).await;
     wait_scheduled(&server, &old, &["a", "b"]).await;
@@ -391,7 +436,7 @@ async fn a_rollback_moves_upgraded_runs_back_and_a_ramp_shares_new_runs_until_pr
     assert_eq!(binding.previous_module.as_deref(), Some(v1.as_str()));
     let mut ramped = Vec::new();
     for n in 0..4 {
-        ramped.extend(start_runs(&c, &format!("ramp{n}")).await);
+        ramped.extend(start_runs(std::slice::from_ref(&c), &format!("ramp{n}")).await);
     }
     let mut on_new = 0;
     for (id, run) in &ramped {
@@ -409,7 +454,7 @@ async fn a_rollback_moves_upgraded_runs_back_and_a_ramp_shares_new_runs_until_pr
     let promote = ["binding", "promote", "--domain", D, "--decisions", DECIDERS];
     let out = weft_ok(&server, &promote).await;
     assert!(!out.contains("ramping"), "{out}");
-    let promoted = start_runs(&c, "promoted").await;
+    let promoted = start_runs(std::slice::from_ref(&c), "promoted").await;
     wait_pinned(&weft, &promoted, &v2).await;
 
     // Every run completes on its module.
