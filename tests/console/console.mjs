@@ -3,7 +3,9 @@
 //   {"url": "http://127.0.0.1:PORT", "chromium": "/usr/bin/chromium", "screenshots": "/abs/dir",
 //    "readme": "/abs/dir" (optional: 1280x800 pictures of the main pages, of the first tenant),
 //    "tenants": [{"key", "secret", "region"?, "domain", "hiddenDomain"?,
-//                 "completed"?: {"workflowId", "runId", "events", "activities": [names], "logLines"},
+//                 "completed"?: {"workflowId", "runId", "events", "activities": [names], "logLines",
+//                                "decider": {"module", "name"}},
+//                 "versions"?: {"list", "module", "pinned"},
 //                 "signal"?: {"workflowId", "runId", "name", "input"},
 //                 "terminate"?: {"workflowId", "runId", "reason"},
 //                 "failing"?: {"workflowId", "runId", "input", "reason"},
@@ -12,8 +14,9 @@
 //                 "rollback"?: {"list", "to": digest, "name"},
 //                 "batch"?: {"tag", "count", "reason"}}, ...]}
 //
-// For each tenant: sign in, see its domain and not the hidden one, open the domain; find the
-// completed run among the closed ones and check its timeline, history and guest log; signal a run and see
+// For each tenant: sign in, see its domain and not the hidden one, open the domain; see a
+// decision binding's versions with the open runs pinned to each; find the completed run among
+// the closed ones and check its timeline, history, guest log and the decider it was pinned to; signal a run and see
 // the signal in its history; find an imported run by its badge; terminate a run and see it closed; find a run whose decider keeps
 // failing by its badge in the list, open it and read why on its failure card; roll its
 // decision list's binding back to the module it ran before; find a workflow
@@ -187,12 +190,30 @@ for (const [i, tenant] of config.tenants.entries()) {
     check(/^UTC[+-]\d{2}:\d{2}/.test(zone), `the header names the time zone as ${zone}`);
   });
 
+  if (tenant.versions) {
+    const v = tenant.versions;
+    await step(`${t}-binding-versions`, async () => {
+      await page.goto(`${base}/console/#/domains/${encodeURIComponent(tenant.domain)}/bindings`);
+      const row = page.locator(`[data-testid="bindings-table"] tr[data-kind="decision"][data-name=${css(v.list)}]`);
+      const version = row.locator(`[data-testid="binding-versions"] li[data-module=${css(v.module)}]`);
+      await version.waitFor();
+      const shown = await version.textContent();
+      check(shown.includes(`${v.pinned} open runs`) && shown.includes('current'), `the binding's version reads ${shown}`);
+    });
+  }
+
   if (tenant.completed) {
     const c = tenant.completed;
     await step(`${t}-closed-list`, async () => {
       const row = await openRun(page, tenant.domain, 'closed', c.workflowId, c.runId);
       await until(async () => (await executionRows(page).count()) === 1, `the list filtered by ${c.workflowId} does not hold exactly one row`);
       await openExecution(page, row);
+    });
+    await step(`${t}-decider`, async () => {
+      const decider = page.getByTestId('decider');
+      await decider.waitFor();
+      check((await decider.getAttribute('data-module')) === c.decider.module, 'the run page names another decider');
+      check((await decider.textContent()).includes(c.decider.name), "the run page does not name the decider's module");
     });
     await step(`${t}-timeline`, async () => {
       const timeline = page.getByTestId('timeline');

@@ -207,6 +207,31 @@ impl Closed {
     }
 }
 
+/// Waits until the run is pinned to the decider `module` (panics if it is not after `within`).
+pub async fn wait_pinned(
+    weft: &WeftClient,
+    domain: &str,
+    workflow_id: &str,
+    run_id: &str,
+    module: &str,
+    within: Duration,
+) {
+    let began = Instant::now();
+    loop {
+        let run = weft.run_summary(domain, workflow_id, run_id).await;
+        let run = run.unwrap_or_else(|e| panic!("describe {workflow_id}: {e}"));
+        let pinned = run.decider.map(|d| d.pin.module);
+        if pinned.as_deref() == Some(module) {
+            return;
+        }
+        assert!(
+            began.elapsed() < within,
+            "{workflow_id} is pinned to {pinned:?}, not {module}, after {within:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// Waits until the run closes (panics if it is still open after `within`), and answers how it
 /// closed and its history, which must keep every rule of `weft_host::check::check_history`.
 pub async fn wait_closed(

@@ -19,6 +19,7 @@ use super::{Api, request_id};
 use crate::fault::Fault;
 use crate::metrics::Pending;
 use crate::model::Kind;
+use crate::ops::pins::pinned_count;
 use crate::store::{Cursor, Reads, StoreError};
 
 /// The content type of the OpenMetrics text format, which Prometheus reads.
@@ -56,7 +57,7 @@ pub(super) async fn metrics(State(api): State<Arc<Api>>, headers: HeaderMap) -> 
     }
 }
 
-/// Reads every domain's waiting tasks and types from `tx`.
+/// Reads every domain's waiting tasks, types and pinned runs from `tx`.
 fn pending(tx: &dyn Reads) -> Result<Pending, StoreError> {
     let mut domains = HashMap::new();
     let mut types = Vec::new();
@@ -73,7 +74,14 @@ fn pending(tx: &dyn Reads) -> Result<Pending, StoreError> {
         }
         domains.insert(domain.id, (scope.account, domain.name));
     }
-    Ok(Pending::new(domains, tx.queued(None)?, types))
+    let mut pinned = Vec::new();
+    for (domain, binding) in tx.bindings(None)? {
+        for version in &binding.versions {
+            let count = pinned_count(tx, domain, &version.module)?;
+            pinned.push((domain, binding.name.clone(), version.number, count));
+        }
+    }
+    Ok(Pending::new(domains, tx.queued(None)?, types).with_pinned(pinned))
 }
 
 /// Whether the request may read the metrics.

@@ -77,6 +77,8 @@ pub(crate) struct DecisionClaim {
     pub(crate) previous_started_event_id: u64,
     /// The first page of its history, read with the claim's commit, if the poll asked.
     pub(crate) history: Option<HistoryCell>,
+    /// The decider module the run is pinned to as the task starts, if one is.
+    pub(crate) pin: Option<String>,
 }
 
 /// Which page of a decision task's history a poll wants with its task: from the previous
@@ -239,6 +241,7 @@ fn claim_decision(
         workflow_type: run.workflow_type.clone(),
         previous_started_event_id: run.previous_started_event_id,
         history,
+        pin: run.pin.as_ref().map(|pin| pin.module.clone()),
     })))
 }
 

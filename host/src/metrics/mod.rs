@@ -48,6 +48,8 @@ pub(crate) struct Metrics {
     /// Weft's own metrics, for the parts of the service that observe them.
     pub(crate) own: Own,
     pending: Family<Labels, Gauge>,
+    /// Open runs pinned to each version of each decision binding, read at each scrape.
+    pinned: Family<Labels, Gauge>,
     /// 1 if the latest scrape read the store, 0 if it could not in time.
     store_up: Gauge,
     /// When the scheduled and started events of open tasks happened, to time them.
@@ -87,6 +89,13 @@ impl Metrics {
             "Tasks waiting in each task list (CloudWatch PendingTasks), read at each scrape",
             pending.clone(),
         );
+        let pinned = Family::<Labels, Gauge>::default();
+        registry.register(
+            "weft_runs_pinned",
+            "Open runs pinned to each version of each decision binding's decider, read at each \
+             scrape",
+            pinned.clone(),
+        );
         let store_up = Gauge::default();
         registry.register(
             "weft_store_up",
@@ -100,6 +109,7 @@ impl Metrics {
             swf,
             own,
             pending,
+            pinned,
             store_up,
             times: EventTimes::default(),
             scrape: tokio::sync::Mutex::new(()),
@@ -137,8 +147,18 @@ impl Metrics {
     pub(crate) async fn render(&self, pending: Option<Pending>) -> String {
         let _one = self.scrape.lock().await;
         self.pending.clear();
+        self.pinned.clear();
         self.store_up.set(i64::from(pending.is_some()));
         if let Some(stored) = &pending {
+            for (domain, binding, version, count) in &stored.pinned {
+                if let Some((account, name)) = stored.domains.get(domain) {
+                    let mut labels = self.domain_labels(account, name);
+                    labels.push(("binding", binding.clone()));
+                    labels.push(("module_version", version.to_string()));
+                    let count = i64::try_from(*count).unwrap_or(i64::MAX);
+                    self.pinned.get_or_create(&labels).set(count);
+                }
+            }
             for (domain, kind, ty) in &stored.types {
                 if let Some((account, name)) = stored.domains.get(domain) {
                     self.swf
@@ -158,14 +178,17 @@ impl Metrics {
     }
 }
 
-/// What one scrape reads from the store: the tasks waiting per list, and the types registered
-/// in each domain, whose counters show from the start.
+/// What one scrape reads from the store: the tasks waiting per list, the types registered in
+/// each domain, whose counters show from the start, and the runs pinned to deciders.
 pub(crate) struct Pending {
     /// `(account, domain name)` by domain id.
     domains: HashMap<u64, (String, String)>,
     queued: Vec<Queued>,
     /// Every type of every domain, registered or deprecated, by domain id.
     types: Vec<(u64, Kind, TypeName)>,
+    /// Open runs pinned to each version of each decision binding: domain id, binding,
+    /// version number, count.
+    pinned: Vec<(u64, String, u32, u64)>,
 }
 
 impl Pending {
@@ -180,7 +203,14 @@ impl Pending {
             domains,
             queued,
             types,
+            pinned: Vec::new(),
         }
+    }
+
+    /// With the open runs pinned to each version of each decision binding: domain id,
+    /// binding, version number, count.
+    pub(crate) fn with_pinned(self, pinned: Vec<(u64, String, u32, u64)>) -> Pending {
+        Pending { pinned, ..self }
     }
 
     /// The series to show: one per list, up to [`MAX_LIST_SERIES`], the rest summed per

@@ -33,6 +33,7 @@ pub(crate) struct Own {
     guest_traps: Family<Labels, Counter>,
     guest_limits: Family<Labels, Counter>,
     guest_failures: Family<Labels, Counter>,
+    decision_tasks: Family<Labels, Counter>,
     throttled: Family<Labels, Counter>,
     long_polls: Family<Labels, Gauge>,
     compiles_running: Gauge,
@@ -53,6 +54,7 @@ impl Own {
             guest_traps: Family::default(),
             guest_limits: Family::default(),
             guest_failures: Family::default(),
+            decision_tasks: Family::default(),
             throttled: Family::default(),
             long_polls: Family::default(),
             compiles_running: Gauge::default(),
@@ -92,6 +94,12 @@ impl Own {
             "Tasks an in-process guest failed, by binding and cause (error, nondeterminism, \
              panic, trap, cpu, memory, stack, output, invalid)",
             own.guest_failures.clone(),
+        );
+        registry.register(
+            "weft_decision_tasks",
+            "Decision tasks an in-process decider completed, by binding and the binding's \
+             version of the module that decided (the one the run is pinned to)",
+            own.decision_tasks.clone(),
         );
         registry.register(
             "weft_throttled_requests",
@@ -163,6 +171,14 @@ impl Own {
         let mut labels = labels.clone();
         labels.push(("cause", cause.to_owned()));
         self.guest_failures.get_or_create(&labels).inc();
+    }
+
+    /// The decider of the binding `labels` place completed a decision task with its version
+    /// `module_version`.
+    pub(crate) fn decided(&self, labels: &Labels, module_version: String) {
+        let mut labels = labels.clone();
+        labels.push(("module_version", module_version));
+        self.decision_tasks.get_or_create(&labels).inc();
     }
 
     /// A request of the tenant `labels` place was throttled.

@@ -51,6 +51,10 @@ pub(crate) struct DecisionTaskOutput {
     pub(crate) workflow_execution: Option<WorkflowExecution>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) workflow_type: Option<TypeName>,
+    /// The decider module the run was pinned to as the task started: for the in-process
+    /// worker that decides it, never on the wire.
+    #[serde(skip)]
+    pub(crate) pin: Option<String>,
 }
 
 impl DecisionTaskOutput {
@@ -112,6 +116,7 @@ pub(crate) async fn poll(
                 scheduled: position.scheduled,
                 started: position.started,
             },
+            pin: run.pin.map(|pin| pin.module),
             execution: run.execution,
             workflow_type: run.workflow_type,
             previous_started_event_id: position.previous_started,
@@ -185,6 +190,7 @@ fn task_output(
         workflow_type: Some(claim.workflow_type),
         events: Some(StoredEvents::from_page(page)),
         next_page_token,
+        pin: claim.pin,
     }
 }
 

@@ -53,6 +53,7 @@ pub(super) async fn serve_one(
     // The runtime reads the task as the wire JSON a decider would get over HTTP.
     let wire = serde_json::from_slice(&task.to_json()?).map_err(Fault::internal)?;
     let held = Held {
+        pin: task.pin.take(),
         deadline: deadline(&wire, task.started_event_id),
         name: format!("decision task {}", task.started_event_id),
         token,
@@ -84,6 +85,8 @@ struct Held {
     name: String,
     /// When the task times out, if it does.
     deadline: Option<Timestamp>,
+    /// The module the run was pinned to as the task started, if it was.
+    pin: Option<String>,
 }
 
 /// How one run of the decider on a held task went.
@@ -102,8 +105,16 @@ const MOVES: u32 = 3;
 /// Runs the run's decider on the held task and answers the task with its decisions.
 async fn attempt(worker: &Worker, held: &Held, number: u32) -> Result<Attempt, Fault> {
     tracing::Span::current().record("attempt", number);
-    for _ in 0..MOVES {
-        let module = match decider(worker, held).await? {
+    for moves in 0..MOVES {
+        // The poll read the pin as the task started; later attempts read it again, since an
+        // upgrade may have moved the run meanwhile.
+        let pin = match (number, moves) {
+            (1, 0) => held.pin.clone(),
+            _ => task_pin(&worker.svc, &held.token)
+                .await?
+                .map(|pin| pin.module),
+        };
+        let module = match decider(worker, held, pin).await {
             Ok(module) => module,
             Err(reason) => {
                 worker
@@ -123,18 +134,18 @@ async fn attempt(worker: &Worker, held: &Held, number: u32) -> Result<Attempt, F
     Ok(Attempt::Failed)
 }
 
-/// The module to decide `held` with: the one its run is pinned to, else the one bound now (or,
-/// while the binding ramps its module up, the previous one for the runs the ramp leaves it);
-/// or why that module cannot be loaded.
-async fn decider(worker: &Worker, held: &Held) -> Result<Result<Arc<Module>, String>, Fault> {
-    let digest = match task_pin(&worker.svc, &held.token).await? {
-        Some(pin) => pin.module,
+/// The module to decide `held` with: `pin`, the one its run is pinned to, else the one bound
+/// now (or, while the binding ramps its module up, the previous one for the runs the ramp
+/// leaves it); or why that module cannot be loaded.
+async fn decider(worker: &Worker, held: &Held, pin: Option<String>) -> Result<Arc<Module>, String> {
+    let digest = match pin {
+        Some(pinned) => pinned,
         None => {
             let bound = worker.module_now().await;
             let binding = &worker.binding;
             // A worker whose binding changed since it started knows no ramp of the new one.
             if bound.digest != binding.module {
-                return Ok(Ok(bound));
+                return Ok(bound);
             }
             binding
                 .module_for_new_run(held.execution.run_id.as_str())
@@ -142,10 +153,10 @@ async fn decider(worker: &Worker, held: &Held) -> Result<Result<Arc<Module>, Str
         }
     };
     if digest == worker.module.digest {
-        return Ok(Ok(worker.module.clone()));
+        return Ok(worker.module.clone());
     }
     let loaded = load_module(&worker.svc, &worker.binding.account, &digest).await;
-    Ok(loaded.map_err(|e| format!("the run's decider, module {digest}, cannot be loaded: {e}")))
+    loaded.map_err(|e| format!("the run's decider, module {digest}, cannot be loaded: {e}"))
 }
 
 /// Runs `module` on the held task and answers the task with its decisions.
@@ -183,6 +194,12 @@ async fn decide(worker: &Worker, module: &Module, held: &Held) -> Result<Attempt
     match answered {
         Ok(Decided::Applied) => {
             worker.backoff.succeeded(run_id);
+            let version = match worker.binding.version_of(&module.digest) {
+                Some(version) => version.number.to_string(),
+                // Bound after this worker started: its binding does not list it yet.
+                None => module.digest[..12].to_owned(),
+            };
+            metrics.decided(&worker.labels, version);
             Ok(Attempt::Done)
         }
         Ok(Decided::Moved(_)) => Ok(Attempt::Moved),

@@ -156,7 +156,7 @@ async fn the_console_shows_each_tenant_its_own_and_acts_for_it() {
     let (acme_domain, globex_domain) = ("acme-orders", "globex-orders");
     let acme = ACME.client(&server);
     guests::register_examples(&acme, acme_domain).await;
-    guests::deploy_order(&weft_as(&server, &ACME), acme_domain).await;
+    let (order_decider, _) = guests::deploy_order(&weft_as(&server, &ACME), acme_domain).await;
     let globex = GLOBEX.client(&server);
     guests::register_examples(&globex, globex_domain).await;
 
@@ -209,6 +209,24 @@ async fn the_console_shows_each_tenant_its_own_and_acts_for_it() {
         nightly.push((id, run));
     }
 
+    // The open orders are pinned to the order's decider once it decided their first task.
+    let open_orders: Vec<(&str, &str)> = [("order-signal", &to_signal), ("order-stop", &to_stop)]
+        .into_iter()
+        .chain(nightly.iter().map(|(id, run)| (id.as_str(), run)))
+        .map(|(id, run)| (id, run.as_str()))
+        .collect();
+    for (id, run) in &open_orders {
+        guests::wait_pinned(
+            &weft_acme,
+            acme_domain,
+            id,
+            run,
+            &order_decider,
+            CLOSE_WITHIN,
+        )
+        .await;
+    }
+
     let screenshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/console-screenshots");
     let mut config = json!({
         "url": server.endpoint(),
@@ -224,6 +242,11 @@ async fn the_console_shows_each_tenant_its_own_and_acts_for_it() {
                     "activities": activity_types,
                     // The order's activity worker logs a line per task.
                     "logLines": activity_types.len(),
+                    "decider": {"module": order_decider, "name": "order-decider"},
+                },
+                "versions": {
+                    "list": order::DECISION_TASK_LIST, "module": order_decider,
+                    "pinned": open_orders.len(),
                 },
                 "signal": {
                     "workflowId": "order-signal", "runId": to_signal,

@@ -19,6 +19,26 @@ export interface ModuleRecord {
   version?: string;
   /** The bindings that run it (`GET /v1/modules` only). */
   usedBy?: BindingRef[];
+  /** Open runs pinned to it (`GET /v1/modules` only). */
+  pinnedRuns?: number;
+}
+
+/** A module a decision binding has been bound to, with the open runs pinned to it. */
+export interface BindingVersion {
+  number: number;
+  module: string;
+  boundAt: number;
+  pinnedRuns?: number;
+}
+
+/** The decider module a run is pinned to (host/src/model/pins.rs). */
+export interface PinnedDecider {
+  module: string;
+  /** When the run was pinned to it, or moved to it by an upgrade. */
+  at: number;
+  movedFrom?: string;
+  name?: string;
+  version?: string;
 }
 
 export interface GuestLimits {
@@ -40,6 +60,12 @@ export interface Binding {
   createdAt: number;
   /** The module it ran before its module last changed: what a rollback restores. */
   previousModule?: string;
+  /** A decision binding's modules, oldest first; `module` is the current one. */
+  versions?: BindingVersion[];
+  /** What binding a new module does to open runs pinned to older ones. */
+  upgrade?: 'pinned' | 'replay' | 'all';
+  /** While ramping up: the share of new runs, in percent, that `module` takes. */
+  ramp?: number;
 }
 
 export interface GuestFailureRecord {
@@ -92,6 +118,8 @@ export interface RunSummary {
   failing?: { at: number; reason: string };
   /** Recorded elsewhere and imported (`weft import`): never given a task. */
   imported?: boolean;
+  /** The Wasm decider module it is pinned to. */
+  decider?: PinnedDecider;
 }
 
 export interface RunList {

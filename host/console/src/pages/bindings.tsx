@@ -13,6 +13,8 @@ interface BindingView {
   binding: Binding;
   module?: ModuleRecord;
   previous?: ModuleRecord;
+  /** Every module of the account, to name a binding's versions. */
+  modules: ModuleRecord[];
   failures: GuestFailureRecord[] | { error: unknown };
 }
 
@@ -30,6 +32,7 @@ async function load(domain: string): Promise<BindingView[]> {
       binding,
       module: modules.find((m) => m.digest === binding.module),
       previous: modules.find((m) => m.digest === binding.previousModule),
+      modules,
       failures: await v1Get<{ failures: GuestFailureRecord[] }>('domains', domain, 'bindings', binding.kind, binding.name, 'failures').then(
         (f) => f.failures,
         (error: unknown) => ({ error }),
@@ -97,6 +100,19 @@ export function BindingsTab({ domain }: { domain: string }) {
                             <span title={b.module} data-testid="binding-module">
                               {moduleName(b.module, m)}
                             </span>
+                            {b.ramp !== undefined && <div class="muted nowrap">ramping up: {b.ramp}% of new runs</div>}
+                            {b.versions && b.versions.length > 0 && (
+                              <ul class="versions" data-testid="binding-versions">
+                                {b.versions.map((v) => (
+                                  <li key={v.module} data-module={v.module} data-pinned={v.pinnedRuns ?? 0}>
+                                    v{v.number} <span title={v.module}>{moduleName(v.module, view.modules.find((m) => m.digest === v.module))}</span>
+                                    {' · '}
+                                    {v.pinnedRuns ?? 0} open run{v.pinnedRuns === 1 ? '' : 's'}
+                                    {v.module === b.module && ' · current'}
+                                  </li>
+                                ))}
+                              </ul>
+                            )}
                             {b.previousModule && (
                               <div class="muted nowrap">
                                 before: <span title={b.previousModule}>{moduleName(b.previousModule, view.previous)}</span>{' '}
@@ -134,8 +150,9 @@ export function BindingsTab({ domain }: { domain: string }) {
                 >
                   <p>
                     This binds <strong>{moduleName(rollingBack.binding.previousModule!, rollingBack.previous)}</strong> again in place of{' '}
-                    <strong>{moduleName(rollingBack.binding.module, rollingBack.module)}</strong>, with the same settings. Tasks its
-                    guest failed on are retried at once; rolling back again restores the current module.
+                    <strong>{moduleName(rollingBack.binding.module, rollingBack.module)}</strong>, with the same settings, for new
+                    runs; runs already pinned to a module keep it (an upgraded run moves back if it replays as recorded). Tasks
+                    its guest failed on before pinning their run are retried at once; rolling back again restores the current module.
                   </p>
                 </ConfirmDialog>
               )}

@@ -4,7 +4,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { swf, v1Get } from '../api/client';
 import type { History, HistoryEvent, WorkflowExecutionDetail } from '../api/swf-types';
-import type { RunFailure, RunLogLine } from '../api/weft-types';
+import type { PinnedDecider, RunFailure, RunLogLine, RunSummary } from '../api/weft-types';
 import { Show, useAsync } from '../components/async';
 import { ExecutionActions } from '../components/execution-actions';
 import { GuestLog } from '../components/guest-log';
@@ -22,6 +22,8 @@ interface RunData {
   failures: RunFailure[];
   /** What its bound guests logged lately, oldest first. */
   logs: RunLogLine[];
+  /** The Wasm decider module it is pinned to, if one decides it. */
+  decider?: PinnedDecider;
   /** When it was loaded: open things are drawn up to here. */
   now: number;
 }
@@ -36,6 +38,9 @@ async function loadRun(domain: string, workflowId: string, runId: string): Promi
   const logs = v1Get<{ lines: RunLogLine[] }>('domains', domain, 'workflows', workflowId, 'runs', runId, 'logs')
     .then((list) => list.lines)
     .catch(() => [] as RunLogLine[]);
+  const decider = v1Get<RunSummary>('domains', domain, 'workflows', workflowId, 'runs', runId)
+    .then((summary) => summary.decider)
+    .catch(() => undefined);
   const events: HistoryEvent[] = [];
   let nextPageToken: string | undefined;
   do {
@@ -48,7 +53,14 @@ async function loadRun(domain: string, workflowId: string, runId: string): Promi
     events.push(...page.events);
     nextPageToken = page.nextPageToken;
   } while (nextPageToken);
-  return { detail: await detail, events, failures: await failures, logs: await logs, now: Date.now() / 1000 };
+  return {
+    detail: await detail,
+    events,
+    failures: await failures,
+    logs: await logs,
+    decider: await decider,
+    now: Date.now() / 1000,
+  };
 }
 
 export function ExecutionPage({ domain, workflowId, runId }: { domain: string; workflowId: string; runId: string }) {
@@ -94,7 +106,7 @@ function RunView({
   auto: boolean;
   setAuto: (on: boolean) => void;
 }) {
-  const { detail, events, failures, logs, now } = data;
+  const { detail, events, failures, logs, decider, now } = data;
   const info = detail.executionInfo;
   const story = useMemo(() => readHistory(events), [events]);
   const open = info.executionStatus === 'OPEN';
@@ -120,6 +132,7 @@ function RunView({
       <RunCards events={events} failures={failures} open={open} />
       <Relatives domain={domain} story={story} workflowId={info.execution.workflowId} parent={info.parent} />
       <Summary detail={detail} />
+      {decider && <Decider decider={decider} />}
       <section aria-labelledby="timeline-h">
         <h2 id="timeline-h">Timeline</h2>
         {events.length === 0 ? <p class="empty">No events.</p> : <Timeline story={story} now={now} domain={domain} />}
@@ -141,6 +154,26 @@ function RunView({
         <HistoryTable events={events} />
       </section>
     </>
+  );
+}
+
+/** Which Wasm decider decides the run: the module it is pinned to, and the one an upgrade moved it from. */
+function Decider({ decider }: { decider: PinnedDecider }) {
+  const label = decider.name ? (decider.version ? `${decider.name} ${decider.version}` : decider.name) : undefined;
+  return (
+    <dl class="relatives" data-testid="decider" data-module={decider.module}>
+      <dt>Decider</dt>
+      <dd>
+        {label && <strong>{label}</strong>} <code title={decider.module}>{short(decider.module, 12)}</code>
+        <span class="muted"> · pinned {formatTime(decider.at)}</span>
+        {decider.movedFrom && (
+          <span class="muted">
+            {' '}
+            · moved from <code title={decider.movedFrom}>{short(decider.movedFrom, 12)}</code>
+          </span>
+        )}
+      </dd>
+    </dl>
   );
 }
 

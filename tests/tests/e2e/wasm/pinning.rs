@@ -20,6 +20,7 @@ use crate::common::register_domain;
 use crate::flow::{
     D, DECIDERS, WORKERS, activity_task, register_activity, register_workflow, start,
 };
+use crate::observability::{expect, sample, scrape};
 
 /// Runs started on each version.
 const RUNS: usize = 10;
@@ -87,19 +88,8 @@ async fn summaries(weft: &WeftClient, runs: &[(String, String)]) -> Vec<RunSumma
 
 /// Waits until every run is pinned to `module`.
 async fn wait_pinned(weft: &WeftClient, runs: &[(String, String)], module: &str) {
-    let began = Instant::now();
-    loop {
-        let pinned = summaries(weft, runs).await;
-        let on = |s: &RunSummary| s.decider.as_ref().map(|d| d.pin.module.clone());
-        if pinned.iter().all(|s| on(s).as_deref() == Some(module)) {
-            return;
-        }
-        let modules: Vec<_> = pinned.iter().map(on).collect();
-        assert!(
-            began.elapsed() < PATIENCE,
-            "not all pinned to {module}: {modules:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
+    for (id, run) in runs {
+        guests::wait_pinned(weft, D, id, run, module, PATIENCE).await;
     }
 }
 
@@ -270,6 +260,23 @@ async fn runs_keep_their_decider_and_an_upgrade_moves_only_the_runs_it_replays_a
     assert_eq!(ids, expected);
     let on_v3 = weft.count_runs(D, &pinned_to(&v3).filter).await.unwrap();
     assert_eq!(on_v3, 2 * RUNS as u64);
+    // The metrics say how many runs each version holds, and which version decided the tasks.
+    let mut decided_by_v2 = 0.0;
+    for node in &nodes {
+        let text = scrape(node, None).await;
+        for (version, runs) in [(1, 0), (2, RUNS), (3, 2 * RUNS)] {
+            let series = format!(
+                r#"weft_runs_pinned{{domain="{D}",binding="{DECIDERS}",module_version="{version}"}}"#
+            );
+            expect(&text, &series, runs as f64);
+        }
+        let series = format!(
+            r#"weft_decision_tasks_total{{domain="{D}",kind="decision",binding="{DECIDERS}",module_version="2"}}"#
+        );
+        decided_by_v2 += sample(&text, &series).unwrap_or(0.0);
+    }
+    // Each run of the second version has had two decision tasks at least.
+    assert!(decided_by_v2 >= (2 * RUNS) as f64, "{decided_by_v2}");
 
     // The first version holds no run now: it can go, and leaves the binding's versions.
     weft_ok(&server, &["module", "delete", &v1]).await;
