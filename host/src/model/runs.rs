@@ -50,7 +50,7 @@ pub struct RunFilter {
     /// Runs closed at or before this time; see `closedAfter`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub closed_before: Option<Timestamp>,
-    /// Runs pinned to this decider module: its digest, or its first 8 or more hex digits.
+    /// Open runs pinned to this decider module: its digest, or its first 8 or more hex digits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub module: Option<String>,
 }

@@ -77,8 +77,19 @@ impl Plan {
                 "Give a start time range or a close time range, not both".into(),
             ));
         }
-        let listings: &'static [Listing] = match (filter.status, close_status.is_some() || by_close)
-        {
+        let closed_only = close_status.is_some() || by_close;
+        if filter.module.is_some() && (closed_only || filter.status == Some(RunState::Closed)) {
+            return Err(Fault::Validation(
+                "module picks the open runs pinned to a decider; it cannot go with status=closed, \
+                 closeStatus, closedAfter or closedBefore"
+                    .into(),
+            ));
+        }
+        let status = match filter.module {
+            Some(_) => Some(RunState::Open),
+            None => filter.status,
+        };
+        let listings: &'static [Listing] = match (status, closed_only) {
             (Some(RunState::Open), true) => {
                 return Err(Fault::Validation(
                     "closeStatus, closedAfter and closedBefore pick closed runs; they cannot go \

@@ -110,7 +110,10 @@ impl<'a> Filter<'a> {
             Filter::Type(&ty.name, &ty.version),
         ];
         filters.extend(run.tags.iter().map(|tag| Filter::Tag(tag)));
-        filters.extend(run.pin.iter().map(|pin| Filter::Module(&pin.module)));
+        // Only open runs are pinned to a module: a closed run's pin is its history.
+        if listing == Listing::Open {
+            filters.extend(run.pin.iter().map(|pin| Filter::Module(&pin.module)));
+        }
         if let (Some(closed), false) = (run.closed, listing == Listing::Open) {
             filters.push(Filter::CloseStatus(closed.status));
         }

@@ -449,6 +449,17 @@ pub(crate) trait RunWrites {
         time: Timestamp,
     ) -> Result<(), StoreError>;
 
+    /// Adds the run, listed in `listing` at `time` already, under `filter` too (`remove`:
+    /// takes it from under `filter` alone): for a filter that changes while the run is listed.
+    fn index_run(
+        &mut self,
+        run: &Run,
+        listing: Listing,
+        time: Timestamp,
+        filter: &Filter<'_>,
+        remove: bool,
+    ) -> Result<(), StoreError>;
+
     /// Queues a task of run `seq` scheduled by event `scheduled`, at `slot` of its list.
     fn push_task(
         &mut self,

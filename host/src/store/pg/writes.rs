@@ -91,18 +91,21 @@ impl<C: Link> Session<C, Writing> {
     fn visibility(run: &Run, listing: Listing, time: Timestamp) -> Vec<Entry> {
         Filter::all_of(run, listing)
             .iter()
-            .map(|filter| {
-                let (f, value) = filter.key();
-                (
-                    big(run.domain),
-                    listing as i16,
-                    i16::from(f),
-                    value.as_bytes().to_vec(),
-                    time.as_millis(),
-                    big(run.seq),
-                )
-            })
+            .map(|filter| Self::entry(run, listing, time, filter))
             .collect()
+    }
+
+    /// `run`'s visibility row in `listing` at `time` under `filter`.
+    fn entry(run: &Run, listing: Listing, time: Timestamp, filter: &Filter<'_>) -> Entry {
+        let (f, value) = filter.key();
+        (
+            big(run.domain),
+            listing as i16,
+            i16::from(f),
+            value.as_bytes().to_vec(),
+            time.as_millis(),
+            big(run.seq),
+        )
     }
 }
 
@@ -378,6 +381,22 @@ impl<C: Link> RunWrites for Session<C, Writing> {
             for entry in entries {
                 kept.visibility.delete(entry);
             }
+        });
+        Ok(())
+    }
+
+    fn index_run(
+        &mut self,
+        run: &Run,
+        listing: Listing,
+        time: Timestamp,
+        filter: &Filter<'_>,
+        remove: bool,
+    ) -> Result<(), StoreError> {
+        let entry = Self::entry(run, listing, time, filter);
+        self.keep(|kept| match remove {
+            true => kept.visibility.delete(entry),
+            false => kept.visibility.put(entry.clone(), entry),
         });
         Ok(())
     }

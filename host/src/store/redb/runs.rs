@@ -351,6 +351,30 @@ impl RunWrites for WriteTx<'_> {
         })
     }
 
+    fn index_run(
+        &mut self,
+        run: &Run,
+        listing: Listing,
+        time: Timestamp,
+        filter: &Filter<'_>,
+        remove: bool,
+    ) -> Result<(), StoreError> {
+        let (f, value) = filter.key();
+        let key = (
+            run.domain,
+            listing as u8,
+            f,
+            &*value,
+            time.as_millis(),
+            run.seq,
+        );
+        match remove {
+            true => self.visibility.remove(key).map(drop)?,
+            false => self.visibility.insert(key, ()).map(drop)?,
+        }
+        Ok(())
+    }
+
     fn push_task(
         &mut self,
         domain: u64,
