@@ -34,6 +34,7 @@ pub(crate) struct Own {
     guest_limits: Family<Labels, Counter>,
     guest_failures: Family<Labels, Counter>,
     decision_tasks: Family<Labels, Counter>,
+    upgrades: Family<Labels, Counter>,
     throttled: Family<Labels, Counter>,
     long_polls: Family<Labels, Gauge>,
     compiles_running: Gauge,
@@ -55,6 +56,7 @@ impl Own {
             guest_limits: Family::default(),
             guest_failures: Family::default(),
             decision_tasks: Family::default(),
+            upgrades: Family::default(),
             throttled: Family::default(),
             long_polls: Family::default(),
             compiles_running: Gauge::default(),
@@ -100,6 +102,12 @@ impl Own {
             "Decision tasks an in-process decider completed, by binding and the binding's \
              version of the module that decided (the one the run is pinned to)",
             own.decision_tasks.clone(),
+        );
+        registry.register(
+            "weft_run_upgrades",
+            "Open runs an upgrade moved to a decision binding's current decider (moved), or \
+             left on theirs (kept), by binding",
+            own.upgrades.clone(),
         );
         registry.register(
             "weft_throttled_requests",
@@ -179,6 +187,13 @@ impl Own {
         let mut labels = labels.clone();
         labels.push(("module_version", module_version));
         self.decision_tasks.get_or_create(&labels).inc();
+    }
+
+    /// An upgrade of the decision binding `labels` place moved a run (`moved`) or kept it.
+    pub(crate) fn upgraded(&self, labels: &Labels, moved: bool) {
+        let mut labels = labels.clone();
+        labels.push(("outcome", if moved { "moved" } else { "kept" }.to_owned()));
+        self.upgrades.get_or_create(&labels).inc();
     }
 
     /// A request of the tenant `labels` place was throttled.

@@ -46,6 +46,7 @@ pub(crate) async fn upgrade(
     how: Upgrade,
 ) -> Result<UpgradeReport, Fault> {
     let Upgrade { dry_run, all, back } = how;
+    let (domain_name, list_name) = (domain.clone(), list.clone());
     let scope = ctx.scope.clone();
     let (code, runs) = svc
         .store
@@ -80,10 +81,16 @@ pub(crate) async fn upgrade(
         dry_run,
         runs: Vec::with_capacity(runs.len()),
     };
+    let metrics = &svc.engine.metrics;
+    let mut labels = metrics.domain_labels(&ctx.scope.account, &domain_name);
+    labels.push(("binding", list_name));
     let mut moved = 0;
     for run in runs {
         let upgraded = upgrade_run(svc, ctx, &module, run, dry_run, all).await?;
-        moved += u64::from(upgraded.moved && !dry_run);
+        if !dry_run {
+            metrics.own.upgraded(&labels, upgraded.moved);
+            moved += u64::from(upgraded.moved);
+        }
         report.runs.push(upgraded);
     }
     if moved > 0 {

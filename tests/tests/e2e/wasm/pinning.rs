@@ -238,6 +238,13 @@ async fn runs_keep_their_decider_and_an_upgrade_moves_only_the_runs_it_replays_a
     assert_eq!(outcomes(&done), outcomes(&dry));
     wait_pinned(&weft, &first, &v3).await;
     wait_pinned(&weft, &second, &v2).await;
+    let text = scrape(&server, None).await;
+    for (outcome, runs) in [("moved", RUNS), ("kept", RUNS)] {
+        let series = format!(
+            r#"weft_run_upgrades_total{{domain="{D}",binding="{DECIDERS}",outcome="{outcome}"}}"#
+        );
+        expect(&text, &series, runs as f64);
+    }
     for moved in summaries(&weft, &first).await {
         let decider = moved.decider.unwrap();
         assert_eq!(decider.pin.moved_from.as_deref(), Some(v1.as_str()));
