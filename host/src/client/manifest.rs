@@ -461,6 +461,16 @@ mod tests {
         "#;
         let manifest = Manifest::parse(text).unwrap();
         assert_eq!(manifest.domain.retention_days, 1);
+        assert_eq!(manifest.modules[0].upgrade, None);
+        let replaying = text.replace("decisions = ", "upgrade = \"replay\"\ndecisions = ");
+        let manifest = Manifest::parse(&replaying).unwrap();
+        assert_eq!(manifest.modules[0].upgrade, Some(UpgradePolicy::Replay));
+        let unknown = text.replace("decisions = ", "upgrade = \"sometimes\"\ndecisions = ");
+        let error = Manifest::parse(&unknown).unwrap_err();
+        assert!(
+            error.contains("pinned") && error.contains("replay"),
+            "{error}"
+        );
         assert_eq!(manifest.only_workflow().unwrap().name, "Greeting");
         let typo = text.replace("task-timeout", "task-timout");
         assert!(Manifest::parse(&typo).unwrap_err().contains("task-timout"));

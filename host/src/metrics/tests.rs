@@ -14,6 +14,7 @@ fn no_pending() -> Option<Pending> {
         domains: HashMap::new(),
         queued: Vec::new(),
         types: Vec::new(),
+        pinned: Vec::new(),
     })
 }
 
@@ -84,6 +85,7 @@ async fn registered_types_show_at_zero_and_types_past_the_cap_count_as_other() {
             (7, Kind::Workflow, ty("Order", "1")),
             (7, Kind::Activity, ty("Charge", "1")),
         ],
+        pinned: Vec::new(),
     };
     let text = metrics.render(Some(stored)).await;
     for line in [
@@ -149,6 +151,7 @@ async fn pending_lists_past_the_cap_are_summed_as_other() {
         domains: HashMap::from([(7, ("000000000000".to_owned(), "orders".to_owned()))]),
         queued,
         types: Vec::new(),
+        pinned: Vec::new(),
     };
     let text = metrics.render(Some(pending)).await;
     let series = text
@@ -176,6 +179,7 @@ async fn a_scrape_that_cannot_read_the_store_says_so_and_shows_no_pending_tasks(
             count: 3,
         }],
         types: Vec::new(),
+        pinned: Vec::new(),
     };
     assert!(
         metrics

@@ -375,3 +375,58 @@ pub struct TaskListList {
     /// The lists.
     pub task_lists: Vec<TaskListInfo>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ramping(share: u8) -> Binding {
+        Binding {
+            account: "000000000000".into(),
+            region: "us-east-1".into(),
+            domain: "d".into(),
+            kind: BindingKind::Decision,
+            name: "deciders".into(),
+            module: "new".into(),
+            concurrency: 1,
+            limits: GuestLimits::default(),
+            http_hosts: Vec::new(),
+            created_at: Timestamp::from_millis(0),
+            previous_module: Some("old".into()),
+            versions: Vec::new(),
+            upgrade: UpgradePolicy::Pinned,
+            upgraded: None,
+            ramp: Some(share),
+        }
+    }
+
+    #[test]
+    fn a_ramp_gives_the_new_module_its_share_of_new_runs_and_keeps_them_as_it_grows() {
+        let runs: Vec<String> = (0..2000).map(|n| format!("run-{n}")).collect();
+        let taken = |share: u8| -> Vec<&String> {
+            let binding = ramping(share);
+            let new = |run: &&String| binding.module_for_new_run(run) == "new";
+            runs.iter().filter(new).collect()
+        };
+        let (ten, thirty) = (taken(10), taken(30));
+        assert!((150..250).contains(&ten.len()), "{}", ten.len());
+        assert!((500..700).contains(&thirty.len()), "{}", thirty.len());
+        // Raising the share only adds runs: none taken at 10% goes back at 30%.
+        assert!(ten.iter().all(|run| thirty.contains(run)));
+        // Without a ramp, or with nothing to ramp from, the new module takes every run.
+        let promoted = Binding {
+            ramp: None,
+            ..ramping(10)
+        };
+        let first = Binding {
+            previous_module: None,
+            ..ramping(10)
+        };
+        for binding in [promoted, first] {
+            assert!(
+                runs.iter()
+                    .all(|run| binding.module_for_new_run(run) == "new")
+            );
+        }
+    }
+}

@@ -231,10 +231,16 @@ async fn a_batch_acts_on_every_open_run_its_filter_picks_as_the_swf_call_would()
 async fn a_run_listing_names_what_is_wrong_with_its_query() {
     let server = TestServer::start_manual().await;
     register_domain(&server.client(), D).await;
+    let closed_module = format!("module={}&status=closed", "0".repeat(64));
     for (query, says) in [
         (
             "tag=a&workflowId=b",
-            "at most one of workflowId, tag, type and closeStatus",
+            "at most one of workflowId, tag, type, closeStatus and module",
+        ),
+        ("module=xyz", "Invalid module 'xyz'"),
+        (
+            closed_module.as_str(),
+            "module picks the open runs pinned to a decider",
         ),
         ("closeStatus=DONE", "Unknown closeStatus 'DONE'"),
         (
@@ -261,6 +267,15 @@ async fn a_run_listing_names_what_is_wrong_with_its_query() {
     }
     let unknown = server.http("GET", "/v1/domains/nope/runs", b"").await;
     assert_eq!(unknown.status, 404, "{}", unknown.body);
+    // A digest's start must name one of the account's modules.
+    let path = format!("/v1/domains/{D}/runs?module=0123abcd");
+    let unknown = server.http("GET", &path, b"").await;
+    assert_eq!(unknown.status, 404, "{}", unknown.body);
+    assert!(
+        unknown.body.contains("Unknown module: 0123abcd"),
+        "{}",
+        unknown.body
+    );
     let closed_batch = server
         .http(
             "POST",
