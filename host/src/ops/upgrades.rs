@@ -173,7 +173,7 @@ async fn upgrade_run(
             Moved::Repinned => {
                 return Ok(outcome(false, Some("it was moved meanwhile")));
             }
-            Moved::Grew(now) => run = now,
+            Moved::Grew(now) => run = *now,
         }
     }
     Ok(RunUpgrade {
@@ -198,7 +198,7 @@ enum Moved {
     /// It was pinned to another module since it was read.
     Repinned,
     /// Its history grew since it was replayed: here it is now.
-    Grew(Run),
+    Grew(Box<Run>),
 }
 
 /// Pins `run` to `to` if it is still open, still pinned to `from`, and (unless `all`) its next
@@ -225,7 +225,7 @@ async fn move_run(
                     return Ok(Err(Moved::Repinned));
                 }
                 if !all && run.next_event_id != next_event_id {
-                    return Ok(Err(Moved::Grew(run)));
+                    return Ok(Err(Moved::Grew(Box::new(run))));
                 }
                 Ok::<_, Fault>(Ok(run))
             },
