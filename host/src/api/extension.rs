@@ -196,11 +196,7 @@ async fn upgrade(
         async {
             let query: UpgradeQuery =
                 super::runs::parse_query(query.as_deref(), &["dryRun", "all", "force"])?;
-            if kind_named(&kind)? != BindingKind::Decision {
-                return Err(Fault::Validation(format!(
-                    "Only decision bindings are upgraded: {kind} tasks are not pinned to a module"
-                )));
-            }
+            decision_only(&kind, "are upgraded")?;
             if query.all && !query.force {
                 return Err(Fault::Validation(
                     "all moves every open run to the current module without replaying it; it \
@@ -227,11 +223,7 @@ async fn promote(
 ) -> Response {
     reply(
         async {
-            if kind_named(&kind)? != BindingKind::Decision {
-                return Err(Fault::Validation(format!(
-                    "Only decision bindings ramp up: {kind} tasks are not pinned to a module"
-                )));
-            }
+            decision_only(&kind, "ramp up")?;
             auth::authorize_domain(&ctx, "PromoteBinding", &domain)?;
             wasm::promote(&api.service, &ctx, domain, name).await
         }
@@ -353,6 +345,16 @@ async fn replay(
 pub(super) fn reply<T: Serialize>(outcome: Result<T, Fault>) -> Response {
     let body = outcome.and_then(|output| serde_json::to_vec(&output).map_err(Fault::internal));
     response::respond(Face::Extension, &request_id(), body)
+}
+
+/// Refuses a binding kind other than `decision` for what only decision bindings `do`.
+fn decision_only(kind: &str, what: &str) -> Result<(), Fault> {
+    match kind_named(kind)? {
+        BindingKind::Decision => Ok(()),
+        _ => Err(Fault::Validation(format!(
+            "Only decision bindings {what}: {kind} tasks are not pinned to a module"
+        ))),
+    }
 }
 
 fn kind_named(name: &str) -> Result<BindingKind, Fault> {

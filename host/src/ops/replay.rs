@@ -67,10 +67,7 @@ pub(crate) async fn replay(
             Ok::<_, Fault>((code, newest_runs(tx, domain.id, &input, last as usize)?))
         })
         .await?;
-    let runtime = svc.runtime.clone();
-    let module = svc
-        .compiles
-        .run(&ctx.tenant, move || runtime.load(&code))
+    let module = load_decider(svc, ctx, code)
         .await?
         .map_err(|e| Fault::Validation(format!("Invalid module: {e}")))?;
     let call = replay_call(ctx, &module);
@@ -86,6 +83,21 @@ pub(crate) async fn replay(
         replayed.push(report);
     }
     Ok(ReplayReport { runs: replayed })
+}
+
+/// The module of `code`, loaded in the tenant's turn to compile (at once if it is loaded
+/// already); or why it does not load.
+pub(super) async fn load_decider(
+    svc: &Service,
+    ctx: &Ctx,
+    code: Vec<u8>,
+) -> Result<Result<Arc<Module>, String>, Fault> {
+    let runtime = svc.runtime.clone();
+    let loaded = svc
+        .compiles
+        .run(&ctx.tenant, move || runtime.load(&code))
+        .await?;
+    Ok(loaded.map_err(|e| e.to_string()))
 }
 
 /// The call a replay of `module` makes for `ctx`'s tenant: the default limits within its

@@ -18,7 +18,7 @@ use crate::store::{About, Reads, StoreError};
 
 use super::history::whole_history;
 use super::pins::pinned_runs;
-use super::replay::{Budget, replay_call, replay_run};
+use super::replay::{Budget, load_decider, replay_call, replay_run};
 use super::{Ctx, Service, known_domain};
 
 /// How many times a run whose history grows while it is replayed is replayed again.
@@ -67,10 +67,7 @@ pub(crate) async fn upgrade(
             Ok::<_, Fault>((code, runs))
         })
         .await?;
-    let runtime = svc.runtime.clone();
-    let module = svc
-        .compiles
-        .run(&ctx.tenant, move || runtime.load(&code))
+    let module = load_decider(svc, ctx, code)
         .await?
         .map_err(|e| Fault::internal(format!("a bound module does not load: {e}")))?;
     if module.world != World::Decider {

@@ -263,50 +263,35 @@ pub(crate) async fn rollback(
     kind: BindingKind,
     name: String,
 ) -> Result<Binding, Fault> {
-    let scope = ctx.scope.clone();
-    let now = svc.clock.now();
-    let binding = svc
-        .store
-        .write(
-            move |tx| {
-                let domain = known_domain(tx, &scope, &domain)?;
-                let current = tx
-                    .binding(domain.id, kind, &name)?
-                    .ok_or_else(|| unknown_binding(kind, &name))?;
-                let Some(previous) = current.previous_module.clone() else {
-                    return Err(Fault::Validation(format!(
-                        "The {} binding {name} has run only module {}: there is no previous \
-                         module to roll back to",
-                        kind.name(),
-                        current.module
-                    )));
-                };
-                let module = find_module(tx, &scope.account, &previous).map_err(|e| match e {
-                    Fault::UnknownResource(_) => Fault::UnknownResource(format!(
-                        "Module {previous}, which the {} binding {name} ran before, was deleted",
-                        kind.name()
-                    )),
-                    other => other,
-                })?;
-                let binding = Binding {
-                    module: module.digest,
-                    previous_module: Some(current.module.clone()),
-                    ramp: None,
-                    created_at: now,
-                    ..current
-                };
-                Ok((domain.id, binding))
-            },
-            |tx, (domain, binding)| {
-                tx.put_binding(domain, &binding)?;
-                Ok(binding)
-            },
-        )
-        .await?;
-    svc.bindings_changed.send_replace(());
+    let (account, now) = (ctx.scope.account.clone(), svc.clock.now());
+    let rolled_back = move |tx: &dyn Reads, current: Binding| {
+        let name = &current.name;
+        let Some(previous) = current.previous_module.clone() else {
+            return Err(Fault::Validation(format!(
+                "The {} binding {name} has run only module {}: there is no previous module to \
+                 roll back to",
+                kind.name(),
+                current.module
+            )));
+        };
+        let module = find_module(tx, &account, &previous).map_err(|e| match e {
+            Fault::UnknownResource(_) => Fault::UnknownResource(format!(
+                "Module {previous}, which the {} binding {name} ran before, was deleted",
+                kind.name()
+            )),
+            other => other,
+        })?;
+        Ok(Binding {
+            module: module.digest,
+            previous_module: Some(current.module.clone()),
+            ramp: None,
+            created_at: now,
+            ..current
+        })
+    };
+    let mut binding = change_binding(svc, ctx, domain, kind, name, rolled_back).await?;
     // Runs an upgrade moved away from the module restored move back if it replays them as
     // recorded.
-    let mut binding = binding;
     if kind == BindingKind::Decision {
         let how = Upgrade {
             back: true,
@@ -326,8 +311,30 @@ pub(crate) async fn promote(
     domain: String,
     name: String,
 ) -> Result<Binding, Fault> {
+    let promoted = |_: &dyn Reads, current: Binding| match current.ramp {
+        None => Err(Fault::Validation(format!(
+            "The decision binding {} is not ramping up: module {} takes every new run already",
+            current.name, current.module
+        ))),
+        Some(_) => Ok(Binding {
+            ramp: None,
+            ..current
+        }),
+    };
+    change_binding(svc, ctx, domain, BindingKind::Decision, name, promoted).await
+}
+
+/// Changes the binding `kind` `name` of `domain` as `change` says, given the store and the
+/// binding as it is, and tells the workers.
+async fn change_binding(
+    svc: &Service,
+    ctx: &Ctx,
+    domain: String,
+    kind: BindingKind,
+    name: String,
+    change: impl FnOnce(&dyn Reads, Binding) -> Result<Binding, Fault> + Clone + Send + 'static,
+) -> Result<Binding, Fault> {
     let scope = ctx.scope.clone();
-    let kind = BindingKind::Decision;
     let binding = svc
         .store
         .write(
@@ -336,18 +343,7 @@ pub(crate) async fn promote(
                 let current = tx
                     .binding(domain.id, kind, &name)?
                     .ok_or_else(|| unknown_binding(kind, &name))?;
-                if current.ramp.is_none() {
-                    return Err(Fault::Validation(format!(
-                        "The decision binding {name} is not ramping up: module {} takes every \
-                         new run already",
-                        current.module
-                    )));
-                }
-                let binding = Binding {
-                    ramp: None,
-                    ..current
-                };
-                Ok((domain.id, binding))
+                Ok::<_, Fault>((domain.id, change(tx, current)?))
             },
             |tx, (domain, binding)| {
                 tx.put_binding(domain, &binding)?;

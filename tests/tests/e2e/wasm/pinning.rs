@@ -16,23 +16,27 @@ use weft_tests::aws_sdk_swf::types::{CloseStatus, EventType};
 use weft_tests::guests::{self, BindingKind, WeftClient};
 
 use super::replay::weft_cli;
+use super::rollback::weft_ok;
 use crate::common::register_domain;
 use crate::flow::{
     D, DECIDERS, WORKERS, activity_task, register_activity, register_workflow, start,
 };
 use crate::observability::{expect, sample, scrape};
 
+/// `weft binding describe` of the decision binding.
+const DESCRIBE: [&str; 6] = [
+    "binding",
+    "describe",
+    "--domain",
+    D,
+    "--decisions",
+    DECIDERS,
+];
+
 /// Runs started on each version.
 const RUNS: usize = 10;
 /// How long a run may take to reach a state the test waits for.
 const PATIENCE: Duration = Duration::from_secs(60);
-
-/// `args` as the CLI's, against `server`: its stdout; panics unless it succeeds.
-async fn weft_ok(server: &TestServer, args: &[&str]) -> String {
-    let (ok, out, err) = weft_cli(server, args).await;
-    assert!(ok, "weft {args:?}: {out}{err}");
-    out
-}
 
 /// Deploys guest `name` as version `version` of module `steps` to the decision list with
 /// `weft deploy`; answers its digest.
@@ -56,6 +60,14 @@ async fn deploy(server: &TestServer, dir: &std::path::Path, name: &str, version:
     let out = weft_ok(server, &args).await;
     let answer: serde_json::Value = serde_json::from_str(&out).unwrap();
     answer["module"]["digest"].as_str().unwrap().to_owned()
+}
+
+/// Registers the domain, the workflow type `steps` and its steps' activity types.
+async fn register(c: &Client) {
+    register_domain(c, D).await;
+    register_workflow(c, "steps").await;
+    register_activity(c, "a").await;
+    register_activity(c, "b").await;
 }
 
 /// Starts `RUNS` runs named `prefix-N`, through each of `clients` in turn; their (workflow id,
@@ -152,10 +164,7 @@ async fn runs_keep_their_decider_and_an_upgrade_moves_only_the_runs_it_replays_a
     let other = second_node(&server).await;
     let nodes: Vec<&TestServer> = std::iter::once(&server).chain(&other).collect();
     let clients: Vec<Client> = nodes.iter().map(|node| node.client()).collect();
-    register_domain(&c, D).await;
-    register_workflow(&c, "steps").await;
-    register_activity(&c, "a").await;
-    register_activity(&c, "b").await;
+    register(&c).await;
     let dir = tempfile::tempdir().unwrap();
 
     // Ten runs start on the first version, ten more on the second.
@@ -166,18 +175,7 @@ async fn runs_keep_their_decider_and_an_upgrade_moves_only_the_runs_it_replays_a
     let second = start_runs(&clients, "second").await;
     wait_pinned(&weft, &second, &v2).await;
     wait_pinned(&weft, &first, &v1).await;
-    let described = weft_ok(
-        &server,
-        &[
-            "binding",
-            "describe",
-            "--domain",
-            D,
-            "--decisions",
-            DECIDERS,
-        ],
-    )
-    .await;
+    let described = weft_ok(&server, &DESCRIBE).await;
     assert!(
         described.contains(&format!("v1 {v1}"))
             && described.contains("10 open runs pinned  (current)")
@@ -289,18 +287,7 @@ async fn runs_keep_their_decider_and_an_upgrade_moves_only_the_runs_it_replays_a
     weft_ok(&server, &["module", "delete", &v1]).await;
     let (ok, _, err) = weft_cli(&server, &["module", "delete", &v2]).await;
     assert!(!ok && err.contains("decides 10 open runs"), "{err}");
-    let described = weft_ok(
-        &server,
-        &[
-            "binding",
-            "describe",
-            "--domain",
-            D,
-            "--decisions",
-            DECIDERS,
-        ],
-    )
-    .await;
+    let described = weft_ok(&server, &DESCRIBE).await;
     assert!(!described.contains(&v1), "{described}");
     assert!(
         described.contains(&format!("v3 {v3}"))
@@ -376,10 +363,7 @@ async fn runs_keep_their_decider_and_an_upgrade_moves_only_the_runs_it_replays_a
 async fn a_rollback_moves_upgraded_runs_back_and_a_ramp_shares_new_runs_until_promoted() {
     let server = TestServer::start().await;
     let (c, weft) = (server.client(), guests::weft_client(&server));
-    register_domain(&c, D).await;
-    register_workflow(&c, "steps").await;
-    register_activity(&c, "a").await;
-    register_activity(&c, "b").await;
+    register(&c).await;
     let dir = tempfile::tempdir().unwrap();
 
     // Runs of the first version move to the third, which decides them alike, ...

@@ -14,7 +14,7 @@ use crate::common::register_domain;
 use crate::flow::{D, DECIDERS, WORKERS, register_activity, register_workflow, start_with};
 
 /// `args` as the CLI's, against `server`: its stdout; panics unless it succeeds.
-async fn weft_ok(server: &TestServer, args: &[&str]) -> String {
+pub(super) async fn weft_ok(server: &TestServer, args: &[&str]) -> String {
     let (ok, out, err) = weft_cli(server, args).await;
     assert!(ok, "weft {args:?}: {out}{err}");
     out
