@@ -42,6 +42,10 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
 /// A binding, by where it is: domain, kind and name.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -146,8 +150,12 @@ pub struct Binding {
     /// versions were kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub versions: Vec<BindingVersion>,
+    /// The number the latest version got: a new module gets the next, never one a deleted
+    /// version had.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub last_version: u32,
     /// What binding another module does to the open runs pinned to older versions (decision
-    /// bindings).
+    /// bindings): `pinned` or `replay` (`all` acts once, when given, and is never kept).
     #[serde(default, skip_serializing_if = "UpgradePolicy::is_pinned")]
     pub upgrade: UpgradePolicy,
     /// While a decider is ramped up: the share of new runs, in percent, that `module` takes;
@@ -394,6 +402,7 @@ mod tests {
             created_at: Timestamp::from_millis(0),
             previous_module: Some("old".into()),
             versions: Vec::new(),
+            last_version: 0,
             upgrade: UpgradePolicy::Pinned,
             upgraded: None,
             ramp: Some(share),

@@ -222,8 +222,9 @@ pub(crate) enum Decided {
     /// Its decisions were applied.
     Applied,
     /// The run is pinned to another module now (an upgrade moved it while the task was
-    /// decided): nothing was applied, and the task is still started, for that module.
-    Moved(String),
+    /// decided), or the module that decided, which would pin it, was deleted meanwhile:
+    /// nothing was applied, and the task is still started, to be decided again.
+    Moved,
 }
 
 /// RespondDecisionTaskCompleted, with the Wasm decider module that decided, if one did: its
@@ -263,11 +264,15 @@ pub(crate) async fn respond_completed_by(
                 let decider = by;
                 let domain = task_domain(tx, &scope, task)?;
                 let run = started_decision(tx, domain.id, task)?;
-                let pinned = run.pin.as_ref().map(|pin| &pin.module);
-                if let (Some(pinned), Some(_)) = (pinned, &decider)
-                    && Some(pinned) != decider.as_ref()
-                {
-                    return Ok(Err(Decided::Moved(pinned.clone())));
+                if let Some(decider) = &decider {
+                    let decides = match &run.pin {
+                        Some(pin) => pin.module == *decider,
+                        // Pinned only to a module that stays while the pin is written.
+                        None => tx.module_kept(&scope.account, decider)?,
+                    };
+                    if !decides {
+                        return Ok(Err(Decided::Moved));
+                    }
                 }
                 Ok(Ok((domain, run)))
             },
@@ -293,7 +298,7 @@ pub(crate) async fn respond_completed_by(
         )
         .await;
     // Answered, or refused as no longer open: the task is held no more either way.
-    if !matches!(answered, Ok(Decided::Moved(_))) {
+    if !matches!(answered, Ok(Decided::Moved)) {
         svc.idle.released(task);
     }
     answered

@@ -2,7 +2,7 @@
 //! use each, delete, and find one by its digest or a prefix of it.
 
 use crate::fault::{Fault, echo};
-use crate::model::{BindingRef, ModuleLabel, ModuleRecord};
+use crate::model::{Binding, BindingRef, ModuleLabel, ModuleRecord};
 use crate::store::Reads;
 use crate::tenancy::Quotas;
 
@@ -229,9 +229,13 @@ pub(crate) async fn delete_module(svc: &Service, ctx: &Ctx, digest: String) -> R
                 let digest = find_module(tx, &account, &digest)?.digest;
                 let mut bindings = tx.bindings(None)?;
                 bindings.retain(|(_, b)| b.account == account);
+                let runs_it = |b: &Binding| {
+                    let ramp = b.ramp.is_some() && b.previous_module.as_deref() == Some(&digest);
+                    b.module == digest || ramp
+                };
                 let users: Vec<String> = bindings
                     .iter()
-                    .filter(|(_, b)| b.module == digest)
+                    .filter(|(_, b)| runs_it(b))
                     .map(|(_, b)| format!("{} {} {}", b.domain, b.kind.name(), b.name))
                     .collect();
                 if !users.is_empty() {

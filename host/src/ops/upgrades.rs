@@ -45,7 +45,7 @@ pub(crate) async fn upgrade(
     list: String,
     how: Upgrade,
 ) -> Result<UpgradeReport, Fault> {
-    let Upgrade { dry_run, all, back } = how;
+    let Upgrade { dry_run, back, .. } = how;
     let (domain_name, list_name) = (domain.clone(), list.clone());
     let scope = ctx.scope.clone();
     let (code, runs) = svc
@@ -81,9 +81,18 @@ pub(crate) async fn upgrade(
     let metrics = &svc.engine.metrics;
     let mut labels = metrics.domain_labels(&ctx.scope.account, &domain_name);
     labels.push(("binding", list_name));
+    // One budget of decider time for the whole upgrade: the runs it does not reach stay.
+    let mut budget = Budget::of(ctx);
+    let mut spent: Option<String> = None;
     let mut moved = 0;
     for run in runs {
-        let upgraded = upgrade_run(svc, ctx, &module, run, dry_run, all).await?;
+        let upgraded = match &spent {
+            Some(why) => kept(&run, Some(why)),
+            None => match upgrade_run(svc, ctx, &module, run.clone(), &mut budget, how).await {
+                Err(Fault::LimitExceeded(why)) => kept(&run, Some(spent.insert(why).as_str())),
+                upgraded => upgraded?,
+            },
+        };
         if !dry_run {
             metrics.own.upgraded(&labels, upgraded.moved);
             moved += u64::from(upgraded.moved);
@@ -126,8 +135,8 @@ async fn upgrade_run(
     ctx: &Ctx,
     module: &Module,
     mut run: Run,
-    dry_run: bool,
-    all: bool,
+    budget: &mut Budget,
+    Upgrade { dry_run, all, .. }: Upgrade,
 ) -> Result<RunUpgrade, Fault> {
     let from = run
         .pin
@@ -142,10 +151,7 @@ async fn upgrade_run(
             .await?;
         let replay = match all {
             true => unreplayed(&run),
-            false => {
-                let mut budget = Budget::of(ctx);
-                replay_run(svc, module, &call, &mut budget, &run, &events, false).await?
-            }
+            false => replay_run(svc, module, &call, budget, &run, &events, false).await?,
         };
         let agrees = replay.divergence.is_none();
         let outcome = |moved, reason: Option<&str>| RunUpgrade {
@@ -161,7 +167,8 @@ async fn upgrade_run(
             return Ok(outcome(agrees, None));
         }
         let seen = events.len() as u64 + 1;
-        match move_run(svc, &run, &from, &module.digest, seen, all).await? {
+        let account = ctx.scope.account.clone();
+        match move_run(svc, account, &run, (&from, &module.digest), seen, all).await? {
             Moved::Yes => {
                 log_move(&run.execution, &from, &module.digest);
                 return Ok(outcome(true, None));
@@ -170,20 +177,30 @@ async fn upgrade_run(
             Moved::Repinned => {
                 return Ok(outcome(false, Some("it was moved meanwhile")));
             }
+            Moved::Gone => {
+                return Ok(outcome(false, Some("the module was deleted meanwhile")));
+            }
             Moved::Grew(now) => run = *now,
         }
     }
-    Ok(RunUpgrade {
+    let why = format!("its history grew while it was replayed, {TRIES} times; upgrade again");
+    Ok(kept(&run, Some(&why)))
+}
+
+/// `run` left on its module, unreplayed, for `why`.
+fn kept(run: &Run, why: Option<&str>) -> RunUpgrade {
+    RunUpgrade {
         workflow_id: run.execution.workflow_id.to_string(),
         run_id: run.execution.run_id.to_string(),
-        from,
+        from: run
+            .pin
+            .as_ref()
+            .map_or_else(String::new, |p| p.module.clone()),
         moved: false,
         decision_tasks: 0,
         divergence: None,
-        reason: Some(format!(
-            "its history grew while it was replayed, {TRIES} times; upgrade again"
-        )),
-    })
+        reason: why.map(str::to_owned),
+    }
 }
 
 /// What a move found.
@@ -194,27 +211,30 @@ enum Moved {
     Closed,
     /// It was pinned to another module since it was read.
     Repinned,
+    /// The module it was to move to was deleted since.
+    Gone,
     /// Its history grew since it was replayed: here it is now.
     Grew(Box<Run>),
 }
 
-/// Pins `run` to `to` if it is still open, still pinned to `from`, and (unless `all`) its next
-/// event is still `next_event_id`: its history is still the one replayed.
+/// Pins `run` (of `account`) from module `from` to `to` if it is still open, still pinned to
+/// `from`, `to` is still there, and (unless `all`) its next event is still `next_event_id`:
+/// its history is still the one replayed.
 async fn move_run(
     svc: &Service,
+    account: String,
     run: &Run,
-    from: &str,
-    to: &str,
+    (from, to): (&str, &str),
     next_event_id: u64,
     all: bool,
 ) -> Result<Moved, Fault> {
     let (seq, from, to) = (run.seq, from.to_owned(), to.to_owned());
-    let pinned = from.clone();
+    let pinned = (from.clone(), to.clone());
     svc.store
         .write_about(
             About::Run(seq),
             move |tx| {
-                let from = pinned;
+                let (from, to) = pinned;
                 let Some(run) = tx.run(seq)?.filter(Run::is_open) else {
                     return Ok(Err(Moved::Closed));
                 };
@@ -223,6 +243,9 @@ async fn move_run(
                 }
                 if !all && run.next_event_id != next_event_id {
                     return Ok(Err(Moved::Grew(Box::new(run))));
+                }
+                if !tx.module_kept(&account, &to)? {
+                    return Ok(Err(Moved::Gone));
                 }
                 Ok::<_, Fault>(Ok(run))
             },
@@ -238,6 +261,9 @@ async fn move_run(
                 };
                 pin_run(tx, &mut run, pin)?;
                 tx.put_run(&run)?;
+                // Tasks held for a failing decider on every node are decided again by the
+                // module their run moved to.
+                tx.notify_deciders()?;
                 Ok(Moved::Yes)
             },
         )

@@ -8,7 +8,7 @@ use crate::clock::Timestamp;
 use crate::fault::{Fault, echo};
 use crate::model::{
     Bind, BindLimits, Binding, BindingKind, BindingVersion, GuestFailureRecord, TaskListInfo,
-    UpgradePolicy,
+    UpgradePolicy, UpgradeReport,
 };
 use crate::runtime::{self, GuestLimits};
 use crate::store::{Reads, StoreError};
@@ -109,7 +109,9 @@ pub(crate) fn check_bind(
     Ok((limits, concurrency))
 }
 
-/// Binds a module to serve `kind` `name` in `domain`, replacing any binding it had.
+/// Binds a module to serve `kind` `name` in `domain`, replacing any binding it had. A decider
+/// that replaces another moves the open runs pinned to older ones as the binding's upgrade
+/// policy says, unless it is ramped up (then its promotion does).
 pub(crate) async fn bind(
     svc: &Service,
     ctx: &Ctx,
@@ -121,6 +123,8 @@ pub(crate) async fn bind(
     let (limits, concurrency) = check_bind(ctx, kind, &name, &input)?;
     let scope = ctx.scope.clone();
     let now = svc.clock.now();
+    // `all` moves runs once, at this bind: a binding never keeps it.
+    let move_all = input.upgrade == Some(UpgradePolicy::All);
     let binding = svc
         .store
         .write(
@@ -156,36 +160,12 @@ pub(crate) async fn bind(
                     created_at: now,
                     previous_module: None,
                     versions: Vec::new(),
-                    upgrade: input
-                        .upgrade
-                        .or(existing.as_ref().map(|e| e.upgrade))
-                        .unwrap_or_default(),
+                    last_version: 0,
+                    upgrade: UpgradePolicy::Pinned,
                     upgraded: None,
                     ramp: input.ramp,
                 };
-                // Another module remembers the one it replaces, for a rollback, and is a
-                // version of the binding from now on.
-                let binding = Binding {
-                    previous_module: match &existing {
-                        Some(e) if e.module != binding.module => Some(e.module.clone()),
-                        Some(e) => e.previous_module.clone(),
-                        None => None,
-                    },
-                    versions: match kind {
-                        BindingKind::Decision => {
-                            versions_with(existing.as_ref(), &binding.module, now)
-                        }
-                        _ => Vec::new(),
-                    },
-                    ..binding
-                };
-                if binding.ramp.is_some() && binding.previous_module.is_none() {
-                    return Err(Fault::Validation(format!(
-                        "A ramp shares new runs between a new decider and the one it replaces: \
-                         the decision binding {} has no other module; bind without a ramp",
-                        binding.name
-                    )));
-                }
+                let binding = follow(tx, binding, existing.as_ref(), input.upgrade)?;
                 // The same binding again changes nothing: its workers keep running, and it
                 // keeps its time, by which `weft apply` sees that nothing changed.
                 let same = existing.filter(|e| {
@@ -206,30 +186,88 @@ pub(crate) async fn bind(
         )
         .await?;
     let (mut binding, changed) = binding;
-    if changed {
-        svc.bindings_changed.send_replace(());
+    if !changed {
+        return Ok(binding);
     }
-    // A new module moves the open runs pinned to older ones as the binding's policy says.
-    let all = match binding.upgrade {
-        UpgradePolicy::Pinned => None,
-        UpgradePolicy::Replay => Some(false),
-        UpgradePolicy::All => Some(true),
-    };
-    if let Some(all) = all.filter(|_| changed && kind == BindingKind::Decision) {
-        let how = Upgrade {
-            all,
-            ..Upgrade::default()
-        };
-        let (domain, name) = (binding.domain.clone(), binding.name.clone());
-        binding.upgraded = Some(upgrades::upgrade(svc, ctx, domain, name, how).await?);
+    svc.bindings_changed.send_replace(());
+    let upgrades = move_all || binding.upgrade == UpgradePolicy::Replay;
+    if kind == BindingKind::Decision && upgrades && binding.ramp.is_none() {
+        binding.upgraded = Some(upgrade_by_policy(svc, ctx, &binding, move_all).await?);
     }
     Ok(binding)
 }
 
+/// `binding`, new, as it follows `existing` (the binding it replaces, if any): it remembers
+/// the module it replaces for a rollback, keeps its versions (a decision binding's) and its
+/// upgrade policy unless `upgrade` gives another (never `all`, which acts once). Refuses a
+/// ramp without another module to share new runs with.
+fn follow(
+    tx: &dyn Reads,
+    binding: Binding,
+    existing: Option<&Binding>,
+    upgrade: Option<UpgradePolicy>,
+) -> Result<Binding, Fault> {
+    let kept = existing.map(|e| e.upgrade).unwrap_or_default();
+    let upgrade = match upgrade {
+        Some(UpgradePolicy::All) | None => kept,
+        Some(policy) => policy,
+    };
+    let previous_module = match existing {
+        Some(e) if e.module != binding.module => Some(e.module.clone()),
+        Some(e) => e.previous_module.clone(),
+        None => None,
+    };
+    let (versions, last_version) = match binding.kind {
+        BindingKind::Decision => versions_with(existing, &binding.module, binding.created_at),
+        _ => (Vec::new(), 0),
+    };
+    if binding.ramp.is_some() {
+        let shares = match previous_module.as_deref() {
+            Some(previous) => tx.module_kept(&binding.account, previous)?,
+            None => false,
+        };
+        if !shares {
+            return Err(Fault::Validation(format!(
+                "A ramp shares new runs between a new decider and the one it replaces: the \
+                 decision binding {} has no other module to share them with; bind without a ramp",
+                binding.name
+            )));
+        }
+    }
+    Ok(Binding {
+        previous_module,
+        versions,
+        last_version,
+        upgrade,
+        ..binding
+    })
+}
+
+/// Upgrades the open runs pinned to older versions of decision `binding` to its current
+/// module: those it replays as recorded, or, with `all`, every one.
+async fn upgrade_by_policy(
+    svc: &Service,
+    ctx: &Ctx,
+    binding: &Binding,
+    all: bool,
+) -> Result<UpgradeReport, Fault> {
+    let how = Upgrade {
+        all,
+        ..Upgrade::default()
+    };
+    let (domain, name) = (binding.domain.clone(), binding.name.clone());
+    upgrades::upgrade(svc, ctx, domain, name, how).await
+}
+
 /// The versions of a binding that `existing` was (if it was one) once bound to `module` at
-/// `now`: `module` is added if it is new to them. A binding stored before versions were kept
-/// starts them with the module it had.
-fn versions_with(existing: Option<&Binding>, module: &str, now: Timestamp) -> Vec<BindingVersion> {
+/// `now`, and the number of the latest: `module` is added if it is new to them, with the next
+/// number (never one a deleted version had). A binding stored before versions were kept starts
+/// them with the module it had.
+fn versions_with(
+    existing: Option<&Binding>,
+    module: &str,
+    now: Timestamp,
+) -> (Vec<BindingVersion>, u32) {
     let mut versions = match existing {
         Some(e) if e.versions.is_empty() => vec![BindingVersion {
             number: 1,
@@ -240,16 +278,21 @@ fn versions_with(existing: Option<&Binding>, module: &str, now: Timestamp) -> Ve
         Some(e) => e.versions.clone(),
         None => Vec::new(),
     };
+    let numbers = versions.iter().map(|v| v.number);
+    let mut last = numbers
+        .chain(existing.map(|e| e.last_version))
+        .max()
+        .unwrap_or(0);
     if !versions.iter().any(|v| v.module == module) {
-        let last = versions.iter().map(|v| v.number).max().unwrap_or(0);
+        last += 1;
         versions.push(BindingVersion {
-            number: last + 1,
+            number: last,
             module: module.to_owned(),
             bound_at: now,
             pinned_runs: None,
         });
     }
-    versions
+    (versions, last)
 }
 
 /// Binds `kind` `name` in `domain` to the module it ran before its module last changed, with
@@ -281,11 +324,17 @@ pub(crate) async fn rollback(
             )),
             other => other,
         })?;
+        let (versions, last_version) = match kind {
+            BindingKind::Decision => versions_with(Some(&current), &module.digest, now),
+            _ => (Vec::new(), 0),
+        };
         Ok(Binding {
             module: module.digest,
             previous_module: Some(current.module.clone()),
             ramp: None,
             created_at: now,
+            versions,
+            last_version,
             ..current
         })
     };
@@ -321,11 +370,18 @@ pub(crate) async fn promote(
             ..current
         }),
     };
-    change_binding(svc, ctx, domain, BindingKind::Decision, name, promoted).await
+    let kind = BindingKind::Decision;
+    let mut binding = change_binding(svc, ctx, domain, kind, name, promoted).await?;
+    // Promoted, the decider moves the open runs pinned to older ones as the policy says.
+    if binding.upgrade == UpgradePolicy::Replay {
+        binding.upgraded = Some(upgrade_by_policy(svc, ctx, &binding, false).await?);
+    }
+    Ok(binding)
 }
 
 /// Changes the binding `kind` `name` of `domain` as `change` says, given the store and the
-/// binding as it is, and tells the workers.
+/// binding as it is, and tells the workers. The account's modules are read first, which on a
+/// shared database locks them: binds, changes and module deletions go one at a time.
 async fn change_binding(
     svc: &Service,
     ctx: &Ctx,
@@ -340,6 +396,7 @@ async fn change_binding(
         .write(
             move |tx| {
                 let domain = known_domain(tx, &scope, &domain)?;
+                tx.modules(&scope.account)?;
                 let current = tx
                     .binding(domain.id, kind, &name)?
                     .ok_or_else(|| unknown_binding(kind, &name))?;
@@ -382,7 +439,7 @@ fn with_pinned_runs(
     mut binding: Binding,
 ) -> Result<Binding, StoreError> {
     if binding.kind == BindingKind::Decision {
-        binding.versions = versions_with(Some(&binding), &binding.module, binding.created_at);
+        (binding.versions, _) = versions_with(Some(&binding), &binding.module, binding.created_at);
         for version in &mut binding.versions {
             version.pinned_runs = Some(pinned_count(tx, domain, &version.module)?);
         }

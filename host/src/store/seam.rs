@@ -312,6 +312,11 @@ pub(crate) trait WasmReads {
     /// Whether any account has module `digest`.
     fn module_held(&self, digest: &str) -> Result<bool, StoreError>;
 
+    /// Whether `account` has module `digest`, read to depend on it (a run pinned to it):
+    /// inside a write transaction of a shared database, the module's deletion waits until the
+    /// transaction ends, while other such reads do not wait for each other.
+    fn module_kept(&self, account: &str, digest: &str) -> Result<bool, StoreError>;
+
     /// The binding of `kind` and `name` in domain `domain`.
     fn binding(
         &self,
@@ -506,6 +511,10 @@ pub(crate) trait RunWrites {
 
 /// The changes to modules, bindings and their guests' failures.
 pub(crate) trait WasmWrites {
+    /// Tells every process sharing the database that the deciders of some runs changed (an
+    /// upgrade moved them), as a change of the bindings does.
+    fn notify_deciders(&mut self) -> Result<(), StoreError>;
+
     /// Stores a new module and its code; fails if `account` has it already.
     fn add_module(
         &mut self,

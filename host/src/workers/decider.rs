@@ -202,7 +202,7 @@ async fn decide(worker: &Worker, module: &Module, held: &Held) -> Result<Attempt
             metrics.decided(&worker.labels, version);
             Ok(Attempt::Done)
         }
-        Ok(Decided::Moved(_)) => Ok(Attempt::Moved),
+        Ok(Decided::Moved) => Ok(Attempt::Moved),
         Err(fault @ Fault::Internal(_)) => Err(fault),
         // The task timed out meanwhile: its token is dead, and a new task is scheduled.
         Err(Fault::UnknownResource(_)) => Ok(Attempt::Done),

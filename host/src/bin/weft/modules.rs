@@ -398,61 +398,7 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
             print(args.remote.json, &binding, bound(&binding));
         }
         ModulesCommand::Binding(BindingArgs { action, remote }) => {
-            let client = connect(&remote)?;
-            match action {
-                BindingAction::List { domain } => {
-                    let bindings = client.list_bindings(&domain).await?;
-                    let lines = bindings.iter().flat_map(described).collect::<Vec<_>>();
-                    print(remote.json, &BindingList { bindings }, lines);
-                }
-                BindingAction::Describe { domain, target } => {
-                    let (kind, name) = target.get();
-                    let bindings = client.list_bindings(&domain).await?;
-                    let found = bindings
-                        .into_iter()
-                        .find(|b| b.kind == kind && b.name == name);
-                    let Some(binding) = found else {
-                        anyhow::bail!("no {} binding {name} in domain {domain}", kind.name());
-                    };
-                    print(remote.json, &binding, described(&binding));
-                }
-                BindingAction::Promote { domain, decisions } => {
-                    let binding = client.promote(&domain, &decisions).await?;
-                    print(remote.json, &binding, [show::binding(&binding)]);
-                }
-                BindingAction::Upgrade {
-                    domain,
-                    decisions,
-                    dry_run,
-                    all,
-                    force,
-                } => {
-                    let query = UpgradeQuery {
-                        dry_run,
-                        all,
-                        force,
-                    };
-                    let report = client.upgrade(&domain, &decisions, &query).await?;
-                    print(remote.json, &report, upgraded(&report));
-                }
-                BindingAction::Remove { domain, target } => {
-                    let (kind, name) = target.get();
-                    client.unbind(&domain, kind, name).await?;
-                    let line = format!("removed {} {name} in {domain}", kind.name());
-                    print(remote.json, &json!({}), [line]);
-                }
-                BindingAction::Rollback { domain, target } => {
-                    let (kind, name) = target.get();
-                    let binding = client.rollback(&domain, kind, name).await?;
-                    print(remote.json, &binding, bound(&binding));
-                }
-                BindingAction::Failures { domain, target } => {
-                    let (kind, name) = target.get();
-                    let failures = client.failures(&domain, kind, name).await?;
-                    let lines = lines(&failures, show::failure);
-                    print(remote.json, &FailureList { failures }, lines);
-                }
-            }
+            binding_action(&connect(&remote)?, action, remote.json).await?;
         }
         ModulesCommand::Deploy(args) => {
             let client = connect(&args.remote)?;
@@ -522,6 +468,65 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Runs `weft binding ACTION`, printing JSON if `json`.
+async fn binding_action(client: &Client, action: BindingAction, json: bool) -> anyhow::Result<()> {
+    match action {
+        BindingAction::List { domain } => {
+            let bindings = client.list_bindings(&domain).await?;
+            let lines = bindings.iter().flat_map(described).collect::<Vec<_>>();
+            print(json, &BindingList { bindings }, lines);
+        }
+        BindingAction::Describe { domain, target } => {
+            let (kind, name) = target.get();
+            let bindings = client.list_bindings(&domain).await?;
+            let found = bindings
+                .into_iter()
+                .find(|b| b.kind == kind && b.name == name);
+            let Some(binding) = found else {
+                anyhow::bail!("no {} binding {name} in domain {domain}", kind.name());
+            };
+            print(json, &binding, described(&binding));
+        }
+        BindingAction::Promote { domain, decisions } => {
+            let binding = client.promote(&domain, &decisions).await?;
+            print(json, &binding, [show::binding(&binding)]);
+        }
+        BindingAction::Upgrade {
+            domain,
+            decisions,
+            dry_run,
+            all,
+            force,
+        } => {
+            let query = UpgradeQuery {
+                dry_run,
+                all,
+                force,
+            };
+            let report = client.upgrade(&domain, &decisions, &query).await?;
+            print(json, &report, upgraded(&report));
+        }
+        BindingAction::Remove { domain, target } => {
+            let (kind, name) = target.get();
+            client.unbind(&domain, kind, name).await?;
+            let line = format!("removed {} {name} in {domain}", kind.name());
+            print(json, &json!({}), [line]);
+        }
+        BindingAction::Rollback { domain, target } => {
+            let (kind, name) = target.get();
+            let binding = client.rollback(&domain, kind, name).await?;
+            print(json, &binding, bound(&binding));
+        }
+        BindingAction::Failures { domain, target } => {
+            let (kind, name) = target.get();
+            let failures = client.failures(&domain, kind, name).await?;
+            let lines = lines(&failures, show::failure);
+            print(json, &FailureList { failures }, lines);
+        }
+    }
+    Ok(())
+}
+
 /// What `weft bind` and `deploy` print of a binding: its line, then each run its upgrade
 /// policy moved or kept.
 fn bound(binding: &Binding) -> Vec<String> {
@@ -569,7 +574,13 @@ async fn prune(client: &Client, dry_run: bool, json: bool) -> anyhow::Result<()>
         {
             let name = domain["name"].as_str().unwrap_or_default();
             let bindings = client.list_bindings(name).await?;
-            used.extend(bindings.into_iter().map(|b| b.module));
+            for binding in bindings {
+                // A ramp's module before it takes its share of new runs.
+                if let Some(previous) = binding.previous_module.filter(|_| binding.ramp.is_some()) {
+                    used.insert(previous);
+                }
+                used.insert(binding.module);
+            }
         }
     }
     let unused = client.list_modules().await?.into_iter();

@@ -39,6 +39,7 @@ async fn bind(fx: &Fixture, domain: u64, kind: BindingKind, name: &'static str) 
         created_at: Timestamp::from_millis(0),
         previous_module: None,
         versions: Vec::new(),
+        last_version: 0,
         upgrade: Default::default(),
         upgraded: None,
         ramp: None,

@@ -38,6 +38,22 @@ impl<C: Link, M: Mode> WasmReads for Session<C, M> {
             .collect()
     }
 
+    fn module_kept(&self, account: &str, digest: &str) -> Result<bool, StoreError> {
+        // Shared, so pins do not wait for each other; deletes take it exclusive (`module`).
+        if self.locks() {
+            self.rows(
+                "SELECT pg_advisory_xact_lock_shared(\
+                 hashtextextended(current_schema() || ' modules ' || $1, 0))",
+                &[&account],
+            )?;
+        }
+        let row = self.row(
+            "SELECT 1 FROM modules WHERE account = $1 AND digest = $2",
+            &[&account, &digest],
+        )?;
+        Ok(row.is_some())
+    }
+
     fn module_held(&self, digest: &str) -> Result<bool, StoreError> {
         let row = self.row(
             "SELECT 1 FROM modules WHERE digest = $1 LIMIT 1",

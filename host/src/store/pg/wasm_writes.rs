@@ -53,6 +53,11 @@ impl<C: Link> WasmWrites for Session<C, Writing> {
         Ok(())
     }
 
+    fn notify_deciders(&mut self) -> Result<(), StoreError> {
+        self.mode.notices.insert(notices::BINDINGS.to_owned());
+        Ok(())
+    }
+
     fn put_binding(&mut self, domain: u64, binding: &Binding) -> Result<(), StoreError> {
         self.write(
             "INSERT INTO bindings (domain, kind, name, record) VALUES ($1, $2, $3, $4) \

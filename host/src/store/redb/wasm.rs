@@ -33,6 +33,11 @@ impl<T: Tables> WasmReads for T {
         Ok(modules)
     }
 
+    fn module_kept(&self, account: &str, digest: &str) -> Result<bool, StoreError> {
+        // One writer: nothing deletes the module while the transaction runs.
+        Ok(self.module(account, digest)?.is_some())
+    }
+
     fn module_held(&self, digest: &str) -> Result<bool, StoreError> {
         let table = self.module_table()?;
         for entry in table.iter()? {
@@ -126,6 +131,11 @@ impl WasmWrites for WriteTx<'_> {
     fn delete_module(&mut self, account: &str, digest: &str) -> Result<(), StoreError> {
         self.modules.remove((account, digest))?;
         self.module_code.remove((account, digest))?;
+        Ok(())
+    }
+
+    fn notify_deciders(&mut self) -> Result<(), StoreError> {
+        // One process: the caller tells its own workers.
         Ok(())
     }
 

@@ -43,6 +43,7 @@ async fn bindings_survive_a_restart_and_serve_runs_started_after_it() {
     let bound = versions[0].as_object_mut().unwrap().remove("boundAt");
     assert!(bound.is_some_and(|t| t.is_f64()), "{versions:?}");
     decision["versions"] = json!([{"number": 1, "module": decider, "pinnedRuns": 0}]);
+    decision["lastVersion"] = json!(1);
     assert_eq!(
         listed,
         [

@@ -428,6 +428,9 @@ async fn a_rollback_moves_upgraded_runs_back_and_a_ramp_shares_new_runs_until_pr
     ];
     let out = weft_ok(&server, &ramp).await;
     assert!(out.contains("ramping up: 30% of new runs"), "{out}");
+    // The module the ramp shares new runs with stays.
+    let (ok, _, err) = weft_cli(&server, &["module", "delete", &v1]).await;
+    assert!(!ok && err.contains("is bound"), "{err}");
     let bindings = weft.list_bindings(D).await.unwrap();
     let binding = bindings.iter().find(|b| b.name == DECIDERS).unwrap();
     let v2 = binding.module.clone();
@@ -454,6 +457,36 @@ async fn a_rollback_moves_upgraded_runs_back_and_a_ramp_shares_new_runs_until_pr
     assert!(!out.contains("ramping"), "{out}");
     let promoted = start_runs(std::slice::from_ref(&c), "promoted").await;
     wait_pinned(&weft, &promoted, &v2).await;
+
+    // `all` moves every run at once, unreplayed, only when forced, and only once.
+    let all = [
+        "bind",
+        "--domain",
+        D,
+        "--decisions",
+        DECIDERS,
+        "--module",
+        &v3,
+        "--upgrade",
+        "all",
+    ];
+    let (ok, _, err) = weft_cli(&server, &all).await;
+    assert!(!ok && err.contains("give force"), "{err}");
+    let out = weft_ok(&server, &[&all[..], &["--force"]].concat()).await;
+    let pinned_elsewhere = old.len() + ramped.len() + promoted.len();
+    assert!(
+        out.contains(&format!(
+            "moved {pinned_elsewhere} of {pinned_elsewhere} runs"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(", upgrade replay"),
+        "the policy kept is replay: {out}"
+    );
+    for (id, run) in old.iter().chain(&ramped).chain(&promoted) {
+        guests::wait_pinned(&weft, D, id, run, &v3, PATIENCE).await;
+    }
 
     // Every run completes on its module.
     work(&c, RUNS + 2 * (ramped.len() + promoted.len())).await;
