@@ -393,10 +393,27 @@ async fn deploy_verify_refuses_a_swapped_activity_order_on_an_open_run_and_takes
         );
         assert!(err.contains("not bound"), "{lang}: {err}");
 
-        // Forced, it fails on the run's next decision task; the failure keeps what the SDK
-        // logged: Python's traceback, JavaScript's stack (Rust's error is its whole story).
+        // Forced, it is bound, and the open run stays on its own decider; moved to it unreplayed
+        // (`upgrade --all --force`), the run fails on its next decision task, and the failure
+        // keeps what the SDK logged: Python's traceback, JavaScript's stack (Rust's error is
+        // its whole story).
         let (ok, out, err) = deploy(swapped, &["--force"]).await;
         assert!(ok, "{lang}: {out}{err}");
+        let list = order::DECISION_TASK_LIST;
+        let upgrade = [
+            "binding",
+            "upgrade",
+            "--domain",
+            &domain,
+            "--decisions",
+            list,
+        ];
+        let (ok, out, err) =
+            weft_cli(&server, &[&upgrade[..], &["--all", "--force"]].concat()).await;
+        assert!(
+            ok && out.contains("moved 1 of 1 runs"),
+            "{lang}: {out}{err}"
+        );
         c.signal_workflow_execution()
             .domain(&domain)
             .workflow_id("order-1")
