@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use crate::clock::Timestamp;
 use crate::fault::{Fault, echo};
 use crate::model::{
-    Bind, BindLimits, Binding, BindingKind, BindingVersion, GuestFailureRecord, TaskListInfo,
-    UpgradePolicy, UpgradeReport,
+    Bind, BindLimits, Binding, BindingKind, BindingVersion, Domain, GuestFailureRecord,
+    ModuleRecord, Scope, TaskListInfo, UpgradePolicy, UpgradeReport,
 };
 use crate::runtime::{self, GuestLimits};
 use crate::store::{Reads, StoreError};
@@ -129,23 +129,7 @@ pub(crate) async fn bind(
         .store
         .write(
             move |tx| {
-                let domain = known_domain(tx, &scope, &domain)?;
-                if domain.deprecated_at.is_some() {
-                    return Err(Fault::DomainDeprecated(format!(
-                        "Domain is deprecated: {}",
-                        domain.name
-                    )));
-                }
-                let module = find_module(tx, &scope.account, &input.module)?;
-                if module.world != kind.world() {
-                    return Err(Fault::Validation(format!(
-                        "Module {} is {}; {} binding needs {}",
-                        module.digest,
-                        a(module.world.name()),
-                        a(kind.name()),
-                        a(kind.world().name())
-                    )));
-                }
+                let (domain, module) = bindable(tx, &scope, &domain, kind, &input.module)?;
                 let existing = tx.binding(domain.id, kind, &name)?;
                 let binding = Binding {
                     account: scope.account.clone(),
@@ -174,7 +158,7 @@ pub(crate) async fn bind(
                         ..e.clone()
                     } == binding
                 });
-                Ok((domain.id, binding, same))
+                Ok::<_, Fault>((domain.id, binding, same))
             },
             |tx, (domain, binding, same)| {
                 if let Some(same) = same {
@@ -195,6 +179,35 @@ pub(crate) async fn bind(
         binding.upgraded = Some(upgrade_by_policy(svc, ctx, &binding, move_all).await?);
     }
     Ok(binding)
+}
+
+/// The domain `domain` of `scope` and the module `given` names, if a `kind` binding of the one
+/// may run the other: the domain is not deprecated, the module is of the world `kind` needs.
+fn bindable(
+    tx: &dyn Reads,
+    scope: &Scope,
+    domain: &str,
+    kind: BindingKind,
+    given: &str,
+) -> Result<(Domain, ModuleRecord), Fault> {
+    let domain = known_domain(tx, scope, domain)?;
+    if domain.deprecated_at.is_some() {
+        return Err(Fault::DomainDeprecated(format!(
+            "Domain is deprecated: {}",
+            domain.name
+        )));
+    }
+    let module = find_module(tx, &scope.account, given)?;
+    if module.world != kind.world() {
+        return Err(Fault::Validation(format!(
+            "Module {} is {}; {} binding needs {}",
+            module.digest,
+            a(module.world.name()),
+            a(kind.name()),
+            a(kind.world().name())
+        )));
+    }
+    Ok((domain, module))
 }
 
 /// `binding`, new, as it follows `existing` (the binding it replaces, if any): it remembers
