@@ -12,12 +12,12 @@
 //! | `POST /v1/modules?name=&version=&dryRun=` (body: the `.wasm` bytes) | the module, with the name and version label given (bytes uploaded before take them); with `dryRun=true`, checked (quota, component, world) and not stored |
 //! | `GET /v1/modules` | `{"modules": [...]}`, each with the bindings that use it |
 //! | `DELETE /v1/modules/{digest}` | `{}` |
-//! | `PUT /v1/domains/{domain}/bindings/{kind}/{name}?dryRun=` (body: `{"module", "concurrency"?, "limits"?, "httpHosts"?, "upgrade"?, "force"?, "ramp"?}`) | the binding, with `upgraded` if its upgrade policy moved runs; with `dryRun=true`, only its name, limits, concurrency, HTTP grants and policy checked: `{"concurrency", "limits"}` |
+//! | `PUT /v1/domains/{domain}/bindings/{kind}/{name}?dryRun=` (body: `{"module", "concurrency"?, "limits"?, "httpHosts"?, "upgrade"?, "force"?, "ramp"?}`) | the binding, with `upgraded` if its upgrade policy ran an upgrade; with `dryRun=true`, only its name, limits, concurrency, HTTP grants and policy checked: `{"concurrency", "limits"}` |
 //! | `GET /v1/domains/{domain}/bindings` | `{"bindings": [...]}` |
 //! | `DELETE /v1/domains/{domain}/bindings/{kind}/{name}` | `{}` |
 //! | `GET /v1/domains/{domain}/bindings/{kind}/{name}/failures` | `{"failures": [...]}` |
 //! | `POST /v1/domains/{domain}/bindings/{kind}/{name}/rollback` | the binding, back on the module it ran before |
-//! | `POST /v1/domains/{domain}/bindings/decision/{name}/promote` | the binding, its ramp ended: its module takes every new run |
+//! | `POST /v1/domains/{domain}/bindings/decision/{name}/promote` | the binding, its ramp ended: its module takes every new run (and, under the `replay` policy, `upgraded`) |
 //! | `POST /v1/domains/{domain}/bindings/decision/{name}/upgrade?dryRun=&all=&force=` | `{"module", "runs": [...]}`: each open run pinned to an older module, replayed with the current one, and whether it moved (`all`, with `force`: moved unreplayed) |
 //! | `GET /v1/domains/{domain}/task-lists` | `{"taskLists": [...]}`: each list's pending tasks, waiting polls, binding |
 //! | `GET /v1/domains/{domain}/workflows/{workflowId}/runs/{runId}/failures` | `{"failures": [...]}`: the run's latest failures of bound guests |
