@@ -20,6 +20,7 @@ fn main() {
             "steps-decider",
             "steps-decider-v2",
             "steps-decider-v3",
+            "steps-decider-broken",
         ],
         // The misbehaviours the hostile guests include by path.
         &["tests/guests/misbehave.rs"],

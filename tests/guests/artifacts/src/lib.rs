@@ -11,7 +11,7 @@
 include!("../../../../examples/artifacts/embedded.rs");
 
 /// Every test guest's component, by crate name.
-pub static COMPONENTS: [(&str, &[u8]); 10] = [
+pub static COMPONENTS: [(&str, &[u8]); 11] = [
     // A decider, an activity worker and a function that misbehave as their input asks.
     guest!("hostile-decider"),
     guest!("hostile-activity"),
@@ -30,6 +30,8 @@ pub static COMPONENTS: [(&str, &[u8]); 10] = [
     guest!("steps-decider"),
     guest!("steps-decider-v2"),
     guest!("steps-decider-v3"),
+    // The same decider with a bug: it fails once its first step completed.
+    guest!("steps-decider-broken"),
 ];
 
 /// A guest of the other artifacts crate, which this one must not embed.

@@ -1,5 +1,6 @@
 // The workflow of the `steps-decider` guests, shared by path: each version's `lib.rs` sets
-// `STEPS` (the order of the steps) and `SAYS` (the line it logs) and includes this file.
+// `STEPS` (the order of the steps), `SAYS` (the line it logs) and `BROKEN` (whether it fails
+// once its first step completed) and includes this file.
 
 use weft_guest::{Decision, History, Status};
 
@@ -11,6 +12,9 @@ weft_guest::decider!(decide);
 pub fn decide(history: &History) -> Result<Vec<Decision>, String> {
     weft_guest::log::info!("{SAYS}");
     let mut results = Vec::new();
+    if BROKEN && matches!(history.activity(STEPS[0]), Some(Status::Completed(_))) {
+        return Err(format!("{SAYS}: cannot go on after step {}", STEPS[0]));
+    }
     for step in STEPS {
         match history.activity(step) {
             None => return Ok(vec![Decision::schedule_activity(step, step, "1").into()]),

@@ -504,3 +504,41 @@ async fn a_rollback_moves_upgraded_runs_back_and_a_ramp_shares_new_runs_until_pr
         assert_eq!(result.unwrap().result(), Some(expected), "{id}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runs_their_decider_fails_on_move_to_the_fix_an_upgrade_replays_and_go_on() {
+    let server = TestServer::start().await;
+    let (c, weft) = (server.client(), guests::weft_client(&server));
+    register(&c).await;
+    let dir = tempfile::tempdir().unwrap();
+
+    // A decider with a bug decides the runs' first tasks, then fails on every run.
+    let broken = deploy(&server, dir.path(), "steps-decider-broken", "1").await;
+    let runs = start_runs(std::slice::from_ref(&c), "stuck").await;
+    wait_pinned(&weft, &runs, &broken).await;
+    work(&c, RUNS).await;
+    for (id, run) in &runs {
+        let began = Instant::now();
+        while weft.run_failures(D, id, run).await.unwrap().is_empty() {
+            assert!(began.elapsed() < PATIENCE, "{id}: its decider did not fail");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    // The fix stays off the pinned runs until an upgrade replays them with it: they agree with
+    // it on what they completed, move, and their held tasks are decided by the fix.
+    let fixed = deploy(&server, dir.path(), "steps-decider", "2").await;
+    let upgrade = ["binding", "upgrade", "--domain", D, "--decisions", DECIDERS];
+    let out = weft_ok(&server, &upgrade).await;
+    assert!(
+        out.contains(&format!("moved {RUNS} of {RUNS} runs")),
+        "{out}"
+    );
+    wait_pinned(&weft, &runs, &fixed).await;
+    wait_scheduled(&server, &runs, &["a", "b"]).await;
+    work(&c, RUNS).await;
+    for (id, run) in &runs {
+        let closed = guests::wait_closed(&server, D, id, run, PATIENCE).await;
+        assert_eq!(closed.status, CloseStatus::Completed, "{id}");
+    }
+}
