@@ -52,7 +52,8 @@ pub enum UpgradePolicy {
     /// Each is replayed with the new module: those whose histories it decides as recorded
     /// move to it, the rest stay.
     Replay,
-    /// All move to the new module, unchecked: for emergencies only, so set only with `force`.
+    /// All move to the new module, unchecked: for emergencies only, so given only with `force`,
+    /// and acting once, at the bind that gives it (a binding never keeps it).
     All,
 }
 
