@@ -1,5 +1,5 @@
 //! A client of a Weft server, as the `weft` command uses it: Weft's `/v1` API (modules and
-//! bindings) here, SWF's own operations in [`swf`].
+//! bindings in `wasm.rs`, runs, replays and clocks here), SWF's own operations in [`swf`].
 //!
 //! One HTTP/1.1 request per call, on a fresh connection, over TCP or TLS (`transport.rs`).
 //! Requests and answers of `/v1` are the very types the server reads and writes ([`Bind`],
@@ -29,6 +29,7 @@ pub mod profile;
 pub mod show;
 pub mod swf;
 mod transfer;
+mod wasm;
 
 pub use self::transfer::RunSelection;
 mod transport;
@@ -39,7 +40,7 @@ use std::time::Duration;
 
 use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST};
 use hyper::{Method, Request};
-use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
@@ -182,175 +183,6 @@ impl Client {
         let uri = request.uri_ref().cloned().unwrap_or_default();
         let authorization = signer.authorization(method, &uri, &headers, body, &amz_date);
         (amz_date, authorization)
-    }
-
-    /// Uploads a module's bytes; answers its record.
-    pub async fn upload_module(&self, code: Vec<u8>) -> Result<ModuleRecord, ClientError> {
-        self.upload_module_telling(code, &ModuleLabel::default(), None)
-            .await
-    }
-
-    /// Like [`Client::upload_module`], giving the module `label`'s name and version; `sent`
-    /// hears when the bytes are uploaded and the server has begun compiling them.
-    pub async fn upload_module_telling(
-        &self,
-        code: Vec<u8>,
-        label: &ModuleLabel,
-        sent: Option<oneshot::Sender<()>>,
-    ) -> Result<ModuleRecord, ClientError> {
-        let query = serde_urlencoded::to_string(label).map_err(|e| self.protocol(e))?;
-        let path = match query.as_str() {
-            "" => "/v1/modules".to_owned(),
-            query => format!("/v1/modules?{query}"),
-        };
-        let request = Exchange {
-            sent,
-            ..Exchange::new(Method::POST, path)
-        };
-        self.call_with(request, Some(("application/wasm", code)))
-            .await
-    }
-
-    /// Has the server check a module's bytes as an upload would (its quota, that it is a
-    /// component, its world) and store nothing; answers the record it would store.
-    pub async fn check_module(
-        &self,
-        code: Vec<u8>,
-        label: &ModuleLabel,
-    ) -> Result<ModuleRecord, ClientError> {
-        let query = serde_urlencoded::to_string(label).map_err(|e| self.protocol(e))?;
-        let path = match query.as_str() {
-            "" => "/v1/modules?dryRun=true".to_owned(),
-            query => format!("/v1/modules?{query}&dryRun=true"),
-        };
-        self.call(Method::POST, path, Some(("application/wasm", code)))
-            .await
-    }
-
-    /// Has the server check a binding's name, limits, concurrency and HTTP grants as binding
-    /// would, and bind nothing.
-    pub async fn check_bind(
-        &self,
-        domain: &str,
-        kind: BindingKind,
-        name: &str,
-        bind: &Bind,
-    ) -> Result<(), ClientError> {
-        let body = serde_json::to_vec(bind).map_err(|e| self.protocol(e))?;
-        let path = format!("{}?dryRun=true", binding_path(domain, kind, name));
-        let _: IgnoredAny = self
-            .call(Method::PUT, path, Some(("application/json", body)))
-            .await?;
-        Ok(())
-    }
-
-    /// The modules, by digest.
-    pub async fn list_modules(&self) -> Result<Vec<ModuleRecord>, ClientError> {
-        let list: ModuleList = self.call(Method::GET, "/v1/modules".into(), None).await?;
-        Ok(list.modules)
-    }
-
-    /// Deletes a module no binding uses.
-    pub async fn delete_module(&self, digest: &str) -> Result<(), ClientError> {
-        let path = format!("/v1/modules/{}", encode(digest));
-        let _: IgnoredAny = self.call(Method::DELETE, path, None).await?;
-        Ok(())
-    }
-
-    /// Binds a module to serve `kind` `name` in `domain`; answers the binding.
-    pub async fn bind(
-        &self,
-        domain: &str,
-        kind: BindingKind,
-        name: &str,
-        bind: &Bind,
-    ) -> Result<Binding, ClientError> {
-        let body = serde_json::to_vec(bind).map_err(|e| self.protocol(e))?;
-        let path = binding_path(domain, kind, name);
-        self.call(Method::PUT, path, Some(("application/json", body)))
-            .await
-    }
-
-    /// The domain's bindings, by kind then name.
-    pub async fn list_bindings(&self, domain: &str) -> Result<Vec<Binding>, ClientError> {
-        let path = format!("/v1/domains/{}/bindings", encode(domain));
-        let list: BindingList = self.call(Method::GET, path, None).await?;
-        Ok(list.bindings)
-    }
-
-    /// Removes a binding.
-    pub async fn unbind(
-        &self,
-        domain: &str,
-        kind: BindingKind,
-        name: &str,
-    ) -> Result<(), ClientError> {
-        let path = binding_path(domain, kind, name);
-        let _: IgnoredAny = self.call(Method::DELETE, path, None).await?;
-        Ok(())
-    }
-
-    /// Binds `kind` `name` in `domain` back to the module it ran before; answers the binding.
-    pub async fn rollback(
-        &self,
-        domain: &str,
-        kind: BindingKind,
-        name: &str,
-    ) -> Result<Binding, ClientError> {
-        let path = format!("{}/rollback", binding_path(domain, kind, name));
-        let body = Some(("application/json", b"{}".to_vec()));
-        self.call(Method::POST, path, body).await
-    }
-
-    /// Ends the ramp of decision binding `list` in `domain`; answers the binding.
-    pub async fn promote(&self, domain: &str, list: &str) -> Result<Binding, ClientError> {
-        let path = format!(
-            "{}/promote",
-            binding_path(domain, BindingKind::Decision, list)
-        );
-        let body = Some(("application/json", b"{}".to_vec()));
-        self.call(Method::POST, path, body).await
-    }
-
-    /// Upgrades the open runs of decision task list `list` in `domain` pinned to modules
-    /// other than its binding's current one (see [`UpgradeQuery`]); answers what it did.
-    pub async fn upgrade(
-        &self,
-        domain: &str,
-        list: &str,
-        query: &UpgradeQuery,
-    ) -> Result<UpgradeReport, ClientError> {
-        let mut path = format!(
-            "{}/upgrade",
-            binding_path(domain, BindingKind::Decision, list)
-        );
-        let flags = [
-            ("dryRun", query.dry_run),
-            ("all", query.all),
-            ("force", query.force),
-        ];
-        let given: Vec<String> = flags
-            .iter()
-            .filter(|(_, on)| *on)
-            .map(|(name, _)| format!("{name}=true"))
-            .collect();
-        if !given.is_empty() {
-            path = format!("{path}?{}", given.join("&"));
-        }
-        let body = Some(("application/json", b"{}".to_vec()));
-        self.call(Method::POST, path, body).await
-    }
-
-    /// A binding's latest failures, oldest first.
-    pub async fn failures(
-        &self,
-        domain: &str,
-        kind: BindingKind,
-        name: &str,
-    ) -> Result<Vec<GuestFailureRecord>, ClientError> {
-        let path = format!("{}/failures", binding_path(domain, kind, name));
-        let list: FailureList = self.call(Method::GET, path, None).await?;
-        Ok(list.failures)
     }
 
     /// The latest failures of the domain's bound guests on one run, oldest first.
@@ -566,18 +398,9 @@ impl Exchange {
     }
 }
 
-fn binding_path(domain: &str, kind: BindingKind, name: &str) -> String {
-    format!(
-        "/v1/domains/{}/bindings/{}/{}",
-        encode(domain),
-        kind.name(),
-        encode(name)
-    )
-}
-
 /// `segment` percent-encoded for one path segment: everything but RFC 3986's unreserved
 /// characters, so a name with `/`, `%`, `?` or spaces stays one segment and decodes back.
-fn encode(segment: &str) -> String {
+pub(crate) fn encode(segment: &str) -> String {
     segment.bytes().fold(String::new(), |mut out, b| {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
             out.push(char::from(b));
@@ -590,6 +413,7 @@ fn encode(segment: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::wasm::binding_path;
     use super::*;
 
     #[test]

@@ -2,6 +2,7 @@
 //! running server through `weft_host::client`, one module per group of commands.
 
 mod apply;
+mod bindings;
 mod clock;
 mod domains;
 mod modules;

@@ -1,5 +1,5 @@
-//! `weft module`, `bind`, `binding`, `deploy` and `replay`: Wasm modules and bindings through
-//! the server's `/v1` API.
+//! `weft module`, `bind`, `deploy` and `replay`: Wasm modules and bindings through
+//! the server's `/v1` API (`weft binding` is `bindings.rs`).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -7,13 +7,13 @@ use std::time::{Duration, Instant};
 use clap::{Args, Subcommand};
 use serde_json::json;
 use weft_host::client::{
-    Bind, Binding, BindingKind, BindingList, Client, ClientError, FailureList, Limits, ModuleLabel,
-    ModuleList, ModuleRecord, Replay, ReplayReport, TypeRef, UpgradePolicy, UpgradeQuery,
-    UpgradeReport, show,
+    Bind, BindingKind, Client, ClientError, Limits, ModuleLabel, ModuleList, ModuleRecord, Replay,
+    ReplayReport, TypeRef, UpgradePolicy, show,
 };
 
 use weft_host::client::manifest::ModuleSpec;
 
+use crate::bindings::{self, BindingArgs, bound};
 use crate::remote::{Remote, lines, print, read};
 
 /// The commands on modules and bindings.
@@ -108,7 +108,7 @@ pub(crate) struct Target {
 }
 
 impl Target {
-    fn get(&self) -> (BindingKind, &str) {
+    pub(crate) fn get(&self) -> (BindingKind, &str) {
         match (&self.decisions, &self.activities, &self.function) {
             (Some(name), _, _) => (BindingKind::Decision, name),
             (_, Some(name), _) => (BindingKind::Activity, name),
@@ -221,86 +221,6 @@ pub(crate) struct BindArgs {
 }
 
 #[derive(Args)]
-pub(crate) struct BindingArgs {
-    #[command(subcommand)]
-    action: BindingAction,
-    #[command(flatten)]
-    remote: Remote,
-}
-
-#[derive(Subcommand)]
-pub(crate) enum BindingAction {
-    /// List a domain's bindings.
-    List {
-        /// The domain.
-        #[arg(long)]
-        domain: String,
-    },
-    /// Remove a binding: its workers stop after their current task.
-    Remove {
-        /// The domain.
-        #[arg(long)]
-        domain: String,
-        #[command(flatten)]
-        target: Target,
-    },
-    /// Bind a binding back to the module it ran before its module last changed; a second
-    /// rollback restores the module the first replaced.
-    Rollback {
-        /// The domain.
-        #[arg(long)]
-        domain: String,
-        #[command(flatten)]
-        target: Target,
-    },
-    /// Show a binding and, for a decision binding, its versions: every module bound to it,
-    /// with the open runs pinned to each.
-    Describe {
-        /// The domain.
-        #[arg(long)]
-        domain: String,
-        #[command(flatten)]
-        target: Target,
-    },
-    /// End a decision binding's ramp: its module takes every new run.
-    Promote {
-        /// The domain.
-        #[arg(long)]
-        domain: String,
-        /// The decision task list.
-        #[arg(long, value_name = "TASK_LIST")]
-        decisions: String,
-    },
-    /// Replay the open runs of a decision task list pinned to older modules with its current
-    /// one, and move those it decides as recorded to it; prints each run, moved or kept.
-    Upgrade {
-        /// The domain.
-        #[arg(long)]
-        domain: String,
-        /// The decision task list.
-        #[arg(long, value_name = "TASK_LIST")]
-        decisions: String,
-        /// Say what would move, and move nothing.
-        #[arg(long)]
-        dry_run: bool,
-        /// Move every run, unreplayed: for emergencies (needs --force).
-        #[arg(long)]
-        all: bool,
-        /// Allow --all.
-        #[arg(long, requires = "all")]
-        force: bool,
-    },
-    /// Show a binding's latest guest failures, oldest first.
-    Failures {
-        /// The domain.
-        #[arg(long)]
-        domain: String,
-        #[command(flatten)]
-        target: Target,
-    },
-}
-
-#[derive(Args)]
 pub(crate) struct DeployArgs {
     /// The component's file.
     file: PathBuf,
@@ -397,9 +317,7 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
             let binding = client.bind(&args.domain, kind, name, &bind).await?;
             print(args.remote.json, &binding, bound(&binding));
         }
-        ModulesCommand::Binding(BindingArgs { action, remote }) => {
-            binding_action(&connect(&remote)?, action, remote.json).await?;
-        }
+        ModulesCommand::Binding(args) => bindings::run(args).await?,
         ModulesCommand::Deploy(args) => {
             let client = connect(&args.remote)?;
             let (kind, name) = args.target.get();
@@ -466,101 +384,6 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-/// Runs `weft binding ACTION`, printing JSON if `json`.
-async fn binding_action(client: &Client, action: BindingAction, json: bool) -> anyhow::Result<()> {
-    match action {
-        BindingAction::List { domain } => {
-            let bindings = client.list_bindings(&domain).await?;
-            let lines = bindings.iter().flat_map(described).collect::<Vec<_>>();
-            print(json, &BindingList { bindings }, lines);
-        }
-        BindingAction::Describe { domain, target } => {
-            let (kind, name) = target.get();
-            let bindings = client.list_bindings(&domain).await?;
-            let found = bindings
-                .into_iter()
-                .find(|b| b.kind == kind && b.name == name);
-            let Some(binding) = found else {
-                anyhow::bail!("no {} binding {name} in domain {domain}", kind.name());
-            };
-            print(json, &binding, described(&binding));
-        }
-        BindingAction::Promote { domain, decisions } => {
-            let binding = client.promote(&domain, &decisions).await?;
-            print(json, &binding, [show::binding(&binding)]);
-        }
-        BindingAction::Upgrade {
-            domain,
-            decisions,
-            dry_run,
-            all,
-            force,
-        } => {
-            let query = UpgradeQuery {
-                dry_run,
-                all,
-                force,
-            };
-            let report = client.upgrade(&domain, &decisions, &query).await?;
-            print(json, &report, upgraded(&report));
-        }
-        BindingAction::Remove { domain, target } => {
-            let (kind, name) = target.get();
-            client.unbind(&domain, kind, name).await?;
-            let line = format!("removed {} {name} in {domain}", kind.name());
-            print(json, &json!({}), [line]);
-        }
-        BindingAction::Rollback { domain, target } => {
-            let (kind, name) = target.get();
-            let binding = client.rollback(&domain, kind, name).await?;
-            print(json, &binding, bound(&binding));
-        }
-        BindingAction::Failures { domain, target } => {
-            let (kind, name) = target.get();
-            let failures = client.failures(&domain, kind, name).await?;
-            let lines = lines(&failures, show::failure);
-            print(json, &FailureList { failures }, lines);
-        }
-    }
-    Ok(())
-}
-
-/// What `weft bind` and `deploy` print of a binding: its line, then each run its upgrade
-/// policy moved or kept.
-fn bound(binding: &Binding) -> Vec<String> {
-    let mut lines = vec![show::binding(binding)];
-    if let Some(report) = binding.upgraded.as_ref().filter(|r| !r.runs.is_empty()) {
-        lines.extend(upgraded(report));
-    }
-    lines
-}
-
-/// A binding's line, then its versions.
-fn described(binding: &Binding) -> Vec<String> {
-    [vec![show::binding(binding)], show::versions(binding)].concat()
-}
-
-/// An upgrade's lines: each run, then a count of those moved.
-fn upgraded(report: &UpgradeReport) -> Vec<String> {
-    let mut lines: Vec<String> = report
-        .runs
-        .iter()
-        .map(|run| show::upgrade(report, run))
-        .collect();
-    let moved = report.runs.iter().filter(|r| r.moved).count();
-    let verb = if report.dry_run {
-        "would move"
-    } else {
-        "moved"
-    };
-    lines.push(format!(
-        "{verb} {moved} of {} runs pinned to older modules to {}",
-        report.runs.len(),
-        report.module
-    ));
-    lines
 }
 
 /// Deletes (or with `dry_run` lists) the modules no binding in any domain uses.

@@ -47,6 +47,19 @@ pub(super) trait Sql {
         }
         Ok(())
     }
+
+    /// Like [`lock_account`](Self::lock_account), the lock shared: holders of it do not wait
+    /// for each other, only for (and keep out) the one taking it whole.
+    fn share_account(&self, what: &str, account: &str) -> Result<(), StoreError> {
+        if self.locks() {
+            self.rows(
+                "SELECT pg_advisory_xact_lock_shared(\
+                 hashtextextended(current_schema() || $1 || $2, 0))",
+                &[&what, &account],
+            )?;
+        }
+        Ok(())
+    }
 }
 
 /// A number the store keeps as `u64`, as PostgreSQL's `bigint`: ids and seqs stay far below

@@ -39,14 +39,8 @@ impl<C: Link, M: Mode> WasmReads for Session<C, M> {
     }
 
     fn module_kept(&self, account: &str, digest: &str) -> Result<bool, StoreError> {
-        // Shared, so pins do not wait for each other; deletes take it exclusive (`module`).
-        if self.locks() {
-            self.rows(
-                "SELECT pg_advisory_xact_lock_shared(\
-                 hashtextextended(current_schema() || ' modules ' || $1, 0))",
-                &[&account],
-            )?;
-        }
+        // Shared, so pins do not wait for each other; deletes take it whole (`module`).
+        self.share_account(" modules ", account)?;
         let row = self.row(
             "SELECT 1 FROM modules WHERE account = $1 AND digest = $2",
             &[&account, &digest],
