@@ -200,7 +200,7 @@ async fn upgrade(
             if query.all && !query.force {
                 return Err(Fault::Validation(
                     "all moves every open run to the current module without replaying it; it \
-                     is for emergencies: give force=true to mean it"
+                     is for emergencies: give force=true (weft's --force) to mean it"
                         .into(),
                 ));
             }

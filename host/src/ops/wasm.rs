@@ -75,20 +75,20 @@ pub(crate) fn check_bind(
     match input.upgrade {
         Some(policy) if kind != BindingKind::Decision && !policy.is_pinned() => {
             return Err(Fault::Validation(format!(
-                "upgrade is for decision bindings only: a {} binding's tasks are not pinned",
-                kind.name()
+                "upgrade is for decision bindings only: {} binding's tasks are not pinned",
+                a(kind.name())
             )));
         }
         _ if input.ramp.is_some() && kind != BindingKind::Decision => {
             return Err(Fault::Validation(format!(
-                "ramp is for decision bindings only: a {} binding's tasks are not pinned",
-                kind.name()
+                "ramp is for decision bindings only: {} binding's tasks are not pinned",
+                a(kind.name())
             )));
         }
         Some(UpgradePolicy::All) if !input.force => {
             return Err(Fault::Validation(
                 "upgrade all moves every open run to a new module without replaying it first; \
-                 it is for emergencies: give force to mean it"
+                 it is for emergencies: give force (weft's --force) to mean it"
                     .into(),
             ));
         }
