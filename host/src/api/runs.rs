@@ -5,6 +5,7 @@
 //! | `GET /v1/domains/{domain}/runs?status=&workflowId=&tag=&type=&version=&closeStatus=&startedAfter=&startedBefore=&closedAfter=&closedBefore=&module=&limit=&oldestFirst=&nextPageToken=` | `{"runs": [...], "nextPageToken"?}`, each run with the decider module it is pinned to |
 //! | `GET /v1/domains/{domain}/runs/count?<the same filter>` | `{"count"}` |
 //! | `GET /v1/domains/{domain}/workflows/{workflowId}/runs/{runId}` | the run, as the listing shows it |
+//! | `POST /v1/domains/{domain}/workflows/{workflowId}/reset` (body: `{"to": eventId \| "first" \| "lastGood", "runId"?, "reason"?, "force"?, "reapplySignals"?}`) | `{"runId", "resetRunId", "carriedEvents", ...}`: the new run (see `model::resets`) |
 //! | `POST /v1/domains/{domain}/runs/batch` (body: `{"filter", "action": "terminate" \| "requestCancel" \| "signal", ...}`) | `{"matched", "done", "failures"?}` |
 //!
 //! A batch calls the SWF operation for each open run the filter picks, exactly as a client
@@ -28,8 +29,10 @@ use super::operation::Operation;
 use super::schema::Schema;
 use super::{Api, auth};
 use crate::fault::{Fault, echo};
-use crate::model::{Batch, BatchAction, BatchFailure, BatchOutcome, RunCount, RunFilter, RunQuery};
-use crate::ops::runs;
+use crate::model::{
+    Batch, BatchAction, BatchFailure, BatchOutcome, ResetRequest, RunCount, RunFilter, RunQuery,
+};
+use crate::ops::{resets, runs};
 
 /// The routes, to merge into the router.
 pub(super) fn routes() -> Router<Arc<Api>> {
@@ -41,6 +44,25 @@ pub(super) fn routes() -> Router<Arc<Api>> {
             "/v1/domains/{domain}/workflows/{workflow_id}/runs/{run_id}",
             get(one),
         )
+        .route(
+            "/v1/domains/{domain}/workflows/{workflow_id}/reset",
+            post(reset),
+        )
+}
+
+async fn reset(
+    State(api): State<Arc<Api>>,
+    Params((domain, workflow_id)): Params<(String, String)>,
+    Admitted { ctx, body }: Admitted,
+) -> Response {
+    reply(
+        async {
+            auth::authorize_domain(&ctx, "ResetWorkflowExecution", &domain)?;
+            let input: ResetRequest = parse_input(&body)?;
+            resets::reset(&api.service, &ctx, domain, workflow_id.into(), input).await
+        }
+        .await,
+    )
 }
 
 async fn one(

@@ -51,10 +51,11 @@ pub use crate::model::{
     Batch, BatchAction, BatchFailure, BatchOutcome, Bind, BindLimits as Limits, Binding,
     BindingKind, BindingList, BindingRef, BindingVersion, ClockAdvance, ClockState, Divergence,
     ExportedHistory, ExportedRun, Failing, FailureList, GuestFailureRecord, ImportAnswer,
-    ModuleLabel, ModuleList, ModuleRecord, Pin, PinnedDecider, Replay, ReplayReport, RunCount,
-    RunFailure, RunFailureList, RunFilter, RunImport, RunList, RunLogLine, RunLogList, RunQuery,
-    RunReplay, RunState, RunSummary, RunUpgrade, TaskListInfo, TaskListList, TypeRef,
-    UpgradePolicy, UpgradeQuery, UpgradeReport, export_file_name,
+    ModuleLabel, ModuleList, ModuleRecord, NamedPoint, Pin, PinnedDecider, Replay, ReplayReport,
+    ResetPoint, ResetReport, ResetRequest, RunCount, RunFailure, RunFailureList, RunFilter,
+    RunImport, RunList, RunLogLine, RunLogList, RunQuery, RunReplay, RunState, RunSummary,
+    RunUpgrade, TaskListInfo, TaskListList, TypeRef, UpgradePolicy, UpgradeQuery, UpgradeReport,
+    export_file_name,
 };
 pub use crate::runtime::{GuestLimits, World};
 use crate::tenancy::sigv4;
@@ -231,6 +232,24 @@ impl Client {
         let path = format!("/v1/domains/{}/runs/count?{query}", encode(domain));
         let count: RunCount = self.call(Method::GET, path, None).await?;
         Ok(count.count)
+    }
+
+    /// Resets a run of `workflow_id` in `domain`: a new run carries its events up to the
+    /// decision task `reset.to` names, which is decided again.
+    pub async fn reset(
+        &self,
+        domain: &str,
+        workflow_id: &str,
+        reset: &ResetRequest,
+    ) -> Result<ResetReport, ClientError> {
+        let body = serde_json::to_vec(reset).map_err(|e| self.protocol(e))?;
+        let path = format!(
+            "/v1/domains/{}/workflows/{}/reset",
+            encode(domain),
+            encode(workflow_id)
+        );
+        self.call(Method::POST, path, Some(("application/json", body)))
+            .await
     }
 
     /// Applies `batch.action` to every open run of the domain that `batch.filter` picks.

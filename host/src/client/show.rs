@@ -4,8 +4,8 @@ use serde_json::Value;
 
 use super::swf::attributes;
 use super::{
-    Binding, ClockState, GuestFailureRecord, ModuleRecord, PinnedDecider, RunFailure, RunLogLine,
-    RunReplay, RunUpgrade, Timestamp, UpgradeReport,
+    Binding, ClockState, GuestFailureRecord, ModuleRecord, PinnedDecider, ResetReport, RunFailure,
+    RunLogLine, RunReplay, RunUpgrade, Timestamp, UpgradeReport,
 };
 
 /// A module: `DIGEST  [NAME [VERSION]  ]WORLD  SIZE bytes  uploaded TIME`, then
@@ -102,6 +102,44 @@ pub fn upgrade(report: &UpgradeReport, run: &RunUpgrade) -> String {
     };
     let verb = if report.dry_run { "would keep" } else { "kept" };
     format!("{verb} {head}  on {from}: {why}")
+}
+
+/// What a reset did, in a few lines: the new run, what it carries, who decides it.
+pub fn reset(report: &ResetReport) -> Vec<String> {
+    let old = match report.terminated {
+        true => "terminated",
+        false => "closed",
+    };
+    let mut lines = vec![
+        format!("reset {} to run {}", report.workflow_id, report.run_id),
+        format!(
+            "  carries events 1-{} of run {} ({old}); the decision task scheduled by event {} \
+             is decided again",
+            report.carried_events, report.reset_run_id, report.decision_task
+        ),
+    ];
+    if report.reapplied_signals > 0 {
+        lines.push(format!(
+            "  {} signal(s) received after it recorded again",
+            report.reapplied_signals
+        ));
+    }
+    match (&report.module, &report.divergence) {
+        (Some(module), None) => lines.push(format!(
+            "  pinned to decider {}, which replayed {} carried decision tasks as recorded",
+            short_digest(module),
+            report.replayed_decision_tasks
+        )),
+        (Some(module), Some(d)) => lines.push(format!(
+            "  pinned to decider {} (forced: it decides the decision task started at event {} \
+             otherwise: {})",
+            short_digest(module),
+            d.started_event_id,
+            d.message
+        )),
+        (None, _) => lines.push("  no Wasm decider is bound to its list: not pinned".into()),
+    }
+    lines
 }
 
 /// A run's decider: `decider NAME VERSION (DIGEST), pinned TIME[, moved from DIGEST]`.

@@ -5,11 +5,14 @@
 //! open, though the items themselves (what a decision could cancel) are not rebuilt. A closed one is kept for its domain's retention from
 //! when it closed or, if that is past, from its import.
 
+use std::collections::BTreeSet;
+
+use crate::clock::Timestamp;
 use crate::fault::Fault;
 use crate::model::events::{Event, HistoryEvent};
 use crate::model::{
-    CloseStatus, Closed, DecisionTask, Domain, ExecutionConfig, OpenItems, Parent, Run, Timeout,
-    WorkflowExecution,
+    CloseStatus, Closed, DecisionTask, Domain, ExecutionConfig, ItemKind, OpenItems, Parent, Run,
+    Timeout, WorkflowExecution,
 };
 use crate::store::{Counter, Deadline, Listing, StoreError};
 
@@ -76,15 +79,7 @@ pub(crate) fn import_run(
         }
         _ => None,
     };
-    let completed = events.iter().rev().find_map(|e| match &e.event {
-        Event::DecisionTaskCompleted(a) => Some(a),
-        _ => None,
-    });
-    let latest_activity_task_at = (events.iter().rev())
-        .find(|e| e.event.is_activity_task())
-        .map(|e| e.timestamp);
-    let cancel_requested = closed.is_none()
-        && (events.iter()).any(|e| matches!(e.event, Event::WorkflowExecutionCancelRequested(_)));
+    let folded = Folded::of(events);
     let run = Run {
         seq: eng.tx.next_id()?,
         domain: domain.id,
@@ -108,15 +103,15 @@ pub(crate) fn import_run(
         retention_days: domain.retention_days(),
         closed,
         parent,
-        cancel_requested,
+        cancel_requested: closed.is_none() && folded.cancel_requested,
         next_event_id: last.event_id + 1,
         decision: DecisionTask::Idle,
         legacy_decision_owed: false,
-        previous_started_event_id: completed.map_or(0, |c| c.started_event_id),
+        previous_started_event_id: folded.previous_started_event_id,
         decision_task_list: started.task_list.name.clone(),
         decision_schedule_to_start: None,
-        latest_execution_context: completed.and_then(|c| c.execution_context.clone()),
-        latest_activity_task_at,
+        latest_execution_context: folded.latest_execution_context,
+        latest_activity_task_at: folded.latest_activity_task_at,
         last_event_at: Some(last.timestamp),
         open: match closed {
             Some(_) => OpenItems::default(),
@@ -147,51 +142,88 @@ pub(crate) fn import_run(
     Ok(Ok(Imported::Added))
 }
 
+/// What a run's record keeps of its history, read off the events.
+#[derive(Clone)]
+pub(super) struct Folded {
+    /// The `DecisionTaskStarted` of the last completed decision task; 0 if none.
+    pub(super) previous_started_event_id: u64,
+    /// The last completed decision task's execution context.
+    pub(super) latest_execution_context: Option<String>,
+    /// When an activity task last changed.
+    pub(super) latest_activity_task_at: Option<Timestamp>,
+    /// Whether cancellation was requested.
+    pub(super) cancel_requested: bool,
+}
+
+impl Folded {
+    /// What `events` leave in a run's record.
+    pub(super) fn of(events: &[HistoryEvent]) -> Folded {
+        let completed = events.iter().rev().find_map(|e| match &e.event {
+            Event::DecisionTaskCompleted(a) => Some(a),
+            _ => None,
+        });
+        Folded {
+            previous_started_event_id: completed.map_or(0, |c| c.started_event_id),
+            latest_execution_context: completed.and_then(|c| c.execution_context.clone()),
+            latest_activity_task_at: (events.iter().rev())
+                .find(|e| e.event.is_activity_task())
+                .map(|e| e.timestamp),
+            cancel_requested: (events.iter())
+                .any(|e| matches!(e.event, Event::WorkflowExecutionCancelRequested(_))),
+        }
+    }
+}
+
 /// What an open run's history leaves open: the activities, timers, children and functions it
 /// began and did not end, counted as its describe shows them.
 fn open_items(events: &[HistoryEvent]) -> OpenItems {
-    use std::collections::HashSet;
-    // By kind (0 activity, 1 timer, 2 child, 3 function), the ids of the events that began
-    // what is still open.
-    let mut open: [HashSet<u64>; 4] = Default::default();
+    let [activities, timers, children, lambdas] = left_open(events).map(|open| open.len());
+    OpenItems {
+        activities,
+        timers,
+        children,
+        lambdas,
+    }
+}
+
+/// The ids of the events that began what `events` leave open, by [`ItemKind`] (activities,
+/// timers, children, Lambda functions).
+pub(super) fn left_open(events: &[HistoryEvent]) -> [BTreeSet<u64>; 4] {
+    use ItemKind::{Activity, Child, Lambda, Timer};
+    let mut open: [BTreeSet<u64>; 4] = Default::default();
     for event in events {
         let (kind, begins, id) = match &event.event {
-            Event::ActivityTaskScheduled(_) => (0, true, event.event_id),
-            Event::ActivityTaskCompleted(a) => (0, false, a.scheduled_event_id),
-            Event::ActivityTaskFailed(a) => (0, false, a.scheduled_event_id),
-            Event::ActivityTaskTimedOut(a) => (0, false, a.scheduled_event_id),
-            Event::ActivityTaskCanceled(a) => (0, false, a.scheduled_event_id),
-            Event::TimerStarted(_) => (1, true, event.event_id),
-            Event::TimerFired(a) => (1, false, a.started_event_id),
-            Event::TimerCanceled(a) => (1, false, a.started_event_id),
-            Event::StartChildWorkflowExecutionInitiated(_) => (2, true, event.event_id),
-            Event::StartChildWorkflowExecutionFailed(a) => (2, false, a.initiated_event_id),
-            Event::ChildWorkflowExecutionCompleted(a) => (2, false, a.initiated_event_id),
-            Event::ChildWorkflowExecutionFailed(a) => (2, false, a.initiated_event_id),
-            Event::ChildWorkflowExecutionTimedOut(a) => (2, false, a.initiated_event_id),
-            Event::ChildWorkflowExecutionCanceled(a) => (2, false, a.initiated_event_id),
-            Event::ChildWorkflowExecutionTerminated(a) => (2, false, a.initiated_event_id),
-            Event::LambdaFunctionScheduled(_) => (3, true, event.event_id),
-            Event::LambdaFunctionCompleted(a) => (3, false, a.scheduled_event_id),
-            Event::LambdaFunctionFailed(a) => (3, false, a.scheduled_event_id),
-            Event::LambdaFunctionTimedOut(a) => (3, false, a.scheduled_event_id),
+            Event::ActivityTaskScheduled(_) => (Activity, true, event.event_id),
+            Event::ActivityTaskCompleted(a) => (Activity, false, a.scheduled_event_id),
+            Event::ActivityTaskFailed(a) => (Activity, false, a.scheduled_event_id),
+            Event::ActivityTaskTimedOut(a) => (Activity, false, a.scheduled_event_id),
+            Event::ActivityTaskCanceled(a) => (Activity, false, a.scheduled_event_id),
+            Event::TimerStarted(_) => (Timer, true, event.event_id),
+            Event::TimerFired(a) => (Timer, false, a.started_event_id),
+            Event::TimerCanceled(a) => (Timer, false, a.started_event_id),
+            Event::StartChildWorkflowExecutionInitiated(_) => (Child, true, event.event_id),
+            Event::StartChildWorkflowExecutionFailed(a) => (Child, false, a.initiated_event_id),
+            Event::ChildWorkflowExecutionCompleted(a) => (Child, false, a.initiated_event_id),
+            Event::ChildWorkflowExecutionFailed(a) => (Child, false, a.initiated_event_id),
+            Event::ChildWorkflowExecutionTimedOut(a) => (Child, false, a.initiated_event_id),
+            Event::ChildWorkflowExecutionCanceled(a) => (Child, false, a.initiated_event_id),
+            Event::ChildWorkflowExecutionTerminated(a) => (Child, false, a.initiated_event_id),
+            Event::LambdaFunctionScheduled(_) => (Lambda, true, event.event_id),
+            Event::LambdaFunctionCompleted(a) => (Lambda, false, a.scheduled_event_id),
+            Event::LambdaFunctionFailed(a) => (Lambda, false, a.scheduled_event_id),
+            Event::LambdaFunctionTimedOut(a) => (Lambda, false, a.scheduled_event_id),
             Event::StartLambdaFunctionFailed(a) => match a.scheduled_event_id {
-                Some(scheduled) => (3, false, scheduled),
+                Some(scheduled) => (Lambda, false, scheduled),
                 None => continue,
             },
             _ => continue,
         };
         match begins {
-            true => open[kind].insert(id),
-            false => open[kind].remove(&id),
+            true => open[kind as usize].insert(id),
+            false => open[kind as usize].remove(&id),
         };
     }
-    OpenItems {
-        activities: open[0].len(),
-        timers: open[1].len(),
-        children: open[2].len(),
-        lambdas: open[3].len(),
-    }
+    open
 }
 
 /// How a run whose last event is `event` closed, if that event closed it.

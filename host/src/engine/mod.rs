@@ -17,6 +17,7 @@ mod heartbeats;
 mod import;
 mod lambdas;
 mod pins;
+mod reset;
 mod start;
 mod tasks;
 #[cfg(test)]
@@ -46,7 +47,8 @@ pub(crate) use import::{Imported, import_run};
 pub(crate) use lambdas::claim_lambda;
 pub(crate) use lambdas::{FunctionClaim, LambdaOutcome, closable_lambda, close_lambda};
 pub(crate) use pins::pin_run;
-pub(crate) use start::{NewRun, StartRequest, resolve_start, start_run};
+pub(crate) use reset::{Cut, ResetRun, cut, reset_run};
+pub(crate) use start::{NewRun, StartRequest, new_run_id, resolve_start, start_run};
 #[cfg(test)]
 pub(crate) use tasks::claim;
 pub(crate) use tasks::{

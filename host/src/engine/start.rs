@@ -215,7 +215,7 @@ pub(crate) fn start_run(
 }
 
 /// A fresh run id: 32 random bytes, base64url (43 characters), as spec §8.1 recommends.
-pub(super) fn new_run_id() -> Result<RunId, StoreError> {
+pub(crate) fn new_run_id() -> Result<RunId, StoreError> {
     use base64::Engine as _;
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(StoreError::broken)?;

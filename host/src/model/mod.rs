@@ -8,6 +8,7 @@ pub(crate) mod events;
 mod execution;
 mod pins;
 mod replay;
+mod resets;
 mod rules;
 mod runs;
 mod shapes;
@@ -27,6 +28,7 @@ pub use pins::{
     BindingVersion, Pin, PinnedDecider, RunUpgrade, UpgradePolicy, UpgradeQuery, UpgradeReport,
 };
 pub use replay::{Divergence, Replay, ReplayReport, RunReplay, TypeRef};
+pub use resets::{NamedPoint, ResetPoint, ResetReport, ResetRequest};
 pub(crate) use rules::{
     CONTROL_CHARACTERS, LAMBDA_DEFAULT_TIMEOUT, NoneAllowed, is_control, name_problem,
 };

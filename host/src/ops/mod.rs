@@ -16,6 +16,7 @@ mod paging;
 pub(crate) mod pins;
 mod polling;
 pub(crate) mod replay;
+pub(crate) mod resets;
 pub(crate) mod run_failures;
 pub(crate) mod run_logs;
 pub(crate) mod runs;

@@ -15,6 +15,7 @@
 //! | `pinning.rs` | three versions of a decider with runs open on each: every run keeps its module; an upgrade's dry run, then the replay policy moving the runs it replays as recorded; pinned modules kept; rollback and ramp; runs a buggy decider fails on, moved to the fix by an upgrade |
 //! | `payloads.rs` | one payload rule: Python and JavaScript workers under each other's deciders (with `WEFT_GUEST_LANG_TESTS`) |
 //! | `recovery.rs` | a failing decider's failures read per run, its held task taken over by a fixed one |
+//! | `resets.rs` | `weft workflow reset`: the order whose charge failed by a worker bug reset before the charge after the fix; resets refused where they cannot carry the run or the decider contradicts them |
 //! | `replay.rs` | replaying deciders over recorded histories; `weft deploy --verify` |
 //! | `rollback.rs` | named modules, which bindings use each, and `weft binding rollback` |
 //! | `bindings.rs` | bindings across a restart, and unbinding |
@@ -38,6 +39,7 @@ mod payloads;
 mod pinning;
 mod recovery;
 mod replay;
+mod resets;
 mod rollback;
 mod sandbox;
 pub(crate) mod tls;

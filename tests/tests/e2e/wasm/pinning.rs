@@ -40,7 +40,12 @@ const PATIENCE: Duration = Duration::from_secs(60);
 
 /// Deploys guest `name` as version `version` of module `steps` to the decision list with
 /// `weft deploy`; answers its digest.
-async fn deploy(server: &TestServer, dir: &std::path::Path, name: &str, version: &str) -> String {
+pub(super) async fn deploy(
+    server: &TestServer,
+    dir: &std::path::Path,
+    name: &str,
+    version: &str,
+) -> String {
     let path = dir.join(format!("{name}.wasm"));
     std::fs::write(&path, guests::guest(name)).unwrap();
     let file = path.to_str().unwrap();
@@ -63,7 +68,7 @@ async fn deploy(server: &TestServer, dir: &std::path::Path, name: &str, version:
 }
 
 /// Registers the domain, the workflow type `steps` and its steps' activity types.
-async fn register(c: &Client) {
+pub(super) async fn register(c: &Client) {
     register_domain(c, D).await;
     register_workflow(c, "steps").await;
     register_activity(c, "a").await;
@@ -106,7 +111,7 @@ async fn wait_pinned(weft: &WeftClient, runs: &[(String, String)], module: &str)
 }
 
 /// Completes `n` activity tasks of the workers' list, each with its type's name.
-async fn work(c: &Client, n: usize) {
+pub(super) async fn work(c: &Client, n: usize) {
     for _ in 0..n {
         let task = activity_task(c, WORKERS).await;
         let step = task.activity_type().unwrap().name().to_owned();
@@ -130,7 +135,7 @@ async fn scheduled(server: &TestServer, (id, run): &(String, String)) -> Vec<Str
 }
 
 /// Waits until each run has scheduled `steps` (as many as given).
-async fn wait_scheduled(server: &TestServer, runs: &[(String, String)], steps: &[&str]) {
+pub(super) async fn wait_scheduled(server: &TestServer, runs: &[(String, String)], steps: &[&str]) {
     let began = Instant::now();
     for run in runs {
         loop {
