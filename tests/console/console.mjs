@@ -8,6 +8,7 @@
 //                 "versions"?: {"list", "module", "pinned"},
 //                 "signal"?: {"workflowId", "runId", "name", "input"},
 //                 "terminate"?: {"workflowId", "runId", "reason"},
+//                 "reset"?: {"workflowId", "runId"},
 //                 "failing"?: {"workflowId", "runId", "input", "reason"},
 //                 "imported"?: {"workflowId", "runId"},
 //                 "search"?: {"workflowId", "found": bool},
@@ -17,7 +18,8 @@
 // For each tenant: sign in, see its domain and not the hidden one, open the domain; see a
 // decision binding's versions with the open runs pinned to each; find the completed run among
 // the closed ones and check its timeline, history, guest log and the decider it was pinned to; signal a run and see
-// the signal in its history; find an imported run by its badge; terminate a run and see it closed; find a run whose decider keeps
+// the signal in its history; find an imported run by its badge; terminate a run and see it closed; reset it to its first decision task
+// and land on the new, open run; find a run whose decider keeps
 // failing by its badge in the list, open it and read why on its failure card; roll its
 // decision list's binding back to the module it ran before; find a workflow
 // id with the search box from the domains page (or find nothing of another tenant's);
@@ -278,6 +280,20 @@ for (const [i, tenant] of config.tenants.entries()) {
       await confirmDialog(page);
       await page.getByTestId('execution-status').filter({ hasText: 'TERMINATED' }).waitFor();
       check((await page.getByTestId('execution-status').textContent()).includes('CLOSED'), 'the run is not shown closed');
+    });
+  }
+
+  if (tenant.reset) {
+    const x = tenant.reset;
+    await step(`${t}-reset`, async () => {
+      const row = await openRun(page, tenant.domain, 'closed', x.workflowId, x.runId);
+      await openExecution(page, row);
+      await page.getByTestId('action-reset').click();
+      await page.getByTestId('reset-point').selectOption('first');
+      await confirmDialog(page);
+      await page.waitForURL((url) => !url.hash.endsWith(`/${encodeURIComponent(x.runId)}`));
+      await page.getByTestId('execution-status').filter({ hasText: 'OPEN' }).waitFor();
+      check(page.url().includes(`/executions/${encodeURIComponent(x.workflowId)}/`), 'the reset did not open the new run');
     });
   }
 

@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use serde_json::json;
-use weft_host::client::{Client as WeftClient, ModuleLabel};
+use weft_host::client::{Client as WeftClient, ModuleLabel, RunFilter, RunQuery, RunState};
 use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::types::CloseStatus;
 use weft_tests::guests::{self, order};
@@ -256,6 +256,7 @@ async fn the_console_shows_each_tenant_its_own_and_acts_for_it() {
                     "workflowId": "order-stop", "runId": to_stop,
                     "reason": "from the console",
                 },
+                "reset": {"workflowId": "order-stop", "runId": to_stop},
                 "failing": {
                     "workflowId": "order-failing", "runId": failing, "input": "error",
                     "reason": "weft: the decider failed: asked to fail",
@@ -304,6 +305,20 @@ async fn the_console_shows_each_tenant_its_own_and_acts_for_it() {
         .find_map(|e| e.workflow_execution_terminated_event_attributes())
         .expect("terminated");
     assert_eq!(terminated.reason(), Some("from the console"));
+    // The console reset the terminated run to its first decision task: a new run is open.
+    let open_stop = RunQuery {
+        filter: RunFilter {
+            status: Some(RunState::Open),
+            workflow_id: Some("order-stop".into()),
+            ..RunFilter::default()
+        },
+        ..RunQuery::default()
+    };
+    let reset = weft_acme.list_runs(acme_domain, &open_stop).await.unwrap();
+    let [reset] = &reset.runs[..] else {
+        panic!("{:?}", reset.runs)
+    };
+    assert_ne!(reset.run_id, to_stop);
     for (id, run) in &nightly {
         let history = guests::read_history(&acme, acme_domain, id, run).await;
         let terminated = history

@@ -122,6 +122,24 @@ export interface RunSummary {
   decider?: PinnedDecider;
 }
 
+/** What `POST /v1/domains/{domain}/workflows/{workflowId}/reset` did. */
+export interface ResetReport {
+  workflowId: string;
+  /** The new run. */
+  runId: string;
+  /** The run it was reset from. */
+  resetRunId: string;
+  terminated: boolean;
+  /** The new run begins with the old run's events 1 to this one. */
+  carriedEvents: number;
+  /** The carried DecisionTaskScheduled of the task decided again. */
+  decisionTask: number;
+  reappliedSignals: number;
+  /** The decider module the new run is pinned to. */
+  module?: string;
+  replayedDecisionTasks: number;
+}
+
 export interface RunList {
   runs: RunSummary[];
   nextPageToken?: string;

@@ -1,19 +1,46 @@
-// What can be done to an open run: signal it, ask it to cancel, terminate it. Each behind a
-// confirmation dialog; `onDone` reloads the page so the new events show.
+// What can be done to a run: signal it, ask it to cancel, terminate it (while it is open), reset
+// it (open or closed). Each behind a confirmation dialog; `onDone` reloads the page so the new
+// events show; a reset goes to the new run's page.
 
 import { useState } from 'preact/hooks';
-import { swf } from '../api/client';
+import { swf, v1Send } from '../api/client';
 import { CHILD_POLICIES, type WorkflowExecution } from '../api/swf-types';
+import type { ResetReport } from '../api/weft-types';
+import { links, navigate } from '../router';
 import { ConfirmDialog } from './dialog';
 
-type Action = 'signal' | 'cancel' | 'terminate';
+type Action = 'signal' | 'cancel' | 'terminate' | 'reset';
 
-export function ExecutionActions({ domain, run, onDone }: { domain: string; run: WorkflowExecution; onDone: () => void }) {
+export function ExecutionActions({
+  domain,
+  run,
+  open,
+  onDone,
+}: {
+  domain: string;
+  run: WorkflowExecution;
+  open: boolean;
+  onDone: () => void;
+}) {
   const [action, setAction] = useState<Action | null>(null);
   const close = () => setAction(null);
   const target = { domain, workflowId: run.workflowId, runId: run.runId };
+  const reset = (
+    <button type="button" onClick={() => setAction('reset')} data-testid="action-reset">
+      Reset…
+    </button>
+  );
+  if (!open) {
+    return (
+      <div class="row" role="group" aria-label="Actions">
+        {reset}
+        {action === 'reset' && <ResetDialog target={target} onClose={close} onDone={onDone} />}
+      </div>
+    );
+  }
   return (
     <div class="row" role="group" aria-label="Actions">
+      {reset}
       <button type="button" onClick={() => setAction('signal')} data-testid="action-signal">
         Signal
       </button>
@@ -41,6 +68,7 @@ export function ExecutionActions({ domain, run, onDone }: { domain: string; run:
         </ConfirmDialog>
       )}
       {action === 'terminate' && <TerminateDialog target={target} onClose={close} onDone={onDone} />}
+      {action === 'reset' && <ResetDialog target={target} onClose={close} onDone={onDone} />}
     </div>
   );
 }
@@ -129,6 +157,76 @@ function TerminateDialog({ target, onClose, onDone }: DialogProps) {
             </option>
           ))}
         </select>
+      </label>
+    </ConfirmDialog>
+  );
+}
+
+/** Where a reset starts the run again: a decision task named by where it is, or by an event id. */
+type Point = 'lastGood' | 'first' | 'event';
+
+function ResetDialog({ target, onClose }: DialogProps) {
+  const [point, setPoint] = useState<Point>('lastGood');
+  const [eventId, setEventId] = useState('');
+  const [reason, setReason] = useState('');
+  const [force, setForce] = useState(false);
+  const [signals, setSignals] = useState(true);
+  return (
+    <ConfirmDialog
+      title={`Reset ${target.workflowId}`}
+      confirmLabel="Reset"
+      danger
+      onClose={onClose}
+      onConfirm={async () => {
+        const to = point === 'event' ? Number(eventId) : point;
+        const report = await v1Send<ResetReport>('POST', ['domains', target.domain, 'workflows', target.workflowId, 'reset'], {
+          runId: target.runId,
+          to,
+          ...(reason ? { reason } : {}),
+          ...(force ? { force } : {}),
+          ...(signals ? {} : { reapplySignals: false }),
+        });
+        navigate(links.execution(target.domain, report.workflowId, report.runId));
+      }}
+    >
+      <p>
+        A new run of <strong>{target.workflowId}</strong> begins with this run’s events up to a decision task, which its
+        decider (the one bound now) decides again; this run, if open, is terminated.
+      </p>
+      <label>
+        Decide again
+        <select data-testid="reset-point" value={point} onChange={(e) => setPoint(e.currentTarget.value as Point)}>
+          <option value="lastGood">the last decision task before the first failure</option>
+          <option value="first">the first decision task</option>
+          <option value="event">the decision task of event…</option>
+        </select>
+      </label>
+      {point === 'event' && (
+        <label>
+          Event id
+          <input
+            required
+            type="number"
+            min={1}
+            data-testid="reset-event"
+            value={eventId}
+            onInput={(e) => setEventId(e.currentTarget.value)}
+          />
+        </label>
+      )}
+      <label>
+        <span>
+          Reason <span class="muted">(optional)</span>
+        </span>
+        <input maxLength={256} data-testid="reset-reason" value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+      </label>
+      <label class="check">
+        <input type="checkbox" checked={signals} onChange={(e) => setSignals(e.currentTarget.checked)} data-testid="reset-signals" />
+        Record again the signals received after that task
+      </label>
+      <label class="check">
+        <input type="checkbox" checked={force} onChange={(e) => setForce(e.currentTarget.checked)} data-testid="reset-force" />
+        Even if the decider decides the carried events otherwise than recorded
       </label>
     </ConfirmDialog>
   );

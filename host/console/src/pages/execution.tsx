@@ -118,7 +118,7 @@ function RunView({
         </span>
         {info.cancelRequested && <span class="badge warn">cancel requested</span>}
         <span class="push" />
-        {open && <ExecutionActions domain={domain} run={info.execution} onDone={onReload} />}
+        <ExecutionActions domain={domain} run={info.execution} open={open} onDone={onReload} />
         <button type="button" onClick={onReload} disabled={loading} data-testid="refresh">
           {loading ? 'Refreshing…' : 'Refresh'}
         </button>
