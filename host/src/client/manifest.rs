@@ -142,6 +142,9 @@ pub struct ModuleSpec {
     pub allow_http: Vec<String>,
     /// A decider's upgrade policy: `pinned`, `replay` or `all` (see `weft bind --upgrade`).
     pub upgrade: Option<UpgradePolicy>,
+    /// Whether continue-as-new and child runs a pinned run starts on the decider's list start
+    /// on its module (see `weft bind --inherit-pin`).
+    pub inherit_pin: Option<bool>,
 }
 
 impl ModuleSpec {
@@ -465,6 +468,10 @@ mod tests {
         let replaying = text.replace("decisions = ", "upgrade = \"replay\"\ndecisions = ");
         let manifest = Manifest::parse(&replaying).unwrap();
         assert_eq!(manifest.modules[0].upgrade, Some(UpgradePolicy::Replay));
+        assert_eq!(manifest.modules[0].inherit_pin, None);
+        let inheriting = text.replace("decisions = ", "inherit-pin = true\ndecisions = ");
+        let manifest = Manifest::parse(&inheriting).unwrap();
+        assert_eq!(manifest.modules[0].inherit_pin, Some(true));
         let unknown = text.replace("decisions = ", "upgrade = \"sometimes\"\ndecisions = ");
         let error = Manifest::parse(&unknown).unwrap_err();
         assert!(

@@ -179,6 +179,10 @@ pub fn binding(binding: &Binding) -> String {
         true => String::new(),
         false => format!(", upgrade {}", binding.upgrade.name()),
     };
+    let upgrade = match binding.inherit_pin {
+        true => format!("{upgrade}, inherit pin"),
+        false => upgrade,
+    };
     let upgrade = match binding.ramp {
         Some(share) => format!("{upgrade}, ramping up: {share}% of new runs"),
         None => upgrade,

@@ -6,13 +6,13 @@ use crate::clock::Timestamp;
 use crate::fault::Fault;
 use crate::model::events::{Cause, attrs};
 use crate::model::{
-    ChildPolicy, DecisionTask, Domain, ExecutionConfig, Kind, OpenItems, Parent, Priority,
+    ChildPolicy, DecisionTask, Domain, ExecutionConfig, Kind, OpenItems, Parent, Pin, Priority,
     RegistrationStatus, Run, RunId, TaskList, Timeout, TypeName, TypeRecord, WorkflowExecution,
     WorkflowId, WorkflowKind, WorkflowTypeConfiguration,
 };
 use crate::store::{Counter, Listing, Reads, StoreError, TypeReads};
 
-use super::Engine;
+use super::{Engine, pin_run};
 
 /// What a start asks for; unset members come from the type's defaults.
 #[derive(Clone, Debug, Default)]
@@ -130,6 +130,9 @@ pub(crate) struct NewRun {
     /// The earliest it may start: the close of the run it continues, when that closed in the
     /// same transaction.
     pub(crate) not_before: Option<Timestamp>,
+    /// The decider module it starts pinned to, inherited from the run that started it; `None`
+    /// pins it to the module that decides its first decision task.
+    pub(crate) pin: Option<Pin>,
 }
 
 impl Engine<'_, '_> {
@@ -148,6 +151,7 @@ pub(crate) fn start_run(
     run_id: Option<RunId>,
 ) -> Result<Run, StoreError> {
     let seq = eng.tx.next_id()?;
+    let pin = new.pin;
     // Never before its workflow's previous run closed, whoever closed it.
     let floor = eng
         .tx
@@ -210,6 +214,9 @@ pub(crate) fn start_run(
     eng.tx.name_run(&run)?;
     eng.tx.list_run(&run, Listing::Open, started_at)?;
     eng.tx.add_count(eng.domain, Counter::OpenRuns, 1)?;
+    if let Some(pin) = pin {
+        pin_run(eng.tx, &mut run, pin)?;
+    }
     eng.save(&mut run)?;
     Ok(run)
 }

@@ -158,6 +158,11 @@ pub struct Binding {
     /// bindings): `pinned` or `replay` (`all` acts once, when given, and is never kept).
     #[serde(default, skip_serializing_if = "UpgradePolicy::is_pinned")]
     pub upgrade: UpgradePolicy,
+    /// Whether a run of its list that a pinned run starts there (continue-as-new, a child)
+    /// starts pinned to that run's module, if it is one of the binding's versions, rather than on
+    /// the current one (decision bindings).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub inherit_pin: bool,
     /// While a decider is ramped up: the share of new runs, in percent, that `module` takes;
     /// `previous_module` takes the rest. Absent once promoted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -279,6 +284,11 @@ pub struct Bind {
     /// replaces taking the rest, until it is bound without a ramp (`weft binding promote`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ramp: Option<u8>,
+    /// Whether runs a pinned run of the list starts on it (by continue-as-new, or as children)
+    /// start pinned to its module rather than on the current one (decision bindings only;
+    /// off by default, or what the binding had).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inherit_pin: Option<bool>,
 }
 
 impl Bind {
@@ -406,6 +416,7 @@ mod tests {
             upgrade: UpgradePolicy::Pinned,
             upgraded: None,
             ramp: Some(share),
+            inherit_pin: false,
         }
     }
 

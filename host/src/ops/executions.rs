@@ -102,6 +102,7 @@ pub(crate) async fn start(svc: &Service, ctx: &Ctx, input: StartInput) -> Result
                     parent: None,
                     continued_from: None,
                     not_before: None,
+                    pin: None,
                 };
                 let run = start_run(&mut eng, new, None)?;
                 eng.finish()?;

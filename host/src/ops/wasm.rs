@@ -79,6 +79,12 @@ pub(crate) fn check_bind(
                 a(kind.name())
             )));
         }
+        _ if input.inherit_pin == Some(true) && kind != BindingKind::Decision => {
+            return Err(Fault::Validation(format!(
+                "inheritPin is for decision bindings only: {} binding's tasks are not pinned",
+                a(kind.name())
+            )));
+        }
         _ if input.ramp.is_some() && kind != BindingKind::Decision => {
             return Err(Fault::Validation(format!(
                 "ramp is for decision bindings only: {} binding's tasks are not pinned",
@@ -148,8 +154,10 @@ pub(crate) async fn bind(
                     upgrade: UpgradePolicy::Pinned,
                     upgraded: None,
                     ramp: input.ramp,
+                    inherit_pin: false,
                 };
-                let binding = follow(tx, binding, existing.as_ref(), input.upgrade)?;
+                let kept = (input.upgrade, input.inherit_pin);
+                let binding = follow(tx, binding, existing.as_ref(), kept)?;
                 // The same binding again changes nothing: its workers keep running, and it
                 // keeps its time, by which `weft apply` sees that nothing changed.
                 let same = existing.filter(|e| {
@@ -211,20 +219,22 @@ fn bindable(
 }
 
 /// `binding`, new, as it follows `existing` (the binding it replaces, if any): it remembers
-/// the module it replaces for a rollback, keeps its versions (a decision binding's) and its
-/// upgrade policy unless `upgrade` gives another (never `all`, which acts once). Refuses a
-/// ramp without another module to share new runs with.
+/// the module it replaces for a rollback, keeps its versions (a decision binding's), its
+/// upgrade policy unless `upgrade` gives another (never `all`, which acts once) and whether
+/// runs inherit pins unless `inherit_pin` says. Refuses a ramp without another module to share
+/// new runs with.
 fn follow(
     tx: &dyn Reads,
     binding: Binding,
     existing: Option<&Binding>,
-    upgrade: Option<UpgradePolicy>,
+    (upgrade, inherit_pin): (Option<UpgradePolicy>, Option<bool>),
 ) -> Result<Binding, Fault> {
     let kept = existing.map(|e| e.upgrade).unwrap_or_default();
     let upgrade = match upgrade {
         Some(UpgradePolicy::All) | None => kept,
         Some(policy) => policy,
     };
+    let inherit_pin = inherit_pin.unwrap_or(existing.is_some_and(|e| e.inherit_pin));
     let previous_module = match existing {
         Some(e) if e.module != binding.module => Some(e.module.clone()),
         Some(e) => e.previous_module.clone(),
@@ -252,6 +262,7 @@ fn follow(
         versions,
         last_version,
         upgrade,
+        inherit_pin,
         ..binding
     })
 }

@@ -494,6 +494,9 @@ fn matches(binding: &Binding, spec: &ModuleSpec, digest: &str) -> bool {
         && bind
             .upgrade
             .is_none_or(|upgrade| upgrade == binding.upgrade)
+        && bind
+            .inherit_pin
+            .is_none_or(|inherit| inherit == binding.inherit_pin)
         // A manifest ramps nothing up: applying it promotes a ramp.
         && binding.ramp.is_none()
 }

@@ -147,6 +147,11 @@ pub(crate) struct Tuning {
     /// the rest, until `weft binding promote`.
     #[arg(long, value_name = "PERCENT", value_parser = percent)]
     ramp: Option<u8>,
+    /// Start continue-as-new and child runs that a pinned run starts on this decider's list on
+    /// the pinned run's module, not the current one (`--inherit-pin=false` to stop). Kept by
+    /// the binding.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
+    inherit_pin: Option<bool>,
 }
 
 /// A share such as `10%` (or `10`): 1 to 99.
@@ -181,6 +186,7 @@ impl Tuning {
             allow_http: spec.allow_http.clone(),
             upgrade: spec.upgrade,
             ramp: None,
+            inherit_pin: spec.inherit_pin,
         }
     }
 
@@ -196,6 +202,7 @@ impl Tuning {
             http_hosts: self.allow_http.clone(),
             upgrade: self.upgrade,
             ramp: self.ramp,
+            inherit_pin: self.inherit_pin,
             ..Bind::module(digest)
         }
     }

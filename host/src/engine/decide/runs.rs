@@ -3,7 +3,7 @@
 
 use crate::model::decisions::attrs as d;
 use crate::model::events::{Cause, attrs};
-use crate::model::{Child, CloseStatus, ExecutionConfig, Parent, Run, TypeName};
+use crate::model::{BindingKind, Child, CloseStatus, ExecutionConfig, Parent, Pin, Run, TypeName};
 use crate::store::{ItemWrites, StoreError};
 
 use super::super::close::{Closing, close};
@@ -56,6 +56,7 @@ impl Batch<'_, '_, '_> {
             started: None,
         };
         self.eng.tx.add_item(run, initiated, &child)?;
+        let pin = self.inherited_pin(run, &config.task_list.name)?;
         let new = NewRun {
             account: run.account.clone(),
             domain_name: run.domain_name.clone(),
@@ -72,6 +73,7 @@ impl Batch<'_, '_, '_> {
             }),
             continued_from: None,
             not_before: None,
+            pin,
         };
         self.eng.effect(Effect::StartChild {
             parent: run.seq,
@@ -141,6 +143,7 @@ impl Batch<'_, '_, '_> {
             Err(e) => return self.failed(run, fail(e.cause()).into()),
         };
         let tags = a.tag_list.unwrap_or_default();
+        let pin = self.inherited_pin(run, &config.task_list.name)?;
         let new = NewRun {
             account: run.account.clone(),
             domain_name: run.domain_name.clone(),
@@ -153,6 +156,7 @@ impl Batch<'_, '_, '_> {
             parent: run.parent.clone(),
             continued_from: Some(run.execution.run_id.clone()),
             not_before: None,
+            pin,
         };
         // The new run's id goes into the old run's last event, so the old run closes first
         // (freeing the workflow id) with an id chosen now.
@@ -183,5 +187,25 @@ impl Batch<'_, '_, '_> {
             ..new
         };
         start_run(self.eng, new, Some(new_run_id)).map(drop)
+    }
+
+    /// The pin a run that `run` starts with its decision tasks on `list` begins with: `run`'s
+    /// module, when `list`'s decision binding inherits pins and has that module among its
+    /// versions; else none, and the new run is pinned by the module that decides its first task.
+    fn inherited_pin(&mut self, run: &Run, list: &str) -> Result<Option<Pin>, StoreError> {
+        let Some(pin) = &run.pin else {
+            return Ok(None);
+        };
+        let binding = self
+            .eng
+            .tx
+            .binding(run.domain, BindingKind::Decision, list)?;
+        let inherits =
+            binding.is_some_and(|b| b.inherit_pin && b.version_of(&pin.module).is_some());
+        Ok(inherits.then(|| Pin {
+            module: pin.module.clone(),
+            at: self.eng.tx.now(),
+            moved_from: None,
+        }))
     }
 }

@@ -43,6 +43,7 @@ async fn bind(fx: &Fixture, domain: u64, kind: BindingKind, name: &'static str) 
         upgrade: Default::default(),
         upgraded: None,
         ramp: None,
+        inherit_pin: false,
     };
     fx.store
         .apply(move |tx| tx.put_binding(domain, &binding))

@@ -57,6 +57,7 @@ fn new_run() -> NewRun {
         parent: None,
         continued_from: None,
         not_before: None,
+        pin: None,
     }
 }
 
