@@ -273,5 +273,12 @@ async fn write(
             },
         )
         .await?;
+    tracing::info!(
+        workflow_id = %report.workflow_id,
+        run_id = %report.run_id,
+        reset_run_id = %report.reset_run_id,
+        carried_events = report.carried_events,
+        "run reset"
+    );
     Ok(report)
 }
