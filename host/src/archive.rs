@@ -23,6 +23,7 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::gauge::Gauge;
 
 use crate::clock::Timestamp;
+use crate::engine::PurgeGate;
 use crate::fault::Fault;
 use crate::model::transfer::{ExportedHistory, ExportedRun, export_file_name};
 use crate::ops::Service;
@@ -101,26 +102,6 @@ impl Archive {
             backlog,
             failed,
         }
-    }
-
-    /// Whether run `seq`'s purge may go ahead at `now`: `Ok` if it is written; if not, it is
-    /// wanted, and the purge is to come back at the time answered, once a write may have
-    /// been tried.
-    pub(crate) fn may_purge(&self, seq: u64, now: Timestamp) -> Result<(), Timestamp> {
-        if lock(&self.written).remove(&seq) {
-            return Ok(());
-        }
-        let mut wanted = lock(&self.wanted);
-        let entry = *wanted.entry(seq).or_insert(Wanted {
-            failures: 0,
-            next: now,
-        });
-        self.backlog.set(wanted.len() as i64);
-        let down_until = match &*lock(&self.health) {
-            Health::Down { next, .. } => *next,
-            Health::Up { .. } => now,
-        };
-        Err(entry.next.max(down_until).max(after(now, PUT_OFF)))
     }
 
     /// Writes the wanted runs whose time has come (while the archive is down, once its wait
@@ -274,6 +255,28 @@ impl Archive {
             .await
             .map_err(Fault::internal)?
             .map_err(|e| Fault::internal(format!("{}: {e}", self.dir.display())))
+    }
+}
+
+impl PurgeGate for Archive {
+    /// Whether run `seq`'s purge may go ahead at `now`: `Ok` if it is written; if not, it is
+    /// wanted, and the purge is to come back at the time answered, once a write may have
+    /// been tried.
+    fn may_purge(&self, seq: u64, now: Timestamp) -> Result<(), Timestamp> {
+        if lock(&self.written).remove(&seq) {
+            return Ok(());
+        }
+        let mut wanted = lock(&self.wanted);
+        let entry = *wanted.entry(seq).or_insert(Wanted {
+            failures: 0,
+            next: now,
+        });
+        self.backlog.set(wanted.len() as i64);
+        let down_until = match &*lock(&self.health) {
+            Health::Down { next, .. } => *next,
+            Health::Up { .. } => now,
+        };
+        Err(entry.next.max(down_until).max(after(now, PUT_OFF)))
     }
 }
 

@@ -4,10 +4,6 @@
 //! loop's, a long poll's) waits on it, so time-dependent rules (timeouts, timers, retention,
 //! page-token lifetime, poll timeouts) are tested with a [`ManualClock`] instead of by sleeping.
 
-mod skipping;
-
-pub(crate) use self::skipping::SkippingClock;
-
 use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;

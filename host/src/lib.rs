@@ -8,8 +8,11 @@
 //! # Layout
 //!
 //! A request flows one way: `api` (HTTP, the model-driven validation, the fault mapping) →
-//! `ops` (one file per family of SWF operations) → `store` (redb or PostgreSQL: read snapshots,
-//! and one writer per process that commits concurrent changes together). `model` holds the wire
+//! `ops` (one file per family of SWF operations) → `engine` (SWF's rules for runs, inside the
+//! writer's transaction) → `store` (redb or PostgreSQL: read snapshots, and one writer per
+//! process that commits concurrent changes together). The loops (`timers`, `relay`, `archive`)
+//! and the in-process `workers` sit above the operations they drive; `layers.rs` holds every
+//! module's layer and the test that no import runs up one. `model` holds the wire
 //! shapes, the prose rules of the SWF model and the stored records; `fault` the errors clients
 //! see; `seal` the authenticated tokens; `clock` the injected time; `check` the rules every
 //! history keeps.
@@ -37,17 +40,18 @@ pub mod clock;
 mod config;
 mod config_file;
 pub mod demo;
-mod dispatch;
 mod engine;
 pub mod examples;
 mod fault;
-mod idle;
+#[cfg(test)]
+mod layers;
 mod metrics;
 mod model;
 mod ops;
 mod relay;
 mod runtime;
 mod seal;
+mod skipping;
 mod store;
 mod tenancy;
 mod timers;
@@ -110,6 +114,9 @@ pub struct Weft {
     signals: Option<tokio::sync::mpsc::UnboundedReceiver<store::Signal>>,
     /// How the main listener speaks HTTPS, if it does.
     https: Option<tls::server::Https>,
+    /// Where closed runs are written before they are purged, if anywhere: the timer loop
+    /// writes them.
+    archive: Option<Arc<archive::Archive>>,
 }
 
 /// Where [`Weft::serve`] accepts connections: the main listener, speaking HTTPS when
@@ -138,7 +145,7 @@ impl Weft {
             )));
         }
         let tenants = tenancy::Tenants::new(&config).map_err(Error::Config)?;
-        let idle = Arc::new(idle::Idle::new(config.time_skipping));
+        let idle = Arc::new(skipping::Idle::new(config.time_skipping));
         let skipping = time_skipping(&mut config, &idle)?;
         config.http.check().map_err(Error::Config)?;
         // Weft's own TLS names its provider; this is for any other rustls user in the process.
@@ -194,7 +201,7 @@ impl Weft {
         });
         let setup = engine::Setup {
             metrics,
-            archive,
+            purge_gate: archive.clone().map(|a| a as Arc<dyn engine::PurgeGate>),
             ..engine::Setup::new(&config.limits, config.retention_override)
         };
         let service = Service {
@@ -228,6 +235,7 @@ impl Weft {
             stopping,
             signals,
             https,
+            archive,
         })
     }
 
@@ -271,6 +279,7 @@ impl Weft {
             stopping,
             signals,
             https,
+            archive,
             ..
         } = self;
         let listeners = listeners.into();
@@ -287,7 +296,11 @@ impl Weft {
                 stopping.subscribe(),
             ))
         });
-        let timers = tokio::spawn(timers::run(api.service.clone(), stopping.subscribe()));
+        let timers = tokio::spawn(timers::run(
+            api.service.clone(),
+            archive,
+            stopping.subscribe(),
+        ));
         let workers = tokio::spawn(workers::supervise(
             api.service.clone(),
             stopping.subscribe(),
@@ -329,8 +342,8 @@ impl Weft {
 /// when the whole service is idle, or would move every tenant's time at once.
 fn time_skipping(
     config: &mut Config,
-    idle: &Arc<idle::Idle>,
-) -> Result<Option<Arc<clock::SkippingClock>>, Error> {
+    idle: &Arc<skipping::Idle>,
+) -> Result<Option<Arc<skipping::SkippingClock>>, Error> {
     if !config.time_skipping {
         return Ok(None);
     }
@@ -348,7 +361,7 @@ fn time_skipping(
                 .into(),
         ));
     }
-    let skipping = Arc::new(clock::SkippingClock::new(idle.clone()));
+    let skipping = Arc::new(skipping::SkippingClock::new(idle.clone()));
     config.clock = skipping.clone();
     Ok(Some(skipping))
 }

@@ -17,8 +17,8 @@ use futures_util::future::join_all;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::sync::watch;
 
-use crate::dispatch::ListKey;
 use crate::engine;
+use crate::engine::dispatch::ListKey;
 use crate::ops::Service;
 use crate::store::{About, Reads, Signal, StoreError};
 

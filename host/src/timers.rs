@@ -4,13 +4,13 @@
 //! test's manual clock decides when deadlines come.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
-use tokio::sync::{Notify, watch};
+use tokio::sync::watch;
 
+use crate::archive::Archive;
 use crate::clock::{Timestamp, Wait};
-use crate::engine;
+use crate::engine::{self, Heard};
 use crate::ops::Service;
 
 /// How many due deadlines one writer job handles, so one job stays short.
@@ -22,56 +22,6 @@ const MAX_SLEEP: Duration = Duration::from_secs(60);
 
 /// How long the loop pauses after the store failed it: real time, as it is the store's.
 const PAUSE_AFTER_ERROR: Duration = Duration::from_secs(1);
-
-/// What wakes the timer loop: a deadline committed here or by another node that told its time,
-/// so that the loop need not read the store to learn it (reading costs a database round trip on
-/// PostgreSQL), or a change it must look at the store for (a lost notice).
-#[derive(Default)]
-pub(crate) struct Alarm {
-    notify: Notify,
-    /// The earliest deadline committed here since the loop last woke, in milliseconds;
-    /// `i64::MIN` if the loop must look at the store, 0 if nothing was told.
-    told: AtomicI64,
-}
-
-/// What woke the loop.
-enum Heard {
-    /// Deadlines were committed, the earliest at this time.
-    Deadline(Timestamp),
-    /// Something the loop must read the store to learn.
-    Look,
-    /// Nothing new: a wake-up left over from what an earlier one already heard.
-    Nothing,
-}
-
-impl Alarm {
-    /// Tells the loop of a deadline committed at `at` (the earliest of a commit's).
-    pub(crate) fn deadline(&self, at: Timestamp) {
-        let at = at.as_millis().max(1);
-        let _ = self
-            .told
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |told| match told {
-                0 => Some(at),
-                told => Some(told.min(at)),
-            });
-        self.notify.notify_one();
-    }
-
-    /// Has the loop look at the store.
-    pub(crate) fn look(&self) {
-        self.told.store(i64::MIN, Ordering::Release);
-        self.notify.notify_one();
-    }
-
-    /// What was told since the last time, and forgets it.
-    fn heard(&self) -> Heard {
-        match self.told.swap(0, Ordering::AcqRel) {
-            0 => Heard::Nothing,
-            i64::MIN => Heard::Look,
-            at => Heard::Deadline(Timestamp::from_millis(at)),
-        }
-    }
-}
 
 /// What the loop does next.
 enum Next {
@@ -87,14 +37,18 @@ enum Next {
     Pause,
 }
 
-/// Runs until `stop` turns true.
-pub(crate) async fn run(svc: Arc<Service>, mut stop: watch::Receiver<bool>) {
+/// Runs until `stop` turns true; writes closed runs to `archive`, if given, before their purge.
+pub(crate) async fn run(
+    svc: Arc<Service>,
+    archive: Option<Arc<Archive>>,
+    mut stop: watch::Receiver<bool>,
+) {
     let alarm = svc.engine.wakers.timers.clone();
     // What the loop knows it must do next without reading the store, if it knows.
     let mut known = None;
     loop {
         // Registered before reading, so a deadline set meanwhile still wakes this loop.
-        let woken = alarm.notify.notified();
+        let woken = alarm.notified();
         tokio::pin!(woken);
         woken.as_mut().enable();
         let next = match known.take() {
@@ -102,7 +56,7 @@ pub(crate) async fn run(svc: Arc<Service>, mut stop: watch::Receiver<bool>) {
             None => next(&svc).await,
         };
         let wake_at = match next {
-            Next::Fire => match fire_due(&svc).await {
+            Next::Fire => match fire_due(&svc, archive.as_deref()).await {
                 Ok(()) => continue,
                 Err(error) => {
                     tracing::error!(?error, "cannot fire deadlines");
@@ -171,12 +125,15 @@ async fn next(svc: &Service) -> Next {
 
 /// Acts on (up to a batch of) the deadlines that have come, then writes out the closed runs
 /// whose purge waits for the archive.
-async fn fire_due(svc: &Arc<Service>) -> Result<(), crate::store::StoreError> {
+async fn fire_due(
+    svc: &Arc<Service>,
+    archive: Option<&Archive>,
+) -> Result<(), crate::store::StoreError> {
     let setup = svc.engine.clone();
     svc.store
         .apply(move |tx| engine::fire_due(tx, &setup, BATCH).map(drop))
         .await?;
-    if let Some(archive) = &svc.engine.archive {
+    if let Some(archive) = archive {
         archive.write_wanted(svc).await;
     }
     Ok(())

@@ -103,8 +103,7 @@ async fn upload_module(
 ) -> Response {
     reply(
         async {
-            let query: UploadQuery =
-                super::runs::parse_query(query.as_deref(), &["name", "version", "dryRun"])?;
+            let query: UploadQuery = parse_query(query.as_deref(), &["name", "version", "dryRun"])?;
             let label = ModuleLabel {
                 name: query.name,
                 version: query.version,
@@ -158,7 +157,7 @@ async fn bind(
         async {
             let kind = kind_named(&kind)?;
             auth::authorize_domain(&ctx, "Bind", &domain)?;
-            let query: DryRun = super::runs::parse_query(query.as_deref(), &["dryRun"])?;
+            let query: DryRun = parse_query(query.as_deref(), &["dryRun"])?;
             let input: Bind = parse_input(&body)?;
             if query.dry_run {
                 let (limits, concurrency) = wasm::check_bind(&ctx, kind, &name, &input)?;
@@ -194,8 +193,7 @@ async fn upgrade(
 ) -> Response {
     reply(
         async {
-            let query: UpgradeQuery =
-                super::runs::parse_query(query.as_deref(), &["dryRun", "all", "force"])?;
+            let query: UpgradeQuery = parse_query(query.as_deref(), &["dryRun", "all", "force"])?;
             decision_only(&kind, "are upgraded")?;
             if query.all && !query.force {
                 return Err(Fault::Validation(
@@ -448,6 +446,29 @@ fn path_fault(rejection: PathRejection) -> Fault {
         ));
     }
     Fault::internal(format!("path parameters: {}", rejection.body_text()))
+}
+
+/// A URL query as `T`, whose parameters are `known`: another parameter, or one that does not
+/// parse, is a `ValidationException` naming it. (`T` cannot refuse unknown members itself: a
+/// flattened struct only takes its own.)
+pub(super) fn parse_query<T: DeserializeOwned>(
+    query: Option<&str>,
+    known: &[&str],
+) -> Result<T, Fault> {
+    let query = query.unwrap_or_default();
+    let invalid = |why: String| Fault::Validation(format!("Invalid query: {}", echo(&why)));
+    let pairs: Vec<(String, String)> =
+        serde_urlencoded::from_str(query).map_err(|e| invalid(e.to_string()))?;
+    if let Some((name, _)) = pairs
+        .iter()
+        .find(|(name, _)| !known.contains(&name.as_str()))
+    {
+        return Err(invalid(format!(
+            "unknown parameter '{name}'; it takes {}",
+            known.join(", ")
+        )));
+    }
+    serde_urlencoded::from_str(query).map_err(|e| invalid(e.to_string()))
 }
 
 #[cfg(test)]

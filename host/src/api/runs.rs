@@ -21,14 +21,13 @@ use axum::Router;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
 use axum::routing::{get, post};
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::extension::{Admitted, Params, parse_input, reply};
+use super::extension::{Admitted, Params, parse_input, parse_query, reply};
 use super::operation::Operation;
 use super::schema::Schema;
 use super::{Api, auth};
-use crate::fault::{Fault, echo};
+
 use crate::model::{
     Batch, BatchAction, BatchFailure, BatchOutcome, ResetRequest, RunCount, RunFilter, RunQuery,
 };
@@ -215,29 +214,6 @@ const LIST_PARAMS: [&str; 14] = [
 ];
 /// How many of [`LIST_PARAMS`] are the filter's.
 const FILTER_PARAMS: usize = 11;
-
-/// A URL query as `T`, whose parameters are `known`: another parameter, or one that does not
-/// parse, is a `ValidationException` naming it. (`T` cannot refuse unknown members itself: a
-/// flattened struct only takes its own.)
-pub(super) fn parse_query<T: DeserializeOwned>(
-    query: Option<&str>,
-    known: &[&str],
-) -> Result<T, Fault> {
-    let query = query.unwrap_or_default();
-    let invalid = |why: String| Fault::Validation(format!("Invalid query: {}", echo(&why)));
-    let pairs: Vec<(String, String)> =
-        serde_urlencoded::from_str(query).map_err(|e| invalid(e.to_string()))?;
-    if let Some((name, _)) = pairs
-        .iter()
-        .find(|(name, _)| !known.contains(&name.as_str()))
-    {
-        return Err(invalid(format!(
-            "unknown parameter '{name}'; it takes {}",
-            known.join(", ")
-        )));
-    }
-    serde_urlencoded::from_str(query).map_err(|e| invalid(e.to_string()))
-}
 
 #[cfg(test)]
 mod tests {

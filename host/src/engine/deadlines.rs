@@ -81,8 +81,8 @@ fn purge(eng: &mut Engine<'_, '_>, due: Due) -> Result<(), StoreError> {
         tracing::error!(run = run.seq, "a retention deadline for an open run");
         return Ok(());
     }
-    if let Some(archive) = &eng.setup.archive
-        && let Err(at) = archive.may_purge(run.seq, eng.tx.now())
+    if let Some(gate) = &eng.setup.purge_gate
+        && let Err(at) = gate.may_purge(run.seq, eng.tx.now())
     {
         // The timer loop writes it out, outside this job; the purge comes back then.
         return eng.set_deadline(at, run.seq, due.event_id, Deadline::Purge);

@@ -6,88 +6,16 @@
 
 use crate::fault::Fault;
 use crate::model::events::{Event, attrs};
-use crate::model::{Lambda, Run, TaskKind, TaskState, WorkflowExecution};
-use crate::store::{Deadline, ItemReads, ItemWrites, Reads, StoreError};
+use crate::model::{Lambda, Run};
+use crate::store::{Reads, StoreError};
 
 use super::Engine;
-use super::tasks::{Claimed, TaskRef, scheduled_input, started_task};
+use super::claims::{TaskRef, started_task};
 
 /// The longest `result` and `details` the history takes (the model's `Data`).
 const MAX_DATA_CHARS: usize = 32_768;
 /// The longest failure `reason` the history takes (the model's `FailureReason`).
 const MAX_REASON_CHARS: usize = 256;
-
-/// A Lambda function task handed to the function worker.
-#[derive(Clone, Debug)]
-pub(crate) struct FunctionClaim {
-    /// This start of the task: the worker gives it back with the outcome.
-    pub(crate) task: TaskRef,
-    /// The decider's id for the task.
-    pub(crate) id: String,
-    /// The function to run, as bound in the domain.
-    pub(crate) name: String,
-    /// What the decider passed to it.
-    pub(crate) input: Option<String>,
-    /// The run that scheduled the task.
-    pub(crate) execution: WorkflowExecution,
-}
-
-/// Takes the first queued task of function `name` in the engine's domain for the function worker:
-/// records `LambdaFunctionStarted` and arms its start-to-close timeout. `None` if none waits.
-#[cfg(test)]
-pub(crate) fn claim_lambda(
-    eng: &mut Engine<'_, '_>,
-    name: &str,
-) -> Result<Option<FunctionClaim>, StoreError> {
-    match super::tasks::claim(eng, TaskKind::Function, name, None)? {
-        Some(Claimed::Function(claimed)) => Ok(Some(claimed)),
-        Some(_) => Err(StoreError::broken(
-            "another kind of task in a function's queue",
-        )),
-        None => Ok(None),
-    }
-}
-
-/// Starts the queued Lambda task scheduled by event `scheduled` of `run`, if it still waits.
-pub(super) fn claim_function(
-    eng: &mut Engine<'_, '_>,
-    run: &mut Run,
-    scheduled: u64,
-) -> Result<Option<Claimed>, StoreError> {
-    let lambda = eng.tx.open_item::<Lambda>(run.seq, scheduled)?;
-    let Some(mut lambda) = lambda.filter(|l| l.state.slot().is_some()) else {
-        return Ok(None);
-    };
-    let (id, name, secs) = (
-        lambda.id.clone(),
-        lambda.name.clone(),
-        lambda.start_to_close,
-    );
-    let started = eng.record(
-        run,
-        attrs::LambdaFunctionStarted {
-            scheduled_event_id: scheduled,
-        },
-    )?;
-    let timeout_at = eng.arm(run.seq, scheduled, Deadline::LambdaStartToClose, Some(secs))?;
-    lambda.state = TaskState::Started { event_id: started };
-    lambda.timeout_at = timeout_at;
-    eng.tx.update_item(run, scheduled, &lambda)?;
-    let member = "lambdaFunctionScheduledEventAttributes";
-    let input = scheduled_input(eng, run.seq, scheduled, member)?;
-    Ok(Some(Claimed::Function(FunctionClaim {
-        task: TaskRef {
-            kind: TaskKind::Function,
-            run: run.seq,
-            scheduled,
-            started,
-        },
-        id,
-        name,
-        input,
-        execution: run.execution.clone(),
-    })))
-}
 
 /// How a function run ended.
 #[derive(Clone, Debug)]

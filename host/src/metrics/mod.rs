@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use prometheus_client::collector::Collector;
-use prometheus_client::encoding::text;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, text};
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
@@ -29,7 +29,7 @@ use prometheus_client::registry::{Registry, Unit};
 
 use crate::model::{Kind, Queued, TypeName};
 
-pub(crate) use self::own::{GuestOutcome, Own, encode_one};
+pub(crate) use self::own::{GuestOutcome, Own};
 pub(crate) use self::swf::{EventTimes, Measure};
 
 /// Label pairs, in order: `tenant` (with tenants), `domain`, then the metric's own.
@@ -258,6 +258,17 @@ fn register_seconds(
     metric: impl prometheus_client::registry::Metric,
 ) {
     registry.register_with_unit(name, help, Unit::Seconds, metric);
+}
+
+/// Writes one metric without labels, as a collector reads it at a scrape.
+pub(crate) fn encode_one(
+    encoder: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    metric: impl EncodeMetric,
+) -> Result<(), std::fmt::Error> {
+    let descriptor = encoder.encode_descriptor(name, help, None, metric.metric_type())?;
+    metric.encode(descriptor)
 }
 
 #[cfg(test)]

@@ -2,7 +2,6 @@
 
 use std::time::Duration;
 
-use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -215,15 +214,4 @@ impl Own {
     pub(crate) fn long_poll(&self, labels: &Labels, delta: i64) {
         self.long_polls.get_or_create(labels).inc_by(delta);
     }
-}
-
-/// Writes one metric without labels, as a collector reads it at a scrape.
-pub(crate) fn encode_one(
-    encoder: &mut DescriptorEncoder,
-    name: &str,
-    help: &str,
-    metric: impl EncodeMetric,
-) -> Result<(), std::fmt::Error> {
-    let descriptor = encoder.encode_descriptor(name, help, None, metric.metric_type())?;
-    metric.encode(descriptor)
 }

@@ -6,7 +6,7 @@ use prometheus_client::encoding::DescriptorEncoder;
 use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 
-use super::own::encode_one;
+use super::encode_one;
 
 /// Linux's fixed unit of the CPU times in `/proc/self/stat` (`USER_HZ`).
 const TICKS_PER_SECOND: f64 = 100.0;

@@ -64,9 +64,9 @@ pub(crate) struct Service {
     /// The latest lines each run's bound guests logged on this node.
     pub(crate) run_logs: run_logs::RunLogs,
     /// What keeps the server busy, counted when time skips.
-    pub(crate) idle: Arc<crate::idle::Idle>,
+    pub(crate) idle: Arc<crate::skipping::Idle>,
     /// The clock, when it skips time (`--time-skipping`): it may also be moved by hand.
-    pub(crate) skipping: Option<Arc<crate::clock::SkippingClock>>,
+    pub(crate) skipping: Option<Arc<crate::skipping::SkippingClock>>,
 }
 
 impl Service {

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
 use crate::clock::Wait;
-use crate::dispatch::{Departure, Ticket, Waiter};
+use crate::engine::dispatch::{Departure, Ticket, Waiter};
 use crate::engine::{Claimed, Engine, HistoryAsk, TaskRef, claim_for};
 use crate::fault::{Fault, Violations};
 use crate::model::{Domain, Scope, TaskKind};

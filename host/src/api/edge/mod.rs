@@ -55,7 +55,7 @@ use super::response::{self, Face};
 use super::{Api, request_id, router};
 use crate::config::HttpLimits;
 use crate::fault::Fault;
-use crate::idle::{Busy, Idle};
+use crate::skipping::{Busy, Idle};
 
 /// How long, after shutdown begins, a connection may take to finish its request. Long polls
 /// answer at once and other requests take milliseconds; only a client that stalls needs this.

@@ -14,9 +14,9 @@ use crate::model::{
 use crate::store::{Deadline, ItemReads, ItemWrites, StoreError};
 
 use super::Engine;
+use super::claims::TaskRef;
 use super::close::{Closing, close};
 use super::effects::{ChildOutcome, Effect, Initiated};
-use super::tasks::TaskRef;
 
 /// What the decider sent with its decisions.
 #[derive(Clone, Debug, Default)]

@@ -12,8 +12,11 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use super::{Clock, Sleep, SystemClock, Timestamp, Wait};
-use crate::idle::Idle;
+use crate::clock::{Clock, Sleep, SystemClock, Timestamp, Wait};
+
+pub(crate) use self::idle::{Busy, Idle};
+
+mod idle;
 
 /// The wall clock, plus the time skipped so far.
 pub(crate) struct SkippingClock {

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use tokio::sync::oneshot;
 
-use crate::engine::HistoryAsk;
+use super::HistoryAsk;
 use crate::model::TaskKind;
 
 /// A task list: (domain id, kind, name).

@@ -1,11 +1,12 @@
-//! Decision, activity and Lambda function tasks: task tokens, claiming a queued task for a poller
-//! (or the function worker), and the activity worker's answers (spec §4.4–4.5, §8.4, §8.8). The
-//! function worker's answers are in `lambdas.rs`.
+//! Claiming tasks: task tokens, and handing a queued decision, activity or Lambda function task
+//! to a poller (or the function worker), with its start recorded (spec §4.4–4.5, §8.4, §8.8);
+//! and the check that a token still names its task's current start. The workers' answers are
+//! in `activities.rs` and `lambdas.rs`.
 
 use serde_json::Value;
 
 use crate::fault::Fault;
-use crate::model::events::{Event, attrs};
+use crate::model::events::attrs;
 use crate::model::{
     Activity, DecisionTask, Item, Lambda, Run, TaskKind, TaskState, TypeName, WorkflowExecution,
 };
@@ -13,7 +14,6 @@ use crate::seal::{Purpose, Sealer};
 use crate::store::{Cursor, Deadline, HistoryCell, ItemReads, ItemWrites, Reads, StoreError};
 
 use super::Engine;
-use super::lambdas::{FunctionClaim, claim_function};
 
 const TOKEN_VERSION: u8 = 1;
 
@@ -388,93 +388,76 @@ pub(crate) fn started_task<T: WorkerTask>(
     Ok(run)
 }
 
-/// How a worker ended an activity task.
+/// A Lambda function task handed to the function worker.
 #[derive(Clone, Debug)]
-pub(crate) enum ActivityOutcome {
-    Completed {
-        result: Option<String>,
-    },
-    Failed {
-        reason: Option<String>,
-        details: Option<String>,
-    },
-    Canceled {
-        details: Option<String>,
-    },
+pub(crate) struct FunctionClaim {
+    /// This start of the task: the worker gives it back with the outcome.
+    pub(crate) task: TaskRef,
+    /// The decider's id for the task.
+    pub(crate) id: String,
+    /// The function to run, as bound in the domain.
+    pub(crate) name: String,
+    /// What the decider passed to it.
+    pub(crate) input: Option<String>,
+    /// The run that scheduled the task.
+    pub(crate) execution: WorkflowExecution,
 }
 
-/// Closes the started activity task `task` of `run` with the worker's outcome and saves the run.
-pub(crate) fn close_activity(
+/// Takes the first queued task of function `name` in the engine's domain for the function worker:
+/// records `LambdaFunctionStarted` and arms its start-to-close timeout. `None` if none waits.
+#[cfg(test)]
+pub(crate) fn claim_lambda(
+    eng: &mut Engine<'_, '_>,
+    name: &str,
+) -> Result<Option<FunctionClaim>, StoreError> {
+    match claim(eng, TaskKind::Function, name, None)? {
+        Some(Claimed::Function(claimed)) => Ok(Some(claimed)),
+        Some(_) => Err(StoreError::broken(
+            "another kind of task in a function's queue",
+        )),
+        None => Ok(None),
+    }
+}
+
+/// Starts the queued Lambda task scheduled by event `scheduled` of `run`, if it still waits.
+pub(super) fn claim_function(
     eng: &mut Engine<'_, '_>,
     run: &mut Run,
-    task: TaskRef,
-    outcome: ActivityOutcome,
-) -> Result<(), StoreError> {
-    let Some(activity) = eng.drop_activity(run, task.scheduled)? else {
-        return Err(StoreError::broken("closing an activity that is not open"));
+    scheduled: u64,
+) -> Result<Option<Claimed>, StoreError> {
+    let lambda = eng.tx.open_item::<Lambda>(run.seq, scheduled)?;
+    let Some(mut lambda) = lambda.filter(|l| l.state.slot().is_some()) else {
+        return Ok(None);
     };
-    let (scheduled_event_id, started_event_id) = (task.scheduled, task.started);
-    let event: Event = match outcome {
-        ActivityOutcome::Completed { result } => attrs::ActivityTaskCompleted {
-            result,
-            scheduled_event_id,
-            started_event_id,
-        }
-        .into(),
-        ActivityOutcome::Failed { reason, details } => attrs::ActivityTaskFailed {
-            reason,
-            details,
-            scheduled_event_id,
-            started_event_id,
-        }
-        .into(),
-        ActivityOutcome::Canceled { details } => attrs::ActivityTaskCanceled {
-            details,
-            scheduled_event_id,
-            started_event_id,
-            latest_cancel_requested_event_id: activity.cancel_requested_event_id,
-        }
-        .into(),
-    };
-    eng.record(run, event)?;
-    eng.trigger(run)?;
-    eng.save(run)
-}
-
-/// Records a heartbeat of the started activity task `task` of `run`: keeps its details and
-/// restarts its heartbeat timeout. Only the task changes, not the run's record. Answers whether
-/// its cancellation was requested.
-pub(crate) fn record_heartbeat(
-    eng: &mut Engine<'_, '_>,
-    run: &Run,
-    task: TaskRef,
-    details: Option<String>,
-) -> Result<bool, StoreError> {
-    let seq = run.seq;
-    let Some(mut activity) = eng.tx.open_item::<Activity>(seq, task.scheduled)? else {
-        return Err(StoreError::broken(
-            "a heartbeat for an activity that is not open",
-        ));
-    };
-    let cancel_requested = activity.cancel_requested_event_id.is_some();
-    let armed = activity.due.heartbeat;
-    if details.is_none() {
-        // Only the time matters, and only to an armed timeout: noted in memory, not committed
-        // (see `heartbeats`), where the store is this process's alone.
-        let now = eng.tx.now();
-        if armed.is_none() || eng.setup.heartbeats.note(seq, task.scheduled, now) {
-            return Ok(cancel_requested);
-        }
-    }
-    if details.is_some() {
-        activity.heartbeat_details = details;
-    }
-    let kind = Deadline::ActivityHeartbeat;
-    eng.disarm(seq, task.scheduled, kind, armed)?;
-    activity.due.heartbeat = eng.arm(seq, task.scheduled, kind, activity.heartbeat)?;
-    eng.setup.heartbeats.forget(seq, task.scheduled);
-    eng.tx.update_item(run, task.scheduled, &activity)?;
-    Ok(cancel_requested)
+    let (id, name, secs) = (
+        lambda.id.clone(),
+        lambda.name.clone(),
+        lambda.start_to_close,
+    );
+    let started = eng.record(
+        run,
+        attrs::LambdaFunctionStarted {
+            scheduled_event_id: scheduled,
+        },
+    )?;
+    let timeout_at = eng.arm(run.seq, scheduled, Deadline::LambdaStartToClose, Some(secs))?;
+    lambda.state = TaskState::Started { event_id: started };
+    lambda.timeout_at = timeout_at;
+    eng.tx.update_item(run, scheduled, &lambda)?;
+    let member = "lambdaFunctionScheduledEventAttributes";
+    let input = scheduled_input(eng, run.seq, scheduled, member)?;
+    Ok(Some(Claimed::Function(FunctionClaim {
+        task: TaskRef {
+            kind: TaskKind::Function,
+            run: run.seq,
+            scheduled,
+            started,
+        },
+        id,
+        name,
+        input,
+        execution: run.execution.clone(),
+    })))
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Whether the server is idle, for time-skipping (`clock/skipping.rs`): nothing can happen
+//! Whether the server is idle, for time-skipping (`skipping/mod.rs`): nothing can happen
 //! until the next deadline, so time may jump to it.
 //!
 //! Idle means: no request being handled that may change anything (reads do not count: a test
