@@ -170,3 +170,33 @@ fn the_reader_finds_paths_and_groups_but_not_comments() {
     );
     assert_eq!(layer("engine"), Some(5));
 }
+
+#[test]
+fn the_stores_neutral_files_name_no_backend() {
+    let store = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store");
+    let mut files = Vec::new();
+    sources(&store, &mut files);
+    let backends = ["redb", "pg"];
+    let mut named = Vec::new();
+    for file in files {
+        let relative = file.strip_prefix(&store).unwrap();
+        let own = relative.components().next().unwrap().as_os_str();
+        let backend = backends.iter().any(|b| own == *b);
+        // The one list that names every backend, and the contract every backend's tests run.
+        let list = relative == Path::new("backends.rs") || own == "contract";
+        if backend || list || is_test(relative) {
+            continue;
+        }
+        let code = code(&std::fs::read_to_string(&file).unwrap());
+        for path in ["redb::", "pg::", "postgres::", "tokio_postgres::"] {
+            let found = code.match_indices(path).any(|(at, _)| {
+                let before = code[..at].chars().next_back();
+                !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            });
+            if found {
+                named.push(format!("store/{} names {path}", relative.display()));
+            }
+        }
+    }
+    assert!(named.is_empty(), "{}", named.join("\n"));
+}

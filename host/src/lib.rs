@@ -158,12 +158,10 @@ impl Weft {
             .map(|tls| tls::server::Https::new(tls, &config.data_dir, &config.allowed_hosts))
             .transpose()
             .map_err(Error::Config)?;
-        let place = match &config.store {
-            Some(url) => store::Place::Postgres(url.expose()),
-            None => store::Place::Dir {
-                path: &config.data_dir,
-                cache: config.store_cache,
-            },
+        let place = store::Place {
+            location: config.store.as_ref().map(StoreUrl::expose),
+            dir: &config.data_dir,
+            cache: config.store_cache,
         };
         let mut opened = Store::open(place, config.clock.clone())?;
         let signals = opened.signals.take();

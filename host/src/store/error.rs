@@ -10,12 +10,17 @@ pub enum StoreError {
     /// The store cannot be opened.
     #[error(transparent)]
     Open(#[from] OpenError),
-    /// redb failed.
-    #[error("storage: {0}")]
-    Db(#[from] redb::Error),
-    /// PostgreSQL failed a statement.
-    #[error("database: {}", super::pg::explain(.0))]
-    Pg(#[from] tokio_postgres::Error),
+    /// The backend's database failed a call: its driver's error, which the backend explains.
+    #[error("{backend}: {message}")]
+    Backend {
+        /// Which backend: `storage` (redb), `database` (PostgreSQL).
+        backend: &'static str,
+        /// What failed, as the backend explains its driver's error.
+        message: String,
+        /// The driver's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// The shared database cannot be reached, or a commit's outcome is unknown: the request
     /// may be tried again once it is back.
     #[error("the database is unavailable: {0}")]
@@ -51,6 +56,27 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// The failure of `backend`'s database call: the driver's `source`, explained as `message`.
+    pub(crate) fn backend(
+        backend: &'static str,
+        message: String,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        StoreError::Backend {
+            backend,
+            message,
+            source: Box::new(source),
+        }
+    }
+
+    /// The driver's error of a backend's failure, if it is one of type `E`.
+    pub(crate) fn driver<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        match self {
+            StoreError::Backend { source, .. } => source.downcast_ref(),
+            _ => None,
+        }
+    }
+
     /// A change that cannot be applied, for `detail`.
     pub(crate) fn broken(detail: impl std::fmt::Display) -> Self {
         StoreError::Broken(detail.to_string())

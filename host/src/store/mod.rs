@@ -10,6 +10,7 @@
 //! batch untouched, and a partly applied change is impossible by construction. Reads
 //! ([`Store::read`]) use snapshots and never wait for the writer.
 
+mod backends;
 mod codec;
 mod error;
 #[cfg(test)]
@@ -41,13 +42,17 @@ pub(crate) use seam::{
 };
 pub use stats::WriterStats;
 
-/// Where a store keeps its state: which backend, and where that keeps it.
+/// Where a store keeps its state, as the configuration says: the store's location, if one is
+/// given (`--store`: a URL, or a backend's own form of one), else the embedded default in the
+/// data directory. Each backend tells its own places (`backends.rs`).
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Place<'a> {
-    /// redb, in a file of the directory `path`, keeping up to `cache` bytes of it in memory.
-    Dir { path: &'a Path, cache: usize },
-    /// The PostgreSQL database the URL names, which other processes may share.
-    Postgres(&'a str),
+pub(crate) struct Place<'a> {
+    /// The store's location, if one is given.
+    pub(crate) location: Option<&'a str>,
+    /// The data directory.
+    pub(crate) dir: &'a Path,
+    /// Bytes of the embedded store's page cache.
+    pub(crate) cache: usize,
 }
 
 /// The database, whichever backend holds it: cheap to clone, shared by every request.
@@ -84,24 +89,23 @@ impl Store {
     /// Opens (or creates) the store at `place` and starts its writer; a PostgreSQL database
     /// older than this build's schema is migrated.
     pub(crate) fn open(place: Place, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> {
-        match place {
-            Place::Dir { path, cache } => redb::open(path, cache, clock),
-            // On a thread of its own: the blocking client must not run on an async runtime's
-            // thread, where callers may be.
-            Place::Postgres(url) => std::thread::scope(|scope| {
-                scope
-                    .spawn(|| pg::open(url, clock))
-                    .join()
-                    .unwrap_or(Err(StoreError::Panicked))
-            }),
-        }
+        let opened = (backends::BACKENDS.iter()).find_map(|open| open(&place, clock.clone()));
+        opened.unwrap_or_else(|| {
+            let refused = "no backend keeps a store at the location given (--store)";
+            Err(OpenError::Config(refused.into()).into())
+        })
     }
 
     /// Opens (or creates) a redb store in `dir` with the default page cache: for tests.
     #[cfg(test)]
     pub(crate) fn open_dir(dir: &Path, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> {
         let cache = crate::config::DEFAULT_STORE_CACHE_MIB << 20;
-        Store::open(Place::Dir { path: dir, cache }, clock)
+        let place = Place {
+            location: None,
+            dir,
+            cache,
+        };
+        Store::open(place, clock)
     }
 
     /// This store with every call meeting `faults`: for tests.

@@ -30,7 +30,13 @@ impl Where {
             Where::Postgres(url) => url.clone(),
         };
         let opened = tokio::task::spawn_blocking(move || {
-            Store::open(Place::Postgres(&place), Arc::new(SystemClock))
+            let dir = std::env::temp_dir();
+            let place = Place {
+                location: Some(&place),
+                dir: &dir,
+                cache: 0,
+            };
+            Store::open(place, Arc::new(SystemClock))
         });
         opened.await.expect("opened")
     }

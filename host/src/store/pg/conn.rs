@@ -239,7 +239,7 @@ impl Conn {
                 Ok(answer) => rows.push(answer),
                 Err(error) => {
                     self.broken |= connection_ended(&error);
-                    return Err((Some(i), StoreError::Pg(error)));
+                    return Err((Some(i), error.into()));
                 }
             }
         }
@@ -427,9 +427,9 @@ impl Manager {
             DEADLINE.as_millis(),
             IDLE_IN_TRANSACTION.as_millis()
         ))
-        .map_err(|e| match e {
-            StoreError::Pg(e) => unavailable(explain(&e)),
-            other => other,
+        .map_err(|e| match e.driver() {
+            Some(pg) => unavailable(explain(pg)),
+            None => e,
         })?;
         Ok(conn)
     }
@@ -474,6 +474,12 @@ impl r2d2::ManageConnection for Manager {
     }
 }
 
+impl From<tokio_postgres::Error> for StoreError {
+    fn from(error: tokio_postgres::Error) -> Self {
+        StoreError::backend("database", explain(&error), error)
+    }
+}
+
 /// `error` with its causes: the driver's own message names only the kind of failure ("db
 /// error", "error performing TLS handshake").
 pub(crate) fn explain(error: &tokio_postgres::Error) -> String {
@@ -493,7 +499,7 @@ pub(super) type Pool = r2d2::Pool<Manager>;
 /// another process's transaction (a deadlock, a lock it waited too long for, a serialization
 /// failure, or a name another transaction took first, which the retry's check then sees).
 pub(super) fn is_conflict(error: &StoreError) -> bool {
-    let StoreError::Pg(error) = error else {
+    let Some(error) = error.driver::<tokio_postgres::Error>() else {
         return false;
     };
     error.code().is_some_and(|code| {
@@ -520,7 +526,7 @@ pub(super) fn is_started_early(error: &StoreError) -> bool {
 
 /// Whether `error` is a statement's failure with SQLSTATE `code`.
 fn has_code(error: &StoreError, code: &str) -> bool {
-    let StoreError::Pg(error) = error else {
+    let Some(error) = error.driver::<tokio_postgres::Error>() else {
         return false;
     };
     error.code().is_some_and(|c| c.code() == code)

@@ -60,13 +60,12 @@ use tokio::sync::mpsc;
 
 use crate::clock::Clock;
 
-pub(crate) use self::conn::explain;
 use self::conn::{Manager, Pool};
 use self::session::{Session, Snapshot};
 use super::WriterStats;
 use super::seam::{Backend, Job, Reads};
 use super::writer::Queue;
-use super::{OpenError, Opened, StoreError, Writer};
+use super::{OpenError, Opened, Place, StoreError, Writer};
 
 /// Snapshot connections one node keeps open at most.
 const POOL_SIZE: u32 = 16;
@@ -109,9 +108,22 @@ fn describe(config: &tokio_postgres::Config) -> String {
     format!("{user}@{host}:{port}/{db}")
 }
 
+/// Opens the store at `place` if it is PostgreSQL's: any location given, as a connection URL
+/// (`postgres://…`) or libpq's `key=value` pairs. On a thread of its own: the blocking client
+/// must not run on an async runtime's thread, where callers may be.
+pub(super) fn open_place(
+    place: &Place<'_>,
+    clock: Arc<dyn Clock>,
+) -> Option<Result<Opened, StoreError>> {
+    let url = place.location?;
+    Some(std::thread::scope(|scope| {
+        (scope.spawn(|| open(url, clock)).join()).unwrap_or(Err(StoreError::Panicked))
+    }))
+}
+
 /// Connects to the database `url` names, brings its schema up to date, and starts this node's
 /// writer and its listener for other nodes' notices.
-pub(super) fn open(url: &str, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> {
+fn open(url: &str, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> {
     let (config, tls) = tls::parse(url)?;
     let place = describe(&config);
     let stats = WriterStats::default();

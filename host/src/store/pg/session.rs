@@ -98,9 +98,9 @@ impl Mode for Snapshot {
     /// known only once used, unless it sat idle long enough to be tested: the read answers
     /// unavailable, and the connection is not used again.
     fn failed(&self, error: StoreError, _: Option<usize>) -> StoreError {
-        match error {
-            StoreError::Pg(e) if connection_ended(&e) => StoreError::Unavailable(explain(&e)),
-            other => other,
+        match error.driver() {
+            Some(pg) if connection_ended(pg) => StoreError::Unavailable(explain(pg)),
+            _ => error,
         }
     }
 }
@@ -132,7 +132,7 @@ impl Failure {
             _ if is_near_limit(error) => Failure::NearLimit,
             _ if is_started_early(error) => Failure::StartedEarly,
             _ if is_conflict(error) => Failure::Conflict,
-            StoreError::Pg(e) if connection_ended(e) => Failure::Lost,
+            _ if error.driver().is_some_and(connection_ended) => Failure::Lost,
             StoreError::Unavailable(_) => Failure::Unanswered,
             _ => Failure::Other,
         }

@@ -17,7 +17,7 @@ use redb::{Database, DatabaseError, ReadableDatabase, ReadableTable};
 use crate::clock::Clock;
 
 use super::seam::{Backend, Job, Reads};
-use super::{OpenError, Opened, Store, StoreError, Writer, WriterStats};
+use super::{OpenError, Opened, Place, Store, StoreError, Writer, WriterStats};
 use access::ReadTx;
 
 /// The embedded default: redb, with one writer thread that commits concurrent changes together.
@@ -42,9 +42,18 @@ impl Backend for Redb {
     }
 }
 
+/// Opens the store at `place` if it is redb's: the embedded default, when no location is given.
+pub(super) fn open_place(
+    place: &Place<'_>,
+    clock: Arc<dyn Clock>,
+) -> Option<Result<Opened, StoreError>> {
+    let local = place.location.is_none();
+    local.then(|| open(place.dir, place.cache, clock))
+}
+
 /// Opens (or creates) the database in `dir`, keeping up to `cache` bytes of it in memory,
 /// and starts the writer.
-pub(super) fn open(dir: &Path, cache: usize, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> {
+fn open(dir: &Path, cache: usize, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> {
     let dir_error = |source| {
         StoreError::from(OpenError::Dir {
             path: dir.to_owned(),
@@ -58,7 +67,7 @@ pub(super) fn open(dir: &Path, cache: usize, clock: Arc<dyn Clock>) -> Result<Op
     {
         Ok(db) => db,
         Err(DatabaseError::DatabaseAlreadyOpen) => return Err(OpenError::Locked(dir.into()).into()),
-        Err(e) => return Err(StoreError::Db(e.into())),
+        Err(e) => return Err(failed(e.into())),
     };
     let secret = initialize(&db)?;
     let db = Arc::new(db);
@@ -141,11 +150,22 @@ macro_rules! from_redb {
     ($($error:ty),*) => {$(
         impl From<$error> for StoreError {
             fn from(e: $error) -> Self {
-                StoreError::Db(e.into())
+                failed(e.into())
             }
         }
     )*};
 }
+/// redb's failure `error`, as the store reports it.
+fn failed(error: redb::Error) -> StoreError {
+    StoreError::backend("storage", error.to_string(), error)
+}
+
+impl From<redb::Error> for StoreError {
+    fn from(e: redb::Error) -> Self {
+        failed(e)
+    }
+}
+
 from_redb!(
     redb::TransactionError,
     redb::TableError,

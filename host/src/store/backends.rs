@@ -1,0 +1,15 @@
+//! The backends, in one list. Each is a folder of its own (`redb/`, `pg/`) that tells its own
+//! places and opens them; a new backend is a folder beside those and a line here.
+
+use std::sync::Arc;
+
+use crate::clock::Clock;
+
+use super::{Opened, Place, StoreError};
+
+/// Opens the store at a place if the place is the backend's; `None` leaves it to the next.
+pub(super) type Open = fn(&Place<'_>, Arc<dyn Clock>) -> Option<Result<Opened, StoreError>>;
+
+/// Every backend, in the order a place is offered to them: redb takes the embedded default (no
+/// location given), PostgreSQL any location.
+pub(super) const BACKENDS: [Open; 2] = [super::redb::open_place, super::pg::open_place];
