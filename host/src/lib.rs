@@ -119,6 +119,32 @@ pub struct Weft {
     archive: Option<Arc<archive::Archive>>,
 }
 
+/// Opens the store `config` names; a debug build first checks every stored history.
+fn open_store(config: &Config) -> Result<store::Opened, Error> {
+    let place = store::Place {
+        location: config.store.as_ref().map(StoreUrl::expose),
+        dir: &config.data_dir,
+        cache: config.store_cache,
+    };
+    let opened = Store::open(place, config.clock.clone())?;
+    // On a thread of its own, as the store's blocking reads must not run on an async
+    // runtime's thread, where the caller may be.
+    #[cfg(debug_assertions)]
+    if let Err(inconsistent) = std::thread::scope(|scope| {
+        let store = &opened.store;
+        scope
+            .spawn(|| check::stored(store))
+            .join()
+            .unwrap_or_else(|_| Err(Error::Config("checking the store panicked".into())))
+    }) {
+        // Close the store before answering, so the caller may open the directory again.
+        drop(opened.store);
+        opened.writer.join();
+        return Err(inconsistent);
+    }
+    Ok(opened)
+}
+
 /// Where [`Weft::serve`] accepts connections: the main listener, speaking HTTPS when
 /// [`Config::tls`] is set, and optionally a second one speaking plain HTTP beside it.
 pub struct Listeners {
@@ -158,28 +184,8 @@ impl Weft {
             .map(|tls| tls::server::Https::new(tls, &config.data_dir, &config.allowed_hosts))
             .transpose()
             .map_err(Error::Config)?;
-        let place = store::Place {
-            location: config.store.as_ref().map(StoreUrl::expose),
-            dir: &config.data_dir,
-            cache: config.store_cache,
-        };
-        let mut opened = Store::open(place, config.clock.clone())?;
+        let mut opened = open_store(&config)?;
         let signals = opened.signals.take();
-        // On a thread of its own, as the store's blocking reads must not run on an async
-        // runtime's thread, where the caller may be.
-        #[cfg(debug_assertions)]
-        if let Err(inconsistent) = std::thread::scope(|scope| {
-            let store = &opened.store;
-            scope
-                .spawn(|| check::stored(store))
-                .join()
-                .unwrap_or_else(|_| Err(Error::Config("checking the store panicked".into())))
-        }) {
-            // Close the store before answering, so the caller may open the directory again.
-            drop(opened.store);
-            opened.writer.join();
-            return Err(inconsistent);
-        }
         let runtime = runtime::Runtime::new(Some(config.data_dir.join("compiled")))
             .map_err(Error::Config)?
             .with_outgoing(outgoing);

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 
 use crate::clock::Timestamp;
 use crate::fault::Fault;
-use crate::model::events::{Event, HistoryEvent};
+use crate::model::events::{Event, HistoryEvent, attrs};
 use crate::model::{
     CloseStatus, Closed, DecisionTask, Domain, ExecutionConfig, ItemKind, OpenItems, Parent, Run,
     Timeout, WorkflowExecution,
@@ -63,22 +63,7 @@ pub(crate) fn import_run(
             return Ok(Err(Fault::open_runs_limit(&domain.name, max)));
         }
     }
-    // The parent, if it is here too (imported before its child, as listings give them).
-    let parent = match (
-        &started.parent_workflow_execution,
-        started.parent_initiated_event_id,
-    ) {
-        (Some(p), Some(initiated)) => {
-            eng.tx
-                .run_named(domain.id, &p.workflow_id, &p.run_id)?
-                .map(|run| Parent {
-                    seq: run.seq,
-                    execution: p.clone(),
-                    initiated_event_id: initiated,
-                })
-        }
-        _ => None,
-    };
+    let parent = parent_here(eng, domain, started)?;
     let folded = Folded::of(events);
     let run = Run {
         seq: eng.tx.next_id()?,
@@ -87,16 +72,7 @@ pub(crate) fn import_run(
         domain_name: domain.name.clone(),
         execution,
         workflow_type: started.workflow_type.clone(),
-        config: ExecutionConfig {
-            task_start_to_close_timeout: (started.task_start_to_close_timeout)
-                .unwrap_or(Timeout::None),
-            execution_start_to_close_timeout: (started.execution_start_to_close_timeout)
-                .unwrap_or(Timeout::None),
-            task_list: started.task_list.clone(),
-            task_priority: started.task_priority,
-            child_policy: started.child_policy,
-            lambda_role: started.lambda_role.clone(),
-        },
+        config: config_of(started),
         tags: started.tag_list.clone().unwrap_or_default(),
         started_at: first.timestamp,
         timeout_at: None,
@@ -120,26 +96,65 @@ pub(crate) fn import_run(
         imported: true,
         pin: None,
     };
+    store(eng, &run, events)?;
+    Ok(Ok(Imported::Added))
+}
+
+/// The run's parent, if it is here too (imported before its child, as listings give them).
+fn parent_here(
+    eng: &Engine<'_, '_>,
+    domain: &Domain,
+    started: &attrs::WorkflowExecutionStarted,
+) -> Result<Option<Parent>, StoreError> {
+    let (Some(parent), Some(initiated)) = (
+        &started.parent_workflow_execution,
+        started.parent_initiated_event_id,
+    ) else {
+        return Ok(None);
+    };
+    let found = (eng.tx).run_named(domain.id, &parent.workflow_id, &parent.run_id)?;
+    Ok(found.map(|run| Parent {
+        seq: run.seq,
+        execution: parent.clone(),
+        initiated_event_id: initiated,
+    }))
+}
+
+/// The configuration a run's `WorkflowExecutionStarted` recorded.
+fn config_of(started: &attrs::WorkflowExecutionStarted) -> ExecutionConfig {
+    ExecutionConfig {
+        task_start_to_close_timeout: (started.task_start_to_close_timeout).unwrap_or(Timeout::None),
+        execution_start_to_close_timeout: (started.execution_start_to_close_timeout)
+            .unwrap_or(Timeout::None),
+        task_list: started.task_list.clone(),
+        task_priority: started.task_priority,
+        child_policy: started.child_policy,
+        lambda_role: started.lambda_role.clone(),
+    }
+}
+
+/// Stores the imported `run` with its `events`, named and listed; a closed one's purge armed.
+fn store(eng: &mut Engine<'_, '_>, run: &Run, events: &[HistoryEvent]) -> Result<(), StoreError> {
     for event in events {
         let json = serde_json::to_vec(event).map_err(StoreError::broken)?;
         eng.tx.put_event(run.seq, event.event_id, &json)?;
     }
-    eng.tx.name_run(&run)?;
+    eng.tx.name_run(run)?;
     match run.closed {
         Some(closed) => {
             eng.tx
-                .list_run(&run, Listing::ClosedByStart, run.started_at)?;
-            eng.tx.list_run(&run, Listing::ClosedByClose, closed.at)?;
-            let kept_until = kept_until(eng, &run, closed.at.max(eng.tx.now()));
-            eng.set_deadline(kept_until, run.seq, last.event_id, Deadline::Purge)?;
+                .list_run(run, Listing::ClosedByStart, run.started_at)?;
+            eng.tx.list_run(run, Listing::ClosedByClose, closed.at)?;
+            let kept_until = kept_until(eng, run, closed.at.max(eng.tx.now()));
+            let closed_by = run.next_event_id - 1;
+            eng.set_deadline(kept_until, run.seq, closed_by, Deadline::Purge)?;
         }
         None => {
-            eng.tx.list_run(&run, Listing::Open, run.started_at)?;
-            eng.tx.add_count(domain.id, Counter::OpenRuns, 1)?;
+            eng.tx.list_run(run, Listing::Open, run.started_at)?;
+            eng.tx.add_count(run.domain, Counter::OpenRuns, 1)?;
         }
     }
-    eng.tx.put_run(&run)?;
-    Ok(Ok(Imported::Added))
+    eng.tx.put_run(run)
 }
 
 /// What a run's record keeps of its history, read off the events.

@@ -74,40 +74,7 @@ impl Own {
             "From a task's claim for a waiting poll to its delivery, once the claim committed",
             own.poll_handoff.clone(),
         );
-        register_seconds(
-            registry,
-            "weft_guest_call",
-            "How long each call of an in-process guest ran, by binding",
-            own.guest_calls.clone(),
-        );
-        registry.register(
-            "weft_guest_traps",
-            "Guest calls that trapped, by binding",
-            own.guest_traps.clone(),
-        );
-        registry.register(
-            "weft_guest_limit_hits",
-            "Guest calls stopped by a limit (cpu, memory, stack, output), by binding",
-            own.guest_limits.clone(),
-        );
-        registry.register(
-            "weft_guest_failures",
-            "Tasks an in-process guest failed, by binding and cause (error, nondeterminism, \
-             panic, trap, cpu, memory, stack, output, invalid)",
-            own.guest_failures.clone(),
-        );
-        registry.register(
-            "weft_decision_tasks",
-            "Decision tasks an in-process decider completed, by binding and the binding's \
-             version of the module that decided (the one the run is pinned to)",
-            own.decision_tasks.clone(),
-        );
-        registry.register(
-            "weft_run_upgrades",
-            "Open runs an upgrade moved to a decision binding's current decider (moved), or \
-             left on theirs (kept), by binding",
-            own.upgrades.clone(),
-        );
+        own.register_guests(registry);
         registry.register(
             "weft_throttled_requests",
             "Requests refused with ThrottlingException for their tenant's request rate",
@@ -131,6 +98,44 @@ impl Own {
         own.register_archive(registry);
         registry.register_collector(Box::new(super::process::Process));
         own
+    }
+
+    /// Registers the metrics of in-process guests and of the runs their deciders decide.
+    fn register_guests(&self, registry: &mut Registry) {
+        register_seconds(
+            registry,
+            "weft_guest_call",
+            "How long each call of an in-process guest ran, by binding",
+            self.guest_calls.clone(),
+        );
+        registry.register(
+            "weft_guest_traps",
+            "Guest calls that trapped, by binding",
+            self.guest_traps.clone(),
+        );
+        registry.register(
+            "weft_guest_limit_hits",
+            "Guest calls stopped by a limit (cpu, memory, stack, output), by binding",
+            self.guest_limits.clone(),
+        );
+        registry.register(
+            "weft_guest_failures",
+            "Tasks an in-process guest failed, by binding and cause (error, nondeterminism, \
+             panic, trap, cpu, memory, stack, output, invalid)",
+            self.guest_failures.clone(),
+        );
+        registry.register(
+            "weft_decision_tasks",
+            "Decision tasks an in-process decider completed, by binding and the binding's \
+             version of the module that decided (the one the run is pinned to)",
+            self.decision_tasks.clone(),
+        );
+        registry.register(
+            "weft_run_upgrades",
+            "Open runs an upgrade moved to a decision binding's current decider (moved), or \
+             left on theirs (kept), by binding",
+            self.upgrades.clone(),
+        );
     }
 
     /// Registers the archive's metrics (`archive.rs`).

@@ -165,6 +165,9 @@ impl EventTimes {
                 seconds: seconds_between(run.started_at, now),
             })
         };
+        if let Some((how, scheduled, started)) = activity_close(&event.event) {
+            return self.activity_closed(earlier, run, event, how, scheduled, started);
+        }
         Ok(match &event.event {
             Event::WorkflowExecutionStarted(_) => Some(Measure::WorkflowStarted),
             Event::WorkflowExecutionCompleted(_) => closed(Closed::Completed),
@@ -197,41 +200,6 @@ impl EventTimes {
                         schedule_to_start: seconds_between(scheduled.at, now),
                         activity: scheduled.activity,
                     })
-            }
-            Event::ActivityTaskCompleted(a) => self.activity_closed(
-                earlier,
-                run,
-                event,
-                ActivityClosed::Completed,
-                a.scheduled_event_id,
-                a.started_event_id,
-            )?,
-            Event::ActivityTaskFailed(a) => self.activity_closed(
-                earlier,
-                run,
-                event,
-                ActivityClosed::Failed,
-                a.scheduled_event_id,
-                a.started_event_id,
-            )?,
-            Event::ActivityTaskCanceled(a) => self.activity_closed(
-                earlier,
-                run,
-                event,
-                ActivityClosed::Canceled,
-                a.scheduled_event_id,
-                a.started_event_id,
-            )?,
-            Event::ActivityTaskTimedOut(a) => {
-                let how = ActivityClosed::TimedOut(a.timeout_type);
-                self.activity_closed(
-                    earlier,
-                    run,
-                    event,
-                    how,
-                    a.scheduled_event_id,
-                    a.started_event_id,
-                )?
             }
             _ => None,
         })
@@ -551,4 +519,31 @@ impl Swf {
             }
         }
     }
+}
+
+/// How an activity task ended, if `event` ended one, with its scheduled and started events.
+fn activity_close(event: &Event) -> Option<(ActivityClosed, u64, u64)> {
+    Some(match event {
+        Event::ActivityTaskCompleted(a) => (
+            ActivityClosed::Completed,
+            a.scheduled_event_id,
+            a.started_event_id,
+        ),
+        Event::ActivityTaskFailed(a) => (
+            ActivityClosed::Failed,
+            a.scheduled_event_id,
+            a.started_event_id,
+        ),
+        Event::ActivityTaskCanceled(a) => (
+            ActivityClosed::Canceled,
+            a.scheduled_event_id,
+            a.started_event_id,
+        ),
+        Event::ActivityTaskTimedOut(a) => (
+            ActivityClosed::TimedOut(a.timeout_type),
+            a.scheduled_event_id,
+            a.started_event_id,
+        ),
+        _ => return None,
+    })
 }

@@ -24,18 +24,7 @@ pub(crate) async fn upload_module(
     label: ModuleLabel,
     dry_run: bool,
 ) -> Result<ModuleRecord, Fault> {
-    check_label("name", label.name.as_deref())?;
-    check_label("version", label.version.as_deref())?;
-    if code.is_empty() {
-        return Err(Fault::Validation(
-            "Invalid module: it is empty; send the bytes of a WebAssembly component".into(),
-        ));
-    }
-    if code.len() > MAX_MODULE_BYTES {
-        return Err(Fault::RequestTooLarge(format!(
-            "A module may be at most {MAX_MODULE_BYTES} bytes"
-        )));
-    }
+    check_upload(&code, &label)?;
     // The same bytes again answer the module stored; new ones take their place in the quota
     // before they compile, so a refused upload costs no compile (and are checked again when
     // stored: another node may have stored modules meanwhile).
@@ -71,8 +60,6 @@ pub(crate) async fn upload_module(
         })
         .await?;
     let module = module.map_err(|e| Fault::Validation(format!("Invalid module: {e}")))?;
-    let account = ctx.scope.account.clone();
-    let quotas = ctx.tenant.quotas.clone();
     let record = ModuleRecord {
         digest: module.digest.clone(),
         world: module.world,
@@ -91,6 +78,20 @@ pub(crate) async fn upload_module(
         }
         return Ok(record);
     }
+    store_module(svc, ctx, record, code, label).await
+}
+
+/// Stores the module `record` of `code`, if its account still has room for it; a module of
+/// the same bytes stored meanwhile (through another node) is labelled `label` instead.
+async fn store_module(
+    svc: &Service,
+    ctx: &Ctx,
+    record: ModuleRecord,
+    code: Vec<u8>,
+    label: ModuleLabel,
+) -> Result<ModuleRecord, Fault> {
+    let account = ctx.scope.account.clone();
+    let quotas = ctx.tenant.quotas.clone();
     let answer = record.clone();
     let stored = svc
         .store
@@ -113,6 +114,23 @@ pub(crate) async fn upload_module(
         Some(existing) => relabel(svc, ctx, existing, label).await,
         None => Ok(answer),
     }
+}
+
+/// Refuses an upload whose label or size no module may have.
+fn check_upload(code: &[u8], label: &ModuleLabel) -> Result<(), Fault> {
+    check_label("name", label.name.as_deref())?;
+    check_label("version", label.version.as_deref())?;
+    if code.is_empty() {
+        return Err(Fault::Validation(
+            "Invalid module: it is empty; send the bytes of a WebAssembly component".into(),
+        ));
+    }
+    if code.len() > MAX_MODULE_BYTES {
+        return Err(Fault::RequestTooLarge(format!(
+            "A module may be at most {MAX_MODULE_BYTES} bytes"
+        )));
+    }
+    Ok(())
 }
 
 /// `module` with the name and version `label` gives (members it leaves out keep theirs),

@@ -325,70 +325,78 @@ pub(crate) async fn run(command: ModulesCommand) -> anyhow::Result<()> {
             print(args.remote.json, &binding, bound(&binding));
         }
         ModulesCommand::Binding(args) => bindings::run(args).await?,
-        ModulesCommand::Deploy(args) => {
-            let client = connect(&args.remote)?;
-            let (kind, name) = args.target.get();
-            let label = args.label.of(&args.file);
-            let module = upload_file(&client, &args.file, &label, args.remote.json).await?;
-            let verified = match args.verify {
-                Some(last) => {
-                    let report = verify(&client, &args.domain, name, &module, last, args.strict);
-                    Some(report.await?)
-                }
-                None => None,
-            };
-            if let Some(report) = verified.as_ref().filter(|_| !args.remote.json) {
-                print(false, report, lines(&report.runs, show::replay));
-            }
-            if let Some(report) = &verified {
-                let refused = verdict(report, &format!("task list {name}"), args.force);
-                if let Some(why) = refused.filter(|_| !args.force) {
-                    print(args.remote.json, report, []);
-                    anyhow::bail!("not bound: {why} (--force binds it anyway)");
-                }
-            }
-            let bind = Bind {
-                force: args.force,
-                ..args.tuning.bind(&module.digest)
-            };
-            let binding = client.bind(&args.domain, kind, name, &bind).await?;
-            let lines = [vec![show::module(&module)], bound(&binding)].concat();
-            let mut all = json!({"module": module, "binding": binding});
-            if let Some(report) = verified {
-                all["replay"] = json!(report);
-            }
-            print(args.remote.json, &all, lines);
+        ModulesCommand::Deploy(args) => deploy(args).await?,
+        ModulesCommand::Replay(args) => replay(args).await?,
+    }
+    Ok(())
+}
+
+/// `weft deploy`: uploads the module and binds it, after replaying it (`--verify`) if asked.
+async fn deploy(args: DeployArgs) -> anyhow::Result<()> {
+    let client = args.remote.client()?;
+    let (kind, name) = args.target.get();
+    let label = args.label.of(&args.file);
+    let module = upload_file(&client, &args.file, &label, args.remote.json).await?;
+    let verified = match args.verify {
+        Some(last) => {
+            let report = verify(&client, &args.domain, name, &module, last, args.strict);
+            Some(report.await?)
         }
-        ModulesCommand::Replay(args) => {
-            let client = connect(&args.remote)?;
-            let label = ModuleLabel {
-                name: default_name(&args.module),
-                version: None,
-            };
-            let module = upload_file(&client, &args.module, &label, args.remote.json).await?;
-            let replay = Replay {
-                module: module.digest,
-                workflow_type: args.workflow_type,
-                task_list: args.task_list,
-                last: args.last,
-                strict: args.strict,
-            };
-            let report = client.replay(&args.domain, &replay).await?;
-            if report.runs.is_empty() {
-                let mut filter = format!("domain {}", args.domain);
-                if let Some(ty) = &replay.workflow_type {
-                    filter += &format!(", type {}:{}", ty.name, ty.version);
-                }
-                if let Some(list) = &replay.task_list {
-                    filter += &format!(", task list {list}");
-                }
-                anyhow::bail!("no runs to replay: none match {filter}");
-            }
-            print(args.remote.json, &report, lines(&report.runs, show::replay));
-            if let Some(why) = verdict(&report, &format!("domain {}", args.domain), false) {
-                anyhow::bail!("{why}");
-            }
+        None => None,
+    };
+    if let Some(report) = verified.as_ref().filter(|_| !args.remote.json) {
+        print(false, report, lines(&report.runs, show::replay));
+    }
+    if let Some(report) = &verified {
+        let refused = verdict(report, &format!("task list {name}"), args.force);
+        if let Some(why) = refused.filter(|_| !args.force) {
+            print(args.remote.json, report, []);
+            anyhow::bail!("not bound: {why} (--force binds it anyway)");
         }
+    }
+    let bind = Bind {
+        force: args.force,
+        ..args.tuning.bind(&module.digest)
+    };
+    let binding = client.bind(&args.domain, kind, name, &bind).await?;
+    let lines = [vec![show::module(&module)], bound(&binding)].concat();
+    let mut all = json!({"module": module, "binding": binding});
+    if let Some(report) = verified {
+        all["replay"] = json!(report);
+    }
+    print(args.remote.json, &all, lines);
+    Ok(())
+}
+
+/// `weft replay`: uploads the decider and replays it over the domain's recorded histories.
+async fn replay(args: ReplayArgs) -> anyhow::Result<()> {
+    let client = args.remote.client()?;
+    let label = ModuleLabel {
+        name: default_name(&args.module),
+        version: None,
+    };
+    let module = upload_file(&client, &args.module, &label, args.remote.json).await?;
+    let replay = Replay {
+        module: module.digest,
+        workflow_type: args.workflow_type,
+        task_list: args.task_list,
+        last: args.last,
+        strict: args.strict,
+    };
+    let report = client.replay(&args.domain, &replay).await?;
+    if report.runs.is_empty() {
+        let mut filter = format!("domain {}", args.domain);
+        if let Some(ty) = &replay.workflow_type {
+            filter += &format!(", type {}:{}", ty.name, ty.version);
+        }
+        if let Some(list) = &replay.task_list {
+            filter += &format!(", task list {list}");
+        }
+        anyhow::bail!("no runs to replay: none match {filter}");
+    }
+    print(args.remote.json, &report, lines(&report.runs, show::replay));
+    if let Some(why) = verdict(&report, &format!("domain {}", args.domain), false) {
+        anyhow::bail!("{why}");
     }
     Ok(())
 }

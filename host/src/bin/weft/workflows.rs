@@ -191,48 +191,7 @@ pub(crate) async fn run(args: WorkflowArgs) -> anyhow::Result<()> {
     let at = |run: Run| Target::resolve(&client, &domain, run);
     match args.action {
         Action::Start(start) => self::start(&client, &domain, *start, json).await?,
-        Action::Describe(run) => {
-            let target = at(run).await?;
-            let input = json!({"domain": domain, "execution": target.execution});
-            let mut answer = client.swf("DescribeWorkflowExecution", input).await?;
-            let (id, run) = (&target.execution["workflowId"], &target.execution["runId"]);
-            let (id, run) = (id.as_str().unwrap_or(""), run.as_str().unwrap_or(""));
-            // Why a stuck run is stuck: its guests' latest failures, from Weft's own API.
-            let failures = client.run_failures(&domain, id, run).await?;
-            let mut lines = describe(&answer);
-            // Which Wasm decider decides it, from Weft's own API.
-            let summary = client.run_summary(&domain, id, run).await?;
-            if let Some(decider) = &summary.decider {
-                lines.push(show::decider(decider));
-            }
-            if !failures.is_empty() {
-                lines.push(format!(
-                    "latest failures of its guests ({}):",
-                    failures.len()
-                ));
-                lines.extend(
-                    failures
-                        .iter()
-                        .map(|f| format!("  {}", show::run_failure(f))),
-                );
-            }
-            let logged = client.run_logs(&domain, id, run).await?;
-            if !logged.is_empty() {
-                lines.push(format!(
-                    "latest lines its guests logged ({}):",
-                    logged.len()
-                ));
-                lines.extend(
-                    logged
-                        .iter()
-                        .map(|l| format!("  {}", show::run_log_line(l))),
-                );
-            }
-            answer["decider"] = serde_json::to_value(&summary.decider)?;
-            answer["failures"] = serde_json::to_value(&failures)?;
-            answer["logs"] = serde_json::to_value(&logged)?;
-            print(json, &answer, lines);
-        }
+        Action::Describe(run) => describe_run(&client, &domain, run, json).await?,
         Action::Result { run, wait } => {
             let target = at(run).await?;
             result(&client, &domain, target.execution, wait, json).await?;
@@ -322,6 +281,52 @@ impl Target {
             execution: execution(&run.workflow_id, &run_id),
         })
     }
+}
+
+/// `weft workflow describe`: the run as SWF describes it, with its decider, its guests' latest
+/// failures and log lines from Weft's own API.
+async fn describe_run(client: &Client, domain: &str, run: Run, json: bool) -> anyhow::Result<()> {
+    let target = Target::resolve(client, domain, run).await?;
+    let input = json!({"domain": domain, "execution": target.execution});
+    let mut answer = client.swf("DescribeWorkflowExecution", input).await?;
+    let (id, run) = (&target.execution["workflowId"], &target.execution["runId"]);
+    let (id, run) = (id.as_str().unwrap_or(""), run.as_str().unwrap_or(""));
+    // Why a stuck run is stuck: its guests' latest failures, from Weft's own API.
+    let failures = client.run_failures(domain, id, run).await?;
+    let mut lines = describe(&answer);
+    // Which Wasm decider decides it, from Weft's own API.
+    let summary = client.run_summary(domain, id, run).await?;
+    if let Some(decider) = &summary.decider {
+        lines.push(show::decider(decider));
+    }
+    if !failures.is_empty() {
+        lines.push(format!(
+            "latest failures of its guests ({}):",
+            failures.len()
+        ));
+        lines.extend(
+            failures
+                .iter()
+                .map(|f| format!("  {}", show::run_failure(f))),
+        );
+    }
+    let logged = client.run_logs(domain, id, run).await?;
+    if !logged.is_empty() {
+        lines.push(format!(
+            "latest lines its guests logged ({}):",
+            logged.len()
+        ));
+        lines.extend(
+            logged
+                .iter()
+                .map(|l| format!("  {}", show::run_log_line(l))),
+        );
+    }
+    answer["decider"] = serde_json::to_value(&summary.decider)?;
+    answer["failures"] = serde_json::to_value(&failures)?;
+    answer["logs"] = serde_json::to_value(&logged)?;
+    print(json, &answer, lines);
+    Ok(())
 }
 
 fn set(request: &mut Value, member: &str, value: Option<String>) {
