@@ -26,12 +26,12 @@
 mod admission;
 mod bindings;
 mod determinism;
-#[cfg(test)]
-mod escape_tests;
 mod guest;
 mod http;
 mod limits;
 mod tap;
+#[cfg(test)]
+mod tests;
 mod ticker;
 mod values;
 

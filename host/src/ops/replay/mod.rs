@@ -4,9 +4,9 @@
 //! (`recorded`). A decider is deterministic by construction (`runtime::determinism`), so a
 //! difference means its code decides differently: `weft deploy --verify` refuses it.
 
-#[cfg(test)]
-mod fixture_tests;
 mod recorded;
+#[cfg(test)]
+mod tests;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

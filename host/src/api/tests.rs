@@ -5,7 +5,7 @@ use axum::http::Request;
 use serde_json::{Value, json};
 use tower::ServiceExt as _;
 
-use super::{call, op, router};
+use super::{call, op, parse_body, router};
 use crate::fault::Fault;
 use crate::ops::Ctx;
 use crate::ops::activity_tasks::FailedInput;
@@ -93,4 +93,11 @@ async fn a_domain_the_tenant_may_not_use_is_refused() {
         refused.client_message().contains("swf:RegisterDomain"),
         "{refused}"
     );
+}
+
+#[test]
+fn empty_bodies_read_as_empty_objects() {
+    assert_eq!(parse_body(b"").unwrap(), serde_json::json!({}));
+    assert_eq!(parse_body(b" \n").unwrap(), serde_json::json!({}));
+    assert!(matches!(parse_body(b"{"), Err(Fault::Serialization(_))));
 }

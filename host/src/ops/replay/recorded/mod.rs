@@ -226,5 +226,4 @@ fn event_id(event: &Value) -> u64 {
 }
 
 #[cfg(test)]
-#[path = "recorded_tests.rs"]
 mod tests;

@@ -472,5 +472,4 @@ pub(super) fn parse_query<T: DeserializeOwned>(
 }
 
 #[cfg(test)]
-#[path = "extension_tests.rs"]
 mod tests;
