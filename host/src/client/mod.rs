@@ -24,9 +24,7 @@
 //! ```
 
 mod clock;
-pub mod manifest;
 pub mod profile;
-pub mod show;
 pub mod swf;
 mod transfer;
 mod wasm;
@@ -109,6 +107,13 @@ pub enum ClientError {
         /// The server's message.
         message: String,
     },
+}
+
+/// Checks a registration's input (`operation` is `RegisterDomain`, `RegisterWorkflowType` or
+/// `RegisterActivityType`) as the server would, without one: the model's shapes and SWF's rules;
+/// the fault's message if it would be refused.
+pub fn check_registration(operation: &str, input: Value) -> Result<(), String> {
+    crate::api::check_registration(operation, input).map_err(|fault| fault.client_message())
 }
 
 /// A client of one server, acting in one region.

@@ -7,10 +7,10 @@
 
 use std::path::PathBuf;
 
+use crate::manifest::{ActivitySpec, FILE_NAME, Manifest, ModuleSpec, WorkflowSpec};
 use clap::Args;
 use serde::Serialize;
 use serde_json::{Value, json};
-use weft_host::client::manifest::{ActivitySpec, FILE_NAME, Manifest, ModuleSpec, WorkflowSpec};
 use weft_host::client::{
     Bind, Binding, BindingKind, Client, ClientError, GuestLimits, ModuleLabel, ModuleRecord, World,
     module_digest,
@@ -437,7 +437,7 @@ async fn bind_module(
     if let (Some(last), BindingKind::Decision) = (args.verify, deploy.kind) {
         let report = verify(client, domain, &deploy.name, module, last, args.strict).await?;
         for run in report.diverged() {
-            eprintln!("{}", weft_host::client::show::replay(run));
+            eprintln!("{}", crate::show::replay(run));
         }
         let what = format!("task list {}", deploy.name);
         if let Some(why) = verdict(&report, &what, args.force).filter(|_| !args.force) {
@@ -453,7 +453,7 @@ async fn bind_module(
         .await?;
     if let Some(report) = &binding.upgraded {
         for run in &report.runs {
-            eprintln!("{}", weft_host::client::show::upgrade(report, run));
+            eprintln!("{}", crate::show::upgrade(report, run));
         }
     }
     Ok(Step {

@@ -1,8 +1,8 @@
 //! `weft clock`: the server's clock, and moving a time-skipping server's clock ahead by hand.
 
+use crate::manifest::seconds;
+use crate::show;
 use clap::{Args, Subcommand};
-use weft_host::client::manifest::seconds;
-use weft_host::client::show;
 
 use crate::remote::{Remote, print};
 

@@ -1,9 +1,11 @@
 //! `weft domain` and `weft type`: SWF's domains and types, without the AWS CLI.
 
+use crate::manifest::{ActivitySpec, WorkflowSpec, seconds};
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
-use weft_host::client::manifest::{ActivitySpec, WorkflowSpec, seconds};
-use weft_host::client::{ClientError, TypeRef, show};
+use weft_host::client::{ClientError, TypeRef};
+
+use crate::show;
 
 use crate::modules::type_ref;
 use crate::project;

@@ -5,10 +5,12 @@ mod apply;
 mod bindings;
 mod clock;
 mod domains;
+mod manifest;
 mod modules;
 mod new;
 mod project;
 mod remote;
+mod show;
 mod transfer;
 mod workflows;
 

@@ -8,13 +8,14 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 use weft_host::client::{
     Bind, BindingKind, Client, ClientError, Limits, ModuleLabel, ModuleList, ModuleRecord, Replay,
-    ReplayReport, TypeRef, UpgradePolicy, show,
+    ReplayReport, TypeRef, UpgradePolicy,
 };
 
-use weft_host::client::manifest::ModuleSpec;
+use crate::manifest::ModuleSpec;
 
 use crate::bindings::{self, BindingArgs, bound};
 use crate::remote::{Remote, lines, print, read};
+use crate::show;
 
 /// The commands on modules and bindings.
 #[derive(Subcommand)]

@@ -4,11 +4,13 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::manifest::seconds;
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
-use weft_host::client::manifest::seconds;
 use weft_host::client::swf::{attributes, execution, is_closing};
-use weft_host::client::{Client, NamedPoint, ResetPoint, ResetRequest, TypeRef, show};
+use weft_host::client::{Client, NamedPoint, ResetPoint, ResetRequest, TypeRef};
+
+use crate::show;
 
 use crate::modules::type_ref;
 use crate::project;

@@ -30,39 +30,39 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::model::UpgradePolicy;
+use weft_host::client::{UpgradePolicy, check_registration};
 
 /// The file name `weft apply` looks for in the current directory.
-pub const FILE_NAME: &str = "weft-app.toml";
+pub(crate) const FILE_NAME: &str = "weft-app.toml";
 
 /// A parsed `weft-app.toml`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     /// The domain everything lives in.
-    pub domain: DomainSpec,
+    pub(crate) domain: DomainSpec,
     /// Workflow types.
     #[serde(default, rename = "workflow")]
-    pub workflows: Vec<WorkflowSpec>,
+    pub(crate) workflows: Vec<WorkflowSpec>,
     /// Activity types.
     #[serde(default, rename = "activity")]
-    pub activities: Vec<ActivitySpec>,
+    pub(crate) activities: Vec<ActivitySpec>,
     /// Wasm modules and what each serves.
     #[serde(default, rename = "module")]
-    pub modules: Vec<ModuleSpec>,
+    pub(crate) modules: Vec<ModuleSpec>,
 }
 
 /// `[domain]`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub struct DomainSpec {
+pub(crate) struct DomainSpec {
     /// The domain's name.
-    pub name: String,
+    pub(crate) name: String,
     /// How long closed runs are kept, in days (0 to 90).
     #[serde(default = "one_day")]
-    pub retention_days: u32,
+    pub(crate) retention_days: u32,
     /// The domain's description.
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
 }
 
 fn one_day() -> u32 {
@@ -72,85 +72,85 @@ fn one_day() -> u32 {
 /// A `[[workflow]]` type and its defaults.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub struct WorkflowSpec {
+pub(crate) struct WorkflowSpec {
     /// The type's name.
-    pub name: String,
+    pub(crate) name: String,
     /// The type's version.
-    pub version: String,
+    pub(crate) version: String,
     /// The default decision task list.
-    pub task_list: Option<String>,
+    pub(crate) task_list: Option<String>,
     /// The default time a run may take (`30s`, `5m`, `1h`, `2d`, seconds, or `NONE`).
-    pub execution_timeout: Option<String>,
+    pub(crate) execution_timeout: Option<String>,
     /// The default time a decision task may take.
-    pub task_timeout: Option<String>,
+    pub(crate) task_timeout: Option<String>,
     /// The default child policy: `TERMINATE`, `REQUEST_CANCEL` or `ABANDON`.
-    pub child_policy: Option<String>,
+    pub(crate) child_policy: Option<String>,
     /// The default task priority.
-    pub priority: Option<String>,
+    pub(crate) priority: Option<String>,
     /// The default IAM role for Lambda functions.
-    pub lambda_role: Option<String>,
+    pub(crate) lambda_role: Option<String>,
     /// The type's description.
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
 }
 
 /// An `[[activity]]` type and its defaults.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub struct ActivitySpec {
+pub(crate) struct ActivitySpec {
     /// The type's name.
-    pub name: String,
+    pub(crate) name: String,
     /// The type's version.
-    pub version: String,
+    pub(crate) version: String,
     /// The default activity task list.
-    pub task_list: Option<String>,
+    pub(crate) task_list: Option<String>,
     /// The default time from start to close.
-    pub start_to_close: Option<String>,
+    pub(crate) start_to_close: Option<String>,
     /// The default time from scheduled to started.
-    pub schedule_to_start: Option<String>,
+    pub(crate) schedule_to_start: Option<String>,
     /// The default time from scheduled to closed.
-    pub schedule_to_close: Option<String>,
+    pub(crate) schedule_to_close: Option<String>,
     /// The default time between heartbeats.
-    pub heartbeat: Option<String>,
+    pub(crate) heartbeat: Option<String>,
     /// The default task priority.
-    pub priority: Option<String>,
+    pub(crate) priority: Option<String>,
     /// The type's description.
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
 }
 
 /// A `[[module]]`: a component file and the one thing it serves.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub struct ModuleSpec {
+pub(crate) struct ModuleSpec {
     /// The component's file, relative to the manifest.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// The decision task list it serves, as a decider.
-    pub decisions: Option<String>,
+    pub(crate) decisions: Option<String>,
     /// The activity task list it serves, as an activity worker.
-    pub activities: Option<String>,
+    pub(crate) activities: Option<String>,
     /// The Lambda function name it serves, as a function.
-    pub function: Option<String>,
+    pub(crate) function: Option<String>,
     /// Tasks run at once.
-    pub concurrency: Option<u32>,
+    pub(crate) concurrency: Option<u32>,
     /// CPU time per call, in milliseconds.
-    pub cpu_ms: Option<u64>,
+    pub(crate) cpu_ms: Option<u64>,
     /// Memory per instance, in MiB.
-    pub memory_mb: Option<u64>,
+    pub(crate) memory_mb: Option<u64>,
     /// Size of one answer, in KiB.
-    pub output_kb: Option<u64>,
+    pub(crate) output_kb: Option<u64>,
     /// Hosts an activity worker may send HTTP requests to.
     #[serde(default)]
-    pub allow_http: Vec<String>,
+    pub(crate) allow_http: Vec<String>,
     /// A decider's upgrade policy: `pinned`, `replay` or `all` (see `weft bind --upgrade`).
-    pub upgrade: Option<UpgradePolicy>,
+    pub(crate) upgrade: Option<UpgradePolicy>,
     /// Whether continue-as-new and child runs a pinned run starts on the decider's list start
     /// on its module (see `weft bind --inherit-pin`).
-    pub inherit_pin: Option<bool>,
+    pub(crate) inherit_pin: Option<bool>,
 }
 
 impl ModuleSpec {
     /// What it serves: `decisions`, `activities` or `function`, and the task list or function
     /// name. (A manifest's check makes sure there is one.)
-    pub fn target(&self) -> (&'static str, &str) {
+    pub(crate) fn target(&self) -> (&'static str, &str) {
         match (&self.decisions, &self.activities, &self.function) {
             (Some(name), _, _) => ("decisions", name),
             (_, Some(name), _) => ("activities", name),
@@ -162,21 +162,21 @@ impl ModuleSpec {
 
 impl Manifest {
     /// Reads and checks the manifest at `path`; the message names the file and what to fix.
-    pub fn read(path: &Path) -> Result<Manifest, String> {
+    pub(crate) fn read(path: &Path) -> Result<Manifest, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         Manifest::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 
     /// Parses and checks a manifest's text.
-    pub fn parse(text: &str) -> Result<Manifest, String> {
+    pub(crate) fn parse(text: &str) -> Result<Manifest, String> {
         let manifest: Manifest = toml::from_str(text).map_err(|e| e.to_string())?;
         manifest.check()?;
         Ok(manifest)
     }
 
     /// The one workflow type, if there is exactly one.
-    pub fn only_workflow(&self) -> Option<&WorkflowSpec> {
+    pub(crate) fn only_workflow(&self) -> Option<&WorkflowSpec> {
         match &self.workflows[..] {
             [only] => Some(only),
             _ => None,
@@ -268,14 +268,13 @@ impl Manifest {
             (what, "RegisterActivityType", a.register(domain))
         }));
         for (what, operation, input) in registrations {
-            crate::api::check_registration(operation, input)
-                .map_err(|fault| format!("{what}: {}", fault.client_message()))?;
+            check_registration(operation, input).map_err(|why| format!("{what}: {why}"))?;
         }
         Ok(())
     }
 
     /// `RegisterDomain`'s input for the domain.
-    pub fn register_domain(&self) -> Value {
+    pub(crate) fn register_domain(&self) -> Value {
         let domain = &self.domain;
         let mut input = json!({
             "name": domain.name,
@@ -311,14 +310,14 @@ impl WorkflowSpec {
     }
 
     /// The `RegisterWorkflowType` request for this type in `domain`.
-    pub fn register(&self, domain: &str) -> Value {
+    pub(crate) fn register(&self, domain: &str) -> Value {
         let head = (&self.name, &self.version, &self.description);
         register(domain, head, self.defaults())
     }
 
     /// How the `configuration` that `DescribeWorkflowType` answers differs from these
     /// defaults, one line per default.
-    pub fn differences(&self, configuration: &Value) -> Vec<String> {
+    pub(crate) fn differences(&self, configuration: &Value) -> Vec<String> {
         differences(self.defaults(), configuration)
     }
 }
@@ -345,14 +344,14 @@ impl ActivitySpec {
     }
 
     /// The `RegisterActivityType` request for this type in `domain`.
-    pub fn register(&self, domain: &str) -> Value {
+    pub(crate) fn register(&self, domain: &str) -> Value {
         let head = (&self.name, &self.version, &self.description);
         register(domain, head, self.defaults())
     }
 
     /// How the `configuration` that `DescribeActivityType` answers differs from these
     /// defaults, one line per default.
-    pub fn differences(&self, configuration: &Value) -> Vec<String> {
+    pub(crate) fn differences(&self, configuration: &Value) -> Vec<String> {
         differences(self.defaults(), configuration)
     }
 }
@@ -407,7 +406,7 @@ fn text(text: &Option<String>) -> Option<Value> {
 
 /// A duration as SWF takes it: whole seconds as text, or `NONE`. Reads `90`, `90s`, `5m`,
 /// `2h`, `1d` and `NONE`.
-pub fn seconds(text: &str) -> Result<String, String> {
+pub(crate) fn seconds(text: &str) -> Result<String, String> {
     let text = text.trim();
     if text.eq_ignore_ascii_case("none") {
         return Ok("NONE".into());

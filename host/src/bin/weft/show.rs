@@ -2,15 +2,15 @@
 
 use serde_json::Value;
 
-use super::swf::attributes;
-use super::{
+use weft_host::client::swf::attributes;
+use weft_host::client::{
     Binding, ClockState, GuestFailureRecord, ModuleRecord, PinnedDecider, ResetReport, RunFailure,
     RunLogLine, RunReplay, RunUpgrade, Timestamp, UpgradeReport,
 };
 
 /// A module: `DIGEST  [NAME [VERSION]  ]WORLD  SIZE bytes  uploaded TIME`, then
 /// `  used by KIND NAME in DOMAIN, ...` when bindings use it.
-pub fn module(module: &ModuleRecord) -> String {
+pub(crate) fn module(module: &ModuleRecord) -> String {
     let label = label(&module.name, &module.version).map_or_else(String::new, |l| l + "  ");
     let used_by = module
         .used_by
@@ -51,7 +51,7 @@ fn runs(n: u64) -> String {
 
 /// A decision binding's versions, oldest first, one line each:
 /// `  v2 DIGEST  bound TIME  3 open runs pinned  (current)`.
-pub fn versions(binding: &Binding) -> Vec<String> {
+pub(crate) fn versions(binding: &Binding) -> Vec<String> {
     binding
         .versions
         .iter()
@@ -76,7 +76,7 @@ pub fn versions(binding: &Binding) -> Vec<String> {
 
 /// What an upgrade did to a run: `moved WORKFLOW-ID RUN-ID  FROM -> TO  N decision tasks
 /// replayed`, or `kept  WORKFLOW-ID RUN-ID  on FROM: WHY`.
-pub fn upgrade(report: &UpgradeReport, run: &RunUpgrade) -> String {
+pub(crate) fn upgrade(report: &UpgradeReport, run: &RunUpgrade) -> String {
     let (from, to) = (short_digest(&run.from), short_digest(&report.module));
     let head = format!("{} {}", run.workflow_id, run.run_id);
     if run.moved {
@@ -105,7 +105,7 @@ pub fn upgrade(report: &UpgradeReport, run: &RunUpgrade) -> String {
 }
 
 /// What a reset did, in a few lines: the new run, what it carries, who decides it.
-pub fn reset(report: &ResetReport) -> Vec<String> {
+pub(crate) fn reset(report: &ResetReport) -> Vec<String> {
     let old = match report.terminated {
         true => "terminated",
         false => "closed",
@@ -143,7 +143,7 @@ pub fn reset(report: &ResetReport) -> Vec<String> {
 }
 
 /// A run's decider: `decider NAME VERSION (DIGEST), pinned TIME[, moved from DIGEST]`.
-pub fn decider(decider: &PinnedDecider) -> String {
+pub(crate) fn decider(decider: &PinnedDecider) -> String {
     let label = label(&decider.name, &decider.version).map_or_else(String::new, |l| l + " ");
     let moved = match &decider.pin.moved_from {
         Some(from) => format!(", moved from {}", short_digest(from)),
@@ -164,7 +164,7 @@ fn short_digest(digest: &str) -> &str {
 /// A binding: `KIND NAME in DOMAIN -> DIGEST  concurrency N, cpu N ms, memory N MiB, output N KiB`,
 /// then `, http HOST HOST...` if it may send HTTP requests and `, previously DIGEST` if a
 /// rollback can restore another module.
-pub fn binding(binding: &Binding) -> String {
+pub(crate) fn binding(binding: &Binding) -> String {
     let limits = &binding.limits;
     let http = if binding.http_hosts.is_empty() {
         String::new()
@@ -201,7 +201,7 @@ pub fn binding(binding: &Binding) -> String {
 }
 
 /// A guest's failure: `TIME  WORKFLOW-ID RUN-ID  TASK: REASON`.
-pub fn failure(failure: &GuestFailureRecord) -> String {
+pub(crate) fn failure(failure: &GuestFailureRecord) -> String {
     format!(
         "{}  {} {}  {}: {}",
         time(failure.at),
@@ -213,7 +213,7 @@ pub fn failure(failure: &GuestFailureRecord) -> String {
 }
 
 /// A guest's failure on a run it names already: `TIME  KIND BINDING  TASK: REASON`.
-pub fn run_failure(failure: &RunFailure) -> String {
+pub(crate) fn run_failure(failure: &RunFailure) -> String {
     let f = &failure.failure;
     let kind = failure.kind.name();
     let mut line = format!(
@@ -232,7 +232,7 @@ pub fn run_failure(failure: &RunFailure) -> String {
 }
 
 /// A line a run's guest logged: `TIME  LEVEL  KIND BINDING  TASK: MESSAGE`.
-pub fn run_log_line(line: &RunLogLine) -> String {
+pub(crate) fn run_log_line(line: &RunLogLine) -> String {
     format!(
         "{}  {:<5}  {} {}  {}: {}",
         time(line.at),
@@ -247,7 +247,7 @@ pub fn run_log_line(line: &RunLogLine) -> String {
 /// A run's replay: `same      WORKFLOW-ID RUN-ID  TYPE:VERSION  N decision tasks`, or
 /// `DIVERGED  WORKFLOW-ID RUN-ID  TYPE:VERSION  decision task started at event N, its Kth
 /// decision: WHAT`.
-pub fn replay(run: &RunReplay) -> String {
+pub(crate) fn replay(run: &RunReplay) -> String {
     let state = if run.open { "open" } else { "closed" };
     let head = format!(
         "{} {}  {}:{}  {state}",
@@ -265,7 +265,7 @@ pub fn replay(run: &RunReplay) -> String {
 }
 
 /// The server's clock: `2026-12-04T15:02:03Z (time-skipping: 7d 0h 0m ahead of the wall clock)`.
-pub fn clock(state: &ClockState) -> String {
+pub(crate) fn clock(state: &ClockState) -> String {
     let now = time(state.now);
     if !state.time_skipping {
         return format!("{now} (the wall clock)");
@@ -276,7 +276,7 @@ pub fn clock(state: &ClockState) -> String {
 }
 
 /// A domain (SWF's `DomainInfo`): `NAME  STATUS  DESCRIPTION`.
-pub fn domain(info: &Value) -> String {
+pub(crate) fn domain(info: &Value) -> String {
     let description = info["description"].as_str().unwrap_or_default();
     format!(
         "{}  {}  {description}",
@@ -288,7 +288,7 @@ pub fn domain(info: &Value) -> String {
 }
 
 /// A type (SWF's `WorkflowTypeInfo` or `ActivityTypeInfo`): `KIND NAME:VERSION  STATUS`.
-pub fn type_info(kind: &str, info: &Value) -> String {
+pub(crate) fn type_info(kind: &str, info: &Value) -> String {
     let key = if kind == "workflow" {
         "workflowType"
     } else {
@@ -303,7 +303,7 @@ pub fn type_info(kind: &str, info: &Value) -> String {
 
 /// A run (SWF's `WorkflowExecutionInfo`): `WORKFLOW-ID  RUN-ID  TYPE:VERSION  STATUS  started
 /// TIME[, closed TIME]`, where STATUS is the close status once closed.
-pub fn execution(info: &Value) -> String {
+pub(crate) fn execution(info: &Value) -> String {
     let status = info["closeStatus"]
         .as_str()
         .unwrap_or_else(|| info["executionStatus"].as_str().unwrap_or_default());
@@ -322,7 +322,7 @@ pub fn execution(info: &Value) -> String {
 
 /// A history event: `ID  TIME  TYPE  NAME=VALUE...`, with the attributes that are plain
 /// values or types (long texts cut short).
-pub fn event(event: &Value) -> String {
+pub(crate) fn event(event: &Value) -> String {
     let mut line = format!(
         "{:>4}  {}  {}",
         text(&event["eventId"]),
