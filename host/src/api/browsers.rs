@@ -34,6 +34,7 @@ use axum::response::Response;
 use super::response::{self, Face};
 use super::{Api, request_id};
 use crate::fault::{Fault, echo};
+use crate::model::routes;
 
 /// Where a request's body may be sent, and the media types each reads.
 const SWF_TYPES: &[&str] = &["application/x-amz-json-1.0", "application/json"];
@@ -123,7 +124,7 @@ fn check(
     if *method == Method::POST || *method == Method::PUT {
         let expected = match path {
             "/" => SWF_TYPES,
-            "/v1/modules" => MODULE_TYPES,
+            routes::MODULES => MODULE_TYPES,
             _ if path.starts_with("/v1/") => JSON_TYPES,
             // Nothing is served there: the router answers that.
             _ => return Ok(()),

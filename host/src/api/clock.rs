@@ -6,6 +6,7 @@
 //! | `GET /v1/clock` | `{"now", "timeSkipping", "skippedSeconds"}`: `now` in epoch seconds, as SWF's timestamps |
 //! | `POST /v1/clock/advance` (body: `{"seconds"}`) | the clock as `GET` answers it, moved; what came due fires at once |
 
+use crate::model::routes;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,8 +23,8 @@ use axum::routing::{get, post};
 /// The clock's routes, to merge into the router.
 pub(super) fn routes() -> Router<Arc<Api>> {
     Router::new()
-        .route("/v1/clock", get(read))
-        .route("/v1/clock/advance", post(advance))
+        .route(routes::CLOCK, get(read))
+        .route(routes::CLOCK_ADVANCE, post(advance))
 }
 
 fn state(svc: &Service) -> ClockState {

@@ -4,6 +4,7 @@
 //! | --- | --- |
 //! | `POST /v1/domains/{domain}/imports` (body: `{"workflowId", "runId", "events"}`) | `{"added"}`: false if the run was there already |
 
+use crate::model::routes;
 use std::sync::Arc;
 
 use axum::Router;
@@ -22,7 +23,7 @@ use crate::ops::imports;
 
 /// The routes, to merge into the router.
 pub(super) fn routes() -> Router<Arc<Api>> {
-    Router::new().route("/v1/domains/{domain}/imports", post(import))
+    Router::new().route(routes::IMPORTS, post(import))
 }
 
 async fn import(

@@ -14,6 +14,7 @@
 //! request rate as that call would; once the rate would keep the batch waiting past
 //! [`BATCH_PATIENCE`], the runs left are answered as failures that say so.
 
+use crate::model::routes;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -36,17 +37,11 @@ use crate::ops::{resets, runs};
 /// The routes, to merge into the router.
 pub(super) fn routes() -> Router<Arc<Api>> {
     Router::new()
-        .route("/v1/domains/{domain}/runs", get(list))
-        .route("/v1/domains/{domain}/runs/count", get(count))
-        .route("/v1/domains/{domain}/runs/batch", post(batch))
-        .route(
-            "/v1/domains/{domain}/workflows/{workflow_id}/runs/{run_id}",
-            get(one),
-        )
-        .route(
-            "/v1/domains/{domain}/workflows/{workflow_id}/reset",
-            post(reset),
-        )
+        .route(routes::RUNS, get(list))
+        .route(routes::RUNS_COUNT, get(count))
+        .route(routes::RUNS_BATCH, post(batch))
+        .route(routes::RUN, get(one))
+        .route(routes::RESET, post(reset))
 }
 
 async fn reset(

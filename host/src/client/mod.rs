@@ -32,7 +32,7 @@ mod wasm;
 pub use self::transfer::RunSelection;
 mod transport;
 
-use std::fmt::Write as _;
+use crate::model::routes;
 use std::path::Path;
 use std::time::Duration;
 
@@ -198,12 +198,7 @@ impl Client {
         workflow_id: &str,
         run_id: &str,
     ) -> Result<Vec<RunFailure>, ClientError> {
-        let path = format!(
-            "/v1/domains/{}/workflows/{}/runs/{}/failures",
-            encode(domain),
-            encode(workflow_id),
-            encode(run_id)
-        );
+        let path = routes::fill(routes::RUN_FAILURES, &[domain, workflow_id, run_id]);
         let list: RunFailureList = self.call(Method::GET, path, None).await?;
         Ok(list.failures)
     }
@@ -211,7 +206,7 @@ impl Client {
     /// A page of the domain's runs, open and closed, that `query` picks.
     pub async fn list_runs(&self, domain: &str, query: &RunQuery) -> Result<RunList, ClientError> {
         let query = serde_urlencoded::to_string(query).map_err(|e| self.protocol(e))?;
-        let path = format!("/v1/domains/{}/runs?{query}", encode(domain));
+        let path = format!("{}?{query}", routes::fill(routes::RUNS, &[domain]));
         self.call(Method::GET, path, None).await
     }
 
@@ -222,19 +217,14 @@ impl Client {
         workflow_id: &str,
         run_id: &str,
     ) -> Result<RunSummary, ClientError> {
-        let path = format!(
-            "/v1/domains/{}/workflows/{}/runs/{}",
-            encode(domain),
-            encode(workflow_id),
-            encode(run_id)
-        );
+        let path = routes::fill(routes::RUN, &[domain, workflow_id, run_id]);
         self.call(Method::GET, path, None).await
     }
 
     /// How many of the domain's runs `filter` picks.
     pub async fn count_runs(&self, domain: &str, filter: &RunFilter) -> Result<u64, ClientError> {
         let query = serde_urlencoded::to_string(filter).map_err(|e| self.protocol(e))?;
-        let path = format!("/v1/domains/{}/runs/count?{query}", encode(domain));
+        let path = format!("{}?{query}", routes::fill(routes::RUNS_COUNT, &[domain]));
         let count: RunCount = self.call(Method::GET, path, None).await?;
         Ok(count.count)
     }
@@ -248,11 +238,7 @@ impl Client {
         reset: &ResetRequest,
     ) -> Result<ResetReport, ClientError> {
         let body = serde_json::to_vec(reset).map_err(|e| self.protocol(e))?;
-        let path = format!(
-            "/v1/domains/{}/workflows/{}/reset",
-            encode(domain),
-            encode(workflow_id)
-        );
+        let path = routes::fill(routes::RESET, &[domain, workflow_id]);
         self.call(Method::POST, path, Some(("application/json", body)))
             .await
     }
@@ -260,7 +246,7 @@ impl Client {
     /// Applies `batch.action` to every open run of the domain that `batch.filter` picks.
     pub async fn batch(&self, domain: &str, batch: &Batch) -> Result<BatchOutcome, ClientError> {
         let body = serde_json::to_vec(batch).map_err(|e| self.protocol(e))?;
-        let path = format!("/v1/domains/{}/runs/batch", encode(domain));
+        let path = routes::fill(routes::RUNS_BATCH, &[domain]);
         self.call(Method::POST, path, Some(("application/json", body)))
             .await
     }
@@ -273,19 +259,14 @@ impl Client {
         workflow_id: &str,
         run_id: &str,
     ) -> Result<Vec<RunLogLine>, ClientError> {
-        let path = format!(
-            "/v1/domains/{}/workflows/{}/runs/{}/logs",
-            encode(domain),
-            encode(workflow_id),
-            encode(run_id)
-        );
+        let path = routes::fill(routes::RUN_LOGS, &[domain, workflow_id, run_id]);
         let list: RunLogList = self.call(Method::GET, path, None).await?;
         Ok(list.lines)
     }
 
     /// The domain's task lists with tasks waiting, polls waiting or a binding.
     pub async fn task_lists(&self, domain: &str) -> Result<Vec<TaskListInfo>, ClientError> {
-        let path = format!("/v1/domains/{}/task-lists", encode(domain));
+        let path = routes::fill(routes::TASK_LISTS, &[domain]);
         let list: TaskListList = self.call(Method::GET, path, None).await?;
         Ok(list.task_lists)
     }
@@ -294,7 +275,7 @@ impl Client {
     /// of `domain` that `replay` picks; answers each run's replay.
     pub async fn replay(&self, domain: &str, replay: &Replay) -> Result<ReplayReport, ClientError> {
         let body = serde_json::to_vec(replay).map_err(|e| self.protocol(e))?;
-        let path = format!("/v1/domains/{}/replay", encode(domain));
+        let path = routes::fill(routes::REPLAY, &[domain]);
         self.call(Method::POST, path, Some(("application/json", body)))
             .await
     }
@@ -422,29 +403,13 @@ impl Exchange {
     }
 }
 
-/// `segment` percent-encoded for one path segment: everything but RFC 3986's unreserved
-/// characters, so a name with `/`, `%`, `?` or spaces stays one segment and decodes back.
-pub(crate) fn encode(segment: &str) -> String {
-    segment.bytes().fold(String::new(), |mut out, b| {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            let _ = write!(out, "%{b:02X}");
-        }
-        out
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::wasm::binding_path;
     use super::*;
 
     #[test]
-    fn segments_are_percent_encoded() {
-        assert_eq!(encode("tasks-1.a_b~"), "tasks-1.a_b~");
-        assert_eq!(encode("a b/c?%"), "a%20b%2Fc%3F%25");
-        assert_eq!(encode("é"), "%C3%A9");
+    fn binding_paths_encode_their_segments() {
         assert_eq!(
             binding_path("d/1", BindingKind::Activity, "x y"),
             "/v1/domains/d%2F1/bindings/activity/x%20y"

@@ -2,10 +2,11 @@
 //! `weft import` stores them, through SWF's own listings, describe and history; and storing a
 //! run in Weft (`POST /v1/domains/{domain}/imports`).
 
+use crate::model::routes;
 use hyper::Method;
 use serde_json::{Value, json};
 
-use super::{Client, ClientError, ExportedHistory, ExportedRun, ImportAnswer, RunImport, encode};
+use super::{Client, ClientError, ExportedHistory, ExportedRun, ImportAnswer, RunImport};
 
 /// Which runs a listing takes.
 #[derive(Clone, Debug, Default)]
@@ -76,7 +77,7 @@ impl Client {
     /// was there already).
     pub async fn import_run(&self, domain: &str, run: &RunImport) -> Result<bool, ClientError> {
         let body = serde_json::to_vec(run).map_err(|e| self.protocol(e))?;
-        let path = format!("/v1/domains/{}/imports", encode(domain));
+        let path = routes::fill(routes::IMPORTS, &[domain]);
         let answer: ImportAnswer = self
             .call(Method::POST, path, Some(("application/json", body)))
             .await?;

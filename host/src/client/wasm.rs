@@ -1,13 +1,14 @@
 //! The client's calls of Weft's `/v1` modules and bindings: uploads, binds, rollbacks, ramps
 //! and upgrades, and what bound guests failed.
 
+use crate::model::routes;
 use hyper::Method;
 use serde::de::IgnoredAny;
 use tokio::sync::oneshot;
 
 use super::{
     Bind, Binding, BindingKind, BindingList, Client, ClientError, Exchange, FailureList,
-    GuestFailureRecord, ModuleLabel, ModuleList, ModuleRecord, UpgradeQuery, UpgradeReport, encode,
+    GuestFailureRecord, ModuleLabel, ModuleList, ModuleRecord, UpgradeQuery, UpgradeReport,
 };
 
 impl Client {
@@ -27,8 +28,8 @@ impl Client {
     ) -> Result<ModuleRecord, ClientError> {
         let query = serde_urlencoded::to_string(label).map_err(|e| self.protocol(e))?;
         let path = match query.as_str() {
-            "" => "/v1/modules".to_owned(),
-            query => format!("/v1/modules?{query}"),
+            "" => routes::MODULES.to_owned(),
+            query => format!("{}?{query}", routes::MODULES),
         };
         let request = Exchange {
             sent,
@@ -47,8 +48,8 @@ impl Client {
     ) -> Result<ModuleRecord, ClientError> {
         let query = serde_urlencoded::to_string(label).map_err(|e| self.protocol(e))?;
         let path = match query.as_str() {
-            "" => "/v1/modules?dryRun=true".to_owned(),
-            query => format!("/v1/modules?{query}&dryRun=true"),
+            "" => format!("{}?dryRun=true", routes::MODULES),
+            query => format!("{}?{query}&dryRun=true", routes::MODULES),
         };
         self.call(Method::POST, path, Some(("application/wasm", code)))
             .await
@@ -73,13 +74,13 @@ impl Client {
 
     /// The modules, by digest.
     pub async fn list_modules(&self) -> Result<Vec<ModuleRecord>, ClientError> {
-        let list: ModuleList = self.call(Method::GET, "/v1/modules".into(), None).await?;
+        let list: ModuleList = self.call(Method::GET, routes::MODULES.into(), None).await?;
         Ok(list.modules)
     }
 
     /// Deletes a module no binding uses.
     pub async fn delete_module(&self, digest: &str) -> Result<(), ClientError> {
-        let path = format!("/v1/modules/{}", encode(digest));
+        let path = routes::fill(routes::MODULE, &[digest]);
         let _: IgnoredAny = self.call(Method::DELETE, path, None).await?;
         Ok(())
     }
@@ -100,7 +101,7 @@ impl Client {
 
     /// The domain's bindings, by kind then name.
     pub async fn list_bindings(&self, domain: &str) -> Result<Vec<Binding>, ClientError> {
-        let path = format!("/v1/domains/{}/bindings", encode(domain));
+        let path = routes::fill(routes::BINDINGS, &[domain]);
         let list: BindingList = self.call(Method::GET, path, None).await?;
         Ok(list.bindings)
     }
@@ -124,17 +125,15 @@ impl Client {
         kind: BindingKind,
         name: &str,
     ) -> Result<Binding, ClientError> {
-        let path = format!("{}/rollback", binding_path(domain, kind, name));
+        let path = routes::fill(routes::BINDING_ROLLBACK, &[domain, kind.name(), name]);
         let body = Some(("application/json", b"{}".to_vec()));
         self.call(Method::POST, path, body).await
     }
 
     /// Ends the ramp of decision binding `list` in `domain`; answers the binding.
     pub async fn promote(&self, domain: &str, list: &str) -> Result<Binding, ClientError> {
-        let path = format!(
-            "{}/promote",
-            binding_path(domain, BindingKind::Decision, list)
-        );
+        let decision = BindingKind::Decision.name();
+        let path = routes::fill(routes::BINDING_PROMOTE, &[domain, decision, list]);
         let body = Some(("application/json", b"{}".to_vec()));
         self.call(Method::POST, path, body).await
     }
@@ -148,10 +147,9 @@ impl Client {
         query: &UpgradeQuery,
     ) -> Result<UpgradeReport, ClientError> {
         let query = serde_urlencoded::to_string(query).map_err(|e| self.protocol(e))?;
-        let path = format!(
-            "{}/upgrade?{query}",
-            binding_path(domain, BindingKind::Decision, list)
-        );
+        let decision = BindingKind::Decision.name();
+        let upgrade = routes::fill(routes::BINDING_UPGRADE, &[domain, decision, list]);
+        let path = format!("{upgrade}?{query}");
         let body = Some(("application/json", b"{}".to_vec()));
         self.call(Method::POST, path, body).await
     }
@@ -163,17 +161,12 @@ impl Client {
         kind: BindingKind,
         name: &str,
     ) -> Result<Vec<GuestFailureRecord>, ClientError> {
-        let path = format!("{}/failures", binding_path(domain, kind, name));
+        let path = routes::fill(routes::BINDING_FAILURES, &[domain, kind.name(), name]);
         let list: FailureList = self.call(Method::GET, path, None).await?;
         Ok(list.failures)
     }
 }
 
 pub(super) fn binding_path(domain: &str, kind: BindingKind, name: &str) -> String {
-    format!(
-        "/v1/domains/{}/bindings/{}/{}",
-        encode(domain),
-        kind.name(),
-        encode(name)
-    )
+    routes::fill(routes::BINDING, &[domain, kind.name(), name])
 }

@@ -9,6 +9,7 @@ mod execution;
 mod pins;
 mod replay;
 mod resets;
+pub(crate) mod routes;
 mod rules;
 mod runs;
 mod shapes;

@@ -27,6 +27,7 @@
 //! `kind` is `decision`, `activity` or `function`. `httpHosts` (activity bindings only; none by
 //! default) lists the hosts, `host` or `host:port`, its guest may send HTTP requests to.
 
+use crate::model::routes;
 use std::sync::Arc;
 
 use axum::Router;
@@ -55,39 +56,18 @@ use crate::ops::{replay, run_failures, run_logs, upgrades};
 /// The extension's routes, to merge into the router.
 pub(super) fn routes() -> Router<Arc<Api>> {
     Router::new()
-        .route("/v1/modules", post(upload_module).get(list_modules))
-        .route("/v1/modules/{digest}", axum::routing::delete(delete_module))
-        .route("/v1/domains/{domain}/bindings", get(list_bindings))
-        .route(
-            "/v1/domains/{domain}/bindings/{kind}/{name}",
-            put(bind).delete(unbind),
-        )
-        .route(
-            "/v1/domains/{domain}/bindings/{kind}/{name}/failures",
-            get(failures),
-        )
-        .route(
-            "/v1/domains/{domain}/bindings/{kind}/{name}/rollback",
-            post(rollback),
-        )
-        .route(
-            "/v1/domains/{domain}/bindings/{kind}/{name}/upgrade",
-            post(upgrade),
-        )
-        .route(
-            "/v1/domains/{domain}/bindings/{kind}/{name}/promote",
-            post(promote),
-        )
-        .route(
-            "/v1/domains/{domain}/workflows/{workflow_id}/runs/{run_id}/failures",
-            get(run_failures),
-        )
-        .route(
-            "/v1/domains/{domain}/workflows/{workflow_id}/runs/{run_id}/logs",
-            get(run_logs),
-        )
-        .route("/v1/domains/{domain}/task-lists", get(task_lists))
-        .route("/v1/domains/{domain}/replay", post(replay))
+        .route(routes::MODULES, post(upload_module).get(list_modules))
+        .route(routes::MODULE, axum::routing::delete(delete_module))
+        .route(routes::BINDINGS, get(list_bindings))
+        .route(routes::BINDING, put(bind).delete(unbind))
+        .route(routes::BINDING_FAILURES, get(failures))
+        .route(routes::BINDING_ROLLBACK, post(rollback))
+        .route(routes::BINDING_UPGRADE, post(upgrade))
+        .route(routes::BINDING_PROMOTE, post(promote))
+        .route(routes::RUN_FAILURES, get(run_failures))
+        .route(routes::RUN_LOGS, get(run_logs))
+        .route(routes::TASK_LISTS, get(task_lists))
+        .route(routes::REPLAY, post(replay))
 }
 
 /// A binding's place: domain, kind and name, as the path names them.

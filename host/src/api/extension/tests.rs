@@ -346,3 +346,21 @@ async fn swf_keeps_its_own_statuses() {
     assert_eq!(answer.code(), "UnknownResourceFault");
     assert_eq!(answer.content_type, "application/x-amz-json-1.0");
 }
+
+#[tokio::test]
+async fn the_server_routes_every_path_the_client_fills() {
+    let h = harness();
+    for template in crate::model::routes::ALL {
+        let placeholders = template.matches('{').count();
+        let segments: Vec<&str> = (0..placeholders)
+            .map(|n| ["d", "decision", "x"][n.min(2)])
+            .collect();
+        let uri = crate::model::routes::fill(template, &segments);
+        let mut routed = false;
+        for method in ["GET", "POST", "PUT", "DELETE"] {
+            let answer = h.call(method, &uri, Body::from("{}")).await;
+            routed |= answer.code() != "UnknownOperationException";
+        }
+        assert!(routed, "no method of {uri} is routed");
+    }
+}
