@@ -18,10 +18,11 @@
 //! `cargo bench -p weft-tests --bench wasm -- in-process` measures only the second: what a
 //! decision task costs the service around its decider (the pinned dispatch among it).
 //!
-//! `cargo bench -p weft-tests --bench wasm -- languages` measures instead the order decider
-//! written in Rust, Python and JavaScript on the order's decision task: compile time, cost per
-//! task and memory per instance (it builds the Python and JavaScript deciders from source, so
-//! it needs python3 and node; see `weft_tests::languages`).
+//! `cargo bench -p weft-tests --bench wasm -- languages` measures instead the order decider (a
+//! state machine) and the order workflow (async code the SDK replays) written in Rust, Python
+//! and JavaScript on the order's decision task: compile time, cost per task and memory per
+//! instance (it builds the Python and JavaScript guests from source, so it needs python3 and
+//! node; see `weft_tests::languages`).
 //!
 //! It prints figures and asserts nothing about time. `WEFT_BENCH_WORKFLOWS` (default 500),
 //! `WEFT_BENCH_TASKS` (tasks per per-task measurement, default 20000) and `WEFT_BENCH_DIR` (the
@@ -158,35 +159,39 @@ async fn per_decision_task(code: &[u8], name: &str, task: Value, expected: &str,
     }
 }
 
-/// The order decider in Rust, Python and JavaScript (built from source by the SDKs' builds) on
-/// the same decision task: compile time, cost per task, memory per instance.
+/// The order decider (a state machine) and the order workflow (async code the SDK replays) in
+/// Rust, Python and JavaScript (built from source by the SDKs' builds) on the same decision task:
+/// compile time, cost per task, memory per instance.
 async fn languages(tasks: usize) {
     use weft_tests::languages::{self, Lang};
 
     let built = tokio::task::spawn_blocking(|| {
         [
-            (Lang::Python, "examples/order-python/decider.py"),
-            (Lang::Js, "examples/order-js/decider.js"),
+            (Lang::Python, "decider", "examples/order-python/decider.py"),
+            (Lang::Js, "decider", "examples/order-js/decider.js"),
+            (
+                Lang::Python,
+                "workflow",
+                "examples/order-python/workflow.py",
+            ),
+            (Lang::Js, "workflow", "examples/order-js/workflow.js"),
         ]
-        .map(|(lang, entry)| (lang, languages::build(lang, "decider", entry)))
+        .map(|(lang, kind, entry)| (lang, kind, languages::build(lang, "decider", entry)))
     })
     .await
     .expect("the builds");
     println!(
-        "The order decider in three languages, per task in-process ({tasks} tasks per line, after \
-         {WARM_UP} per caller to warm up)"
+        "The order decider (a state machine) and the order workflow (async code, replayed) in \
+         three languages, per task in-process ({tasks} tasks per line, after {WARM_UP} per caller \
+         to warm up)"
     );
-    let rust = weft_tests::guests::guest("order-decider");
-    per_decision_task(
-        &rust,
-        "order-decider (Rust)",
-        order_task(),
-        "ScheduleActivityTask",
-        tasks,
-    )
-    .await;
-    for (lang, code) in built {
-        let name = format!("order-decider ({lang:?})");
+    for name in ["order-decider", "order-workflow"] {
+        let rust = weft_tests::guests::guest(name);
+        let label = format!("{name} (Rust)");
+        per_decision_task(&rust, &label, order_task(), "ScheduleActivityTask", tasks).await;
+    }
+    for (lang, kind, code) in built {
+        let name = format!("order-{kind} ({lang:?})");
         per_decision_task(&code, &name, order_task(), "ScheduleActivityTask", tasks).await;
     }
 }
