@@ -242,50 +242,30 @@ fn differs(decision: &Value, event: &Value) -> Option<String> {
 
 /// The event a decision of type `kind` is recorded as, and the one its immediate failure is.
 fn records(kind: &str) -> (String, String) {
-    let done = match kind {
-        "ScheduleActivityTask" => "ActivityTaskScheduled",
-        "RequestCancelActivityTask" => "ActivityTaskCancelRequested",
-        "CompleteWorkflowExecution" => "WorkflowExecutionCompleted",
-        "FailWorkflowExecution" => "WorkflowExecutionFailed",
-        "CancelWorkflowExecution" => "WorkflowExecutionCanceled",
-        "ContinueAsNewWorkflowExecution" => "WorkflowExecutionContinuedAsNew",
-        "RecordMarker" => "MarkerRecorded",
-        "StartTimer" => "TimerStarted",
-        "CancelTimer" => "TimerCanceled",
-        "ScheduleLambdaFunction" => "LambdaFunctionScheduled",
-        // The three requests to other runs are recorded as `...Initiated`.
-        other => return (format!("{other}Initiated"), format!("{other}Failed")),
-    };
-    (done.into(), format!("{kind}Failed"))
+    match weft_workflow_core::decision_named(kind) {
+        Some(d) => (d.recorded.into(), d.refused.into()),
+        None => (
+            format!("{kind} (no such decision)"),
+            format!("{kind}Failed"),
+        ),
+    }
 }
 
 /// Whether the wire event `event` was made by a decision of the task completed by event
-/// `completed` (a later outcome of an `*Initiated` event names its task too, and its event).
+/// `completed`.
 fn made_by(event: &Value, completed: u64) -> bool {
     let Some(attributes) = attributes(event) else {
         return false;
     };
-    attributes
-        .get("decisionTaskCompletedEventId")
-        .and_then(Value::as_u64)
-        == Some(completed)
-        && attributes
-            .get("initiatedEventId")
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-            == 0
+    let member = |name| attributes.get(name).and_then(Value::as_u64);
+    let task = member("decisionTaskCompletedEventId");
+    weft_workflow_core::made_by(task, member("initiatedEventId")) == Some(completed)
 }
 
 fn closes_run(event: &Value) -> bool {
-    matches!(
-        event["eventType"].as_str(),
-        Some(
-            "WorkflowExecutionCompleted"
-                | "WorkflowExecutionFailed"
-                | "WorkflowExecutionCanceled"
-                | "WorkflowExecutionContinuedAsNew"
-        )
-    )
+    event["eventType"]
+        .as_str()
+        .is_some_and(weft_workflow_core::closes_run)
 }
 
 fn attributes(event: &Value) -> Option<&Map<String, Value>> {

@@ -482,6 +482,34 @@ mod tests {
     use crate::api::schema::MODEL_JSON;
 
     #[test]
+    fn the_workflow_cores_decision_table_names_the_models_decisions_and_events() {
+        let model: serde_json::Value = serde_json::from_str(MODEL_JSON).unwrap();
+        let listed = |shape: &str| -> Vec<String> {
+            let values = model["shapes"][shape]["enum"].as_array().unwrap();
+            values
+                .iter()
+                .map(|v| v.as_str().unwrap().to_owned())
+                .collect()
+        };
+        let (decisions, events) = (listed("DecisionType"), listed("EventType"));
+        let table = weft_workflow_core::DECISIONS;
+        let mut names: Vec<&str> = table.iter().map(|d| d.name).collect();
+        names.sort_unstable();
+        let mut expected: Vec<&str> = decisions.iter().map(String::as_str).collect();
+        expected.sort_unstable();
+        assert_eq!(names, expected);
+        for row in table {
+            for event in [row.recorded, row.refused] {
+                assert!(
+                    events.iter().any(|e| e == event),
+                    "{event} is no event type"
+                );
+                assert!(ALL_TYPES.iter().any(|(name, ..)| *name == event), "{event}");
+            }
+        }
+    }
+
+    #[test]
     fn every_event_type_of_the_model_is_defined_once_with_its_member() {
         let model: serde_json::Value = serde_json::from_str(MODEL_JSON).unwrap();
         let types = &model["shapes"]["EventType"]["enum"];

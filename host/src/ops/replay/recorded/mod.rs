@@ -53,7 +53,8 @@ pub(crate) fn recorded_tasks(events: &[Value]) -> Vec<RecordedTask> {
         };
         let completed = attributes.get("decisionTaskCompletedEventId");
         let initiated = attributes.get("initiatedEventId").and_then(Value::as_u64);
-        if let (Some(completed), None | Some(0)) = (completed.and_then(Value::as_u64), initiated) {
+        let completed = completed.and_then(Value::as_u64);
+        if let Some(completed) = weft_workflow_core::made_by(completed, initiated) {
             made_by.entry(completed).or_default().push(event.clone());
         }
     }
@@ -166,53 +167,14 @@ fn differs(decision: &Value, event: &Value, strict: bool) -> Option<String> {
 
 /// The event a decision of type `kind` is recorded as, and the one its immediate failure is.
 fn records(kind: &str) -> Option<(&'static str, &'static str)> {
-    Some(match kind {
-        "ScheduleActivityTask" => ("ActivityTaskScheduled", "ScheduleActivityTaskFailed"),
-        "RequestCancelActivityTask" => (
-            "ActivityTaskCancelRequested",
-            "RequestCancelActivityTaskFailed",
-        ),
-        "CompleteWorkflowExecution" => (
-            "WorkflowExecutionCompleted",
-            "CompleteWorkflowExecutionFailed",
-        ),
-        "FailWorkflowExecution" => ("WorkflowExecutionFailed", "FailWorkflowExecutionFailed"),
-        "CancelWorkflowExecution" => ("WorkflowExecutionCanceled", "CancelWorkflowExecutionFailed"),
-        "ContinueAsNewWorkflowExecution" => (
-            "WorkflowExecutionContinuedAsNew",
-            "ContinueAsNewWorkflowExecutionFailed",
-        ),
-        "RecordMarker" => ("MarkerRecorded", "RecordMarkerFailed"),
-        "StartTimer" => ("TimerStarted", "StartTimerFailed"),
-        "CancelTimer" => ("TimerCanceled", "CancelTimerFailed"),
-        "SignalExternalWorkflowExecution" => (
-            "SignalExternalWorkflowExecutionInitiated",
-            "SignalExternalWorkflowExecutionFailed",
-        ),
-        "RequestCancelExternalWorkflowExecution" => (
-            "RequestCancelExternalWorkflowExecutionInitiated",
-            "RequestCancelExternalWorkflowExecutionFailed",
-        ),
-        "StartChildWorkflowExecution" => (
-            "StartChildWorkflowExecutionInitiated",
-            "StartChildWorkflowExecutionFailed",
-        ),
-        "ScheduleLambdaFunction" => ("LambdaFunctionScheduled", "ScheduleLambdaFunctionFailed"),
-        _ => return None,
-    })
+    weft_workflow_core::decision_named(kind).map(|d| (d.recorded, d.refused))
 }
 
 /// Whether `event` closed its run.
 fn closes_run(event: &Value) -> bool {
-    matches!(
-        event["eventType"].as_str(),
-        Some(
-            "WorkflowExecutionCompleted"
-                | "WorkflowExecutionFailed"
-                | "WorkflowExecutionCanceled"
-                | "WorkflowExecutionContinuedAsNew"
-        )
-    )
+    event["eventType"]
+        .as_str()
+        .is_some_and(weft_workflow_core::closes_run)
 }
 
 /// The event's attributes.
