@@ -25,9 +25,11 @@ const TARGET: &str = "wasm32-wasip2";
 /// What every guest is built from besides its own crate, relative to the workspace root: the
 /// Rust SDK, the WIT worlds, the names the examples share, the lock file, the workspace manifest
 /// (dependency versions, profiles), and the guests' link flags.
-const SHARED_INPUTS: [&str; 7] = [
+const SHARED_INPUTS: [&str; 9] = [
     "guest-sdk/Cargo.toml",
     "guest-sdk/src",
+    "guest-sdk/core/Cargo.toml",
+    "guest-sdk/core/src",
     "wit",
     "examples/catalog",
     "Cargo.lock",

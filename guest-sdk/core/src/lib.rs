@@ -2,8 +2,9 @@
 //! resets) and the workflow SDKs' replay of exported histories read this table rather than keep
 //! copies of it. `no_std` and without dependencies, so that a Wasm guest may link it.
 //!
-//! This crate is the seed of Weft's one workflow core (ARCHITECTURE.md, issue 48): the replay
-//! algorithm joins it, step by step, and the Python and JavaScript SDKs come to read it too.
+//! The Python and JavaScript SDKs read the same table from files generated from it
+//! (`weft_guest/_swf.py`, `js/src/swf.js`); a test here keeps them in step. This crate is the
+//! seed of Weft's one workflow core (ARCHITECTURE.md): the replay algorithm joins it next.
 
 #![no_std]
 
@@ -126,6 +127,9 @@ pub fn closes_run(event_type: &str) -> bool {
 pub fn made_by(decision_task_completed: Option<u64>, initiated: Option<u64>) -> Option<u64> {
     decision_task_completed.filter(|_| initiated.unwrap_or(0) == 0)
 }
+
+#[cfg(test)]
+mod generated;
 
 #[cfg(test)]
 mod tests {

@@ -3,6 +3,7 @@
 // options object; durations are whole seconds (a number, or a string such as `NONE`).
 
 import { payload } from './json.js';
+import { DECISIONS } from './swf.js';
 
 /** Seconds as SWF's duration string. */
 function secs(seconds) {
@@ -194,19 +195,8 @@ export function decisionAttributes(d) {
   return d[d.decisionType[0].toLowerCase() + d.decisionType.slice(1) + 'DecisionAttributes'];
 }
 
-/** The events a decision's acceptance and its immediate refusal are recorded as, by decision type. */
-export const RECORDED_AS = {
-  ScheduleActivityTask: ['ActivityTaskScheduled', 'ScheduleActivityTaskFailed'],
-  RequestCancelActivityTask: ['ActivityTaskCancelRequested', 'RequestCancelActivityTaskFailed'],
-  CompleteWorkflowExecution: ['WorkflowExecutionCompleted', 'CompleteWorkflowExecutionFailed'],
-  FailWorkflowExecution: ['WorkflowExecutionFailed', 'FailWorkflowExecutionFailed'],
-  CancelWorkflowExecution: ['WorkflowExecutionCanceled', 'CancelWorkflowExecutionFailed'],
-  ContinueAsNewWorkflowExecution: ['WorkflowExecutionContinuedAsNew', 'ContinueAsNewWorkflowExecutionFailed'],
-  RecordMarker: ['MarkerRecorded', 'RecordMarkerFailed'],
-  StartTimer: ['TimerStarted', 'StartTimerFailed'],
-  CancelTimer: ['TimerCanceled', 'CancelTimerFailed'],
-  SignalExternalWorkflowExecution: ['SignalExternalWorkflowExecutionInitiated', 'SignalExternalWorkflowExecutionFailed'],
-  RequestCancelExternalWorkflowExecution: ['RequestCancelExternalWorkflowExecutionInitiated', 'RequestCancelExternalWorkflowExecutionFailed'],
-  StartChildWorkflowExecution: ['StartChildWorkflowExecutionInitiated', 'StartChildWorkflowExecutionFailed'],
-  ScheduleLambdaFunction: ['LambdaFunctionScheduled', 'ScheduleLambdaFunctionFailed'],
-};
+/** The events a decision's acceptance and its immediate refusal are recorded as, by decision type
+ * (from the one table, `swf.js`). */
+export const RECORDED_AS = Object.fromEntries(
+  Object.entries(DECISIONS).map(([decision, [recorded, refused]]) => [decision, [recorded, refused]]),
+);

@@ -12,6 +12,8 @@ and a decision a dict as ``RespondDecisionTaskCompleted`` takes it::
 
 import datetime
 
+from ._swf import DECISIONS
+
 __all__ = [
     "attributes_key", "attributes", "event_type", "decision_attributes_key", "decision_type",
     "decision_attributes", "timestamp", "DECISION_TASK_EVENTS", "CLOSE_EVENTS", "CLOSE_DECISIONS",
@@ -25,40 +27,14 @@ DECISION_TASK_EVENTS = frozenset({
 })
 
 #: The events a decision records when it closes the execution.
-CLOSE_EVENTS = frozenset({
-    "WorkflowExecutionCompleted", "WorkflowExecutionFailed", "WorkflowExecutionCanceled",
-    "WorkflowExecutionContinuedAsNew",
-})
+CLOSE_EVENTS = frozenset(recorded for recorded, _, closes in DECISIONS.values() if closes)
 
 #: The decisions that close the execution.
-CLOSE_DECISIONS = frozenset({
-    "CompleteWorkflowExecution", "FailWorkflowExecution", "CancelWorkflowExecution",
-    "ContinueAsNewWorkflowExecution",
-})
+CLOSE_DECISIONS = frozenset(kind for kind, (_, _, closes) in DECISIONS.items() if closes)
 
-#: Each decision type: the event SWF records when it accepts it, and the one when it refuses it.
-OUTCOMES = {
-    "ScheduleActivityTask": ("ActivityTaskScheduled", "ScheduleActivityTaskFailed"),
-    "RequestCancelActivityTask": ("ActivityTaskCancelRequested",
-                                  "RequestCancelActivityTaskFailed"),
-    "CompleteWorkflowExecution": ("WorkflowExecutionCompleted",
-                                  "CompleteWorkflowExecutionFailed"),
-    "FailWorkflowExecution": ("WorkflowExecutionFailed", "FailWorkflowExecutionFailed"),
-    "CancelWorkflowExecution": ("WorkflowExecutionCanceled", "CancelWorkflowExecutionFailed"),
-    "ContinueAsNewWorkflowExecution": ("WorkflowExecutionContinuedAsNew",
-                                       "ContinueAsNewWorkflowExecutionFailed"),
-    "RecordMarker": ("MarkerRecorded", "RecordMarkerFailed"),
-    "StartTimer": ("TimerStarted", "StartTimerFailed"),
-    "CancelTimer": ("TimerCanceled", "CancelTimerFailed"),
-    "SignalExternalWorkflowExecution": ("SignalExternalWorkflowExecutionInitiated",
-                                        "SignalExternalWorkflowExecutionFailed"),
-    "RequestCancelExternalWorkflowExecution": (
-        "RequestCancelExternalWorkflowExecutionInitiated",
-        "RequestCancelExternalWorkflowExecutionFailed"),
-    "StartChildWorkflowExecution": ("StartChildWorkflowExecutionInitiated",
-                                    "StartChildWorkflowExecutionFailed"),
-    "ScheduleLambdaFunction": ("LambdaFunctionScheduled", "ScheduleLambdaFunctionFailed"),
-}
+#: Each decision type: the event SWF records when it accepts it, and the one when it refuses it
+#: (from the one table, ``_swf.py``).
+OUTCOMES = {kind: (recorded, refused) for kind, (recorded, refused, _) in DECISIONS.items()}
 
 
 def _lower_first(name):
