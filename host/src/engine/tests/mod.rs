@@ -3,6 +3,7 @@
 
 mod faults;
 mod lambdas;
+mod table;
 mod timeouts;
 mod triggers;
 
