@@ -87,6 +87,8 @@ fn row(kind: &str) -> (String, String) {
     (row.recorded.to_owned(), row.refused.to_owned())
 }
 
+/// Every decision type but `ScheduleLambdaFunction`, which is applied only for a function bound
+/// in the domain (`lambdas.rs` records it so).
 #[tokio::test]
 async fn each_decision_applied_is_recorded_as_the_table_says() {
     let mut child = run_config();
