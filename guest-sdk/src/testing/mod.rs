@@ -37,6 +37,7 @@ use crate::tasks::DecisionTask;
 use crate::types::{ChildPolicy, TaskList, WorkflowExecution, WorkflowType};
 use crate::{History, Response};
 
+mod endings;
 mod environment;
 #[cfg(feature = "serde")]
 mod exported;

@@ -404,13 +404,13 @@ impl HistoryBuilder {
         )
     }
 
-    fn child_initiated(&self, workflow_id: &str) -> u64 {
+    pub(super) fn child_initiated(&self, workflow_id: &str) -> u64 {
         self.latest(&format!("child {workflow_id:?}"), |a| {
             matches!(a, E::StartChildWorkflowExecutionInitiated(a) if a.workflow_id == workflow_id)
         })
     }
 
-    fn child_type(&self, initiated: u64) -> WorkflowType {
+    pub(super) fn child_type(&self, initiated: u64) -> WorkflowType {
         match &self.events[initiated as usize - 1].attributes {
             E::StartChildWorkflowExecutionInitiated(a) => a.workflow_type.clone(),
             _ => unreachable!("child_initiated answers an initiated event"),
@@ -418,7 +418,7 @@ impl HistoryBuilder {
     }
 
     /// The child's initiated and started events, recording its start if needed.
-    fn child_running(&mut self, workflow_id: &str) -> (u64, u64) {
+    pub(super) fn child_running(&mut self, workflow_id: &str) -> (u64, u64) {
         let initiated = self.child_initiated(workflow_id);
         let started = self.following(initiated, |a| {
             matches!(a, E::ChildWorkflowExecutionStarted(a) if a.initiated_event_id == initiated)
@@ -444,7 +444,7 @@ impl HistoryBuilder {
     }
 
     /// The function's scheduled and started events, recording its start if needed.
-    fn lambda_running(&mut self, id: &str) -> (u64, u64) {
+    pub(super) fn lambda_running(&mut self, id: &str) -> (u64, u64) {
         let scheduled = self.lambda_scheduled(id);
         let started = self.following(
             scheduled,
@@ -461,7 +461,7 @@ impl HistoryBuilder {
     }
 }
 
-fn child_execution(workflow_id: &str, initiated: u64) -> WorkflowExecution {
+pub(super) fn child_execution(workflow_id: &str, initiated: u64) -> WorkflowExecution {
     WorkflowExecution {
         workflow_id: workflow_id.into(),
         run_id: format!("child-run-{initiated}"),

@@ -128,3 +128,25 @@ fn the_history_builder_schedules_the_next_task_while_one_is_started() {
     assert_eq!(next.task().previous_started_event_id, 7);
     assert_eq!(next.new_signals().count(), 1);
 }
+
+#[test]
+fn a_child_ends_as_the_builder_records_it_starting_it_first_if_needed() {
+    use crate::testing::HistoryBuilder;
+    let mut h = HistoryBuilder::new("Quote", "1", None);
+    let start = |id| Decision::start_child(id, "PriceItem", "1").into();
+    h.respond(&[start("late"), start("stopped"), start("killed")]);
+    h.child_timed_out("late");
+    h.child_canceled("stopped", Some("no longer needed"));
+    h.child_started("killed").child_terminated("killed");
+    let task = h.decision_task();
+    assert_eq!(task.child("late"), Some(Status::TimedOut("START_TO_CLOSE")));
+    assert_eq!(
+        task.child("stopped"),
+        Some(Status::Canceled(Some("no longer needed")))
+    );
+    assert_eq!(task.child("killed"), Some(Status::Terminated));
+    let started = (task.events().iter())
+        .filter(|e| matches!(e.attributes, E::ChildWorkflowExecutionStarted(_)))
+        .count();
+    assert_eq!(started, 3, "each child was started once, before it ended");
+}
