@@ -14,13 +14,12 @@ use crate::model::{
     DecisionTask, ItemKind, NamedPoint, NextDecision, Pin, ResetPoint, Run, RunId, Timer,
     WorkflowExecution,
 };
-use crate::store::{Counter, Cursor, Deadline, ItemWrites, Listing, Reads, StoreError, Writes};
+use crate::store::{
+    Counter, Deadline, HistoryPages, ItemWrites, Listing, Reads, StoreError, Writes,
+};
 
 use super::import::{Folded, left_open};
 use super::{Engine, pin_run, signal, terminate};
-
-/// Events copied from one run to another at once.
-const PAGE: usize = 1000;
 
 /// Where a reset cuts a history, and what the carried events leave.
 #[derive(Clone)]
@@ -98,21 +97,26 @@ fn event(events: &[HistoryEvent], id: u64) -> Option<&HistoryEvent> {
 /// The `DecisionTaskStarted` of the decision task `point` names in `events`.
 fn started_event(events: &[HistoryEvent], point: ResetPoint) -> Result<u64, String> {
     let is_started = |e: &&HistoryEvent| matches!(e.event, Event::DecisionTaskStarted(_));
-    let found = match point {
+    let (found, before) = match point {
         ResetPoint::Event(id) => return task_started(events, id),
-        ResetPoint::Named(NamedPoint::First) => events.iter().find(is_started),
+        ResetPoint::Named(NamedPoint::First) => (events.iter().find(is_started), ""),
         ResetPoint::Named(NamedPoint::LastGood) => {
             let failure = events.iter().position(|e| {
                 let kind = e.event.event_type();
                 kind.ends_with("Failed") || kind.ends_with("TimedOut")
             });
             let good = &events[..failure.unwrap_or(events.len())];
-            good.iter().rev().find(is_started)
+            let before = if failure.is_some() {
+                " before its first failure"
+            } else {
+                ""
+            };
+            (good.iter().rev().find(is_started), before)
         }
     };
-    found
-        .map(|e| e.event_id)
-        .ok_or_else(|| "No decision task of the run was started before it failed".into())
+    found.map(|e| e.event_id).ok_or_else(|| {
+        format!("No decision task of the run was started{before}: there is none to decide again")
+    })
 }
 
 /// The `DecisionTaskStarted` of the decision task event `id` of `events` belongs to.
@@ -150,8 +154,8 @@ fn task_started(events: &[HistoryEvent], id: u64) -> Result<u64, String> {
 pub(crate) struct ResetRun {
     /// The new run's id.
     pub(crate) run_id: RunId,
-    /// The decider module it is pinned to, if any.
-    pub(crate) pin: Option<Pin>,
+    /// The decider module (digest) it is pinned to, if any.
+    pub(crate) module: Option<String>,
     /// Why, for the old run's termination.
     pub(crate) reason: Option<String>,
     /// Record again the signals the old run received after the cut.
@@ -194,7 +198,13 @@ pub(crate) fn reset_run(
     eng.tx.name_run(&run)?;
     eng.tx.list_run(&run, Listing::Open, run.started_at)?;
     eng.tx.add_count(eng.domain, Counter::OpenRuns, 1)?;
-    if let Some(pin) = how.pin {
+    if let Some(module) = how.module {
+        let at = eng.tx.now();
+        let pin = Pin {
+            module,
+            at,
+            moved_from: None,
+        };
         pin_run(eng.tx, &mut run, pin)?;
     }
     eng.save(&mut run)?;
@@ -257,21 +267,13 @@ fn new_run(
 
 /// Copies the events 1 to `last` of run `from` to run `to`, as stored.
 fn copy_events(tx: &mut dyn Writes, from: u64, to: u64, last: u64) -> Result<(), StoreError> {
-    let mut cursor = Cursor {
-        after: None,
-        reverse: false,
-        limit: PAGE,
-    };
-    loop {
-        let page = tx.history(from, 1, last, cursor)?;
-        for (id, json) in &page.items {
+    let mut pages = HistoryPages::new(from, 1, last);
+    while let Some(page) = pages.next(&*tx)? {
+        for (id, json) in &page {
             tx.put_event(to, *id, json)?;
         }
-        cursor.after = page.items.last().map(|(id, _)| *id);
-        if !page.more || cursor.after.is_none() {
-            return Ok(());
-        }
     }
+    Ok(())
 }
 
 /// The signals run `seq` received from its event `first` on.
@@ -281,24 +283,16 @@ fn signals_after(
     first: u64,
 ) -> Result<Vec<attrs::WorkflowExecutionSignaled>, StoreError> {
     let mut signals = Vec::new();
-    let mut cursor = Cursor {
-        after: None,
-        reverse: false,
-        limit: PAGE,
-    };
-    loop {
-        let page = tx.history(seq, first, u64::MAX - 1, cursor)?;
-        for (_, json) in &page.items {
+    let mut pages = HistoryPages::since(seq, first);
+    while let Some(page) = pages.next(tx)? {
+        for (_, json) in &page {
             let event: HistoryEvent = serde_json::from_slice(json).map_err(StoreError::broken)?;
             if let Event::WorkflowExecutionSignaled(signaled) = event.event {
                 signals.push(signaled);
             }
         }
-        cursor.after = page.items.last().map(|(id, _)| *id);
-        if !page.more || cursor.after.is_none() {
-            return Ok(signals);
-        }
     }
+    Ok(signals)
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::clock::Timestamp;
 use crate::fault::Fault;
 use crate::model::{CloseStatus, ExecutionConfig, OpenCounts, Run, TypeName, WorkflowExecution};
-use crate::store::{Cursor, Reads};
+use crate::store::{Cursor, HistoryPages, Reads};
 
 use super::executions::existing_run;
 use super::paging::page_size;
@@ -177,25 +177,14 @@ fn named(
     Ok(existing_run(tx, scope, domain, workflow_id, run_id)?.1)
 }
 
-/// Events read from the store at once while reading a whole history.
-const HISTORY_PAGE: usize = 1000;
-
 /// Every event of the run `seq`, oldest first, in wire JSON.
 pub(crate) fn whole_history(tx: &dyn Reads, seq: u64) -> Result<Vec<Value>, Fault> {
     let mut events = Vec::new();
-    let mut cursor = Cursor {
-        after: None,
-        reverse: false,
-        limit: HISTORY_PAGE,
-    };
-    loop {
-        let page = tx.history(seq, 1, u64::MAX - 1, cursor)?;
-        cursor.after = page.items.last().map(|(id, _)| *id);
-        for (_, json) in &page.items {
+    let mut pages = HistoryPages::since(seq, 1);
+    while let Some(page) = pages.next(tx)? {
+        for (_, json) in &page {
             events.push(serde_json::from_slice(json).map_err(Fault::internal)?);
         }
-        if !page.more || cursor.after.is_none() {
-            return Ok(events);
-        }
     }
+    Ok(events)
 }

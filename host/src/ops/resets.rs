@@ -13,7 +13,7 @@ use crate::engine::{Cut, Engine, ResetRun, cut, new_run_id, reset_run};
 use crate::fault::{Fault, echo};
 use crate::model::events::HistoryEvent;
 use crate::model::{
-    BindingKind, Divergence, Pin, ResetReport, ResetRequest, Run, RunId, RunReplay, WorkflowId,
+    BindingKind, Divergence, ResetReport, ResetRequest, Run, RunId, RunReplay, WorkflowId,
 };
 use crate::runtime::World;
 use crate::store::{Cursor, Filter, Listing, Reads, StoreError};
@@ -66,7 +66,7 @@ pub(crate) async fn reset(
     let checked = check_decider(svc, ctx, domain_id, &next, &cut, carried, input.force).await?;
     let how = ResetRun {
         run_id: new_id,
-        pin: None,
+        module: checked.module.clone(),
         reason: input.reason,
         reapply_signals: input.reapply_signals,
     };
@@ -248,12 +248,6 @@ async fn write(
             },
             move |tx, mut old| {
                 let terminated = old.is_open();
-                let pin = checked.module.clone().map(|module| Pin {
-                    module,
-                    at: tx.now(),
-                    moved_from: None,
-                });
-                let how = ResetRun { pin, ..how };
                 let mut eng = Engine::new(tx, domain, &setup);
                 let (run, reapplied) = reset_run(&mut eng, &mut old, &cut, how)?;
                 eng.finish()?;

@@ -15,6 +15,7 @@ mod codec;
 mod error;
 #[cfg(test)]
 mod faulty;
+mod history_pages;
 mod items;
 mod job;
 mod kinds;
@@ -35,6 +36,7 @@ use crate::clock::Clock;
 pub use error::{OpenError, StoreError};
 #[cfg(test)]
 pub(crate) use faulty::{Faults, Rates};
+pub(crate) use history_pages::HistoryPages;
 use seam::Backend;
 pub(crate) use seam::{
     About, Counter, Cursor, Deadline, Due, Filter, HistoryCell, ItemReads, ItemWrites, Listing,
