@@ -1,5 +1,5 @@
-//! What wakes the timer loop (`crate::timers`) when the engine commits a deadline: the engine
-//! rings it after each commit that set one; the loop, above the engine, waits on it.
+//! What wakes the timer loop when the engine commits a deadline: the engine rings it after each
+//! commit that set one; the loop, which sits above the engine, waits on it.
 
 use std::sync::atomic::{AtomicI64, Ordering};
 

@@ -22,8 +22,8 @@ pub(crate) struct Wakers {
     pub(crate) timers: Arc<Alarm>,
 }
 
-/// What holds a closed run's purge back until the run is written elsewhere (the archive,
-/// `crate::archive`): the engine asks before it purges a run whose retention is over.
+/// What holds a closed run's purge back until the run is written elsewhere (the archive, which
+/// implements it): the engine asks before it purges a run whose retention is over.
 pub(crate) trait PurgeGate: Send + Sync {
     /// `Ok` if run `seq` may be purged at `now`; else the time its purge is to come back.
     fn may_purge(&self, seq: u64, now: Timestamp) -> Result<(), Timestamp>;
