@@ -7,7 +7,6 @@
 
 use std::path::PathBuf;
 
-use crate::manifest::{ActivitySpec, FILE_NAME, Manifest, ModuleSpec, WorkflowSpec};
 use clap::Args;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -16,6 +15,7 @@ use weft_host::client::{
     module_digest,
 };
 
+use crate::manifest::{ActivitySpec, FILE_NAME, Manifest, ModuleSpec, WorkflowSpec};
 use crate::modules::{Tuning, default_name, upload, verdict, verify};
 use crate::project::Project;
 use crate::remote::{Remote, print};

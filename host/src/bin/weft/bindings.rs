@@ -5,10 +5,9 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 use weft_host::client::{Binding, BindingList, FailureList, UpgradeQuery, UpgradeReport};
 
-use crate::show;
-
 use crate::modules::Target;
 use crate::remote::{Remote, lines, print};
+use crate::show;
 
 #[derive(Args)]
 pub(crate) struct BindingArgs {

@@ -1,10 +1,10 @@
 //! `weft clock`: the server's clock, and moving a time-skipping server's clock ahead by hand.
 
-use crate::manifest::seconds;
-use crate::show;
 use clap::{Args, Subcommand};
 
+use crate::manifest::seconds;
 use crate::remote::{Remote, print};
+use crate::show;
 
 /// `weft clock [advance BY]`.
 #[derive(Args)]

@@ -1,15 +1,14 @@
 //! `weft domain` and `weft type`: SWF's domains and types, without the AWS CLI.
 
-use crate::manifest::{ActivitySpec, WorkflowSpec, seconds};
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 use weft_host::client::{ClientError, TypeRef};
 
-use crate::show;
-
+use crate::manifest::{ActivitySpec, WorkflowSpec, seconds};
 use crate::modules::type_ref;
 use crate::project;
 use crate::remote::{Remote, print};
+use crate::show;
 
 /// `weft domain ...`.
 #[derive(Args)]

@@ -11,9 +11,8 @@ use weft_host::client::{
     ReplayReport, TypeRef, UpgradePolicy,
 };
 
-use crate::manifest::ModuleSpec;
-
 use crate::bindings::{self, BindingArgs, bound};
+use crate::manifest::ModuleSpec;
 use crate::remote::{Remote, lines, print, read};
 use crate::show;
 

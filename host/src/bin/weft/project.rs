@@ -3,8 +3,9 @@
 
 use std::path::PathBuf;
 
-use crate::manifest::{FILE_NAME, Manifest};
 use weft_host::client::TypeRef;
+
+use crate::manifest::{FILE_NAME, Manifest};
 
 /// A manifest and the directory it is in (its module files are relative to it).
 pub(crate) struct Project {

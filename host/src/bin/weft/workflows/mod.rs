@@ -1,20 +1,22 @@
 //! `weft workflow`: start runs, wait for their results, read their histories, signal, cancel,
-//! terminate and list them, without the AWS CLI.
+//! terminate, reset and list them, without the AWS CLI.
+
+mod reset;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::manifest::seconds;
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 use weft_host::client::swf::{attributes, execution, is_closing};
-use weft_host::client::{Client, NamedPoint, ResetPoint, ResetRequest, TypeRef};
+use weft_host::client::{Client, TypeRef};
 
-use crate::show;
-
+use self::reset::Reset;
+use crate::manifest::seconds;
 use crate::modules::type_ref;
 use crate::project;
 use crate::remote::{Remote, print};
+use crate::show;
 
 /// How often `--wait` and `--follow` look again.
 const POLL_EVERY: Duration = Duration::from_millis(250);
@@ -97,32 +99,6 @@ enum Action {
     /// the run's events up to that task, which is decided again (by the decider bound now),
     /// and the run, if open, is terminated.
     Reset(Reset),
-}
-
-#[derive(Args)]
-#[command(group = clap::ArgGroup::new("point").required(true))]
-struct Reset {
-    #[command(flatten)]
-    run: Run,
-    /// Decide again the decision task this event belongs to (its DecisionTaskScheduled,
-    /// DecisionTaskStarted or DecisionTaskCompleted event's id).
-    #[arg(long, value_name = "EVENT_ID", group = "point")]
-    to: Option<u64>,
-    /// Decide again the last decision task started before the run's first failure.
-    #[arg(long, group = "point")]
-    last_good: bool,
-    /// Decide again the run's first decision task.
-    #[arg(long, group = "point")]
-    first: bool,
-    /// Why: the old run's termination reason.
-    #[arg(long)]
-    reason: Option<String>,
-    /// Reset even if the bound decider decides the carried events otherwise than recorded.
-    #[arg(long)]
-    force: bool,
-    /// Do not record again the signals the run received after that decision task.
-    #[arg(long)]
-    no_signals: bool,
 }
 
 #[derive(Args)]
@@ -242,30 +218,9 @@ pub(crate) async fn run(args: WorkflowArgs) -> anyhow::Result<()> {
             let lines = infos.iter().map(show::execution);
             print(json, &json!({"executionInfos": infos}), lines);
         }
-        Action::Reset(reset) => {
-            let workflow_id = reset.run.workflow_id.clone();
-            let report = client.reset(&domain, &workflow_id, &reset.into()).await?;
-            print(json, &report, show::reset(&report));
-        }
+        Action::Reset(reset) => reset::run(&client, &domain, reset, json).await?,
     }
     Ok(())
-}
-
-impl From<Reset> for ResetRequest {
-    fn from(reset: Reset) -> ResetRequest {
-        let to = match (reset.to, reset.first) {
-            (Some(event), _) => ResetPoint::Event(event),
-            (None, true) => ResetPoint::Named(NamedPoint::First),
-            (None, false) => ResetPoint::Named(NamedPoint::LastGood),
-        };
-        ResetRequest {
-            run_id: reset.run.run,
-            to,
-            reason: reset.reason,
-            force: reset.force,
-            reapply_signals: !reset.no_signals,
-        }
-    }
 }
 
 /// A run, its run id found.
