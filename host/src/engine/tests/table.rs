@@ -32,7 +32,6 @@ async fn decided(decisions: Vec<Value>, interrupted: bool) -> Vec<String> {
                 decisions,
                 ..Completion::default()
             };
-            let mut run = reload(eng, run.seq)?;
             complete_decision_task(eng, &domain(), &mut run, claimed.task, completion)?;
             Ok(run.seq)
         })

@@ -12,6 +12,7 @@
 //! | `languages.rs` | Python and JavaScript guests beside Rust ones: the order workflow mixed, clocks, replay (with `WEFT_GUEST_LANG_TESTS`) |
 //! | `mixed.rs` | a task list served by a Wasm worker and SDK pollers at once, each task once |
 //! | `modules.rs` | uploads, refusals, and deleting a bound module |
+//! | `continued.rs` | runs continued as new: on the current decider, or on their starter's when the binding inherits pins |
 //! | `pinning.rs` | three versions of a decider with runs open on each: every run keeps its module; an upgrade's dry run, then the replay policy moving the runs it replays as recorded; pinned modules kept; rollback and ramp; runs a buggy decider fails on, moved to the fix by an upgrade |
 //! | `payloads.rs` | one payload rule: Python and JavaScript workers under each other's deciders (with `WEFT_GUEST_LANG_TESTS`) |
 //! | `recovery.rs` | a failing decider's failures read per run, its held task taken over by a fixed one |
@@ -28,6 +29,7 @@
 
 mod activities;
 mod bindings;
+mod continued;
 mod deciders;
 mod examples;
 mod functions;

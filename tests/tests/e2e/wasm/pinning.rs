@@ -9,10 +9,9 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use weft_host::client::{RunFilter, RunQuery, RunState, RunSummary, UpgradeReport};
+use weft_host::client::{RunFilter, RunQuery, RunSummary, UpgradeReport};
 use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::Client;
-use weft_tests::aws_sdk_swf::operation::start_workflow_execution::builders::StartWorkflowExecutionFluentBuilder;
 use weft_tests::aws_sdk_swf::types::{CloseStatus, EventType};
 use weft_tests::guests::{self, BindingKind, WeftClient};
 
@@ -20,12 +19,12 @@ use super::replay::weft_cli;
 use super::rollback::weft_ok;
 use crate::common::register_domain;
 use crate::flow::{
-    D, DECIDERS, WORKERS, activity_task, register_activity, register_workflow, start, start_with,
+    D, DECIDERS, WORKERS, activity_task, register_activity, register_workflow, start,
 };
 use crate::observability::{expect, sample, scrape};
 
 /// `weft binding describe` of the decision binding.
-const DESCRIBE: [&str; 6] = [
+pub(super) const DESCRIBE: [&str; 6] = [
     "binding",
     "describe",
     "--domain",
@@ -37,7 +36,7 @@ const DESCRIBE: [&str; 6] = [
 /// Runs started on each version.
 const RUNS: usize = 10;
 /// How long a run may take to reach a state the test waits for.
-const PATIENCE: Duration = Duration::from_secs(60);
+pub(super) const PATIENCE: Duration = Duration::from_secs(60);
 
 /// Deploys guest `name` as version `version` of module `steps` to the decision list with
 /// `weft deploy`; answers its digest.
@@ -51,7 +50,7 @@ pub(super) async fn deploy(
 }
 
 /// Like [`deploy`], with more of `weft deploy`'s flags.
-async fn deploy_with(
+pub(super) async fn deploy_with(
     server: &TestServer,
     dir: &std::path::Path,
     name: &str,
@@ -116,7 +115,7 @@ async fn summaries(weft: &WeftClient, runs: &[(String, String)]) -> Vec<RunSumma
 }
 
 /// Waits until every run is pinned to `module`.
-async fn wait_pinned(weft: &WeftClient, runs: &[(String, String)], module: &str) {
+pub(super) async fn wait_pinned(weft: &WeftClient, runs: &[(String, String)], module: &str) {
     for (id, run) in runs {
         guests::wait_pinned(weft, D, id, run, module, PATIENCE).await;
     }
@@ -557,90 +556,5 @@ async fn runs_their_decider_fails_on_move_to_the_fix_an_upgrade_replays_and_go_o
     for (id, run) in &runs {
         let closed = guests::wait_closed(&server, D, id, run, PATIENCE).await;
         assert_eq!(closed.status, CloseStatus::Completed, "{id}");
-    }
-}
-
-/// The run of `workflow_id` that continued `run` as new, once it has.
-async fn continued(weft: &WeftClient, workflow_id: &str, run: &str) -> String {
-    let query = RunQuery {
-        filter: RunFilter {
-            status: Some(RunState::Open),
-            workflow_id: Some(workflow_id.to_owned()),
-            ..RunFilter::default()
-        },
-        ..RunQuery::default()
-    };
-    let began = Instant::now();
-    loop {
-        let open = weft.list_runs(D, &query).await.unwrap().runs;
-        if let Some(next) = open.into_iter().find(|r| r.run_id != run) {
-            return next.run_id;
-        }
-        assert!(began.elapsed() < PATIENCE, "{workflow_id} did not continue");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-#[tokio::test]
-async fn continued_runs_start_on_the_current_decider_unless_the_binding_inherits_pins() {
-    let server = TestServer::start().await;
-    let (c, weft) = (server.client(), guests::weft_client(&server));
-    register(&c).await;
-    let dir = tempfile::tempdir().unwrap();
-    let continues = |s: StartWorkflowExecutionFluentBuilder| s.input("continue");
-
-    // Bound to inherit pins, the first version's run continues on it though the second is
-    // current by then.
-    let v1 = deploy_with(
-        &server,
-        dir.path(),
-        "steps-decider",
-        "1",
-        &["--inherit-pin"],
-    )
-    .await;
-    let run = start_with(&c, "inherits", "steps", continues).await;
-    let first = [("inherits".to_owned(), run.clone())];
-    wait_pinned(&weft, &first, &v1).await;
-    wait_scheduled(&server, &first, &["a"]).await;
-    deploy(&server, dir.path(), "steps-decider-v2", "2").await;
-    let described = weft_ok(&server, &DESCRIBE).await;
-    assert!(described.contains(", inherit pin"), "{described}");
-    work(&c, 1).await;
-    let next = [(
-        "inherits".to_owned(),
-        continued(&weft, "inherits", &run).await,
-    )];
-    wait_pinned(&weft, &next, &v1).await;
-    wait_scheduled(&server, &next, &["a"]).await;
-
-    // Not inheriting, a continued run starts on the current version: the third, here.
-    let bind = [
-        "bind",
-        "--domain",
-        D,
-        "--decisions",
-        DECIDERS,
-        "--inherit-pin=false",
-    ];
-    let v2 = weft.list_bindings(D).await.unwrap()[0].module.clone();
-    weft_ok(&server, &[&bind[..], &["--module", &v2]].concat()).await;
-    let run = start_with(&c, "fresh", "steps", continues).await;
-    let fresh = [("fresh".to_owned(), run.clone())];
-    wait_pinned(&weft, &fresh, &v2).await;
-    wait_scheduled(&server, &fresh, &["b"]).await;
-    let v3 = deploy(&server, dir.path(), "steps-decider-v3", "3").await;
-    // The continued run's a and the fresh run's b.
-    work(&c, 2).await;
-    let fresh_next = [("fresh".to_owned(), continued(&weft, "fresh", &run).await)];
-    wait_pinned(&weft, &fresh_next, &v3).await;
-    wait_scheduled(&server, &fresh_next, &["a"]).await;
-    // Both finish, each on its module.
-    work(&c, 3).await;
-    for (id, run) in next.iter().chain(&fresh_next) {
-        let closed = guests::wait_closed(&server, D, id, run, PATIENCE).await;
-        let done = closed.events.last().unwrap();
-        let done = done.workflow_execution_completed_event_attributes();
-        assert_eq!(done.unwrap().result(), Some("a,b"), "{id}");
     }
 }
