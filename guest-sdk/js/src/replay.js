@@ -2,8 +2,8 @@
 // `DecisionTaskStarted` are applied, then the code runs as far as it goes, and what it issues
 // is matched with the decisions the history recorded for that task; what it issues at the task
 // being decided now is the answer. Events that came while a decision task ran are applied after
-// its recorded decisions. The Rust SDK's `workflow/replay.rs` and the Python SDK's
-// `workflow/_replay.py`, in JavaScript; all three are tested on the same cases.
+// its recorded decisions. The workflow core's `replay/` (`guest-sdk/core`), in JavaScript,
+// until this SDK runs on the core; held to it by the scenarios of `guest-sdk/workflows.json`.
 
 import { Decision, RECORDED_AS, decisionAttributes } from './decisions.js';
 import { Failure } from './activity.js';
@@ -96,7 +96,8 @@ function shape(kind, a) {
 
 const ofDecision = (d) => shape(d.decisionType, decisionAttributes(d));
 const same = (a, b) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2];
-const show = ([kind, id, what]) => kind + (id ? ` "${id}"` : '') + (what ? ` (${what})` : '');
+// Ids quoted as the core's Rust `{:?}` quotes them: quotes and backslashes escaped.
+const show = ([kind, id, what]) => kind + (id ? ` ${JSON.stringify(id)}` : '') + (what ? ` (${what})` : '');
 
 /** `[DecisionTaskCompleted id, shape]` if the event records a decision, else undefined. */
 function recorded(event) {

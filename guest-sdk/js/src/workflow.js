@@ -263,7 +263,12 @@ export class Workflow {
         } catch (error) {
           if (!(error instanceof ActivityError) || !retry.retries(n, error)) throw error;
         }
-        yield wf.sleep(retry.interval(n));
+        try {
+          yield wf.sleep(retry.interval(n));
+        } catch (error) {
+          // The wait cancelled (or refused): the next attempt at once.
+          if (!(error instanceof ActivityError)) throw error;
+        }
       }
     })();
   }

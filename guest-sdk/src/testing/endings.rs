@@ -1,13 +1,17 @@
-//! The rarer endings of children and Lambda functions a test records: a child that could not
-//! start, timed out, was canceled or terminated, and a function that timed out.
+//! The rarer endings a test records: a child that could not start, timed out, was canceled or
+//! terminated, a function that timed out, and a signal or cancel request to another workflow
+//! delivered.
 
 use crate::events::{
     ChildWorkflowExecutionCanceledEventAttributes, ChildWorkflowExecutionTerminatedEventAttributes,
     ChildWorkflowExecutionTimedOutEventAttributes, EventAttributes as E,
-    LambdaFunctionTimedOutEventAttributes, StartChildWorkflowExecutionFailedEventAttributes,
+    ExternalWorkflowExecutionCancelRequestedEventAttributes,
+    ExternalWorkflowExecutionSignaledEventAttributes, LambdaFunctionTimedOutEventAttributes,
+    StartChildWorkflowExecutionFailedEventAttributes,
 };
 use crate::types::{
-    LambdaFunctionTimeoutType, StartChildWorkflowExecutionFailedCause, WorkflowExecutionTimeoutType,
+    LambdaFunctionTimeoutType, StartChildWorkflowExecutionFailedCause, WorkflowExecution,
+    WorkflowExecutionTimeoutType,
 };
 
 use super::HistoryBuilder;
@@ -115,5 +119,72 @@ impl HistoryBuilder {
         self.event(E::LambdaFunctionTimedOut(ended));
         self.schedule_decision_task();
         self
+    }
+
+    /// `ExternalWorkflowExecutionSignaled`: the latest signal sent to the workflow `workflow_id`
+    /// was delivered.
+    ///
+    /// ```
+    /// # use weft_guest::testing::HistoryBuilder;
+    /// # use weft_guest::Decision;
+    /// # use weft_guest::events::EventAttributes;
+    /// let mut h = HistoryBuilder::new("Order", "1.0", None);
+    /// h.respond(&[Decision::signal_external("shipping", "hurry").into()]);
+    /// h.external_signaled("shipping");
+    /// let last = h.events().iter().rev().nth(1).map(|e| &e.attributes);
+    /// assert!(matches!(last, Some(EventAttributes::ExternalWorkflowExecutionSignaled(_))));
+    /// ```
+    pub fn external_signaled(&mut self, workflow_id: &str) -> &mut Self {
+        let (initiated, run_id) = self.latest_external(workflow_id, |a| match a {
+            E::SignalExternalWorkflowExecutionInitiated(a) => Some((&a.workflow_id, &a.run_id)),
+            _ => None,
+        });
+        let delivered = ExternalWorkflowExecutionSignaledEventAttributes {
+            workflow_execution: external_execution(workflow_id, run_id),
+            initiated_event_id: initiated,
+        };
+        self.event(E::ExternalWorkflowExecutionSignaled(delivered));
+        self.schedule_decision_task();
+        self
+    }
+
+    /// `ExternalWorkflowExecutionCancelRequested`: the latest cancel request sent to the
+    /// workflow `workflow_id` was delivered.
+    pub fn external_cancel_requested(&mut self, workflow_id: &str) -> &mut Self {
+        let (initiated, run_id) = self.latest_external(workflow_id, |a| match a {
+            E::RequestCancelExternalWorkflowExecutionInitiated(a) => {
+                Some((&a.workflow_id, &a.run_id))
+            }
+            _ => None,
+        });
+        let delivered = ExternalWorkflowExecutionCancelRequestedEventAttributes {
+            workflow_execution: external_execution(workflow_id, run_id),
+            initiated_event_id: initiated,
+        };
+        self.event(E::ExternalWorkflowExecutionCancelRequested(delivered));
+        self.schedule_decision_task();
+        self
+    }
+
+    /// The latest initiated event (of the kind `initiated` reads) for the workflow
+    /// `workflow_id`, and the run id it named; a panic if there is none.
+    fn latest_external(
+        &self,
+        workflow_id: &str,
+        initiated: impl Fn(&E) -> Option<(&String, &Option<String>)>,
+    ) -> (u64, Option<String>) {
+        let found = self.events.iter().rev().find_map(|e| {
+            let (id, run_id) = initiated(&e.attributes)?;
+            (id == workflow_id).then(|| (e.event_id, run_id.clone()))
+        });
+        found.unwrap_or_else(|| panic!("the history has no request to workflow {workflow_id:?}"))
+    }
+}
+
+/// The run a signal or cancel request reached: the one it named, or else its current run.
+fn external_execution(workflow_id: &str, run_id: Option<String>) -> WorkflowExecution {
+    WorkflowExecution {
+        workflow_id: workflow_id.into(),
+        run_id: run_id.unwrap_or_else(|| format!("{workflow_id}-run")),
     }
 }

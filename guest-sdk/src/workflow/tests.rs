@@ -1,44 +1,25 @@
-//! The workflow runtime against histories that `HistoryBuilder` records as SWF would.
+//! The workflow runtime against histories that `HistoryBuilder` records as SWF would: every
+//! scenario of `guest-sdk/workflows.json`, which the Python and JavaScript SDKs' tests play too,
+//! with the workflows it names written here.
 
-use std::time::Duration;
+use std::any::Any;
+use std::collections::BTreeSet;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::{Duration, UNIX_EPOCH};
 
-use super::*;
-use crate::IntoResult;
-use crate::decisions::Decision as D;
+use serde_json::{Value, json};
+
+use super::{Either, Error, ErrorKind, RetryPolicy, Workflow, join, join_all, run, select};
 use crate::events::EventAttributes as E;
+use crate::history::SwfName;
 use crate::testing::HistoryBuilder;
+use crate::types::{ActivityTaskTimeoutType, StartChildWorkflowExecutionFailedCause as Cause};
+use crate::{Decision, History, Response};
 
-/// Runs `workflow` on the builder's next decision task and records what it decides.
-fn decide<Fut, R>(h: &mut HistoryBuilder, workflow: impl FnOnce(Workflow) -> Fut) -> Vec<Decision>
-where
-    Fut: Future<Output = Result<R, Error>>,
-    R: IntoResult,
-{
-    h.decide(|history| run(history, workflow))
-        .expect("no nondeterminism")
-}
+/// The scenarios every SDK's tests play.
+const SCENARIOS: &str = include_str!("../../workflows.json");
 
-/// The ids and types of what `decisions` schedule or start, and the close, in short.
-fn names(decisions: &[Decision]) -> Vec<String> {
-    decisions
-        .iter()
-        .map(|d| match d {
-            D::ScheduleActivityTask(a) => format!("activity {}", a.activity_id),
-            D::StartTimer(a) => format!("timer {} {}s", a.timer_id, a.start_to_fire_timeout),
-            D::CancelTimer(a) => format!("cancel timer {}", a.timer_id),
-            D::CompleteWorkflowExecution(a) => format!("complete {:?}", a.result),
-            D::FailWorkflowExecution(a) => format!("fail {:?} {:?}", a.reason, a.details),
-            D::CancelWorkflowExecution(a) => format!("cancel {:?}", a.details),
-            D::RecordMarker(a) => format!("marker {} {:?}", a.marker_name, a.details),
-            D::ScheduleLambdaFunction(a) => format!("lambda {} {}", a.id, a.name),
-            D::StartChildWorkflowExecution(a) => format!("child {}", a.workflow_id),
-            D::SignalExternalWorkflowExecution(a) => format!("signal {}", a.workflow_id),
-            D::RequestCancelExternalWorkflowExecution(a) => format!("cancel {}", a.workflow_id),
-            D::ContinueAsNewWorkflowExecution(a) => format!("continue {:?}", a.input),
-            D::RequestCancelActivityTask(a) => format!("cancel activity {}", a.activity_id),
-        })
-        .collect()
-}
+// The workflows the scenarios name.
 
 async fn greet(workflow: Workflow) -> Result<Option<String>, Error> {
     let name = workflow.input().unwrap_or_else(|| "world".into());
@@ -47,33 +28,16 @@ async fn greet(workflow: Workflow) -> Result<Option<String>, Error> {
     Ok(greeting)
 }
 
-#[test]
-fn a_workflow_runs_an_activity_then_a_timer_then_completes_with_the_result() {
-    let mut h = HistoryBuilder::new("Hello", "1.0", Some("Ada"));
-    let first = decide(&mut h, greet);
-    assert_eq!(names(&first), ["activity Greet-1"]);
-    let D::ScheduleActivityTask(scheduled) = &first[0] else {
-        unreachable!()
-    };
-    assert_eq!(scheduled.input.as_deref(), Some("Ada"));
-    h.activity_completed("Greet-1", Some("Hello, Ada!"));
-    assert_eq!(names(&decide(&mut h, greet)), ["timer timer-1 1s"]);
-    h.timer_fired("timer-1");
-    assert_eq!(
-        names(&decide(&mut h, greet)),
-        [r#"complete Some("Hello, Ada!")"#]
-    );
+async fn longer(workflow: Workflow) -> Result<Option<String>, Error> {
+    workflow
+        .activity("Greet", "1.0")
+        .input("someone else")
+        .await?;
+    workflow.sleep(Duration::from_secs(60)).await?;
+    Ok(None)
 }
 
-#[test]
-fn a_task_with_nothing_new_decides_nothing() {
-    let mut h = HistoryBuilder::new("Hello", "1.0", None);
-    decide(&mut h, greet);
-    h.signal("unrelated", None);
-    assert_eq!(decide(&mut h, greet), vec![]);
-}
-
-async fn charge_or_refund(workflow: Workflow) -> Result<Option<String>, Error> {
+async fn charge_or_release(workflow: Workflow) -> Result<Option<String>, Error> {
     workflow.activity("Reserve", "1.0").await?;
     match workflow.activity("Charge", "1.0").await {
         Ok(receipt) => Ok(receipt),
@@ -84,92 +48,51 @@ async fn charge_or_refund(workflow: Workflow) -> Result<Option<String>, Error> {
     }
 }
 
-#[test]
-fn an_activity_failure_is_an_error_at_its_await_and_can_be_compensated() {
-    let mut h = HistoryBuilder::new("Order", "1.0", None);
-    decide(&mut h, charge_or_refund);
-    h.activity_completed("Reserve-1", None);
-    assert_eq!(
-        names(&decide(&mut h, charge_or_refund)),
-        ["activity Charge-2"]
-    );
-    h.activity_failed("Charge-2", Some("card declined"), Some("ending 0000"));
-    assert_eq!(
-        names(&decide(&mut h, charge_or_refund)),
-        ["activity Release-3"]
-    );
-    h.activity_completed("Release-3", None);
-    assert_eq!(
-        names(&decide(&mut h, charge_or_refund)),
-        [r#"fail Some("card declined") Some("ending 0000")"#]
-    );
-}
-
 async fn flaky(workflow: Workflow) -> Result<Option<String>, Error> {
     let policy = RetryPolicy::attempts(5).initial_interval(Duration::from_secs(2));
     workflow.activity("Flaky", "1.0").retry(policy).await
 }
 
-#[test]
-fn a_retry_policy_retries_with_backoff_timers_until_an_attempt_succeeds() {
-    let mut h = HistoryBuilder::new("Retry", "1.0", None);
-    assert_eq!(names(&decide(&mut h, flaky)), ["activity Flaky-1"]);
-    h.activity_failed("Flaky-1", Some("busy"), None);
-    assert_eq!(names(&decide(&mut h, flaky)), ["timer timer-1 2s"]);
-    h.timer_fired("timer-1");
-    assert_eq!(names(&decide(&mut h, flaky)), ["activity Flaky-2"]);
-    h.activity_timed_out(
-        "Flaky-2",
-        crate::types::ActivityTaskTimeoutType::StartToClose,
-    );
-    assert_eq!(names(&decide(&mut h, flaky)), ["timer timer-2 4s"]);
-    h.timer_fired("timer-2");
-    assert_eq!(names(&decide(&mut h, flaky)), ["activity Flaky-3"]);
-    h.activity_completed("Flaky-3", Some("done"));
-    assert_eq!(names(&decide(&mut h, flaky)), [r#"complete Some("done")"#]);
-
-    let count = |f: fn(&E) -> bool| h.events().iter().filter(|e| f(&e.attributes)).count();
-    assert_eq!(count(|e| matches!(e, E::ActivityTaskScheduled(_))), 3);
-    assert_eq!(count(|e| matches!(e, E::TimerStarted(_))), 2);
+async fn strict(workflow: Workflow) -> Result<Option<String>, Error> {
+    let policy = RetryPolicy::attempts(0).non_retryable(["card declined"]);
+    workflow.activity("Charge", "1.0").retry(policy).await
 }
 
-#[test]
-fn a_retry_policy_stops_at_a_non_retryable_reason() {
-    async fn strict(workflow: Workflow) -> Result<Option<String>, Error> {
-        let policy = RetryPolicy::attempts(0).non_retryable(["card declined"]);
-        workflow.activity("Charge", "1.0").retry(policy).await
-    }
-    let mut h = HistoryBuilder::new("Retry", "1.0", None);
-    decide(&mut h, strict);
-    h.activity_failed("Charge-1", Some("card declined"), None);
-    assert_eq!(
-        names(&decide(&mut h, strict)),
-        [r#"fail Some("card declined") None"#]
-    );
+async fn backoff(workflow: Workflow) -> Result<Option<String>, Error> {
+    let policy = RetryPolicy::attempts(4)
+        .initial_interval(Duration::from_secs(2))
+        .backoff(1.5)
+        .maximum_interval(Duration::from_secs(4));
+    workflow
+        .activity("Charge", "1.0")
+        .id("charge")
+        .retry(policy)
+        .await
+}
+
+async fn hurried_retry(workflow: Workflow) -> Result<Option<String>, Error> {
+    let policy = RetryPolicy::attempts(2).initial_interval(Duration::from_secs(60));
+    let charge = workflow.activity("Charge", "1.0").retry(policy);
+    let hurry = async {
+        workflow.signal("hurry").await;
+        workflow.cancel_timer("timer-1");
+    };
+    join(charge, hurry).await.0
+}
+
+async fn uncaught(workflow: Workflow) -> Result<Option<String>, Error> {
+    workflow.activity("Part", "1.0").await?;
+    workflow.child("Item", "1.0").await
 }
 
 async fn cancellable(workflow: Workflow) -> Result<Option<String>, Error> {
-    let work = workflow.activity("Work", "1.0");
-    match select(work, workflow.cancellation()).await {
+    match select(workflow.activity("Work", "1.0"), workflow.cancellation()).await {
         Either::Left(result) => result,
         Either::Right(()) => {
             workflow.activity("Cleanup", "1.0").await?;
             Err(Error::canceled().with_details("cleaned up"))
         }
     }
-}
-
-#[test]
-fn a_cancel_request_reaches_the_code_which_cleans_up_and_closes_canceled() {
-    let mut h = HistoryBuilder::new("Job", "1.0", None);
-    assert_eq!(names(&decide(&mut h, cancellable)), ["activity Work-1"]);
-    h.cancel_requested();
-    assert_eq!(names(&decide(&mut h, cancellable)), ["activity Cleanup-2"]);
-    h.activity_completed("Cleanup-2", None);
-    assert_eq!(
-        names(&decide(&mut h, cancellable)),
-        [r#"cancel Some("cleaned up")"#]
-    );
 }
 
 async fn before_change(workflow: Workflow) -> Result<Option<String>, Error> {
@@ -185,108 +108,35 @@ async fn after_change(workflow: Workflow) -> Result<Option<String>, Error> {
     workflow.activity("Ship", "1.0").await
 }
 
-#[test]
-fn patched_takes_the_old_branch_on_an_old_history_and_the_new_one_on_a_fresh_run() {
-    // A run that passed the change's point under the old code keeps the old path.
-    let mut old = HistoryBuilder::new("Order", "1.0", None);
-    decide(&mut old, before_change);
-    old.activity_completed("Charge-1", None);
-    assert_eq!(names(&decide(&mut old, before_change)), ["activity Ship-2"]);
-    old.activity_completed("Ship-2", Some("shipped"));
-    assert_eq!(
-        names(&decide(&mut old, after_change)),
-        [r#"complete Some("shipped")"#]
-    );
-
-    // A fresh run takes the new one, and records that it did.
-    let mut fresh = HistoryBuilder::new("Order", "1.0", None);
-    decide(&mut fresh, after_change);
-    fresh.activity_completed("Charge-1", None);
-    assert_eq!(
-        names(&decide(&mut fresh, after_change)),
-        [
-            r#"marker weft-patch Some("fraud-check")"#,
-            "activity CheckFraud-2"
-        ]
-    );
-    fresh.activity_completed("CheckFraud-2", None);
-    assert_eq!(
-        names(&decide(&mut fresh, after_change)),
-        ["activity Ship-3"]
-    );
-
-    // Once the old code is gone, deprecate_patch accepts both kinds of history.
-    async fn deprecated(workflow: Workflow) -> Result<Option<String>, Error> {
-        workflow.activity("Charge", "1.0").await?;
-        workflow.deprecate_patch("fraud-check");
-        workflow.activity("CheckFraud", "1.0").await?;
-        workflow.activity("Ship", "1.0").await
-    }
-    fresh.activity_completed("Ship-3", Some("shipped"));
-    assert_eq!(
-        names(&decide(&mut fresh, deprecated)),
-        [r#"complete Some("shipped")"#]
-    );
+async fn deprecated(workflow: Workflow) -> Result<Option<String>, Error> {
+    workflow.activity("Charge", "1.0").await?;
+    workflow.deprecate_patch("fraud-check");
+    workflow.activity("CheckFraud", "1.0").await?;
+    workflow.activity("Ship", "1.0").await
 }
 
-#[test]
-fn swapping_two_activities_is_a_nondeterminism_naming_both() {
-    async fn swapped(workflow: Workflow) -> Result<Option<String>, Error> {
-        workflow.activity("Ship", "1.0").await?;
-        workflow.activity("Charge", "1.0").await
-    }
-    let mut h = HistoryBuilder::new("Order", "1.0", None);
-    decide(&mut h, before_change);
-    h.activity_completed("Charge-1", None);
-    let error = h
-        .decide(|history| run(history, swapped))
-        .expect_err("the history has Charge first");
-    assert!(error.starts_with("nondeterminism at event 5"), "{error}");
-    assert!(
-        error.contains(r#"ScheduleActivityTask "Charge-1" (Charge 1.0)"#),
-        "{error}"
-    );
-    assert!(
-        error.contains(r#"ScheduleActivityTask "Ship-1" (Ship 1.0)"#),
-        "{error}"
-    );
+async fn swapped(workflow: Workflow) -> Result<Option<String>, Error> {
+    workflow.activity("Ship", "1.0").await?;
+    workflow.activity("Charge", "1.0").await
 }
 
-#[test]
-fn an_activity_the_code_no_longer_decides_is_a_nondeterminism() {
-    async fn nothing(_: Workflow) -> Result<Option<String>, Error> {
-        std::future::pending().await
-    }
-    let mut h = HistoryBuilder::new("Order", "1.0", None);
-    decide(&mut h, before_change);
-    let error = h
-        .decide(|history| run(history, nothing))
-        .expect_err("Charge");
-    assert!(error.contains("no longer decides"), "{error}");
+async fn quoted(workflow: Workflow) -> Result<Option<String>, Error> {
+    workflow.activity("Charge", "1.0").id(r#"say "hi""#).await
 }
 
-#[test]
-fn a_changed_timer_duration_or_input_replays_as_before() {
-    async fn longer(workflow: Workflow) -> Result<Option<String>, Error> {
-        workflow
-            .activity("Greet", "1.0")
-            .input("someone else")
-            .await?;
-        workflow.sleep(Duration::from_secs(60)).await?;
-        Ok(None)
-    }
-    let mut h = HistoryBuilder::new("Hello", "1.0", None);
-    decide(&mut h, greet);
-    h.activity_completed("Greet-1", None);
-    decide(&mut h, greet);
-    h.timer_fired("timer-1");
-    assert_eq!(names(&decide(&mut h, longer)), ["complete None"]);
+async fn nothing(_: Workflow) -> Result<Option<String>, Error> {
+    std::future::pending().await
+}
+
+async fn both_at_once(workflow: Workflow) -> Result<Option<String>, Error> {
+    let charge = workflow.activity("Charge", "1.0");
+    let (charged, shipped) = join(charge, workflow.activity("Ship", "1.0")).await;
+    charged?;
+    shipped
 }
 
 async fn race(workflow: Workflow) -> Result<Option<String>, Error> {
-    let a = workflow.activity("A", "1.0");
-    let b = workflow.activity("B", "1.0");
-    let winner = match select(a, b).await {
+    let winner = match select(workflow.activity("A", "1.0"), workflow.activity("B", "1.0")).await {
         Either::Left(result) => format!("A {}", result?.unwrap_or_default()),
         Either::Right(result) => format!("B {}", result?.unwrap_or_default()),
     };
@@ -294,274 +144,430 @@ async fn race(workflow: Workflow) -> Result<Option<String>, Error> {
     Ok(Some(winner))
 }
 
-#[test]
-fn select_takes_what_its_task_saw_first_and_of_two_at_once_the_first_given() {
-    // B finished first, alone before a task: B wins, and keeps winning on replay once A has
-    // finished too.
-    let mut h = HistoryBuilder::new("Race", "1.0", None);
-    assert_eq!(
-        names(&decide(&mut h, race)),
-        ["activity A-1", "activity B-2"]
-    );
-    h.activity_completed("B-2", Some("b"));
-    assert_eq!(names(&decide(&mut h, race)), ["timer timer-1 1s"]);
-    h.activity_completed("A-1", Some("a"));
-    h.timer_fired("timer-1");
-    assert_eq!(names(&decide(&mut h, race)), [r#"complete Some("B b")"#]);
-
-    // Both finished before the next task: the first given wins, whichever finished first.
-    for (first, second, winner) in [("A-1", "B-2", "A a"), ("B-2", "A-1", "A a")] {
-        let mut h = HistoryBuilder::new("Race", "1.0", None);
-        decide(&mut h, race);
-        h.activity_completed(first, Some(&first[..1].to_lowercase()));
-        h.activity_completed(second, Some(&second[..1].to_lowercase()));
-        decide(&mut h, race);
-        h.timer_fired("timer-1");
-        let done = format!("complete Some({winner:?})");
-        assert_eq!(names(&decide(&mut h, race)), [done]);
-    }
+async fn fan_out(workflow: Workflow) -> Result<Option<String>, Error> {
+    let parts = ["x", "y", "z"].map(|part| workflow.activity("Part", "1.0").input(part));
+    let results: Result<Vec<_>, Error> = join_all(parts).await.into_iter().collect();
+    Ok(Some(
+        results?.into_iter().flatten().collect::<Vec<_>>().join(","),
+    ))
 }
 
-#[test]
-fn join_all_waits_for_every_outcome_in_the_order_given() {
-    async fn fan_out(workflow: Workflow) -> Result<Option<String>, Error> {
-        let parts = ["x", "y", "z"].map(|part| workflow.activity("Part", "1.0").input(part));
-        let results: Result<Vec<_>, Error> = join_all(parts).await.into_iter().collect();
-        Ok(Some(
-            results?.into_iter().flatten().collect::<Vec<_>>().join(","),
-        ))
-    }
-    let mut h = HistoryBuilder::new("Fan", "1.0", None);
-    let first = decide(&mut h, fan_out);
-    assert_eq!(
-        names(&first),
-        ["activity Part-1", "activity Part-2", "activity Part-3"]
-    );
-    h.activity_completed("Part-3", Some("Z"));
-    h.activity_completed("Part-1", Some("X"));
-    assert_eq!(decide(&mut h, fan_out), vec![]);
-    h.activity_completed("Part-2", Some("Y"));
-    assert_eq!(
-        names(&decide(&mut h, fan_out)),
-        [r#"complete Some("X,Y,Z")"#]
-    );
+/// Each outcome in words: a result as it is, an error as it displays.
+fn in_words(ends: impl IntoIterator<Item = Result<Option<String>, Error>>) -> String {
+    let words = ends.into_iter().map(|end| match end {
+        Ok(result) => result.unwrap_or_default(),
+        Err(error) => error.to_string(),
+    });
+    words.collect::<Vec<_>>().join(" | ")
 }
 
-#[test]
-fn an_error_says_how_it_ended_in_every_sdks_words() {
-    async fn ends(workflow: Workflow) -> Result<Option<String>, Error> {
-        let parts = [(); 5].map(|()| workflow.activity("Part", "1.0"));
-        let ends = join_all(parts).await.into_iter().map(|end| match end {
-            Ok(result) => result.unwrap_or_default(),
-            Err(error) => error.to_string(),
-        });
-        Ok(Some(ends.collect::<Vec<_>>().join(" | ")))
-    }
-    let mut h = HistoryBuilder::new("Ends", "1.0", None);
-    decide(&mut h, ends);
-    h.activity_failed("Part-1", Some("card declined"), Some("ending 0000"));
-    h.activity_failed("Part-2", None, None);
-    h.activity_timed_out("Part-3", crate::types::ActivityTaskTimeoutType::Heartbeat);
-    h.activity_canceled("Part-4", Some("not needed"));
-    h.activity_completed("Part-5", Some("done"));
-    assert_eq!(
-        names(&decide(&mut h, ends)),
-        [concat!(
-            r#"complete Some("card declined: ending 0000 | failed | timed out (HEARTBEAT)"#,
-            r#" | canceled | done")"#
-        )]
-    );
-    let refused = Error::of(
-        ErrorKind::NotStarted,
-        Some("ACTIVITY_TYPE_DEPRECATED"),
-        None,
-    );
-    assert_eq!(
-        refused.to_string(),
-        "could not be scheduled (ACTIVITY_TYPE_DEPRECATED)"
-    );
+async fn activity_ends(workflow: Workflow) -> Result<Option<String>, Error> {
+    let parts = join_all([(); 5].map(|()| workflow.activity("Part", "1.0")));
+    let (parts, child) = join(parts, workflow.child("Nope", "1.0").id("nope")).await;
+    Ok(Some(in_words(parts.into_iter().chain([child]))))
+}
+
+async fn child_and_function_ends(workflow: Workflow) -> Result<Option<String>, Error> {
+    let children = join_all([(); 4].map(|()| workflow.child("Item", "1.0")));
+    let functions = join_all([(); 2].map(|()| workflow.lambda("price")));
+    let (children, functions) = join(children, functions).await;
+    Ok(Some(in_words(children.into_iter().chain(functions))))
 }
 
 async fn approval(workflow: Workflow) -> Result<Option<String>, Error> {
-    match select(
-        workflow.signal("approve"),
-        workflow.sleep(Duration::from_secs(3600)),
-    )
-    .await
-    {
+    let timeout = workflow.sleep(Duration::from_secs(3600));
+    match select(workflow.signal("approve"), timeout).await {
         Either::Left(by) => Ok(by),
         Either::Right(_) => Err(Error::failed("not approved in time")),
     }
 }
 
-#[test]
-fn a_signal_is_awaited_by_name_with_a_timer_as_its_timeout() {
-    let mut h = HistoryBuilder::new("Approval", "1.0", None);
-    assert_eq!(names(&decide(&mut h, approval)), ["timer timer-1 3600s"]);
-    h.signal("approve", Some("ada"));
-    assert_eq!(
-        names(&decide(&mut h, approval)),
-        [r#"complete Some("ada")"#]
-    );
-
-    let mut h = HistoryBuilder::new("Approval", "1.0", None);
-    decide(&mut h, approval);
-    h.timer_fired("timer-1");
-    assert_eq!(
-        names(&decide(&mut h, approval)),
-        [r#"fail Some("not approved in time") None"#]
-    );
+async fn two_signals(workflow: Workflow) -> Result<Option<String>, Error> {
+    let first = workflow.signal("step").await.unwrap_or_default();
+    let second = workflow.signal("step").await.unwrap_or_default();
+    Ok(Some(format!("{first} {second}")))
 }
 
-#[test]
-fn a_timer_is_cancelled_once_it_lost_its_race() {
-    async fn reminder(workflow: Workflow) -> Result<Option<String>, Error> {
-        let mut timer = workflow.sleep(Duration::from_secs(60));
-        let done = workflow.signal("done");
-        match select(done, &mut timer).await {
-            Either::Left(_) => timer.cancel(),
-            Either::Right(_) => return Ok(Some("reminded".into())),
+async fn half(workflow: Workflow) -> Result<Option<String>, Error> {
+    workflow.sleep(Duration::from_millis(1500)).await?;
+    Ok(None)
+}
+
+async fn reminder(workflow: Workflow) -> Result<Option<String>, Error> {
+    let mut timer = workflow.sleep(Duration::from_secs(60));
+    match select(workflow.signal("done"), &mut timer).await {
+        Either::Left(_) => timer.cancel(),
+        Either::Right(_) => return Ok(Some("reminded".into())),
+    }
+    std::future::pending().await
+}
+
+async fn everything(workflow: Workflow) -> Result<Option<String>, Error> {
+    workflow.record_marker("began", Some("1".into()));
+    let price = workflow.lambda("price").input("sku-1").await?;
+    let child = workflow.child("Ship", "1.0").start().await?;
+    workflow
+        .signal_external(&child.execution().workflow_id, "hurry")
+        .await?;
+    let shipped = child.result().await?;
+    workflow.request_cancel_external("other").await?;
+    let (price, shipped) = (price.unwrap_or_default(), shipped.unwrap_or_default());
+    Ok(Some(format!("{price} {shipped}")))
+}
+
+async fn child_run(workflow: Workflow) -> Result<Option<String>, Error> {
+    let run = workflow.child("Ship", "1.0").id("ship").start().await?;
+    workflow.record_marker("child", Some(run.execution().run_id.clone()));
+    run.result().await
+}
+
+async fn child_not_started(workflow: Workflow) -> Result<Option<String>, Error> {
+    match workflow.child("Nope", "1.0").id("nope").start().await {
+        Ok(_) => Ok(None),
+        Err(error) => {
+            let reason = error.reason().unwrap_or_default();
+            Ok(Some(format!("{} {reason}", kind_in_words(error.kind()))))
         }
-        std::future::pending().await
-    }
-    let mut h = HistoryBuilder::new("Reminder", "1.0", None);
-    decide(&mut h, reminder);
-    h.signal("done", None);
-    assert_eq!(names(&decide(&mut h, reminder)), ["cancel timer timer-1"]);
-    assert_eq!(decide(&mut h, reminder), vec![]);
-}
-
-#[test]
-fn children_functions_signals_cancel_requests_and_markers_are_issued_and_awaited() {
-    async fn everything(workflow: Workflow) -> Result<Option<String>, Error> {
-        workflow.record_marker("began", Some("1".into()));
-        let price = workflow.lambda("price").input("sku-1").await?;
-        let child = workflow.child("Ship", "1.0").start().await?;
-        workflow
-            .signal_external(&child.execution().workflow_id, "hurry")
-            .await?;
-        let shipped = child.result().await?;
-        workflow.request_cancel_external("other").await?;
-        Ok(Some(format!(
-            "{} {}",
-            price.unwrap_or_default(),
-            shipped.unwrap_or_default()
-        )))
-    }
-    let mut h = HistoryBuilder::new("All", "1.0", None);
-    h.execution("parent", "run-1");
-    assert_eq!(
-        names(&decide(&mut h, everything)),
-        [r#"marker began Some("1")"#, "lambda price-1 price"]
-    );
-    h.lambda_completed("price-1", Some("9.99"));
-    assert_eq!(names(&decide(&mut h, everything)), ["child parent-Ship-1"]);
-    h.child_started("parent-Ship-1");
-    assert_eq!(names(&decide(&mut h, everything)), ["signal parent-Ship-1"]);
-    let initiated = last_event(&h, |e| {
-        matches!(e, E::SignalExternalWorkflowExecutionInitiated(_))
-    });
-    h.event(E::ExternalWorkflowExecutionSignaled(
-        crate::events::ExternalWorkflowExecutionSignaledEventAttributes {
-            workflow_execution: child_run("parent-Ship-1"),
-            initiated_event_id: initiated,
-        },
-    ));
-    h.child_completed("parent-Ship-1", Some("shipped"));
-    assert_eq!(names(&decide(&mut h, everything)), ["cancel other"]);
-    let initiated = last_event(&h, |e| {
-        matches!(e, E::RequestCancelExternalWorkflowExecutionInitiated(_))
-    });
-    h.event(E::ExternalWorkflowExecutionCancelRequested(
-        crate::events::ExternalWorkflowExecutionCancelRequestedEventAttributes {
-            workflow_execution: child_run("other"),
-            initiated_event_id: initiated,
-        },
-    ));
-    assert_eq!(
-        names(&decide(&mut h, everything)),
-        [r#"complete Some("9.99 shipped")"#]
-    );
-}
-
-/// The id of the last event of the builder's history that `is` picks.
-fn last_event(h: &HistoryBuilder, is: fn(&E) -> bool) -> u64 {
-    let event = h.events().iter().rev().find(|e| is(&e.attributes));
-    event.expect("recorded").event_id
-}
-
-fn child_run(workflow_id: &str) -> crate::types::WorkflowExecution {
-    crate::types::WorkflowExecution {
-        workflow_id: workflow_id.into(),
-        run_id: "child-run".into(),
     }
 }
 
-#[test]
-fn returning_continue_as_new_continues_the_run() {
-    async fn again(workflow: Workflow) -> Result<(), Error> {
-        Err(workflow.continue_as_new(Decision::continue_as_new().input("next")))
+/// An error's kind as the other SDKs name it: `NotStarted` is `not_started`.
+fn kind_in_words(kind: ErrorKind) -> String {
+    let mut words = String::new();
+    for c in format!("{kind:?}").chars() {
+        if c.is_ascii_uppercase() && !words.is_empty() {
+            words.push('_');
+        }
+        words.push(c.to_ascii_lowercase());
     }
-    let mut h = HistoryBuilder::new("Loop", "1.0", None);
-    assert_eq!(names(&decide(&mut h, again)), [r#"continue Some("next")"#]);
+    words
 }
 
-#[test]
-fn a_close_refused_for_new_events_is_made_again_at_the_next_task() {
-    async fn quick(_: Workflow) -> Result<String, Error> {
-        Ok("done".into())
-    }
-    let mut h = HistoryBuilder::new("Quick", "1.0", None);
-    let history = h.decision_task();
-    h.signal("late", None);
-    let first = run(&history, quick).expect("decides").decisions;
-    h.respond(&first);
-    assert!(matches!(
-        h.events().last().map(|e| &e.attributes),
-        Some(E::CompleteWorkflowExecutionFailed(_))
-    ));
-    assert_eq!(names(&decide(&mut h, quick)), [r#"complete Some("done")"#]);
+async fn again(workflow: Workflow) -> Result<(), Error> {
+    Err(workflow.continue_as_new(Decision::continue_as_new().input("next")))
 }
 
-#[test]
-fn now_and_random_are_the_same_on_every_replay() {
-    async fn stamp(workflow: Workflow) -> Result<String, Error> {
-        let first = (workflow.now(), workflow.random());
-        workflow.sleep(Duration::from_secs(5)).await?;
-        let second = (workflow.now(), workflow.random());
-        Ok(format!("{first:?} {second:?}"))
-    }
-    let mut h = HistoryBuilder::new("Stamp", "1.0", None);
-    decide(&mut h, stamp);
-    h.advance(5.0);
-    h.timer_fired("timer-1");
-    let history = h.decision_task();
-    let once = run(&history, stamp).expect("decides");
-    let twice = run(&history, stamp).expect("decides");
-    assert_eq!(once, twice);
-    let D::CompleteWorkflowExecution(done) = &once.decisions[0] else {
-        panic!("{once:?}")
+async fn quick(_: Workflow) -> Result<String, Error> {
+    Ok("done".into())
+}
+
+async fn stamp(workflow: Workflow) -> Result<String, Error> {
+    let seconds = |w: &Workflow| {
+        w.now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs()
     };
-    let result = done.result.as_deref().unwrap_or_default();
-    let times: Vec<&str> = result.matches("tv_sec: ").collect();
-    assert_eq!(times.len(), 2, "{result}");
-    assert_ne!(
-        result.split(") ").next(),
-        result.split(") ").nth(1),
-        "time moved on"
+    let first = format!("{} {}", seconds(&workflow), workflow.random());
+    workflow.sleep(Duration::from_secs(5)).await?;
+    Ok(format!(
+        "{first} {} {}",
+        seconds(&workflow),
+        workflow.random()
+    ))
+}
+
+async fn draw(workflow: Workflow) -> Result<String, Error> {
+    let [a, b, c] = [(); 3].map(|()| workflow.random());
+    Ok(format!("{a} {b} {c}"))
+}
+
+/// A workflow run over a decision task, as the registry holds it.
+type Decider = fn(&History) -> Result<Response, String>;
+
+/// Each workflow under its own name.
+macro_rules! registry {
+    ($($workflow:ident),* $(,)?) => {
+        vec![$((stringify!($workflow), (|history: &History| run(history, $workflow)) as Decider)),*]
+    };
+}
+
+fn registry() -> Vec<(&'static str, Decider)> {
+    registry![
+        greet,
+        longer,
+        charge_or_release,
+        flaky,
+        strict,
+        backoff,
+        hurried_retry,
+        uncaught,
+        cancellable,
+        before_change,
+        after_change,
+        deprecated,
+        swapped,
+        quoted,
+        nothing,
+        both_at_once,
+        race,
+        fan_out,
+        activity_ends,
+        child_and_function_ends,
+        approval,
+        two_signals,
+        half,
+        reminder,
+        everything,
+        child_run,
+        child_not_started,
+        again,
+        quick,
+        stamp,
+        draw,
+    ]
+}
+
+// The runner.
+
+#[test]
+fn every_scenario_of_the_shared_file() {
+    let file: Value = serde_json::from_str(SCENARIOS).expect("workflows.json is JSON");
+    let scenarios = file["scenarios"]
+        .as_array()
+        .expect("workflows.json has scenarios");
+    let registry = registry();
+    let mut named = BTreeSet::new();
+    let mut failures = Vec::new();
+    for scenario in scenarios {
+        named.extend(named_workflows(scenario));
+        let name = scenario["name"]
+            .as_str()
+            .unwrap_or("a scenario without a name");
+        match catch_unwind(AssertUnwindSafe(|| play(scenario, &registry))) {
+            Ok(Ok(())) => {}
+            Ok(Err(failure)) => failures.push(format!("{name}: {failure}")),
+            Err(panic) => failures.push(format!("{name}: panicked: {}", panic_message(&*panic))),
+        }
+    }
+    let names = registry.iter().map(|(name, _)| *name);
+    let unnamed: Vec<_> = names.filter(|name| !named.contains(name)).collect();
+    if !unnamed.is_empty() {
+        failures.push(format!("workflows no scenario names: {unnamed:?}"));
+    }
+    assert!(
+        failures.is_empty(),
+        "of {} scenarios:\n{}",
+        scenarios.len(),
+        failures.join("\n")
     );
 }
 
-#[test]
-fn random_draws_the_sequence_every_sdk_draws_for_the_run() {
-    async fn draw(workflow: Workflow) -> Result<String, Error> {
-        Ok(format!("{} {}", workflow.random(), workflow.random()))
+/// The workflows a scenario runs: its own, and those its steps decide `with`.
+fn named_workflows(scenario: &Value) -> Vec<&str> {
+    let steps = scenario["steps"].as_array().into_iter().flatten();
+    let with = steps.filter_map(|step| step["with"].as_str());
+    scenario["workflow"]
+        .as_str()
+        .into_iter()
+        .chain(with)
+        .collect()
+}
+
+fn play(scenario: &Value, registry: &[(&str, Decider)]) -> Result<(), String> {
+    let missing: Vec<_> = named_workflows(scenario)
+        .into_iter()
+        .filter(|name| !registry.iter().any(|(n, _)| n == name))
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!("workflows missing from the registry: {missing:?}"));
     }
-    let mut h = HistoryBuilder::new("Draw", "1.0", None);
-    let answer = run(&h.decision_task(), draw).expect("decides");
-    // The Python and JavaScript SDKs' tests pin the same numbers for run-1.
-    assert_eq!(
-        names(&answer.decisions),
-        [r#"complete Some("16238719912012046523 1765330518796435643")"#]
-    );
+    let start = &scenario["start"];
+    let (name, version) = (text(&start["workflow"][0])?, text(&start["workflow"][1])?);
+    let mut h = HistoryBuilder::new(name, version, start["input"].as_str());
+    if let Some(execution) = scenario.get("execution") {
+        h.execution(text(&execution[0])?, text(&execution[1])?);
+    }
+    let workflow = text(&scenario["workflow"])?;
+    let steps = scenario["steps"].as_array().ok_or("no steps")?;
+    for (i, s) in steps.iter().enumerate() {
+        step(&mut h, workflow, s, registry).map_err(|e| format!("step {}: {e}", i + 1))?;
+    }
+    Ok(())
+}
+
+fn step(
+    h: &mut HistoryBuilder,
+    workflow: &str,
+    step: &Value,
+    registry: &[(&str, Decider)],
+) -> Result<(), String> {
+    let members = step.as_object().ok_or("a step is an object")?;
+    if let Some(expected) = members.get("decide") {
+        let workflow = members.get("with").map_or(Ok(workflow), text)?;
+        let decider = registry
+            .iter()
+            .find(|(n, _)| *n == workflow)
+            .map(|(_, d)| d);
+        let decider = decider.ok_or_else(|| format!("no workflow {workflow}"))?;
+        let history = h.decision_task();
+        let meanwhile = members.get("meanwhile").and_then(Value::as_array);
+        for arriving in meanwhile.into_iter().flatten() {
+            self::step(h, workflow, arriving, registry)?;
+        }
+        let once = decider(&history).map(|answer| answer.decisions);
+        let twice = decider(&history).map(|answer| answer.decisions);
+        if once != twice {
+            return Err(format!("two replays of one task: {once:?} and {twice:?}"));
+        }
+        let answered = match &once {
+            Ok(decisions) => json!(decisions.iter().map(short).collect::<Vec<_>>()),
+            Err(message) => json!({ "nondeterminism": message }),
+        };
+        if &answered != expected {
+            return Err(format!("decided {answered}, not {expected}"));
+        }
+        if let Ok(decisions) = once {
+            h.respond(&decisions);
+        }
+    } else if let Some(expected) = members.get("count") {
+        let names = expected.as_object().ok_or("count an object")?.keys();
+        let counted = names.map(|name| {
+            let events = h.events().iter();
+            let n = events
+                .filter(|e| event_type(&e.attributes) == *name)
+                .count();
+            (name.clone(), json!(n))
+        });
+        let counted = Value::Object(counted.collect());
+        if &counted != expected {
+            return Err(format!(
+                "the history's events are {counted}, not {expected}"
+            ));
+        }
+    } else {
+        let mut calls = members.iter();
+        let (Some((method, args)), None) = (calls.next(), calls.next()) else {
+            return Err("a step is one builder call".into());
+        };
+        record(h, method, args.as_array().ok_or("arguments a list")?)?;
+    }
+    Ok(())
+}
+
+/// The builder method `method` called with `args`.
+fn record(h: &mut HistoryBuilder, method: &str, args: &[Value]) -> Result<(), String> {
+    match (method, args) {
+        ("advance", [seconds]) => h.advance(seconds.as_f64().ok_or("seconds a number")?),
+        ("signal", [name, input]) => h.signal(text(name)?, or_none(input)?),
+        ("cancel_requested", []) => h.cancel_requested(),
+        ("timer_fired", [id]) => h.timer_fired(text(id)?),
+        ("activity_started", [id]) => h.activity_started(text(id)?),
+        ("activity_completed", [id, result]) => h.activity_completed(text(id)?, or_none(result)?),
+        ("activity_failed", [id, reason, details]) => {
+            h.activity_failed(text(id)?, or_none(reason)?, or_none(details)?)
+        }
+        ("activity_timed_out", [id, timeout]) => {
+            use ActivityTaskTimeoutType as T;
+            let cases = [
+                T::StartToClose,
+                T::ScheduleToStart,
+                T::ScheduleToClose,
+                T::Heartbeat,
+            ];
+            h.activity_timed_out(text(id)?, swf_case(cases, timeout)?)
+        }
+        ("activity_canceled", [id, details]) => h.activity_canceled(text(id)?, or_none(details)?),
+        ("child_started", [id]) => h.child_started(text(id)?),
+        ("child_start_failed", [id, cause]) => {
+            let cases = [
+                Cause::WorkflowTypeDoesNotExist,
+                Cause::WorkflowTypeDeprecated,
+                Cause::WorkflowAlreadyRunning,
+                Cause::OpenChildrenLimitExceeded,
+                Cause::OperationNotPermitted,
+            ];
+            h.child_start_failed(text(id)?, swf_case(cases, cause)?)
+        }
+        ("child_completed", [id, result]) => h.child_completed(text(id)?, or_none(result)?),
+        ("child_failed", [id, reason, details]) => {
+            h.child_failed(text(id)?, or_none(reason)?, or_none(details)?)
+        }
+        ("child_timed_out", [id]) => h.child_timed_out(text(id)?),
+        ("child_canceled", [id, details]) => h.child_canceled(text(id)?, or_none(details)?),
+        ("child_terminated", [id]) => h.child_terminated(text(id)?),
+        ("lambda_started", [id]) => h.lambda_started(text(id)?),
+        ("lambda_completed", [id, result]) => h.lambda_completed(text(id)?, or_none(result)?),
+        ("lambda_failed", [id, reason, details]) => {
+            h.lambda_failed(text(id)?, or_none(reason)?, or_none(details)?)
+        }
+        ("lambda_timed_out", [id]) => h.lambda_timed_out(text(id)?),
+        ("external_signaled", [id]) => h.external_signaled(text(id)?),
+        ("external_cancel_requested", [id]) => h.external_cancel_requested(text(id)?),
+        _ => {
+            return Err(format!(
+                "no builder step {method} of {} arguments",
+                args.len()
+            ));
+        }
+    };
+    Ok(())
+}
+
+fn text(value: &Value) -> Result<&str, String> {
+    value
+        .as_str()
+        .ok_or_else(|| format!("{value} is not a string"))
+}
+
+fn or_none(value: &Value) -> Result<Option<&str>, String> {
+    if value.is_null() {
+        Ok(None)
+    } else {
+        text(value).map(Some)
+    }
+}
+
+/// The case of an SWF enumeration that SWF names `value`.
+fn swf_case<T: SwfName>(cases: impl IntoIterator<Item = T>, value: &Value) -> Result<T, String> {
+    let name = text(value)?;
+    let case = cases.into_iter().find(|case| case.swf_name() == name);
+    case.ok_or_else(|| format!("no case {name} here"))
+}
+
+/// SWF's name for an event's type: `TimerStarted`.
+fn event_type(attributes: &E) -> String {
+    let debug = format!("{attributes:?}");
+    let variant = debug.split(['(', ' ', '{']).next().unwrap_or_default();
+    variant.rsplit("::").next().unwrap_or_default().to_owned()
+}
+
+/// A decision in the file's words: ids and names as they are, payloads as JSON.
+fn short(decision: &Decision) -> String {
+    let json = |payload: &Option<String>| Value::from(payload.clone()).to_string();
+    let with_input = |words: String, input: &Option<String>| match input {
+        Some(_) => format!("{words} {}", json(input)),
+        None => words,
+    };
+    match decision {
+        Decision::ScheduleActivityTask(a) => {
+            with_input(format!("activity {}", a.activity_id), &a.input)
+        }
+        Decision::ScheduleLambdaFunction(a) => {
+            with_input(format!("lambda {} {}", a.id, a.name), &a.input)
+        }
+        Decision::StartTimer(a) => format!("timer {} {}s", a.timer_id, a.start_to_fire_timeout),
+        Decision::CancelTimer(a) => format!("cancel timer {}", a.timer_id),
+        Decision::RequestCancelActivityTask(a) => format!("cancel activity {}", a.activity_id),
+        Decision::StartChildWorkflowExecution(a) => format!("child {}", a.workflow_id),
+        Decision::SignalExternalWorkflowExecution(a) => {
+            format!("signal {} {}", a.workflow_id, a.signal_name)
+        }
+        Decision::RequestCancelExternalWorkflowExecution(a) => {
+            format!("cancel external {}", a.workflow_id)
+        }
+        Decision::RecordMarker(a) => format!("marker {} {}", a.marker_name, json(&a.details)),
+        Decision::CompleteWorkflowExecution(a) => format!("complete {}", json(&a.result)),
+        Decision::FailWorkflowExecution(a) => {
+            format!("fail {} {}", json(&a.reason), json(&a.details))
+        }
+        Decision::CancelWorkflowExecution(a) => format!("cancel {}", json(&a.details)),
+        Decision::ContinueAsNewWorkflowExecution(a) => format!("continue {}", json(&a.input)),
+    }
+}
+
+fn panic_message(panic: &(dyn Any + Send)) -> &str {
+    let text = panic.downcast_ref::<String>().map(String::as_str);
+    text.or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("a panic without a message")
 }

@@ -1,5 +1,6 @@
 // The events of the outside world a test records on a HistoryBuilder: activities, timers,
-// signals, cancel requests, children and Lambda functions. Each returns the builder, to chain.
+// signals, cancel requests, children, Lambda functions, and signals and cancel requests to other
+// workflows delivered. Each returns the builder, to chain.
 
 const has = (type, key, value) => (e) =>
   e.eventType === type && e[type[0].toLowerCase() + type.slice(1) + 'EventAttributes'][key] === value;
@@ -137,6 +138,32 @@ export class Outcomes {
   /** `LambdaFunctionTimedOut` for the function `id`. */
   lambdaTimedOut(id) {
     return this.closeLambda(id, 'LambdaFunctionTimedOut', { timeoutType: 'START_TO_CLOSE' });
+  }
+
+  /** `ExternalWorkflowExecutionSignaled`: the latest signal sent to `workflowId` was delivered. */
+  externalSignaled(workflowId) {
+    return this.externalDelivered(workflowId, 'SignalExternalWorkflowExecutionInitiated',
+      'ExternalWorkflowExecutionSignaled');
+  }
+
+  /** `ExternalWorkflowExecutionCancelRequested`: the latest cancel request sent to `workflowId` was delivered. */
+  externalCancelRequested(workflowId) {
+    return this.externalDelivered(workflowId, 'RequestCancelExternalWorkflowExecutionInitiated',
+      'ExternalWorkflowExecutionCancelRequested');
+  }
+
+  /** Records that the latest request of type `initiatedType` to `workflowId` was delivered. */
+  externalDelivered(workflowId, initiatedType, eventType) {
+    const initiated = this.latest(`request to workflow ${JSON.stringify(workflowId)}`,
+      has(initiatedType, 'workflowId', workflowId));
+    // The run it named, or else the workflow's current run.
+    const { runId } = initiated[initiatedType[0].toLowerCase() + initiatedType.slice(1) + 'EventAttributes'];
+    this.event(eventType, {
+      workflowExecution: { workflowId, runId: runId ?? `${workflowId}-run` },
+      initiatedEventId: initiated.eventId,
+    });
+    this.scheduleDecisionTask();
+    return this;
   }
 
   /** Records the activity's start if needed, then its closing event. */

@@ -1,5 +1,6 @@
 """The events of the outside world a test records: activities, timers, signals, cancel
-requests, children and Lambda functions.
+requests, children, Lambda functions, and signals and cancel requests to other workflows
+delivered.
 
 Methods that record an outcome find the latest activity, child or function with that id,
 record its start first if it has none, and raise ``LookupError`` if there is none: that is a
@@ -182,6 +183,32 @@ class Outcomes:
             or self.event("LambdaFunctionStarted", {"scheduledEventId": scheduled})
         self.event(event_type, {**attrs, "scheduledEventId": scheduled,
                                 "startedEventId": started})
+        self._schedule_decision_task()
+        return self
+
+    # Signals and cancel requests sent to other workflows.
+
+    def external_signaled(self, workflow_id):
+        """``ExternalWorkflowExecutionSignaled``: the latest signal sent to the workflow
+        ``workflow_id`` was delivered."""
+        return self._external_delivered(
+            workflow_id, "SignalExternalWorkflowExecutionInitiated",
+            "ExternalWorkflowExecutionSignaled")
+
+    def external_cancel_requested(self, workflow_id):
+        """``ExternalWorkflowExecutionCancelRequested``: the latest cancel request sent to the
+        workflow ``workflow_id`` was delivered."""
+        return self._external_delivered(
+            workflow_id, "RequestCancelExternalWorkflowExecutionInitiated",
+            "ExternalWorkflowExecutionCancelRequested")
+
+    def _external_delivered(self, workflow_id, initiated_type, event_type):
+        initiated = self._latest(initiated_type, "workflowId", workflow_id)
+        # The run it named, or else the workflow's current run.
+        run_id = attributes(self.events[initiated - 1]).get("runId") or f"{workflow_id}-run"
+        self.event(event_type, {
+            "workflowExecution": {"workflowId": workflow_id, "runId": run_id},
+            "initiatedEventId": initiated})
         self._schedule_decision_task()
         return self
 

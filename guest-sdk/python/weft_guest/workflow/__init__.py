@@ -229,7 +229,10 @@ class Workflow:
             except ActivityError as error:
                 if retry is None or not retry.retries(attempt, error):
                     raise
-            await self.sleep(retry.interval(attempt))
+            try:
+                await self.sleep(retry.interval(attempt))
+            except ActivityError:
+                pass  # the wait cancelled (or refused): the next attempt at once
             attempt += 1
 
     def lambda_function(self, name, *, id=None, **options):

@@ -2,8 +2,9 @@
 ``DecisionTaskStarted`` are applied, then the code runs as far as it goes, and what it issues is
 matched with the decisions the history recorded for that task; what it issues at the task being
 decided now is the answer. Events that came while a decision task ran are applied after its
-recorded decisions, as the next task saw them. The Rust SDK's ``workflow/replay.rs``, in
-Python; the two are tested on the same histories."""
+recorded decisions, as the next task saw them. The workflow core's ``replay/`` (``guest-sdk/core``),
+in Python, until this SDK runs on the core; held to it by the scenarios of
+``guest-sdk/workflows.json``."""
 
 from .. import decisions as d
 from ..activity import Cancel, Failure

@@ -1,6 +1,8 @@
 """What a command is, for matching: the decision's type, the id it names and the type it runs,
 read alike from a decision (wire JSON) and from the event that recorded one. Python's reading of
-the Rust SDK's ``workflow/shape.rs``."""
+the workflow core's ``replay/shape.rs`` (``guest-sdk/core``)."""
+
+import json
 
 from ..events import OUTCOMES, attributes, decision_attributes, decision_type, event_type
 
@@ -58,5 +60,6 @@ def recorded(event):
 def show(shape):
     """A shape in words: ``ScheduleActivityTask "charge" (Charge 1.0)``."""
     kind, id_, what = shape
-    text = kind + (f' "{id_}"' if id_ else "")
+    # Quoted as the core's Rust `{:?}` quotes: quotes and backslashes escaped.
+    text = kind + (f" {json.dumps(id_, ensure_ascii=False)}" if id_ else "")
     return text + (f" ({what})" if what else "")
