@@ -3,10 +3,16 @@
 //! copies of it. `no_std` and without dependencies, so that a Wasm guest may link it.
 //!
 //! The Python and JavaScript SDKs read the same table from files generated from it
-//! (`weft_guest/_swf.py`, `js/src/swf.js`); a test here keeps them in step. This crate is the
-//! seed of Weft's one workflow core (ARCHITECTURE.md): the replay algorithm joins it next.
+//! (`weft_guest/_swf.py`, `js/src/swf.js`); a test here keeps them in step.
+//!
+//! [`replay`] is the workflow core itself: how workflow code is replayed over a history,
+//! matched with what the history recorded, and answered with its decisions (ARCHITECTURE.md).
 
 #![no_std]
+
+extern crate alloc;
+
+pub mod replay;
 
 /// A decision type and the events SWF records for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use crate::decision::builders::{
 use crate::types::{ChildPolicy, WorkflowExecution};
 
 use super::state::{Outcome, State};
-use super::{Error, RetryPolicy, Workflow};
+use super::{Error, RetryPolicy, Workflow, view};
 
 /// A future of the workflow, boxed: what awaiting a builder gives.
 pub type LocalFuture<T> = Pin<Box<dyn Future<Output = T>>>;
@@ -46,9 +46,15 @@ impl Command {
         }
         let mut state = self.state.borrow_mut();
         with_default_id(&mut state, &mut self.decision);
-        let slot = state.issue(self.decision.clone(), true).expect("awaited");
-        self.slot = Some(slot);
-        slot
+        let shape = view::shape(&self.decision);
+        let slot = state.issue(self.decision.clone(), shape, true);
+        *self.slot.insert(slot.expect("awaited"))
+    }
+
+    /// How it ended, once it has.
+    fn outcome(state: &State, slot: usize) -> Option<Outcome> {
+        let outcome = state.outcome(slot)?;
+        Some(outcome.clone().map_err(Error::from))
     }
 }
 
@@ -57,35 +63,31 @@ impl Future for Command {
 
     fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Outcome> {
         let slot = self.slot();
-        match self.state.borrow().slot(slot).outcome.clone() {
+        match Command::outcome(&self.state.borrow(), slot) {
             Some(outcome) => Poll::Ready(outcome),
             None => Poll::Pending,
         }
     }
 }
 
-/// Gives `decision` an id if it names none: the activity's or function's type name, a timer's
-/// `timer`, a child's parent id and type name, each numbered by how many of its kind the code
-/// issued. Issued in the same order on every replay, they get the same ids.
+/// Gives `decision` an id if it names none, as the workflow core numbers them: the
+/// activity's or function's type name, a timer's `timer`, a child's parent id and type name,
+/// each with how many of its kind the code issued.
 fn with_default_id(state: &mut State, decision: &mut Decision) {
-    let (kind, stem) = match &*decision {
-        Decision::ScheduleActivityTask(a) if a.activity_id.is_empty() => {
-            ("activity", a.activity_type.name.clone())
-        }
-        Decision::StartTimer(a) if a.timer_id.is_empty() => ("timer", "timer".to_owned()),
-        Decision::ScheduleLambdaFunction(a) if a.id.is_empty() => ("lambda", a.name.clone()),
-        Decision::StartChildWorkflowExecution(a) if a.workflow_id.is_empty() => (
-            "child",
-            format!("{}-{}", state.execution.workflow_id, a.workflow_type.name),
-        ),
-        _ => return,
-    };
-    let id = format!("{stem}-{}", state.next(kind));
     match decision {
-        Decision::ScheduleActivityTask(a) => a.activity_id = id,
-        Decision::StartTimer(a) => a.timer_id = id,
-        Decision::ScheduleLambdaFunction(a) => a.id = id,
-        Decision::StartChildWorkflowExecution(a) => a.workflow_id = id,
+        Decision::ScheduleActivityTask(a) if a.activity_id.is_empty() => {
+            a.activity_id = state.default_id("ScheduleActivityTask", &a.activity_type.name);
+        }
+        Decision::StartTimer(a) if a.timer_id.is_empty() => {
+            a.timer_id = state.default_id("StartTimer", "");
+        }
+        Decision::ScheduleLambdaFunction(a) if a.id.is_empty() => {
+            a.id = state.default_id("ScheduleLambdaFunction", &a.name);
+        }
+        Decision::StartChildWorkflowExecution(a) if a.workflow_id.is_empty() => {
+            let name = &a.workflow_type.name;
+            a.workflow_id = state.default_id("StartChildWorkflowExecution", name);
+        }
         _ => {}
     }
 }
@@ -204,10 +206,9 @@ impl Timer {
     pub fn cancel(&mut self) {
         if let (Some(_), Decision::StartTimer(timer)) = (self.command.slot, &self.command.decision)
         {
-            self.command
-                .state
-                .borrow_mut()
-                .cancel_timer(&timer.timer_id);
+            let id = &timer.timer_id;
+            let cancel = || Decision::cancel_timer(id);
+            self.command.state.borrow_mut().cancel_timer(id, cancel);
         }
     }
 }
@@ -307,13 +308,20 @@ impl Child {
         Box::pin(std::future::poll_fn(move |_| {
             let slot = command.slot();
             let state = command.state.borrow();
-            match (&state.slot(slot).child, &state.slot(slot).outcome) {
-                (Some(execution), _) => Poll::Ready(Ok(ChildRun {
-                    execution: execution.clone(),
-                    state: Rc::clone(&command.state),
+            if let Some((workflow_id, run_id)) = state.child(slot) {
+                let execution = WorkflowExecution {
+                    workflow_id: workflow_id.to_owned(),
+                    run_id: run_id.to_owned(),
+                };
+                let state = Rc::clone(&command.state);
+                return Poll::Ready(Ok(ChildRun {
+                    execution,
+                    state,
                     slot,
-                })),
-                (None, Some(Err(error))) => Poll::Ready(Err(error.clone())),
+                }));
+            }
+            match Command::outcome(&state, slot) {
+                Some(Err(error)) => Poll::Ready(Err(error)),
                 _ => Poll::Pending,
             }
         }))
@@ -347,7 +355,7 @@ impl ChildRun {
     pub fn result(&self) -> LocalFuture<Outcome> {
         let (state, slot) = (Rc::clone(&self.state), self.slot);
         Box::pin(std::future::poll_fn(move |_| {
-            match state.borrow().slot(slot).outcome.clone() {
+            match Command::outcome(&state.borrow(), slot) {
                 Some(outcome) => Poll::Ready(outcome),
                 None => Poll::Pending,
             }

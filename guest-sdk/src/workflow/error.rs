@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use weft_workflow_core::replay::{Ending, Failure};
+
 use crate::Decision;
 use crate::decision::builders::ContinueAsNew;
 
@@ -69,13 +71,6 @@ impl Error {
         Error::new(ErrorKind::Canceled, None)
     }
 
-    pub(crate) fn of(kind: ErrorKind, reason: Option<&str>, details: Option<&str>) -> Self {
-        Error {
-            details: details.map(str::to_owned),
-            ..Error::new(kind, reason.map(str::to_owned))
-        }
-    }
-
     pub(crate) fn continue_as_new(decision: ContinueAsNew) -> Self {
         Error {
             continue_as_new: Some(Box::new(decision.into())),
@@ -123,25 +118,36 @@ impl Error {
 }
 
 impl fmt::Display for Error {
-    /// How it ended, in the words every SDK uses: `REASON: DETAILS` (or `REASON`, or `failed`),
-    /// `timed out (TYPE)`, `could not be scheduled (CAUSE)`, `canceled`, `terminated`.
+    /// How it ended, in the words every SDK uses (the workflow core's): `REASON: DETAILS` (or
+    /// `REASON`, or `failed`), `timed out (TYPE)`, `could not be scheduled (CAUSE)`,
+    /// `canceled`, `terminated`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let reason = self.reason.as_deref();
-        match self.kind {
-            ErrorKind::Failed => {
-                f.write_str(reason.unwrap_or("failed"))?;
-                match &self.details {
-                    Some(details) => write!(f, ": {details}"),
-                    None => Ok(()),
-                }
-            }
-            ErrorKind::TimedOut => write!(f, "timed out ({})", reason.unwrap_or_default()),
-            ErrorKind::NotStarted => {
-                write!(f, "could not be scheduled ({})", reason.unwrap_or_default())
-            }
-            ErrorKind::Canceled => f.write_str("canceled"),
-            ErrorKind::Terminated => f.write_str("terminated"),
-            ErrorKind::ContinueAsNew => f.write_str("continued as new"),
+        let ending = match self.kind {
+            ErrorKind::Failed => Ending::Failed,
+            ErrorKind::TimedOut => Ending::TimedOut,
+            ErrorKind::Canceled => Ending::Canceled,
+            ErrorKind::Terminated => Ending::Terminated,
+            ErrorKind::NotStarted => Ending::NotStarted,
+            ErrorKind::ContinueAsNew => return f.write_str("continued as new"),
+        };
+        let (reason, details) = (self.reason.as_deref(), self.details.as_deref());
+        Failure::new(ending, reason, details).fmt(f)
+    }
+}
+
+impl From<Failure> for Error {
+    /// How a command ended, as the workflow core read it from the history.
+    fn from(failure: Failure) -> Self {
+        let kind = match failure.ending {
+            Ending::Failed => ErrorKind::Failed,
+            Ending::TimedOut => ErrorKind::TimedOut,
+            Ending::Canceled => ErrorKind::Canceled,
+            Ending::Terminated => ErrorKind::Terminated,
+            Ending::NotStarted => ErrorKind::NotStarted,
+        };
+        Error {
+            details: failure.details,
+            ..Error::new(kind, failure.reason)
         }
     }
 }

@@ -44,10 +44,10 @@ mod combinators;
 mod error;
 mod replay;
 mod retry;
-mod shape;
 mod state;
 #[cfg(test)]
 mod tests;
+mod view;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -65,7 +65,8 @@ pub use retry::RetryPolicy;
 use crate::Decision;
 use crate::decision::builders::ContinueAsNew;
 use crate::types::WorkflowExecution;
-use state::{PATCH_MARKER, State};
+use state::State;
+use weft_workflow_core::replay::PATCH_MARKER;
 
 /// The running workflow: its input, its clock and randomness, and every operation it awaits.
 /// Cheap to clone; every clone is the same workflow.
@@ -77,7 +78,7 @@ pub struct Workflow {
 impl Workflow {
     /// The run's input.
     pub fn input(&self) -> Option<String> {
-        self.state.borrow().input.clone()
+        self.state.borrow().input().map(str::to_owned)
     }
 
     /// The run's input read as JSON into `T`.
@@ -93,12 +94,16 @@ impl Workflow {
 
     /// The run's workflow and run id.
     pub fn execution(&self) -> WorkflowExecution {
-        self.state.borrow().execution.clone()
+        let state = self.state.borrow();
+        WorkflowExecution {
+            workflow_id: state.workflow_id().to_owned(),
+            run_id: state.run_id().to_owned(),
+        }
     }
 
     /// The time of the decision task being replayed: the same on every replay.
     pub fn now(&self) -> SystemTime {
-        let seconds = self.state.borrow().now;
+        let seconds = self.state.borrow().now();
         SystemTime::UNIX_EPOCH + Duration::try_from_secs_f64(seconds).unwrap_or_default()
     }
 
@@ -110,7 +115,7 @@ impl Workflow {
     /// Whether the code is running through a decision task the history already recorded (its
     /// decisions are checked, not made): for logging once rather than on every replay.
     pub fn is_replaying(&self) -> bool {
-        self.state.borrow().replaying
+        self.state.borrow().replaying()
     }
 
     /// An activity of type `name`/`version`, to configure and `.await`.
@@ -142,7 +147,9 @@ impl Workflow {
     /// await then ends `Err` (canceled). For a timer awaited elsewhere ([`Timer::cancel`] is the
     /// same for one at hand).
     pub fn cancel_timer(&self, id: &str) {
-        self.state.borrow_mut().cancel_timer(id);
+        self.state
+            .borrow_mut()
+            .cancel_timer(id, || Decision::cancel_timer(id));
     }
 
     /// A child workflow of type `name`/`version`, to configure and `.await` (or start).
@@ -179,12 +186,7 @@ impl Workflow {
     pub fn signal(&self, name: impl Into<String>) -> LocalFuture<Option<String>> {
         let (state, name) = (Rc::clone(&self.state), name.into());
         Box::pin(std::future::poll_fn(move |_| {
-            let mut state = state.borrow_mut();
-            match state
-                .signals
-                .get_mut(&name)
-                .and_then(|queue| queue.pop_front())
-            {
+            match state.borrow_mut().take_signal(&name) {
                 Some(input) => Poll::Ready(input),
                 None => Poll::Pending,
             }
@@ -195,7 +197,7 @@ impl Workflow {
     pub fn cancellation(&self) -> LocalFuture<()> {
         let state = Rc::clone(&self.state);
         Box::pin(std::future::poll_fn(move |_| {
-            match state.borrow().cancel_requested {
+            match state.borrow().cancel_requested() {
                 true => Poll::Ready(()),
                 false => Poll::Pending,
             }
@@ -204,13 +206,14 @@ impl Workflow {
 
     /// Whether the run has been asked to cancel, as of the decision task being replayed.
     pub fn cancel_requested(&self) -> bool {
-        self.state.borrow().cancel_requested
+        self.state.borrow().cancel_requested()
     }
 
     /// Records a marker in the history (`RecordMarker`).
     pub fn record_marker(&self, name: impl Into<String>, details: Option<String>) {
         let decision = Decision::record_marker(name, details);
-        self.state.borrow_mut().issue(decision, false);
+        let shape = view::shape(&decision);
+        self.state.borrow_mut().issue(decision, shape, false);
     }
 
     /// Whether the run takes the code of change `change`: `true` where a run reaches this
@@ -226,27 +229,15 @@ impl Workflow {
     /// # Ok(()) }
     /// ```
     pub fn patched(&self, change: &str) -> bool {
-        let mut state = self.state.borrow_mut();
-        if let Some(&answer) = state.patches.get(change) {
-            return answer;
-        }
-        let answer = !state.replaying || state.task_patches.iter().any(|c| c == change);
-        if answer {
-            let marker = Decision::record_marker(PATCH_MARKER, Some(change.to_owned()));
-            state.issue(marker, false);
-        }
-        state.patches.insert(change.to_owned(), answer);
-        answer
+        let marker = || Decision::record_marker(PATCH_MARKER, Some(change.to_owned()));
+        self.state.borrow_mut().patched(change, marker)
     }
 
     /// Says that every run still open took change `change` (the code before it is gone): the
     /// code always takes the changed path, and the patch markers of older runs are accepted
     /// without being asked for. Remove the call itself once no history has the marker.
     pub fn deprecate_patch(&self, change: &str) {
-        self.state
-            .borrow_mut()
-            .patches
-            .insert(change.to_owned(), true);
+        self.state.borrow_mut().deprecate_patch(change);
     }
 
     /// The error that, returned by the workflow, closes this run and starts a new one as
