@@ -34,9 +34,9 @@ where
     let mut code = pin!(workflow(Workflow {
         state: Rc::clone(&state),
     }));
-    let events: Vec<_> = history.events().iter().map(view::event).collect();
-    let mut replay = Replay::new(&events, history.task().started_event_id);
-    while replay.next(&mut state.borrow_mut())? {
+    let events = history.events();
+    let mut replay = Replay::new(events, history.task().started_event_id);
+    while replay.next(events, &mut state.borrow_mut())? {
         let mut context = Context::from_waker(Waker::noop());
         if let Poll::Ready(result) = code.as_mut().poll(&mut context) {
             let close = match result.and_then(close_result) {

@@ -2,7 +2,7 @@
 //! the members replay needs (`weft_workflow_core::replay::Event`). Reading only: what the
 //! members mean for replay is the core's.
 
-use weft_workflow_core::replay::{Event, Members, Shape};
+use weft_workflow_core::replay::{Event, Members, ReadEvent, Shape};
 
 use crate::Decision;
 use crate::events::{EventAttributes as E, HistoryEvent};
@@ -21,14 +21,16 @@ fn run(e: &WorkflowExecution) -> Option<(&str, &str)> {
     Some((&e.workflow_id, &e.run_id))
 }
 
-/// `event` as replay reads it. Events replay does not read keep their id and time only.
-pub(crate) fn event(event: &HistoryEvent) -> Event<'_> {
-    let (event_type, members) = members(&event.attributes);
-    Event {
-        id: event.event_id,
-        event_type,
-        timestamp: event.event_timestamp,
-        members,
+impl ReadEvent for HistoryEvent {
+    /// The event as replay reads it. Events replay does not read keep their id and time only.
+    fn read(&self) -> Event<'_> {
+        let (event_type, members) = members(&self.attributes);
+        Event {
+            id: self.event_id,
+            event_type,
+            timestamp: self.event_timestamp,
+            members,
+        }
     }
 }
 

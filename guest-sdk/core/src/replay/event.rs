@@ -58,3 +58,15 @@ pub struct Members<'a> {
     /// `timeoutType`.
     pub timeout_type: Option<&'a str>,
 }
+
+/// An event in the SDK's own reading, which replay reads through [`Event`].
+pub trait ReadEvent {
+    /// The event as replay reads it.
+    fn read(&self) -> Event<'_>;
+}
+
+impl ReadEvent for Event<'_> {
+    fn read(&self) -> Event<'_> {
+        self.clone()
+    }
+}

@@ -23,7 +23,7 @@ use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-pub use event::{Event, Members};
+pub use event::{Event, Members, ReadEvent};
 pub use outcome::{Ending, Failure, Outcome};
 pub use shape::Shape;
 pub use state::State;
@@ -31,9 +31,9 @@ pub use state::State;
 /// The marker that `patched` records, with the change's id as its details.
 pub const PATCH_MARKER: &str = "weft-patch";
 
-/// A walk through a decision task's history, from one decision task to the next.
-pub struct Replay<'a> {
-    events: &'a [Event<'a>],
+/// A walk through a decision task's history, from one decision task to the next. The history
+/// is handed to each step rather than held, so that its owner may be the SDK's.
+pub struct Replay {
     /// The next event to read.
     at: usize,
     /// The `DecisionTaskStarted` of the task being decided now.
@@ -50,11 +50,10 @@ pub struct Replay<'a> {
     done: bool,
 }
 
-impl<'a> Replay<'a> {
+impl Replay {
     /// A walk through `events`, the history of the decision task started at `current`.
-    pub fn new(events: &'a [Event<'a>], current: u64) -> Self {
+    pub fn new<E: ReadEvent>(events: &[E], current: u64) -> Self {
         Replay {
-            events,
             at: 0,
             current,
             matching: None,
@@ -67,13 +66,18 @@ impl<'a> Replay<'a> {
 
     /// Applies the events up to the next decision task's start and begins that task: `true`
     /// if the code is to run now (it has not returned), `false` once the task being decided
-    /// now has been reached or there is none. `Err` names a nondeterminism.
-    pub fn next<D: Clone>(&mut self, state: &mut State<D>) -> Result<bool, String> {
+    /// now has been reached or there is none. `Err` names a nondeterminism. `events` are the
+    /// ones the walk began with.
+    pub fn next<D: Clone, E: ReadEvent>(
+        &mut self,
+        events: &[E],
+        state: &mut State<D>,
+    ) -> Result<bool, String> {
         while !self.done {
-            let Some(event) = self.events.get(self.at) else {
+            let Some(event) = events.get(self.at).map(ReadEvent::read) else {
                 self.done = true;
                 if let Some(completed) = self.matching.take() {
-                    let last = self.events.last().map_or(0, |e| e.id);
+                    let last = events.last().map_or(0, |e| e.read().id);
                     state.task_done(completed, last)?;
                 }
                 break;
@@ -81,7 +85,7 @@ impl<'a> Replay<'a> {
             let i = self.at;
             self.at += 1;
             if let Some(completed) = self.matching {
-                match Shape::recorded(event) {
+                match Shape::recorded(&event) {
                     Some((by, shape)) if by == completed => {
                         state.matched(event.id, &shape)?;
                         self.unseen.push(i);
@@ -91,7 +95,7 @@ impl<'a> Replay<'a> {
                         state.task_done(completed, event.id)?;
                         self.matching = None;
                         self.task_running = false;
-                        self.apply_unseen(state);
+                        self.apply_unseen(events, state);
                     }
                 }
             }
@@ -110,27 +114,27 @@ impl<'a> Replay<'a> {
                 "DecisionTaskCompleted" => self.matching = Some(event.id),
                 "DecisionTaskTimedOut" => {
                     self.task_running = false;
-                    self.apply_unseen(state);
+                    self.apply_unseen(events, state);
                 }
                 _ if self.task_running => self.unseen.push(i),
-                _ => state.apply(event),
+                _ => state.apply(&event),
             }
         }
         Ok(false)
     }
 
-    fn apply_unseen<D: Clone>(&mut self, state: &mut State<D>) {
+    fn apply_unseen<D: Clone, E: ReadEvent>(&mut self, events: &[E], state: &mut State<D>) {
         for i in self.unseen.drain(..) {
-            state.apply(&self.events[i]);
+            state.apply(&events[i].read());
         }
     }
 }
 
 /// The changes whose patch markers each decision task recorded, by the task's started event.
-fn patches_by_task(events: &[Event<'_>]) -> BTreeMap<u64, Vec<String>> {
+fn patches_by_task<E: ReadEvent>(events: &[E]) -> BTreeMap<u64, Vec<String>> {
     let mut started_of = BTreeMap::new();
     let mut patches: BTreeMap<u64, Vec<String>> = BTreeMap::new();
-    for event in events {
+    for event in events.iter().map(ReadEvent::read) {
         let m = &event.members;
         match event.event_type {
             "DecisionTaskCompleted" => {

@@ -65,7 +65,7 @@ fn run_code(events: &[Event<'_>], name: &str) -> Result<Vec<&'static str>, Strin
     let mut state = State::new("w", "r", None);
     let mut replay = Replay::new(events, 9);
     let mut slot = None;
-    while replay.next(&mut state)? {
+    while replay.next(events, &mut state)? {
         let slot = *slot.get_or_insert_with(|| {
             let id = state.default_id("ScheduleActivityTask", name);
             let members = Members {
