@@ -1,4 +1,5 @@
-//! Builds the example guests as `wasm32-wasip2` components into `OUT_DIR`, where `src/lib.rs`
+//! Builds the example guests as `wasm32-wasip2` components (and the workflow core as a module)
+//! into `OUT_DIR`, where `src/lib.rs`
 //! embeds them, or copies those in `prebuilt/` while they match the sources.
 
 mod guest_build;
@@ -12,6 +13,9 @@ fn main() {
             "order-activities",
             "quote-decider",
             "price-function",
+            // Not an example: the workflow core as a Wasm module, which the Python and
+            // JavaScript SDKs' unit tests load (the host runs the same core natively).
+            "../guest-sdk/core/workflow-core",
         ],
         &[],
         // Components built from exactly these sources, so that installing `weft` compiles

@@ -53,7 +53,7 @@ const LEAKED_ENV: [&str; 4] = [
 const PREBUILT_INPUTS: &str = "inputs.digest";
 
 /// Builds the guest crates `guests`, each in the directory of its name under `parent` (relative
-/// to the workspace root), with the release profile and `--locked`, and copies each component
+/// to the workspace root; a name may be a relative path, whose last component names the crate), with the release profile and `--locked`, and copies each component
 /// to `$OUT_DIR/<name>.wasm`. `inputs` names further files or directories (relative to the
 /// workspace root) the guests are built from: cargo reruns this only when one of those, a
 /// guest's directory or one of [`SHARED_INPUTS`] changes.
@@ -81,14 +81,29 @@ pub(crate) fn build(parent: &str, guests: &[&str], inputs: &[&str], prebuilt: Op
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let digest = inputs_digest(&workspace, &sources);
     println!("cargo::rustc-env=WEFT_GUEST_INPUTS={digest}");
+    let names: Vec<&str> = guests.iter().map(|guest| crate_name(guest)).collect();
     let used = prebuilt.is_some_and(|dir| {
         println!("cargo::rustc-env=WEFT_PREBUILT_INPUTS={PREBUILT_INPUTS}");
-        copy_prebuilt(&workspace.join(dir), guests, &digest, &out_dir)
+        copy_prebuilt(&workspace.join(dir), &names, &digest, &out_dir)
     });
     println!("cargo::rustc-env=WEFT_GUESTS_PREBUILT={used}");
     if !used {
-        compile(&workspace, guests, &out_dir);
+        // A guest from outside `parent` is built on its own: built with the others, its
+        // dependencies would take their features (a `no_std` crate would get `std`).
+        let (own, others): (Vec<&str>, Vec<&str>) =
+            guests.iter().partition(|guest| !guest.starts_with("../"));
+        let own: Vec<&str> = own.iter().map(|guest| crate_name(guest)).collect();
+        compile(&workspace, &own, &out_dir);
+        for guest in others {
+            compile(&workspace, &[crate_name(guest)], &out_dir);
+        }
     }
+}
+
+/// The crate of guest `guest`, a directory under the parent (possibly `../`-relative): its
+/// last component.
+fn crate_name(guest: &str) -> &str {
+    guest.rsplit('/').next().unwrap_or(guest)
 }
 
 /// Copies `<name>.wasm` of every guest from `dir` to `out_dir` if `dir` was built from sources

@@ -24,6 +24,18 @@ pub static COMPONENTS: [(&str, &[u8]); 5] = [
     guest!("price-function"),
 ];
 
+/// The workflow core (`guest-sdk/core/workflow-core`) as a core Wasm module importing nothing,
+/// exporting `weft:swf/replay@0.1.0#call` with the canonical ABI: what the Python and
+/// JavaScript SDKs' unit tests run (from `prebuilt/`); the host runs the same core natively.
+pub static WORKFLOW_CORE: &[u8] = guest!("workflow-core").1;
+
+#[cfg(test)]
+#[test]
+fn the_workflow_core_is_a_core_module() {
+    // Magic, then version 1 with layer 0: a module, not a component.
+    assert_eq!(WORKFLOW_CORE.get(..8), Some(&b"\0asm\x01\0\0\0"[..]));
+}
+
 /// The digest of the sources the guests are built from (the SDK, the WIT, the workspace's
 /// manifest and lock file, each guest's crate): see `guest_build::inputs_digest`.
 pub const INPUTS_DIGEST: &str = env!("WEFT_GUEST_INPUTS");

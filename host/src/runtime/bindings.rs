@@ -12,13 +12,20 @@ pub(crate) mod activity {
     });
 }
 
-/// The `decider` world.
+/// The `decider` world. Its import of the workflow core (`weft:swf/replay`) is generated here
+/// but linked by `super::workflow_core`, which forwards to the core's own instance.
 pub(crate) mod decider {
     wasmtime::component::bindgen!({
         path: "../wit",
         world: "decider",
         exports: { default: async },
-        with: { "weft:swf": super::activity::weft::swf },
+        with: {
+            "weft:swf/types": super::activity::weft::swf::types,
+            "weft:swf/history": super::activity::weft::swf::history,
+            "weft:swf/decisions": super::activity::weft::swf::decisions,
+            "weft:swf/tasks": super::activity::weft::swf::tasks,
+            "weft:swf/log": super::activity::weft::swf::log,
+        },
     });
 }
 

@@ -103,6 +103,8 @@ pub(crate) struct GuestState {
     heartbeat: Option<Heartbeat>,
     /// Ticks of CPU time left.
     ticks_left: u64,
+    /// A decider's replay on the workflow core (`super::workflow_core`).
+    replay: super::workflow_core::Replay,
     /// Keeps the epoch ticker running for the call; its count tells whether the epoch moved
     /// while the host waited.
     ticks: ticker::Call,
@@ -156,8 +158,14 @@ impl GuestState {
             panic: None,
             heartbeat,
             ticks_left: u64::try_from(ticks_left).unwrap_or(u64::MAX),
+            replay: Default::default(),
             ticks: ticks.call(),
         }
+    }
+
+    /// The decider's replay on the workflow core.
+    pub(crate) fn replay(&mut self) -> &mut super::workflow_core::Replay {
+        &mut self.replay
     }
 }
 

@@ -34,6 +34,7 @@ mod tap;
 mod tests;
 mod ticker;
 mod values;
+mod workflow_core;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -109,8 +110,9 @@ pub(crate) struct Module {
 }
 
 enum Pre {
-    /// A decider, with how to read its decision tasks.
-    Decider(decider::DeciderPre<GuestState>, values::Plan),
+    /// A decider, with how to read its decision tasks and whether it imports the workflow
+    /// core (which then gets each task too).
+    Decider(decider::DeciderPre<GuestState>, values::Plan, bool),
     Activity(activity::ActivityWorkerPre<GuestState>),
     Function(function::FunctionPre<GuestState>),
 }
@@ -335,7 +337,9 @@ impl Runtime {
         let pre = match world {
             World::Decider => {
                 let pre = decider::DeciderPre::new(pre).map_err(mismatch)?;
-                Pre::Decider(pre, decision_task_plan(&self.engine, &ty)?)
+                let mut imports = ty.imports(&self.engine);
+                let replays = imports.any(|(name, _)| name == workflow_core::REPLAY);
+                Pre::Decider(pre, decision_task_plan(&self.engine, &ty)?, replays)
             }
             World::ActivityWorker => {
                 Pre::Activity(activity::ActivityWorkerPre::new(pre).map_err(mismatch)?)
@@ -367,7 +371,7 @@ impl Runtime {
         task: &Value,
         phases: &mut DecidePhases,
     ) -> Result<Value, GuestFailure> {
-        let Pre::Decider(pre, plan) = &module.pre else {
+        let Pre::Decider(pre, plan, replays) = &module.pre else {
             return Err(GuestFailure::Invalid("not a decider".into()));
         };
         let _slot = self.admission.enter(&call.share).await;
@@ -380,6 +384,9 @@ impl Runtime {
             world,
             self.outgoing.clone(),
         );
+        if *replays {
+            *store.data_mut().replay() = workflow_core::Replay::of(task.clone());
+        }
         let instance = pre
             .instance_pre()
             .instantiate_async(&mut store)
@@ -512,8 +519,10 @@ impl Linkers {
         heartbeat::add_to_linker::<_, HasSelf<GuestState>>(&mut activity, |state| state)?;
         // Outgoing HTTP, for activity workers only, to the hosts each binding allows.
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut activity)?;
+        let mut decider = base()?;
+        workflow_core::add_to_linker(&mut decider)?;
         Ok(Linkers {
-            decider: base()?,
+            decider,
             activity,
             function: base()?,
         })

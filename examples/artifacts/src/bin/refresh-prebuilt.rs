@@ -15,7 +15,7 @@ fn main() -> ExitCode {
     match refresh(&dir) {
         Ok(()) => {
             println!(
-                "{}: {} components built from sources {}",
+                "{}: {} components and the workflow core built from sources {}",
                 dir.display(),
                 weft_example_guests::COMPONENTS.len(),
                 weft_example_guests::INPUTS_DIGEST
@@ -38,6 +38,10 @@ fn refresh(dir: &Path) -> std::io::Result<()> {
     for (name, bytes) in weft_example_guests::COMPONENTS {
         fs::write(dir.join(format!("{name}.wasm")), bytes)?;
     }
+    fs::write(
+        dir.join("workflow-core.wasm"),
+        weft_example_guests::WORKFLOW_CORE,
+    )?;
     let digest = format!("{}\n", weft_example_guests::INPUTS_DIGEST);
     fs::write(dir.join(weft_example_guests::PREBUILT_INPUTS), digest)
 }

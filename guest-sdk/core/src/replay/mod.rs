@@ -13,6 +13,8 @@
 //! *nondeterminism* naming both.
 
 mod event;
+#[cfg(feature = "json")]
+pub mod json;
 mod outcome;
 mod shape;
 mod state;

@@ -161,18 +161,40 @@ impl<D: Clone> State<D> {
 
     /// How the command of `slot` ended, once it has.
     pub fn outcome(&self, slot: usize) -> Option<&Outcome> {
-        self.slots[slot].outcome.as_ref()
+        self.slots.get(slot)?.outcome.as_ref()
     }
 
     /// The child run the command of `slot` started, as workflow and run id, once it has.
     pub fn child(&self, slot: usize) -> Option<(&str, &str)> {
-        let child = self.slots[slot].child.as_ref()?;
+        let child = self.slots.get(slot)?.child.as_ref()?;
         Some((&child.0, &child.1))
     }
 
     /// Takes the input of the oldest signal `name` not yet taken, if one came.
     pub fn take_signal(&mut self, name: &str) -> Option<Option<String>> {
         self.signals.get_mut(name)?.pop_front()
+    }
+
+    /// Takes every signal not yet taken: for an SDK that keeps them itself. Signals of one
+    /// name stay in the order they came.
+    pub fn take_signals(&mut self) -> impl Iterator<Item = (String, Option<String>)> {
+        let signals = core::mem::take(&mut self.signals);
+        signals
+            .into_iter()
+            .flat_map(|(name, inputs)| inputs.into_iter().map(move |i| (name.clone(), i)))
+    }
+
+    /// How many awaited commands were issued: the next one's slot.
+    pub fn slots(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The id of the timer awaited in `slot`, if a timer is.
+    pub fn timer_in(&self, slot: usize) -> Option<&str> {
+        let mut timers = self.timers.iter();
+        timers
+            .find(|(_, (s, _))| *s == slot)
+            .map(|(id, _)| id.as_str())
     }
 
     /// Issues `cancel()` (a `CancelTimer`) for the timer `id` if it was started, has not

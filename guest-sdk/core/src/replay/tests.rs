@@ -132,3 +132,121 @@ fn a_failure_is_said_in_every_sdks_words() {
     assert_eq!(words(Ending::Canceled, None, Some("x")), "canceled");
     assert_eq!(words(Ending::Terminated, None, None), "terminated");
 }
+
+#[cfg(feature = "json")]
+mod json {
+    use alloc::string::{String, ToString};
+    use serde_json::{Value, json};
+
+    use crate::replay::json::{Session, call};
+
+    fn ask(session: &mut Option<Session>, request: Value) -> Value {
+        let answer: Value = serde_json::from_str(&call(session, &request.to_string())).unwrap();
+        answer
+    }
+
+    fn event(id: u64, event_type: &str, attributes: Value) -> Value {
+        let key = alloc::format!(
+            "{}{}EventAttributes",
+            event_type[..1].to_lowercase(),
+            &event_type[1..]
+        );
+        json!({"eventId": id, "eventTimestamp": 1700000000.0 + id as f64, "eventType": event_type, key: attributes})
+    }
+
+    #[test]
+    fn a_replay_through_json_hands_over_outcomes_once_per_task_and_answers_the_current_one() {
+        let events = [
+            event(1, "WorkflowExecutionStarted", json!({"input": "Ada"})),
+            event(2, "DecisionTaskScheduled", json!({})),
+            event(3, "DecisionTaskStarted", json!({"scheduledEventId": 2})),
+            event(4, "DecisionTaskCompleted", json!({"startedEventId": 3})),
+            event(
+                5,
+                "ActivityTaskScheduled",
+                json!({"decisionTaskCompletedEventId": 4,
+                "activityId": "Greet-1", "activityType": {"name": "Greet", "version": "1.0"}}),
+            ),
+            event(
+                6,
+                "ActivityTaskCompleted",
+                json!({"scheduledEventId": 5, "result": "hi"}),
+            ),
+            event(7, "DecisionTaskScheduled", json!({})),
+            event(8, "DecisionTaskStarted", json!({"scheduledEventId": 7})),
+        ];
+        let task = json!({"events": events, "startedEventId": 8,
+            "workflowExecution": {"workflowId": "w", "runId": "r"}});
+        let mut session = None;
+        assert_eq!(
+            ask(&mut session, json!({"op": "next"}))["err"],
+            "no replay begun: `begin` first"
+        );
+        let begun = ask(&mut session, json!({"op": "begin", "task": task}));
+        assert_eq!(
+            begun["ok"],
+            json!({"input": "Ada", "workflowId": "w", "runId": "r"})
+        );
+        let first = ask(&mut session, json!({"op": "next"}));
+        assert_eq!(first["ok"]["replaying"], true);
+        assert_eq!(first["ok"]["outcomes"], json!([]));
+        let greet = json!({"decisionType": "ScheduleActivityTask",
+            "scheduleActivityTaskDecisionAttributes": {"activityType": {"name": "Greet", "version": "1.0"}}});
+        let issued = ask(
+            &mut session,
+            json!({"op": "issue", "decision": greet, "awaited": true}),
+        );
+        assert_eq!(issued["ok"], json!({"slot": 0, "id": "Greet-1"}));
+        let second = ask(&mut session, json!({"op": "next"}));
+        assert_eq!(second["ok"]["replaying"], false);
+        assert_eq!(second["ok"]["outcomes"], json!([[0, {"result": "hi"}]]));
+        let complete = json!({"decisionType": "CompleteWorkflowExecution",
+            "completeWorkflowExecutionDecisionAttributes": {"result": "hi"}});
+        let close = json!({"op": "close", "decision": complete.clone()});
+        // The close goes in the batch of the next request, applied before it.
+        let done = ask(&mut session, json!({"op": "next", "batch": [close]}));
+        assert_eq!(done["ok"], Value::Null);
+        assert_eq!(
+            ask(&mut session, json!({"op": "answer"}))["ok"],
+            json!([complete])
+        );
+        let unknown = ask(&mut session, json!({"op": "dance"}));
+        assert_eq!(unknown["err"], String::from("no operation \"dance\""));
+    }
+}
+
+#[cfg(feature = "json")]
+#[test]
+fn a_nondeterminism_through_json_says_so() {
+    use serde_json::{Value, json};
+    let events = json!([
+        {"eventId": 1, "eventType": "WorkflowExecutionStarted", "eventTimestamp": 1.0,
+         "workflowExecutionStartedEventAttributes": {}},
+        {"eventId": 2, "eventType": "DecisionTaskStarted", "eventTimestamp": 1.0,
+         "decisionTaskStartedEventAttributes": {}},
+        {"eventId": 3, "eventType": "DecisionTaskCompleted", "eventTimestamp": 1.0,
+         "decisionTaskCompletedEventAttributes": {"startedEventId": 2}},
+        {"eventId": 4, "eventType": "TimerStarted", "eventTimestamp": 1.0,
+         "timerStartedEventAttributes": {"timerId": "t", "decisionTaskCompletedEventId": 3}},
+        {"eventId": 5, "eventType": "DecisionTaskStarted", "eventTimestamp": 2.0,
+         "decisionTaskStartedEventAttributes": {}},
+    ]);
+    let mut session = None;
+    let task = json!({"op": "begin", "task": {"events": events, "startedEventId": 5}});
+    crate::replay::json::call(&mut session, &task.to_string());
+    crate::replay::json::call(&mut session, r#"{"op":"next"}"#);
+    let answer: Value =
+        serde_json::from_str(&crate::replay::json::call(&mut session, r#"{"op":"next"}"#)).unwrap();
+    assert_eq!(answer["nondeterminism"], true);
+    assert_eq!(
+        answer["err"],
+        "nondeterminism at event 4: the history has StartTimer \"t\", which the workflow code no \
+         longer decides there"
+    );
+    let unknown: Value = serde_json::from_str(&crate::replay::json::call(
+        &mut session,
+        r#"{"op":"next","batch":[{"op":"x"}]}"#,
+    ))
+    .unwrap();
+    assert_eq!(unknown, json!({"err": "no operation \"x\""}));
+}
