@@ -32,13 +32,14 @@ const DEFAULT_DISABLED = ['http', 'fetch-event', 'stdio'];
 
 /** What each world's entry imports from the host and exports. */
 const WORLDS = {
-  decider: { imports: ['write'], export: 'decide' },
+  decider: { imports: ['write', 'replayCall'], export: 'decide' },
   'activity-worker': { imports: ['write', 'recordHeartbeat'], export: 'run' },
   function: { imports: ['write'], export: 'invoke' },
 };
 const IMPORT_FROM = {
-  write: 'weft:swf/log@0.1.0',
-  recordHeartbeat: 'weft:swf/heartbeat@0.1.0',
+  write: ['write', 'weft:swf/log@0.1.0'],
+  recordHeartbeat: ['recordHeartbeat', 'weft:swf/heartbeat@0.1.0'],
+  replayCall: ['call', 'weft:swf/replay@0.1.0'],
 };
 
 function usage(message) {
@@ -125,7 +126,7 @@ async function importFrom(dir, name) {
 /** The component's entry module: host imports in, the world's export out. */
 function entryModule(world, guestPath) {
   const { imports, export: name } = WORLDS[world];
-  const lines = imports.map((f) => `import { ${f} } from '${IMPORT_FROM[f]}';`);
+  const lines = imports.map((f) => `import { ${IMPORT_FROM[f][0]} as ${f} } from '${IMPORT_FROM[f][1]}';`);
   lines.push(
     `import { setHost } from ${JSON.stringify(join(here, 'src/host.js'))};`,
     `import guest from ${JSON.stringify(guestPath)};`,
@@ -138,8 +139,10 @@ function entryModule(world, guestPath) {
 
 async function main() {
   if (process.argv[2] === '--copy-wit') {
-    // `npm pack` (prepack): the package carries the WIT it builds against.
+    // `npm pack` (prepack): the package carries the WIT it builds against, and the workflow
+    // core its unit tests run on (in a component, the host composes the core).
     cpSync(resolve(here, '../../wit'), join(here, 'wit'), { recursive: true });
+    cpSync(resolve(here, '../../examples/artifacts/prebuilt/workflow-core.wasm'), join(here, 'src/workflow-core.wasm'));
     return;
   }
   const args = parseArgs(process.argv.slice(2));

@@ -1,9 +1,10 @@
-// The host's imports (`weft:swf/log`, `weft:swf/heartbeat`), handed in by the entry module that
-// build.mjs generates. The SDK never imports `weft:*` modules itself, so that it also runs under
-// plain node, where these stay unset: the log goes to stderr and heartbeats answer false.
+// The host's imports (`weft:swf/log`, `weft:swf/heartbeat`, `weft:swf/replay`), handed in by
+// the entry module that build.mjs generates. The SDK never imports `weft:*` modules itself, so
+// that it also runs under plain node, where these stay unset: the log goes to stderr,
+// heartbeats answer false, and the workflow core is loaded as a Wasm module (`core.js`).
 
-/** @type {{write?: (level: string, message: string) => void, recordHeartbeat?: (details?: string) => boolean}} */
-const host = {};
+/** @type {{write?: (level: string, message: string) => void, recordHeartbeat?: (details?: string) => boolean, replayCall?: (request: string) => string}} */
+export const host = {};
 
 /**
  * Hands the host's imports to the SDK. Called by the generated entry module only.

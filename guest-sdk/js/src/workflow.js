@@ -23,12 +23,11 @@
 import { Decision } from './decisions.js';
 import { Failure } from './activity.js';
 import { History } from './history.js';
-import { decisionFailure } from './host.js';
+import { decisionFailure, host } from './host.js';
 import { parseJson } from './json.js';
 import { decisionTaskToWire, responseFromWire } from './wit.js';
 import {
-  ActivityError, Canceled, ContinueAsNew, NondeterminismError, PATCH_MARKER, PENDING, State,
-  replay,
+  ActivityError, Canceled, ContinueAsNew, NondeterminismError, PENDING, State, replay,
 } from './replay.js';
 
 export { ActivityError, Canceled, ContinueAsNew, NondeterminismError };
@@ -36,8 +35,11 @@ export { ActivityError, Canceled, ContinueAsNew, NondeterminismError };
 /** Replays the workflow `fn` (a generator function of a {@link Workflow}) over `history`. */
 export function run(history, fn) {
   const h = history instanceof History ? history : new History(history);
-  const state = new State(h.task);
-  return replay(h, state, new Task(fn(new Workflow(state))));
+  return replayOn(new State(h.task), fn);
+}
+
+function replayOn(state, fn) {
+  return replay(state, new Task(fn(new Workflow(state))));
 }
 
 /**
@@ -50,7 +52,12 @@ export function workflow(fn) {
     fn: decide,
     decide(task) {
       try {
-        return responseFromWire({ decisions: decide(new History(decisionTaskToWire(task))) });
+        // In a component the workflow core has the task from the host: JavaScript need not
+        // read it.
+        const decisions = host.replayCall
+          ? replayOn(new State(), fn)
+          : decide(new History(decisionTaskToWire(task)));
+        return responseFromWire({ decisions });
       } catch (e) {
         throw decisionFailure(e);
       }
@@ -66,11 +73,8 @@ class Command {
   }
 
   poll() {
-    if (this.slot === undefined) {
-      defaultId(this.state, this.decision);
-      this.slot = this.state.issue(this.decision, true);
-    }
-    return this.state.slots[this.slot] ?? PENDING;
+    if (this.slot === undefined) this.slot = this.state.issue(this.decision, true);
+    return this.state.outcome(this.slot);
   }
 }
 
@@ -78,7 +82,7 @@ class Command {
 class Timer extends Command {
   /** Cancels it if it was started and has not fired: its yield then throws (canceled). */
   cancel() {
-    if (this.slot !== undefined) this.state.cancelTimer(this.decision.startTimerDecisionAttributes.timerId);
+    if (this.slot !== undefined) this.state.cancelTimer(undefined, this.slot);
   }
 }
 
@@ -91,31 +95,10 @@ class Child extends Command {
   start() {
     return new Poll(() => {
       const outcome = this.poll();
-      const execution = this.state.children.get(this.slot);
+      const execution = this.state.child(this.slot);
       if (execution) return { ok: true, value: { execution, result: this } };
       return outcome !== PENDING && !outcome.ok ? outcome : PENDING;
     });
-  }
-}
-
-function defaultId(state, decision) {
-  const a = Object.entries(decision).find(([k]) => k !== 'decisionType')[1];
-  switch (decision.decisionType) {
-    case 'ScheduleActivityTask':
-      if (!a.activityId) a.activityId = `${a.activityType.name}-${state.next('activity')}`;
-      break;
-    case 'StartTimer':
-      if (!a.timerId) a.timerId = `timer-${state.next('timer')}`;
-      break;
-    case 'ScheduleLambdaFunction':
-      if (!a.id) a.id = `${a.name}-${state.next('lambda')}`;
-      break;
-    case 'StartChildWorkflowExecution':
-      if (!a.workflowId) {
-        a.workflowId = `${state.execution.workflowId}-${a.workflowType.name}-${state.next('child')}`;
-      }
-      break;
-    default:
   }
 }
 
@@ -307,10 +290,7 @@ export class Workflow {
 
   /** Yields the input of the next signal `name` (each signal is taken once). */
   signal(name) {
-    return new Poll(() => {
-      const queue = this.state.signals.get(name);
-      return queue?.length ? { ok: true, value: queue.shift() } : PENDING;
-    });
+    return new Poll(() => this.state.takeSignal(name));
   }
 
   /** Ready once the run is asked to cancel. */
@@ -334,17 +314,12 @@ export class Workflow {
    * runs; false on replays of runs that passed it before. Stable for the run.
    */
   patched(change) {
-    const s = this.state;
-    if (s.patches.has(change)) return s.patches.get(change);
-    const answer = !s.replaying || s.taskPatches.includes(change);
-    if (answer) s.issue(Decision.recordMarker(PATCH_MARKER, change), false);
-    s.patches.set(change, answer);
-    return answer;
+    return this.state.patched(change);
   }
 
   /** Every open run took change `change`: always the new path; old markers are accepted. */
   deprecatePatch(change) {
-    this.state.patches.set(change, true);
+    this.state.deprecatePatch(change);
   }
 
   /** The error that, thrown by the workflow, continues the run as new (`Decision.continueAsNew`'s options). */

@@ -7,6 +7,7 @@ it converts between wire JSON and component values by the component's own types,
 every call a fresh instance.
 """
 
+import json
 import re
 import sys
 import time
@@ -69,7 +70,21 @@ class ComponentHost:
                 log.add_func("write", self._write)
             with root.add_instance("weft:swf/heartbeat@0.1.0") as heartbeat:
                 heartbeat.add_func("record-heartbeat", self._heartbeat)
+            # Weft composes the workflow core into a decider; here the SDK's own copy of the
+            # core (a Wasm module in this process) answers the decider's calls.
+            with root.add_instance("weft:swf/replay@0.1.0") as replay:
+                replay.add_func("call", self._replay)
         self.last_call = {}
+        self._core = None
+
+    def _replay(self, store, request):
+        if self._core is None:
+            from weft_guest import _core
+            self._core = _core._module_call()
+        request = json.loads(bytes(request))
+        if request["op"] == "begin" and "task" not in request:
+            request["task"] = self._task  # as Weft does: the task being decided
+        return self._core(json.dumps(request).encode())
 
     def _write(self, store, level, message):
         self.logs.append((level, message))
@@ -81,6 +96,7 @@ class ComponentHost:
     def call(self, export, *wire_args):
         """Calls ``export`` with wire JSON arguments on a fresh instance; answers the wire
         JSON result, raising :class:`GuestError` for an ``err``."""
+        self._task = wire_args[0] if export == "decide" else None
         store = self._wt.Store(self.engine)
         store.set_wasi(self._wt.WasiConfig())
         store.set_limits(memory_size=self.memory_bytes)

@@ -7,6 +7,7 @@ import enum
 import shutil
 import sys
 import tempfile
+import types
 import typing
 import unittest
 from unittest import mock
@@ -33,6 +34,10 @@ def setUpModule():
     except (Exception, SystemExit) as e:  # noqa: BLE001 - no toolchain: nothing to test
         raise unittest.SkipTest(f"componentize-py bindings unavailable: {e}")
     sys.path.insert(0, BINDINGS)
+    # The decider world also imports the workflow core, which those bindings lack: a component
+    # calls it, but outside one the SDK runs the core itself, so an empty module stands in.
+    import wit_world.imports
+    wit_world.imports.replay = sys.modules["wit_world.imports.replay"] = types.ModuleType("replay")
     from componentize_py_types import Err
     from wit_world.imports import decisions as D
     from wit_world.imports import history as H

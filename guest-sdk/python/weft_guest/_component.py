@@ -36,13 +36,15 @@ def world_class(world, module):
     if world not in WORLDS:
         raise ValueError(f"unknown world {world!r}: one of {', '.join(WORLDS)}")
     entry = _entry(world, module)
-    # A `@workflow.workflow` is an async function whose decider replays it.
-    entry = getattr(entry, "__weft_decide__", entry)
+    # A `@workflow.workflow` is an async function whose decider replays it on the workflow core,
+    # which has the task from the host.
+    current = getattr(entry, "__weft_decide_current__", None)
     from componentize_py_types import Err
     from wit_world.imports import log as _log  # noqa: F401 - loaded now for weft_guest.log
     from wit_world.imports import tasks
     if world == "decider":
-        return _decider(entry, tasks, Err)
+        from wit_world.imports import replay  # noqa: F401 - loaded now for the workflow core
+        return _decider(entry, tasks, Err, current)
     if world == "activity-worker":
         from wit_world.imports import heartbeat  # noqa: F401 - loaded now for heartbeat()
         return _activity_worker(entry, tasks)
@@ -66,14 +68,16 @@ def _message(error):
     return str(error) or type(error).__name__
 
 
-def _decider(decide, tasks, Err):
+def _decider(decide, tasks, Err, current=None):
     class WitWorld:
-        """Exports ``decide``."""
+        """Exports ``decide``: ``decide(history)``, or ``current()`` for a workflow, which the
+        workflow core replays over the task without Python reading it."""
 
         def decide(self, task):
             log.install()
             try:
-                answer = decisions.as_response(decide(History(_wit.to_wire(task))))
+                decided = current() if current else decide(History(_wit.to_wire(task)))
+                answer = decisions.as_response(decided)
                 return _wit.from_wire(tasks.DecisionResponse, answer, "response")
             except Exception as error:  # noqa: BLE001 - fails this decision task, as in Rust
                 log.error("".join(traceback.format_exception(error)))

@@ -37,7 +37,6 @@ from ..activity import Failure
 from ..history import History
 from . import _replay
 from ._replay import PENDING, ActivityError, ContinueAsNew, NondeterminismError, State
-from ._shape import PATCH_MARKER
 
 __all__ = [
     "workflow", "run", "Workflow", "RetryPolicy", "ActivityError", "NondeterminismError",
@@ -50,8 +49,11 @@ def run(history, workflow_fn):
     task ``history`` (a :class:`History` or its wire dict) and answers its decisions."""
     if not isinstance(history, History):
         history = History(history)
-    state = State(history.task)
-    return _replay.run(history, state, workflow_fn(Workflow(state)))
+    return _run(State(history.task), workflow_fn)
+
+
+def _run(state, workflow_fn):
+    return _replay.run(state, workflow_fn(Workflow(state)))
 
 
 def workflow(workflow_fn):
@@ -61,6 +63,9 @@ def workflow(workflow_fn):
     def decide(history):
         return run(history, workflow_fn)
     workflow_fn.__weft_decide__ = decide
+    # In a component: the task being decided, as the host hands it to the workflow core,
+    # without reading it into Python first.
+    workflow_fn.__weft_decide_current__ = lambda: _run(State(), workflow_fn)
     return _mark(workflow_fn, "decider")
 
 
@@ -73,15 +78,14 @@ class Command:
 
     def _issue(self):
         if self.slot is None:
-            _default_id(self._state, self.decision)
             self.slot = self._state.issue(self.decision, True)
         return self.slot
 
     def __await__(self):
         slot = self._issue()
-        while self._state.slots[slot] is None:
+        while (outcome := self._state.outcome(slot)) is None:
             yield PENDING
-        ok, value = self._state.slots[slot]
+        ok, value = outcome
         if ok:
             return value
         raise value
@@ -94,7 +98,7 @@ class Timer(Command):
         """Cancels it if it was started and has not fired: its await then raises
         :class:`ActivityError` (``canceled``)."""
         if self.slot is not None:
-            self._state.cancel_timer(self.decision["startTimerDecisionAttributes"]["timerId"])
+            self._state.cancel_timer(slot=self.slot)
 
 
 class Child(Command):
@@ -107,10 +111,10 @@ class Child(Command):
         slot = self._issue()
 
         def ready():
-            execution = self._state.children.get(slot)
+            execution = self._state.child(slot)
             if execution is not None:
                 return ChildRun(execution, self)
-            outcome = self._state.slots[slot]
+            outcome = self._state.outcome(slot)
             if outcome is not None and not outcome[0]:
                 raise outcome[1]
             return PENDING
@@ -126,22 +130,6 @@ class ChildRun:
     async def result(self):
         """Its result, once it closes; raises :class:`ActivityError` if it did not complete."""
         return await self._child
-
-
-def _default_id(state, decision):
-    """Gives ``decision`` an id if it names none, as the Rust SDK does: the activity's or
-    function's type name, ``timer``, or the parent's id and the child's type name, each with
-    the number of its kind."""
-    kind, a = decision["decisionType"], next(v for k, v in decision.items() if k != "decisionType")
-    if kind == "ScheduleActivityTask" and not a.get("activityId"):
-        a["activityId"] = f"{a['activityType']['name']}-{state.next('activity')}"
-    elif kind == "StartTimer" and not a.get("timerId"):
-        a["timerId"] = f"timer-{state.next('timer')}"
-    elif kind == "ScheduleLambdaFunction" and not a.get("id"):
-        a["id"] = f"{a['name']}-{state.next('lambda')}"
-    elif kind == "StartChildWorkflowExecution" and not a.get("workflowId"):
-        parent = state.execution.get("workflowId", "")
-        a["workflowId"] = f"{parent}-{a['workflowType']['name']}-{state.next('child')}"
 
 
 class _Poll:
@@ -267,12 +255,7 @@ class Workflow:
 
     def signal(self, name):
         """Awaits the input of the next signal ``name`` (each signal is taken once)."""
-        queue = self._state.signals
-
-        def ready():
-            waiting = queue.get(name)
-            return waiting.pop(0) if waiting else PENDING
-        return _Poll(ready)
+        return _Poll(lambda: self._state.take_signal(name))
 
     def cancellation(self):
         """Resumes once the run is asked to cancel."""
@@ -290,19 +273,12 @@ class Workflow:
         """Whether the run takes the code of change ``change``: ``True`` where a run reaches this
         point for the first time with the change deployed (a marker records it), and on replays
         of those runs; ``False`` on replays of runs that passed it before. Stable for the run."""
-        state = self._state
-        if change in state.patches:
-            return state.patches[change]
-        answer = not state.replaying or change in state.task_patches
-        if answer:
-            state.issue(d.record_marker(PATCH_MARKER, change), False)
-        state.patches[change] = answer
-        return answer
+        return self._state.patched(change)
 
     def deprecate_patch(self, change):
         """Every open run took change ``change``: always the new path; old markers are
         accepted without being asked for."""
-        self._state.patches[change] = True
+        self._state.deprecate_patch(change)
 
     def continue_as_new(self, **options):
         """The exception that, raised by the workflow, continues the run as a new one
