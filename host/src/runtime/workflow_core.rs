@@ -17,11 +17,27 @@ use super::guest::GuestState;
 /// The interface a decider imports.
 pub(super) const REPLAY: &str = "weft:swf/replay@0.1.0";
 
-/// A decider's replay: the task being decided, until the replay begins, and the replay.
-#[derive(Default)]
+/// How many bytes of requests a decider may send the core in one call. What the core keeps
+/// grows with them (commands, a history a decider sends itself), and it is the host's memory,
+/// outside the guest's limit: this bounds it. An SDK's requests for a task are a few KiB.
+const REQUEST_BUDGET: usize = 8 << 20;
+
+/// A decider's replay: the task being decided, until the replay begins, the replay, and what
+/// is left of the call's request budget.
 pub(crate) struct Replay {
     task: Option<Value>,
     session: Option<Session>,
+    budget: usize,
+}
+
+impl Default for Replay {
+    fn default() -> Self {
+        Replay {
+            task: None,
+            session: None,
+            budget: REQUEST_BUDGET,
+        }
+    }
 }
 
 impl Replay {
@@ -29,12 +45,20 @@ impl Replay {
     pub(crate) fn of(task: Value) -> Self {
         Replay {
             task: Some(task),
-            session: None,
+            ..Replay::default()
         }
     }
 
     /// The core's answer to `request` (JSON).
     fn answer(&mut self, request: &[u8]) -> Vec<u8> {
+        let Some(left) = self.budget.checked_sub(request.len()) else {
+            let message = format!(
+                "the decider sent the workflow core more than {} MiB of requests in one task",
+                REQUEST_BUDGET >> 20
+            );
+            return json!({ "err": message }).to_string().into_bytes();
+        };
+        self.budget = left;
         let answer = match serde_json::from_slice::<Value>(request) {
             Ok(mut request) => {
                 if request["op"] == "begin" && request.get("task").is_none() {
@@ -86,5 +110,20 @@ mod tests {
                 .unwrap()
                 .starts_with(r#"{"err":"the request is not JSON"#)
         );
+    }
+
+    #[test]
+    fn a_decider_cannot_make_the_host_keep_more_than_the_budget() {
+        let mut replay = Replay::default();
+        let padding = "x".repeat(REQUEST_BUDGET / 2);
+        let request = json!({"op": "begin", "task": {"events": [], "pad": padding}});
+        assert!(ask(&mut replay, request.clone())["ok"].is_object());
+        let refused = ask(&mut replay, request);
+        let message = refused["err"].as_str().unwrap();
+        assert!(
+            message.contains("more than 8 MiB of requests in one task"),
+            "{message}"
+        );
+        assert!(replay.session.is_some(), "the replay begun stays");
     }
 }
