@@ -83,6 +83,9 @@ pub fn call_value(session: &mut Option<Session>, request: Value) -> Value {
 }
 
 fn answer(session: &mut Option<Session>, mut request: Value) -> Result<Value, Fault> {
+    if !request.is_object() {
+        return Err(String::from("a request is a JSON object: {\"op\": ...}").into());
+    }
     if request["op"] == "begin" {
         let begun = Session::begin(request["task"].take())?;
         let state = &begun.state;
@@ -113,7 +116,7 @@ fn answer(session: &mut Option<Session>, mut request: Value) -> Result<Value, Fa
 
 impl Session {
     fn begin(mut task: Value) -> Result<Session, String> {
-        let Value::Array(events) = task["events"].take() else {
+        let Some(Value::Array(events)) = task.get_mut("events").map(Value::take) else {
             return Err(String::from("the task has no `events` list"));
         };
         let execution = &task["workflowExecution"];
@@ -137,6 +140,9 @@ impl Session {
 
     /// Answers one request other than `begin` and `next`.
     fn apply(&mut self, mut request: Value) -> Result<Value, String> {
+        if !request.is_object() {
+            return Err(alloc::format!("a request is a JSON object, not {request}"));
+        }
         let state = &mut self.state;
         let op = request["op"].as_str().unwrap_or_default();
         let text = |name: &str| request[name].as_str().unwrap_or_default();

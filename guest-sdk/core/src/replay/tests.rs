@@ -250,3 +250,32 @@ fn a_nondeterminism_through_json_says_so() {
     .unwrap();
     assert_eq!(unknown, json!({"err": "no operation \"x\""}));
 }
+
+#[cfg(feature = "json")]
+#[test]
+fn requests_of_any_shape_are_answered_without_a_panic() {
+    use alloc::string::ToString;
+    use serde_json::{Value, json};
+    let mut session = None;
+    let ask = |session: &mut _, request: Value| -> Value {
+        serde_json::from_str(&crate::replay::json::call(session, &request.to_string())).unwrap()
+    };
+    for request in [
+        json!([1, 2]),
+        json!("begin"),
+        json!(5),
+        json!({"op": "begin", "task": 5}),
+    ] {
+        let answer = ask(&mut session, request.clone());
+        assert!(answer["err"].is_string(), "{request} -> {answer}");
+    }
+    ask(&mut session, json!({"op": "begin", "task": {"events": []}}));
+    for batch in [
+        json!([3]),
+        json!([{"op": "issue", "decision": 7}]),
+        json!(["x"]),
+    ] {
+        let answer = ask(&mut session, json!({"op": "next", "batch": batch}));
+        assert!(answer["err"].is_string(), "{batch} -> {answer}");
+    }
+}
