@@ -221,11 +221,14 @@ pub(crate) fn start_run(
     Ok(run)
 }
 
-/// A fresh run id: 32 random bytes, base64url (43 characters), as spec §8.1 recommends.
+/// A fresh run id: 32 random bytes, base64url (43 characters), as spec §8.1 recommends,
+/// beginning with a letter: one beginning with `-` reads as an option to command lines.
 pub(crate) fn new_run_id() -> Result<RunId, StoreError> {
     use base64::Engine as _;
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(StoreError::broken)?;
+    // The first character is the first byte's top six bits: below 32, a letter (A-Z, a-f).
+    bytes[0] &= 0x7f;
     Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD
         .encode(bytes)
         .into())

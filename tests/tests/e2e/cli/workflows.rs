@@ -199,6 +199,21 @@ async fn open_runs_are_signaled_canceled_terminated_and_followed() {
     assert_eq!(weft(&server, &signal).await.out(), "signaled w: go\n");
     let cancel = ["workflow", "cancel", "w", "--run", &run, "--domain", D];
     assert_eq!(weft(&server, &cancel).await.out(), "asked w to cancel\n");
+    // A run id may begin with `-` (base64url): it is still the option's value.
+    let dashed = [
+        "workflow",
+        "cancel",
+        "w",
+        "--run",
+        "-yNoSuchRun",
+        "--domain",
+        D,
+    ];
+    let dashed = weft(&server, &dashed).await;
+    assert!(
+        !dashed.ok && !dashed.stderr.contains("unexpected argument"),
+        "{dashed:?}"
+    );
     let open = weft(&server, &["workflow", "result", "w", "--domain", D]).await;
     assert!(
         open.err().contains("w is still open (--wait waits"),

@@ -38,8 +38,8 @@ pub(crate) struct WorkflowArgs {
 struct Run {
     /// The workflow id.
     workflow_id: String,
-    /// The run id (default: the workflow id's newest run).
-    #[arg(long)]
+    /// The run id (default: the workflow id's newest run). Run ids may begin with `-`.
+    #[arg(long, allow_hyphen_values = true)]
     run: Option<String>,
 }
 
