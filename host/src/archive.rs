@@ -224,7 +224,7 @@ impl Archive {
         }
     }
 
-    /// Writes run `seq` to `DIR/ACCOUNT/REGION/DOMAIN/WORKFLOW--RUN.json`.
+    /// Writes run `seq` to `DIR/ACCOUNT/REGION/DOMAIN/WORKFLOW.RUN.json`.
     async fn write(&self, svc: &Service, seq: u64) -> Result<(), Fault> {
         let read = svc.store.read_long(move |tx| {
             let Some(run) = tx.run(seq)? else {

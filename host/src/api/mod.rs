@@ -90,7 +90,11 @@ impl Api {
 /// The router: a function, so tests can drive it without a socket.
 pub(crate) fn router(api: Arc<Api>) -> Router {
     Router::new()
-        .route("/", post(handle))
+        // SWF's requests are POSTs to `/`; a browser's GET there wants the console.
+        .route(
+            "/",
+            post(handle).get(|| async { axum::response::Redirect::temporary("/console/") }),
+        )
         .merge(extension::routes())
         .merge(clock::routes())
         .merge(imports::routes())

@@ -89,6 +89,18 @@ pub enum ClientError {
         /// Why, as the system says it.
         reason: String,
     },
+    /// A server answers, but the TLS handshake with it failed: most often its certificate is
+    /// signed by a CA the client was not given.
+    #[error(
+        "cannot talk TLS with {endpoint}: {reason}; if the server's certificate is self-signed, \
+         trust its CA with --ca-file FILE or AWS_CA_BUNDLE (`weft serve` prints the file)"
+    )]
+    Tls {
+        /// The endpoint.
+        endpoint: String,
+        /// Why, as the TLS library says it.
+        reason: String,
+    },
     /// The exchange broke off, or the answer is not what the API sends.
     #[error("talking to {endpoint}: {reason}")]
     Protocol {

@@ -101,14 +101,12 @@ impl Transport {
         body: Vec<u8>,
         sent: Option<oneshot::Sender<()>>,
     ) -> Result<Answer, ClientError> {
-        let connect = |reason: String| ClientError::Connect {
-            endpoint: self.endpoint.clone(),
-            reason,
-        };
         let io = tokio::time::timeout(CONNECT_TIMEOUT, self.connect())
             .await
-            .map_err(|_| connect(format!("no connection in {CONNECT_TIMEOUT:?}")))?
-            .map_err(connect)?;
+            .map_err(|_| ClientError::Connect {
+                endpoint: self.endpoint.clone(),
+                reason: format!("no connection in {CONNECT_TIMEOUT:?}"),
+            })??;
         let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(io))
             .await
             .map_err(|e| self.protocol(e))?;
@@ -130,10 +128,13 @@ impl Transport {
         })
     }
 
-    async fn connect(&self) -> Result<Box<dyn Io>, String> {
+    async fn connect(&self) -> Result<Box<dyn Io>, ClientError> {
         let tcp = TcpStream::connect(&self.authority)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| ClientError::Connect {
+                endpoint: self.endpoint.clone(),
+                reason: e.to_string(),
+            })?;
         let Some(tls) = &self.tls else {
             return Ok(Box::new(tcp));
         };
@@ -141,7 +142,10 @@ impl Transport {
         let stream = connector
             .connect(tls.name.clone(), tcp)
             .await
-            .map_err(|e| format!("TLS: {e}"))?;
+            .map_err(|e| ClientError::Tls {
+                endpoint: self.endpoint.clone(),
+                reason: e.to_string(),
+            })?;
         Ok(Box::new(stream))
     }
 

@@ -36,8 +36,9 @@ use crate::{Config, DEFAULT_ACCOUNT_ID, Weft};
 pub struct DemoOptions {
     /// Orders to start.
     pub orders: u32,
-    /// Where the service listens (port 0 picks a free one).
-    pub listen: String,
+    /// Where the service listens (port 0 picks a free one); `None`: [`crate::DEFAULT_LISTEN`],
+    /// or a free port on loopback when that one is taken.
+    pub listen: Option<String>,
     /// The data directory; a fresh one under the system's temporary directory if `None`.
     pub data_dir: Option<PathBuf>,
     /// Keep serving after the demo, until `shutdown`.
@@ -65,9 +66,11 @@ pub async fn run(
     config.time_skipping = options.time_skipping;
     let weft = Weft::open(config)?;
     let svc = weft.service();
-    let listener = crate::listen(&options.listen)
-        .await
-        .map_err(anyhow::Error::msg)?;
+    let listener = match &options.listen {
+        Some(addr) => crate::listen(addr).await,
+        None => listen_anywhere().await,
+    }
+    .map_err(anyhow::Error::msg)?;
     let addr = listener.local_addr()?;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(weft.serve(listener, async move {
@@ -117,6 +120,15 @@ pub async fn run(
         let _ = std::fs::remove_dir_all(&data_dir);
     }
     outcome
+}
+
+/// The usual address, or any free port on loopback when something holds the usual one: the
+/// demo only needs somewhere to serve, and says where.
+async fn listen_anywhere() -> Result<tokio::net::TcpListener, String> {
+    match tokio::net::TcpListener::bind(crate::DEFAULT_LISTEN).await {
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => crate::listen("127.0.0.1:0").await,
+        bound => bound.map_err(|e| format!("cannot listen on {}: {e}", crate::DEFAULT_LISTEN)),
+    }
 }
 
 /// A fresh directory for the demo's data.

@@ -79,7 +79,7 @@ pub(crate) fn import_run(
         retention_days: domain.retention_days(),
         closed,
         parent,
-        cancel_requested: closed.is_none() && folded.cancel_requested,
+        cancel_requested: folded.cancel_requested,
         next_event_id: last.event_id + 1,
         decision: DecisionTask::Idle,
         legacy_decision_owed: false,

@@ -105,7 +105,8 @@ pub struct RunSummary {
     /// Its tags.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
-    /// Whether cancellation was requested of the open run.
+    /// Whether cancellation was requested of the run, also once it closed (SWF's describe
+    /// answers false for every closed run).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cancel_requested: bool,
     /// Why the open run is failing, when its last decision or activity attempt failed.

@@ -1,14 +1,19 @@
 //! Moving runs between SWF services: what `weft export` writes and `weft import` reads, and the
 //! body of `POST /v1/domains/{domain}/imports`. The server and the client share these types.
 
-use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The file a run is written to, by `weft export` and by the archive: its ids, percent-encoded.
+/// What [`export_file_name`] percent-encodes in an id: all but letters, digits, `-` and `_`,
+/// so ids read as they are and `.`, which separates them, never appears in one.
+const ENCODED: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'_');
+
+/// The file a run is written to, by `weft export` and by the archive: `WORKFLOW.RUN.json`, its
+/// ids percent-encoded where they hold more than letters, digits, `-` and `_`.
 pub fn export_file_name(workflow_id: &str, run_id: &str) -> String {
-    let id = |id: &str| utf8_percent_encode(id, NON_ALPHANUMERIC).to_string();
-    format!("{}--{}.json", id(workflow_id), id(run_id))
+    let id = |id: &str| utf8_percent_encode(id, ENCODED).to_string();
+    format!("{}.{}.json", id(workflow_id), id(run_id))
 }
 
 /// One run as `weft export` writes it, one file each: the run as `DescribeWorkflowExecution`
@@ -49,4 +54,21 @@ pub struct RunImport {
 pub struct ImportAnswer {
     /// Whether the run was stored now: false if it was there already.
     pub added: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::export_file_name;
+
+    #[test]
+    fn export_file_names_keep_ids_readable_and_distinct() {
+        assert_eq!(
+            export_file_name("order-1_a", "Ab-_9"),
+            "order-1_a.Ab-_9.json"
+        );
+        // `.`, `/` and `%` are encoded, so no two runs share a file and none leaves the folder.
+        assert_eq!(export_file_name("a.b", "c"), "a%2Eb.c.json");
+        assert_eq!(export_file_name("a", "b.c"), "a.b%2Ec.json");
+        assert_eq!(export_file_name("../x", "100%"), "%2E%2E%2Fx.100%25.json");
+    }
 }

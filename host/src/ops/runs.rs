@@ -403,7 +403,7 @@ fn summary(
         started_at: run.started_at,
         closed_at: run.closed.map(|c| c.at),
         tags: run.tags.clone(),
-        cancel_requested: run.cancel_requested && run.closed.is_none(),
+        cancel_requested: run.cancel_requested,
         failing,
         imported: run.imported,
         decider: decider(tx, run, modules)?,

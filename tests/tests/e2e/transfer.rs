@@ -240,9 +240,36 @@ async fn runs_move_between_wefts_exactly_once_and_replay_without_divergence() {
         exported.contains(&format!("exported {} runs", ORDERS + TERMINATED)),
         "{exported}"
     );
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), ORDERS + TERMINATED + 1, "{names:?}");
+    assert!(names.contains(&"domain.json".to_owned()), "{names:?}");
+    // Ids are written as they are: hyphens and base64url run ids need no encoding.
+    assert!(names.iter().all(|n| !n.contains('%')), "{names:?}");
     let fresh = TestServer::start().await;
-    weft(&fresh, &["import", "--from", out, "--domain", D]).await;
+    // The export names its domain; a --domain that is not it is refused, and nothing is made.
+    let typo = ["import", "--from", out, "--domain", "typo"];
+    let refused = Weft::at(&fresh).run(&typo).await;
+    assert!(
+        refused
+            .err()
+            .contains(&format!("holds the runs of domain {D}; --domain names")),
+        "{refused:?}"
+    );
+    let typo = fresh.client().describe_domain().name("typo").send().await;
+    assert!(typo.is_err(), "a refused import registered a domain");
+    weft(&fresh, &["import", "--from", out]).await;
     assert_eq!(closed_runs(&fresh.client()).await, runs);
+    // The source's retention (1 day), not a default.
+    let described = fresh.client().describe_domain().name(D).send().await;
+    let configuration = described.unwrap().configuration.unwrap();
+    assert_eq!(
+        configuration.workflow_execution_retention_period_in_days,
+        "1"
+    );
     for run in &runs {
         assert_eq!(
             history_bytes(&fresh, run).await,

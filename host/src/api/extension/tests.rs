@@ -296,8 +296,11 @@ async fn unknown_routes_and_kinds() {
         assert_eq!(answer.message(), format!("No route for {method} {uri}"));
         assert_eq!(answer.content_type, "application/json");
     }
-    // SWF's path answers as SWF does, whatever the method.
-    for method in ["GET", "PUT", "DELETE"] {
+    // SWF's path answers as SWF does, whatever the method; but a browser's GET goes to the
+    // console.
+    let root = h.call("GET", "/", Body::empty()).await;
+    assert_eq!(root.status, StatusCode::TEMPORARY_REDIRECT);
+    for method in ["PUT", "DELETE"] {
         let answer = h.call(method, "/", Body::empty()).await;
         assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{method}");
         assert_eq!(answer.code(), "UnknownOperationException");

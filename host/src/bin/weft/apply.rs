@@ -16,7 +16,7 @@ use weft_host::client::{
 };
 
 use crate::manifest::{ActivitySpec, FILE_NAME, Manifest, ModuleSpec, WorkflowSpec};
-use crate::modules::{Tuning, default_name, upload, verdict, verify};
+use crate::modules::{Tuning, upload, verdict, verify};
 use crate::project::Project;
 use crate::remote::{Remote, print};
 
@@ -298,7 +298,7 @@ impl Plan {
         for spec in &project.manifest.modules {
             let (kind, name) = target(spec);
             let what = format!("{} {name}", kind_flag(kind));
-            let path = project.dir.join(&spec.file);
+            let path = project.module_file(&spec.file);
             let code = match std::fs::read(&path) {
                 Ok(code) => code,
                 Err(e) => {
@@ -346,7 +346,7 @@ async fn refusal(
     let (kind, name) = target(spec);
     let file = spec.file.display();
     let label = ModuleLabel {
-        name: default_name(&spec.file),
+        name: spec.label_name(),
         version: None,
     };
     let module = match client.check_module(code.to_vec(), &label).await {
@@ -411,7 +411,7 @@ async fn apply_module(
 ) -> anyhow::Result<Step> {
     let file = deploy.spec.file.display().to_string();
     let label = ModuleLabel {
-        name: default_name(&deploy.spec.file),
+        name: deploy.spec.label_name(),
         version: None,
     };
     let module = upload(client, &file, deploy.code.clone(), &label, args.remote.json).await?;

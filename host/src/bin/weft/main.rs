@@ -1,6 +1,14 @@
 //! The `weft` command: clap → config → `Weft::serve` or the demo, and the commands that drive a
 //! running server through `weft_host::client`, one module per group of commands.
 
+/// `println!` that ends the process quietly once stdout is closed (`weft workflow history ID |
+/// head -1`), where std's panics on the broken pipe. Defined before the modules so that theirs
+/// is this one.
+macro_rules! println {
+    () => { $crate::print_line(format_args!("")) };
+    ($($arg:tt)*) => { $crate::print_line(format_args!($($arg)*)) };
+}
+
 mod apply;
 mod bindings;
 mod clock;
@@ -97,9 +105,10 @@ struct DemoArgs {
     /// Keep serving afterwards, so you can look with the AWS CLI (Ctrl-C stops).
     #[arg(long)]
     serve: bool,
-    /// Address to listen on (port 0 picks a free port).
-    #[arg(long, default_value = weft_host::DEFAULT_LISTEN)]
-    listen: String,
+    /// Address to listen on (port 0 picks a free port; default: 127.0.0.1:8080, or a free
+    /// port when another program holds that one).
+    #[arg(long)]
+    listen: Option<String>,
     /// Data directory (default: a fresh one under the system's temporary directory).
     #[arg(long)]
     data: Option<PathBuf>,
@@ -199,16 +208,17 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let shutdown = shutdown_signal().context("cannot install signal handlers")?;
     let addr = main.local_addr()?;
     let scheme = if weft.is_https() { "https" } else { "http" };
-    println!("listening on {scheme}://{addr}");
+    announce(format_args!("listening on {scheme}://{addr}"));
     if let Some(plain) = &plain {
-        println!("listening on http://{}", plain.local_addr()?);
+        announce(format_args!("listening on http://{}", plain.local_addr()?));
     }
     if let Some(ca) = weft.self_signed_ca() {
-        println!(
+        announce(format_args!(
             "self-signed certificate: clients trust it with AWS_CA_BUNDLE={}",
             ca.display()
-        );
+        ));
     }
+    announce(format_args!("console at {scheme}://{addr}/console/"));
     tracing::info!(%addr, scheme, "serving SWF");
     let listener = weft_host::Listeners { main, plain };
     weft.serve(listener, shutdown).await?;
@@ -241,6 +251,31 @@ async fn demo(args: DemoArgs) -> anyhow::Result<()> {
     };
     let shutdown = shutdown_signal().context("cannot install signal handlers")?;
     weft_host::demo::run(options, shutdown).await
+}
+
+/// Writes one of the server's start-up lines to stdout. A server goes on serving when nobody
+/// reads them (a supervisor that read the address and closed the pipe).
+fn announce(line: std::fmt::Arguments) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_fmt(line).and_then(|()| out.write_all(b"\n"));
+    let _ = out.flush();
+}
+
+/// Writes one line to stdout; exits at once, successfully, when the reader has gone (as `head`
+/// expects of what it reads), and with an error on any other failure to write.
+fn print_line(line: std::fmt::Arguments) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    let written = out.write_fmt(line).and_then(|()| out.write_all(b"\n"));
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => {
+            eprintln!("error: cannot write to stdout: {e}");
+            std::process::exit(1);
+        }
+    }
 }
 
 /// Installs the SIGINT and SIGTERM handlers now, and completes on either.

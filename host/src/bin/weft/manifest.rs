@@ -14,16 +14,22 @@
 //! execution-timeout = "1h"
 //! task-timeout = "10s"
 //!
-//! [[activity]]
-//! name = "Greet"
-//! version = "1"
+//! [activity-defaults]  # what each [[activity]] that does not say takes
 //! task-list = "greeting-activities"
 //! start-to-close = "30s"
 //!
+//! [[activity]]
+//! name = "Greet"
+//! version = "1"
+//!
 //! [[module]]
+//! name = "greetings-decider"
 //! file = "target/wasm32-wasip2/release/greeting_decider.wasm"
 //! decisions = "greeting-decisions"
 //! ```
+//!
+//! `[workflow-defaults]` does for `[[workflow]]` what `[activity-defaults]` does for
+//! `[[activity]]`.
 
 use std::path::{Path, PathBuf};
 
@@ -121,6 +127,8 @@ pub(crate) struct ActivitySpec {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub(crate) struct ModuleSpec {
+    /// The module's name on the server (default: the file's name without `.wasm`).
+    pub(crate) name: Option<String>,
     /// The component's file, relative to the manifest.
     pub(crate) file: PathBuf,
     /// The decision task list it serves, as a decider.
@@ -158,6 +166,11 @@ impl ModuleSpec {
             (None, None, None) => ("", ""),
         }
     }
+
+    /// The name the module is uploaded under.
+    pub(crate) fn label_name(&self) -> Option<String> {
+        (self.name.clone()).or_else(|| crate::modules::default_name(&self.file))
+    }
 }
 
 impl Manifest {
@@ -170,7 +183,18 @@ impl Manifest {
 
     /// Parses and checks a manifest's text.
     pub(crate) fn parse(text: &str) -> Result<Manifest, String> {
-        let manifest: Manifest = toml::from_str(text).map_err(|e| e.to_string())?;
+        let mut table: toml::Table = toml::from_str(text).map_err(|e| e.to_string())?;
+        let defaults = ["workflow-defaults", "activity-defaults"];
+        let manifest: Manifest = if defaults.iter().any(|key| table.contains_key(*key)) {
+            apply_defaults::<WorkflowSpec>(&mut table, "workflow-defaults", "workflow")?;
+            apply_defaults::<ActivitySpec>(&mut table, "activity-defaults", "activity")?;
+            table
+                .try_into()
+                .map_err(|e: toml::de::Error| e.to_string())?
+        } else {
+            // Straight from the text, so errors point at their line.
+            toml::from_str(text).map_err(|e| e.to_string())?
+        };
         manifest.check()?;
         Ok(manifest)
     }
@@ -285,6 +309,41 @@ impl Manifest {
         }
         input
     }
+}
+
+/// Moves the `[DEFAULTS]` table out of `manifest` into each `[[LIST]]` entry, under what the
+/// entry sets itself; its keys are checked as an entry's (`T`) would be, and it names no type.
+fn apply_defaults<T: serde::de::DeserializeOwned>(
+    manifest: &mut toml::Table,
+    defaults: &str,
+    list: &str,
+) -> Result<(), String> {
+    let Some(given) = manifest.remove(defaults) else {
+        return Ok(());
+    };
+    let toml::Value::Table(given) = given else {
+        return Err(format!("[{defaults}] must be a table"));
+    };
+    if let Some(key) = ["name", "version"]
+        .into_iter()
+        .find(|k| given.contains_key(*k))
+    {
+        return Err(format!(
+            "[{defaults}] cannot set {key}: each [[{list}]] names its own"
+        ));
+    }
+    let mut probe = given.clone();
+    probe.insert("name".into(), "-".into());
+    probe.insert("version".into(), "-".into());
+    T::deserialize(probe).map_err(|e| format!("[{defaults}]: {e}"))?;
+    if let Some(toml::Value::Array(entries)) = manifest.get_mut(list) {
+        for entry in entries.iter_mut().filter_map(toml::Value::as_table_mut) {
+            for (key, value) in &given {
+                entry.entry(key.clone()).or_insert_with(|| value.clone());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A type's defaults as SWF's members name them, with SWF's values: durations in seconds,
@@ -446,6 +505,64 @@ mod tests {
         for bad in ["", "5 m", "1w", "-1", "m", "99999999999d"] {
             assert!(seconds(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn defaults_tables_fill_what_each_type_leaves_out() {
+        let text = r#"
+            [domain]
+            name = "greetings"
+            [workflow-defaults]
+            task-list = "decisions"
+            task-timeout = "10s"
+            [activity-defaults]
+            task-list = "work"
+            start-to-close = "30s"
+            heartbeat = "NONE"
+            [[workflow]]
+            name = "Greeting"
+            version = "1"
+            [[activity]]
+            name = "Greet"
+            version = "1"
+            [[activity]]
+            name = "Slow"
+            version = "1"
+            start-to-close = "1h"
+            [[module]]
+            name = "greetings-decider"
+            file = "decider.wasm"
+            decisions = "decisions"
+        "#;
+        let manifest = Manifest::parse(text).unwrap();
+        let workflow = &manifest.workflows[0];
+        assert_eq!(workflow.task_list.as_deref(), Some("decisions"));
+        assert_eq!(workflow.task_timeout.as_deref(), Some("10s"));
+        let [greet, slow] = &manifest.activities[..] else {
+            panic!("{:?}", manifest.activities)
+        };
+        assert_eq!(greet.start_to_close.as_deref(), Some("30s"));
+        assert_eq!(slow.start_to_close.as_deref(), Some("1h"));
+        assert_eq!(slow.task_list.as_deref(), Some("work"));
+        assert_eq!(slow.heartbeat.as_deref(), Some("NONE"));
+        let module = &manifest.modules[0];
+        assert_eq!(module.label_name().as_deref(), Some("greetings-decider"));
+
+        let typo = text.replace("heartbeat", "heartbeet");
+        let error = Manifest::parse(&typo).unwrap_err();
+        assert!(
+            error.contains("[activity-defaults]") && error.contains("heartbeet"),
+            "{error}"
+        );
+        let named = text.replace("heartbeat = \"NONE\"", "name = \"Greet\"");
+        let error = Manifest::parse(&named).unwrap_err();
+        assert!(
+            error.contains("[activity-defaults] cannot set name"),
+            "{error}"
+        );
+        let bad = text.replace("\"30s\"", "\"30x\"");
+        let error = Manifest::parse(&bad).unwrap_err();
+        assert!(error.contains("activity Greet:1 start-to-close"), "{error}");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The project in the current directory, if any: its `weft-app.toml` gives the workflow
 //! commands their default domain and workflow type.
 
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 
 use weft_host::client::TypeRef;
 
@@ -36,6 +36,44 @@ impl Project {
         };
         Ok(Some(Project { dir, manifest }))
     }
+
+    /// Where a `[[module]]`'s `file` is: relative to the manifest; or, for a file under
+    /// `target/` of a cargo project that is not there, under the target directory cargo builds
+    /// into (`CARGO_TARGET_DIR`, `build.target-dir`), if it is there.
+    pub(crate) fn module_file(&self, file: &Path) -> PathBuf {
+        let path = self.dir.join(file);
+        if path.exists() || !self.dir.join("Cargo.toml").is_file() {
+            return path;
+        }
+        let mut parts = file.components().skip_while(|c| *c == Component::CurDir);
+        if parts.next() != Some(Component::Normal("target".as_ref())) {
+            return path;
+        }
+        let rest: PathBuf = parts.collect();
+        match cargo_target_dir(&self.dir).map(|target| target.join(rest)) {
+            Some(built) if built.exists() => built,
+            _ => path,
+        }
+    }
+}
+
+/// The target directory cargo builds the project in `dir` into, as `cargo metadata` says.
+fn cargo_target_dir(dir: &Path) -> Option<PathBuf> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let metadata = std::process::Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(dir)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let metadata: serde_json::Value = serde_json::from_slice(&metadata.stdout).ok()?;
+    metadata["target_directory"].as_str().map(PathBuf::from)
 }
 
 /// `given`, else the domain of the project in the current directory.

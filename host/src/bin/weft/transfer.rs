@@ -50,10 +50,12 @@ pub(crate) struct ImportArgs {
     /// wrote.
     #[arg(long)]
     from: String,
-    /// The domain to read there.
+    /// The domain to read there. A directory `weft export` wrote names its domain itself
+    /// (`domain.json`): this, if given, must be that one.
     #[arg(long)]
-    domain: String,
-    /// The domain to store them in here (default: the same name); registered if missing.
+    domain: Option<String>,
+    /// The domain to store them in here (default: the source's name); registered if missing,
+    /// with the source's retention.
     #[arg(long)]
     to_domain: Option<String>,
     /// Only closed runs.
@@ -134,6 +136,14 @@ pub(crate) async fn export(args: ExportArgs) -> anyhow::Result<()> {
     let infos = client.select_runs(&args.domain, &selection).await?;
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
+    // The domain itself, so that an import knows which domain the runs are from and keeps its
+    // retention.
+    let domain = client
+        .swf("DescribeDomain", json!({"name": args.domain}))
+        .await?;
+    let path = args.out.join(DOMAIN_FILE);
+    std::fs::write(&path, serde_json::to_vec(&domain)?)
+        .with_context(|| format!("cannot write {}", path.display()))?;
     for (n, info) in infos.iter().enumerate() {
         let run = client.export_run(&args.domain, &info["execution"]).await?;
         let path = args.out.join(file_name(run.execution()));
@@ -147,6 +157,9 @@ pub(crate) async fn export(args: ExportArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The file of an export that holds `DescribeDomain`'s answer for its domain.
+const DOMAIN_FILE: &str = "domain.json";
+
 /// Where `weft import` reads runs.
 enum Source {
     Endpoint(Client),
@@ -157,36 +170,44 @@ enum Source {
 /// Stores the runs the source holds in the domain here, as they were recorded.
 pub(crate) async fn import(args: ImportArgs) -> anyhow::Result<()> {
     let here = args.remote.client()?;
-    let to = args
-        .to_domain
-        .clone()
-        .unwrap_or_else(|| args.domain.clone());
     let both = !args.closed && !args.open;
     let selection = args
         .filter
         .selection(args.closed || both, args.open || both);
-    let source = if Path::new(&args.from).is_dir() {
-        Source::Dir(read_export(Path::new(&args.from), &selection)?)
+    let (source, from, described) = if Path::new(&args.from).is_dir() {
+        let dir = Path::new(&args.from);
+        let (from, described) = exported_domain(dir, args.domain.as_deref())?;
+        (Source::Dir(read_export(dir, &selection)?), from, described)
     } else if args.from.contains("://") {
-        Source::Endpoint(args.remote.client_for(&args.from)?)
+        let there = args.remote.client_for(&args.from)?;
+        let from = args.domain.clone().with_context(|| {
+            format!(
+                "--from {}: name the domain to read there with --domain",
+                args.from
+            )
+        })?;
+        let described = there.swf("DescribeDomain", json!({"name": from})).await?;
+        (Source::Endpoint(there), from, Some(described))
     } else {
         anyhow::bail!(
             "--from {}: no such directory, nor an http:// or https:// endpoint",
             args.from
         );
     };
-    let retention = match &source {
-        Source::Endpoint(there) => {
-            let domain = there
-                .swf("DescribeDomain", json!({"name": args.domain}))
-                .await?;
-            domain["configuration"]["workflowExecutionRetentionPeriodInDays"].clone()
+    let to = args.to_domain.clone().unwrap_or_else(|| from.clone());
+    let retention = match &described {
+        Some(domain) => domain["configuration"]["workflowExecutionRetentionPeriodInDays"].clone(),
+        None => {
+            println!(
+                "{} does not say the domain's retention: 30 days if {to} is new",
+                args.from
+            );
+            json!("30")
         }
-        Source::Dir(_) => json!("30"),
     };
     let runs: Vec<Value> = match &source {
         Source::Endpoint(there) => {
-            let infos = there.select_runs(&args.domain, &selection).await?;
+            let infos = there.select_runs(&from, &selection).await?;
             infos
                 .into_iter()
                 .map(|info| info["execution"].clone())
@@ -198,7 +219,7 @@ pub(crate) async fn import(args: ImportArgs) -> anyhow::Result<()> {
     let (mut added, total) = (0, runs.len());
     for (n, execution) in runs.iter().enumerate() {
         let run = match &source {
-            Source::Endpoint(there) => there.export_run(&args.domain, execution).await?,
+            Source::Endpoint(there) => there.export_run(&from, execution).await?,
             Source::Dir(runs) => runs[n].clone(),
         };
         let import = run
@@ -227,6 +248,38 @@ pub(crate) async fn import(args: ImportArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The name of the domain whose runs `dir` holds, and its `DescribeDomain` answer, from the
+/// export's `domain.json`; without one (an archive's folder, an older export), `named`, unchecked.
+fn exported_domain(dir: &Path, named: Option<&str>) -> anyhow::Result<(String, Option<Value>)> {
+    let path = dir.join(DOMAIN_FILE);
+    let described: Value = match std::fs::read(&path) {
+        Ok(text) => serde_json::from_slice(&text)
+            .with_context(|| format!("{} is not what weft export wrote", path.display()))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let name = named.with_context(|| {
+                format!(
+                    "{} has no {DOMAIN_FILE}: name the domain its runs are from with --domain",
+                    dir.display()
+                )
+            })?;
+            return Ok((name.to_owned(), None));
+        }
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let name = described["domainInfo"]["name"]
+        .as_str()
+        .with_context(|| format!("{} names no domain", path.display()))?
+        .to_owned();
+    if let Some(named) = named.filter(|named| *named != name) {
+        anyhow::bail!(
+            "--domain {named}: {} holds the runs of domain {name}; --domain names the domain \
+             they are from, --to-domain the one to store them in here",
+            dir.display()
+        );
+    }
+    Ok((name, Some(described)))
+}
+
 /// The runs of an export in `dir` that `selection` takes, oldest start first.
 fn read_export(dir: &Path, selection: &RunSelection) -> anyhow::Result<Vec<ExportedRun>> {
     let mut runs = Vec::new();
@@ -234,7 +287,7 @@ fn read_export(dir: &Path, selection: &RunSelection) -> anyhow::Result<Vec<Expor
         std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))?;
     for entry in entries {
         let path = entry?.path();
-        if path.extension().is_none_or(|e| e != "json") {
+        if path.extension().is_none_or(|e| e != "json") || path.ends_with(DOMAIN_FILE) {
             continue;
         }
         let text =

@@ -112,7 +112,13 @@ async fn an_https_endpoint_is_trusted_through_a_ca_file_only() {
     let endpoint = format!("https://localhost:{port}");
     let https = || Weft::bare().env("WEFT_ENDPOINT", &endpoint);
     let untrusted = https().run(&["domain", "list"]).await;
-    assert!(untrusted.err().contains("TLS"), "{untrusted:?}");
+    let err = untrusted.err();
+    assert!(
+        err.contains(&format!("cannot talk TLS with {endpoint}: "))
+            && err.contains("trust its CA with --ca-file FILE or AWS_CA_BUNDLE")
+            && !err.contains("running"),
+        "{untrusted:?}"
+    );
     let ca = ca.to_str().unwrap();
     https()
         .run(&["domain", "register", "d", "--ca-file", ca])

@@ -90,6 +90,12 @@ impl Weft {
         self
     }
 
+    /// With stdout going to `to` instead of being captured.
+    pub(crate) fn stdout(mut self, to: impl Into<std::process::Stdio>) -> Weft {
+        self.command.stdout(to);
+        self
+    }
+
     /// Runs `weft ARGS` to the end, off the test's runtime (which serves the server).
     pub(crate) fn run(mut self, args: &[&str]) -> impl Future<Output = Out> + Send + use<> {
         self.command.args(args);

@@ -75,9 +75,10 @@ fn shell_blocks(readme: &str) -> Vec<String> {
     blocks
 }
 
-/// Runs `script` with bash in `dir`, with `weft` on the PATH and pointed at `endpoint`;
-/// answers its stdout, panicking with everything it printed if it fails.
-fn bash(script: &str, dir: &Path, endpoint: &str) -> String {
+/// Runs `script` with bash in `dir`, with `weft` on the PATH and pointed at `endpoint`, and
+/// cargo building into `cargo_target` if given; answers its stdout, panicking with everything
+/// it printed if it fails.
+fn bash(script: &str, dir: &Path, endpoint: &str, cargo_target: Option<&Path>) -> String {
     let weft_dir = binary().parent().unwrap().to_owned();
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut paths = vec![weft_dir];
@@ -85,13 +86,17 @@ fn bash(script: &str, dir: &Path, endpoint: &str) -> String {
     let toolchains = std::env::var_os("WEFT_GUEST_TOOLCHAINS")
         .map(PathBuf::from)
         .unwrap_or_else(|| languages::root().join("target/guest-toolchains"));
-    let out = Command::new("bash")
+    let mut bash = Command::new("bash");
+    match cargo_target {
+        Some(target) => bash.env("CARGO_TARGET_DIR", target),
+        None => bash.env_remove("CARGO_TARGET_DIR"),
+    };
+    let out = bash
         .args(["-euo", "pipefail", "-c", script])
         .current_dir(dir)
         .env("PATH", std::env::join_paths(paths).unwrap())
         .env("WEFT_ENDPOINT", endpoint)
         .env("WEFT_GUEST_TOOLCHAINS", toolchains)
-        .env_remove("CARGO_TARGET_DIR")
         .env_remove("RUSTFLAGS")
         .output()
         .unwrap();
@@ -117,8 +122,8 @@ fn a_newcomer_goes_from_weft_new_to_a_greeting_in_every_language() {
     let data = tempfile::tempdir().unwrap();
     let server = Weft::start(data.path(), &data.path().join("weft.log"), None);
     let endpoint = format!("http://{}", server.addr);
-    // Rust projects share one target directory across runs of this test: its dependencies
-    // compile once.
+    // Rust projects share one target directory across runs of this test, given as
+    // CARGO_TARGET_DIR (which `weft apply` must follow): its dependencies compile once.
     let rust_target = languages::root().join("target/newcomer-rust");
     std::fs::create_dir_all(&rust_target).unwrap();
 
@@ -133,16 +138,14 @@ fn a_newcomer_goes_from_weft_new_to_a_greeting_in_every_language() {
             .output()
             .unwrap();
         assert!(new.status.success(), "{new:?}");
-        if lang == "rust" {
-            std::os::unix::fs::symlink(&rust_target, dir.join("target")).unwrap();
-        }
+        let target = (lang == "rust").then_some(rust_target.as_path());
         let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
         let blocks = shell_blocks(&readme);
         assert_eq!(blocks.len(), 4, "{readme}");
         // How long each step takes, for a newcomer's estimate (`--nocapture` shows it).
         let timed = |step: &str, block: &str| {
             let began = std::time::Instant::now();
-            let out = bash(block, &dir, &endpoint);
+            let out = bash(block, &dir, &endpoint, target);
             eprintln!("{lang}: {step} took {:.1} s", began.elapsed().as_secs_f64());
             out
         };
@@ -156,8 +159,14 @@ fn a_newcomer_goes_from_weft_new_to_a_greeting_in_every_language() {
         let ran = timed("running the workflow", &blocks[3]);
         assert!(ran.starts_with("Hello, Ada!\n"), "{lang}: {ran}");
         assert!(ran.contains("  TimerFired  "), "{lang}: {ran}");
-        let again = bash(&blocks[2], &dir, &endpoint);
+        let again = bash(&blocks[2], &dir, &endpoint, target);
         assert!(again.ends_with("nothing to change\n"), "{lang}: {again}");
+        // The modules are named after the project.
+        let modules = bash("weft module list", &dir, &endpoint, None);
+        for role in ["decider", "worker"] {
+            let name = format!("hello-{lang}-{role}");
+            assert!(modules.contains(&name), "{lang}: no {name} in {modules}");
+        }
     }
     assert_eq!(
         snapshot(sdk.path()),

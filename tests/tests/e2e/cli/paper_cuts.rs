@@ -1,5 +1,6 @@
 //! The small things a new user trips over: digests by prefix, pruning unused modules, help that
-//! shows only what a command takes, a busy port, and a demo that can be short.
+//! shows only what a command takes, a busy port, a demo that can be short and finds a free
+//! port, and a server that says where its console is.
 
 use weft_tests::TestServer;
 use weft_tests::guests;
@@ -122,4 +123,29 @@ async fn help_busy_ports_and_a_quiet_demo_say_what_a_user_needs() {
     assert_eq!(lines.len(), 1 + 3 + 1 + 1, "{out}");
     assert!(lines[1].starts_with("order-1 ("), "{out}");
     assert!(lines[5].starts_with("3 orders closed in "), "{out}");
+
+    // Without --listen, the demo serves on a free port when 8080 is taken (here, or by
+    // whatever already holds it).
+    let held = std::net::TcpListener::bind(weft_host::DEFAULT_LISTEN);
+    let demo = Weft::bare()
+        .run(&["demo", "--quiet", "--orders", "1"])
+        .await;
+    let first = demo.out().lines().next().unwrap_or_default().to_owned();
+    assert!(
+        first.starts_with("Weft is serving SWF on http://127.0.0.1:")
+            && !first.contains(&format!("{} ", weft_host::DEFAULT_LISTEN)),
+        "{demo:?}"
+    );
+    drop(held);
+
+    // `weft serve` says where its console is.
+    let data = tempfile::tempdir().unwrap();
+    let dir = data.path().to_owned();
+    let mut serve = tokio::task::spawn_blocking(move || {
+        weft_tests::process::Weft::start(&dir, &dir.join("weft.log"), None)
+    })
+    .await
+    .unwrap();
+    let console = format!("console at http://{}/console/", serve.addr);
+    assert_eq!(serve.next_line(), console);
 }

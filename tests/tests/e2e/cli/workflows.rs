@@ -251,6 +251,21 @@ async fn open_runs_are_signaled_canceled_terminated_and_followed() {
         result.err().contains("w closed TERMINATED: enough: done"),
         "{result:?}"
     );
+    // SWF's describe says false once a run is closed; weft's says what was asked of it.
+    let described = ["workflow", "describe", "w", "--domain", D];
+    let json = weft(&server, &[&described[..], &["--json"]].concat()).await;
+    assert_eq!(json.json()["executionInfo"]["cancelRequested"], true);
+    let text = weft(&server, &described).await;
+    assert!(
+        text.out().contains("cancellation was requested"),
+        "{text:?}"
+    );
+    // A reader that stops reading (`| head -1`) ends the command quietly, not with a panic.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let history = ["workflow", "history", "w", "--domain", D];
+    let piped = Weft::at(&server).stdout(writer).run(&history).await;
+    assert!(piped.ok && piped.stderr.is_empty(), "{piped:?}");
     let closed = [
         "workflow",
         "list",

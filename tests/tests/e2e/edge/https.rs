@@ -101,6 +101,8 @@ async fn a_self_signed_server_serves_every_face_over_https_and_plain_http_beside
         .1
         .to_owned();
     assert_eq!(Path::new(&ca), dir.path().join("data/tls/ca.pem"));
+    let console = format!("console at https://{}/console/", weft.addr);
+    assert_eq!(weft.next_line(), console);
 
     // The CLI, trusting the printed CA, registers over HTTPS; the plain address sees it.
     let secure = || Weft::bare().env("WEFT_ENDPOINT", weft.endpoint());

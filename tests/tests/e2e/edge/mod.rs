@@ -266,11 +266,10 @@ async fn a_content_length_over_the_limit_is_refused_before_the_body_is_sent() {
 }
 
 #[tokio::test]
-async fn unknown_paths_and_methods_are_json_faults() {
+async fn unknown_paths_and_methods_are_json_faults_and_the_root_leads_to_the_console() {
     let server = TestServer::start().await;
     let addr = addr(&server);
     for (method, path, status, content_type) in [
-        ("GET", "/", 400, "application/x-amz-json-1.0"),
         ("DELETE", "/", 400, "application/x-amz-json-1.0"),
         ("GET", "/favicon.ico", 404, "application/json"),
         ("POST", "/v2/anything", 404, "application/json"),
@@ -288,6 +287,10 @@ async fn unknown_paths_and_methods_are_json_faults() {
         assert_eq!(response.message(), format!("No route for {method} {path}"));
         assert!(response.header("x-amzn-requestid").is_some());
     }
+    // A browser pointed at the server's address is sent to the console.
+    let root = raw_http(&addr, "GET", "/", &[], b"").await;
+    assert_eq!(root.status, 307, "{}", root.body);
+    assert_eq!(root.header("location"), Some("/console/"));
 }
 
 #[tokio::test]

@@ -253,6 +253,11 @@ async fn describe_run(client: &Client, domain: &str, run: Run, json: bool) -> an
     let mut lines = describe(&answer);
     // Which Wasm decider decides it, from Weft's own API.
     let summary = client.run_summary(domain, id, run).await?;
+    // SWF's describe answers false for every closed run; Weft's own record keeps the request.
+    answer["executionInfo"]["cancelRequested"] = json!(summary.cancel_requested);
+    if summary.cancel_requested {
+        lines.push("cancellation was requested".to_owned());
+    }
     if let Some(decider) = &summary.decider {
         lines.push(show::decider(decider));
     }
