@@ -108,6 +108,12 @@ export class State {
     this.batch.push(slot === undefined ? { op: 'cancelTimer', id } : { op: 'cancelTimer', slot });
   }
 
+  /** Cancels the command awaited in `{slot}`, or the latest `{activityId}` or
+   * `{childWorkflowId}`: the core issues its cancel once, while it has not ended. */
+  cancel(target) {
+    this.batch.push({ op: 'cancel', ...target });
+  }
+
   patched(change) {
     return this.ask({ op: 'patched', change });
   }

@@ -15,7 +15,8 @@
 //   export default workflow(greet);
 //
 // Each yielded activity, timer, function or child issues its decision when first yielded and
-// resumes with its result (or throws `ActivityError`) once the history records how it ended.
+// resumes with its result (or throws `ActivityError`) once the history records how it ended;
+// an activity, timer or child can be cancelled (`cancel()`), a Lambda function cannot.
 // What the code issues for each earlier decision task must be what the history recorded (the
 // same decision types, ids and types run); anything else throws `NondeterminismError`, which
 // fails the decision task.
@@ -78,16 +79,32 @@ class Command {
   }
 }
 
-/** A timer: yield it, or `cancel()` it. */
-class Timer extends Command {
-  /** Cancels it if it was started and has not fired: its yield then throws (canceled). */
+/** A command SWF can cancel: an activity, a timer or a child. */
+class Cancellable extends Command {
+  /**
+   * Asks SWF to stop it (once) if it was issued and has not ended (`CancelTimer`,
+   * `RequestCancelActivityTask`, `RequestCancelExternalWorkflowExecution`): its yield then
+   * throws `ActivityError` kind `canceled` (a child: if its code closes it so), or resumes with
+   * the result if it ended anyway.
+   */
   cancel() {
+    if (this.slot !== undefined) this.state.cancel({ slot: this.slot });
+  }
+}
+
+/** A timer: yield it, or `cancel()` it. */
+class Timer extends Cancellable {
+  /** Cancels it if it was started and has not fired: its yield then throws (canceled) at the
+   * next decision task (SWF schedules none for the cancel itself). */
+  cancel() {
+    // `cancelTimer`, which hosts whose core predates `cancel` know too.
     if (this.slot !== undefined) this.state.cancelTimer(undefined, this.slot);
   }
 }
 
-/** A child workflow: yield it for its result, or yield `start()` for the started run. */
-class Child extends Command {
+/** A child workflow: yield it for its result, yield `start()` for the started run, or
+ * `cancel()` it. */
+class Child extends Cancellable {
   /**
    * Ready with the started run, `{execution, result}` (yield `result` for its outcome), or
    * throws (not started) if it could not start.
@@ -148,6 +165,49 @@ class Task {
         if (error instanceof NondeterminismError) throw error;
         this.outcome = { ok: false, error };
       }
+    }
+  }
+}
+
+/** An activity retried by a {@link RetryPolicy}: yield it, or `cancel()` it. */
+class Retrying extends Task {
+  constructor(wf, retry, attempt) {
+    super(undefined);
+    Object.assign(this, { current: undefined, canceled: false });
+    this.generator = this.attempts(wf, retry, attempt);
+  }
+
+  *attempts(wf, retry, attempt) {
+    for (let n = 1; ; n += 1) {
+      this.current = attempt(n);
+      try {
+        return yield this.current;
+      } catch (error) {
+        if (this.canceled || !(error instanceof ActivityError) || !retry.retries(n, error)) throw error;
+      }
+      this.current = wf.sleep(retry.interval(n));
+      try {
+        yield this.current;
+      } catch (error) {
+        // The wait cancelled (or refused): the next attempt at once.
+        if (!(error instanceof ActivityError)) throw error;
+      }
+    }
+  }
+
+  /**
+   * Cancels the current attempt (as an activity's `cancel()`) and stops retrying: its yield
+   * then throws `ActivityError` kind `canceled`, or resumes with the result if the attempt
+   * completed anyway. Cancelled while waiting to retry, it cancels the wait and ends canceled
+   * at once. Before its first yield, nothing.
+   */
+  cancel() {
+    if (this.current === undefined) return;
+    this.canceled = true;
+    this.current.cancel();
+    if (this.current instanceof Timer) {
+      // Now, not once the wait's cancel is recorded: SWF schedules no decision task for that.
+      this.outcome ??= { ok: false, error: new ActivityError('canceled') };
     }
   }
 }
@@ -230,33 +290,19 @@ export class Workflow {
   }
 
   /**
-   * An activity of type `name`/`version` to yield; options as `Decision.scheduleActivity`'s,
-   * plus `id` and `retry` (a {@link RetryPolicy}: failed attempts retried after a timer).
+   * An activity of type `name`/`version` to yield, or to `cancel()`; options as
+   * `Decision.scheduleActivity`'s, plus `id` and `retry` (a {@link RetryPolicy}: failed attempts
+   * retried after a timer).
    */
   activity(name, version, o = {}) {
     const { id, retry, ...options } = o;
-    const attempt = (n) => new Command(this.state, Decision.scheduleActivity(
+    const attempt = (n) => new Cancellable(this.state, Decision.scheduleActivity(
       id === undefined ? '' : n === 1 ? id : `${id}-${n}`, name, version, options));
-    if (!retry) return attempt(1);
-    const wf = this;
-    return (function* retrying() {
-      for (let n = 1; ; n += 1) {
-        try {
-          return yield attempt(n);
-        } catch (error) {
-          if (!(error instanceof ActivityError) || !retry.retries(n, error)) throw error;
-        }
-        try {
-          yield wf.sleep(retry.interval(n));
-        } catch (error) {
-          // The wait cancelled (or refused): the next attempt at once.
-          if (!(error instanceof ActivityError)) throw error;
-        }
-      }
-    })();
+    return retry ? new Retrying(this, retry, attempt) : attempt(1);
   }
 
-  /** The Lambda function `name` to yield (`id`, `input`, `startToClose`). */
+  /** The Lambda function `name` to yield (`id`, `input`, `startToClose`). It cannot be
+   * canceled: SWF has no decision for it. */
   lambda(name, o = {}) {
     const { id, ...options } = o;
     return new Command(this.state, Decision.scheduleLambda(id ?? '', name, options));
@@ -272,7 +318,27 @@ export class Workflow {
     this.state.cancelTimer(id);
   }
 
-  /** A child workflow of type `name`/`version` to yield for its result, or to `start()`. */
+  /**
+   * Asks SWF to cancel the activity `id` (`RequestCancelActivityTask`, once) if it was
+   * scheduled and has not ended: its yield then throws `ActivityError` kind `canceled` once the
+   * worker reports it canceled, or resumes with the result if it completed anyway. A retried
+   * activity's attempts are `ID`, `ID-2`, ...; a canceled attempt is not retried.
+   */
+  cancelActivity(id) {
+    this.state.cancel({ activityId: id });
+  }
+
+  /**
+   * Asks the child `workflowId` to cancel (`RequestCancelExternalWorkflowExecution`, once) if
+   * this run started it and it has not closed: its yield then throws `ActivityError` kind
+   * `canceled` if the child's code closes it as canceled, or ends as the child closed otherwise.
+   */
+  cancelChild(workflowId) {
+    this.state.cancel({ childWorkflowId: workflowId });
+  }
+
+  /** A child workflow of type `name`/`version` to yield for its result, to `start()`, or to
+   * `cancel()`. */
   child(name, version, o = {}) {
     const { id, ...options } = o;
     return new Child(this.state, Decision.startChild(id ?? '', name, version, options));

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import {
-  ActivityError, Canceled, Failure, NondeterminismError, RetryPolicy, first, gather, runWorkflow,
-  settled, waitUntil, workflow,
+  ActivityError, Canceled, Decision, Failure, NondeterminismError, RetryPolicy, first, gather,
+  runWorkflow, settled, waitUntil, workflow,
 } from '../src/index.js';
-import { Environment, HistoryBuilder } from '../src/testing/index.js';
+import { Environment, HistoryBuilder, taskFromWire } from '../src/testing/index.js';
 
 const SCENARIOS = JSON.parse(readFileSync(new URL('../../workflows.json', import.meta.url), 'utf8')).scenarios;
 
@@ -178,6 +178,37 @@ function* childNotStarted(wf) {
   }
 }
 
+const isCanceled = (e) => e instanceof ActivityError && e.kind === 'canceled';
+
+function* stoppable(wf) {
+  const work = wf.activity('Work', '1.0', { id: 'work' });
+  try {
+    const [index, result] = yield first(work, wf.signal('stop'));
+    if (index === 0) return result;
+    // Asked twice, issued once.
+    wf.cancelActivity('work');
+    work.cancel();
+    return yield work;
+  } catch (e) {
+    if (!isCanceled(e)) throw e;
+    yield wf.activity('Undo', '1.0');
+    return 'undone';
+  }
+}
+
+function* stoppableChild(wf) {
+  const ship = wf.child('Ship', '1.0', { id: 'ship' });
+  const [index, result] = yield first(ship, wf.signal('stop'));
+  if (index === 0) return result;
+  wf.cancelChild('ship');
+  try {
+    return yield ship;
+  } catch (e) {
+    if (isCanceled(e)) return 'stopped';
+    throw e;
+  }
+}
+
 // eslint-disable-next-line require-yield
 function* again(wf) {
   throw wf.continueAsNew({ input: 'next' });
@@ -228,6 +259,8 @@ const WORKFLOWS = {
   everything,
   child_run: childRun,
   child_not_started: childNotStarted,
+  stoppable,
+  stoppable_child: stoppableChild,
   again,
   quick,
   stamp,
@@ -329,6 +362,57 @@ test('workflow() makes a decider whose fn replays the workflow', () => {
   const h = new HistoryBuilder('Hello', '1.0', 'Ada');
   assert.deepEqual(h.decide(decider).map(short), ['activity Greet-1 "Ada"']);
   assert.equal(typeof decider.decide, 'function');
+});
+
+test('a child cancelled by its cancel() is asked once, with the run it started', () => {
+  function* shipOrStop(wf) {
+    const run = yield wf.child('Ship', '1.0', { id: 'ship' }).start();
+    yield wf.signal('stop');
+    run.result.cancel();
+    run.result.cancel();
+    try {
+      return yield run.result;
+    } catch (e) {
+      return e.message;
+    }
+  }
+  const decider = workflow(shipOrStop);
+  const h = new HistoryBuilder('Job', '1.0');
+  assert.deepEqual(h.decide(decider).map(short), ['child ship']);
+  h.childStarted('ship');
+  assert.deepEqual(h.decide(decider), []);
+  h.signal('stop');
+  const { runId } = h.events.findLast((e) => e.eventType === 'ChildWorkflowExecutionStarted')
+    .childWorkflowExecutionStartedEventAttributes.workflowExecution;
+  assert.deepEqual(h.decide(decider), [Decision.requestCancelExternal('ship', { runId })]);
+  h.externalCancelRequested('ship');
+  h.childCanceled('ship');
+  assert.deepEqual(h.decide(decider).map(short), ['complete "canceled"']);
+});
+
+test('one module serves a parent and a child workflow type, by the workflow type of the task', () => {
+  function* order(wf) {
+    return yield wf.child('Ship', '1.0', { id: 'ship', input: wf.input() });
+  }
+  function* ship(wf) {
+    return yield wf.activity('Pack', '1.0', { input: wf.input() });
+  }
+  // The dispatch as the README's "One module, several workflow types" writes it.
+  const types = new Map([['Order', workflow(order)], ['Ship', workflow(ship)]]);
+  function of(type) {
+    const found = types.get(type.name);
+    if (!found) throw `no workflow type ${type.name} in this module`;
+    return found;
+  }
+  const guest = {
+    decide: (task) => of(task.workflowType).decide(task),
+    fn: (history) => of(history.workflowType).fn(history),
+  };
+  assert.deepEqual(new HistoryBuilder('Order', '1.0', 'box').decide(guest).map(short), ['child ship']);
+  const [packed] = guest.decide(taskFromWire(new HistoryBuilder('Ship', '1.0', 'box').decisionTask())).decisions;
+  assert.deepEqual([packed.tag, packed.val.activityType.name, packed.val.input], ['schedule-activity-task', 'Pack', 'box']);
+  const other = taskFromWire(new HistoryBuilder('Other', '1.0').decisionTask());
+  assert.throws(() => guest.decide(other), (e) => e === 'no workflow type Other in this module');
 });
 
 test('an environment runs a whole workflow, skipping its timers', () => {

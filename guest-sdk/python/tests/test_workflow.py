@@ -12,6 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from weft_guest import Cancel, Failure  # noqa: E402
 from weft_guest import workflow as w  # noqa: E402
+from weft_guest.events import attributes, decision_attributes  # noqa: E402
 from weft_guest.testing import Environment, HistoryBuilder  # noqa: E402
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "workflows.json"
@@ -182,6 +183,36 @@ async def child_not_started(wf):
         return f"{e.kind} {e.reason}"
 
 
+async def stoppable(wf):
+    work = wf.activity("Work", "1.0", id="work")
+    try:
+        index, result = await w.first(work, wf.signal("stop"))
+        if index == 0:
+            return result
+        wf.cancel_activity("work")
+        wf.cancel_activity("work")  # asked already: issues nothing
+        return await work
+    except w.ActivityError as error:
+        if error.kind != "canceled":
+            raise
+    await wf.activity("Undo", "1.0")
+    return "undone"
+
+
+async def stoppable_child(wf):
+    ship = wf.child("Ship", "1.0", id="ship")
+    index, result = await w.first(ship, wf.signal("stop"))
+    if index == 0:
+        return result
+    wf.cancel_child("ship")
+    try:
+        return await ship
+    except w.ActivityError as error:
+        if error.kind != "canceled":
+            raise
+        return "stopped"
+
+
 async def again(wf):
     raise wf.continue_as_new(input="next")
 
@@ -204,7 +235,8 @@ WORKFLOWS = {fn.__name__: fn for fn in [
     greet, longer, charge_or_release, flaky, strict, backoff, hurried_retry, uncaught,
     cancellable, before_change, after_change, deprecated, swapped, quoted, nothing, both_at_once,
     race, fan_out, activity_ends, child_and_function_ends, approval, two_signals, half, reminder,
-    everything, child_run, child_not_started, again, quick, stamp, draw,
+    everything, child_run, child_not_started, stoppable, stoppable_child, again, quick, stamp,
+    draw,
 ]}
 
 
@@ -336,6 +368,110 @@ class Workflows(unittest.TestCase):
                    .activity("Charge", declined).run(lambda h: w.run(h, charged_approval)))
         self.assertEqual(charged.failure, ("card declined", None))
         self.assertEqual(len(charged.of_type("ActivityTaskScheduled")), 2, "retried once")
+
+    def test_an_environment_asks_the_run_to_cancel_at_a_chosen_time(self):
+        def job():
+            return (Environment("Job", "1.0").activity("Work", lambda _: "worked", seconds=3600)
+                    .activity("Cleanup", lambda _: None))
+        run = job().request_cancel(60).run(lambda h: w.run(h, cancellable))
+        [requested] = run.of_type("WorkflowExecutionCancelRequested")
+        self.assertGreaterEqual(requested["eventTimestamp"] - run.events[0]["eventTimestamp"], 60)
+        scheduled = [attributes(e)["activityType"]["name"]
+                     for e in run.of_type("ActivityTaskScheduled")]
+        self.assertEqual(scheduled, ["Work", "Cleanup"], "compensated")
+        self.assertEqual(run.close["decisionType"], "CancelWorkflowExecution")
+        self.assertEqual(decision_attributes(run.close)["details"], "cleaned up")
+        self.assertLess(run.elapsed, 3600, "closed before the work would have ended")
+        # Not asked: the work runs its hour and completes the run.
+        worked = job().run(lambda h: w.run(h, cancellable))
+        self.assertEqual(worked.result, "worked")
+        self.assertGreaterEqual(worked.elapsed, 3600)
+
+    def test_an_environment_terminates_the_run_at_a_chosen_time(self):
+        run = Environment("Approval", "1.0").terminate(600, "enough").run(
+            lambda h: w.run(h, approval))
+        self.assertTrue(run.terminated)
+        self.assertEqual((run.close, run.result, run.failure), (None, None, None))
+        [terminated] = run.of_type("WorkflowExecutionTerminated")
+        self.assertIs(run.events[-1], terminated, "nothing happens after it")
+        self.assertEqual(attributes(terminated)["reason"], "enough")
+        self.assertEqual(run.of_type("TimerFired"), [], "the hour's timer never fired")
+        self.assertTrue(600 <= run.elapsed < 3600)
+        # A run that closes first is not terminated.
+        approved = (Environment("Approval", "1.0").signal(60, "approve", "ada").terminate(600)
+                    .run(lambda h: w.run(h, approval)))
+        self.assertEqual(approved.result, "ada")
+        self.assertFalse(approved.terminated)
+
+    def test_an_environment_cancels_a_running_activity_the_workflow_cancels(self):
+        def stopped(**options):
+            return (Environment("Job", "1.0")
+                    .activity("Work", lambda _: "done", seconds=3600, **options)
+                    .activity("Undo", lambda _: None)
+                    .signal(60, "stop").run(lambda h: w.run(h, stoppable)))
+        run = stopped()
+        self.assertEqual(run.result, "undone", "canceled at its await")
+        self.assertEqual(len(run.of_type("ActivityTaskCancelRequested")), 1)
+        self.assertEqual(len(run.of_type("ActivityTaskCanceled")), 1)
+        self.assertEqual(len(run.of_type("ActivityTaskCompleted")), 1, "Undo's alone")
+        self.assertLess(run.elapsed, 3600)
+        # One that ignores the request runs its hour and gives its result at the await.
+        ignored = stopped(ignores_cancel=True)
+        self.assertEqual(ignored.result, "done")
+        self.assertEqual(len(ignored.of_type("ActivityTaskCancelRequested")), 1)
+        self.assertEqual(ignored.of_type("ActivityTaskCanceled"), [])
+        self.assertGreaterEqual(ignored.elapsed, 3600)
+
+    def test_a_held_activity_cancels_its_current_attempt_which_is_not_retried(self):
+        async def retried(wf):
+            charge = wf.activity("Charge", "1.0", id="charge", retry=w.RetryPolicy(3))
+            index, result = await w.first(charge, wf.signal("stop"))
+            if index == 1:
+                charge.cancel()
+                result = await w.settled(charge)
+            return str(result)
+
+        def decide():
+            return [short(x) for x in h.decide(lambda task: w.run(task, retried))]
+        h = HistoryBuilder("Job", "1.0")
+        self.assertEqual(decide(), ["activity charge"])
+        h.activity_failed("charge", "oops")
+        self.assertEqual(decide(), ["timer timer-1 1s"])
+        h.timer_fired("timer-1")
+        self.assertEqual(decide(), ["activity charge-2"])
+        h.activity_started("charge-2").signal("stop")
+        self.assertEqual(decide(), ["cancel activity charge-2"])
+        h.activity_canceled("charge-2")
+        self.assertEqual(decide(), ['complete "canceled"'])
+
+        # Canceled while it waits to retry: the wait is canceled and no attempt follows.
+        h = HistoryBuilder("Job", "1.0")
+        self.assertEqual(decide(), ["activity charge"])
+        h.activity_failed("charge", "oops")
+        self.assertEqual(decide(), ["timer timer-1 1s"])
+        h.signal("stop")
+        self.assertEqual(decide(), ["cancel timer timer-1", 'complete "canceled"'])
+
+    def test_a_held_child_is_asked_to_cancel_its_run_and_a_function_cannot_be(self):
+        async def shipping(wf):
+            ship = wf.child("Ship", "1.0", id="ship")
+            await w.first(ship, wf.signal("stop"))
+            ship.cancel()
+            await w.wait_until(lambda: False)
+
+        async def pricing(wf):
+            wf.lambda_function("price").cancel()
+
+        h = HistoryBuilder("Job", "1.0")
+        h.decide(lambda task: w.run(task, shipping))
+        h.child_started("ship").signal("stop")
+        [request] = h.decide(lambda task: w.run(task, shipping))
+        self.assertEqual(request["decisionType"], "RequestCancelExternalWorkflowExecution")
+        [started] = [e for e in h.events if e["eventType"] == "ChildWorkflowExecutionStarted"]
+        self.assertEqual(decision_attributes(request), attributes(started)["workflowExecution"],
+                         "the started run, by its id")
+        with self.assertRaisesRegex(TypeError, "Lambda function cannot be canceled"):
+            w.run(HistoryBuilder("Job", "1.0").decision_task(), pricing)
 
     def test_the_workflow_decorator_makes_a_decider_entry(self):
         async def hello(wf):

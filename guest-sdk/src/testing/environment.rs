@@ -1,5 +1,6 @@
 //! Runs a whole workflow natively, without a server: activities, functions and children replaced
-//! by closures, timers fired by skipping time, signals delivered at chosen times.
+//! by closures, timers fired by skipping time, signals, cancel requests and termination at chosen
+//! times.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -7,16 +8,32 @@ use std::time::Duration;
 use super::HistoryBuilder;
 use super::record::is_close;
 use crate::decisions::Decision;
-use crate::events::HistoryEvent;
+use crate::events::{
+    EventAttributes as E, HistoryEvent, WorkflowExecutionTerminatedEventAttributes,
+};
+use crate::types::ChildPolicy;
 use crate::{Failure, History, Response};
 
 /// What a stand-in for an activity, a function or a child workflow does with an input.
-type StandIn = Box<dyn FnMut(Option<&str>) -> Result<Option<String>, Failure>>;
+type Run = Box<dyn FnMut(Option<&str>) -> Result<Option<String>, Failure>>;
+
+/// A stand-in, and how long it takes (`None`: answered at once).
+struct StandIn {
+    run: Run,
+    takes: Option<f64>,
+    ignores_cancel: bool,
+}
+
+/// What the outside world does to the run at a time it was given.
+type Arrival = Box<dyn FnOnce(&mut HistoryBuilder)>;
 
 /// A workflow run from start to close on a [`HistoryBuilder`], as SWF and its workers would run
-/// it, in no real time: each activity (Lambda function, child workflow) is answered at once by
-/// the closure given for its type; when nothing else can happen, time skips to the next timer
-/// or signal. A 30-day timer takes no time.
+/// it, in simulated time: each activity (Lambda function, child workflow) is answered at once by
+/// the closure given for its type, or, for an activity given a duration
+/// ([`activity_taking`](Environment::activity_taking)), that long after it was scheduled. When
+/// nothing else can happen, time skips to what is due next (a signal, cancel request or
+/// termination, a timer, a slow activity's end), so a 30-day timer takes no time; what is due by
+/// then happens before the next decision task. Each event takes a second.
 ///
 /// ```
 /// use std::time::Duration;
@@ -39,8 +56,8 @@ type StandIn = Box<dyn FnMut(Option<&str>) -> Result<Option<String>, Failure>>;
 pub struct Environment {
     history: HistoryBuilder,
     stand_ins: BTreeMap<(Kind, String), StandIn>,
-    /// Signals to deliver: seconds after the start, name, input.
-    signals: Vec<(f64, String, Option<String>)>,
+    /// What the outside world does: seconds after the start, and what it records.
+    arrivals: Vec<(f64, Arrival)>,
     /// Decision tasks at most, against a decider that never closes the run.
     max_tasks: usize,
 }
@@ -51,6 +68,14 @@ enum Kind {
     Activity,
     Lambda,
     Child,
+}
+
+/// What will happen at a time.
+enum Due {
+    Arrival(Arrival),
+    Timer(String),
+    /// A slow activity's end: its type's name, id and input.
+    Activity(String, String, Option<String>),
 }
 
 /// How a run in an [`Environment`] ended.
@@ -88,6 +113,12 @@ impl Finished {
         Duration::from_secs_f64(self.elapsed.max(0.0))
     }
 
+    /// Whether the run was terminated ([`Environment::terminate`]).
+    pub fn terminated(&self) -> bool {
+        let last = self.history.last().map(|e| &e.attributes);
+        matches!(last, Some(E::WorkflowExecutionTerminated(_)))
+    }
+
     /// The events of `event_type` (`"TimerStarted"`), in order.
     pub fn events(&self, event_type: &str) -> Vec<&HistoryEvent> {
         // The attributes' `Debug` names the case: `EventAttributes::TimerStarted(..)`.
@@ -103,7 +134,7 @@ impl Environment {
         Environment {
             history: HistoryBuilder::new(name, version, input),
             stand_ins: BTreeMap::new(),
-            signals: Vec::new(),
+            arrivals: Vec::new(),
             max_tasks: 1000,
         }
     }
@@ -112,20 +143,47 @@ impl Environment {
         mut self,
         kind: Kind,
         name: &str,
+        takes: Option<Duration>,
         run: impl FnMut(Option<&str>) -> Result<Option<String>, Failure> + 'static,
     ) -> Self {
-        self.stand_ins
-            .insert((kind, name.to_owned()), Box::new(run));
+        let stand_in = StandIn {
+            run: Box::new(run),
+            takes: takes.map(|t| t.as_secs_f64()),
+            ignores_cancel: false,
+        };
+        self.stand_ins.insert((kind, name.to_owned()), stand_in);
         self
     }
 
-    /// Answers every activity of type `name` with `run` of its input.
+    /// Answers every activity of type `name` with `run` of its input, at once.
     pub fn activity(
         self,
         name: &str,
         run: impl FnMut(Option<&str>) -> Result<Option<String>, Failure> + 'static,
     ) -> Self {
-        self.stand_in(Kind::Activity, name, run)
+        self.stand_in(Kind::Activity, name, None, run)
+    }
+
+    /// Answers every activity of type `name` with `run` of its input, `takes` after it was
+    /// scheduled (it starts at once). Until then the workflow can cancel it
+    /// (`RequestCancelActivityTask`): it then ends canceled at once, unless
+    /// [`ignoring_cancel`](Environment::ignoring_cancel).
+    pub fn activity_taking(
+        self,
+        name: &str,
+        takes: Duration,
+        run: impl FnMut(Option<&str>) -> Result<Option<String>, Failure> + 'static,
+    ) -> Self {
+        self.stand_in(Kind::Activity, name, Some(takes), run)
+    }
+
+    /// Makes the slow activity `name` complete when due even if the workflow asked to cancel
+    /// it, as a worker that does not heartbeat would.
+    pub fn ignoring_cancel(mut self, name: &str) -> Self {
+        if let Some(stand_in) = self.stand_ins.get_mut(&(Kind::Activity, name.to_owned())) {
+            stand_in.ignores_cancel = true;
+        }
+        self
     }
 
     /// Answers every call of the Lambda function `name` with `run` of its input.
@@ -134,7 +192,7 @@ impl Environment {
         name: &str,
         run: impl FnMut(Option<&str>) -> Result<Option<String>, Failure> + 'static,
     ) -> Self {
-        self.stand_in(Kind::Lambda, name, run)
+        self.stand_in(Kind::Lambda, name, None, run)
     }
 
     /// Runs every child workflow of type `name` as `run` of its input.
@@ -143,77 +201,161 @@ impl Environment {
         name: &str,
         run: impl FnMut(Option<&str>) -> Result<Option<String>, Failure> + 'static,
     ) -> Self {
-        self.stand_in(Kind::Child, name, run)
+        self.stand_in(Kind::Child, name, None, run)
     }
 
-    /// Sends the signal `name` `after` the run started (once the run gets there).
-    pub fn signal(mut self, after: Duration, name: &str, input: Option<&str>) -> Self {
-        let input = input.map(str::to_owned);
-        self.signals
-            .push((after.as_secs_f64(), name.to_owned(), input));
+    fn arrive(mut self, after: Duration, record: Arrival) -> Self {
+        self.arrivals.push((after.as_secs_f64(), record));
         self
     }
 
+    /// Sends the signal `name` `after` the run started.
+    pub fn signal(self, after: Duration, name: &str, input: Option<&str>) -> Self {
+        let (name, input) = (name.to_owned(), input.map(str::to_owned));
+        self.arrive(
+            after,
+            Box::new(move |h| {
+                h.signal(&name, input.as_deref());
+            }),
+        )
+    }
+
+    /// Asks the run to cancel (`WorkflowExecutionCancelRequested`) `after` it started.
+    pub fn cancel_request(self, after: Duration) -> Self {
+        self.arrive(
+            after,
+            Box::new(|h| {
+                h.cancel_requested();
+            }),
+        )
+    }
+
+    /// Terminates the run `after` it started (`WorkflowExecutionTerminated`): it ends there,
+    /// and [`Finished::terminated`] says so.
+    pub fn terminate(self, after: Duration, reason: Option<&str>) -> Self {
+        let reason = reason.map(str::to_owned);
+        self.arrive(
+            after,
+            Box::new(move |h| {
+                let terminated = WorkflowExecutionTerminatedEventAttributes {
+                    reason,
+                    details: None,
+                    child_policy: ChildPolicy::Terminate,
+                    cause: None,
+                };
+                h.event(E::WorkflowExecutionTerminated(terminated));
+            }),
+        )
+    }
+
     /// Runs the workflow with `decide` (`|h| workflow::run(h, my_workflow)`, or a history
-    /// decider) until it closes or nothing is left to happen. Panics on a nondeterminism, on an
-    /// activity, function or child without a stand-in, or after 1000 decision tasks.
+    /// decider) until it closes, is terminated, or nothing is left to happen. Panics on a
+    /// nondeterminism, on an activity, function or child without a stand-in, or after 1000
+    /// decision tasks.
     pub fn run<E: std::fmt::Debug>(
         mut self,
         mut decide: impl FnMut(&History) -> Result<Response, E>,
     ) -> Finished {
-        let start = self.history.events()[0].event_timestamp;
-        self.signals.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let mut timers: BTreeMap<String, f64> = BTreeMap::new();
+        let start = self.now();
+        // What will happen, in the order it was planned: of several due at once, the first
+        // planned first (the outside world's in the order given, then timers and activities).
+        let mut due: Vec<(String, f64, Due)> = Vec::new();
+        let mut arrivals = std::mem::take(&mut self.arrivals);
+        arrivals.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for (n, (after, record)) in arrivals.into_iter().enumerate() {
+            due.push((format!("arrival {n}"), start + after, Due::Arrival(record)));
+        }
         for _ in 0..self.max_tasks {
             let decisions = self
                 .history
                 .decide(&mut decide)
                 .unwrap_or_else(|e| panic!("the decision task failed: {e:?}"));
-            let now = self.now();
-            let mut answered = false;
+            let mut happened = false;
             for decision in &decisions {
-                match decision {
-                    Decision::StartTimer(t) => {
-                        let seconds = t.start_to_fire_timeout.parse().unwrap_or(0.0);
-                        timers.insert(t.timer_id.clone(), now + seconds);
-                    }
-                    Decision::CancelTimer(t) => {
-                        timers.remove(&t.timer_id);
-                    }
-                    _ => answered |= self.answer(decision),
-                }
+                happened |= self.follow(decision, &mut due);
                 if is_close(decision) {
                     return self.finished(Some(decision.clone()), start);
                 }
             }
-            if answered {
-                continue;
+            // With nothing answered, time skips to what is due next; either way, what is due
+            // by then happens before the next decision task.
+            while let Some(next) = earliest(&due) {
+                if happened && due[next].1 > self.now() {
+                    break;
+                }
+                let (_, at, what) = due.remove(next);
+                self.history.advance((at - self.now()).max(0.0));
+                self.happen(what);
+                if self.terminated() {
+                    return self.finished(None, start);
+                }
+                happened = true;
             }
-            // Nothing answered: skip to whatever comes next, a signal before a timer.
-            let next_timer = timers.iter().min_by(|a, b| a.1.total_cmp(b.1));
-            let next_timer = next_timer.map(|(id, at)| (id.clone(), *at));
-            let next_signal = self.signals.first().map(|(after, ..)| start + after);
-            let signal_first = match (next_signal, &next_timer) {
-                (Some(signal), Some((_, timer))) => signal <= *timer,
-                (signal, _) => signal.is_some(),
-            };
-            if let (true, Some(at)) = (signal_first, next_signal) {
-                let (_, name, input) = self.signals.remove(0);
-                self.history.advance((at - self.now()).max(0.0));
-                self.history.signal(&name, input.as_deref());
-            } else if let Some((id, at)) = next_timer {
-                timers.remove(&id);
-                self.history.advance((at - self.now()).max(0.0));
-                self.history.timer_fired(&id);
-            } else {
+            if !happened {
                 return self.finished(None, start);
             }
         }
         panic!("the run did not close in {} decision tasks", self.max_tasks)
     }
 
-    /// Answers an activity, function or child `decision` starts with its stand-in; whether it
-    /// was one.
+    /// Does what `decision` asks of the world: starts a timer, answers an activity, cancels
+    /// one; whether something happened at once.
+    fn follow(&mut self, decision: &Decision, due: &mut Vec<(String, f64, Due)>) -> bool {
+        let now = self.now();
+        match decision {
+            Decision::StartTimer(t) => {
+                let seconds = t.start_to_fire_timeout.parse().unwrap_or(0.0);
+                let key = format!("timer {}", t.timer_id);
+                due.push((key, now + seconds, Due::Timer(t.timer_id.clone())));
+                false
+            }
+            Decision::CancelTimer(t) => {
+                due.retain(|(key, ..)| *key != format!("timer {}", t.timer_id));
+                false
+            }
+            Decision::RequestCancelActivityTask(a) => {
+                let key = format!("activity {}", a.activity_id);
+                let Some(at) = due.iter().position(|(k, ..)| *k == key) else {
+                    return false;
+                };
+                let Due::Activity(name, ..) = &due[at].2 else {
+                    return false;
+                };
+                if self.stand_ins[&(Kind::Activity, name.clone())].ignores_cancel {
+                    return false;
+                }
+                due.remove(at);
+                self.history.activity_canceled(&a.activity_id, None);
+                true
+            }
+            Decision::ScheduleActivityTask(a) => {
+                let key = (Kind::Activity, a.activity_type.name.clone());
+                let Some(takes) = self.stand_ins.get(&key).and_then(|s| s.takes) else {
+                    return self.answer(decision);
+                };
+                self.history.activity_started(&a.activity_id);
+                let end = Due::Activity(key.1, a.activity_id.clone(), a.input.clone());
+                due.push((format!("activity {}", a.activity_id), now + takes, end));
+                false
+            }
+            _ => self.answer(decision),
+        }
+    }
+
+    /// Records what became due.
+    fn happen(&mut self, what: Due) {
+        match what {
+            Due::Arrival(record) => record(&mut self.history),
+            Due::Timer(id) => drop(self.history.timer_fired(&id)),
+            Due::Activity(name, id, input) => {
+                let outcome = self.run_stand_in(Kind::Activity, &name, input.as_deref());
+                self.record(Kind::Activity, &id, outcome);
+            }
+        }
+    }
+
+    /// Answers an activity, function or child `decision` starts with its stand-in, at once;
+    /// whether it was one.
     fn answer(&mut self, decision: &Decision) -> bool {
         let (kind, name, id, input) = match decision {
             Decision::ScheduleActivityTask(a) => (
@@ -228,10 +370,24 @@ impl Environment {
             }
             _ => return false,
         };
-        let Some(run) = self.stand_ins.get_mut(&(kind, name.clone())) else {
+        let outcome = self.run_stand_in(kind, name, input.as_deref());
+        self.record(kind, id, outcome);
+        true
+    }
+
+    fn run_stand_in(
+        &mut self,
+        kind: Kind,
+        name: &str,
+        input: Option<&str>,
+    ) -> Result<Option<String>, Failure> {
+        let Some(stand_in) = self.stand_ins.get_mut(&(kind, name.to_owned())) else {
             panic!("no stand-in for the {kind:?} {name}: give one to the Environment")
         };
-        let outcome = run(input.as_deref());
+        (stand_in.run)(input)
+    }
+
+    fn record(&mut self, kind: Kind, id: &str, outcome: Result<Option<String>, Failure>) {
         let h = &mut self.history;
         match (kind, outcome) {
             (Kind::Activity, Ok(result)) => h.activity_completed(id, result.as_deref()),
@@ -245,7 +401,6 @@ impl Environment {
             (Kind::Child, Ok(result)) => h.child_completed(id, result.as_deref()),
             (Kind::Child, Err(f)) => h.child_failed(id, f.reason.as_deref(), f.details.as_deref()),
         };
-        true
     }
 
     fn now(&self) -> f64 {
@@ -255,6 +410,11 @@ impl Environment {
             .map_or(0.0, |e| e.event_timestamp)
     }
 
+    fn terminated(&self) -> bool {
+        let last = self.history.events().last().map(|e| &e.attributes);
+        matches!(last, Some(E::WorkflowExecutionTerminated(_)))
+    }
+
     fn finished(self, close: Option<Decision>, start: f64) -> Finished {
         Finished {
             close,
@@ -262,4 +422,15 @@ impl Environment {
             history: self.history.events().to_vec(),
         }
     }
+}
+
+/// The index of what is due first (of several at once, the first planned).
+fn earliest(due: &[(String, f64, Due)]) -> Option<usize> {
+    let mut first: Option<usize> = None;
+    for (n, (_, at, _)) in due.iter().enumerate() {
+        if first.is_none_or(|f| *at < due[f].1) {
+            first = Some(n);
+        }
+    }
+    first
 }

@@ -2,6 +2,7 @@
 //! the statuses they derive, every decision builder, and the testing HistoryBuilder.
 
 mod answers;
+mod environment;
 #[cfg(feature = "serde")]
 mod exported;
 #[cfg(feature = "serde")]

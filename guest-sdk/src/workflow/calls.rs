@@ -51,6 +51,17 @@ impl Command {
         *self.slot.insert(slot.expect("awaited"))
     }
 
+    /// Asks SWF to cancel it if it was issued and has not ended: an activity
+    /// (`RequestCancelActivityTask`), a child (`RequestCancelExternalWorkflowExecution`) or a
+    /// timer (`CancelTimer`). Its await then ends as the history says: `Err` (canceled), or
+    /// as it ended anyway. A Lambda function cannot be canceled (SWF has no decision for it):
+    /// for one, this does nothing.
+    pub fn cancel(&mut self) {
+        if let Some(slot) = self.slot {
+            let _ = self.state.borrow_mut().cancel(slot, cancel_decision);
+        }
+    }
+
     /// How it ended, once it has.
     fn outcome(state: &State, slot: usize) -> Option<Outcome> {
         let outcome = state.outcome(slot)?;
@@ -89,6 +100,22 @@ fn with_default_id(state: &mut State, decision: &mut Decision) {
             a.workflow_id = state.default_id("StartChildWorkflowExecution", name);
         }
         _ => {}
+    }
+}
+
+/// The decision that cancels `target`.
+pub(crate) fn cancel_decision(target: weft_workflow_core::replay::Cancel<'_>) -> Decision {
+    use weft_workflow_core::replay::Cancel;
+    match target {
+        Cancel::Timer(id) => Decision::cancel_timer(id),
+        Cancel::Activity(id) => Decision::request_cancel_activity(id),
+        Cancel::Child(workflow_id, run_id) => {
+            let request = Decision::request_cancel_external(workflow_id);
+            match run_id {
+                Some(run_id) => request.run_id(run_id).into(),
+                None => request.into(),
+            }
+        }
     }
 }
 
@@ -160,22 +187,89 @@ impl Activity {
 
 impl IntoFuture for Activity {
     type Output = Outcome;
-    type IntoFuture = LocalFuture<Outcome>;
+    type IntoFuture = ActivityRun;
 
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move {
+    fn into_future(self) -> ActivityRun {
+        let now = Rc::new(RefCell::new(Attempt::default()));
+        let (workflow, tracked) = (self.workflow.clone(), Rc::clone(&now));
+        let run = Box::pin(async move {
             let mut attempt = 1;
             loop {
-                let outcome = Command::new(&self.workflow.state, self.attempt(attempt)).await;
+                let command = Command::new(&self.workflow.state, self.attempt(attempt));
+                let outcome = track(command, &tracked, false).await;
                 match (&outcome, &self.retry) {
-                    (Err(error), Some(policy)) if policy.retries(attempt, error) => {
-                        let _ = self.workflow.sleep(policy.interval(attempt)).await;
+                    (Err(error), Some(policy))
+                        if policy.retries(attempt, error) && !tracked.borrow().canceled =>
+                    {
+                        let wait = self.workflow.sleep(policy.interval(attempt)).command;
+                        let _ = track(wait, &tracked, true).await;
                         attempt += 1;
                     }
                     _ => return outcome,
                 }
             }
-        })
+        });
+        ActivityRun { run, now, workflow }
+    }
+}
+
+/// What an activity's run is doing now, for a cancel to reach it.
+#[derive(Default)]
+struct Attempt {
+    /// The slot of the attempt running, or of the wait before the next one.
+    slot: Option<usize>,
+    /// Whether it waits to retry.
+    waiting: bool,
+    canceled: bool,
+}
+
+/// `command`, awaited, its slot kept in `now` once issued.
+async fn track(mut command: Command, now: &RefCell<Attempt>, waiting: bool) -> Outcome {
+    std::future::poll_fn(|cx| {
+        let polled = Pin::new(&mut command).poll(cx);
+        let mut now = now.borrow_mut();
+        (now.slot, now.waiting) = (command.slot, waiting);
+        polled
+    })
+    .await
+}
+
+/// An activity being run (what `.await` on an [`Activity`] polls): hold it to
+/// [`cancel`](ActivityRun::cancel) it while it runs, and await it again for how it ended.
+#[must_use = "an activity runs only when awaited"]
+pub struct ActivityRun {
+    run: LocalFuture<Outcome>,
+    now: Rc<RefCell<Attempt>>,
+    workflow: Workflow,
+}
+
+impl ActivityRun {
+    /// Asks SWF to cancel the attempt running (`RequestCancelActivityTask`); it is not
+    /// retried. Its await then ends as the history says: `Err` (canceled) once the worker
+    /// reports it canceled, or as it ended anyway. Canceled while it waits to retry, or before
+    /// it was first awaited, it ends `Err` (canceled) at once.
+    pub fn cancel(&mut self) {
+        let mut now = self.now.borrow_mut();
+        if std::mem::replace(&mut now.canceled, true) {
+            return;
+        }
+        if let Some(slot) = now.slot {
+            let mut state = self.workflow.state.borrow_mut();
+            let _ = state.cancel(slot, cancel_decision);
+        }
+    }
+}
+
+impl Future for ActivityRun {
+    type Output = Outcome;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
+        let now = self.now.borrow();
+        if now.canceled && (now.waiting || now.slot.is_none()) {
+            return Poll::Ready(Err(Error::canceled()));
+        }
+        drop(now);
+        self.run.as_mut().poll(cx)
     }
 }
 

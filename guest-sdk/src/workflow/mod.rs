@@ -55,7 +55,8 @@ use std::task::Poll;
 use std::time::{Duration, SystemTime};
 
 pub use calls::{
-    Activity, CancelRequest, Child, ChildRun, Command, Lambda, LocalFuture, Signal, Timer,
+    Activity, ActivityRun, CancelRequest, Child, ChildRun, Command, Lambda, LocalFuture, Signal,
+    Timer,
 };
 pub use combinators::{Either, join, join_all, select, select_all, wait_until};
 pub use error::{Error, ErrorKind};
@@ -150,6 +151,31 @@ impl Workflow {
         self.state
             .borrow_mut()
             .cancel_timer(id, || Decision::cancel_timer(id));
+    }
+
+    /// Asks SWF to cancel the activity `id` (`RequestCancelActivityTask`) if it was scheduled
+    /// and has not ended. Its await then ends as the history says: `Err` (canceled) once the
+    /// worker reports it canceled, or with the activity's result if it completed anyway (a
+    /// worker learns of the request from its heartbeat's answer). An activity retried by a
+    /// [`RetryPolicy`] is canceled by its current attempt's id (`ID`, `ID-2`, ...); a canceled
+    /// attempt is not retried.
+    pub fn cancel_activity(&self, id: &str) {
+        self.cancel("ScheduleActivityTask", id);
+    }
+
+    /// Asks the child workflow `workflow_id` to cancel (`RequestCancelExternalWorkflowExecution`)
+    /// if this run started it and it has not closed. Its await then ends as the child closes:
+    /// `Err` (canceled) if the child's code closes it as canceled.
+    pub fn cancel_child(&self, workflow_id: &str) {
+        self.cancel("StartChildWorkflowExecution", workflow_id);
+    }
+
+    fn cancel(&self, decision: &str, id: &str) {
+        let mut state = self.state.borrow_mut();
+        if let Some(slot) = state.slot_of(decision, id) {
+            // Only activities, timers and children are looked up, which SWF can all cancel.
+            let _ = state.cancel(slot, calls::cancel_decision);
+        }
     }
 
     /// A child workflow of type `name`/`version`, to configure and `.await` (or start).

@@ -231,6 +231,39 @@ async fn child_not_started(workflow: Workflow) -> Result<Option<String>, Error> 
     }
 }
 
+async fn stoppable(workflow: Workflow) -> Result<Option<String>, Error> {
+    let mut work = workflow.activity("Work", "1.0").id("work").into_future();
+    let ended = match select(&mut work, workflow.signal("stop")).await {
+        Either::Left(ended) => ended,
+        Either::Right(_) => {
+            workflow.cancel_activity("work");
+            work.cancel();
+            work.await
+        }
+    };
+    match ended {
+        Err(error) if error.kind() == ErrorKind::Canceled => {
+            workflow.activity("Undo", "1.0").await?;
+            Ok(Some("undone".into()))
+        }
+        ended => ended,
+    }
+}
+
+async fn stoppable_child(workflow: Workflow) -> Result<Option<String>, Error> {
+    let mut ship = workflow.child("Ship", "1.0").id("ship").into_future();
+    match select(&mut ship, workflow.signal("stop")).await {
+        Either::Left(ended) => ended,
+        Either::Right(_) => {
+            workflow.cancel_child("ship");
+            match ship.await {
+                Err(error) if error.kind() == ErrorKind::Canceled => Ok(Some("stopped".into())),
+                ended => ended,
+            }
+        }
+    }
+}
+
 /// An error's kind as the other SDKs name it: `NotStarted` is `not_started`.
 fn kind_in_words(kind: ErrorKind) -> String {
     let mut words = String::new();
@@ -311,6 +344,8 @@ fn registry() -> Vec<(&'static str, Decider)> {
         everything,
         child_run,
         child_not_started,
+        stoppable,
+        stoppable_child,
         again,
         quick,
         stamp,

@@ -7,7 +7,7 @@
 //! sends what its code does (commands, cancels, the close) in the `batch` of its next request.
 //!
 //! A request is `{"op": NAME, ...arguments, "batch": [REQUEST, ...]}`: the batch's requests
-//! (`issue`, `cancelTimer`, `deprecatePatch`, `close`) are applied first, in order. The answer
+//! (`issue`, `cancel`, `cancelTimer`, `deprecatePatch`, `close`) are applied first, in order. The answer
 //! is `{"ok": VALUE}`, or `{"err": MESSAGE}` with `"nondeterminism": true` where the code
 //! contradicts the history.
 //!
@@ -16,7 +16,8 @@
 //! | `begin` | `task`: `{events, workflowExecution, startedEventId}` | `{input, workflowId, runId}` |
 //! | `next` | | `null` once done; else, to run the code: `{now, replaying, cancelRequested, outcomes, children, signals}` |
 //! | `issue` | `decision`, `awaited` | `{slot, id}`: its slot (`null` if not awaited; else the number of awaited commands before it) and id |
-//! | `cancelTimer` | `id`, or the timer's `slot` | `null` |
+//! | `cancel` | the command's `slot`; or `activityId`, `timerId` or `childWorkflowId` | `null`; an error for a command SWF cannot cancel |
+//! | `cancelTimer` | `id`, or the timer's `slot` (as `cancel`) | `null` |
 //! | `patched` | `change` | `true` or `false` |
 //! | `deprecatePatch` | `change` | `null` |
 //! | `random` | | the next number, as a decimal string (64 bits) |
@@ -34,7 +35,9 @@ use alloc::vec::Vec;
 
 use serde_json::{Map, Value, json};
 
-use super::{Ending, Event, Members, Outcome, PATCH_MARKER, ReadEvent, Replay, Shape, State};
+use super::{
+    Cancel, Ending, Event, Members, Outcome, PATCH_MARKER, ReadEvent, Replay, Shape, State,
+};
 
 /// A replay reached through JSON: the history, the walk through it, the state, and what of it
 /// the SDK was told.
@@ -157,6 +160,23 @@ impl Session {
                 state.cancel_timer(&id, || decision("CancelTimer", json!({ "timerId": id })));
                 Value::Null
             }
+            "cancel" => {
+                let by_id = [
+                    ("activityId", "ScheduleActivityTask"),
+                    ("timerId", "StartTimer"),
+                    ("childWorkflowId", "StartChildWorkflowExecution"),
+                ];
+                let slot = match request["slot"].as_u64() {
+                    Some(slot) => Some(slot as usize),
+                    None => (by_id.iter())
+                        .find(|(key, _)| request[*key].is_string())
+                        .and_then(|(key, kind)| state.slot_of(kind, text(key))),
+                };
+                if let Some(slot) = slot {
+                    state.cancel(slot, cancel_decision)?;
+                }
+                Value::Null
+            }
             "patched" => {
                 let change = text("change");
                 let marker = json!({ "markerName": PATCH_MARKER, "details": change });
@@ -228,6 +248,21 @@ impl Session {
         let id = shape.id.clone();
         let slot = self.state.issue(decision, shape, awaited);
         Ok(json!({ "slot": slot, "id": id }))
+    }
+}
+
+/// The decision that cancels `target`, in wire JSON.
+fn cancel_decision(target: Cancel<'_>) -> Value {
+    match target {
+        Cancel::Timer(id) => decision("CancelTimer", json!({ "timerId": id })),
+        Cancel::Activity(id) => decision("RequestCancelActivityTask", json!({ "activityId": id })),
+        Cancel::Child(workflow_id, run_id) => {
+            let mut attributes = json!({ "workflowId": workflow_id });
+            if let Some(run_id) = run_id {
+                attributes["runId"] = run_id.into();
+            }
+            decision("RequestCancelExternalWorkflowExecution", attributes)
+        }
     }
 }
 

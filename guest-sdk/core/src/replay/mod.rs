@@ -28,7 +28,7 @@ use alloc::vec::Vec;
 pub use event::{Event, Members, ReadEvent};
 pub use outcome::{Ending, Failure, Outcome};
 pub use shape::Shape;
-pub use state::State;
+pub use state::{Cancel, State};
 
 /// The marker that `patched` records, with the change's id as its details.
 pub const PATCH_MARKER: &str = "weft-patch";

@@ -30,8 +30,6 @@ pub struct State<D> {
     slots: Vec<Slot>,
     /// The awaited command of each event that recorded one (`ActivityTaskScheduled`, ...).
     by_event: BTreeMap<u64, usize>,
-    /// The slot of each timer started, by id, and whether its cancel was issued.
-    timers: BTreeMap<String, (usize, bool)>,
     /// How many commands of each kind were given default ids.
     counters: BTreeMap<&'static str, u64>,
     /// Signals received and not yet taken, by name, in order.
@@ -50,11 +48,27 @@ struct Issued<D> {
 }
 
 /// Where an awaited command stands.
-#[derive(Default)]
 struct Slot {
+    /// Its decision type and id.
+    decision: &'static str,
+    id: String,
+    /// Whether the decision that cancels it was issued.
+    cancel_issued: bool,
     /// The child run it started, as workflow and run id (children only).
     child: Option<(String, String)>,
     outcome: Option<Outcome>,
+}
+
+/// What a cancel asks SWF to stop: the SDK makes the decision of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cancel<'a> {
+    /// `CancelTimer` of the timer with this id.
+    Timer(&'a str),
+    /// `RequestCancelActivityTask` of the activity with this id.
+    Activity(&'a str),
+    /// `RequestCancelExternalWorkflowExecution` of the child with this workflow id, and the
+    /// run id once it started.
+    Child(&'a str, Option<&'a str>),
 }
 
 impl<D: Clone> State<D> {
@@ -76,7 +90,6 @@ impl<D: Clone> State<D> {
             issued: VecDeque::new(),
             slots: Vec::new(),
             by_event: BTreeMap::new(),
-            timers: BTreeMap::new(),
             counters: BTreeMap::new(),
             signals: BTreeMap::new(),
             cancel_requested: false,
@@ -145,12 +158,15 @@ impl<D: Clone> State<D> {
     /// returns it.
     pub fn issue(&mut self, decision: D, shape: Shape, awaited: bool) -> Option<usize> {
         let slot = awaited.then(|| {
-            self.slots.push(Slot::default());
+            self.slots.push(Slot {
+                decision: shape.decision,
+                id: shape.id.clone(),
+                cancel_issued: false,
+                child: None,
+                outcome: None,
+            });
             self.slots.len() - 1
         });
-        if let (Some(slot), "StartTimer") = (slot, shape.decision) {
-            self.timers.insert(shape.id.clone(), (slot, false));
-        }
         self.issued.push_back(Issued {
             decision,
             shape,
@@ -191,26 +207,63 @@ impl<D: Clone> State<D> {
 
     /// The id of the timer awaited in `slot`, if a timer is.
     pub fn timer_in(&self, slot: usize) -> Option<&str> {
-        let mut timers = self.timers.iter();
-        timers
-            .find(|(_, (s, _))| *s == slot)
-            .map(|(id, _)| id.as_str())
+        let slot = self
+            .slots
+            .get(slot)
+            .filter(|s| s.decision == "StartTimer")?;
+        Some(&slot.id)
+    }
+
+    /// The slot of the latest awaited command of type `decision` (`ScheduleActivityTask`,
+    /// `StartTimer`, `StartChildWorkflowExecution`, ...) with id `id`.
+    pub fn slot_of(&self, decision: &str, id: &str) -> Option<usize> {
+        (self.slots.iter()).rposition(|s| s.decision == decision && s.id == id)
+    }
+
+    /// Issues the decision that cancels the command of `slot` (`cancel` makes it): a timer's
+    /// `CancelTimer`, an activity's `RequestCancelActivityTask`, a child's
+    /// `RequestCancelExternalWorkflowExecution`. Only once, and only while the command has not
+    /// ended; its await then ends as the history says: canceled, or as it ended anyway. `Err`
+    /// for a command SWF cannot cancel (a Lambda function, a signal, a cancel request).
+    pub fn cancel(
+        &mut self,
+        slot: usize,
+        cancel: impl FnOnce(Cancel<'_>) -> D,
+    ) -> Result<(), String> {
+        let Some(s) = self.slots.get_mut(slot) else {
+            return Err(format!("no command awaits in slot {slot}"));
+        };
+        let (target, decision) = match s.decision {
+            "StartTimer" => (Cancel::Timer(&s.id), "CancelTimer"),
+            "ScheduleActivityTask" => (Cancel::Activity(&s.id), "RequestCancelActivityTask"),
+            "StartChildWorkflowExecution" => {
+                let run = s.child.as_ref().map(|(_, run)| run.as_str());
+                (
+                    Cancel::Child(&s.id, run),
+                    "RequestCancelExternalWorkflowExecution",
+                )
+            }
+            other => return Err(format!("SWF cannot cancel a {other} (its id {:?})", s.id)),
+        };
+        if s.cancel_issued || s.outcome.is_some() {
+            return Ok(());
+        }
+        s.cancel_issued = true;
+        let made = cancel(target);
+        let shape = Shape {
+            decision,
+            id: s.id.clone(),
+            what: String::new(),
+        };
+        self.issue(made, shape, false);
+        Ok(())
     }
 
     /// Issues `cancel()` (a `CancelTimer`) for the timer `id` if it was started, has not
     /// ended, and was not asked to cancel already.
     pub fn cancel_timer(&mut self, id: &str, cancel: impl FnOnce() -> D) {
-        let Some((slot, canceled)) = self.timers.get_mut(id) else {
-            return;
-        };
-        if !*canceled && self.slots[*slot].outcome.is_none() {
-            *canceled = true;
-            let shape = Shape {
-                decision: "CancelTimer",
-                id: id.to_string(),
-                what: String::new(),
-            };
-            self.issue(cancel(), shape, false);
+        if let Some(slot) = self.slot_of("StartTimer", id) {
+            let _ = self.cancel(slot, |_| cancel());
         }
     }
 

@@ -279,3 +279,48 @@ fn requests_of_any_shape_are_answered_without_a_panic() {
         assert!(answer["err"].is_string(), "{batch} -> {answer}");
     }
 }
+
+#[test]
+fn a_cancel_is_issued_once_for_what_swf_can_cancel_and_not_after_it_ended() {
+    let mut state: State<String> = State::new("w", "r", None);
+    let shape = |decision, id: &str| {
+        let members = Members {
+            activity_id: id,
+            timer_id: id,
+            workflow_id: id,
+            id,
+            name: "f",
+            type_: Some(("T", "1")),
+            ..Members::default()
+        };
+        Shape::of_decision(decision, &members).unwrap()
+    };
+    let issue = |state: &mut State<String>, decision, id| {
+        state
+            .issue(alloc::format!("{decision} {id}"), shape(decision, id), true)
+            .unwrap()
+    };
+    let made = |target: Cancel<'_>| alloc::format!("{target:?}");
+    let activity = issue(&mut state, "ScheduleActivityTask", "a");
+    let child = issue(&mut state, "StartChildWorkflowExecution", "c");
+    let lambda = issue(&mut state, "ScheduleLambdaFunction", "l");
+    assert_eq!(state.slot_of("ScheduleActivityTask", "a"), Some(activity));
+    state.cancel(activity, made).unwrap();
+    state.cancel(activity, made).unwrap();
+    state.cancel(child, made).unwrap();
+    let refused = state.cancel(lambda, made).unwrap_err();
+    assert!(
+        refused.contains("cannot cancel a ScheduleLambdaFunction"),
+        "{refused}"
+    );
+    assert_eq!(
+        state.answer(),
+        [
+            "ScheduleActivityTask a",
+            "StartChildWorkflowExecution c",
+            "ScheduleLambdaFunction l",
+            "Activity(\"a\")",
+            "Child(\"c\", None)",
+        ]
+    );
+}

@@ -12,11 +12,14 @@
 
 Each ``await`` on an activity, timer, function or child issues its decision the first time it
 is reached, and resumes once the history records how it ended: with its result, or raising
-:class:`ActivityError`. On every decision task the workflow runs from the start against the
-whole history as each decision task saw it (the events up to the task's start, then the code
-runs as far as it can), and what it issues for each earlier task must be what the history
-recorded: the same decision types, ids and types run, in order (inputs and durations may
-differ). Anything else raises :class:`NondeterminismError`, which fails the decision task.
+:class:`ActivityError`. Cancelling one (:meth:`Workflow.cancel_activity`,
+:meth:`Workflow.cancel_child`, :meth:`Workflow.cancel_timer`, or ``cancel()`` on the one held)
+asks SWF to; its await still ends as the history says. On every decision task the workflow
+runs from the start against the whole history as each decision task saw it (the events up to
+the task's start, then the code runs as far as it can), and what it issues for each earlier
+task must be what the history recorded: the same decision types, ids and types run, in order
+(inputs and durations may differ). Anything else raises :class:`NondeterminismError`, which
+fails the decision task.
 
 The runtime drives the coroutine itself, without asyncio's event loop: await only what
 :class:`Workflow` answers and this module's :func:`gather`, :func:`first`, :func:`settled` and
@@ -90,15 +93,65 @@ class Command:
             return value
         raise value
 
+    def cancel(self):
+        """Cancels it if it was issued and has not ended, once: a timer's ``CancelTimer``, a
+        child's ``RequestCancelExternalWorkflowExecution``. Its await then ends as the history
+        says: :class:`ActivityError` (``canceled``), or as it ended anyway. A Lambda function
+        cannot be canceled (SWF has no decision for it): ``TypeError``."""
+        if self.decision["decisionType"] == "ScheduleLambdaFunction":
+            raise TypeError("a Lambda function cannot be canceled: SWF has no decision for it")
+        if self.slot is not None:
+            self._state.cancel({"slot": self.slot})
+
 
 class Timer(Command):
     """A timer: ``await`` it, or :meth:`cancel` it."""
 
+
+class Activity:
+    """An activity, retried by its policy if it has one: ``await`` it for its result (again
+    after :func:`first` dropped it, from one place at a time), or :meth:`cancel` it."""
+
+    def __init__(self, workflow, schedule, id, retry):
+        # schedule(attempt_id): the decision that schedules an attempt.
+        self._workflow, self._schedule, self._id, self._retry = workflow, schedule, id, retry
+        self._attempt, self._wait, self._canceled = 1, None, False
+        self._command = Command(workflow._state, schedule(id or ""))
+
+    def __await__(self):
+        # Where it stands (the attempt, the wait before the next) lives here, not in the
+        # generator, so that a second await resumes where the first was dropped.
+        while True:
+            if self._wait is None:
+                if self._canceled and self._command.slot is None:
+                    raise ActivityError("canceled")
+                try:
+                    return (yield from self._command.__await__())
+                except ActivityError as error:
+                    retries = self._retry is not None and self._retry.retries(self._attempt, error)
+                    if not retries or self._canceled:
+                        raise
+                self._wait = self._workflow.sleep(self._retry.interval(self._attempt))
+            if self._canceled:
+                raise ActivityError("canceled")
+            try:
+                yield from self._wait.__await__()
+            except ActivityError:
+                pass  # the wait cancelled (or refused): the next attempt at once
+            if self._canceled:
+                raise ActivityError("canceled")
+            self._attempt += 1
+            attempt_id = "" if self._id is None else f"{self._id}-{self._attempt}"
+            self._command = Command(self._workflow._state, self._schedule(attempt_id))
+            self._wait = None
+
     def cancel(self):
-        """Cancels it if it was started and has not fired: its await then raises
-        :class:`ActivityError` (``canceled``)."""
-        if self.slot is not None:
-            self._state.cancel_timer(slot=self.slot)
+        """Asks SWF to cancel its current attempt (``RequestCancelActivityTask``) if it was
+        scheduled and has not ended, once, as :meth:`Workflow.cancel_activity`; it is not
+        retried. Canceled while it waits to retry, or before it was first awaited, its await
+        raises :class:`ActivityError` (``canceled``) at once."""
+        self._canceled = True
+        (self._command if self._wait is None else self._wait).cancel()
 
 
 class Child(Command):
@@ -203,25 +256,15 @@ class Workflow:
         """Whether the code is running through a decision task the history already recorded."""
         return self._state.replaying
 
-    async def activity(self, name, version, *, id=None, retry=None, **options):
-        """Runs an activity of type ``name``/``version`` and answers its result; ``options``
-        are :func:`weft_guest.decisions.schedule_activity`'s (``input``, ``task_list``,
+    def activity(self, name, version, *, id=None, retry=None, **options):
+        """An activity of type ``name``/``version`` (an :class:`Activity`), scheduled when
+        first awaited: await it for its result. ``options`` are
+        :func:`weft_guest.decisions.schedule_activity`'s (``input``, ``task_list``,
         ``start_to_close``, ...). With ``retry`` (a :class:`RetryPolicy`), failed attempts are
         retried after a timer; an explicit ``id`` gets ``-2``, ``-3``, ... on retries."""
-        attempt = 1
-        while True:
-            attempt_id = id if id is None or attempt == 1 else f"{id}-{attempt}"
-            decision = d.schedule_activity(attempt_id or "", name, version, **options)
-            try:
-                return await Command(self._state, decision)
-            except ActivityError as error:
-                if retry is None or not retry.retries(attempt, error):
-                    raise
-            try:
-                await self.sleep(retry.interval(attempt))
-            except ActivityError:
-                pass  # the wait cancelled (or refused): the next attempt at once
-            attempt += 1
+        def schedule(attempt_id):
+            return d.schedule_activity(attempt_id, name, version, **options)
+        return Activity(self, schedule, id, retry)
 
     def lambda_function(self, name, *, id=None, **options):
         """Runs the Lambda function ``name`` (``input``, ``start_to_close``); await its
@@ -238,6 +281,23 @@ class Workflow:
         """Cancels the timer ``timer_id`` if it was started and has neither fired nor been
         cancelled."""
         self._state.cancel_timer(timer_id)
+
+    def cancel_activity(self, activity_id):
+        """Asks SWF to cancel the activity ``activity_id`` (``RequestCancelActivityTask``) if
+        it was scheduled and has not ended, once. Its await then ends as the history says:
+        :class:`ActivityError` (``canceled``) once the worker reports it canceled, or the
+        activity's result if it completed anyway (a worker learns of the request from its
+        heartbeat's answer). An activity retried by a :class:`RetryPolicy` is canceled by its
+        current attempt's id (``ID``, ``ID-2``, ...); a canceled attempt is not retried. A
+        Lambda function cannot be canceled: SWF has no decision for it."""
+        self._state.cancel({"activityId": activity_id})
+
+    def cancel_child(self, workflow_id):
+        """Asks the child workflow ``workflow_id`` to cancel
+        (``RequestCancelExternalWorkflowExecution``) if this run started it and it has not
+        closed, once. Its await then ends as the child closes: :class:`ActivityError`
+        (``canceled``) if the child's code closes it as canceled."""
+        self._state.cancel({"childWorkflowId": workflow_id})
 
     def child(self, name, version, *, id=None, **options):
         """Starts a child workflow of type ``name``/``version`` (options as
@@ -321,7 +381,8 @@ def gather(*awaitables):
 def first(*awaitables):
     """Awaits whichever of ``awaitables`` ends first (of several at one decision task, the
     earliest given) and answers ``(index, result)``; raises if that one raised. The others are
-    dropped: a timer or activity they started stays open unless cancelled."""
+    dropped: a timer or activity they started stays open unless cancelled, and one held (an
+    :class:`Activity`, a timer, a child) can be awaited again."""
     tasks = [_Task(a) for a in awaitables]
 
     def ready():

@@ -86,10 +86,14 @@ class State:
         queue = self.signals.get(name)
         return queue.pop(0) if queue else PENDING
 
-    def cancel_timer(self, timer_id=None, slot=None):
-        """Cancels the timer ``timer_id``, or the one awaited in ``slot``."""
-        which = {"id": timer_id} if slot is None else {"slot": slot}
-        self.batch.append({"op": "cancelTimer", **which})
+    def cancel_timer(self, timer_id):
+        """Cancels the timer ``timer_id``."""
+        self.batch.append({"op": "cancelTimer", "id": timer_id})
+
+    def cancel(self, target):
+        """Asks to cancel a command, once and only while it has not ended: ``target`` names it,
+        ``{"slot": N}``, ``{"activityId": ID}`` or ``{"childWorkflowId": ID}``."""
+        self.batch.append({"op": "cancel", **target})
 
     def patched(self, change):
         return self.ask({"op": "patched", "change": change})
