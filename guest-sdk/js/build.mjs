@@ -16,15 +16,17 @@
 // turned off (default: http, fetch-event, stdio; see README.md for what each imports);
 // --keep-bundle keeps the bundled JS next to the output, to read what was componentized.
 
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import {
-  copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync,
+  appendFileSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync,
   writeFileSync,
 } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { lineTable } from './src/source-lines.js';
+import { ensureToolchain, importFrom } from './src/toolchain.js';
+import { transformAsync } from './src/transform.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const FEATURES = ['stdio', 'random', 'clocks', 'http', 'fetch-event'];
@@ -80,49 +82,6 @@ function witDir() {
   usage(`no WIT in ${join(here, 'wit')}: reinstall @weft/guest`);
 }
 
-/** Where the pinned toolchain lives: named by its lockfile, so a new pin installs afresh. */
-function toolchainDir() {
-  const lock = readFileSync(join(here, 'toolchain/package-lock.json'));
-  const pin = createHash('sha256').update(lock).digest('hex').slice(0, 12);
-  const cache = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  const root = process.env.WEFT_GUEST_TOOLCHAINS || join(cache, 'weft', 'toolchains');
-  return join(root, `componentize-js-${pin}`);
-}
-
-/** Installs the pinned toolchain on first use; concurrent first builds each install into a
- * directory of their own, renamed into place. */
-function ensureToolchain() {
-  const dir = toolchainDir();
-  if (existsSync(join(dir, '.installed'))) return dir;
-  mkdirSync(dirname(dir), { recursive: true });
-  const staging = mkdtempSync(`${dir}.staging-`);
-  console.error(`build.mjs: installing the toolchain into ${dir} (npm ci)...`);
-  try {
-    for (const file of ['package.json', 'package-lock.json']) {
-      copyFileSync(join(here, 'toolchain', file), join(staging, file));
-    }
-    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: staging, stdio: 'inherit' });
-    writeFileSync(join(staging, '.installed'), '');
-    rmSync(dir, { recursive: true, force: true });
-    try {
-      renameSync(staging, dir);
-    } catch (e) {
-      if (!existsSync(join(dir, '.installed'))) throw e; // Another build installed it meanwhile.
-    }
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
-  return dir;
-}
-
-/** Imports package `name` from the toolchain in `dir`, by its package.json's ES entry. */
-async function importFrom(dir, name) {
-  const root = join(dir, 'node_modules', name);
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  const exported = typeof pkg.exports === 'string' ? pkg.exports : pkg.exports?.import;
-  return import(pathToFileURL(join(root, exported ?? pkg.main ?? 'index.js')).href);
-}
-
 /** The component's entry module: host imports in, the world's export out. */
 function entryModule(world, guestPath) {
   const { imports, export: name } = WORLDS[world];
@@ -136,6 +95,21 @@ function entryModule(world, guestPath) {
   );
   return lines.join('\n') + '\n';
 }
+
+/** Compiles the async functions of the guest's own modules for workflows (src/transform.js). */
+const asyncFunctions = {
+  name: 'weft-async-functions',
+  setup(build) {
+    const sdk = join(here, 'src');
+    build.onLoad({ filter: /\.m?js$/ }, async ({ path }) => {
+      if (path.startsWith(sdk) || path.includes('/node_modules/')) return undefined;
+      const source = readFileSync(path, 'utf8');
+      if (!source.includes('async')) return undefined;
+      const contents = await transformAsync(source, relative(process.cwd(), path), join(sdk, 'async.js'));
+      return contents === undefined ? undefined : { contents, loader: 'js' };
+    });
+  },
+};
 
 async function main() {
   if (process.argv[2] === '--copy-wit') {
@@ -167,8 +141,14 @@ async function main() {
       target: 'es2022',
       external: ['weft:*', 'wasi:*'],
       outfile: bundle,
+      sourcemap: 'external',
+      plugins: [asyncFunctions],
       logLevel: 'warning',
     });
+    // The source map, as a table of lines the SDK reads back when it names a failure's place.
+    const map = JSON.parse(readFileSync(`${bundle}.map`, 'utf8'));
+    const table = lineTable(map, (source) => relative(process.cwd(), resolve(work, source)));
+    appendFileSync(bundle, `\nglobalThis.__weftSourceLines = ${JSON.stringify(table)};\n`);
     const disableFeatures = [...args.disabled];
     const { component } = await componentize({
       sourcePath: bundle,

@@ -64,9 +64,27 @@ export function decisionFailure(error) {
     // V8's stack starts with `Name: message`; the guests' engine (SpiderMonkey) gives only the
     // frames, so the heading is added where it is missing.
     const heading = `${error.name}: ${error.message}`;
-    const stack = error.stack ?? '';
+    const stack = sourceLines(error.stack ?? '');
     log.error(stack.startsWith(heading) ? stack : `${heading}\n${stack}`.trimEnd());
     return error.message;
   }
   return String(error);
+}
+
+/**
+ * `text` (a stack, a message) with each place in the component's bundle (`bundle.js:LINE:COL`)
+ * named by the source file and line it was built from: weft-js-build sets
+ * `globalThis.__weftSourceLines` (source-lines.js `lineTable`). Outside a component, `text` as
+ * it is.
+ *
+ * @param {string} text
+ * @returns {string}
+ */
+export function sourceLines(text) {
+  const table = globalThis.__weftSourceLines;
+  if (!table) return text;
+  return text.replace(/[\w./-]*bundle\.js:(\d+)(?::\d+)?/g, (place, line) => {
+    const file = table.at[2 * (line - 1)];
+    return file >= 0 ? `${table.files[file]}:${table.at[2 * (line - 1) + 1]}` : place;
+  });
 }

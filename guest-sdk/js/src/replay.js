@@ -72,6 +72,8 @@ export class State {
     this.execution = { workflowId: begun.workflowId, runId: begun.runId };
     Object.assign(this, { now: 0, replaying: true, cancelRequested: false });
     Object.assign(this, { batch: [], slots: 0, outcomes: new Map(), children: new Map(), signals: new Map() });
+    /** The commands made and never polled (awaited, yielded). */
+    this.unpolled = new Set();
   }
 
   /** Asks the core, after it applies the batch. */
@@ -153,11 +155,16 @@ function settle(outcome) {
 /**
  * Replays `task` (the workflow's code, a task over its generator, not yet started, on `state`)
  * over the decision task's history and answers the decisions of the task being decided now.
+ * `mistake(value)` says what is wrong with code that completed with `value`, if anything: the
+ * decision task then fails with it.
  */
-export function replay(state, task) {
+export function replay(state, task, mistake = () => undefined) {
   while (state.next()) {
     const outcome = task.poll();
-    if (outcome !== PENDING) state.batch.push({ op: 'close', decision: closeOf(outcome) });
+    if (outcome === PENDING) continue;
+    const wrong = outcome.ok ? mistake(outcome.value) : undefined;
+    if (wrong) throw new TypeError(wrong);
+    state.batch.push({ op: 'close', decision: closeOf(outcome) });
   }
   return state.ask({ op: 'answer' });
 }

@@ -24,7 +24,7 @@
 import { Decision } from './decisions.js';
 import { Failure } from './activity.js';
 import { History } from './history.js';
-import { decisionFailure, host } from './host.js';
+import { decisionFailure, host, sourceLines } from './host.js';
 import { parseJson } from './json.js';
 import { decisionTaskToWire, responseFromWire } from './wit.js';
 import {
@@ -33,14 +33,73 @@ import {
 
 export { ActivityError, Canceled, ContinueAsNew, NondeterminismError };
 
-/** Replays the workflow `fn` (a generator function of a {@link Workflow}) over `history`. */
+/** Replays the workflow `fn` (an async or generator function of a {@link Workflow}) over
+ * `history`. */
 export function run(history, fn) {
   const h = history instanceof History ? history : new History(history);
   return replayOn(new State(h.task), fn);
 }
 
 function replayOn(state, fn) {
-  return replay(state, new Task(fn(new Workflow(state))));
+  const wf = new Workflow(state);
+  // Called at the first task, not before: an async function runs at once to its first await,
+  // and what it reads there (the time, patches) is the first task's.
+  let code;
+  const task = { poll: () => (code ??= started(fn, wf)).poll() };
+  return replay(state, task, (value) => forgotten(state, value));
+}
+
+/** The workflow `fn` called, as something to poll. */
+function started(fn, wf) {
+  const code = fn(wf);
+  if (code instanceof Coroutine) return code;
+  if (typeof code?.next === 'function' && typeof code.throw === 'function') return new Task(code);
+  const name = fn.name ? ` ${fn.name}` : '';
+  if (code instanceof Promise) {
+    throw new TypeError(`the workflow${name} is an async function not compiled for workflows: build it with ` +
+      'weft-js-build, and run its tests with `node --import @weft/guest/register --test`');
+  }
+  throw new TypeError(`the workflow${name} is neither an async function nor a generator function`);
+}
+
+/** Why the code that returned `value` forgot a command (an activity, timer, ... it neither
+ * awaited nor yielded), if it did: the command's call and line. */
+function forgotten(state, value) {
+  const command = state.unpolled.values().next().value;
+  const site = command && ` at ${command.site()}`;
+  if (waits(value)) return `the workflow returned what it did not await or yield${site ?? ''}`;
+  if (command) return `${describe(command.decision)}${site} was neither awaited nor yielded`;
+  return undefined;
+}
+
+/** Whether `value` is something to wait for: what a Workflow answers, or a promise. */
+function waits(value) {
+  return typeof value?.poll === 'function' || typeof value?.then === 'function';
+}
+
+/** A decision as the code asked for it: `wf.activity('Greet')`. */
+function describe(decision) {
+  const a = Object.values(decision).find((v) => typeof v === 'object') ?? {};
+  const named = a.activityType?.name ?? a.workflowType?.name ?? a.name ?? a.timerId ?? '';
+  const call = {
+    ScheduleActivityTask: 'activity', StartTimer: 'sleep', StartChildWorkflowExecution: 'child',
+    ScheduleLambdaFunction: 'lambda', SignalExternalWorkflowExecution: 'signalExternal',
+    RequestCancelExternalWorkflowExecution: 'requestCancelExternal',
+  }[decision.decisionType] ?? decision.decisionType;
+  return `wf.${call}(${named ? JSON.stringify(named) : ''})`;
+}
+
+/**
+ * Drives the generator of an async function of the guest's code, which weft-js-build (or
+ * `@weft/guest/register`) made of it: at once, as a workflow's code is run, when polled; or
+ * through promises, as an async function's caller expects, when awaited as a promise.
+ *
+ * @param {unknown} self the function's `this`
+ * @param {ArrayLike<unknown> | null} args its arguments
+ * @param {Function} body the generator function of its body
+ */
+export function __weftAsync(self, args, body) {
+  return new Coroutine(body.apply(self, args ?? []));
 }
 
 /**
@@ -66,16 +125,32 @@ export function workflow(fn) {
   };
 }
 
+/** The SDK's own files, whose frames a command's site skips. */
+const SDK_FILES = /(@weft\/guest|guest-sdk\/js)\/src\//;
+
 /** An operation being waited for: issues its decision when first polled, then is ready with
  * the outcome the history records for it. */
 class Command {
   constructor(state, decision) {
-    Object.assign(this, { state, decision, slot: undefined });
+    // Where the code made it, to name if it is never awaited.
+    Object.assign(this, { state, decision, slot: undefined, made: new Error() });
+    state.unpolled.add(this);
   }
 
   poll() {
-    if (this.slot === undefined) this.slot = this.state.issue(this.decision, true);
+    if (this.slot === undefined) {
+      this.slot = this.state.issue(this.decision, true);
+      this.state.unpolled.delete(this);
+    }
     return this.state.outcome(this.slot);
+  }
+
+  /** The file and line of the code that made it: its first frame outside this SDK. */
+  site() {
+    const frames = sourceLines(this.made.stack ?? '').split('\n');
+    const place = (frame) => frame.match(/((?:file:\/\/)?[^\s()@]+?:\d+)(?::\d+)?\)?$/)?.[1];
+    const own = frames.map(place).find((p) => p && !SDK_FILES.test(p));
+    return own?.replace(/^file:\/\//, '') ?? 'an unknown line';
   }
 }
 
@@ -212,13 +287,99 @@ class Retrying extends Task {
   }
 }
 
-/** What the code yielded, as something to poll. */
+/**
+ * An async function's run (see {@link __weftAsync}). Made, it runs at once to its first
+ * `await`, as an async function does. Polled, it is a workflow's code: it resumes at once when
+ * what it awaits is ready. Awaited, or used as a promise in any other way, it is the async
+ * function's promise (activity code awaiting promises): a Promise, to whatever checks.
+ */
+class Coroutine extends Promise {
+  // What `then` and `catch` make are plain promises.
+  static get [Symbol.species]() {
+    return Promise;
+  }
+
+  constructor(generator) {
+    let settle;
+    super((resolve, reject) => {
+      settle = { resolve, reject };
+    });
+    Object.assign(this, { generator, settle, outcome: undefined, awaited: undefined, waiting: undefined });
+    this.resume(() => generator.next());
+  }
+
+  /** Runs the body one step: to its end, or to what it awaits next. */
+  resume(step) {
+    this.waiting = undefined;
+    try {
+      const result = step();
+      // `return wf.activity(...)` returns what the activity ends with, as returning a promise
+      // from an async function does.
+      this.returning = result.done && typeof result.value?.poll === 'function';
+      if (result.done && !this.returning) this.outcome = { ok: true, value: result.value };
+      else this.awaited = result.value;
+    } catch (error) {
+      if (error instanceof NondeterminismError) throw error;
+      this.outcome = { ok: false, error };
+    }
+  }
+
+  poll() {
+    while (!this.outcome) {
+      if (this.driven) throw new TypeError('an async function awaited as a promise cannot be awaited in a workflow');
+      try {
+        this.waiting ??= waitable(this.awaited);
+      } catch (error) {
+        this.resume(() => this.generator.throw(error));
+        continue;
+      }
+      const ready = this.waiting.poll();
+      if (ready === PENDING) return PENDING;
+      if (this.returning) this.outcome = ready;
+      else this.resume(ready.ok ? () => this.generator.next(ready.value) : () => this.generator.throw(ready.error));
+    }
+    return this.outcome;
+  }
+
+  then(onFulfilled, onRejected) {
+    this.drive();
+    return super.then(onFulfilled, onRejected);
+  }
+
+  /** Runs the body as a promise does: each await resumes once what it awaits settles. */
+  drive() {
+    if (this.driven) return;
+    this.driven = true;
+    const settle = () => {
+      if (this.outcome) {
+        return this.outcome.ok ? this.settle.resolve(this.outcome.value) : this.settle.reject(this.outcome.error);
+      }
+      // What a Workflow answers, which only a workflow's polling resolves.
+      if (typeof this.awaited?.poll === 'function' && !(this.awaited instanceof Promise)) {
+        const misplaced = new TypeError('what a Workflow answers is awaited only in the workflow\'s own code, not in a promise');
+        this.resume(() => this.generator.throw(misplaced));
+        return settle();
+      }
+      Promise.resolve(this.awaited).then(
+        (value) => { this.resume(() => this.generator.next(value)); settle(); },
+        (error) => { this.resume(() => this.generator.throw(error)); settle(); });
+    };
+    settle();
+  }
+}
+
+/** What the code awaited or yielded, as something to poll. */
 function waitable(value) {
   if (value && typeof value.poll === 'function') return value;
   if (value && typeof value.next === 'function' && typeof value.throw === 'function') {
     return new Task(value);
   }
-  throw new TypeError('a workflow yields only what its Workflow, gather, first, settled and waitUntil answer, or a generator');
+  if (typeof value?.then === 'function') {
+    throw new TypeError('a workflow awaits only what its Workflow, gather, first, settled and waitUntil answer, ' +
+      'or its own async functions: not a promise, whose time is not the history\'s');
+  }
+  // A plain value, as `await` takes one.
+  return { poll: () => ({ ok: true, value }) };
 }
 
 /** How often and how soon to retry an activity that failed or timed out. */

@@ -10,6 +10,7 @@ import {
   runWorkflow, settled, waitUntil, workflow,
 } from '../src/index.js';
 import { Environment, HistoryBuilder, taskFromWire } from '../src/testing/index.js';
+import { ASYNC_WORKFLOWS } from './async-workflows.js';
 
 const SCENARIOS = JSON.parse(readFileSync(new URL('../../workflows.json', import.meta.url), 'utf8')).scenarios;
 
@@ -309,11 +310,11 @@ function answer(task, fn) {
   }
 }
 
-function step(h, scenario, s) {
+function step(h, scenario, s, workflows) {
   if ('decide' in s) {
     const task = h.decisionTask();
-    for (const arriving of s.meanwhile ?? []) step(h, scenario, arriving);
-    const fn = WORKFLOWS[s.with ?? scenario.workflow];
+    for (const arriving of s.meanwhile ?? []) step(h, scenario, arriving, workflows);
+    const fn = workflows[s.with ?? scenario.workflow];
     const [decisions, once] = answer(task, fn);
     assert.deepEqual(answer(task, fn)[1], once, 'the same answer on every replay');
     assert.deepEqual(once, Array.isArray(s.decide) ? { decisions: s.decide } : s.decide);
@@ -332,27 +333,31 @@ function step(h, scenario, s) {
   }
 }
 
-for (const scenario of SCENARIOS) {
-  test(scenario.name, () => {
-    const missing = namedWorkflows(scenario).filter((name) => !(name in WORKFLOWS));
-    assert.deepEqual(missing, [], 'workflows missing from WORKFLOWS');
-    const { workflow: [name, version], input } = scenario.start;
-    const h = new HistoryBuilder(name, version, input ?? undefined);
-    if (scenario.execution) h.withExecution(...scenario.execution);
-    for (const [i, s] of scenario.steps.entries()) {
-      try {
-        step(h, scenario, s);
-      } catch (e) {
-        e.message = `step ${i + 1}: ${e.message}`;
-        throw e;
+// Each scenario with the generator functions, then with the async functions: the same answers.
+for (const [style, workflows] of [['', WORKFLOWS], [' (async functions)', ASYNC_WORKFLOWS]]) {
+  for (const scenario of SCENARIOS) {
+    test(`${scenario.name}${style}`, () => {
+      const missing = namedWorkflows(scenario).filter((name) => !(name in workflows));
+      assert.deepEqual(missing, [], 'workflows missing');
+      const { workflow: [name, version], input } = scenario.start;
+      const h = new HistoryBuilder(name, version, input ?? undefined);
+      if (scenario.execution) h.withExecution(...scenario.execution);
+      for (const [i, s] of scenario.steps.entries()) {
+        try {
+          step(h, scenario, s, workflows);
+        } catch (e) {
+          e.message = `step ${i + 1}: ${e.message}`;
+          throw e;
+        }
       }
-    }
-  });
+    });
+  }
 }
 
-test('every workflow of WORKFLOWS is named by a scenario', () => {
+test('every workflow of WORKFLOWS is named by a scenario, and written as an async function too', () => {
   const named = new Set(SCENARIOS.flatMap(namedWorkflows));
   assert.deepEqual(Object.keys(WORKFLOWS).filter((name) => !named.has(name)), []);
+  assert.deepEqual(Object.keys(ASYNC_WORKFLOWS), Object.keys(WORKFLOWS));
 });
 
 // What only this SDK has.
