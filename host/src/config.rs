@@ -90,6 +90,10 @@ pub struct Config {
     /// Time-skipping, for tests: the clock starts at the real time and, whenever the server is
     /// idle, jumps to the next deadline (replacing `clock`). Refused with tenants or PostgreSQL.
     pub time_skipping: bool,
+    /// For tests and trying things out: the state is kept in memory only (redb on no file, no
+    /// compiled-code cache), and lost when the process ends. Refused with tenants or
+    /// PostgreSQL.
+    pub ephemeral: bool,
 }
 
 /// How the server speaks HTTPS.
@@ -130,6 +134,7 @@ impl Config {
             allowed_hosts: Vec::new(),
             tls: None,
             time_skipping: false,
+            ephemeral: false,
         }
     }
 }

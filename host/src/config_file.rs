@@ -181,6 +181,12 @@ pub struct ServerSettings {
     #[arg(long, env = "WEFT_TIME_SKIPPING", value_name = "BOOL", num_args = 0..=1,
           default_missing_value = "true")]
     pub time_skipping: Option<bool>,
+    /// For tests and trying things out: keep the state in memory only, lost when weft stops
+    /// (nothing is written to --data but a self-signed certificate). Refused with tenants and
+    /// with --store [default: false].
+    #[arg(long, env = "WEFT_EPHEMERAL", value_name = "BOOL", num_args = 0..=1,
+          default_missing_value = "true")]
+    pub ephemeral: Option<bool>,
     /// Before retention purges a closed run, write it as `weft export` does, to
     /// DIR/ACCOUNT/REGION/DOMAIN/ (the open server's account is 000000000000), so `weft import
     /// --from DIR/ACCOUNT/REGION/DOMAIN` restores it [default: none].
@@ -232,6 +238,7 @@ impl ServerSettings {
             tls_self_signed: self.tls_self_signed.or(lower.tls_self_signed),
             http_listen: self.http_listen.or(lower.http_listen),
             time_skipping: self.time_skipping.or(lower.time_skipping),
+            ephemeral: self.ephemeral.or(lower.ephemeral),
             archive: self.archive.or(lower.archive),
         }
     }
@@ -281,6 +288,7 @@ impl ServerSettings {
         let mut config = Config::new(self.data.unwrap_or_else(|| DEFAULT_DATA_DIR.into()));
         config.tls = tls;
         config.time_skipping = self.time_skipping == Some(true);
+        config.ephemeral = self.ephemeral == Some(true);
         config.store = self.store;
         let mib = |mib: u64| usize::try_from(mib).unwrap_or(usize::MAX >> 20) << 20;
         set(&mut config.store_cache, self.store_cache_mib.map(mib));

@@ -125,6 +125,7 @@ fn open_store(config: &Config) -> Result<store::Opened, Error> {
         location: config.store.as_ref().map(StoreUrl::expose),
         dir: &config.data_dir,
         cache: config.store_cache,
+        ephemeral: config.ephemeral,
     };
     let opened = Store::open(place, config.clock.clone())?;
     // On a thread of its own, as the store's blocking reads must not run on an async
@@ -173,6 +174,7 @@ impl Weft {
         let tenants = tenancy::Tenants::new(&config).map_err(Error::Config)?;
         let idle = Arc::new(skipping::Idle::new(config.time_skipping));
         let skipping = time_skipping(&mut config, &idle)?;
+        check_ephemeral(&config)?;
         config.http.check().map_err(Error::Config)?;
         // Weft's own TLS names its provider; this is for any other rustls user in the process.
         runtime::install_crypto_provider();
@@ -186,7 +188,8 @@ impl Weft {
             .map_err(Error::Config)?;
         let mut opened = open_store(&config)?;
         let signals = opened.signals.take();
-        let runtime = runtime::Runtime::new(Some(config.data_dir.join("compiled")))
+        let cache = (!config.ephemeral).then(|| config.data_dir.join("compiled"));
+        let runtime = runtime::Runtime::new(cache)
             .map_err(Error::Config)?
             .with_outgoing(outgoing);
         let (stopping, shutdown) = watch::channel(false);
@@ -368,6 +371,29 @@ fn time_skipping(
     let skipping = Arc::new(skipping::SkippingClock::new(idle.clone()));
     config.clock = skipping.clone();
     Ok(Some(skipping))
+}
+
+/// Refuses an ephemeral store where it cannot be: shared (PostgreSQL), or tenants' (whose
+/// state must outlive a restart).
+fn check_ephemeral(config: &Config) -> Result<(), Error> {
+    if !config.ephemeral {
+        return Ok(());
+    }
+    if config.store.is_some() {
+        return Err(Error::Config(
+            "--ephemeral keeps the state in this process's memory: it cannot be given with \
+             --store, whose database several nodes share"
+                .into(),
+        ));
+    }
+    if !config.tenants.is_empty() {
+        return Err(Error::Config(
+            "--ephemeral is for tests and trying things out, and refused with tenants, whose \
+             state must outlive a restart"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Opens the service described by `config` and serves it on `listeners` until `shutdown`.

@@ -5,6 +5,9 @@
 //! `one_activity` for what they do and how the hand-off is measured). It prints figures and
 //! asserts nothing about time.
 //!
+//! On redb it runs twice: durably, then with the state in memory only (`weft serve
+//! --ephemeral`), so that the CPU a durable commit costs shows.
+//!
 //! `cargo bench -p weft-tests --bench workflows`. `WEFT_BENCH_DIR` picks the disk the data goes
 //! to (default: the system's temporary directory).
 
@@ -13,11 +16,17 @@ mod one_activity;
 fn main() {
     weft_tests::bench::run(async {
         let total = one_activity::workflows();
-        let server = one_activity::start_node(weft_tests::test_store()).await;
-        one_activity::setup(&server.client()).await;
-        one_activity::run_http(std::slice::from_ref(&server), total)
-            .await
-            .print();
-        server.stop().await;
+        let store = weft_tests::test_store();
+        let ephemeral = [false].into_iter().chain(store.is_none().then_some(true));
+        for ephemeral in ephemeral {
+            let server = one_activity::start_node_with(store.clone(), ephemeral).await;
+            one_activity::setup(&server.client()).await;
+            let run = one_activity::run_http(std::slice::from_ref(&server), total).await;
+            run.print_kept(match ephemeral {
+                false => "every change durably committed",
+                true => "the state in memory only (--ephemeral)",
+            });
+            server.stop().await;
+        }
     });
 }

@@ -39,7 +39,7 @@ pub struct DemoOptions {
     /// Where the service listens (port 0 picks a free one); `None`: [`crate::DEFAULT_LISTEN`],
     /// or a free port on loopback when that one is taken.
     pub listen: Option<String>,
-    /// The data directory; a fresh one under the system's temporary directory if `None`.
+    /// The data directory; `None`: the state is kept in memory only ([`Config::ephemeral`]).
     pub data_dir: Option<PathBuf>,
     /// Keep serving after the demo, until `shutdown`.
     pub serve: bool,
@@ -61,9 +61,11 @@ pub async fn run(
     if options.orders == 0 {
         bail!("--orders must be at least 1");
     }
-    let data_dir = options.data_dir.clone().unwrap_or_else(fresh_dir);
+    let ephemeral = options.data_dir.is_none();
+    let data_dir = options.data_dir.clone().unwrap_or_else(std::env::temp_dir);
     let mut config = Config::new(&data_dir);
     config.time_skipping = options.time_skipping;
+    config.ephemeral = ephemeral;
     let weft = Weft::open(config)?;
     let svc = weft.service();
     let listener = match &options.listen {
@@ -76,10 +78,11 @@ pub async fn run(
     let server = tokio::spawn(weft.serve(listener, async move {
         let _ = stopped.await;
     }));
-    println!(
-        "Weft is serving SWF on http://{addr} (data in {})",
-        data_dir.display()
-    );
+    let state = match ephemeral {
+        true => "state in memory, gone when the demo ends; --data DIR keeps it".to_owned(),
+        false => format!("data in {}", data_dir.display()),
+    };
+    println!("Weft is serving SWF on http://{addr} ({state})");
 
     let tenant = svc
         .tenants
@@ -115,10 +118,6 @@ pub async fn run(
     }
     let _ = stop.send(());
     server.await.context("the server task failed")??;
-    if options.data_dir.is_none() && !options.serve {
-        // The fresh directory was the demo's alone.
-        let _ = std::fs::remove_dir_all(&data_dir);
-    }
     outcome
 }
 
@@ -129,15 +128,6 @@ async fn listen_anywhere() -> Result<tokio::net::TcpListener, String> {
         Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => crate::listen("127.0.0.1:0").await,
         bound => bound.map_err(|e| format!("cannot listen on {}: {e}", crate::DEFAULT_LISTEN)),
     }
-}
-
-/// A fresh directory for the demo's data.
-fn fresh_dir() -> PathBuf {
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_millis();
-    std::env::temp_dir().join(format!("weft-demo-{}-{stamp}", std::process::id()))
 }
 
 struct Demo {

@@ -55,6 +55,8 @@ pub(crate) struct Place<'a> {
     pub(crate) dir: &'a Path,
     /// Bytes of the embedded store's page cache.
     pub(crate) cache: usize,
+    /// Whether the embedded store is kept in memory only, on no file.
+    pub(crate) ephemeral: bool,
 }
 
 /// The database, whichever backend holds it: cheap to clone, shared by every request.
@@ -106,6 +108,7 @@ impl Store {
             location: None,
             dir,
             cache,
+            ephemeral: false,
         };
         Store::open(place, clock)
     }

@@ -42,10 +42,16 @@ pub(crate) fn workflows() -> usize {
 /// may share) or else in redb on a fresh data directory under `WEFT_BENCH_DIR` (the system's
 /// temporary directory if unset), which picks the disk.
 pub(crate) async fn start_node(store: Option<StoreUrl>) -> TestServer {
+    start_node_with(store, false).await
+}
+
+/// [`start_node`], with its state in memory only if `ephemeral` (`weft serve --ephemeral`).
+pub(crate) async fn start_node_with(store: Option<StoreUrl>, ephemeral: bool) -> TestServer {
     let dir = std::env::var_os("WEFT_BENCH_DIR");
     TestServer::start_in(dir.as_deref(), move |config| {
         config.poll_timeout = Duration::from_secs(1);
         config.store = store.clone();
+        config.ephemeral = ephemeral;
     })
     .await
 }
@@ -348,6 +354,11 @@ impl HttpRun {
     /// Prints the figures: workflows per second, requests per commit, CPU per workflow, the
     /// hand-off latency.
     pub(crate) fn print(&self) {
+        self.print_kept("every change durably committed");
+    }
+
+    /// [`HttpRun::print`], saying how the state was kept.
+    pub(crate) fn print_kept(&self, kept: &str) {
         let pct = |p: usize| {
             self.handoffs
                 .get((self.handoffs.len().max(1) - 1) * p / 100)
@@ -357,7 +368,7 @@ impl HttpRun {
         let f = &self.figures;
         println!(
             "{} workflows of one activity, {DECIDER_LOOPS} decider and {WORKER_LOOPS} worker \
-             loops over HTTP (aws-sdk-swf), every change durably committed",
+             loops over HTTP (aws-sdk-swf), {kept}",
             f.completed
         );
         println!(

@@ -109,7 +109,7 @@ struct DemoArgs {
     /// port when another program holds that one).
     #[arg(long)]
     listen: Option<String>,
-    /// Data directory (default: a fresh one under the system's temporary directory).
+    /// Data directory (default: none, the state is kept in memory and gone when the demo ends).
     #[arg(long)]
     data: Option<PathBuf>,
     /// Print each order's outcome and the summary only, without timelines.
@@ -188,7 +188,11 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     };
     let (listen, config) = file.resolve(args.settings).map_err(anyhow::Error::msg)?;
     let tenants = config.tenants.len();
+    let ephemeral = config.ephemeral;
     let weft = Weft::open(config)?;
+    if ephemeral {
+        tracing::warn!("--ephemeral: the state is kept in memory only, and lost when weft stops");
+    }
     if weft.is_open() {
         tracing::warn!(
             "no tenants configured: open single-tenant mode, requests are NOT authenticated \

@@ -35,6 +35,7 @@ impl Where {
                 location: Some(&place),
                 dir: &dir,
                 cache: 0,
+                ephemeral: false,
             };
             Store::open(place, Arc::new(SystemClock))
         });

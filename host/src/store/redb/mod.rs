@@ -9,7 +9,6 @@ mod upgrade;
 mod wasm;
 mod writer;
 
-use std::path::Path;
 use std::sync::Arc;
 
 use redb::{Database, DatabaseError, ReadableDatabase, ReadableTable};
@@ -48,23 +47,28 @@ pub(super) fn open_place(
     clock: Arc<dyn Clock>,
 ) -> Option<Result<Opened, StoreError>> {
     let local = place.location.is_none();
-    local.then(|| open(place.dir, place.cache, clock))
+    local.then(|| open(place, clock))
 }
 
-/// Opens (or creates) the database in `dir`, keeping up to `cache` bytes of it in memory,
-/// and starts the writer.
-fn open(dir: &Path, cache: usize, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> {
+/// Opens (or creates) the database in the place's directory (or, ephemeral, in memory),
+/// keeping up to its cache's bytes of it in memory, and starts the writer.
+fn open(place: &Place<'_>, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> {
+    let dir = place.dir;
     let dir_error = |source| {
         StoreError::from(OpenError::Dir {
             path: dir.to_owned(),
             source,
         })
     };
-    std::fs::create_dir_all(dir).map_err(dir_error)?;
-    let db = match Database::builder()
-        .set_cache_size(cache)
-        .create(dir.join("weft.redb"))
-    {
+    let mut builder = Database::builder();
+    builder.set_cache_size(place.cache);
+    let created = if place.ephemeral {
+        builder.create_with_backend(redb::backends::InMemoryBackend::new())
+    } else {
+        std::fs::create_dir_all(dir).map_err(dir_error)?;
+        builder.create(dir.join("weft.redb"))
+    };
+    let db = match created {
         Ok(db) => db,
         Err(DatabaseError::DatabaseAlreadyOpen) => return Err(OpenError::Locked(dir.into()).into()),
         Err(e) => return Err(failed(e.into())),
@@ -134,7 +138,7 @@ fn initialize(db: &Database) -> Result<[u8; 32], StoreError> {
 
 /// Marks the store in `dir` as written by a build of the next format: for tests.
 #[cfg(test)]
-pub(super) fn as_if_newer(dir: &Path) {
+pub(super) fn as_if_newer(dir: &std::path::Path) {
     let db = Database::create(dir.join("weft.redb")).expect("the store opens");
     let txn = db.begin_write().expect("a write transaction");
     {

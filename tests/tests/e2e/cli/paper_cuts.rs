@@ -149,3 +149,50 @@ async fn help_busy_ports_and_a_quiet_demo_say_what_a_user_needs() {
     let console = format!("console at http://{}/console/", serve.addr);
     assert_eq!(serve.next_line(), console);
 }
+
+#[tokio::test]
+async fn an_ephemeral_server_says_so_keeps_nothing_on_disk_and_refuses_a_shared_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, log) = (dir.path().join("data"), dir.path().join("weft.log"));
+    let serve = || {
+        let (data, log) = (data.clone(), log.clone());
+        tokio::task::spawn_blocking(move || {
+            let args = ["--ephemeral"];
+            weft_tests::process::Weft::start_with(&data, &log, None, &args, "warn")
+        })
+    };
+    let server = serve().await.unwrap();
+    let at = || Weft::bare().env("WEFT_ENDPOINT", server.endpoint());
+    at().run(&["domain", "register", "kept"]).await.out();
+    let listed = at().run(&["domain", "list"]).await;
+    assert!(listed.out().contains("kept"), "{listed:?}");
+    let said = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        said.contains("--ephemeral: the state is kept in memory only, and lost when weft stops"),
+        "{said}"
+    );
+    let written: Vec<_> = std::fs::read_dir(&data)
+        .map(|d| d.map(|e| e.unwrap().file_name()).collect())
+        .unwrap_or_default();
+    assert!(written.is_empty(), "an ephemeral server wrote {written:?}");
+    drop(server);
+
+    let again = serve().await.unwrap();
+    let at = || Weft::bare().env("WEFT_ENDPOINT", again.endpoint());
+    let listed = at().run(&["domain", "list"]).await;
+    assert!(!listed.out().contains("kept"), "{listed:?}");
+
+    let shared = [
+        "serve",
+        "--ephemeral",
+        "--store",
+        "postgres://nobody@127.0.0.1:1/x",
+    ];
+    let refused = Weft::bare().run(&shared).await;
+    assert!(
+        refused
+            .err()
+            .contains("--ephemeral keeps the state in this process's memory"),
+        "{refused:?}"
+    );
+}
