@@ -223,6 +223,7 @@ pub use tasks::DecisionResponse as Response;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::bindings::{activity_worker, decider, function};
+    pub use std::format;
     pub use std::string::String;
     pub use wit_bindgen;
 

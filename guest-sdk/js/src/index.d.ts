@@ -625,6 +625,12 @@ export type WorkflowFunction = (wf: Workflow) => Generator<Yieldable, unknown, a
  */
 export function workflow(fn: WorkflowFunction): Decider;
 
+/**
+ * Makes one decider of several workflows, each serving the workflow type its key names
+ * (`workflows({Order: order, Ship: ship})`). A type it does not name fails the decision task.
+ */
+export function workflows(byType: Record<string, WorkflowFunction>): Decider;
+
 /** Replays the workflow `fn` over `history`: the decisions of its decision task. */
 export function runWorkflow(history: History | DecisionTask, fn: WorkflowFunction): WireDecision[];
 

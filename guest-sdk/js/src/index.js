@@ -17,7 +17,7 @@ export { canonicalJson, parseJson, parsePayload, payload, JsonError } from './js
 export { log, heartbeat } from './host.js';
 export {
   workflow, run as runWorkflow, Workflow, RetryPolicy, ActivityError, Canceled, ContinueAsNew,
-  NondeterminismError, gather, first, settled, waitUntil,
+  NondeterminismError, gather, first, settled, waitUntil, workflows,
 } from './workflow.js';
 
 /**

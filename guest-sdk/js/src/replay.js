@@ -70,6 +70,7 @@ export class State {
     });
     this.input = begun.input ?? undefined;
     this.execution = { workflowId: begun.workflowId, runId: begun.runId };
+    this.workflowType = begun.workflowType;
     Object.assign(this, { now: 0, replaying: true, cancelRequested: false });
     Object.assign(this, { batch: [], slots: 0, outcomes: new Map(), children: new Map(), signals: new Map() });
     /** The commands made and never polled (awaited, yielded). */

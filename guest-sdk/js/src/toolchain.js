@@ -38,7 +38,7 @@ export function ensureToolchain() {
     }
     // stdout is the caller's (a test runner's protocol, a build's output): npm's goes to stderr.
     execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
-      cwd: staging, stdio: ['ignore', process.stderr, 'inherit'],
+      cwd: staging, stdio: ['ignore', 2, 2],
     });
     writeFileSync(join(staging, '.installed'), '');
     rmSync(dir, { recursive: true, force: true });

@@ -107,7 +107,30 @@ export function __weftAsync(self, args, body) {
  * (for `HistoryBuilder.decide`) replays the workflow.
  */
 export function workflow(fn) {
-  const decide = (history) => run(history, fn);
+  return deciderOf(() => fn);
+}
+
+/**
+ * Makes one decider of several workflows, each serving the workflow type its key names
+ * (`workflows({Order: order, Ship: ship})`): a parent and its child bound to one module, say.
+ * A type it does not name fails the decision task, saying which it serves.
+ *
+ * @param {Record<string, Function>} byType
+ */
+export function workflows(byType) {
+  return deciderOf((type) => {
+    if (Object.hasOwn(byType, type.name)) return byType[type.name];
+    throw new TypeError(`this module serves no workflow type ${type.name}: it serves ${Object.keys(byType).join(', ')}`);
+  });
+}
+
+/** The decider of the workflow `choose(workflowType)` answers. */
+function deciderOf(choose) {
+  const replayTask = (state) => replayOn(state, choose(state.workflowType));
+  const decide = (history) => {
+    const h = history instanceof History ? history : new History(history);
+    return replayTask(new State(h.task));
+  };
   return {
     fn: decide,
     decide(task) {
@@ -115,7 +138,7 @@ export function workflow(fn) {
         // In a component the workflow core has the task from the host: JavaScript need not
         // read it.
         const decisions = host.replayCall
-          ? replayOn(new State(), fn)
+          ? replayTask(new State())
           : decide(new History(decisionTaskToWire(task)));
         return responseFromWire({ decisions });
       } catch (e) {

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import {
   ActivityError, Canceled, Decision, Failure, NondeterminismError, RetryPolicy, first, gather,
-  runWorkflow, settled, waitUntil, workflow,
+  runWorkflow, settled, waitUntil, workflow, workflows,
 } from '../src/index.js';
 import { Environment, HistoryBuilder, taskFromWire } from '../src/testing/index.js';
 import { ASYNC_WORKFLOWS } from './async-workflows.js';
@@ -402,22 +402,12 @@ test('one module serves a parent and a child workflow type, by the workflow type
   function* ship(wf) {
     return yield wf.activity('Pack', '1.0', { input: wf.input() });
   }
-  // The dispatch as the README's "One module, several workflow types" writes it.
-  const types = new Map([['Order', workflow(order)], ['Ship', workflow(ship)]]);
-  function of(type) {
-    const found = types.get(type.name);
-    if (!found) throw `no workflow type ${type.name} in this module`;
-    return found;
-  }
-  const guest = {
-    decide: (task) => of(task.workflowType).decide(task),
-    fn: (history) => of(history.workflowType).fn(history),
-  };
+  const guest = workflows({ Order: order, Ship: ship });
   assert.deepEqual(new HistoryBuilder('Order', '1.0', 'box').decide(guest).map(short), ['child ship']);
   const [packed] = guest.decide(taskFromWire(new HistoryBuilder('Ship', '1.0', 'box').decisionTask())).decisions;
   assert.deepEqual([packed.tag, packed.val.activityType.name, packed.val.input], ['schedule-activity-task', 'Pack', 'box']);
   const other = taskFromWire(new HistoryBuilder('Other', '1.0').decisionTask());
-  assert.throws(() => guest.decide(other), (e) => e === 'no workflow type Other in this module');
+  assert.throws(() => guest.decide(other), (e) => e === 'this module serves no workflow type Other: it serves Order, Ship');
 });
 
 test('an environment runs a whole workflow, skipping its timers', () => {

@@ -452,6 +452,22 @@ class Workflows(unittest.TestCase):
         h.signal("stop")
         self.assertEqual(decide(), ["cancel timer timer-1", 'complete "canceled"'])
 
+    def test_one_module_serves_several_workflow_types_by_the_tasks_type(self):
+        async def order(wf):
+            return await wf.child("Ship", "1.0", id="ship", input=wf.input())
+
+        async def ship(wf):
+            return await wf.activity("Pack", "1.0", input=wf.input())
+
+        decider = w.workflows({"Order": order, "Ship": ship})
+        self.assertEqual(decider.__weft_world__, "decider")
+        [child] = HistoryBuilder("Order", "1.0", "box").decide(decider)
+        self.assertEqual(decision_attributes(child)["workflowId"], "ship")
+        [pack] = HistoryBuilder("Ship", "1.0", "box").decide(decider)
+        self.assertEqual(decision_attributes(pack)["activityType"]["name"], "Pack")
+        with self.assertRaisesRegex(LookupError, "no workflow type Other: it serves Order, Ship"):
+            HistoryBuilder("Other", "1.0").decide(decider)
+
     def test_a_held_child_is_asked_to_cancel_its_run_and_a_function_cannot_be(self):
         async def shipping(wf):
             ship = wf.child("Ship", "1.0", id="ship")

@@ -10,6 +10,7 @@ mod fixtures;
 mod history_builder;
 mod queries;
 mod statuses;
+mod worked_example;
 
 use crate::History;
 use crate::events::{EventAttributes as E, *};

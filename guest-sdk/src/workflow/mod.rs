@@ -292,3 +292,36 @@ macro_rules! workflow {
         $crate::decider!(|history: &$crate::History| $crate::workflow::run(history, $workflow));
     };
 }
+
+/// Makes this crate a decider component that serves several workflow types, each by its own
+/// async function, chosen by the name of the task's workflow type (a parent and its child
+/// bound to one module, say). A type it does not name fails the decision task, saying which
+/// it serves.
+///
+/// ```no_run
+/// use weft_guest::workflow::{Error, Workflow};
+///
+/// weft_guest::workflows!("Order" => order, "Ship" => ship);
+///
+/// async fn order(wf: Workflow) -> Result<Option<String>, Error> {
+///     wf.child("Ship", "1.0").input(wf.input().unwrap_or_default()).await
+/// }
+///
+/// async fn ship(wf: Workflow) -> Result<Option<String>, Error> {
+///     wf.activity("Pack", "1.0").input(wf.input().unwrap_or_default()).await
+/// }
+/// ```
+#[macro_export]
+macro_rules! workflows {
+    ($($name:literal => $workflow:expr),+ $(,)?) => {
+        $crate::decider!(|history: &$crate::History| {
+            match history.workflow_type().name.as_str() {
+                $($name => $crate::workflow::run(history, $workflow),)+
+                other => ::core::result::Result::Err($crate::__private::format!(
+                    "this module serves no workflow type {other}: it serves {}",
+                    [$($name),+].join(", ")
+                )),
+            }
+        });
+    };
+}

@@ -94,7 +94,8 @@ mod tests {
     fn begin_without_a_task_replays_the_task_being_decided() {
         let task = json!({
             "events": [{"eventId": 1, "eventType": "WorkflowExecutionStarted",
-                "eventTimestamp": 1.0, "workflowExecutionStartedEventAttributes": {"input": "hi"}}],
+                "eventTimestamp": 1.0, "workflowExecutionStartedEventAttributes": {"input": "hi",
+                "workflowType": {"name": "Hello", "version": "1"}}}],
             "workflowExecution": {"workflowId": "w", "runId": "r"},
             "startedEventId": 3,
         });
@@ -102,7 +103,8 @@ mod tests {
         let begun = ask(&mut replay, json!({"op": "begin"}));
         assert_eq!(
             begun,
-            json!({"ok": {"input": "hi", "workflowId": "w", "runId": "r"}})
+            json!({"ok": {"input": "hi", "workflowId": "w", "runId": "r",
+                "workflowType": {"name": "Hello", "version": "1"}}})
         );
         let garbled = replay.answer(b"{not json");
         assert!(

@@ -13,7 +13,7 @@
 //!
 //! | op | arguments | `ok` |
 //! |---|---|---|
-//! | `begin` | `task`: `{events, workflowExecution, startedEventId}` | `{input, workflowId, runId}` |
+//! | `begin` | `task`: `{events, workflowExecution, startedEventId}` | `{input, workflowId, runId, workflowType}` (`{name, version}`, for a module serving several) |
 //! | `next` | | `null` once done; else, to run the code: `{now, replaying, cancelRequested, outcomes, children, signals}` |
 //! | `issue` | `decision`, `awaited` | `{slot, id}`: its slot (`null` if not awaited; else the number of awaited commands before it) and id |
 //! | `cancel` | the command's `slot`; or `activityId`, `timerId` or `childWorkflowId` | `null`; an error for a command SWF cannot cancel |
@@ -92,10 +92,15 @@ fn answer(session: &mut Option<Session>, mut request: Value) -> Result<Value, Fa
     if request["op"] == "begin" {
         let begun = Session::begin(request["task"].take())?;
         let state = &begun.state;
+        let started = (begun.events.iter()).find(|e| e["eventType"] == "WorkflowExecutionStarted");
+        let (name, version) = started
+            .and_then(|e| e.read().members.type_)
+            .unwrap_or_default();
         let answer = json!({
             "input": state.input(),
             "workflowId": state.workflow_id(),
             "runId": state.run_id(),
+            "workflowType": { "name": name, "version": version },
         });
         *session = Some(begun);
         return Ok(answer);

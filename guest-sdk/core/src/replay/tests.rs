@@ -157,7 +157,11 @@ mod json {
     #[test]
     fn a_replay_through_json_hands_over_outcomes_once_per_task_and_answers_the_current_one() {
         let events = [
-            event(1, "WorkflowExecutionStarted", json!({"input": "Ada"})),
+            event(
+                1,
+                "WorkflowExecutionStarted",
+                json!({"input": "Ada", "workflowType": {"name": "Hello", "version": "1"}}),
+            ),
             event(2, "DecisionTaskScheduled", json!({})),
             event(3, "DecisionTaskStarted", json!({"scheduledEventId": 2})),
             event(4, "DecisionTaskCompleted", json!({"startedEventId": 3})),
@@ -185,7 +189,8 @@ mod json {
         let begun = ask(&mut session, json!({"op": "begin", "task": task}));
         assert_eq!(
             begun["ok"],
-            json!({"input": "Ada", "workflowId": "w", "runId": "r"})
+            json!({"input": "Ada", "workflowId": "w", "runId": "r",
+                "workflowType": {"name": "Hello", "version": "1"}})
         );
         let first = ask(&mut session, json!({"op": "next"}));
         assert_eq!(first["ok"]["replaying"], true);

@@ -6,7 +6,7 @@
 import {
   ActivityError, ActivityWorker, Canceled, Decision, Failure, Outcome, RetryPolicy, decider,
   decisionAttributes, first, fn, gather, heartbeat, log, parseJson, payload, response,
-  runWorkflow, settled, waitUntil, workflow,
+  runWorkflow, settled, waitUntil, workflow, workflows,
 } from '@weft/guest';
 import type {
   ActivityOutcome, Cancellable, ChildWorkflow, History, StartedChild, WireDecision, Workflow,
@@ -113,6 +113,7 @@ export function* reminder(wf: Workflow): WorkflowGenerator<string> {
 
 export const orderDecider = workflow(order);
 export const reminderDecider = workflow(reminder);
+export const both = workflows({ Order: order, Reminder: reminder });
 export const inline = workflow(function* (wf) {
   return yield wf.activity('Greet', '1.0');
 });

@@ -42,7 +42,7 @@ from . import _replay
 from ._replay import PENDING, ActivityError, ContinueAsNew, NondeterminismError, State
 
 __all__ = [
-    "workflow", "run", "Workflow", "RetryPolicy", "ActivityError", "NondeterminismError",
+    "workflow", "workflows", "run", "Workflow", "RetryPolicy", "ActivityError", "NondeterminismError",
     "ContinueAsNew", "gather", "first", "settled", "wait_until",
 ]
 
@@ -70,6 +70,30 @@ def workflow(workflow_fn):
     # without reading it into Python first.
     workflow_fn.__weft_decide_current__ = lambda: _run(State(), workflow_fn)
     return _mark(workflow_fn, "decider")
+
+
+def workflows(by_type):
+    """Makes one decider of several workflows (``async def f(wf)``, not marked
+    :func:`workflow`), each serving the workflow type its key names: ``decider =
+    workflows({"Order": order, "Ship": ship})`` serves a parent and its child bound to one module.
+    A type it does not name fails the decision task, saying which it serves."""
+    def choose(state):
+        name = state.workflow_type.get("name")
+        if name not in by_type:
+            raise LookupError(f"this module serves no workflow type {name}: it serves "
+                              f"{', '.join(by_type)}")
+        return by_type[name]
+
+    def replay(state):
+        return _replay.run(state, choose(state)(Workflow(state)))
+
+    def decide(history):
+        if not isinstance(history, History):
+            history = History(history)
+        return replay(State(history.task))
+    decide.__weft_decide__ = decide
+    decide.__weft_decide_current__ = lambda: replay(State())
+    return _mark(decide, "decider")
 
 
 class Command:

@@ -55,6 +55,7 @@ class State:
         begun = ask(begin)
         self.input = begun["input"]
         self.execution = {"workflowId": begun["workflowId"], "runId": begun["runId"]}
+        self.workflow_type = begun.get("workflowType") or {}
         self.now, self.replaying, self.cancel_requested = 0.0, True, False
         self.batch, self.slots = [], 0
         self.outcomes, self.children, self.signals = {}, {}, {}
