@@ -17,16 +17,17 @@ fn main() {
     weft_tests::bench::run(async {
         let total = one_activity::workflows();
         let store = weft_tests::test_store();
-        let ephemeral = [false].into_iter().chain(store.is_none().then_some(true));
-        for ephemeral in ephemeral {
-            let server = one_activity::start_node_with(store.clone(), ephemeral).await;
-            one_activity::setup(&server.client()).await;
-            let run = one_activity::run_http(std::slice::from_ref(&server), total).await;
-            run.print_kept(match ephemeral {
-                false => "every change durably committed",
-                true => "the state in memory only (--ephemeral)",
-            });
-            server.stop().await;
+        let durable = one_activity::start_node(store.clone()).await;
+        one_activity::setup(&durable.client()).await;
+        let run = one_activity::run_http(std::slice::from_ref(&durable), total).await;
+        run.print();
+        durable.stop().await;
+        if store.is_none() {
+            let ephemeral = one_activity::start_node_with(None, true).await;
+            one_activity::setup(&ephemeral.client()).await;
+            let run = one_activity::run_http(std::slice::from_ref(&ephemeral), total).await;
+            run.print_kept("the state in memory only (--ephemeral)");
+            ephemeral.stop().await;
         }
     });
 }
