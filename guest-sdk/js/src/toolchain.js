@@ -15,31 +15,48 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 /** The package's root. */
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The cache directory `name` of the toolchains. */
+export function cached(name) {
+  const cache = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  const tools = process.env.WEFT_GUEST_TOOLCHAINS || join(cache, 'weft', 'toolchains');
+  return join(tools, name);
+}
+
 /** Where the pinned toolchain lives: named by its lockfile, so a new pin installs afresh. */
 export function toolchainDir() {
   const lock = readFileSync(join(root, 'toolchain/package-lock.json'));
   const pin = createHash('sha256').update(lock).digest('hex').slice(0, 12);
-  const cache = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  const tools = process.env.WEFT_GUEST_TOOLCHAINS || join(cache, 'weft', 'toolchains');
-  return join(tools, `componentize-js-${pin}`);
+  return cached(`componentize-js-${pin}`);
 }
 
-/** Installs the pinned toolchain on first use; concurrent first uses each install into a
- * directory of their own, renamed into place. */
+/** Installs the pinned toolchain on first use. */
 export function ensureToolchain() {
-  const dir = toolchainDir();
-  if (existsSync(join(dir, '.installed'))) return dir;
-  mkdirSync(dirname(dir), { recursive: true });
-  const staging = mkdtempSync(`${dir}.staging-`);
-  console.error(`weft: installing the JavaScript toolchain into ${dir} (npm ci)...`);
-  try {
+  return installOnce(toolchainDir(), 'the JavaScript toolchain', (staging) => {
     for (const file of ['package.json', 'package-lock.json']) {
       copyFileSync(join(root, 'toolchain', file), join(staging, file));
     }
+    return ['ci'];
+  });
+}
+
+/**
+ * `dir`, installed on first use by npm with the arguments `prepare(staging)` answers, run in a
+ * staging directory; concurrent first uses each install into a directory of their own, renamed
+ * into place.
+ *
+ * @param {string} dir
+ * @param {string} what what is installed, for the line that says so
+ * @param {(staging: string) => string[]} prepare
+ */
+export function installOnce(dir, what, prepare) {
+  if (existsSync(join(dir, '.installed'))) return dir;
+  mkdirSync(dirname(dir), { recursive: true });
+  const staging = mkdtempSync(`${dir}.staging-`);
+  console.error(`weft: installing ${what} into ${dir} (npm)...`);
+  try {
+    const args = [...prepare(staging), '--no-audit', '--no-fund', '--loglevel=error'];
     // stdout is the caller's (a test runner's protocol, a build's output): npm's goes to stderr.
-    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
-      cwd: staging, stdio: ['ignore', 2, 2],
-    });
+    execFileSync('npm', args, { cwd: staging, stdio: ['ignore', 2, 2] });
     writeFileSync(join(staging, '.installed'), '');
     rmSync(dir, { recursive: true, force: true });
     try {

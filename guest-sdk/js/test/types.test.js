@@ -9,12 +9,12 @@
 // needs the npm registry the first time, so it runs only when WEFT_GUEST_LANG_TESTS is set.
 
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { cached, installOnce } from '../src/toolchain.js';
 
 const TYPESCRIPT = '5.9.3';
 const types = fileURLToPath(new URL('types/', import.meta.url));
@@ -23,39 +23,12 @@ const skip = process.env.WEFT_GUEST_LANG_TESTS
   ? false
   : 'set WEFT_GUEST_LANG_TESTS to type-check the declarations (installs TypeScript from npm on first use)';
 
-/** Where the pinned TypeScript lives: in the toolchains' cache, named by its version. */
-function typescriptDir() {
-  const cache = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  const tools = process.env.WEFT_GUEST_TOOLCHAINS || join(cache, 'weft', 'toolchains');
-  return join(tools, `typescript-${TYPESCRIPT}`);
-}
-
-/** tsc, installed on first use; concurrent first uses each install into a directory of their
- * own, renamed into place (as src/toolchain.js installs the build's tools). */
+/** tsc, installed on first use into the toolchains' cache, named by its version. */
 function ensureTsc() {
-  const dir = typescriptDir();
-  const tsc = join(dir, 'node_modules', 'typescript', 'bin', 'tsc');
-  if (existsSync(join(dir, '.installed'))) return tsc;
-  mkdirSync(dirname(dir), { recursive: true });
-  const staging = mkdtempSync(`${dir}.staging-`);
-  console.error(`types.test.js: installing TypeScript ${TYPESCRIPT} into ${dir} (npm install)...`);
-  try {
-    // stdout is the test runner's: npm's goes to stderr.
-    execFileSync('npm', [
-      'install', '--prefix', staging, '--no-save', '--no-package-lock', '--no-audit', '--no-fund',
-      '--loglevel=error', `typescript@${TYPESCRIPT}`,
-    ], { stdio: ['ignore', process.stderr, 'inherit'] });
-    writeFileSync(join(staging, '.installed'), '');
-    rmSync(dir, { recursive: true, force: true });
-    try {
-      renameSync(staging, dir);
-    } catch (e) {
-      if (!existsSync(join(dir, '.installed'))) throw e; // Another install finished meanwhile.
-    }
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
-  return tsc;
+  const dir = installOnce(cached(`typescript-${TYPESCRIPT}`), `TypeScript ${TYPESCRIPT}`, (staging) => [
+    'install', '--prefix', staging, '--no-save', '--no-package-lock', `typescript@${TYPESCRIPT}`,
+  ]);
+  return join(dir, 'node_modules', 'typescript', 'bin', 'tsc');
 }
 
 /** Runs tsc on the project `config` of test/types: its exit status and diagnostics. */
