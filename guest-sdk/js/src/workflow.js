@@ -391,8 +391,11 @@ class Coroutine extends Promise {
   }
 }
 
-/** What the code awaited or yielded, as something to poll. */
+/** What the code awaited or yielded (or gave `first`, `gather`, `settled`), as something to
+ * poll. */
 function waitable(value) {
+  // Awaited, if not polled (`first` stops at the first that is ready).
+  if (value instanceof Command) value.state.unpolled.delete(value);
   if (value && typeof value.poll === 'function') return value;
   if (value && typeof value.next === 'function' && typeof value.throw === 'function') {
     return new Task(value);

@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Decision, runWorkflow, workflow } from '../src/index.js';
+import { Decision, first, runWorkflow, workflow } from '../src/index.js';
 import { sourceLines } from '../src/host.js';
 import { lineTable } from '../src/source-lines.js';
 import { TransformError, transformAsync } from '../src/transform.js';
@@ -92,6 +92,16 @@ test('a command neither awaited nor yielded fails the task, naming its call and 
   const h2 = new HistoryBuilder('Hello', '1.0');
   assert.throws(() => runWorkflow(h2.decisionTask(), returnsUnyielded),
     /^TypeError: the workflow returned what it did not await or yield at .*async\.test\.js:\d+$/);
+});
+
+test('a command given to first is awaited, even when first never polls it', () => {
+  async function early(wf) {
+    const [index] = await first(wf.signal('go'), wf.sleep(60));
+    return index;
+  }
+  const h = new HistoryBuilder('Hello', '1.0');
+  h.signal('go');
+  assert.deepEqual(runWorkflow(h.decisionTask(), early), [Decision.complete('0')]);
 });
 
 test('a promise awaited in a workflow fails the task, a plain value is taken as it is', () => {
