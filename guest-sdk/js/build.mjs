@@ -16,9 +16,10 @@
 // turned off (default: http, fetch-event, stdio; see README.md for what each imports);
 // --keep-bundle keeps the bundled JS next to the output, to read what was componentized.
 
+import { createHash } from 'node:crypto';
 import {
-  appendFileSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync,
-  writeFileSync,
+  appendFileSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync,
+  statSync, writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -96,6 +97,62 @@ function entryModule(world, guestPath) {
   return lines.join('\n') + '\n';
 }
 
+// An engine's snapshot differs from build to build (its hash tables' seeds), so a component
+// records what it was built from, in a custom section: a build from the same inputs keeps the
+// file that is there, byte for byte, and `weft apply` then uploads and compiles nothing.
+
+/** The custom section that names a component's inputs. */
+const INPUTS_SECTION = 'weft-build-inputs';
+
+/** The digest of what a component is built from: the bundle (the guest and the SDK), the
+ * world and features, the toolchain and the WIT. */
+function buildInputs(bundle, world, features, tools) {
+  const hash = createHash('sha256').update(bundle).update(`\0${world}\0${features.join(',')}\0${tools}\0`);
+  const wit = witDir();
+  for (const file of readdirSync(wit).sort()) hash.update(file).update(readFileSync(join(wit, file)));
+  return hash.digest('hex');
+}
+
+/** The inputs `component` records, if it does. */
+function builtFrom(component) {
+  let at = 8; // magic and version
+  const leb = () => {
+    let [value, shift] = [0, 0];
+    for (;;) {
+      const byte = component[at++];
+      value += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return value;
+      shift += 7;
+    }
+  };
+  while (at < component.length) {
+    const id = component[at++];
+    const size = leb();
+    const end = at + size;
+    if (id === 0) {
+      const length = leb();
+      const name = component.subarray(at, at + length).toString();
+      if (name === INPUTS_SECTION) return component.subarray(at + length, end).toString();
+    }
+    at = end;
+  }
+  return undefined;
+}
+
+/** `component` with a custom section recording `inputs`. */
+function withInputs(component, inputs) {
+  const leb = (n) => {
+    const bytes = [];
+    do {
+      bytes.push((n & 0x7f) | (n >= 0x80 ? 0x80 : 0));
+      n = Math.floor(n / 128);
+    } while (n > 0);
+    return Buffer.from(bytes);
+  };
+  const payload = Buffer.concat([leb(INPUTS_SECTION.length), Buffer.from(INPUTS_SECTION), Buffer.from(inputs)]);
+  return Buffer.concat([Buffer.from(component), Buffer.from([0]), leb(payload.length), payload]);
+}
+
 /** Compiles the async functions of the guest's own modules for workflows (src/transform.js). */
 const asyncFunctions = {
   name: 'weft-async-functions',
@@ -130,11 +187,10 @@ async function main() {
   const work = mkdtempSync(join(tmpdir(), 'weft-js-'));
   try {
     const started = Date.now();
-    const main = join(work, 'main.js');
-    writeFileSync(main, entryModule(args.world, entry));
     const bundle = join(work, 'bundle.js');
     await esbuild.build({
-      entryPoints: [main],
+      // The entry by a fixed name, not the temporary directory's: the bundle names it.
+      stdin: { contents: entryModule(args.world, entry), sourcefile: 'weft-entry.js', resolveDir: dirname(entry) },
       bundle: true,
       format: 'esm',
       platform: 'neutral',
@@ -150,6 +206,11 @@ async function main() {
     const table = lineTable(map, (source) => relative(process.cwd(), resolve(work, source)));
     appendFileSync(bundle, `\nglobalThis.__weftSourceLines = ${JSON.stringify(table)};\n`);
     const disableFeatures = [...args.disabled];
+    const inputs = buildInputs(readFileSync(bundle), args.world, disableFeatures, tools);
+    if (existsSync(out) && builtFrom(readFileSync(out)) === inputs) {
+      console.error(`build.mjs: ${args.world} ${args.out}: unchanged (built from these sources already)`);
+      return;
+    }
     const { component } = await componentize({
       sourcePath: bundle,
       witPath: witDir(),
@@ -157,7 +218,7 @@ async function main() {
       disableFeatures,
     });
     mkdirSync(dirname(out), { recursive: true });
-    writeFileSync(out, component);
+    writeFileSync(out, withInputs(component, inputs));
     if (args.keepBundle) copyFileSync(bundle, out.replace(/\.wasm$/, '') + '.bundle.js');
     const mib = (statSync(out).size / 2 ** 20).toFixed(1);
     const secs = ((Date.now() - started) / 1000).toFixed(1);

@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from . import _inputs
+
 #: The componentize-py release this SDK is built and tested with. Its components import
 #: WASI 0.2 only (wasi:*@0.2.9), which Wasmtime 48's WASI p2 implementation serves.
 COMPONENTIZE_PY_VERSION = "0.25.1"
@@ -117,7 +119,8 @@ def entry_module(world, guest):
 
 def build(world, app, output, wit=None, python_path=(), quiet=False):
     """Builds the guest module ``app`` (a ``.py`` file) into the component ``output`` for
-    ``world``; answers the seconds it took."""
+    ``world``, unless ``output`` was built from the same inputs (then kept as it is); answers
+    the seconds it took, or ``None`` if it kept it."""
     app = Path(app).resolve()
     guest = app.stem
     if app.suffix != ".py" or not app.is_file():
@@ -128,18 +131,24 @@ def build(world, app, output, wit=None, python_path=(), quiet=False):
         raise SystemExit(f"{app}: rename the module: {guest!r} names a generated module")
     output = Path(output).resolve()
     output.parent.mkdir(parents=True, exist_ok=True)
+    wit = Path(wit or wit_dir())
+    entry = entry_module(world, guest)
+    inputs = _inputs.digest(world, entry, [app.parent, SDK, *python_path], [
+        COMPONENTIZE_PY_VERSION, *(f.read_bytes() for f in sorted(wit.glob("*.wit")))])
+    if output.is_file() and _inputs.recorded(output.read_bytes()) == inputs:
+        return None
     began = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="weft-componentize-") as staging:
         staging = Path(staging)
         (staging / "app").mkdir()
-        (staging / "app" / f"{APP_MODULE}.py").write_text(entry_module(world, guest))
+        (staging / "app" / f"{APP_MODULE}.py").write_text(entry)
         # An empty virtualenv, so componentize-py adds none of this machine's site-packages.
         (staging / "venv" / "lib" / "site-packages").mkdir(parents=True)
         # The SDK alone (wherever it is installed), without its tests' helpers' caches.
         shutil.copytree(SDK, staging / "sdk" / SDK.name,
                         ignore=shutil.ignore_patterns("__pycache__"))
         paths = [staging / "app", app.parent, staging / "sdk", *map(Path, python_path)]
-        args = ["-d", str(wit or wit_dir()), "-w", world]
+        args = ["-d", str(wit), "-w", world]
         if quiet:
             args.append("--quiet")
         args.append("componentize")
@@ -147,6 +156,7 @@ def build(world, app, output, wit=None, python_path=(), quiet=False):
             args += ["-p", str(Path(path).resolve())]
         args += [APP_MODULE, "-o", str(output)]
         componentize_py(args, quiet, {"VIRTUAL_ENV": str(staging / "venv")})
+    output.write_bytes(_inputs.record(output.read_bytes(), inputs))
     return time.monotonic() - began
 
 
@@ -175,7 +185,11 @@ def main(argv=None):
     parser.add_argument("-q", "--quiet", action="store_true")
     args = parser.parse_args(argv)
     seconds = build(args.world, args.app, args.output, args.wit, args.python_path, args.quiet)
-    if not args.quiet:
+    if args.quiet:
+        return 0
+    if seconds is None:
+        print(f"{args.output}: {args.world}, unchanged (built from these sources already)")
+    else:
         size = args.output.stat().st_size
         print(f"{args.output}: {args.world}, {size / 2**20:.1f} MiB, built in {seconds:.1f} s")
     return 0
