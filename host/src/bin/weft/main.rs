@@ -18,6 +18,7 @@ mod modules;
 mod new;
 mod project;
 mod remote;
+mod sdk;
 mod show;
 mod transfer;
 mod workflows;

@@ -23,8 +23,8 @@ pub(crate) struct NewArgs {
     /// How the decider is written (the activity worker is the same either way).
     #[arg(long, value_enum, default_value_t = Style::Workflow)]
     style: Style,
-    /// A Weft source checkout whose SDK the project depends on (default: the published SDK at
-    /// this Weft's version).
+    /// A Weft source checkout whose SDK the project depends on, for SDK development (default:
+    /// the SDK this weft carries, unpacked once into ~/.cache/weft/sdk and never written).
     #[arg(long, value_name = "PATH")]
     sdk: Option<PathBuf>,
 }
@@ -143,8 +143,11 @@ pub(crate) fn run(args: NewArgs) -> anyhow::Result<()> {
             anyhow::bail!("{} is not empty: give a new directory", args.dir.display());
         }
     }
-    let sdk = args.sdk.as_deref().map(checkout).transpose()?;
-    let values = values(args.lang, &name, sdk.as_deref());
+    let sdk = match args.sdk.as_deref() {
+        Some(path) => checkout(path)?,
+        None => crate::sdk::unpacked()?,
+    };
+    let values = values(args.lang, &name, &sdk);
     for (path, text) in files(args.lang, args.style) {
         let to = args.dir.join(path);
         if let Some(parent) = to.parent() {
@@ -221,7 +224,9 @@ struct Language {
     worker_source: &'static str,
 }
 
-fn values(lang: Lang, name: &str, sdk: Option<&Path>) -> Values {
+/// What fills the templates of a project in `lang` named `name`, depending on the SDK in `sdk`
+/// (a checkout, or the SDKs unpacked as one).
+fn values(lang: Lang, name: &str, sdk: &Path) -> Values {
     let language = match lang {
         Lang::Rust => rust(name, sdk),
         Lang::Python => python(sdk),
@@ -248,16 +253,12 @@ fn values(lang: Lang, name: &str, sdk: Option<&Path>) -> Values {
     }
 }
 
-fn rust(name: &str, sdk: Option<&Path>) -> Language {
-    let version = env!("CARGO_PKG_VERSION");
+fn rust(name: &str, sdk: &Path) -> Language {
     let crate_file = name.replace('-', "_");
-    let dependency = match sdk {
-        Some(sdk) => format!(
-            "weft-guest = {{ path = {:?} }}",
-            sdk.join("guest-sdk").display().to_string()
-        ),
-        None => format!("weft-guest = \"{version}\""),
-    };
+    let dependency = format!(
+        "weft-guest = {{ path = {:?} }}",
+        sdk.join("guest-sdk").display().to_string()
+    );
     Language {
         name: "Rust",
         build: "rustup target add wasm32-wasip2\ncargo build --release --target wasm32-wasip2"
@@ -271,10 +272,8 @@ fn rust(name: &str, sdk: Option<&Path>) -> Language {
     }
 }
 
-fn python(sdk: Option<&Path>) -> Language {
-    let version = env!("CARGO_PKG_VERSION");
-    let sdk = sdk.map(|sdk| shell_word(&sdk.join("guest-sdk").join("python")));
-    let sdk = sdk.unwrap_or_else(|| format!("weft-guest=={version}"));
+fn python(sdk: &Path) -> Language {
+    let sdk = shell_word(&sdk.join("guest-sdk").join("python"));
     Language {
         name: "Python",
         build: format!(
@@ -291,11 +290,8 @@ fn python(sdk: Option<&Path>) -> Language {
     }
 }
 
-fn js(sdk: Option<&Path>) -> Language {
-    let dependency = match sdk {
-        Some(sdk) => format!("file:{}", sdk.join("guest-sdk").join("js").display()),
-        None => env!("CARGO_PKG_VERSION").to_owned(),
-    };
+fn js(sdk: &Path) -> Language {
+    let dependency = format!("file:{}", sdk.join("guest-sdk").join("js").display());
     Language {
         name: "JavaScript",
         build: "npm install\nnpm run build".to_owned(),
@@ -353,7 +349,7 @@ mod tests {
     #[test]
     fn every_placeholder_is_filled_in_every_language_and_style() {
         for (lang, style) in LANGS.into_iter().flat_map(|l| STYLES.map(|s| (l, s))) {
-            for sdk in [None, Some(Path::new("/src/my weft"))] {
+            for sdk in [Path::new("/src/weft"), Path::new("/src/my weft")] {
                 let values = values(lang, "hello", sdk);
                 for (path, text) in files(lang, style) {
                     let filled = fill(text, &values);
@@ -361,7 +357,7 @@ mod tests {
                 }
             }
         }
-        let python = values(Lang::Python, "hello", Some(Path::new("/src/my weft")));
+        let python = values(Lang::Python, "hello", Path::new("/src/my weft"));
         let build = &python.pairs.iter().find(|(k, _)| *k == "build").unwrap().1;
         assert!(
             build.contains("pip install '/src/my weft/guest-sdk/python'"),
@@ -375,7 +371,7 @@ mod tests {
             .into_iter()
             .find(|(p, _)| *p == path)
             .unwrap();
-        fill(text, &values(lang, "hello", None))
+        fill(text, &values(lang, "hello", Path::new("/src/weft")))
     }
 
     /// The shell blocks of a README, in order (as the newcomer e2e test runs them).

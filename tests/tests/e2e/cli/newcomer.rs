@@ -1,5 +1,6 @@
 //! What a newcomer does, in each guest language: `weft new` into an empty directory outside the
-//! checkout, against a read-only copy of the SDK; then the project README's commands, in order
+//! checkout, with nothing but the binary (it unpacks the SDKs it carries into the user's cache,
+//! read-only); then the project README's commands, in order
 //! (set up and build, test, `weft apply`, start and read the history) against a fresh `weft
 //! serve`. Needs the languages' toolchains, so it runs when `WEFT_GUEST_LANG_TESTS` is set;
 //! it uses no shared store, so the PostgreSQL pass of the suite skips it.
@@ -12,38 +13,6 @@ use std::time::SystemTime;
 use weft_tests::languages;
 
 use weft_tests::process::{Weft, binary};
-
-/// A copy of the checkout's files (those git knows, as they are now), to build against.
-fn checkout_copy(to: &Path) {
-    let root = languages::root();
-    let listed = Command::new("git")
-        .args([
-            "ls-files",
-            "-z",
-            "--cached",
-            "--others",
-            "--exclude-standard",
-        ])
-        .current_dir(&root)
-        .output()
-        .expect("git lists the checkout's files");
-    for path in listed.stdout.split(|b| *b == 0).filter(|p| !p.is_empty()) {
-        let path = std::str::from_utf8(path).unwrap();
-        let (from, into) = (root.join(path), to.join(path));
-        std::fs::create_dir_all(into.parent().unwrap()).unwrap();
-        let kind = std::fs::symlink_metadata(&from);
-        match kind {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                let target = std::fs::read_link(&from).unwrap();
-                std::os::unix::fs::symlink(target, &into).unwrap();
-            }
-            Ok(_) => {
-                std::fs::copy(&from, &into).unwrap();
-            }
-            Err(_) => {} // Deleted in the working tree.
-        }
-    }
-}
 
 /// Every file under `dir` with its size and modification time: what a build must not change.
 fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (u64, SystemTime)> {
@@ -116,9 +85,8 @@ fn a_newcomer_goes_from_weft_new_to_a_greeting_in_every_language() {
     if !languages::enabled() || weft_tests::test_store().is_some() {
         return;
     }
-    let sdk = tempfile::tempdir().unwrap();
-    checkout_copy(sdk.path());
-    let before = snapshot(sdk.path());
+    // The user's cache, where `weft new` unpacks the SDKs the binary carries.
+    let cache = tempfile::tempdir().unwrap();
     let data = tempfile::tempdir().unwrap();
     let server = Weft::start(data.path(), &data.path().join("weft.log"), None);
     let endpoint = format!("http://{}", server.addr);
@@ -128,16 +96,18 @@ fn a_newcomer_goes_from_weft_new_to_a_greeting_in_every_language() {
     std::fs::create_dir_all(&rust_target).unwrap();
 
     let projects = tempfile::tempdir().unwrap();
+    let mut before = None;
     for lang in ["rust", "python", "js"] {
         let dir = projects.path().join(format!("hello-{lang}"));
         let new = Command::new(binary())
             .args(["new", lang])
             .arg(&dir)
-            .arg("--sdk")
-            .arg(sdk.path())
+            .env("XDG_CACHE_HOME", cache.path())
             .output()
             .unwrap();
         assert!(new.status.success(), "{new:?}");
+        let sdk = unpacked_sdk(cache.path());
+        before.get_or_insert_with(|| snapshot(&sdk));
         let target = (lang == "rust").then_some(rust_target.as_path());
         let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
         let blocks = shell_blocks(&readme);
@@ -170,9 +140,26 @@ fn a_newcomer_goes_from_weft_new_to_a_greeting_in_every_language() {
             assert!(modules.contains(&name), "{lang}: no {name} in {modules}");
         }
     }
+    let sdk = unpacked_sdk(cache.path());
     assert_eq!(
-        snapshot(sdk.path()),
+        Some(snapshot(&sdk)),
         before,
-        "the builds wrote into the SDK's checkout"
+        "the builds wrote into the unpacked SDK"
     );
+    let manifest = std::fs::metadata(sdk.join("guest-sdk/Cargo.toml")).unwrap();
+    assert!(
+        manifest.permissions().readonly(),
+        "the unpacked SDK is not read-only"
+    );
+}
+
+/// The one directory `weft new` unpacked the SDKs into under the cache `cache`.
+fn unpacked_sdk(cache: &Path) -> PathBuf {
+    let dirs: Vec<_> = std::fs::read_dir(cache.join("weft/sdk"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with('.'))
+        .collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    dirs[0].clone()
 }
