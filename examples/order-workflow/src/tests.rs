@@ -105,7 +105,13 @@ fn a_cancel_signal_an_hour_into_the_window_cancels_the_order() {
 
 #[test]
 fn a_declined_card_fails_the_order_after_cancelling_it() {
-    let run = environment(SAMPLE_ORDER)
+    // A window still open when the charge is declined (each event takes a second, and what
+    // comes due happens between decision tasks), so that winding down cancels its timer.
+    let order = SAMPLE_ORDER.replace(
+        r#""cancel_window_seconds":1"#,
+        r#""cancel_window_seconds":3600"#,
+    );
+    let run = environment(&order)
         .activity(CHARGE_CREDIT_CARD.name, |_| {
             Err(weft_guest::Failure::new("card declined").details("card ending 0000"))
         })

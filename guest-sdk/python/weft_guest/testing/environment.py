@@ -51,7 +51,8 @@ class Environment:
     (a result, or raise :class:`weft_guest.Failure`), at once unless an activity is given
     ``seconds``; when nothing else can happen, time skips to what happens next (a signal, a
     cancel request or termination given, a timer, an activity's end), so a 30-day timer takes
-    no time::
+    no time, and what comes due meanwhile happens before the next decision task (each event
+    takes a second)::
 
         run = (Environment("Hello", "1.0", input="Ada")
                .activity("Greet", lambda name: f"Hello, {name}!")
@@ -142,15 +143,20 @@ class Environment:
                     answered |= self._answer(kind, a, now, coming)
                 if kind in CLOSE_DECISIONS:
                     return Finished(decision, h.events, h.events[-1]["eventTimestamp"] - start)
-            if answered:
-                continue
-            if not coming:
-                return Finished(None, h.events, h.events[-1]["eventTimestamp"] - start)
-            happening = min(coming, key=lambda c: c[:2])
-            coming.remove(happening)
-            h.advance(max(happening[0] - h.events[-1]["eventTimestamp"], 0))
-            happening[3]()
-            if h.events[-1]["eventType"] == "WorkflowExecutionTerminated":
+            # With nothing answered, time skips to what comes next; either way, what is due by
+            # then happens before the next decision task (as the other SDKs' Environments do).
+            happened = answered
+            while coming:
+                happening = min(coming, key=lambda c: c[:2])
+                if happened and happening[0] > h.events[-1]["eventTimestamp"]:
+                    break
+                coming.remove(happening)
+                h.advance(max(happening[0] - h.events[-1]["eventTimestamp"], 0))
+                happening[3]()
+                if h.events[-1]["eventType"] == "WorkflowExecutionTerminated":
+                    return Finished(None, h.events, h.events[-1]["eventTimestamp"] - start)
+                happened = True
+            if not happened:
                 return Finished(None, h.events, h.events[-1]["eventTimestamp"] - start)
         raise AssertionError(f"the run did not close in {self.max_tasks} decision tasks")
 
