@@ -162,7 +162,7 @@ const asyncFunctions = {
       if (path.startsWith(sdk) || path.includes('/node_modules/')) return undefined;
       const source = readFileSync(path, 'utf8');
       if (!source.includes('async')) return undefined;
-      const contents = await transformAsync(source, relative(process.cwd(), path), join(sdk, 'async.js'));
+      const contents = await transformAsync(source, relative(process.cwd(), path), join(sdk, 'workflow.js'));
       return contents === undefined ? undefined : { contents, loader: 'js' };
     });
   },

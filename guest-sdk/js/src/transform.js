@@ -37,7 +37,7 @@ export class TransformError extends Error {
 
 /** The module that exports `__weftAsync`, as transformed modules import it: by its path, so
  * that it is the very module the guest's imports of the SDK load. */
-export const ASYNC_MODULE = new URL('./async.js', import.meta.url).href;
+export const ASYNC_MODULE = new URL('./workflow.js', import.meta.url).href;
 
 /**
  * The ES module `source` (of `file`) with its async functions as `__weftAsync` generators;

@@ -298,12 +298,7 @@ impl Timer {
 
     /// Cancels it if it was started and has not fired: it then ends `Err` (canceled).
     pub fn cancel(&mut self) {
-        if let (Some(_), Decision::StartTimer(timer)) = (self.command.slot, &self.command.decision)
-        {
-            let id = &timer.timer_id;
-            let cancel = || Decision::cancel_timer(id);
-            self.command.state.borrow_mut().cancel_timer(id, cancel);
-        }
+        self.command.cancel();
     }
 }
 

@@ -148,9 +148,7 @@ impl Workflow {
     /// await then ends `Err` (canceled). For a timer awaited elsewhere ([`Timer::cancel`] is the
     /// same for one at hand).
     pub fn cancel_timer(&self, id: &str) {
-        self.state
-            .borrow_mut()
-            .cancel_timer(id, || Decision::cancel_timer(id));
+        self.cancel("StartTimer", id);
     }
 
     /// Asks SWF to cancel the activity `id` (`RequestCancelActivityTask`) if it was scheduled

@@ -156,13 +156,15 @@ impl Session {
         let text = |name: &str| request[name].as_str().unwrap_or_default();
         Ok(match op {
             "issue" => self.issue(request["decision"].take(), request["awaited"] == true)?,
+            // `cancel` of a timer by its older name, which guests built before `cancel` send.
             "cancelTimer" => {
-                let slot = request["slot"].as_u64().map(|s| s as usize);
-                let id = match slot {
-                    Some(slot) => state.timer_in(slot).unwrap_or_default().to_string(),
-                    None => text("id").to_string(),
+                let slot = match request["slot"].as_u64() {
+                    Some(slot) => Some(slot as usize).filter(|s| state.timer_in(*s).is_some()),
+                    None => state.slot_of("StartTimer", text("id")),
                 };
-                state.cancel_timer(&id, || decision("CancelTimer", json!({ "timerId": id })));
+                if let Some(slot) = slot {
+                    state.cancel(slot, cancel_decision)?;
+                }
                 Value::Null
             }
             "cancel" => {

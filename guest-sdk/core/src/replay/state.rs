@@ -259,14 +259,6 @@ impl<D: Clone> State<D> {
         Ok(())
     }
 
-    /// Issues `cancel()` (a `CancelTimer`) for the timer `id` if it was started, has not
-    /// ended, and was not asked to cancel already.
-    pub fn cancel_timer(&mut self, id: &str, cancel: impl FnOnce() -> D) {
-        if let Some(slot) = self.slot_of("StartTimer", id) {
-            let _ = self.cancel(slot, |_| cancel());
-        }
-    }
-
     /// Whether the run takes the code of change `change`: `true` where a run reaches this
     /// point for the first time with the change deployed (issuing `marker()`, the patch
     /// marker, to say so), and on replays of those runs; `false` on replays of runs that
