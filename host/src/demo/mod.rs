@@ -96,6 +96,7 @@ pub async fn run(
             region: REGION.to_owned(),
         }),
         quiet: options.quiet,
+        ephemeral,
     };
     let mut shutdown = std::pin::pin!(shutdown);
     let outcome = tokio::select! {
@@ -136,6 +137,8 @@ struct Demo {
     ctx: Ctx,
     /// See [`DemoOptions::quiet`].
     quiet: bool,
+    /// Whether the state is kept in memory only (no `--data`).
+    ephemeral: bool,
 }
 
 impl Demo {
@@ -277,10 +280,14 @@ impl Demo {
         let secs = elapsed.as_secs_f64();
         self.quote().await?;
         println!();
+        let kept = match self.ephemeral {
+            true => "every change kept in memory (--data DIR commits each to disk first)",
+            false => "every change committed to disk before it was acknowledged",
+        };
         println!(
             "{count} orders closed in {secs:.2} s, each waiting out its 1 s cancellation window: \
              {decisions} decision tasks and {activities} activity tasks ran in-process as Wasm, \
-             {:.0} tasks/s, every change committed to disk before it was acknowledged.",
+             {:.0} tasks/s, {kept}.",
             (decisions + activities) as f64 / secs
         );
         Ok(())

@@ -64,8 +64,8 @@ enum LogFormat {
 enum Command {
     /// Serve the SWF API over HTTP.
     Serve(ServeArgs),
-    /// Run the demo: the e-commerce order workflow as in-process Wasm guests, on a fresh data
-    /// directory, with a timeline of every order.
+    /// Run the demo: the e-commerce order workflow as in-process Wasm guests, its state in
+    /// memory, with a timeline of every order.
     Demo(DemoArgs),
     /// Write a new project to start from: a workflow's decider and activity worker in Rust,
     /// Python or JavaScript, with unit tests, a weft-app.toml and a README of the commands
