@@ -38,6 +38,56 @@ impl Doubts {
     }
 }
 
+/// Puts the requests of `batch` that start workflows in the order of their workflows (domain
+/// id, then workflow id; requests of one workflow as they came), each in the place one of them
+/// had, so that every node's transactions insert open runs in one order. In arrival order, a
+/// node whose batch started `a` then `b` and another's that started `b` then `a` each waited
+/// for the other's insert until both timed out, and did so again on every retry.
+pub(super) fn in_start_order<C: Link>(tx: &mut Session<C, Writing>, batch: &mut [Box<dyn Job>]) {
+    let mut starts: Vec<(Start, usize)> = Vec::new();
+    for (i, job) in batch.iter().enumerate() {
+        if let Some(About::Start {
+            scope,
+            domain,
+            workflow_id,
+        }) = job.about()
+        {
+            // A domain not found starts nothing: any place in the order serves.
+            let domain = tx.domain(scope, domain).ok().flatten();
+            starts.push(((domain.map_or(-1, |d| big(d.id)), workflow_id.clone()), i));
+        }
+    }
+    if starts.len() < 2 {
+        return;
+    }
+    let places: Vec<usize> = starts.iter().map(|(_, i)| *i).collect();
+    starts.sort();
+    // `from[p]`: where the request to be at `p` is now.
+    let mut from: Vec<usize> = (0..batch.len()).collect();
+    for (place, (_, i)) in places.into_iter().zip(starts) {
+        from[place] = i;
+    }
+    permute(batch, &from);
+}
+
+/// Rearranges `items` so that the item at `i` is the one that was at `from[i]` (`from` a
+/// permutation), following each cycle with swaps.
+fn permute<T>(items: &mut [T], from: &[usize]) {
+    let mut done = vec![false; items.len()];
+    for start in 0..items.len() {
+        let mut at = start;
+        while !done[at] {
+            done[at] = true;
+            let next = from[at];
+            if next == start {
+                break;
+            }
+            items.swap(at, next);
+            at = next;
+        }
+    }
+}
+
 /// What a batch's requests are about, for [`Session::read_ahead`].
 pub(super) struct Ahead {
     /// The runs they change, in seq order.
@@ -102,6 +152,21 @@ pub(super) fn ahead<C: Link>(tx: &mut Session<C, Writing>, batch: &[Box<dyn Job>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_permutation_puts_each_item_where_it_is_asked() {
+        for from in [
+            vec![2, 0, 1],
+            vec![1, 0, 3, 2],
+            vec![0, 1, 2],
+            vec![3, 2, 0, 1, 4],
+        ] {
+            let mut items: Vec<usize> = (0..from.len()).map(|i| i * 10).collect();
+            permute(&mut items, &from);
+            let want: Vec<usize> = from.iter().map(|i| i * 10).collect();
+            assert_eq!(items, want, "from {from:?}");
+        }
+    }
 
     #[test]
     fn a_workflow_guessed_wrong_is_read_from_then_on() {

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tokio_postgres::types::ToSql;
 
-use super::ahead::{Ahead, Doubts, Start, ahead};
+use super::ahead::{Ahead, Doubts, Start, ahead, in_start_order};
 use super::catalog::Catalog;
 use super::conn::{Conn, Manager, Step};
 use super::counters::NodeShards;
@@ -333,6 +333,7 @@ impl Committer {
             ..Writing::new(now, ids.clone(), shards.clone(), &lists)
         };
         let mut tx = Session::new(&mut *conn, writing, catalog.clone());
+        in_start_order(&mut tx, batch);
         // What the requests are about, read together (when two or more would each have cost a
         // round trip of their own).
         let Ahead {
