@@ -32,11 +32,12 @@ pub struct Probe {
 }
 
 impl Probe {
-    /// Compiles `code` (a component of any of the three worlds) and pre-instantiates it. Takes
-    /// tens of milliseconds: call it off the async threads.
+    /// Compiles `code` (a component of any of the three worlds) with Cranelift, whatever its
+    /// size, and pre-instantiates it. Takes tens of milliseconds to seconds: call it off the
+    /// async threads.
     pub fn new(code: &[u8]) -> Result<Probe, String> {
         let runtime = Runtime::new(None)?;
-        let module = runtime.load(code).map_err(|e| e.to_string())?;
+        let module = runtime.load_optimized(code).map_err(|e| e.to_string())?;
         Ok(Probe {
             runtime,
             module,

@@ -33,10 +33,20 @@ mod tests {
             .unwrap_or_else(|| panic!("no guest is built from a crate named {name}"))
     }
 
-    /// The guests against the real runtime: each loads as its world, answers what its example promises, and each misbehaviour becomes the guest's
-    /// failure.
+    /// The guests against the real runtime, on Cranelift's code: each loads as its world,
+    /// answers what its example promises, and each misbehaviour becomes the guest's failure.
     #[tokio::test(flavor = "multi_thread")]
     async fn the_runtime_loads_the_guests_and_contains_their_misbehaviour() {
+        guests_behave_as_promised(false).await;
+    }
+
+    /// The same on Winch's code, which large modules run until Cranelift's is ready.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn winch_s_code_contains_the_guests_misbehaviour_too() {
+        guests_behave_as_promised(true).await;
+    }
+
+    async fn guests_behave_as_promised(winch: bool) {
         use crate::runtime::{
             Call, GuestFailure, GuestLimits, Heartbeat, Runtime, World, tasks, types,
         };
@@ -44,7 +54,10 @@ mod tests {
         use std::sync::Arc;
 
         let runtime = Runtime::new(None).unwrap();
-        let load = |name: &str| runtime.load(code(name));
+        let load = |name: &str| match winch {
+            true => runtime.load_by_winch(code(name)),
+            false => runtime.load_optimized(code(name)),
+        };
         let worlds = [
             ("order-decider", World::Decider),
             ("order-workflow", World::Decider),

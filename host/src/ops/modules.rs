@@ -13,8 +13,9 @@ use super::{Ctx, Service};
 /// The largest module accepted, in bytes.
 pub(crate) const MAX_MODULE_BYTES: usize = 32 << 20;
 
-/// Uploads `code`: checks that it is a component of one of the three worlds (compiling it, which
-/// also fills the compiled-code cache), then stores it under its digest. Uploading the same
+/// Uploads `code`: checks that it is a component of one of the three worlds (compiling it; a
+/// large one's optimized code follows in the background, see `runtime::loading`), then stores
+/// it under its digest. Uploading the same
 /// bytes again answers the same record. A `dry_run` checks all the same (the quota, the
 /// component, its world) and stores nothing: it answers the record it would store.
 pub(crate) async fn upload_module(

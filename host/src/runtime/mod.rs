@@ -1,7 +1,8 @@
-//! The Wasm runtime: one wasmtime engine with a pooling allocator and an epoch ticker (which
-//! runs only while guests do: `ticker`), the modules it has loaded (compiled once per sha256,
-//! the compiled code cached on disk, pre-instantiated), and calls into them, each in a fresh
-//! store with its CPU, memory and output limits.
+//! The Wasm runtime: wasmtime engines for two compilers (Cranelift's with a pooling allocator)
+//! and an epoch ticker (which runs only while guests do: `ticker`), the modules it has loaded
+//! (compiled once per sha256, large ones by Winch first and Cranelift in the background, the
+//! optimized code cached on disk, pre-instantiated: `loading`), and calls into them, each in a
+//! fresh store with its CPU, memory and output limits.
 //!
 //! Only this module knows wasmtime.
 //!
@@ -29,6 +30,7 @@ mod determinism;
 mod guest;
 mod http;
 mod limits;
+mod loading;
 mod tap;
 #[cfg(test)]
 mod tests;
@@ -36,27 +38,27 @@ mod ticker;
 mod values;
 mod workflow_core;
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 use tokio::sync::Semaphore;
-use wasmtime::component::{Component, HasSelf, Linker, Val};
-use wasmtime::{Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+use wasmtime::Engine;
+use wasmtime::component::Val;
 
-use self::bindings::{activity, decider, function, heartbeat, log};
 use self::determinism::TaskWorld;
-use self::guest::{Grant, GuestState};
+use self::guest::Grant;
+use self::loading::{Modules, Optimizer, Pre, Tier};
 
 pub(crate) use self::bindings::{tasks, types};
 pub(crate) use self::guest::{GuestFailure, Heartbeat};
 pub(crate) use self::http::{Outgoing, check_http_hosts, install_crypto_provider};
 pub use self::limits::GuestLimits;
+pub(crate) use self::loading::{Compiler, Module, TIER_UP_FROM};
 pub(crate) use self::tap::{GuestLine, LogTap};
 use self::ticker::Ticks;
 
@@ -100,23 +102,6 @@ impl World {
 #[error("{0}")]
 pub(crate) struct InvalidModule(pub(crate) String);
 
-/// A loaded module: compiled, checked against its world, and ready to instantiate.
-pub(crate) struct Module {
-    /// The sha256 of its bytes, in lowercase hex.
-    pub(crate) digest: String,
-    /// The world it was built for.
-    pub(crate) world: World,
-    pre: Pre,
-}
-
-enum Pre {
-    /// A decider, with how to read its decision tasks and whether it imports the workflow
-    /// core (which then gets each task too).
-    Decider(decider::DeciderPre<GuestState>, values::Plan, bool),
-    Activity(activity::ActivityWorkerPre<GuestState>),
-    Function(function::FunctionPre<GuestState>),
-}
-
 /// Where the time of one [`Runtime::decide`] went, for benchmarks (`crate::bench` re-exports
 /// it). Dropping the store, after the last phase, is in none of them.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -148,13 +133,16 @@ pub(crate) struct Call {
     pub(crate) tap: Option<LogTap>,
 }
 
-/// The engine, its linkers and the loaded modules.
+/// The engines, the loaded modules, and what calls share.
 pub(crate) struct Runtime {
-    engine: Engine,
-    linkers: Linkers,
-    /// Where compiled code is cached, by digest; none keeps it in memory only.
-    cache_dir: Option<PathBuf>,
-    loaded: Mutex<HashMap<String, Arc<Module>>>,
+    /// The loaded modules, and Cranelift's engine and compiled-code cache.
+    modules: Arc<Modules>,
+    /// Winch's engine, for large modules until Cranelift's code is ready.
+    winch: Tier,
+    /// The size from which a module is compiled by Winch first.
+    tier_up_from: usize,
+    /// The thread that compiles such modules with Cranelift.
+    optimizer: Optimizer,
     /// Slots in the instance pool, shared fairly by tenants: a call waits for one rather than
     /// fail.
     admission: admission::Admission,
@@ -164,28 +152,19 @@ pub(crate) struct Runtime {
     outgoing: Arc<Outgoing>,
 }
 
-struct Linkers {
-    decider: Linker<GuestState>,
-    activity: Linker<GuestState>,
-    function: Linker<GuestState>,
-}
-
 impl Runtime {
-    /// A runtime caching compiled code in `cache_dir`, with its epoch ticker running; guests'
-    /// HTTPS trusts the Mozilla roots only (see [`Runtime::with_outgoing`]).
+    /// A runtime caching Cranelift's code in `cache_dir`, with its epoch ticker running;
+    /// guests' HTTPS trusts the Mozilla roots only (see [`Runtime::with_outgoing`]).
     pub(crate) fn new(cache_dir: Option<PathBuf>) -> Result<Runtime, String> {
         let outgoing = Arc::new(Outgoing::new(&[])?);
-        let engine = Engine::new(&config()).map_err(|e| format!("wasmtime: {e:#}"))?;
-        let linkers = Linkers::new(&engine).map_err(|e| format!("wasmtime linker: {e:#}"))?;
-        if let Some(dir) = &cache_dir {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        }
-        let ticks = Ticks::start(&engine)?;
+        let modules = Arc::new(Modules::new(cache_dir)?);
+        let winch = Tier::new(Compiler::Winch)?;
+        let ticks = Ticks::start(vec![modules.engine().clone(), winch.engine.clone()])?;
         Ok(Runtime {
-            engine,
-            linkers,
-            cache_dir,
-            loaded: Mutex::new(HashMap::new()),
+            modules,
+            winch,
+            tier_up_from: TIER_UP_FROM,
+            optimizer: Optimizer::new(),
             admission: admission::Admission::new(POOL_SIZE as usize),
             ticks,
             outgoing,
@@ -195,6 +174,13 @@ impl Runtime {
     /// This runtime, sending guests' HTTP requests with `outgoing` (its trust roots).
     pub(crate) fn with_outgoing(mut self, outgoing: Outgoing) -> Runtime {
         self.outgoing = Arc::new(outgoing);
+        self
+    }
+
+    /// This runtime, compiling modules of `bytes` or more by Winch first (for tests).
+    #[cfg(test)]
+    pub(crate) fn tier_up_from(mut self, bytes: usize) -> Runtime {
+        self.tier_up_from = bytes;
         self
     }
 
@@ -209,144 +195,57 @@ impl Runtime {
     }
 
     /// Loads `code`: a component of one of the three worlds that imports only what its world
-    /// may. Compiling is slow (tens of milliseconds and up): call it off the async threads.
+    /// may. Compiling is slow (tens of milliseconds to seconds): call it off the async threads.
     pub(crate) fn load(&self, code: &[u8]) -> Result<Arc<Module>, InvalidModule> {
+        self.load_from(code, self.tier_up_from)
+    }
+
+    /// [`Runtime::load`], with Cranelift's code from the start whatever the module's size (for
+    /// benchmarks of what a call costs).
+    pub(crate) fn load_optimized(&self, code: &[u8]) -> Result<Arc<Module>, InvalidModule> {
+        self.load_from(code, usize::MAX)
+    }
+
+    /// The module of `code` with Winch's code for good, kept nowhere (for tests).
+    #[cfg(test)]
+    pub(crate) fn load_by_winch(&self, code: &[u8]) -> Result<Arc<Module>, InvalidModule> {
+        Ok(Arc::new(self.winch.load(Self::digest(code), code)?))
+    }
+
+    fn load_from(&self, code: &[u8], tier_up_from: usize) -> Result<Arc<Module>, InvalidModule> {
         let digest = Self::digest(code);
-        if let Some(module) = self.lock().get(&digest) {
-            return Ok(module.clone());
+        if let Some(module) = self.modules.loaded(&digest) {
+            return Ok(module);
         }
-        let (component, compiled) = self.compile(&digest, code)?;
-        let module = Arc::new(self.check(digest.clone(), &component)?);
-        // Only a module that passed its checks leaves compiled code behind.
-        if compiled {
-            self.cache(&digest, &component);
+        if let Some(module) = self.modules.from_cache(&digest) {
+            return Ok(self.modules.keep(Arc::new(module)).0);
         }
-        self.lock().insert(digest, module.clone());
+        if code.len() < tier_up_from {
+            let module = self.modules.compile(digest, code)?;
+            return Ok(self.modules.keep(Arc::new(module)).0);
+        }
+        let began = Instant::now();
+        let module = Arc::new(self.winch.load(digest, code)?);
+        tracing::info!(
+            "module {}: Winch's code serves (compiled in {:.1} s); Cranelift's follows",
+            module.digest,
+            began.elapsed().as_secs_f64()
+        );
+        let (module, ours) = self.modules.keep(module);
+        if ours {
+            self.optimizer.queue(&self.modules, module.clone(), code);
+        }
         Ok(module)
     }
 
     /// The module `digest`, if it is loaded.
     pub(crate) fn loaded(&self, digest: &str) -> Option<Arc<Module>> {
-        self.lock().get(digest).cloned()
+        self.modules.loaded(digest)
     }
 
-    /// Forgets a loaded module (its cached code stays until the module is deleted).
+    /// Forgets a loaded module and its cached code.
     pub(crate) fn unload(&self, digest: &str) {
-        self.lock().remove(digest);
-        if let Some(path) = self.cached(digest) {
-            let _ = std::fs::remove_file(path);
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Module>>> {
-        self.loaded
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    fn cached(&self, digest: &str) -> Option<PathBuf> {
-        let dir = self.cache_dir.as_ref()?;
-        Some(dir.join(format!("{digest}.cwasm")))
-    }
-
-    /// The component, from the cache when its code is there and fits this engine; true if it
-    /// was compiled now (and is not in the cache).
-    fn compile(&self, digest: &str, code: &[u8]) -> Result<(Component, bool), InvalidModule> {
-        if let Some(path) = self.cached(digest).filter(|p| p.exists()) {
-            // SAFETY: the cache holds only what `Component::serialize` wrote for this digest;
-            // wasmtime checks that it was compiled by this version with this configuration. A
-            // process that can rewrite the data directory can change everything Weft stores.
-            #[allow(unsafe_code, reason = "loading our own compiled-code cache")]
-            let component = unsafe { Component::deserialize_file(&self.engine, path) };
-            match component {
-                Ok(component) => return Ok((component, false)),
-                Err(e) => tracing::info!("recompiling {digest}: cached code unusable: {e}"),
-            }
-        }
-        if !is_component(code) {
-            return Err(InvalidModule(
-                "not a WebAssembly component (a core module or something else); build it for \
-                 wasm32-wasip2"
-                    .into(),
-            ));
-        }
-        let component = Component::new(&self.engine, code)
-            .map_err(|e| InvalidModule(format!("not a valid component: {e:#}")))?;
-        Ok((component, true))
-    }
-
-    /// Writes the compiled code of `component` to the cache; a failure only costs a recompile.
-    fn cache(&self, digest: &str, component: &Component) {
-        let Some(path) = self.cached(digest) else {
-            return;
-        };
-        let written = component
-            .serialize()
-            .map_err(|e| e.to_string())
-            .and_then(|bytes| {
-                let tmp = path.with_extension("tmp");
-                std::fs::write(&tmp, bytes)
-                    .and_then(|()| std::fs::rename(&tmp, &path))
-                    .map_err(|e| e.to_string())
-            });
-        if let Err(e) = written {
-            tracing::warn!("could not cache the compiled code of {digest}: {e}");
-        }
-    }
-
-    /// Checks `component` against the world its export names, and pre-instantiates it.
-    fn check(&self, digest: String, component: &Component) -> Result<Module, InvalidModule> {
-        let ty = component.component_type();
-        let exports: Vec<&str> = ty.exports(&self.engine).map(|(name, _)| name).collect();
-        let worlds: Vec<World> = [World::Decider, World::ActivityWorker, World::Function]
-            .into_iter()
-            .filter(|w| exports.contains(&w.export()))
-            .collect();
-        let [world] = worlds[..] else {
-            return Err(InvalidModule(format!(
-                "a component must export exactly one of `decide` (world decider), `run` \
-                 (activity-worker) or `invoke` (function); this one exports {exports:?}"
-            )));
-        };
-        let http_imports: Vec<&str> = ty
-            .imports(&self.engine)
-            .map(|(name, _)| name)
-            .filter(|name| name.starts_with("wasi:http/"))
-            .collect();
-        if world == World::Decider && !http_imports.is_empty() {
-            return Err(InvalidModule(format!(
-                "a decider cannot send HTTP requests (its decisions must follow from its \
-                 history alone), but this one imports `{}`",
-                http_imports.join("`, `")
-            )));
-        }
-        let linker = match world {
-            World::Decider => &self.linkers.decider,
-            World::ActivityWorker => &self.linkers.activity,
-            World::Function => &self.linkers.function,
-        };
-        let pre = linker.instantiate_pre(component).map_err(|e| {
-            InvalidModule(format!(
-                "a {} may not import what this component imports: {e:#}",
-                world.name()
-            ))
-        })?;
-        let mismatch = |e: wasmtime::Error| {
-            InvalidModule(format!("not a {} of weft:swf@0.1.0: {e:#}", world.name()))
-        };
-        let pre = match world {
-            World::Decider => {
-                let pre = decider::DeciderPre::new(pre).map_err(mismatch)?;
-                let mut imports = ty.imports(&self.engine);
-                let replays = imports.any(|(name, _)| name == workflow_core::REPLAY);
-                Pre::Decider(pre, decision_task_plan(&self.engine, &ty)?, replays)
-            }
-            World::ActivityWorker => {
-                Pre::Activity(activity::ActivityWorkerPre::new(pre).map_err(mismatch)?)
-            }
-            World::Function => Pre::Function(function::FunctionPre::new(pre).map_err(mismatch)?),
-        };
-        Ok(Module { digest, world, pre })
+        self.modules.unload(digest);
     }
 
     /// Runs decider `module` on a decision task in its wire JSON (`PollForDecisionTask`'s
@@ -371,14 +270,15 @@ impl Runtime {
         task: &Value,
         phases: &mut DecidePhases,
     ) -> Result<Value, GuestFailure> {
-        let Pre::Decider(pre, plan, replays) = &module.pre else {
+        let code = module.code();
+        let Pre::Decider(pre, plan, replays) = &code.pre else {
             return Err(GuestFailure::Invalid("not a decider".into()));
         };
         let _slot = self.admission.enter(&call.share).await;
         let began = Instant::now();
         let world = Grant::Decider(TaskWorld::of(task));
         let mut store = guest::store(
-            &self.engine,
+            &code.engine,
             &self.ticks,
             call,
             world,
@@ -439,13 +339,14 @@ impl Runtime {
         task: &tasks::ActivityTask,
         heartbeat: Heartbeat,
     ) -> Result<tasks::ActivityOutcome, GuestFailure> {
-        let Pre::Activity(pre) = &module.pre else {
+        let code = module.code();
+        let Pre::Activity(pre) = &code.pre else {
             return Err(GuestFailure::Invalid("not an activity worker".into()));
         };
         let _slot = self.admission.enter(&call.share).await;
         let grant = Grant::Activity(heartbeat);
         let mut store = guest::store(
-            &self.engine,
+            &code.engine,
             &self.ticks,
             call,
             grant,
@@ -473,13 +374,14 @@ impl Runtime {
         call: &Call,
         input: Option<&str>,
     ) -> Result<Result<Option<String>, tasks::Failure>, GuestFailure> {
-        let Pre::Function(pre) = &module.pre else {
+        let code = module.code();
+        let Pre::Function(pre) = &code.pre else {
             return Err(GuestFailure::Invalid("not a function".into()));
         };
         let _slot = self.admission.enter(&call.share).await;
         let grant = Grant::Function;
         let mut store = guest::store(
-            &self.engine,
+            &code.engine,
             &self.ticks,
             call,
             grant,
@@ -506,52 +408,9 @@ impl Drop for Runtime {
     }
 }
 
-impl Linkers {
-    fn new(engine: &Engine) -> wasmtime::Result<Linkers> {
-        let base = || -> wasmtime::Result<Linker<GuestState>> {
-            let mut linker = Linker::new(engine);
-            // The WASI a std guest links against; the context grants nothing (see `guest`).
-            wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
-            log::add_to_linker::<_, HasSelf<GuestState>>(&mut linker, |state| state)?;
-            Ok(linker)
-        };
-        let mut activity = base()?;
-        heartbeat::add_to_linker::<_, HasSelf<GuestState>>(&mut activity, |state| state)?;
-        // Outgoing HTTP, for activity workers only, to the hosts each binding allows.
-        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut activity)?;
-        let mut decider = base()?;
-        workflow_core::add_to_linker(&mut decider)?;
-        Ok(Linkers {
-            decider,
-            activity,
-            function: base()?,
-        })
-    }
-}
-
-/// The engine's configuration: epoch interruption for the CPU limit, and a pool of instance
-/// slots so that a task's instance costs microseconds.
-fn config() -> wasmtime::Config {
-    let mut pool = PoolingAllocationConfig::default();
-    pool.total_component_instances(POOL_SIZE)
-        .total_core_instances(POOL_SIZE * 8)
-        .total_memories(POOL_SIZE * 2)
-        .total_tables(POOL_SIZE * 4)
-        .total_stacks(POOL_SIZE)
-        .max_memory_size(GuestLimits::CEILING.memory_bytes as usize)
-        .linear_memory_keep_resident(256 << 10)
-        .table_keep_resident(256 << 10);
-    let mut config = wasmtime::Config::new();
-    config
-        .wasm_component_model(true)
-        .epoch_interruption(true)
-        .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
-    config
-}
-
 /// How to read decision tasks for the decider whose component type is `ty` (already checked to
 /// export `decide` as `wit/worlds.wit` says).
-fn decision_task_plan(
+pub(super) fn decision_task_plan(
     engine: &Engine,
     ty: &wasmtime::component::types::Component,
 ) -> Result<values::Plan, InvalidModule> {
@@ -563,12 +422,6 @@ fn decision_task_plan(
     };
     let param = param.ok_or_else(|| InvalidModule("`decide` takes no decision task".into()))?;
     values::Plan::new(&param).map_err(|e| InvalidModule(format!("the decision task type: {e}")))
-}
-
-/// Whether `code` starts like a component (and not a core module).
-fn is_component(code: &[u8]) -> bool {
-    // Preamble: magic, then version 0x0d with layer 1 for components (core modules: 1, layer 0).
-    code.len() >= 8 && code[..4] == *b"\0asm" && code[6..8] == [1, 0]
 }
 
 fn len(text: &Option<String>) -> u64 {

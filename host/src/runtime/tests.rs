@@ -209,3 +209,64 @@ fn a_function_with_an_import_no_world_has_is_refused() {
         "{refused}"
     );
 }
+
+/// A large module is served by Winch's code, and Cranelift's takes its place in the background
+/// and in the cache: both decide the same, and a runtime on the same cache loads Cranelift's.
+#[tokio::test(flavor = "multi_thread")]
+async fn winch_s_code_decides_as_cranelift_s_which_takes_its_place() {
+    use super::Compiler;
+
+    let code = guest("clock-decider");
+    let dir = tempfile::tempdir().unwrap();
+    let cache = || Some(dir.path().to_owned());
+    let runtime = Runtime::new(cache()).unwrap().tier_up_from(0);
+    let by_winch = runtime.load_by_winch(code).unwrap();
+    assert_eq!(by_winch.compiler(), Compiler::Winch);
+    let module = runtime.load(code).unwrap();
+    module.optimized().await;
+    assert_eq!(module.compiler(), Compiler::Cranelift);
+
+    let call = Call {
+        label: "test".into(),
+        limits: GuestLimits::default(),
+        share: Arc::new(tokio::sync::Semaphore::new(1)),
+        http_hosts: Arc::from([]),
+        tap: None,
+    };
+    let task = serde_json::json!({
+        "workflowExecution": {"workflowId": "w", "runId": "r"},
+        "workflowType": {"name": "Clock", "version": "1.0"},
+        "previousStartedEventId": 0,
+        "startedEventId": 3,
+        "events": [
+            {"eventId": 1, "eventTimestamp": 1_700_000_000.0, "eventType": "WorkflowExecutionStarted",
+             "workflowExecutionStartedEventAttributes": {
+                "childPolicy": "TERMINATE", "taskList": {"name": "d"},
+                "workflowType": {"name": "Clock", "version": "1.0"}}},
+            {"eventId": 2, "eventTimestamp": 1_700_000_000.0, "eventType": "DecisionTaskScheduled",
+             "decisionTaskScheduledEventAttributes": {"taskList": {"name": "d"}}},
+            {"eventId": 3, "eventTimestamp": 1_700_000_002.5, "eventType": "DecisionTaskStarted",
+             "decisionTaskStartedEventAttributes": {"scheduledEventId": 2}},
+        ],
+    });
+    let winch_decided = runtime.decide(&by_winch, &call, &task).await.unwrap();
+    let cranelift_decided = runtime.decide(&module, &call, &task).await.unwrap();
+    assert_eq!(winch_decided, cranelift_decided);
+    assert_eq!(
+        winch_decided["decisions"][0]["decisionType"], "RecordMarker",
+        "{winch_decided}"
+    );
+
+    let cached = dir.path().join(format!("{}.cwasm", module.digest));
+    assert!(cached.exists(), "Cranelift's code is cached");
+    let restarted = Runtime::new(cache()).unwrap().tier_up_from(0);
+    assert_eq!(
+        restarted.load(code).unwrap().compiler(),
+        Compiler::Cranelift
+    );
+    restarted.unload(&module.digest);
+    assert!(
+        !cached.exists(),
+        "an unloaded module's code leaves the cache"
+    );
+}

@@ -29,27 +29,29 @@ struct Calls {
 }
 
 impl Ticks {
-    /// Starts the ticker thread for `engine`; it ends after [`Ticks::stop`].
-    pub(crate) fn start(engine: &wasmtime::Engine) -> Result<Ticks, String> {
+    /// Starts the ticker thread for `engines`; it ends after [`Ticks::stop`].
+    pub(crate) fn start(engines: Vec<wasmtime::Engine>) -> Result<Ticks, String> {
         let ticks = Ticks::default();
-        let (engine, ticking) = (engine.clone(), ticks.clone());
+        let ticking = ticks.clone();
         std::thread::Builder::new()
             .name("weft-epoch".into())
             .spawn(move || {
                 while ticking.wait_for_calls() {
                     std::thread::sleep(TICK);
-                    ticking.tick(&engine);
+                    ticking.tick(&engines);
                 }
             })
             .map_err(|e| format!("starting the epoch ticker: {e}"))?;
         Ok(ticks)
     }
 
-    /// Advances the count, then the engine's epoch: whoever sees the epoch moved sees the count
+    /// Advances the count, then the engines' epochs: whoever sees an epoch moved sees the count
     /// moved too.
-    fn tick(&self, engine: &wasmtime::Engine) {
+    fn tick(&self, engines: &[wasmtime::Engine]) {
         self.0.count.fetch_add(1, Ordering::SeqCst);
-        engine.increment_epoch();
+        for engine in engines {
+            engine.increment_epoch();
+        }
     }
 
     /// The ticks so far.
@@ -127,7 +129,7 @@ mod tests {
     #[test]
     fn ticks_only_while_a_call_runs() {
         let engine = wasmtime::Engine::default();
-        let ticks = Ticks::start(&engine).unwrap();
+        let ticks = Ticks::start(vec![engine.clone()]).unwrap();
         let call = ticks.call();
         assert!(
             eventually(|| ticks.count() >= 2),
