@@ -12,6 +12,8 @@ macro_rules! println {
 mod apply;
 mod bindings;
 mod clock;
+#[cfg(test)]
+mod documented;
 mod domains;
 mod manifest;
 mod modules;
