@@ -110,8 +110,7 @@ impl Tier {
     /// microseconds (Winch's code serves only until Cranelift's is ready, from memory mapped
     /// for each instance).
     pub(super) fn new(compiler: Compiler) -> Result<Tier, String> {
-        let mut config = wasmtime::Config::new();
-        config.wasm_component_model(true).epoch_interruption(true);
+        let mut config = base_config();
         match compiler {
             Compiler::Cranelift => {
                 let mut pool = PoolingAllocationConfig::default();
@@ -222,6 +221,13 @@ impl Tier {
     }
 }
 
+/// What every engine shares: components, and epoch interruption for the CPU limit.
+fn base_config() -> wasmtime::Config {
+    let mut config = wasmtime::Config::new();
+    config.wasm_component_model(true).epoch_interruption(true);
+    config
+}
+
 /// The linker of `world` in `engine`: WASI (whose context grants nothing, see `guest`), the
 /// log, and what the world adds.
 fn linker(engine: &Engine, world: World) -> wasmtime::Result<Linker<GuestState>> {
@@ -253,6 +259,9 @@ fn is_component(code: &[u8]) -> bool {
 /// thread that replaces Winch's code.
 pub(super) struct Modules {
     cranelift: Tier,
+    /// Cranelift on the background thread alone: its code, serialized, loads into
+    /// `cranelift`'s engine as the cache's does.
+    background: Engine,
     /// Where Cranelift's code is cached, by digest; none keeps it in memory only.
     cache_dir: Option<PathBuf>,
     loaded: Mutex<HashMap<String, Arc<Module>>>,
@@ -263,8 +272,11 @@ impl Modules {
         if let Some(dir) = &cache_dir {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }
+        let mut background = base_config();
+        background.parallel_compilation(false);
         Ok(Modules {
             cranelift: Tier::new(Compiler::Cranelift)?,
+            background: Engine::new(&background).map_err(|e| format!("wasmtime: {e:#}"))?,
             cache_dir,
             loaded: Mutex::new(HashMap::new()),
         })
@@ -344,21 +356,24 @@ impl Modules {
     pub(super) fn compile(&self, digest: String, code: &[u8]) -> Result<Module, InvalidModule> {
         let component = self.cranelift.compile(code)?;
         let (world, checked) = self.cranelift.check(&component)?;
-        if let Some(tmp) = self.write_cache(&digest, &component) {
-            self.commit_cache(&digest, &tmp);
+        if self.cache_dir.is_some() {
+            match component.serialize() {
+                Ok(bytes) => {
+                    if let Some(tmp) = self.write_cache(&digest, &bytes) {
+                        self.commit_cache(&digest, &tmp);
+                    }
+                }
+                Err(e) => tracing::warn!("could not cache the compiled code of {digest}: {e}"),
+            }
         }
         Ok(Module::new(digest, world, checked))
     }
 
-    /// Writes the code of `component` beside its place in the cache, and answers where; none
-    /// without a cache or if writing failed (which only costs a recompile later).
-    fn write_cache(&self, digest: &str, component: &Component) -> Option<PathBuf> {
+    /// Writes compiled code beside its place in the cache, and answers where; none without a
+    /// cache or if writing failed (which only costs a recompile later).
+    fn write_cache(&self, digest: &str, bytes: &[u8]) -> Option<PathBuf> {
         let tmp = self.cached(digest)?.with_extension("tmp");
-        let written = component
-            .serialize()
-            .map_err(|e| e.to_string())
-            .and_then(|bytes| std::fs::write(&tmp, bytes).map_err(|e| e.to_string()));
-        match written {
+        match std::fs::write(&tmp, bytes) {
             Ok(()) => Some(tmp),
             Err(e) => {
                 tracing::warn!("could not cache the compiled code of {digest}: {e}");
@@ -384,11 +399,7 @@ impl Modules {
             return;
         }
         let began = Instant::now();
-        let compiled = self.cranelift.compile(code).and_then(|component| {
-            let (_, checked) = self.cranelift.check(&component)?;
-            Ok((component, checked))
-        });
-        let (component, checked) = match compiled {
+        let (bytes, checked) = match self.compile_in_background(code) {
             Ok(compiled) => compiled,
             Err(e) => {
                 // Winch compiled and checked the same bytes: keep its code.
@@ -396,7 +407,7 @@ impl Modules {
                 return;
             }
         };
-        let written = self.write_cache(&module.digest, &component);
+        let written = self.write_cache(&module.digest, &bytes);
         let loaded = self.lock();
         if !is(loaded.get(&module.digest), module) {
             // Unloaded (deleted) meanwhile, or loaded again after that.
@@ -418,6 +429,34 @@ impl Modules {
     }
 }
 
+impl Modules {
+    /// Compiles `code` with Cranelift on this thread alone; the code serialized, and loaded
+    /// into Cranelift's engine and checked.
+    fn compile_in_background(&self, code: &[u8]) -> Result<(Vec<u8>, Code), String> {
+        let component = Component::new(&self.background, code).map_err(|e| format!("{e:#}"))?;
+        let bytes = component.serialize().map_err(|e| format!("{e:#}"))?;
+        // SAFETY: `bytes` is what `Component::serialize` made just now, in this process, by an
+        // engine configured as Cranelift's but for its threads; wasmtime checks that it fits.
+        #[allow(unsafe_code, reason = "loading code this process compiled just now")]
+        let component = unsafe { Component::deserialize(&self.cranelift.engine, &bytes) };
+        let component = component.map_err(|e| format!("{e:#}"))?;
+        let (_, checked) = self.cranelift.check(&component).map_err(|e| e.0)?;
+        Ok((bytes, checked))
+    }
+}
+
+/// Puts the calling thread last in line for the CPU (nice 19, on Linux): the background
+/// compile then takes only what nothing else wants, rather than holding up an upload's
+/// Winch compile or a task.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: `setpriority` for this thread's own id changes only its scheduling priority.
+    #[allow(unsafe_code, reason = "lowering this thread's priority")]
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 19);
+    }
+}
+
 /// Whether `kept` is `module` itself.
 fn is(kept: Option<&Arc<Module>>, module: &Module) -> bool {
     kept.is_some_and(|kept| std::ptr::eq(Arc::as_ptr(kept), module))
@@ -426,8 +465,9 @@ fn is(kept: Option<&Arc<Module>>, module: &Module) -> bool {
 /// A module whose Winch code Cranelift's is to replace, with its bytes.
 type Optimize = (Arc<Module>, Vec<u8>);
 
-/// The background thread that compiles modules with Cranelift one at a time, started with the
-/// first module it gets; it ends when its sender is dropped.
+/// The background thread that compiles modules with Cranelift one at a time, at the lowest
+/// priority and on one core, started with the first module it gets; it ends when its sender is
+/// dropped.
 pub(super) struct Optimizer {
     jobs: Mutex<Option<mpsc::Sender<Optimize>>>,
 }
@@ -448,6 +488,7 @@ impl Optimizer {
             let spawned = std::thread::Builder::new()
                 .name("weft-optimize".into())
                 .spawn(move || {
+                    lower_priority();
                     for (module, code) in queued {
                         modules.optimize(&module, &code);
                     }
