@@ -1,13 +1,13 @@
 //! The worked example every SDK's README shows, run: `guest-sdk/README.md` shows the code
 //! between the markers below, and `the_readme_shows_this_code` checks that it does.
 
-use std::time::Duration;
-
 use crate::decisions::Decision;
 use crate::testing::Environment;
 use crate::workflow;
 
 // README: begin
+use std::time::Duration;
+
 use weft_guest::workflow::{Either, Error, RetryPolicy, Workflow, join, select};
 
 // The component: one module serving both workflow types.

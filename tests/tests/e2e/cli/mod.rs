@@ -7,11 +7,13 @@
 //! | `credentials.rs` | keys from flags, the environment and AWS profiles; https endpoints |
 //! | `newcomer.rs` | `weft new` in each language, then its README's commands, against a read-only SDK |
 //! | `paper_cuts.rs` | digest prefixes, `module prune`, help text, busy ports, `demo --quiet` |
+//! | `worked_example.rs` | the SDK READMEs' worked example in a `weft new` project: tests, signal, timeout, cancel |
 
 mod apply;
 mod credentials;
 mod newcomer;
 mod paper_cuts;
+mod worked_example;
 mod workflows;
 
 use std::path::{Path, PathBuf};

@@ -32,7 +32,7 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (u64, SystemTime)> {
 }
 
 /// The shell blocks of a README, in order.
-fn shell_blocks(readme: &str) -> Vec<String> {
+pub(super) fn shell_blocks(readme: &str) -> Vec<String> {
     let mut blocks = Vec::new();
     let mut lines = readme.lines();
     while let Some(line) = lines.next() {
@@ -47,7 +47,12 @@ fn shell_blocks(readme: &str) -> Vec<String> {
 /// Runs `script` with bash in `dir`, with `weft` on the PATH and pointed at `endpoint`, and
 /// cargo building into `cargo_target` if given; answers its stdout, panicking with everything
 /// it printed if it fails.
-fn bash(script: &str, dir: &Path, endpoint: &str, cargo_target: Option<&Path>) -> String {
+pub(super) fn bash(
+    script: &str,
+    dir: &Path,
+    endpoint: &str,
+    cargo_target: Option<&Path>,
+) -> String {
     let weft_dir = binary().parent().unwrap().to_owned();
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut paths = vec![weft_dir];
