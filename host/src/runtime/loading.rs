@@ -333,7 +333,7 @@ impl Modules {
     }
 
     /// The module `digest` from Cranelift's cached code, if it is there and fits this engine.
-    pub(super) fn from_cache(&self, digest: &str) -> Option<Module> {
+    pub(super) fn load_cached(&self, digest: &str) -> Option<Module> {
         let path = self.cached(digest).filter(|p| p.exists())?;
         // SAFETY: the cache holds only what `Component::serialize` wrote for this digest;
         // wasmtime checks that it was compiled by this version with this configuration. A
@@ -484,12 +484,17 @@ impl Optimizer {
         let mut jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
         let sender = jobs.get_or_insert_with(|| {
             let (sender, queued) = mpsc::channel::<Optimize>();
-            let modules = modules.clone();
+            // Held weakly: once the runtime is dropped (the server stopped), what is queued is
+            // not compiled.
+            let modules = Arc::downgrade(modules);
             let spawned = std::thread::Builder::new()
                 .name("weft-optimize".into())
                 .spawn(move || {
                     lower_priority();
                     for (module, code) in queued {
+                        let Some(modules) = modules.upgrade() else {
+                            break;
+                        };
                         modules.optimize(&module, &code);
                     }
                 });

@@ -217,7 +217,7 @@ impl Runtime {
         if let Some(module) = self.modules.loaded(&digest) {
             return Ok(module);
         }
-        if let Some(module) = self.modules.from_cache(&digest) {
+        if let Some(module) = self.modules.load_cached(&digest) {
             return Ok(self.modules.keep(Arc::new(module)).0);
         }
         if code.len() < tier_up_from {
