@@ -57,7 +57,7 @@ async fn run() {
 
 /// How long the server is given to finish compiling in the background before the later
 /// decision is timed.
-const SETTLE: Duration = Duration::from_secs(30);
+const SETTLE: Duration = Duration::from_secs(60);
 
 struct Figures {
     /// The upload request, compiling included.
