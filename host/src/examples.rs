@@ -202,6 +202,29 @@ mod tests {
         assert_eq!(error, GuestFailure::Decider("asked to fail".into()));
     }
 
+    /// A decision task of the clock decider's run `run_id`, its `DecisionTaskStarted` at
+    /// 1,700,000,002.5 s.
+    fn clock_task(run_id: &str) -> serde_json::Value {
+        use serde_json::json;
+
+        json!({
+            "workflowExecution": {"workflowId": "w", "runId": run_id},
+            "workflowType": {"name": "Clock", "version": "1.0"},
+            "previousStartedEventId": 0,
+            "startedEventId": 3,
+            "events": [
+                {"eventId": 1, "eventTimestamp": 1_700_000_000.0, "eventType": "WorkflowExecutionStarted",
+                 "workflowExecutionStartedEventAttributes": {
+                    "childPolicy": "TERMINATE", "taskList": {"name": "d"},
+                    "workflowType": {"name": "Clock", "version": "1.0"}}},
+                {"eventId": 2, "eventTimestamp": 1_700_000_000.0, "eventType": "DecisionTaskScheduled",
+                 "decisionTaskScheduledEventAttributes": {"taskList": {"name": "d"}}},
+                {"eventId": 3, "eventTimestamp": 1_700_000_002.5, "eventType": "DecisionTaskStarted",
+                 "decisionTaskStartedEventAttributes": {"scheduledEventId": 2}},
+            ],
+        })
+    }
+
     /// A decider that reads the clock and draws random numbers decides the same twice on one
     /// history: its clock reads the task's `DecisionTaskStarted` time and its randomness
     /// follows the run and the task.
@@ -220,35 +243,74 @@ mod tests {
             http_hosts: Arc::from([]),
             tap: None,
         };
-        let task = |run_id: &str| {
-            json!({
-                "workflowExecution": {"workflowId": "w", "runId": run_id},
-                "workflowType": {"name": "Clock", "version": "1.0"},
-                "previousStartedEventId": 0,
-                "startedEventId": 3,
-                "events": [
-                    {"eventId": 1, "eventTimestamp": 1_700_000_000.0, "eventType": "WorkflowExecutionStarted",
-                     "workflowExecutionStartedEventAttributes": {
-                        "childPolicy": "TERMINATE", "taskList": {"name": "d"},
-                        "workflowType": {"name": "Clock", "version": "1.0"}}},
-                    {"eventId": 2, "eventTimestamp": 1_700_000_000.0, "eventType": "DecisionTaskScheduled",
-                     "decisionTaskScheduledEventAttributes": {"taskList": {"name": "d"}}},
-                    {"eventId": 3, "eventTimestamp": 1_700_000_002.5, "eventType": "DecisionTaskStarted",
-                     "decisionTaskStartedEventAttributes": {"scheduledEventId": 2}},
-                ],
-            })
-        };
         let reading = |response: &Value| -> Value {
             let details = &response["decisions"][0]["recordMarkerDecisionAttributes"]["details"];
             serde_json::from_str(details.as_str().unwrap()).unwrap()
         };
-        let first = runtime.decide(&decider, &call, &task("r1")).await.unwrap();
-        let again = runtime.decide(&decider, &call, &task("r1")).await.unwrap();
+        let first = runtime
+            .decide(&decider, &call, &clock_task("r1"))
+            .await
+            .unwrap();
+        let again = runtime
+            .decide(&decider, &call, &clock_task("r1"))
+            .await
+            .unwrap();
         assert_eq!(first, again);
         assert_eq!(reading(&first)["now"], json!(1_700_000_002.5));
-        let other_run = runtime.decide(&decider, &call, &task("r2")).await.unwrap();
+        let other_run = runtime
+            .decide(&decider, &call, &clock_task("r2"))
+            .await
+            .unwrap();
         assert_eq!(reading(&other_run)["now"], json!(1_700_000_002.5));
         assert_ne!(reading(&first)["random"], reading(&other_run)["random"]);
+    }
+
+    /// A large module is served by Winch's code, and Cranelift's takes its place in the
+    /// background and in the cache: both decide the same, and a runtime on the same cache loads
+    /// Cranelift's.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn winch_s_code_decides_as_cranelift_s_which_takes_its_place() {
+        use crate::runtime::{Call, Compiler, GuestLimits, Runtime};
+        use std::sync::Arc;
+
+        let code = code("clock-decider");
+        let dir = tempfile::tempdir().unwrap();
+        let cache = || Some(dir.path().to_owned());
+        let runtime = Runtime::new(cache()).unwrap().tier_up_from(0);
+        let by_winch = runtime.load_by_winch(code).unwrap();
+        assert_eq!(by_winch.compiler(), Compiler::Winch);
+        let module = runtime.load(code).unwrap();
+        module.optimized().await;
+        assert_eq!(module.compiler(), Compiler::Cranelift);
+
+        let call = Call {
+            label: "test".into(),
+            limits: GuestLimits::default(),
+            share: Arc::new(tokio::sync::Semaphore::new(1)),
+            http_hosts: Arc::from([]),
+            tap: None,
+        };
+        let task = clock_task("r");
+        let winch_decided = runtime.decide(&by_winch, &call, &task).await.unwrap();
+        let cranelift_decided = runtime.decide(&module, &call, &task).await.unwrap();
+        assert_eq!(winch_decided, cranelift_decided);
+        assert_eq!(
+            winch_decided["decisions"][0]["decisionType"], "RecordMarker",
+            "{winch_decided}"
+        );
+
+        let cached = dir.path().join(format!("{}.cwasm", module.digest));
+        assert!(cached.exists(), "Cranelift's code is cached");
+        let restarted = Runtime::new(cache()).unwrap().tier_up_from(0);
+        assert_eq!(
+            restarted.load(code).unwrap().compiler(),
+            Compiler::Cranelift
+        );
+        restarted.unload(&module.digest);
+        assert!(
+            !cached.exists(),
+            "an unloaded module's code leaves the cache"
+        );
     }
 
     /// Only the guest's own computing counts against its CPU limit: two thousand heartbeats
