@@ -42,12 +42,9 @@ pub fn binary() -> PathBuf {
 }
 
 /// Builds the release `weft` binary, as a bench that runs it needs (cargo builds only the
-/// bench's own package). The variables cargo sets for the running bench are left out: a build
-/// script that watches one (ring's watches `CARGO_MANIFEST_DIR`) would otherwise rebuild the
-/// whole tree here, and again at the next plain `cargo build`.
+/// bench's own package).
 pub fn build_release() {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut command = Command::new(cargo);
+    let mut command = cargo();
     command
         .args([
             "build",
@@ -58,6 +55,16 @@ pub fn build_release() {
             "weft-host",
         ])
         .args(["--bin", "weft"]);
+    let built = command.status().expect("cargo runs");
+    assert!(built.success(), "the weft binary does not build");
+}
+
+/// The cargo that runs this bench, for a build of its own. The variables cargo sets for the
+/// running bench are left out: a build script that watches one (ring's watches
+/// `CARGO_MANIFEST_DIR`) would otherwise rebuild the whole tree, and again at the next plain
+/// `cargo build`.
+pub fn cargo() -> Command {
+    let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     for (name, _) in std::env::vars_os() {
         let name = name.to_string_lossy();
         let set_for_the_bench = [
@@ -73,8 +80,23 @@ pub fn build_release() {
             command.env_remove(&*name);
         }
     }
-    let built = command.status().expect("cargo runs");
-    assert!(built.success(), "the weft binary does not build");
+    command
+}
+
+/// The CPU time process `pid` has used, user and system, over all its threads, from `/proc`
+/// (in ticks of 10 ms, Linux's `USER_HZ`).
+pub fn cpu_time_of(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("the process's stat");
+    // Fields after the command name, which is in parentheses and may hold spaces: utime and
+    // stime are the 14th and 15th of the line, the 12th and 13th after it.
+    let after = &stat[stat.rfind(')').expect("a stat line") + 2..];
+    let ticks: u64 = after
+        .split(' ')
+        .skip(11)
+        .take(2)
+        .map(|n| n.parse::<u64>().expect("ticks"))
+        .sum();
+    Duration::from_millis(ticks * 10)
 }
 
 impl Weft {
@@ -161,21 +183,9 @@ impl Weft {
         line.trim_end().to_owned()
     }
 
-    /// The CPU time the process has used, user and system, over all its threads, from `/proc`
-    /// (in ticks of 10 ms, Linux's `USER_HZ`).
+    /// The CPU time the process has used, user and system, over all its threads.
     pub fn cpu_time(&self) -> Duration {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))
-            .expect("the process's stat");
-        // Fields after the command name, which is in parentheses and may hold spaces: utime
-        // and stime are the 14th and 15th of the line, the 12th and 13th after it.
-        let after = &stat[stat.rfind(')').expect("a stat line") + 2..];
-        let ticks: u64 = after
-            .split(' ')
-            .skip(11)
-            .take(2)
-            .map(|n| n.parse::<u64>().expect("ticks"))
-            .sum();
-        Duration::from_millis(ticks * 10)
+        cpu_time_of(self.child.id())
     }
 
     /// The bytes of memory the process holds (its resident set), from `/proc`.

@@ -56,7 +56,7 @@ pub(crate) async fn start_node_with(store: Option<StoreUrl>, ephemeral: bool) ->
     .await
 }
 
-fn task_list(name: &str) -> TaskList {
+pub(crate) fn task_list(name: &str) -> TaskList {
     TaskList::builder().name(name).build().expect("task list")
 }
 
@@ -390,9 +390,13 @@ impl HttpRun {
     }
 }
 
-/// The decision for a decision task with `events`: schedule the activity first, complete the
-/// workflow once it completed, nothing otherwise.
-fn decide(workflow_id: &str, events: &[HistoryEvent]) -> Option<Decision> {
+/// The decision for a decision task with `events`: schedule the activity (on the task list
+/// `workers`) first, complete the workflow once it completed, nothing otherwise.
+pub(crate) fn decide(
+    workflow_id: &str,
+    events: &[HistoryEvent],
+    workers: &str,
+) -> Option<Decision> {
     let kinds = || events.iter().map(|e| e.event_type().as_str());
     if kinds().any(|t| t == "ActivityTaskCompleted") {
         let attributes = CompleteWorkflowExecutionDecisionAttributes::builder()
@@ -419,6 +423,7 @@ fn decide(workflow_id: &str, events: &[HistoryEvent]) -> Option<Decision> {
                 .expect("activity type"),
         )
         .input(workflow_id)
+        .task_list(task_list(workers))
         .build()
         .expect("attributes");
     Some(
@@ -448,7 +453,7 @@ async fn decider(client: Client, shared: Arc<Shared>, total: usize) {
             .expect("execution")
             .workflow_id()
             .to_owned();
-        let decision = decide(&workflow_id, task.events());
+        let decision = decide(&workflow_id, task.events(), WORKERS);
         let schedules = decision
             .as_ref()
             .is_some_and(|d| d.decision_type() == &DecisionType::ScheduleActivityTask);
