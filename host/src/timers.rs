@@ -99,8 +99,9 @@ async fn next(svc: &Service) -> Next {
     let jumps = svc.clock.jumps();
     let read = svc.store.read(move |tx| {
         let earliest = tx.next_deadline(true)?;
-        // A jumping clock jumps to the next deadline but a purge, so that a test's closed
-        // runs stay readable; the purges on the way fire as time passes them.
+        // A jumping clock jumps to the next deadline but a purge or a schedule's time, so that
+        // a test's closed runs stay readable and a schedule does not run time on without end;
+        // those on the way fire as time passes them.
         let jump_to = match jumps {
             true => tx.next_deadline(false)?,
             false => None,

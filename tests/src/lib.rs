@@ -180,6 +180,17 @@ impl TestServer {
         Self::launch(dir, Arc::new(|_: &mut Config| {}), Some(clock), backend).await
     }
 
+    /// Another node on this server's PostgreSQL database, with a manual clock of its own standing
+    /// at this server's time (move both with [`TestServer::advance`]); `None` on redb, which one
+    /// process holds.
+    pub async fn manual_node_sharing(&self) -> Option<TestServer> {
+        let store = self.store.clone()?;
+        let dir = Arc::new(tempfile::tempdir().expect("temporary directory"));
+        let clock = Arc::new(ManualClock::new(Timestamp::from_millis(self.now_millis())));
+        let configure = self.configure.clone();
+        Some(Self::launch(dir, configure, Some(clock), Some(store)).await)
+    }
+
     async fn launch(
         dir: Arc<TempDir>,
         configure: Arc<dyn Fn(&mut Config) + Send + Sync>,

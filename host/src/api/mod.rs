@@ -24,6 +24,7 @@ pub(crate) mod operation;
 mod request_id;
 mod response;
 mod runs;
+mod schedules;
 pub(crate) mod schema;
 mod scrape;
 
@@ -99,6 +100,7 @@ pub(crate) fn router(api: Arc<Api>) -> Router {
         .merge(clock::routes())
         .merge(imports::routes())
         .merge(runs::routes())
+        .merge(schedules::routes())
         .merge(console::routes())
         .route("/metrics", axum::routing::get(scrape::metrics))
         .fallback(no_route)

@@ -25,6 +25,7 @@
 
 mod clock;
 pub mod profile;
+mod schedules;
 pub mod swf;
 mod transfer;
 mod wasm;
@@ -45,6 +46,10 @@ use tokio::sync::oneshot;
 use self::transport::{Answer, Transport};
 
 pub use crate::clock::Timestamp;
+pub use crate::model::{
+    Backfill, Overlap, ScheduleAction, ScheduleDefinition, ScheduleDescription, ScheduleList,
+    ScheduleNote, ScheduleOutcome, ScheduleSpec, ScheduleState, ScheduledRun, StartAction,
+};
 pub use crate::model::{
     Batch, BatchAction, BatchFailure, BatchOutcome, Bind, BindLimits as Limits, Binding,
     BindingKind, BindingList, BindingRef, BindingVersion, ClockAdvance, ClockState, Divergence,

@@ -62,6 +62,10 @@ pub(crate) fn close(
         .list_run(run, Listing::ClosedByStart, run.started_at)?;
     eng.tx.list_run(run, Listing::ClosedByClose, now)?;
     eng.tx.add_count(run.domain, Counter::OpenRuns, -1)?;
+    if let Some(schedule) = run.schedule {
+        // Its schedule may hold a nominal time waiting for this close.
+        eng.set_deadline(now, schedule, 0, Deadline::Schedule)?;
+    }
     if let (Some(parent), Some(outcome)) = (&run.parent, closing.outcome) {
         eng.effect(Effect::ChildClosed {
             parent: parent.seq,

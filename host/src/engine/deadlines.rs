@@ -5,6 +5,7 @@ use crate::model::events::attrs;
 use crate::model::{Run, Timer};
 use crate::store::{Deadline, Due, ItemWrites, StoreError, Writes};
 
+use super::schedules::fire_schedule;
 use super::timeouts::{activity_timed_out, decision_timed_out, lambda_timed_out, run_timed_out};
 use super::{Engine, Setup};
 
@@ -16,6 +17,10 @@ pub(crate) fn fire_due(
 ) -> Result<usize, StoreError> {
     let due = tx.take_due(limit)?;
     for &due in &due {
+        if due.kind == Deadline::Schedule {
+            fire_schedule(tx, setup, due.run, due.at)?;
+            continue;
+        }
         let Some(domain) = tx.run(due.run)?.map(|run| run.domain) else {
             continue;
         };
@@ -49,7 +54,7 @@ fn fire(eng: &mut Engine<'_, '_>, due: Due) -> Result<(), StoreError> {
         }
         Deadline::LambdaStartToClose => lambda_timed_out(eng, &mut run, event_id, at)?,
         Deadline::RunStartToClose => run_timed_out(eng, &mut run, at)?,
-        Deadline::Purge => false,
+        Deadline::Purge | Deadline::Schedule => false,
     };
     if changed {
         eng.save(&mut run)?;

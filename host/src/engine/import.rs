@@ -95,6 +95,7 @@ pub(crate) fn import_run(
         },
         imported: true,
         pin: None,
+        schedule: None,
     };
     store(eng, &run, events)?;
     Ok(Ok(Imported::Added))

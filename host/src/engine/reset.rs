@@ -262,6 +262,8 @@ fn new_run(
         open: Default::default(),
         imported: false,
         pin: None,
+        // The schedule that started the old run counts the new one as it.
+        schedule: old.schedule,
     })
 }
 

@@ -133,6 +133,8 @@ pub(crate) struct NewRun {
     /// The decider module it starts pinned to, inherited from the run that started it; `None`
     /// pins it to the module that decides its first decision task.
     pub(crate) pin: Option<Pin>,
+    /// The schedule that started it, or the run it continues.
+    pub(crate) schedule: Option<u64>,
 }
 
 impl Engine<'_, '_> {
@@ -191,6 +193,7 @@ pub(crate) fn start_run(
         open: OpenItems::default(),
         imported: false,
         pin: None,
+        schedule: new.schedule,
     };
     let config = &run.config;
     let started = attrs::WorkflowExecutionStarted {

@@ -76,6 +76,9 @@ pub(crate) struct Run {
     /// completes a decision task of the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) pin: Option<Pin>,
+    /// The seq of the schedule that started it (or the run it continues), told when it closes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) schedule: Option<u64>,
 }
 
 /// How many of a run's [`Item`]s of each kind are open.

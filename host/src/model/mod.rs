@@ -12,6 +12,7 @@ mod resets;
 pub(crate) mod routes;
 mod rules;
 mod runs;
+pub(crate) mod schedules;
 mod shapes;
 mod tasks;
 pub(crate) mod transfer;
@@ -37,6 +38,11 @@ pub use runs::{
     Batch, BatchAction, BatchFailure, BatchOutcome, Failing, RunCount, RunFilter, RunList,
     RunQuery, RunState, RunSummary,
 };
+pub use schedules::{
+    Backfill, Overlap, ScheduleAction, ScheduleDefinition, ScheduleDescription, ScheduleList,
+    ScheduleNote, ScheduleOutcome, ScheduleSpec, ScheduleState, ScheduledRun, StartAction,
+};
+pub(crate) use schedules::{Schedule, Times};
 pub(crate) use shapes::{
     ChildPolicy, CloseStatus, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName,
     WorkflowExecution,

@@ -40,6 +40,18 @@ pub(crate) const TASK_LISTS: &str = "/v1/domains/{domain}/task-lists";
 pub(crate) const REPLAY: &str = "/v1/domains/{domain}/replay";
 /// Runs recorded elsewhere, imported.
 pub(crate) const IMPORTS: &str = "/v1/domains/{domain}/imports";
+/// A domain's schedules.
+pub(crate) const SCHEDULES: &str = "/v1/domains/{domain}/schedules";
+/// One schedule: make (`POST`), describe (`GET`), change (`PUT`), remove (`DELETE`).
+pub(crate) const SCHEDULE: &str = "/v1/domains/{domain}/schedules/{id}";
+/// A schedule paused.
+pub(crate) const SCHEDULE_PAUSE: &str = "/v1/domains/{domain}/schedules/{id}/pause";
+/// A schedule unpaused.
+pub(crate) const SCHEDULE_UNPAUSE: &str = "/v1/domains/{domain}/schedules/{id}/unpause";
+/// A schedule's action taken now.
+pub(crate) const SCHEDULE_TRIGGER: &str = "/v1/domains/{domain}/schedules/{id}/trigger";
+/// A schedule's nominal times of a past range acted on.
+pub(crate) const SCHEDULE_BACKFILL: &str = "/v1/domains/{domain}/schedules/{id}/backfill";
 /// The server's clock.
 pub(crate) const CLOCK: &str = "/v1/clock";
 /// The server's clock moved ahead (time skipping).
@@ -47,7 +59,7 @@ pub(crate) const CLOCK_ADVANCE: &str = "/v1/clock/advance";
 
 /// Every path, for the test that the server serves each.
 #[cfg(test)]
-pub(crate) const ALL: [&str; 20] = [
+pub(crate) const ALL: [&str; 26] = [
     MODULES,
     MODULE,
     BINDINGS,
@@ -66,6 +78,12 @@ pub(crate) const ALL: [&str; 20] = [
     TASK_LISTS,
     REPLAY,
     IMPORTS,
+    SCHEDULES,
+    SCHEDULE,
+    SCHEDULE_PAUSE,
+    SCHEDULE_UNPAUSE,
+    SCHEDULE_TRIGGER,
+    SCHEDULE_BACKFILL,
     CLOCK,
     CLOCK_ADVANCE,
 ];

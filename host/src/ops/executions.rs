@@ -103,6 +103,7 @@ pub(crate) async fn start(svc: &Service, ctx: &Ctx, input: StartInput) -> Result
                     continued_from: None,
                     not_before: None,
                     pin: None,
+                    schedule: None,
                 };
                 let run = start_run(&mut eng, new, None)?;
                 eng.finish()?;

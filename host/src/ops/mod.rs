@@ -20,6 +20,7 @@ pub(crate) mod resets;
 pub(crate) mod run_failures;
 pub(crate) mod run_logs;
 pub(crate) mod runs;
+pub(crate) mod schedules;
 pub(crate) mod stored_events;
 pub(crate) mod tags;
 pub(crate) mod types;

@@ -144,10 +144,13 @@ pub(crate) enum Deadline {
     Purge = 8,
     /// A started Lambda function task times out; the event is its `LambdaFunctionScheduled`.
     LambdaStartToClose = 9,
+    /// A schedule's next nominal time comes, or a run it started closed; the seq is the
+    /// schedule's (not a run's), the event 0.
+    Schedule = 10,
 }
 
 impl Deadline {
-    const ALL: [Deadline; 10] = [
+    const ALL: [Deadline; 11] = [
         Deadline::Timer,
         Deadline::ActivityScheduleToClose,
         Deadline::ActivityStartToClose,
@@ -158,6 +161,7 @@ impl Deadline {
         Deadline::RunStartToClose,
         Deadline::Purge,
         Deadline::LambdaStartToClose,
+        Deadline::Schedule,
     ];
 
     pub(super) fn from_u8(kind: u8) -> Option<Deadline> {

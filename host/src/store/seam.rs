@@ -66,7 +66,8 @@
 use crate::clock::Timestamp;
 use crate::model::{
     AnyType, Binding, BindingKind, Domain, GuestFailureRecord, ItemKind, Kind, ModuleRecord,
-    Queued, Run, RunId, Scope, Slot, TaskKind, TypeKind, TypeName, TypeRecord, WorkflowId,
+    Queued, Run, RunId, Schedule, Scope, Slot, TaskKind, TypeKind, TypeName, TypeRecord,
+    WorkflowId,
 };
 
 use super::StoreError;
@@ -135,9 +136,9 @@ pub(crate) type TypeEntry<C> = (TypeName, TypeRecord<C>);
 
 /// Reads, from a snapshot or inside a write transaction (where they see the transaction's own
 /// changes, and lock what a decision depends on: see the module docs).
-pub(crate) trait Reads: DomainReads + RunReads + WasmReads {}
+pub(crate) trait Reads: DomainReads + RunReads + WasmReads + ScheduleReads {}
 
-impl<T: DomainReads + RunReads + WasmReads + ?Sized> Reads for T {}
+impl<T: DomainReads + RunReads + WasmReads + ScheduleReads + ?Sized> Reads for T {}
 
 /// The reads of domains, their counters and their types.
 pub(crate) trait DomainReads {
@@ -277,8 +278,9 @@ pub(crate) trait RunReads {
     fn queued(&self, domain: Option<u64>) -> Result<Vec<Queued>, StoreError>;
 
     /// The earliest deadline; with `purges` false, the earliest that is not a closed run's
-    /// purge (what a time-skipping clock jumps to, so that a test's finished runs stay
-    /// readable until time passes their retention for another reason).
+    /// purge nor a schedule's next time (what a time-skipping clock jumps to, so that a test's
+    /// finished runs stay readable until time passes their retention for another reason, and
+    /// a schedule does not make an idle server's time run on without end).
     fn next_deadline(&self, purges: bool) -> Result<Option<Timestamp>, StoreError>;
 
     /// The seq of every run that has a history, in order (debug builds check them all).
@@ -340,8 +342,27 @@ pub(crate) trait WasmReads {
     ) -> Result<Vec<GuestFailureRecord>, StoreError>;
 }
 
+/// The reads of schedules (`model::schedules`).
+pub(crate) trait ScheduleReads {
+    /// The schedule `seq` (its deadline names it), locked in a write transaction.
+    fn schedule(&self, seq: u64) -> Result<Option<Schedule>, StoreError>;
+
+    /// The schedule `id` of domain `domain`, locked in a write transaction.
+    fn schedule_named(&self, domain: u64, id: &str) -> Result<Option<Schedule>, StoreError>;
+
+    /// Up to `limit` schedules of domain `domain` in id order, from the first id after `after`.
+    fn schedules(
+        &self,
+        domain: u64,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<Schedule>, StoreError>;
+}
+
 /// The changes of one write transaction. Only the apply step of a write job holds one.
-pub(crate) trait Writes: Reads + DomainWrites + RunWrites + WasmWrites {
+pub(crate) trait Writes:
+    Reads + DomainWrites + RunWrites + WasmWrites + ScheduleWrites
+{
     /// The time of this transaction: every change in it happens "now".
     fn now(&self) -> Timestamp;
 
@@ -366,6 +387,15 @@ pub(crate) trait Writes: Reads + DomainWrites + RunWrites + WasmWrites {
 
     /// A number never handed out before (to any process sharing the database).
     fn next_id(&mut self) -> Result<u64, StoreError>;
+}
+
+/// The changes to schedules.
+pub(crate) trait ScheduleWrites {
+    /// Adds `schedule`, or replaces the one of its seq.
+    fn put_schedule(&mut self, schedule: &Schedule) -> Result<(), StoreError>;
+
+    /// Removes `schedule`.
+    fn delete_schedule(&mut self, schedule: &Schedule) -> Result<(), StoreError>;
 }
 
 /// The changes to domains, their counters and their types.

@@ -29,6 +29,7 @@ mod protocol;
 mod recorded;
 mod retention;
 mod runs;
+mod schedules;
 mod simpleflow;
 mod store_outage;
 mod store_tls;

@@ -27,7 +27,7 @@ enum ClockAction {
 }
 
 /// A duration as `weft type register` reads one, but never NONE.
-fn duration(text: &str) -> Result<u64, String> {
+pub(crate) fn duration(text: &str) -> Result<u64, String> {
     let secs = seconds(text)?;
     secs.parse()
         .map_err(|_| format!("{text:?} is not a duration; write seconds, or 30s, 5m, 2h, 7d"))

@@ -20,6 +20,7 @@ mod modules;
 mod new;
 mod project;
 mod remote;
+mod schedules;
 mod sdk;
 mod show;
 mod transfer;
@@ -89,6 +90,9 @@ enum RemoteCommand {
     Type(domains::TypeArgs),
     /// Start, inspect, signal, cancel, terminate and list workflow runs.
     Workflow(workflows::WorkflowArgs),
+    /// Start a workflow on a schedule (every DURATION, or cron), and pause, trigger, backfill,
+    /// list or remove schedules.
+    Schedule(schedules::ScheduleArgs),
     /// Show the server's clock; move a --time-skipping server's clock ahead.
     Clock(clock::ClockArgs),
     /// Write a domain's closed runs, each with its whole history, one JSON file per run.
@@ -240,6 +244,7 @@ async fn remote(command: RemoteCommand) -> anyhow::Result<()> {
         RemoteCommand::Domain(args) => domains::domain(args).await,
         RemoteCommand::Type(args) => domains::types(args).await,
         RemoteCommand::Workflow(args) => workflows::run(args).await,
+        RemoteCommand::Schedule(args) => schedules::run(args).await,
         RemoteCommand::Clock(args) => clock::run(args).await,
         RemoteCommand::Export(args) => transfer::export(args).await,
         RemoteCommand::Import(args) => transfer::import(args).await,

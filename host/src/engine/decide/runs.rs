@@ -74,6 +74,7 @@ impl Batch<'_, '_, '_> {
             continued_from: None,
             not_before: None,
             pin,
+            schedule: None,
         };
         self.eng.effect(Effect::StartChild {
             parent: run.seq,
@@ -157,6 +158,7 @@ impl Batch<'_, '_, '_> {
             continued_from: Some(run.execution.run_id.clone()),
             not_before: None,
             pin,
+            schedule: run.schedule,
         };
         // The new run's id goes into the old run's last event, so the old run closes first
         // (freeing the workflow id) with an id chosen now.

@@ -59,6 +59,7 @@ fn new_run() -> NewRun {
         continued_from: None,
         not_before: None,
         pin: None,
+        schedule: None,
     }
 }
 

@@ -40,6 +40,7 @@ mod params;
 mod reads;
 mod run_items;
 mod run_reads;
+mod schedules;
 mod schema;
 mod session;
 mod tls;

@@ -367,8 +367,8 @@ impl<C: Link, M: Mode> RunReads for Session<C, M> {
         let row = match purges {
             true => self.row("SELECT at FROM deadlines ORDER BY at LIMIT 1", &[])?,
             false => self.row(
-                "SELECT at FROM deadlines WHERE kind <> $1 ORDER BY at LIMIT 1",
-                &[&(Deadline::Purge as i16)],
+                "SELECT at FROM deadlines WHERE kind <> $1 AND kind <> $2 ORDER BY at LIMIT 1",
+                &[&(Deadline::Purge as i16), &(Deadline::Schedule as i16)],
             )?,
         };
         Ok(row.map(|row| Timestamp::from_millis(row.get(0))))

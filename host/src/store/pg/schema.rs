@@ -107,6 +107,13 @@ BEGIN
     END IF;
 END $$;
 "#,
+    // Schedules (`model::schedules`), by seq (their deadlines name it) and by id.
+    r#"
+CREATE TABLE schedules (
+    seq bigint PRIMARY KEY, domain bigint NOT NULL, id text COLLATE "C" NOT NULL,
+    record bytea NOT NULL,
+    UNIQUE (domain, id));
+"#,
 ];
 
 /// The schema version this build writes and reads.

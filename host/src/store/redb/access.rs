@@ -1,6 +1,6 @@
 //! redb's side of the store's interface: the transactions, the tables they open, and the
 //! reads and writes of domains and types. Runs are in `runs.rs`, the Wasm extension in
-//! `wasm.rs`.
+//! `wasm.rs`, schedules in `schedules.rs`.
 
 use std::ops::{Bound, Deref, DerefMut};
 
@@ -12,8 +12,8 @@ use crate::model::{AnyType, Domain, Kind, Scope, TypeName};
 use super::tables::{
     BINDINGS, BindingKey, Bytes, COUNTERS, DEADLINES, DOMAINS, DeadlineKey, DomainKey, EVENTS,
     FailureKey, GUEST_FAILURES, ITEM_NAMES, ITEMS, ItemKey, ItemNameKey, META, MODULE_CODE,
-    MODULES, ModuleKey, OPEN_RUNS, RUN_IDS, RUNS, RunIdKey, TASKS, TYPES, TaskQueueKey, TypeKey,
-    VISIBILITY, VisibilityKey,
+    MODULES, ModuleKey, OPEN_RUNS, RUN_IDS, RUNS, RunIdKey, SCHEDULE_IDS, SCHEDULES, TASKS, TYPES,
+    TaskQueueKey, TypeKey, VISIBILITY, VisibilityKey,
 };
 use crate::store::StoreError;
 use crate::store::codec::{decode, decode_type, encode, encode_type};
@@ -147,6 +147,8 @@ tables! {
     module_code / module_code_table: MODULE_CODE<ModuleKey, Bytes>;
     bindings / binding_table: BINDINGS<BindingKey, Bytes>;
     guest_failures / guest_failure_table: GUEST_FAILURES<FailureKey, Bytes>;
+    schedules / schedule_table: SCHEDULES<u64, Bytes>;
+    schedule_ids / schedule_id_table: SCHEDULE_IDS<(u64, &'static str), u64>;
 }
 
 impl<T: Tables> DomainReads for T {

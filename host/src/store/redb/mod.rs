@@ -4,6 +4,7 @@
 
 mod access;
 mod runs;
+mod schedules;
 mod tables;
 mod upgrade;
 mod wasm;

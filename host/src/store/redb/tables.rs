@@ -116,3 +116,12 @@ pub(crate) type FailureKey = (u64, u8, &'static str, u64);
 /// sequence from `next_id`. Value: `GuestFailureRecord`.
 pub(crate) const GUEST_FAILURES: TableDefinition<FailureKey, Bytes> =
     TableDefinition::new("guest_failures");
+
+/// Schedules (`model::schedules`). Key: the schedule's seq, which its deadline names. Value:
+/// `Schedule`.
+pub(crate) const SCHEDULES: TableDefinition<u64, Bytes> = TableDefinition::new("schedules");
+
+/// Every schedule by its id. Key: (domain id, schedule id), so a domain's schedules are one range
+/// in id order. Value: the schedule's seq.
+pub(crate) const SCHEDULE_IDS: TableDefinition<(u64, &str), u64> =
+    TableDefinition::new("schedule_ids");

@@ -1,0 +1,68 @@
+//! redb's side of the reads and writes of schedules.
+
+use redb::ReadableTable;
+
+use crate::model::Schedule;
+use crate::store::StoreError;
+use crate::store::codec::{decode, encode};
+use crate::store::seam::{ScheduleReads, ScheduleWrites};
+
+use super::access::{Tables, WriteTx};
+
+impl<T: Tables> ScheduleReads for T {
+    fn schedule(&self, seq: u64) -> Result<Option<Schedule>, StoreError> {
+        let table = self.schedule_table()?;
+        let value = table.get(seq)?;
+        value.map(|v| decode("schedules", v.value())).transpose()
+    }
+
+    fn schedule_named(&self, domain: u64, id: &str) -> Result<Option<Schedule>, StoreError> {
+        let seq = self
+            .schedule_id_table()?
+            .get((domain, id))?
+            .map(|v| v.value());
+        seq.map_or(Ok(None), |seq| self.schedule(seq))
+    }
+
+    fn schedules(
+        &self,
+        domain: u64,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<Schedule>, StoreError> {
+        let ids = self.schedule_id_table()?;
+        let range = match after {
+            Some(after) => ids.range((domain, after)..(domain + 1, ""))?,
+            None => ids.range((domain, "")..(domain + 1, ""))?,
+        };
+        let mut schedules = Vec::new();
+        for entry in range {
+            let (key, seq) = entry?;
+            if after.is_some_and(|after| key.value().1 == after) {
+                continue;
+            }
+            if schedules.len() == limit {
+                break;
+            }
+            schedules.extend(self.schedule(seq.value())?);
+        }
+        Ok(schedules)
+    }
+}
+
+impl ScheduleWrites for WriteTx<'_> {
+    fn put_schedule(&mut self, schedule: &Schedule) -> Result<(), StoreError> {
+        self.schedules
+            .insert(schedule.seq, encode(schedule).as_slice())?;
+        self.schedule_ids
+            .insert((schedule.domain, schedule.id.as_str()), schedule.seq)?;
+        Ok(())
+    }
+
+    fn delete_schedule(&mut self, schedule: &Schedule) -> Result<(), StoreError> {
+        self.schedules.remove(schedule.seq)?;
+        self.schedule_ids
+            .remove((schedule.domain, schedule.id.as_str()))?;
+        Ok(())
+    }
+}
