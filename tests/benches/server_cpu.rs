@@ -9,8 +9,8 @@
 //! answers an empty poll at once, where Weft would hold it; a lane that polled before its task
 //! was there would measure that difference, so the empty polls are counted and printed), and
 //! the server's CPU is read from `/proc` before and after, so what it costs is the seven
-//! requests of each workflow and nothing else. Weft checks each request's signature; fakecloud
-//! by default does not.
+//! requests of each workflow and nothing else. Neither checks signatures (Weft without tenants,
+//! fakecloud by default).
 //!
 //! fakecloud is run from `WEFT_BENCH_FAKECLOUD` if set, else from `target/tools/bin/fakecloud`,
 //! which the bench installs on first use (`cargo install fakecloud`: a long build of its own);

@@ -23,12 +23,18 @@
 // failing by its badge in the list, open it and read why on its failure card; roll its
 // decision list's binding back to the module it ran before; find a workflow
 // id with the search box from the domains page (or find nothing of another tenant's);
-// terminate every open run with a tag at once, told how many first; sign out. Then, at a phone's
+// terminate every open run with a tag at once, told how many first; make a schedule through the
+// `/v1` API (of a workflow type registered here, signed as the tenant) and, in the domain's
+// Schedules tab, see it, pause it with a note, unpause it, trigger it and see the run it
+// started, delete it and see none left; sign out. Then, at a phone's
 // width, the executions list must not be wider than the screen. Prints `ok` and exits 0 when
 // every check holds; otherwise saves a full-page screenshot named for the step that failed
 // (`<screenshots>/<step>.png`), prints the error and exits 1.
 
+import { createHash, createHmac } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
@@ -137,6 +143,99 @@ async function confirmDialog(page) {
   await page.getByTestId('dialog-confirm').click();
   await page.locator('dialog[open]').waitFor({ state: 'detached' });
 }
+
+/** SigV4's URI encoding, as the console's (`src/sigv4.ts`): all but letters, digits and `-._~` as %XX. */
+function uriEncode(s, keepSlash = false) {
+  let out = '';
+  for (const byte of Buffer.from(s, 'utf8')) {
+    const c = String.fromCharCode(byte);
+    if (/[A-Za-z0-9\-._~]/.test(c) || (keepSlash && c === '/')) out += c;
+    else out += '%' + byte.toString(16).toUpperCase().padStart(2, '0');
+  }
+  return out;
+}
+
+const sha256Hex = (s) => createHash('sha256').update(s, 'utf8').digest('hex');
+
+/**
+ * Sends `body` to `path` (already percent-encoded) as `tenant`, signed as the console signs
+ * (SigV4, service `swf`, the payload's hash signed too), with node:http so that nothing but
+ * these headers is sent (no `Origin`); answers the JSON. A fault throws, with its code as
+ * `type` (`__type` after its `#`) and its HTTP `status`.
+ */
+async function call(tenant, method, path, headers, body) {
+  const url = new URL(base + path);
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  const day = stamp.slice(0, 8);
+  const region = tenant.region ?? 'us-east-1';
+  const payloadHash = sha256Hex(body);
+  const signed = { ...headers, host: url.host, 'x-amz-date': stamp, 'x-amz-content-sha256': payloadHash };
+  const names = Object.keys(signed).sort();
+  const canonicalRequest = [
+    method,
+    uriEncode(path, true),
+    '',
+    names.map((n) => `${n}:${String(signed[n]).trim()}\n`).join(''),
+    names.join(';'),
+    payloadHash,
+  ].join('\n');
+  const scope = `${day}/${region}/swf/aws4_request`;
+  const stringToSign = ['AWS4-HMAC-SHA256', stamp, scope, sha256Hex(canonicalRequest)].join('\n');
+  let key = Buffer.from(`AWS4${tenant.secret}`, 'utf8');
+  for (const part of [day, region, 'swf', 'aws4_request']) key = createHmac('sha256', key).update(part, 'utf8').digest();
+  const signature = createHmac('sha256', key).update(stringToSign, 'utf8').digest('hex');
+  const all = {
+    ...signed,
+    authorization: `AWS4-HMAC-SHA256 Credential=${tenant.key}/${scope}, SignedHeaders=${names.join(';')}, Signature=${signature}`,
+    'content-length': String(Buffer.byteLength(body, 'utf8')),
+  };
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const { status, text } = await new Promise((resolve, reject) => {
+    const req = send(url, { method, headers: all }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode, text }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  let json;
+  try {
+    json = text === '' ? {} : JSON.parse(text);
+  } catch {
+    throw new Error(`${method} ${path}: ${status}, not JSON: ${text.slice(0, 300)}`);
+  }
+  if (status >= 300) {
+    const type = String(json.__type ?? `HTTP${status}`);
+    const error = new Error(`${method} ${path}: ${status} ${type}: ${json.message ?? text}`);
+    error.type = type.slice(type.lastIndexOf('#') + 1);
+    error.status = status;
+    throw error;
+  }
+  return json;
+}
+
+/** Calls SWF operation `op` as `tenant`. */
+const swfCall = (tenant, op, input) =>
+  call(
+    tenant,
+    'POST',
+    '/',
+    { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `SimpleWorkflowService.${op}` },
+    JSON.stringify(input),
+  );
+
+/** Calls Weft's `/v1` resource named by `segments` as `tenant`, with `body` as JSON if given. */
+const v1Call = (tenant, method, segments, body) =>
+  call(
+    tenant,
+    method,
+    '/v1/' + segments.map((s) => uriEncode(s)).join('/'),
+    body === undefined ? {} : { 'content-type': 'application/json' },
+    body === undefined ? '' : JSON.stringify(body),
+  );
 
 // An open server ({"open": {"regions": [{"region", "domain"}, ...]}}): no sign-in; each region
 // chosen in the header shows its own domains, and only those.
@@ -376,6 +475,85 @@ for (const [i, tenant] of config.tenants.entries()) {
       );
     });
   }
+
+  await step(`${t}-schedules`, async () => {
+    // A type of this script's own, on a task list nobody polls: the run the trigger starts waits
+    // for a decision task that never comes, and is terminated at the end.
+    const type = { name: 'console-scheduled', version: '1' };
+    try {
+      await swfCall(tenant, 'RegisterWorkflowType', {
+        domain: tenant.domain,
+        ...type,
+        defaultTaskList: { name: 'console-scheduled-nobody' },
+        defaultExecutionStartToCloseTimeout: '3600',
+        defaultTaskStartToCloseTimeout: '60',
+        defaultChildPolicy: 'TERMINATE',
+      });
+    } catch (e) {
+      if (e.type !== 'TypeAlreadyExistsFault') throw e;
+    }
+    const id = 'console-hourly';
+    const note = 'paused from the console';
+    // allowAll: should the hour strike during the step, the trigger still starts its run.
+    await v1Call(tenant, 'POST', ['domains', tenant.domain, 'schedules', id], {
+      spec: { every: 3600 },
+      action: { workflowType: type },
+      overlap: 'allowAll',
+    });
+    await openDomain(page, tenant.domain);
+    await page.getByTestId('tab-schedules').click();
+    await page.getByTestId('tab-schedules').and(page.locator('[aria-current="page"]')).waitFor();
+    const rowOf = (paused) => page.locator(`[data-testid="schedules-table"] tr[data-id=${css(id)}][data-paused="${paused}"]`);
+    const row = page.locator(`[data-testid="schedules-table"] tr[data-id=${css(id)}]`);
+    await rowOf(false).waitFor();
+    const spec = await row.getByTestId('schedule-spec').textContent();
+    check(spec === 'every 1h', `the schedule's spec reads ${spec}`);
+    const shown = await row.textContent();
+    check(shown.includes(`${type.name}:${type.version}`), `the schedule's row reads ${shown}`);
+
+    await row.getByTestId('schedule-pause').click();
+    await page.getByTestId('dialog').filter({ hasText: id }).waitFor();
+    await page.getByTestId('schedule-pause-note').fill(note);
+    await confirmDialog(page);
+    await rowOf(true).waitFor();
+    await row.getByTestId('schedule-next').filter({ hasText: `paused: ${note}` }).waitFor();
+
+    await row.getByTestId('schedule-unpause').click();
+    await rowOf(false).waitFor();
+    await until(
+      async () => /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test((await row.getByTestId('schedule-next').textContent()).trim()),
+      'the unpaused schedule does not show its next time',
+    );
+
+    await row.getByTestId('schedule-trigger').click();
+    await page.getByTestId('schedules-outcome').filter({ hasText: '1 run started' }).waitFor();
+    await until(async () => Number(await row.locator('td.num').first().textContent()) >= 1, 'the row does not count the run started');
+    // The row opens to the run it started, linked to the run's page.
+    await row.getByTestId('schedule-disclose').click();
+    const link = page.getByTestId('schedule-running').locator('a', { hasText: `${id}-` });
+    await link.first().waitFor();
+    const to = await link.first().getAttribute('href');
+    check(to.includes(`/executions/${encodeURIComponent(id)}-`), `the open run links to ${to}`);
+    const { info } = await v1Call(tenant, 'GET', ['domains', tenant.domain, 'schedules', id]);
+    check((info.running ?? []).length >= 1, 'the API names no open run of the schedule');
+
+    await row.getByTestId('schedule-delete').click();
+    await page.getByTestId('dialog').filter({ hasText: id }).waitFor();
+    await confirmDialog(page);
+    const empty = page.getByTestId('schedules-empty');
+    await empty.waitFor();
+    check((await empty.textContent()).includes('weft schedule create'), `the empty list says ${await empty.textContent()}`);
+    try {
+      await v1Call(tenant, 'GET', ['domains', tenant.domain, 'schedules', id]);
+      throw new Error('the API still describes the deleted schedule');
+    } catch (e) {
+      if (e.type !== 'UnknownResourceFault') throw e;
+    }
+    // The runs it started run on after it is gone: done with them here.
+    for (const { workflowId, runId } of info.running) {
+      await swfCall(tenant, 'TerminateWorkflowExecution', { domain: tenant.domain, workflowId, runId, reason: 'the console test is done with it' });
+    }
+  });
 
   await step(`${t}-sign-out`, async () => {
     await page.getByTestId('sign-out').click();

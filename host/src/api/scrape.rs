@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 use super::response::{self, Face};
 use super::{Api, request_id};
 use crate::fault::Fault;
-use crate::metrics::Pending;
+use crate::metrics::{MAX_SCHEDULE_SERIES, Pending};
 use crate::model::Kind;
 use crate::ops::pins::pinned_count;
 use crate::store::{Cursor, Reads, StoreError};
@@ -81,7 +81,22 @@ fn pending(tx: &dyn Reads) -> Result<Pending, StoreError> {
             pinned.push((domain, binding.name.clone(), version.number, count));
         }
     }
-    Ok(Pending::new(domains, tx.queued(None)?, types).with_pinned(pinned))
+    let mut schedules = Vec::new();
+    for &domain in domains.keys() {
+        let room = MAX_SCHEDULE_SERIES - schedules.len();
+        for s in tx.schedules(domain, None, room)? {
+            let state = &s.state;
+            let counts = [
+                state.actions,
+                state.skipped,
+                state.missed,
+                u64::from(state.paused),
+            ];
+            schedules.push((domain, s.id, counts));
+        }
+    }
+    let pending = Pending::new(domains, tx.queued(None)?, types);
+    Ok(pending.with_pinned(pinned).with_schedules(schedules))
 }
 
 /// Whether the request may read the metrics.

@@ -26,6 +26,7 @@
 mod clock;
 pub mod profile;
 mod schedules;
+pub use self::schedules::check_schedule;
 pub mod swf;
 mod transfer;
 mod wasm;

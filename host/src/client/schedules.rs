@@ -11,6 +11,15 @@ use super::{
     ScheduleNote, ScheduleOutcome,
 };
 
+/// Checks a schedule's definition as the server would, without one: its spec (an interval or
+/// cron expressions, the time zone, the bounds) and its action's members, not whether its
+/// workflow type is registered; the refusal's message, if it would be refused.
+pub fn check_schedule(definition: &ScheduleDefinition) -> Result<(), String> {
+    crate::ops::schedules::check_shape(definition)
+        .map(drop)
+        .map_err(|fault| fault.client_message())
+}
+
 impl Client {
     /// Makes schedule `id` in `domain`.
     pub async fn create_schedule(

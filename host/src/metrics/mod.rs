@@ -39,6 +39,31 @@ pub(crate) type Labels = Vec<(&'static str, String)>;
 /// and kind, under the task list `(other)`.
 const MAX_LIST_SERIES: usize = 1000;
 
+/// The metrics of each schedule, read from it at each scrape (so the same on every node and
+/// across restarts): name and help.
+pub(crate) const SCHEDULE_METRICS: [(&str, &str); 4] = [
+    (
+        "weft_schedule_runs_started",
+        "Runs each schedule started (times, triggers and backfills), read at each scrape",
+    ),
+    (
+        "weft_schedule_times_skipped",
+        "Each schedule's times its overlap policy skipped, read at each scrape",
+    ),
+    (
+        "weft_schedule_times_missed",
+        "Each schedule's times missed by more than its catch-up window (the server was down), \
+         read at each scrape",
+    ),
+    (
+        "weft_schedule_paused",
+        "Whether each schedule is paused (1) or not (0), read at each scrape",
+    ),
+];
+
+/// The most schedules whose metrics a scrape shows.
+pub(crate) const MAX_SCHEDULE_SERIES: usize = 1000;
+
 /// Every metric of this node, and the registry that writes them out.
 pub(crate) struct Metrics {
     registry: Registry,
@@ -50,6 +75,9 @@ pub(crate) struct Metrics {
     pending: Family<Labels, Gauge>,
     /// Open runs pinned to each version of each decision binding, read at each scrape.
     pinned: Family<Labels, Gauge>,
+    /// Each schedule's counts, read at each scrape: runs started, times skipped by overlap,
+    /// times missed, and whether it is paused.
+    schedules: [Family<Labels, Gauge>; 4],
     /// 1 if the latest scrape read the store, 0 if it could not in time.
     store_up: Gauge,
     /// When the scheduled and started events of open tasks happened, to time them.
@@ -96,6 +124,10 @@ impl Metrics {
              scrape",
             pinned.clone(),
         );
+        let schedules: [Family<Labels, Gauge>; 4] = Default::default();
+        for (family, (name, help)) in schedules.iter().zip(SCHEDULE_METRICS) {
+            registry.register(name, help, family.clone());
+        }
         let store_up = Gauge::default();
         registry.register(
             "weft_store_up",
@@ -110,6 +142,7 @@ impl Metrics {
             own,
             pending,
             pinned,
+            schedules,
             store_up,
             times: EventTimes::default(),
             scrape: tokio::sync::Mutex::new(()),
@@ -148,8 +181,19 @@ impl Metrics {
         let _one = self.scrape.lock().await;
         self.pending.clear();
         self.pinned.clear();
+        self.schedules.iter().for_each(Family::clear);
         self.store_up.set(i64::from(pending.is_some()));
         if let Some(stored) = &pending {
+            for (domain, schedule, counts) in &stored.schedules {
+                if let Some((account, name)) = stored.domains.get(domain) {
+                    let mut labels = self.domain_labels(account, name);
+                    labels.push(("schedule", schedule.clone()));
+                    for (family, count) in self.schedules.iter().zip(counts) {
+                        let count = i64::try_from(*count).unwrap_or(i64::MAX);
+                        family.get_or_create(&labels).set(count);
+                    }
+                }
+            }
             for (domain, binding, version, count) in &stored.pinned {
                 if let Some((account, name)) = stored.domains.get(domain) {
                     let mut labels = self.domain_labels(account, name);
@@ -189,6 +233,9 @@ pub(crate) struct Pending {
     /// Open runs pinned to each version of each decision binding: domain id, binding,
     /// version number, count.
     pinned: Vec<(u64, String, u32, u64)>,
+    /// Each schedule's counts, as [`SCHEDULE_METRICS`] names them: domain id, schedule id,
+    /// counts.
+    schedules: Vec<(u64, String, [u64; 4])>,
 }
 
 impl Pending {
@@ -204,6 +251,7 @@ impl Pending {
             queued,
             types,
             pinned: Vec::new(),
+            schedules: Vec::new(),
         }
     }
 
@@ -211,6 +259,12 @@ impl Pending {
     /// binding, version number, count.
     pub(crate) fn with_pinned(self, pinned: Vec<(u64, String, u32, u64)>) -> Pending {
         Pending { pinned, ..self }
+    }
+
+    /// With each schedule's counts, as [`SCHEDULE_METRICS`] names them: domain id, schedule
+    /// id, counts.
+    pub(crate) fn with_schedules(self, schedules: Vec<(u64, String, [u64; 4])>) -> Pending {
+        Pending { schedules, ..self }
     }
 
     /// The series to show: one per list, up to [`MAX_LIST_SERIES`], the rest summed per

@@ -15,6 +15,7 @@ fn no_pending() -> Option<Pending> {
         queued: Vec::new(),
         types: Vec::new(),
         pinned: Vec::new(),
+        schedules: Vec::new(),
     })
 }
 
@@ -86,6 +87,7 @@ async fn registered_types_show_at_zero_and_types_past_the_cap_count_as_other() {
             (7, Kind::Activity, ty("Charge", "1")),
         ],
         pinned: Vec::new(),
+        schedules: Vec::new(),
     };
     let text = metrics.render(Some(stored)).await;
     for line in [
@@ -152,6 +154,7 @@ async fn pending_lists_past_the_cap_are_summed_as_other() {
         queued,
         types: Vec::new(),
         pinned: Vec::new(),
+        schedules: Vec::new(),
     };
     let text = metrics.render(Some(pending)).await;
     let series = text
@@ -180,6 +183,7 @@ async fn a_scrape_that_cannot_read_the_store_says_so_and_shows_no_pending_tasks(
         }],
         types: Vec::new(),
         pinned: Vec::new(),
+        schedules: Vec::new(),
     };
     assert!(
         metrics

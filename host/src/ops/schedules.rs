@@ -3,7 +3,9 @@
 //! as the engine acts on them when their deadlines come.
 
 use crate::clock::Timestamp;
-use crate::engine::{Acting, Engine, action_type, resolve_start, spent, start_request};
+use crate::engine::{
+    Acting, Engine, StartRequest, action_type, resolve_start, spent, start_request,
+};
 use crate::fault::Fault;
 use crate::model::schedules::{MAX_BUFFERED, ScheduleState};
 use crate::model::{
@@ -359,6 +361,15 @@ fn check_definition(
     domain: &Domain,
     definition: &ScheduleDefinition,
 ) -> Result<(), Fault> {
+    let request = check_shape(definition)?;
+    let workflow_type = action_type(&definition.action);
+    resolve_start(tx, domain, &workflow_type, request)?.map_err(|e| e.fault(&workflow_type))?;
+    Ok(())
+}
+
+/// Checks what a definition says on its own (its spec, its action's members; not whether its
+/// type is registered); answers its start request.
+pub(crate) fn check_shape(definition: &ScheduleDefinition) -> Result<StartRequest, Fault> {
     Times::parse(&definition.spec).map_err(Fault::Validation)?;
     let action = &definition.action;
     if action.tag_list.len() > 5 || action.tag_list.iter().any(|t| t.chars().count() > 256) {
@@ -375,15 +386,12 @@ fn check_definition(
             "action.input holds at most 32768 characters".into(),
         ));
     }
-    let request = start_request(action).map_err(Fault::Validation)?;
-    let workflow_type = action_type(action);
-    resolve_start(tx, domain, &workflow_type, request)?.map_err(|e| e.fault(&workflow_type))?;
     if definition.catchup_window == Some(0) {
         return Err(Fault::Validation(
             "catchupWindow must be at least 1 second".into(),
         ));
     }
-    Ok(())
+    start_request(action).map_err(Fault::Validation)
 }
 
 /// `schedule` as described now: with its next nominal times, if it will act on them.

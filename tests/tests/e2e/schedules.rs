@@ -205,6 +205,15 @@ async fn each_overlap_policy_acts_on_times_that_come_while_a_run_is_open() {
     );
     let asked = describe(&swf, &t("cancelOther", 1), &cancel.running[0].run_id).await;
     assert!(asked.execution_info().unwrap().cancel_requested());
+    let metrics = crate::observability::scrape(&server, None).await;
+    for line in [
+        r#"weft_schedule_runs_started{domain="d",schedule="allowAll"} 3"#,
+        r#"weft_schedule_times_skipped{domain="d",schedule="skip"} 2"#,
+        r#"weft_schedule_times_missed{domain="d",schedule="skip"} 0"#,
+        r#"weft_schedule_paused{domain="d",schedule="skip"} 0"#,
+    ] {
+        assert!(metrics.contains(line), "{line} in:\n{metrics}");
+    }
     let replaced = state("terminateOther").await.info.recent[0].clone();
     let run_id = replaced.run_id.expect("the first run started");
     let terminated = describe(&swf, &replaced.workflow_id, &run_id).await;

@@ -58,7 +58,7 @@ async function send(
     response = await fetch(query ? `${path}?${query}` : path, {
       method,
       headers: all,
-      body: method === 'GET' ? undefined : body,
+      body: method === 'GET' || method === 'DELETE' ? undefined : body,
       credentials: 'omit',
       cache: 'no-store',
     });
@@ -120,6 +120,11 @@ export function v1Query<T>(segments: string[], params: Record<string, string | n
 /** POSTs (or PUTs) `body` as JSON to the `/v1` resource named by `segments`. */
 export function v1Send<T>(method: 'POST' | 'PUT', segments: string[], body: object): Promise<T> {
   return send(method, v1Path(segments), { 'content-type': 'application/json' }, JSON.stringify(body), credentials) as Promise<T>;
+}
+
+/** DELETEs the `/v1` resource named by `segments`. */
+export function v1Delete<T>(...segments: string[]): Promise<T> {
+  return send('DELETE', v1Path(segments), {}, '', credentials) as Promise<T>;
 }
 
 const v1Path = (segments: string[]) => '/v1/' + segments.map((s) => uriEncode(s)).join('/');

@@ -1,4 +1,5 @@
-// Bodies of Weft's /v1 API (host/src/model/wasm.rs; serde camelCase). Times are epoch seconds.
+// Bodies of Weft's /v1 API (host/src/model/wasm.rs, schedules.rs; serde camelCase). Times are
+// epoch seconds.
 
 export type BindingKind = 'decision' | 'activity' | 'function';
 export type World = 'decider' | 'activity-worker' | 'function';
@@ -150,4 +151,94 @@ export interface BatchOutcome {
   matched: number;
   done: number;
   failures?: { workflowId: string; runId: string; message: string }[];
+}
+
+/** What a nominal time of a schedule does while a run it started is open. */
+export type Overlap = 'skip' | 'bufferOne' | 'bufferAll' | 'cancelOther' | 'terminateOther' | 'allowAll';
+
+/** When a schedule's nominal times are: every `every` seconds (plus `offset`), or cron expressions. */
+export interface ScheduleSpec {
+  every?: number;
+  offset?: number;
+  cron?: string[];
+  /** The IANA time zone of the cron expressions; UTC if not given. */
+  timeZone?: string;
+  startAt?: number;
+  endAt?: number;
+  jitter?: number;
+}
+
+/** The run each nominal time starts (the type's defaults where members are left out). */
+export interface StartAction {
+  workflowType: { name: string; version: string };
+  taskList?: string;
+  taskPriority?: string;
+  input?: string;
+  executionStartToCloseTimeout?: string;
+  tagList?: string[];
+  taskStartToCloseTimeout?: string;
+  childPolicy?: string;
+  lambdaRole?: string;
+}
+
+/** What a schedule is (the body of `POST` and `PUT /v1/domains/{domain}/schedules/{id}`). */
+export interface ScheduleDefinition {
+  spec: ScheduleSpec;
+  action: StartAction;
+  overlap?: Overlap;
+  /** Seconds after a nominal time within which it is still acted on; 60 if not given. */
+  catchupWindow?: number;
+  /** Runs it starts at most, all told. */
+  limit?: number;
+}
+
+/** A run a schedule started, or tried to: `runId` if it started, `error` why not. */
+export interface ScheduleAction {
+  nominalTime: number;
+  actualTime: number;
+  workflowId: string;
+  runId?: string;
+  error?: string;
+}
+
+/** What a schedule has done, and holds. */
+export interface ScheduleState {
+  createdAt: number;
+  updatedAt: number;
+  paused?: boolean;
+  /** Why it was last paused or unpaused. */
+  note?: string;
+  /** Runs it started. */
+  actions: number;
+  skipped: number;
+  missed: number;
+  /** The open runs it started. */
+  running?: { workflowId: string; runId: string }[];
+  /** Nominal times waiting for the open runs to close, earliest first. */
+  buffered?: number[];
+  /** Its last actions, newest last. */
+  recent?: ScheduleAction[];
+}
+
+/** A schedule as `GET /v1/domains/{domain}/schedules/{id}` describes it. */
+export interface ScheduleDescription {
+  id: string;
+  schedule: ScheduleDefinition;
+  info: ScheduleState;
+  /** The next nominal times (up to 5), when it is not paused. */
+  nextTimes: number[];
+}
+
+/** One page of `GET /v1/domains/{domain}/schedules`, in id order. */
+export interface ScheduleList {
+  schedules: ScheduleDescription[];
+  nextPageToken?: string;
+}
+
+/** What `POST .../schedules/{id}/trigger` or `.../backfill` did. */
+export interface ScheduleOutcome {
+  /** Nominal times acted on. */
+  times: number;
+  /** Runs started at once. */
+  started: number;
 }

@@ -7,6 +7,7 @@ import { days } from '../format';
 import { links } from '../router';
 import { BindingsTab } from './bindings';
 import { ExecutionsTab } from './executions';
+import { SchedulesTab } from './schedules';
 import { StartTab } from './start';
 import { TaskListsTab } from './task-lists';
 import { TypesTab } from './types';
@@ -15,6 +16,7 @@ const TABS: [string, string][] = [
   ['executions', 'Executions'],
   ['types', 'Types'],
   ['task-lists', 'Task lists'],
+  ['schedules', 'Schedules'],
   ['bindings', 'Bindings & modules'],
 ];
 
@@ -52,6 +54,7 @@ export function DomainPage({ domain, tab }: { domain: string; tab: string }) {
       {tab === 'executions' && <ExecutionsTab domain={domain} />}
       {tab === 'types' && <TypesTab domain={domain} />}
       {tab === 'task-lists' && <TaskListsTab domain={domain} />}
+      {tab === 'schedules' && <SchedulesTab domain={domain} />}
       {tab === 'bindings' && <BindingsTab domain={domain} />}
       {tab === 'start' && <StartTab domain={domain} />}
       {!['start', ...TABS.map(([id]) => id)].includes(tab) && <p>No such section.</p>}

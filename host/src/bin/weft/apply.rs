@@ -11,8 +11,8 @@ use clap::Args;
 use serde::Serialize;
 use serde_json::{Value, json};
 use weft_host::client::{
-    Bind, Binding, BindingKind, Client, ClientError, GuestLimits, ModuleLabel, ModuleRecord, World,
-    module_digest,
+    Bind, Binding, BindingKind, Client, ClientError, GuestLimits, ModuleLabel, ModuleRecord,
+    ScheduleDefinition, World, module_digest,
 };
 
 use crate::manifest::{ActivitySpec, FILE_NAME, Manifest, ModuleSpec, WorkflowSpec};
@@ -104,6 +104,13 @@ enum Change {
         input: Value,
     },
     Deploy(Box<Deploy>),
+    /// A schedule made (`exists` false) or changed.
+    Schedule {
+        what: String,
+        id: String,
+        definition: Box<ScheduleDefinition>,
+        exists: bool,
+    },
 }
 
 struct Deploy {
@@ -133,6 +140,10 @@ pub(crate) async fn run(args: ApplyArgs) -> anyhow::Result<()> {
     let verb = |change: &Change| match change {
         Change::Register { what, .. } => ("register", what.clone()),
         Change::Deploy(deploy) => ("upload and bind", deploy.what.clone()),
+        Change::Schedule { what, exists, .. } => match exists {
+            true => ("change", what.clone()),
+            false => ("make", what.clone()),
+        },
     };
     if args.dry_run {
         for change in &changes {
@@ -156,6 +167,28 @@ pub(crate) async fn run(args: ApplyArgs) -> anyhow::Result<()> {
                 Step { done, what }
             }
             Change::Deploy(deploy) => apply_module(&client, &project, *deploy, &args).await?,
+            Change::Schedule {
+                what,
+                id,
+                definition,
+                exists,
+            } => {
+                let domain = &project.manifest.domain.name;
+                let done = match exists {
+                    true => client
+                        .update_schedule(domain, &id, &definition)
+                        .await
+                        .map(|_| "changed"),
+                    false => client
+                        .create_schedule(domain, &id, &definition)
+                        .await
+                        .map(|_| "made"),
+                };
+                Step {
+                    done: done?.into(),
+                    what,
+                }
+            }
         };
         if !args.remote.json {
             println!("{}  {}", step.done, step.what);
@@ -185,6 +218,8 @@ async fn plan(client: &Client, project: &Project) -> anyhow::Result<(Vec<Change>
     let domain_exists = plan.domain(client, &project.manifest).await?;
     plan.types(client, &project.manifest, domain_exists).await?;
     plan.modules(client, project, domain_exists).await?;
+    plan.schedules(client, &project.manifest, domain_exists)
+        .await?;
     if !plan.refusals.is_empty() {
         for refusal in &plan.refusals {
             eprintln!("refused: {refusal}");
@@ -276,6 +311,48 @@ impl Plan {
                 ));
             } else {
                 self.unchanged(what);
+            }
+        }
+        Ok(())
+    }
+
+    /// Plans the schedules: made where missing, changed where they differ. A schedule the
+    /// manifest no longer declares stays (`weft schedule delete` removes it).
+    async fn schedules(
+        &mut self,
+        client: &Client,
+        manifest: &Manifest,
+        domain_exists: bool,
+    ) -> anyhow::Result<()> {
+        let held = match domain_exists {
+            true => client.schedules(&manifest.domain.name).await?,
+            false => Vec::new(),
+        };
+        for entry in &manifest.schedules {
+            // Checked when the manifest was read.
+            let definition = entry.definition().map_err(anyhow::Error::msg)?;
+            let what = format!("schedule {}", entry.id);
+            let ty = &definition.action.workflow_type;
+            let declared =
+                (manifest.workflows.iter()).find(|w| w.name == ty.name && w.version == ty.version);
+            let missing = declared.map(|w| crate::manifest::undefined(entry, w));
+            if let Some(missing) = missing.filter(|m| !m.is_empty()) {
+                self.refusals.push(format!(
+                    "{what}: neither it nor workflow {}:{} gives {}",
+                    ty.name,
+                    ty.version,
+                    missing.join(", ")
+                ));
+                continue;
+            }
+            match held.iter().find(|s| s.id == entry.id) {
+                Some(held) if held.schedule == definition => self.unchanged(what),
+                held => self.changes.push(Change::Schedule {
+                    what,
+                    id: entry.id.clone(),
+                    definition: Box::new(definition),
+                    exists: held.is_some(),
+                }),
             }
         }
         Ok(())

@@ -261,7 +261,7 @@ fn start_action(ty: weft_host::client::TypeRef) -> StartAction {
 }
 
 /// An overlap policy by its name (`buffer-one` or `bufferOne`).
-fn overlap(text: &str) -> Result<Overlap, String> {
+pub(crate) fn overlap(text: &str) -> Result<Overlap, String> {
     let wanted: String = text.chars().filter(|c| *c != '-' && *c != '_').collect();
     Overlap::ALL
         .iter()
@@ -275,7 +275,7 @@ fn overlap(text: &str) -> Result<Overlap, String> {
 
 /// A time: RFC 3339 (`2026-03-01T00:00:00Z`, `2026-03-01T01:00:00+01:00`) or seconds since the
 /// epoch.
-fn instant(text: &str) -> Result<Timestamp, String> {
+pub(crate) fn instant(text: &str) -> Result<Timestamp, String> {
     if let Ok(secs) = text.parse::<f64>() {
         return Timestamp::from_secs_f64(secs).ok_or_else(|| format!("{text:?} is out of range"));
     }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use weft_tests::TestServer;
 
-use super::weft;
+use super::{Weft, weft, write};
 use crate::common::register_domain;
 use crate::flow::{D, register_workflow};
 
@@ -151,4 +151,49 @@ async fn a_schedule_is_run_from_the_command_line() {
     );
     let gone = run(schedule(&["describe", "hourly"])).await;
     assert!(gone.err().contains("Unknown schedule: hourly"), "{gone:?}");
+}
+
+#[tokio::test]
+async fn apply_makes_a_declared_schedule_then_changes_it_only_when_it_differs() {
+    let server = TestServer::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = |cron: &str| {
+        format!(
+            "[domain]\nname = \"{D}\"\n\n[[workflow]]\nname = \"Report\"\nversion = \"1\"\n\
+             task-list = \"reports\"\nexecution-timeout = \"1h\"\ntask-timeout = \"10s\"\n\n\
+             [[schedule]]\nid = \"nightly\"\ntype = \"Report:1\"\ncron = [\"{cron}\"]\n\
+             time-zone = \"Europe/Berlin\"\noverlap = \"buffer-one\"\n"
+        )
+    };
+    let apply = || Weft::at(&server).dir(dir.path()).run(&["apply"]);
+    // A start needs a child policy: the type gives none, nor does the schedule yet.
+    write(dir.path(), "weft-app.toml", &manifest("30 2 * * *"));
+    let refused = apply().await;
+    assert!(
+        refused
+            .err()
+            .contains("schedule nightly: neither it nor workflow Report:1 gives child-policy"),
+        "{refused:?}"
+    );
+    let with_policy = |cron: &str| manifest(cron) + "child-policy = \"TERMINATE\"\n";
+    write(dir.path(), "weft-app.toml", &with_policy("30 2 * * *"));
+    let first = apply().await;
+    assert!(first.out().contains("made  schedule nightly"), "{first:?}");
+    let again = apply().await;
+    assert!(
+        again.out().contains("unchanged  schedule nightly"),
+        "{again:?}"
+    );
+    assert!(again.out().contains("nothing to change"), "{again:?}");
+
+    write(dir.path(), "weft-app.toml", &with_policy("0 3 * * *"));
+    let changed = apply().await;
+    assert!(
+        changed.out().contains("changed  schedule nightly"),
+        "{changed:?}"
+    );
+    let weft = weft_tests::guests::weft_client(&server);
+    let held = weft.schedule(D, "nightly").await.expect("the schedule");
+    assert_eq!(held.schedule.spec.cron, ["0 3 * * *"]);
+    assert_eq!(held.schedule.overlap, weft_host::client::Overlap::BufferOne);
 }

@@ -26,6 +26,12 @@
 //! name = "greetings-decider"
 //! file = "target/wasm32-wasip2/release/greeting_decider.wasm"
 //! decisions = "greeting-decisions"
+//!
+//! [[schedule]]  # a run every morning (docs/schedules.md)
+//! id = "morning"
+//! type = "Greeting:1"
+//! cron = ["0 8 * * *"]
+//! time-zone = "Europe/Berlin"
 //! ```
 //!
 //! `[workflow-defaults]` does for `[[workflow]]` what `[activity-defaults]` does for
@@ -37,6 +43,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use weft_host::client::{UpgradePolicy, check_registration};
+
+mod schedules;
+pub(crate) use schedules::{ScheduleEntry, undefined};
 
 /// The file name `weft apply` looks for in the current directory.
 pub(crate) const FILE_NAME: &str = "weft-app.toml";
@@ -56,6 +65,9 @@ pub(crate) struct Manifest {
     /// Wasm modules and what each serves.
     #[serde(default, rename = "module")]
     pub(crate) modules: Vec<ModuleSpec>,
+    /// Schedules that start the domain's workflows.
+    #[serde(default, rename = "schedule")]
+    pub(crate) schedules: Vec<ScheduleEntry>,
 }
 
 /// `[domain]`.
@@ -239,6 +251,13 @@ impl Manifest {
                     "module {}: give exactly one of decisions, activities or function",
                     module.file.display()
                 ));
+            }
+        }
+        let mut ids = std::collections::HashSet::new();
+        for schedule in &self.schedules {
+            schedule.definition()?;
+            if !ids.insert(&schedule.id) {
+                return Err(format!("schedule {} is declared twice", schedule.id));
             }
         }
         self.check_twice()?;

@@ -130,3 +130,38 @@ fn a_manifest_reads_and_says_what_to_fix() {
     let two = text.replace("decisions =", "function = \"f\"\ndecisions =");
     assert!(Manifest::parse(&two).unwrap_err().contains("exactly one"));
 }
+
+#[test]
+fn a_schedule_reads_into_its_definition_and_a_bad_one_is_refused_by_name() {
+    let manifest = |schedule: &str| {
+        let text = format!(
+            "[domain]\nname = \"d\"\n[[workflow]]\nname = \"Report\"\nversion = \"1\"\n\
+             [[schedule]]\nid = \"nightly\"\ntype = \"Report:1\"\n{schedule}"
+        );
+        Manifest::parse(&text)
+    };
+    let read = manifest(
+        "cron = [\"30 2 * * *\"]\ntime-zone = \"Europe/Berlin\"\noverlap = \"buffer-one\"\n\
+         catchup-window = \"5m\"\ntags = [\"reports\"]\n",
+    )
+    .unwrap();
+    let definition = read.schedules[0].definition().unwrap();
+    assert_eq!(definition.spec.cron, ["30 2 * * *"]);
+    assert_eq!(definition.spec.time_zone.as_deref(), Some("Europe/Berlin"));
+    assert_eq!(definition.overlap, weft_host::client::Overlap::BufferOne);
+    assert_eq!(definition.catchup_window, Some(300));
+    assert_eq!(definition.action.workflow_type.name, "Report");
+    for (bad, named) in [
+        ("cron = [\"61 * * * *\"]\n", "spec.cron"),
+        ("every = \"1h\"\ncron = [\"* * * * *\"]\n", "not both"),
+        ("every = \"1w\"\n", "1w"),
+        ("every = \"1h\"\noverlap = \"sometimes\"\n", "buffer-one"),
+        ("", "spec.every"),
+    ] {
+        let refused = manifest(bad).unwrap_err();
+        assert!(
+            refused.contains("schedule nightly") && refused.contains(named),
+            "{refused}"
+        );
+    }
+}
