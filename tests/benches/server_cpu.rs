@@ -33,10 +33,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use one_activity::{DOMAIN, decide, task_list};
+use one_activity::{DOMAIN, decide, task_list, workflow_type};
 use weft_tests::aws_sdk_swf::Client;
 use weft_tests::aws_sdk_swf::config::timeout::TimeoutConfig;
-use weft_tests::aws_sdk_swf::types::WorkflowType;
 use weft_tests::process::{self, Weft};
 
 /// The fakecloud release measured.
@@ -286,13 +285,7 @@ async fn run_lane(client: &Client, prefix: &str, lane: usize, count: usize) -> u
             .start_workflow_execution()
             .domain(DOMAIN)
             .workflow_id(&id)
-            .workflow_type(
-                WorkflowType::builder()
-                    .name("one-activity")
-                    .version("1")
-                    .build()
-                    .expect("workflow type"),
-            )
+            .workflow_type(workflow_type())
             .task_list(task_list(&deciders))
             .input(&id)
             .send()

@@ -60,6 +60,15 @@ pub(crate) fn task_list(name: &str) -> TaskList {
     TaskList::builder().name(name).build().expect("task list")
 }
 
+/// The workflow type [`setup`] registers, `one-activity`/`1`.
+pub(crate) fn workflow_type() -> WorkflowType {
+    WorkflowType::builder()
+        .name("one-activity")
+        .version("1")
+        .build()
+        .expect("workflow type")
+}
+
 /// Registers the domain, the workflow type (on [`DECIDERS`]) and the activity type (on
 /// [`WORKERS`]).
 pub(crate) async fn setup(client: &Client) {
@@ -117,13 +126,7 @@ pub(crate) async fn start_named(nodes: &[TestServer], total: usize, prefix: &str
                         .start_workflow_execution()
                         .domain(DOMAIN)
                         .workflow_id(&id)
-                        .workflow_type(
-                            WorkflowType::builder()
-                                .name("one-activity")
-                                .version("1")
-                                .build()
-                                .expect("workflow type"),
-                        )
+                        .workflow_type(workflow_type())
                         .input(id)
                         .send()
                         .await
