@@ -13,6 +13,7 @@ mod batches;
 mod counters;
 mod lists;
 mod nodes;
+mod schedules;
 mod signals;
 mod writes;
 
