@@ -85,7 +85,6 @@ pub(crate) async fn update(
     id: String,
     definition: ScheduleDefinition,
 ) -> Result<ScheduleDescription, Fault> {
-    let scope = ctx.scope.clone();
     let max_open_runs = svc.engine_for(ctx).max_open_runs;
     let check = move |tx: &dyn Reads, domain: &Domain| {
         check_definition(tx, domain, &definition).map(|()| definition)
@@ -95,7 +94,7 @@ pub(crate) async fn update(
         schedule.cursor = schedule.cursor.max(now);
         schedule.max_open_runs = max_open_runs;
     };
-    change(svc, ctx, (scope, domain, id), check, edit, |_, ()| Ok(()))
+    change(svc, ctx, (domain, id), check, edit, |_, ()| Ok(()))
         .await
         .map(|(description, ())| description)
 }
@@ -110,22 +109,14 @@ pub(crate) async fn pause(
     paused: bool,
     note: Option<String>,
 ) -> Result<ScheduleDescription, Fault> {
-    let scope = ctx.scope.clone();
     let edit = move |schedule: &mut Schedule, (), now| {
         schedule.state.paused = paused;
         schedule.state.note = note.unwrap_or_default();
         schedule.cursor = schedule.cursor.max(now);
     };
-    change(
-        svc,
-        ctx,
-        (scope, domain, id),
-        |_, _| Ok(()),
-        edit,
-        |_, ()| Ok(()),
-    )
-    .await
-    .map(|(description, ())| description)
+    change(svc, ctx, (domain, id), |_, _| Ok(()), edit, |_, ()| Ok(()))
+        .await
+        .map(|(description, ())| description)
 }
 
 /// Acts on nominal time now for schedule `id`, as its overlap policy says.
@@ -135,7 +126,6 @@ pub(crate) async fn trigger(
     domain: String,
     id: String,
 ) -> Result<ScheduleOutcome, Fault> {
-    let scope = ctx.scope.clone();
     let trigger = |acting: &mut Acting<'_, '_, '_, '_>, ()| {
         let before = acting.schedule.state.actions;
         let now = acting.eng.tx.now();
@@ -145,7 +135,7 @@ pub(crate) async fn trigger(
     change(
         svc,
         ctx,
-        (scope, domain, id),
+        (domain, id),
         |_, _| Ok(()),
         |_, (), _| (),
         trigger,
@@ -166,7 +156,6 @@ pub(crate) async fn backfill(
     id: String,
     range: Backfill,
 ) -> Result<ScheduleOutcome, Fault> {
-    let scope = ctx.scope.clone();
     let check = move |_: &dyn Reads, _: &Domain| {
         if range.to < range.from {
             return Err(Fault::Validation("backfill's to is before its from".into()));
@@ -189,19 +178,12 @@ pub(crate) async fn backfill(
         }
         Ok((times.len() as u64, before))
     };
-    change(
-        svc,
-        ctx,
-        (scope, domain, id),
-        check,
-        |_, range, _| range,
-        backfill,
-    )
-    .await
-    .map(|(description, (times, before))| ScheduleOutcome {
-        times,
-        started: description.info.actions - before,
-    })
+    change(svc, ctx, (domain, id), check, |_, range, _| range, backfill)
+        .await
+        .map(|(description, (times, before))| ScheduleOutcome {
+            times,
+            started: description.info.actions - before,
+        })
 }
 
 /// Removes schedule `id`. The runs it started run on.
@@ -276,7 +258,7 @@ pub(crate) async fn list(
 async fn change<P, Q, T, C, E, A>(
     svc: &Service,
     ctx: &Ctx,
-    (scope, domain, id): (crate::model::Scope, String, String),
+    (domain, id): (String, String),
     check: C,
     edit: E,
     act: A,
@@ -288,7 +270,7 @@ where
     E: FnOnce(&mut Schedule, P, Timestamp) -> Q + Clone + Send + 'static,
     A: FnOnce(&mut Acting<'_, '_, '_, '_>, Q) -> Result<T, StoreError> + Clone + Send + 'static,
 {
-    let setup = svc.engine_for(ctx);
+    let (scope, setup) = (ctx.scope.clone(), svc.engine_for(ctx));
     svc.store
         .write(
             move |tx| {

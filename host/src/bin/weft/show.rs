@@ -4,8 +4,9 @@ use serde_json::Value;
 
 use weft_host::client::swf::attributes;
 use weft_host::client::{
-    Binding, ClockState, GuestFailureRecord, ModuleRecord, PinnedDecider, ResetReport, RunFailure,
-    RunLogLine, RunReplay, RunUpgrade, ScheduleDescription, ScheduleSpec, Timestamp, UpgradeReport,
+    Binding, ClockState, GuestFailureRecord, ModuleRecord, Overlap, PinnedDecider, ResetReport,
+    RunFailure, RunLogLine, RunReplay, RunUpgrade, ScheduleDescription, ScheduleSpec, Timestamp,
+    UpgradeReport,
 };
 
 /// A module: `DIGEST  [NAME [VERSION]  ]WORLD  SIZE bytes  uploaded TIME`, then
@@ -301,8 +302,10 @@ pub(crate) fn schedule(d: &ScheduleDescription) -> Vec<String> {
     let info = &d.info;
     let mut out = vec![schedule_line(d)];
     out.push(format!(
-        "  overlap {:?}; skipped {}, missed {}",
-        d.schedule.overlap, info.skipped, info.missed
+        "  overlap {}; skipped {}, missed {}",
+        overlap(d.schedule.overlap),
+        info.skipped,
+        info.missed
     ));
     if !d.next_times.is_empty() {
         let next: Vec<String> = d.next_times.iter().map(|t| time(*t)).collect();
@@ -322,6 +325,21 @@ pub(crate) fn schedule(d: &ScheduleDescription) -> Vec<String> {
         out.push(format!("  {}  {outcome}", time(action.nominal_time)));
     }
     out
+}
+
+/// An overlap policy as `--overlap` names it: `skip`, `buffer-one`, `cancel-other`.
+fn overlap(policy: Overlap) -> String {
+    let name = Overlap::ALL
+        .iter()
+        .find(|(_, o)| *o == policy)
+        .map_or("", |(n, _)| *n);
+    name.chars().fold(String::new(), |mut out, c| {
+        if c.is_ascii_uppercase() {
+            out.push('-');
+        }
+        out.push(c.to_ascii_lowercase());
+        out
+    })
 }
 
 /// A spec: `every 1h`, `every 1h +5m`, `cron "0 2 * * *" Europe/Berlin`.
