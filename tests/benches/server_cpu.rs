@@ -16,6 +16,9 @@
 //! which the bench installs on first use (`cargo install fakecloud`: a long build of its own);
 //! `WEFT_BENCH_FAKECLOUD=none` measures Weft alone. `WEFT_BENCH_WORKFLOWS` sets the workflows
 //! per measurement (default 1000), `WEFT_BENCH_ROUNDS` the rounds (default 3).
+//! `WEFT_BENCH_BASELINE=PATH` names an earlier `weft` build kept aside, measured in both modes
+//! in the same interleaved rounds: a change's before-and-after figures, taken together so that
+//! the machine's drift between runs does not pass for the change's effect.
 //!
 //! It prints figures and asserts nothing about time.
 //!
@@ -50,6 +53,8 @@ const WARM_UP: usize = 40;
 enum Mode {
     WeftDurable,
     WeftEphemeral,
+    BaselineDurable,
+    BaselineEphemeral,
     FakecloudMemory,
     FakecloudPersistent,
 }
@@ -59,10 +64,19 @@ impl Mode {
         match self {
             Mode::WeftDurable => "Weft, durable (redb, fsync per commit)",
             Mode::WeftEphemeral => "Weft, --ephemeral (in memory)",
+            Mode::BaselineDurable => "baseline Weft, durable",
+            Mode::BaselineEphemeral => "baseline Weft, --ephemeral",
             Mode::FakecloudMemory => "fakecloud, memory",
             Mode::FakecloudPersistent => "fakecloud, persistent",
         }
     }
+}
+
+/// The other programs measured beside this build's `weft`.
+#[derive(Clone, Default)]
+struct Others {
+    fakecloud: Option<PathBuf>,
+    baseline: Option<PathBuf>,
 }
 
 /// A server under measurement, as a child process.
@@ -72,22 +86,22 @@ enum Server {
 }
 
 impl Server {
-    fn start(mode: Mode, dir: &Path, fakecloud: Option<&Path>) -> Server {
+    fn start(mode: Mode, dir: &Path, others: &Others) -> Server {
         let (data, log) = (dir.join("data"), dir.join("server.log"));
-        match (mode, fakecloud) {
-            (Mode::WeftDurable, _) => Server::Weft(Weft::start(&data, &log, None)),
-            (Mode::WeftEphemeral, _) => Server::Weft(Weft::start_with(
-                &data,
-                &log,
-                None,
-                &["--ephemeral"],
-                "warn",
-            )),
-            (_, Some(fakecloud)) => {
+        let weft = |binary: &Path, args: &[&str]| {
+            Server::Weft(Weft::start_binary(binary, &data, &log, None, args, "warn"))
+        };
+        let baseline = || others.baseline.as_deref().expect("the baseline's path");
+        match mode {
+            Mode::WeftDurable => weft(&process::binary(), &[]),
+            Mode::WeftEphemeral => weft(&process::binary(), &["--ephemeral"]),
+            Mode::BaselineDurable => weft(baseline(), &[]),
+            Mode::BaselineEphemeral => weft(baseline(), &["--ephemeral"]),
+            Mode::FakecloudMemory | Mode::FakecloudPersistent => {
+                let fakecloud = others.fakecloud.as_deref().expect("fakecloud's path");
                 let persistent = (mode == Mode::FakecloudPersistent).then_some(&*data);
                 start_fakecloud(fakecloud, persistent, &log)
             }
-            (_, None) => unreachable!("fakecloud's modes run only with fakecloud"),
         }
     }
 
@@ -190,15 +204,21 @@ fn fakecloud() -> Option<PathBuf> {
 
 fn main() {
     process::build_release();
-    let fakecloud = fakecloud();
-    weft_tests::bench::run(run(fakecloud));
+    let others = Others {
+        fakecloud: fakecloud(),
+        baseline: std::env::var_os("WEFT_BENCH_BASELINE").map(PathBuf::from),
+    };
+    weft_tests::bench::run(run(others));
 }
 
-async fn run(fakecloud: Option<PathBuf>) {
+async fn run(others: Others) {
     let total = one_activity::workflows();
     let rounds = weft_tests::bench::setting("WEFT_BENCH_ROUNDS", 3);
     let mut modes = vec![Mode::WeftDurable, Mode::WeftEphemeral];
-    match fakecloud {
+    if others.baseline.is_some() {
+        modes.extend([Mode::BaselineDurable, Mode::BaselineEphemeral]);
+    }
+    match others.fakecloud {
         Some(_) => modes.extend([Mode::FakecloudMemory, Mode::FakecloudPersistent]),
         None => println!("(WEFT_BENCH_FAKECLOUD=none: fakecloud is not measured)"),
     }
@@ -209,7 +229,7 @@ async fn run(fakecloud: Option<PathBuf>) {
     let mut cpu: Vec<Vec<f64>> = vec![Vec::new(); modes.len()];
     for round in 1..=rounds {
         for (i, &mode) in modes.iter().enumerate() {
-            let figures = measure(mode, fakecloud.as_deref(), total).await;
+            let figures = measure(mode, &others, total).await;
             println!(
                 "  round {round}  {:<40} {:>6.0} µs of server CPU per workflow  {:>5.0} \
                  workflows/s  ({} empty polls)",
@@ -238,14 +258,12 @@ struct Figures {
 
 /// Runs `total` workflows on a fresh server in `mode` after a warm-up, and what its process
 /// spent on them.
-async fn measure(mode: Mode, fakecloud: Option<&Path>, total: usize) -> Figures {
+async fn measure(mode: Mode, others: &Others, total: usize) -> Figures {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let path = dir.path().to_owned();
-    let fakecloud = fakecloud.map(Path::to_owned);
-    let server =
-        tokio::task::spawn_blocking(move || Server::start(mode, &path, fakecloud.as_deref()))
-            .await
-            .expect("the server starts");
+    let (path, others) = (dir.path().to_owned(), others.clone());
+    let server = tokio::task::spawn_blocking(move || Server::start(mode, &path, &others))
+        .await
+        .expect("the server starts");
     let client = weft_tests::client_at(&server.endpoint(), TimeoutConfig::disabled());
     one_activity::setup(&client).await;
     run_lanes(&client, "warm-up", WARM_UP).await;

@@ -116,12 +116,24 @@ impl Weft {
         args: &[&str],
         filter: &str,
     ) -> Weft {
+        Weft::start_binary(&binary(), data, log, store, args, filter)
+    }
+
+    /// Like [`Weft::start_with`], running the `weft` at `binary`: a bench's other build.
+    pub fn start_binary(
+        binary: &Path,
+        data: &Path,
+        log: &Path,
+        store: Option<&str>,
+        args: &[&str],
+        filter: &str,
+    ) -> Weft {
         let log_file = OpenOptions::new()
             .create(true)
             .append(true)
             .open(log)
             .expect("the log file opens");
-        let mut command = Command::new(binary());
+        let mut command = Command::new(binary);
         command
             .args(["serve", "--listen", "127.0.0.1:0", "--data"])
             .arg(data)

@@ -2,9 +2,12 @@
 //! reads and writes of domains and types. Runs are in `runs.rs`, the Wasm extension in
 //! `wasm.rs`, schedules in `schedules.rs`.
 
-use std::ops::{Bound, Deref, DerefMut};
+use std::cell::OnceCell;
+use std::ops::{Bound, Deref};
 
-use redb::{AccessGuard, Key, ReadableTable, StorageError, Table, Value, WriteTransaction};
+use redb::{
+    AccessGuard, Key, ReadableTable, StorageError, Table, TableDefinition, Value, WriteTransaction,
+};
 
 use crate::clock::Timestamp;
 use crate::model::{AnyType, Domain, Kind, Scope, TypeName};
@@ -33,34 +36,41 @@ impl<T> Deref for Opened<T> {
     }
 }
 
-/// A table of the writer's transaction that notes whether it was written to: every write
-/// takes it mutably, every read shared.
-pub(super) struct Tracked<T> {
-    table: T,
+/// A table of the writer's transaction, opened on first use and then kept open for the rest
+/// of the batch: opening a table in a write transaction costs more than a lookup, and most
+/// batches touch a few of the tables. It notes whether it was written to: every write takes it
+/// with [`write`](Self::write), every read with [`read`](Self::read).
+pub(super) struct Lazy<'t, K: Key + 'static, V: Value + 'static> {
+    txn: &'t WriteTransaction,
+    definition: TableDefinition<'static, K, V>,
+    table: OnceCell<Table<'t, K, V>>,
     changed: bool,
 }
 
-impl<T> Tracked<T> {
-    fn new(table: T) -> Self {
-        Tracked {
-            table,
+impl<'t, K: Key + 'static, V: Value + 'static> Lazy<'t, K, V> {
+    fn new(txn: &'t WriteTransaction, definition: TableDefinition<'static, K, V>) -> Self {
+        Lazy {
+            txn,
+            definition,
+            table: OnceCell::new(),
             changed: false,
         }
     }
-}
 
-impl<T> Deref for Tracked<T> {
-    type Target = T;
-
-    fn deref(&self) -> &T {
-        &self.table
+    /// The table, to read.
+    pub(super) fn read(&self) -> Result<&Table<'t, K, V>, StoreError> {
+        if let Some(table) = self.table.get() {
+            return Ok(table);
+        }
+        let table = self.txn.open_table(self.definition)?;
+        Ok(self.table.get_or_init(|| table))
     }
-}
 
-impl<T> DerefMut for Tracked<T> {
-    fn deref_mut(&mut self) -> &mut T {
+    /// The table, to write.
+    pub(super) fn write(&mut self) -> Result<&mut Table<'t, K, V>, StoreError> {
+        self.read()?;
         self.changed = true;
-        &mut self.table
+        Ok(self.table.get_mut().expect("opened by read"))
     }
 }
 
@@ -68,11 +78,10 @@ macro_rules! tables {
     ($($field:ident / $method:ident : $def:ident <$key:ty, $value:ty>;)*) => {
         /// The writer's transaction: every change of one batch of requests, committed together.
         ///
-        /// The tables stay open for the whole batch: opening and closing a table in a write
-        /// transaction costs more than a lookup, and the writer is the one serial path every
-        /// change takes.
+        /// A table a batch uses stays open for the whole batch (`Lazy`): the writer is the one
+        /// serial path every change takes.
         pub(crate) struct WriteTx<'t> {
-            $(pub(super) $field: Tracked<Table<'t, $key, $value>>,)*
+            $(pub(super) $field: Lazy<'t, $key, $value>,)*
             now: Timestamp,
             after_commit: Vec<Box<dyn FnOnce() + Send>>,
         }
@@ -98,19 +107,19 @@ macro_rules! tables {
         impl Tables for WriteTx<'_> {
             $(
                 fn $method(&self) -> Result<impl Deref<Target: ReadableTable<$key, $value>>, StoreError> {
-                    Ok(&*self.$field)
+                    self.$field.read()
                 }
             )*
         }
 
         impl<'t> WriteTx<'t> {
-            /// Opens the tables of `txn` for a batch happening at `now`.
-            pub(super) fn open(txn: &'t WriteTransaction, now: Timestamp) -> Result<Self, StoreError> {
-                Ok(WriteTx {
-                    $($field: Tracked::new(txn.open_table($def)?),)*
+            /// The tables of `txn`, for a batch happening at `now`.
+            pub(super) fn new(txn: &'t WriteTransaction, now: Timestamp) -> Self {
+                WriteTx {
+                    $($field: Lazy::new(txn, $def),)*
                     now,
                     after_commit: Vec::new(),
-                })
+                }
             }
         }
 
@@ -278,7 +287,7 @@ impl Writes for WriteTx<'_> {
     }
 
     fn next_id(&mut self) -> Result<u64, StoreError> {
-        let next = match self.meta.get("next_id")? {
+        let next = match self.meta.read()?.get("next_id")? {
             Some(v) => {
                 u64::from_le_bytes(v.value().try_into().map_err(|_| StoreError::Corrupt {
                     table: "meta",
@@ -287,7 +296,9 @@ impl Writes for WriteTx<'_> {
             }
             None => 1,
         };
-        self.meta.insert("next_id", &(next + 1).to_le_bytes()[..])?;
+        self.meta
+            .write()?
+            .insert("next_id", &(next + 1).to_le_bytes()[..])?;
         Ok(next)
     }
 }
@@ -295,7 +306,9 @@ impl Writes for WriteTx<'_> {
 impl DomainWrites for WriteTx<'_> {
     fn add_count(&mut self, domain: u64, counter: Counter, delta: i64) -> Result<(), StoreError> {
         let count = self.count(domain, counter)?.saturating_add_signed(delta);
-        self.counters.insert((domain, counter.key()), count)?;
+        self.counters
+            .write()?
+            .insert((domain, counter.key()), count)?;
         Ok(())
     }
 
@@ -334,7 +347,7 @@ impl DomainWrites for WriteTx<'_> {
         ty: &TypeName,
     ) -> Result<(), StoreError> {
         let key = (domain, kind as u8, ty.name.as_str(), ty.version.as_str());
-        self.types.remove(key)?;
+        self.types.write()?.remove(key)?;
         Ok(())
     }
 }
@@ -349,6 +362,7 @@ impl WriteTx<'_> {
         );
         Ok(self
             .domains
+            .write()?
             .insert(key, encode(domain).as_slice())?
             .is_none())
     }
@@ -362,7 +376,7 @@ impl WriteTx<'_> {
     ) -> Result<bool, StoreError> {
         let (kind, bytes) = encode_type(record);
         let key = (domain, kind as u8, ty.name.as_str(), ty.version.as_str());
-        Ok(self.types.insert(key, bytes.as_slice())?.is_none())
+        Ok(self.types.write()?.insert(key, bytes.as_slice())?.is_none())
     }
 }
 

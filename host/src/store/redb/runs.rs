@@ -259,7 +259,7 @@ fn list_range(domain: u64, kind: TaskKind, list: &str) -> (QueueKey<'_>, QueueKe
 
 impl RunWrites for WriteTx<'_> {
     fn put_run(&mut self, run: &Run) -> Result<(), StoreError> {
-        self.runs.insert(run.seq, encode(run).as_slice())?;
+        self.runs.write()?.insert(run.seq, encode(run).as_slice())?;
         Ok(())
     }
 
@@ -271,9 +271,11 @@ impl RunWrites for WriteTx<'_> {
         name: Option<&str>,
         json: &[u8],
     ) -> Result<(), StoreError> {
-        self.items.insert((seq, kind as u8, key), json)?;
+        self.items.write()?.insert((seq, kind as u8, key), json)?;
         if let Some(name) = name {
-            self.item_names.insert((seq, kind as u8, name), key)?;
+            self.item_names
+                .write()?
+                .insert((seq, kind as u8, name), key)?;
         }
         Ok(())
     }
@@ -285,9 +287,9 @@ impl RunWrites for WriteTx<'_> {
         key: u64,
         name: Option<&str>,
     ) -> Result<(), StoreError> {
-        self.items.remove((seq, kind as u8, key))?;
+        self.items.write()?.remove((seq, kind as u8, key))?;
         if let Some(name) = name {
-            self.item_names.remove((seq, kind as u8, name))?;
+            self.item_names.write()?.remove((seq, kind as u8, name))?;
         }
         Ok(())
     }
@@ -295,18 +297,19 @@ impl RunWrites for WriteTx<'_> {
     fn name_run(&mut self, run: &Run) -> Result<(), StoreError> {
         let (domain, id) = (run.domain, run.execution.workflow_id.as_str());
         self.run_ids
+            .write()?
             .insert((domain, id, run.execution.run_id.as_str()), run.seq)?;
         if run.closed.is_none() {
-            self.open_runs.insert((domain, id), run.seq)?;
+            self.open_runs.write()?.insert((domain, id), run.seq)?;
         }
         Ok(())
     }
 
     fn unname_open_run(&mut self, run: &Run) -> Result<(), StoreError> {
         let key = (run.domain, run.execution.workflow_id.as_str());
-        let current = self.open_runs.get(key)?.map(|v| v.value());
+        let current = self.open_runs.read()?.get(key)?.map(|v| v.value());
         if current == Some(run.seq) {
-            self.open_runs.remove(key)?;
+            self.open_runs.write()?.remove(key)?;
         }
         Ok(())
     }
@@ -314,29 +317,33 @@ impl RunWrites for WriteTx<'_> {
     fn purge_run(&mut self, run: &Run) -> Result<(), StoreError> {
         let id = &run.execution;
         self.run_ids
+            .write()?
             .remove((run.domain, id.workflow_id.as_str(), id.run_id.as_str()))?;
         self.events
+            .write()?
             .retain_in((run.seq, 0)..=(run.seq, u64::MAX), |_, _| false)?;
         // A closed run has no open items; a record from before they were kept apart may.
         self.items
+            .write()?
             .retain_in((run.seq, 0, 0)..=(run.seq, u8::MAX, u64::MAX), |_, _| false)?;
         self.item_names
+            .write()?
             .retain_in((run.seq, 0, "")..(run.seq + 1, 0, ""), |_, _| false)?;
         self.unlist_run(run, Listing::ClosedByStart, run.started_at)?;
         if let Some(closed) = run.closed {
             self.unlist_run(run, Listing::ClosedByClose, closed.at)?;
         }
-        self.runs.remove(run.seq)?;
+        self.runs.write()?.remove(run.seq)?;
         Ok(())
     }
 
     fn put_event(&mut self, seq: u64, event_id: u64, json: &[u8]) -> Result<(), StoreError> {
-        self.events.insert((seq, event_id), json)?;
+        self.events.write()?.insert((seq, event_id), json)?;
         Ok(())
     }
 
     fn list_run(&mut self, run: &Run, listing: Listing, time: Timestamp) -> Result<(), StoreError> {
-        index(&mut self.visibility, run, listing, time)
+        index(self.visibility.write()?, run, listing, time)
     }
 
     fn unlist_run(
@@ -346,7 +353,7 @@ impl RunWrites for WriteTx<'_> {
         time: Timestamp,
     ) -> Result<(), StoreError> {
         each_key(run, listing, time, |key| {
-            self.visibility.remove(key)?;
+            self.visibility.write()?.remove(key)?;
             Ok(())
         })
     }
@@ -369,8 +376,8 @@ impl RunWrites for WriteTx<'_> {
             run.seq,
         );
         match remove {
-            true => self.visibility.remove(key).map(drop)?,
-            false => self.visibility.insert(key, ()).map(drop)?,
+            true => self.visibility.write()?.remove(key).map(drop)?,
+            false => self.visibility.write()?.insert(key, ()).map(drop)?,
         }
         Ok(())
     }
@@ -389,7 +396,7 @@ impl RunWrites for WriteTx<'_> {
             slot.rank,
             slot.order,
         );
-        self.tasks.insert(key, (seq, scheduled))?;
+        self.tasks.write()?.insert(key, (seq, scheduled))?;
         Ok(())
     }
 
@@ -400,7 +407,7 @@ impl RunWrites for WriteTx<'_> {
         list: &str,
     ) -> Result<Option<(u64, u64)>, StoreError> {
         let (lo, hi) = list_range(domain, kind, list);
-        let first = match self.tasks.range(lo..=hi)?.next() {
+        let first = match self.tasks.read()?.range(lo..=hi)?.next() {
             Some(entry) => {
                 let (key, value) = entry?;
                 let (_, _, _, rank, order) = key.value();
@@ -411,12 +418,14 @@ impl RunWrites for WriteTx<'_> {
         let Some((rank, order, task)) = first else {
             return Ok(None);
         };
-        self.tasks.remove((domain, kind as u8, list, rank, order))?;
+        self.tasks
+            .write()?
+            .remove((domain, kind as u8, list, rank, order))?;
         Ok(Some(task))
     }
 
     fn remove_task(&mut self, domain: u64, kind: TaskKind, slot: &Slot) -> Result<(), StoreError> {
-        self.tasks.remove((
+        self.tasks.write()?.remove((
             domain,
             kind as u8,
             slot.list.as_str(),
@@ -434,6 +443,7 @@ impl RunWrites for WriteTx<'_> {
         kind: Deadline,
     ) -> Result<(), StoreError> {
         self.deadlines
+            .write()?
             .insert((at.as_millis(), seq, event_id, kind as u8), ())?;
         Ok(())
     }
@@ -446,6 +456,7 @@ impl RunWrites for WriteTx<'_> {
         kind: Deadline,
     ) -> Result<(), StoreError> {
         self.deadlines
+            .write()?
             .remove((at.as_millis(), seq, event_id, kind as u8))?;
         Ok(())
     }
@@ -455,6 +466,7 @@ impl RunWrites for WriteTx<'_> {
         let mut keys = Vec::new();
         for entry in self
             .deadlines
+            .read()?
             .range((
                 Bound::Unbounded,
                 Bound::Included((now, u64::MAX, u64::MAX, u8::MAX)),
@@ -465,7 +477,7 @@ impl RunWrites for WriteTx<'_> {
         }
         let mut due = Vec::with_capacity(keys.len());
         for key in keys {
-            self.deadlines.remove(key)?;
+            self.deadlines.write()?.remove(key)?;
             let (at, run, event_id, kind) = key;
             if let Some(kind) = Deadline::from_u8(kind) {
                 due.push(Due {

@@ -53,15 +53,18 @@ impl<T: Tables> ScheduleReads for T {
 impl ScheduleWrites for WriteTx<'_> {
     fn put_schedule(&mut self, schedule: &Schedule) -> Result<(), StoreError> {
         self.schedules
+            .write()?
             .insert(schedule.seq, encode(schedule).as_slice())?;
         self.schedule_ids
+            .write()?
             .insert((schedule.domain, schedule.id.as_str()), schedule.seq)?;
         Ok(())
     }
 
     fn delete_schedule(&mut self, schedule: &Schedule) -> Result<(), StoreError> {
-        self.schedules.remove(schedule.seq)?;
+        self.schedules.write()?.remove(schedule.seq)?;
         self.schedule_ids
+            .write()?
             .remove((schedule.domain, schedule.id.as_str()))?;
         Ok(())
     }

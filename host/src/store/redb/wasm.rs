@@ -116,21 +116,24 @@ impl WasmWrites for WriteTx<'_> {
         let key = (account, record.digest.as_str());
         let new = self
             .modules
+            .write()?
             .insert(key, encode(record).as_slice())?
             .is_none();
-        self.module_code.insert(key, code)?;
+        self.module_code.write()?.insert(key, code)?;
         super::access::created("modules", &record.digest, new)
     }
 
     fn put_module(&mut self, account: &str, record: &ModuleRecord) -> Result<(), StoreError> {
         let key = (account, record.digest.as_str());
-        self.modules.insert(key, encode(record).as_slice())?;
+        self.modules
+            .write()?
+            .insert(key, encode(record).as_slice())?;
         Ok(())
     }
 
     fn delete_module(&mut self, account: &str, digest: &str) -> Result<(), StoreError> {
-        self.modules.remove((account, digest))?;
-        self.module_code.remove((account, digest))?;
+        self.modules.write()?.remove((account, digest))?;
+        self.module_code.write()?.remove((account, digest))?;
         Ok(())
     }
 
@@ -141,7 +144,9 @@ impl WasmWrites for WriteTx<'_> {
 
     fn put_binding(&mut self, domain: u64, binding: &Binding) -> Result<(), StoreError> {
         let key = (domain, binding.kind as u8, binding.name.as_str());
-        self.bindings.insert(key, encode(binding).as_slice())?;
+        self.bindings
+            .write()?
+            .insert(key, encode(binding).as_slice())?;
         Ok(())
     }
 
@@ -151,9 +156,13 @@ impl WasmWrites for WriteTx<'_> {
         kind: BindingKind,
         name: &str,
     ) -> Result<bool, StoreError> {
-        let removed = self.bindings.remove((domain, kind as u8, name))?.is_some();
+        let removed = self
+            .bindings
+            .write()?
+            .remove((domain, kind as u8, name))?
+            .is_some();
         let kind = kind as u8;
-        self.guest_failures.retain_in(
+        self.guest_failures.write()?.retain_in(
             (domain, kind, name, 0)..=(domain, kind, name, u64::MAX),
             |_, _| false,
         )?;
@@ -170,18 +179,22 @@ impl WasmWrites for WriteTx<'_> {
         let seq = self.next_id()?;
         let k = kind as u8;
         self.guest_failures
+            .write()?
             .insert((domain, k, name, seq), encode(failure).as_slice())?;
         let range = (domain, k, name, 0)..=(domain, k, name, u64::MAX);
-        let kept = self.guest_failures.range(range.clone())?.count();
+        let kept = self.guest_failures.read()?.range(range.clone())?.count();
         if kept > FAILURES_KEPT {
             let oldest: Vec<u64> = self
                 .guest_failures
+                .read()?
                 .range(range)?
                 .take(kept - FAILURES_KEPT)
                 .map(|e| e.map(|(key, _)| key.value().3))
                 .collect::<Result<_, _>>()?;
             for seq in oldest {
-                self.guest_failures.remove((domain, k, name, seq))?;
+                self.guest_failures
+                    .write()?
+                    .remove((domain, k, name, seq))?;
             }
         }
         Ok(())

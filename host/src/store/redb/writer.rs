@@ -90,7 +90,7 @@ fn attempt(
     txn.set_durability(Durability::Immediate)?;
     let again = batch.len() > 1;
     let (changed, after_commit) = {
-        let mut tx = WriteTx::open(&txn, clock.now())?;
+        let mut tx = WriteTx::new(&txn, clock.now());
         for (i, job) in batch.iter_mut().enumerate() {
             if !job.apply(&mut tx, again) {
                 return Ok(Err(i));
