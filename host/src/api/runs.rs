@@ -6,6 +6,8 @@
 //! | `GET /v1/domains/{domain}/runs/count?<the same filter>` | `{"count"}` |
 //! | `GET /v1/domains/{domain}/workflows/{workflowId}/runs/{runId}` | the run, as the listing shows it |
 //! | `POST /v1/domains/{domain}/workflows/{workflowId}/reset` (body: `{"to": eventId \| "first" \| "lastGood", "runId"?, "reason"?, "force"?, "reapplySignals"?}`) | `{"runId", "resetRunId", "carriedEvents", ...}`: the new run (see `model::resets`) |
+//! | `POST /v1/domains/{domain}/workflows/{workflowId}/pause` (body: `{"runId"?, "reason"?, "identity"?}`) | `{"runId", "paused"?, "changed", "tasks"}`: the run's queued tasks held (see `model::pauses`) |
+//! | `POST /v1/domains/{domain}/workflows/{workflowId}/resume` (body: `{"runId"?, "identity"?}`) | the same: its held tasks queued again |
 //! | `POST /v1/domains/{domain}/runs/batch` (body: `{"filter", "action": "terminate" \| "requestCancel" \| "signal", ...}`) | `{"matched", "done", "failures"?}` |
 //!
 //! A batch calls the SWF operation for each open run the filter picks, exactly as a client
@@ -30,9 +32,10 @@ use super::schema::Schema;
 use super::{Api, auth};
 
 use crate::model::{
-    Batch, BatchAction, BatchFailure, BatchOutcome, ResetRequest, RunCount, RunFilter, RunQuery,
+    Batch, BatchAction, BatchFailure, BatchOutcome, PauseRequest, ResetRequest, RunCount,
+    RunFilter, RunQuery,
 };
-use crate::ops::{resets, runs};
+use crate::ops::{pauses, resets, runs};
 
 /// The routes, to merge into the router.
 pub(super) fn routes() -> Router<Arc<Api>> {
@@ -42,6 +45,38 @@ pub(super) fn routes() -> Router<Arc<Api>> {
         .route(routes::RUNS_BATCH, post(batch))
         .route(routes::RUN, get(one))
         .route(routes::RESET, post(reset))
+        .route(routes::PAUSE, post(pause))
+        .route(routes::RESUME, post(resume))
+}
+
+async fn pause(
+    State(api): State<Arc<Api>>,
+    Params((domain, workflow_id)): Params<(String, String)>,
+    Admitted { ctx, body }: Admitted,
+) -> Response {
+    reply(
+        async {
+            auth::authorize_domain(&ctx, "PauseWorkflowExecution", &domain)?;
+            let input: PauseRequest = parse_input(&body)?;
+            pauses::pause(&api.service, &ctx, domain, workflow_id.into(), input).await
+        }
+        .await,
+    )
+}
+
+async fn resume(
+    State(api): State<Arc<Api>>,
+    Params((domain, workflow_id)): Params<(String, String)>,
+    Admitted { ctx, body }: Admitted,
+) -> Response {
+    reply(
+        async {
+            auth::authorize_domain(&ctx, "ResumeWorkflowExecution", &domain)?;
+            let input: PauseRequest = parse_input(&body)?;
+            pauses::resume(&api.service, &ctx, domain, workflow_id.into(), input).await
+        }
+        .await,
+    )
 }
 
 async fn reset(

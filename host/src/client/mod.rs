@@ -55,11 +55,11 @@ pub use crate::model::{
     Batch, BatchAction, BatchFailure, BatchOutcome, Bind, BindLimits as Limits, Binding,
     BindingKind, BindingList, BindingRef, BindingVersion, ClockAdvance, ClockState, Divergence,
     ExportedHistory, ExportedRun, Failing, FailureList, GuestFailureRecord, ImportAnswer,
-    ModuleLabel, ModuleList, ModuleRecord, NamedPoint, Pin, PinnedDecider, Replay, ReplayReport,
-    ResetPoint, ResetReport, ResetRequest, RunCount, RunFailure, RunFailureList, RunFilter,
-    RunImport, RunList, RunLogLine, RunLogList, RunQuery, RunReplay, RunState, RunSummary,
-    RunUpgrade, TaskListInfo, TaskListList, TypeRef, UpgradePolicy, UpgradeQuery, UpgradeReport,
-    export_file_name,
+    ModuleLabel, ModuleList, ModuleRecord, NamedPoint, Pause, PauseReport, PauseRequest, Pin,
+    PinnedDecider, Replay, ReplayReport, ResetPoint, ResetReport, ResetRequest, RunCount,
+    RunFailure, RunFailureList, RunFilter, RunImport, RunList, RunLogLine, RunLogList, RunQuery,
+    RunReplay, RunState, RunSummary, RunUpgrade, TaskListInfo, TaskListList, TypeRef,
+    UpgradePolicy, UpgradeQuery, UpgradeReport, export_file_name,
 };
 pub use crate::runtime::{GuestLimits, World};
 use crate::tenancy::sigv4;
@@ -257,6 +257,42 @@ impl Client {
     ) -> Result<ResetReport, ClientError> {
         let body = serde_json::to_vec(reset).map_err(|e| self.protocol(e))?;
         let path = routes::fill(routes::RESET, &[domain, workflow_id]);
+        self.call(Method::POST, path, Some(("application/json", body)))
+            .await
+    }
+
+    /// Pauses the open run of `workflow_id` that `request` names: its queued tasks are held
+    /// until it resumes.
+    pub async fn pause(
+        &self,
+        domain: &str,
+        workflow_id: &str,
+        request: &PauseRequest,
+    ) -> Result<PauseReport, ClientError> {
+        self.pause_or_resume(routes::PAUSE, domain, workflow_id, request)
+            .await
+    }
+
+    /// Resumes the paused run of `workflow_id` that `request` names.
+    pub async fn resume(
+        &self,
+        domain: &str,
+        workflow_id: &str,
+        request: &PauseRequest,
+    ) -> Result<PauseReport, ClientError> {
+        self.pause_or_resume(routes::RESUME, domain, workflow_id, request)
+            .await
+    }
+
+    async fn pause_or_resume(
+        &self,
+        route: &str,
+        domain: &str,
+        workflow_id: &str,
+        request: &PauseRequest,
+    ) -> Result<PauseReport, ClientError> {
+        let body = serde_json::to_vec(request).map_err(|e| self.protocol(e))?;
+        let path = routes::fill(route, &[domain, workflow_id]);
         self.call(Method::POST, path, Some(("application/json", body)))
             .await
     }

@@ -163,6 +163,10 @@ pub(crate) fn claim_for(
         let Some(mut run) = eng.open_run(seq)? else {
             continue;
         };
+        // Held with its run, which puts it back on the list as it resumes.
+        if run.paused.is_some() {
+            continue;
+        }
         let claimed = match kind {
             TaskKind::Decision => {
                 let poller = (identity.clone(), history);

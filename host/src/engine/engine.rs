@@ -195,7 +195,8 @@ impl<'a, 't> Engine<'a, 't> {
         Ok(())
     }
 
-    /// Puts a task scheduled by event `scheduled` of `run` on a task list.
+    /// Puts a task scheduled by event `scheduled` of `run` on a task list (or, while the run
+    /// is paused, holds it in the place it gets there).
     pub(super) fn queue(
         &mut self,
         run: &Run,
@@ -209,9 +210,12 @@ impl<'a, 't> Engine<'a, 't> {
             order: self.tx.next_id()?,
             list,
         };
-        self.tx
-            .push_task(run.domain, kind, &slot, (run.seq, scheduled))?;
-        self.queued.push((kind, slot.list.clone()));
+        // A paused run's task keeps its place but waits off the list until the run resumes.
+        if run.paused.is_none() {
+            self.tx
+                .push_task(run.domain, kind, &slot, (run.seq, scheduled))?;
+            self.queued.push((kind, slot.list.clone()));
+        }
         Ok(slot)
     }
 

@@ -96,6 +96,7 @@ pub(crate) fn import_run(
         imported: true,
         pin: None,
         schedule: None,
+        paused: None,
     };
     store(eng, &run, events)?;
     Ok(Ok(Imported::Added))

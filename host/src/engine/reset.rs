@@ -264,6 +264,7 @@ fn new_run(
         pin: None,
         // The schedule that started the old run counts the new one as it.
         schedule: old.schedule,
+        paused: None,
     })
 }
 

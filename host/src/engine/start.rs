@@ -194,6 +194,7 @@ pub(crate) fn start_run(
         imported: false,
         pin: None,
         schedule: new.schedule,
+        paused: None,
     };
     let config = &run.config;
     let started = attrs::WorkflowExecutionStarted {

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::clock::Timestamp;
 
 use super::{
-    ChildPolicy, CloseStatus, Pin, Priority, TaskList, Timeout, TypeName, WorkflowExecution,
+    ChildPolicy, CloseStatus, Pause, Pin, Priority, TaskList, Timeout, TypeName, WorkflowExecution,
     WorkflowId,
 };
 
@@ -79,6 +79,9 @@ pub(crate) struct Run {
     /// The seq of the schedule that started it (or the run it continues), told when it closes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) schedule: Option<u64>,
+    /// Set while the run is paused (`model::pauses`): its queued tasks are held off their lists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) paused: Option<Pause>,
 }
 
 /// How many of a run's [`Item`]s of each kind are open.

@@ -6,6 +6,7 @@ pub(crate) mod decisions;
 mod domain;
 pub(crate) mod events;
 mod execution;
+mod pauses;
 mod pins;
 mod replay;
 mod resets;
@@ -26,6 +27,8 @@ pub(crate) use execution::{
     Activity, ActivityDue, Child, Closed, DecisionTask, ExecutionConfig, Item, ItemKind, Lambda,
     NextDecision, OpenCounts, OpenItems, Parent, Run, Slot, TaskState, Timer,
 };
+pub(crate) use pauses::MAX_PAUSE_REASON;
+pub use pauses::{Pause, PauseReport, PauseRequest};
 pub use pins::{
     BindingVersion, Pin, PinnedDecider, RunUpgrade, UpgradePolicy, UpgradeQuery, UpgradeReport,
 };

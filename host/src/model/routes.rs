@@ -34,6 +34,10 @@ pub(crate) const RUN_FAILURES: &str =
 pub(crate) const RUN_LOGS: &str = "/v1/domains/{domain}/workflows/{workflow_id}/runs/{run_id}/logs";
 /// A run of a workflow id started again from one of its decision tasks.
 pub(crate) const RESET: &str = "/v1/domains/{domain}/workflows/{workflow_id}/reset";
+/// A run paused: its queued tasks held until it resumes.
+pub(crate) const PAUSE: &str = "/v1/domains/{domain}/workflows/{workflow_id}/pause";
+/// A paused run resumed.
+pub(crate) const RESUME: &str = "/v1/domains/{domain}/workflows/{workflow_id}/resume";
 /// A domain's task lists.
 pub(crate) const TASK_LISTS: &str = "/v1/domains/{domain}/task-lists";
 /// A decider replayed over a domain's recorded histories.
@@ -59,7 +63,7 @@ pub(crate) const CLOCK_ADVANCE: &str = "/v1/clock/advance";
 
 /// Every path, for the test that the server serves each.
 #[cfg(test)]
-pub(crate) const ALL: [&str; 26] = [
+pub(crate) const ALL: [&str; 28] = [
     MODULES,
     MODULE,
     BINDINGS,
@@ -75,6 +79,8 @@ pub(crate) const ALL: [&str; 26] = [
     RUN_FAILURES,
     RUN_LOGS,
     RESET,
+    PAUSE,
+    RESUME,
     TASK_LISTS,
     REPLAY,
     IMPORTS,

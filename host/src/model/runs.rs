@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
 
-use super::{PinnedDecider, TypeRef};
+use super::{Pause, PinnedDecider, TypeRef};
 
 /// Which runs a listing, count or batch picks: the query of `GET /v1/domains/{domain}/runs`.
 ///
@@ -118,6 +118,9 @@ pub struct RunSummary {
     /// The Wasm decider module it is pinned to, if one decided it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decider: Option<PinnedDecider>,
+    /// Who paused it, when and why, while it is paused (`model::pauses`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused: Option<Pause>,
 }
 
 /// The failure that makes a run failing.

@@ -137,6 +137,7 @@ pub(crate) async fn signal_execution(
         signal(eng, run, input.signal_name, input.input, None)
     })
     .await
+    .map(|()| Empty {})
 }
 
 /// `RequestCancelWorkflowExecutionInput`.
@@ -159,6 +160,7 @@ pub(crate) async fn request_cancel_execution(
         request_cancel(eng, run, None, None)
     })
     .await
+    .map(|()| Empty {})
 }
 
 /// `TerminateWorkflowExecutionInput`.
@@ -191,18 +193,17 @@ pub(crate) async fn terminate_execution(
         )
     })
     .await
+    .map(|()| Empty {})
 }
 
-/// Applies `change` to the open run named by (domain, workflow id, run id or the open run).
-async fn change_open_run(
+/// Applies `change` to the open run named by (domain, workflow id, run id or the open run);
+/// answers what it answers.
+pub(super) async fn change_open_run<T: Send + 'static>(
     svc: &Service,
     ctx: &Ctx,
     (domain, workflow_id, run_id): (String, WorkflowId, Option<RunId>),
-    change: impl FnOnce(&mut Engine<'_, '_>, &mut Run) -> Result<(), StoreError>
-    + Clone
-    + Send
-    + 'static,
-) -> Result<Empty, Fault> {
+    change: impl FnOnce(&mut Engine<'_, '_>, &mut Run) -> Result<T, StoreError> + Clone + Send + 'static,
+) -> Result<T, Fault> {
     let scope = ctx.scope.clone();
     let setup = svc.engine.clone();
     svc.store
@@ -216,9 +217,9 @@ async fn change_open_run(
             },
             move |tx, (domain, mut run)| {
                 let mut eng = Engine::new(tx, domain, &setup);
-                change(&mut eng, &mut run)?;
+                let answer = change(&mut eng, &mut run)?;
                 eng.finish()?;
-                Ok(Empty {})
+                Ok(answer)
             },
         )
         .await

@@ -13,6 +13,7 @@ pub(crate) mod imports;
 pub(crate) mod listings;
 pub(crate) mod modules;
 mod paging;
+pub(crate) mod pauses;
 pub(crate) mod pins;
 mod polling;
 pub(crate) mod replay;

@@ -407,6 +407,7 @@ fn summary(
         failing,
         imported: run.imported,
         decider: decider(tx, run, modules)?,
+        paused: run.paused.clone(),
     })
 }
 

@@ -23,6 +23,7 @@ mod limits;
 mod listing;
 mod nodes;
 mod observability;
+mod pauses;
 mod polling;
 mod polling_memory;
 mod protocol;

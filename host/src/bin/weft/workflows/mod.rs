@@ -1,5 +1,5 @@
 //! `weft workflow`: start runs, wait for their results, read their histories, signal, cancel,
-//! terminate, reset and list them, without the AWS CLI.
+//! terminate, reset, pause, resume and list them, without the AWS CLI.
 
 mod reset;
 
@@ -9,7 +9,7 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 use weft_host::client::swf::{attributes, execution, is_closing};
-use weft_host::client::{Client, TypeRef};
+use weft_host::client::{Client, PauseRequest, TypeRef};
 
 use self::reset::Reset;
 use crate::manifest::seconds;
@@ -93,6 +93,17 @@ enum Action {
         #[arg(long)]
         child_policy: Option<String>,
     },
+    /// Hold an open run: none of its queued tasks (decision, activity, Lambda) is handed to
+    /// any poller until it resumes; started tasks run on, timers and timeouts keep firing.
+    Pause {
+        #[command(flatten)]
+        run: Run,
+        /// Why, shown by describe and the console.
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Resume a paused run: its held tasks go back on their lists, in their places.
+    Resume(Run),
     /// List runs, open and closed, newest first.
     List(List),
     /// Start a run again from one of its decision tasks: a new run of the workflow id carries
@@ -213,6 +224,23 @@ pub(crate) async fn run(args: WorkflowArgs) -> anyhow::Result<()> {
             client.swf("TerminateWorkflowExecution", request).await?;
             print(json, &json!({}), [format!("terminated {workflow_id}")]);
         }
+        Action::Pause { run, reason } => {
+            let request = PauseRequest {
+                run_id: run.run,
+                reason,
+                identity: None,
+            };
+            let report = client.pause(&domain, &run.workflow_id, &request).await?;
+            print(json, &report, [show::paused(&run.workflow_id, &report)]);
+        }
+        Action::Resume(run) => {
+            let request = PauseRequest {
+                run_id: run.run,
+                ..PauseRequest::default()
+            };
+            let report = client.resume(&domain, &run.workflow_id, &request).await?;
+            print(json, &report, [show::paused(&run.workflow_id, &report)]);
+        }
         Action::List(filter) => {
             let infos = list(&client, &domain, filter).await?;
             let lines = infos.iter().map(show::execution);
@@ -258,6 +286,9 @@ async fn describe_run(client: &Client, domain: &str, run: Run, json: bool) -> an
     if summary.cancel_requested {
         lines.push("cancellation was requested".to_owned());
     }
+    if let Some(pause) = &summary.paused {
+        lines.push(show::pause_line(pause));
+    }
     if let Some(decider) = &summary.decider {
         lines.push(show::decider(decider));
     }
@@ -285,6 +316,7 @@ async fn describe_run(client: &Client, domain: &str, run: Run, json: bool) -> an
         );
     }
     answer["decider"] = serde_json::to_value(&summary.decider)?;
+    answer["paused"] = serde_json::to_value(&summary.paused)?;
     answer["failures"] = serde_json::to_value(&failures)?;
     answer["logs"] = serde_json::to_value(&logged)?;
     print(json, &answer, lines);

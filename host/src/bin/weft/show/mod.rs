@@ -4,10 +4,13 @@ use serde_json::Value;
 
 use weft_host::client::swf::attributes;
 use weft_host::client::{
-    Binding, ClockState, GuestFailureRecord, ModuleRecord, Overlap, PinnedDecider, ResetReport,
-    RunFailure, RunLogLine, RunReplay, RunUpgrade, ScheduleDescription, ScheduleSpec, Timestamp,
-    UpgradeReport,
+    Binding, ClockState, GuestFailureRecord, ModuleRecord, Pause, PauseReport, PinnedDecider,
+    ResetReport, RunFailure, RunLogLine, RunReplay, RunUpgrade, Timestamp, UpgradeReport,
 };
+
+mod schedules;
+
+pub(crate) use schedules::{schedule, schedule_line};
 
 /// A module: `DIGEST  [NAME [VERSION]  ]WORLD  SIZE bytes  uploaded TIME`, then
 /// `  used by KIND NAME in DOMAIN, ...` when bindings use it.
@@ -276,94 +279,28 @@ pub(crate) fn clock(state: &ClockState) -> String {
     format!("{now} (time-skipping: {days}d {hours}h {minutes}m ahead of the wall clock)")
 }
 
-/// A schedule on one line: `ID  SPEC  TYPE  next TIME  N runs[  paused: NOTE]`.
-pub(crate) fn schedule_line(d: &ScheduleDescription) -> String {
-    let ty = &d.schedule.action.workflow_type;
-    let next = match (d.info.paused, d.next_times.first()) {
-        (true, _) => format!("paused: {}", d.info.note),
-        (false, Some(at)) => format!("next {}", time(*at)),
-        (false, None) => "no next time".to_owned(),
+/// What a pause or resume did: `paused ID (run R): 2 queued tasks held`.
+pub(crate) fn paused(workflow_id: &str, report: &PauseReport) -> String {
+    let run = &report.run_id;
+    let tasks = match report.tasks {
+        1 => "1 queued task".to_owned(),
+        n => format!("{n} queued tasks"),
     };
-    format!(
-        "{}  {}  {}:{}  {next}  {}",
-        d.id,
-        spec(&d.schedule.spec),
-        ty.name,
-        ty.version,
-        match d.info.actions {
-            1 => "1 run started".to_owned(),
-            n => format!("{n} runs started"),
-        }
-    )
+    match (&report.paused, report.changed) {
+        (Some(_), true) => format!("paused {workflow_id} (run {run}): {tasks} held"),
+        (Some(pause), false) => format!("{workflow_id} (run {run}) was {}", pause_line(pause)),
+        (None, true) => format!("resumed {workflow_id} (run {run}): {tasks} queued again"),
+        (None, false) => format!("{workflow_id} (run {run}) is not paused"),
+    }
 }
 
-/// A schedule described: its line, then its counts, next times, open runs and latest actions.
-pub(crate) fn schedule(d: &ScheduleDescription) -> Vec<String> {
-    let info = &d.info;
-    let mut out = vec![schedule_line(d)];
-    out.push(format!(
-        "  overlap {}; skipped {}, missed {}",
-        overlap(d.schedule.overlap),
-        info.skipped,
-        info.missed
-    ));
-    if !d.next_times.is_empty() {
-        let next: Vec<String> = d.next_times.iter().map(|t| time(*t)).collect();
-        out.push(format!("  next: {}", next.join(", ")));
-    }
-    for run in &info.running {
-        out.push(format!("  open: {} {}", run.workflow_id, run.run_id));
-    }
-    if !info.buffered.is_empty() {
-        out.push(format!("  waiting: {} time(s)", info.buffered.len()));
-    }
-    for action in &info.recent {
-        let outcome = match (&action.run_id, &action.error) {
-            (Some(run), _) => format!("started {} {run}", action.workflow_id),
-            (None, error) => format!("failed: {}", error.as_deref().unwrap_or_default()),
-        };
-        out.push(format!("  {}  {outcome}", time(action.nominal_time)));
-    }
-    out
-}
-
-/// An overlap policy as `--overlap` names it: `skip`, `buffer-one`, `cancel-other`.
-fn overlap(policy: Overlap) -> String {
-    let name = Overlap::ALL
-        .iter()
-        .find(|(_, o)| *o == policy)
-        .map_or("", |(n, _)| *n);
-    name.chars().fold(String::new(), |mut out, c| {
-        if c.is_ascii_uppercase() {
-            out.push('-');
-        }
-        out.push(c.to_ascii_lowercase());
-        out
-    })
-}
-
-/// A spec: `every 1h`, `every 1h +5m`, `cron "0 2 * * *" Europe/Berlin`.
-fn spec(spec: &ScheduleSpec) -> String {
-    if let Some(every) = spec.every {
-        let offset = spec
-            .offset
-            .map_or_else(String::new, |o| format!(" +{}", span(o)));
-        return format!("every {}{offset}", span(every));
-    }
-    let crons: Vec<String> = spec.cron.iter().map(|c| format!("{c:?}")).collect();
-    let zone = spec.time_zone.as_deref().unwrap_or("UTC");
-    format!("cron {} {zone}", crons.join(" "))
-}
-
-/// Seconds as the largest unit that divides them: `90s`, `5m`, `2h`, `1d`.
-fn span(secs: u64) -> String {
-    match secs {
-        0 => "0s".to_owned(),
-        s if s % 86_400 == 0 => format!("{}d", s / 86_400),
-        s if s % 3600 == 0 => format!("{}h", s / 3600),
-        s if s % 60 == 0 => format!("{}m", s / 60),
-        s => format!("{s}s"),
-    }
+/// A run's pause: `paused by WHO at TIME: REASON`.
+pub(crate) fn pause_line(pause: &Pause) -> String {
+    let reason = pause
+        .reason
+        .as_deref()
+        .map_or_else(String::new, |r| format!(": {r}"));
+    format!("paused by {} at {}{reason}", pause.by, time(pause.at))
 }
 
 /// A domain (SWF's `DomainInfo`): `NAME  STATUS  DESCRIPTION`.
@@ -495,33 +432,12 @@ fn scaled(n: u64, shift: u32) -> String {
     }
 }
 
-/// A timestamp as `YYYY-MM-DDTHH:MM:SSZ`; one before the epoch as its seconds.
+/// A timestamp as `YYYY-MM-DDTHH:MM:SSZ`; one beyond chrono's years as its seconds.
 fn time(at: Timestamp) -> String {
-    let Ok(secs) = u64::try_from(at.as_millis().div_euclid(1000)) else {
-        return at.as_secs_f64().to_string();
-    };
-    let (days, rest) = (secs / 86_400, secs % 86_400);
-    let (year, month, day) = civil(days);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
-}
-
-/// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
-fn civil(days: u64) -> (u64, u64, u64) {
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + u64::from(month <= 2);
-    (year, month, day)
+    match chrono::DateTime::from_timestamp_millis(at.as_millis()) {
+        Some(utc) => utc.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        None => at.as_secs_f64().to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -539,7 +455,7 @@ mod tests {
         assert_eq!(time(at(0.0)), "1970-01-01T00:00:00Z");
         assert_eq!(time(at(951_782_400.5)), "2000-02-29T00:00:00Z");
         assert_eq!(time(at(1_767_225_599.0)), "2025-12-31T23:59:59Z");
-        assert_eq!(time(at(-1.5)), "-1.5");
+        assert_eq!(time(at(-1.5)), "1969-12-31T23:59:58Z");
     }
 
     #[test]

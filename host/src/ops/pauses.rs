@@ -1,0 +1,73 @@
+//! Pausing and resuming a run (`POST /v1/domains/{domain}/workflows/{workflowId}/pause` and
+//! `.../resume`; see `model::pauses`).
+
+use crate::engine::{pause_run, resume_run};
+use crate::fault::Fault;
+use crate::model::{MAX_PAUSE_REASON, Pause, PauseReport, PauseRequest, Run, RunId, WorkflowId};
+
+use super::executions::change_open_run;
+use super::{Ctx, Service};
+
+/// Pauses the open run of `workflow_id` in `domain` that `input` names.
+pub(crate) async fn pause(
+    svc: &Service,
+    ctx: &Ctx,
+    domain: String,
+    workflow_id: WorkflowId,
+    input: PauseRequest,
+) -> Result<PauseReport, Fault> {
+    if let Some(reason) = &input.reason
+        && reason.chars().count() > MAX_PAUSE_REASON
+    {
+        return Err(Fault::Validation(format!(
+            "reason is longer than {MAX_PAUSE_REASON} characters"
+        )));
+    }
+    let by = caller(ctx, input.identity);
+    let reason = input.reason;
+    let target = (domain, workflow_id, input.run_id.map(RunId::from));
+    change_open_run(svc, ctx, target, move |eng, run| {
+        let at = eng.tx.now();
+        let pause = Pause { at, by, reason };
+        let taken = pause_run(eng, run, pause)?;
+        Ok(report(run, taken))
+    })
+    .await
+}
+
+/// Resumes the open run of `workflow_id` in `domain` that `input` names.
+pub(crate) async fn resume(
+    svc: &Service,
+    ctx: &Ctx,
+    domain: String,
+    workflow_id: WorkflowId,
+    input: PauseRequest,
+) -> Result<PauseReport, Fault> {
+    if input.reason.is_some() {
+        return Err(Fault::Validation(
+            "reason is kept for a pause only: a resume clears it".into(),
+        ));
+    }
+    let target = (domain, workflow_id, input.run_id.map(RunId::from));
+    change_open_run(svc, ctx, target, move |eng, run| {
+        let put_back = resume_run(eng, run)?;
+        Ok(report(run, put_back))
+    })
+    .await
+}
+
+/// Who asks: the `identity` the caller gave, else its account.
+fn caller(ctx: &Ctx, identity: Option<String>) -> String {
+    identity
+        .filter(|i| !i.is_empty())
+        .unwrap_or_else(|| ctx.scope.account.clone())
+}
+
+fn report(run: &Run, moved: Option<usize>) -> PauseReport {
+    PauseReport {
+        run_id: run.execution.run_id.to_string(),
+        paused: run.paused.clone(),
+        changed: moved.is_some(),
+        tasks: moved.unwrap_or(0),
+    }
+}
