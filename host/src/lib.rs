@@ -146,6 +146,19 @@ fn open_store(config: &Config) -> Result<store::Opened, Error> {
     Ok(opened)
 }
 
+/// The task lists' controls the store keeps, read on a thread of its own (the store's blocking
+/// reads must not run on an async runtime's thread, where the caller may be).
+fn read_controls(opened: &store::Opened) -> Result<Arc<engine::ListControls>, Error> {
+    let read = std::thread::scope(|scope| {
+        let store = &opened.store;
+        let read = scope.spawn(|| store.snapshot()?.list_controls());
+        read.join().unwrap_or(Err(StoreError::Panicked))
+    })?;
+    let controls = Arc::new(engine::ListControls::default());
+    controls.replace(read);
+    Ok(controls)
+}
+
 /// Where [`Weft::serve`] accepts connections: the main listener, speaking HTTPS when
 /// [`Config::tls`] is set, and optionally a second one speaking plain HTTP beside it.
 pub struct Listeners {
@@ -188,6 +201,7 @@ impl Weft {
             .map_err(Error::Config)?;
         let mut opened = open_store(&config)?;
         let signals = opened.signals.take();
+        let controls = read_controls(&opened)?;
         let cache = (!config.ephemeral).then(|| config.data_dir.join("compiled"));
         let runtime = runtime::Runtime::new(cache)
             .map_err(Error::Config)?
@@ -209,6 +223,7 @@ impl Weft {
         let setup = engine::Setup {
             metrics,
             purge_gate: archive.clone().map(|a| a as Arc<dyn engine::PurgeGate>),
+            controls,
             ..engine::Setup::new(&config.limits, config.retention_override)
         };
         let service = Service {
@@ -229,6 +244,7 @@ impl Weft {
             run_logs: Default::default(),
             idle,
             skipping,
+            controls_turn: Default::default(),
         };
         Ok(Weft {
             api: Arc::new(Api::new(

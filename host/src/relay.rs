@@ -1,6 +1,6 @@
 //! What other processes sharing the database committed, acted on here: tasks they queued are
-//! offered to this process's waiting polls, deadlines they set wake the timer loop, and binding
-//! changes wake the in-process workers' supervisor.
+//! offered to this process's waiting polls, deadlines they set wake the timer loop, binding
+//! changes wake the in-process workers' supervisor, and task lists' controls are read again.
 //!
 //! Signals only make this happen sooner, and PostgreSQL delivers every notice to a connection
 //! that listens; when it may have missed some, the loop is told ([`Signal::Resync`]) and looks
@@ -20,6 +20,7 @@ use tokio::sync::watch;
 use crate::engine;
 use crate::engine::dispatch::ListKey;
 use crate::ops::Service;
+use crate::ops::controls::refresh_controls;
 use crate::store::{About, Reads, Signal, StoreError};
 
 /// How often the loop offers to lists whose signal came before their poll. Real time.
@@ -43,6 +44,9 @@ pub(crate) async fn run(
     // Lists a task was queued on while no poll here waited there, and when.
     let mut missed: HashMap<ListKey, Instant> = HashMap::new();
     loop {
+        // Whether to read task lists' controls again (not within the select: its output
+        // holds what `stop` lends).
+        let mut refresh = false;
         let lists = tokio::select! {
             signal = signals.recv() => match signal {
                 Some(Signal::Queued { domain, kind, list }) => {
@@ -68,9 +72,14 @@ pub(crate) async fn run(
                     svc.bindings_changed.send_replace(());
                     continue;
                 }
+                Some(Signal::Controls) => {
+                    refresh = true;
+                    Vec::new()
+                }
                 Some(Signal::Resync) => {
                     svc.engine.wakers.timers.look();
                     svc.bindings_changed.send_replace(());
+                    refresh = true;
                     missed.clear();
                     dispatch.waiting()
                 }
@@ -87,6 +96,9 @@ pub(crate) async fn run(
             }
             _ = stop.wait_for(|stopped| *stopped) => return,
         };
+        if refresh {
+            refresh_controls(&svc).await;
+        }
         if !lists.is_empty() {
             offer(&svc, lists).await;
         }

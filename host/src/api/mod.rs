@@ -27,6 +27,7 @@ mod runs;
 mod schedules;
 pub(crate) mod schema;
 mod scrape;
+mod task_lists;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -101,6 +102,7 @@ pub(crate) fn router(api: Arc<Api>) -> Router {
         .merge(imports::routes())
         .merge(runs::routes())
         .merge(schedules::routes())
+        .merge(task_lists::routes())
         .merge(console::routes())
         .route("/metrics", axum::routing::get(scrape::metrics))
         .fallback(no_route)

@@ -55,11 +55,11 @@ pub use crate::model::{
     Batch, BatchAction, BatchFailure, BatchOutcome, Bind, BindLimits as Limits, Binding,
     BindingKind, BindingList, BindingRef, BindingVersion, ClockAdvance, ClockState, Divergence,
     ExportedHistory, ExportedRun, Failing, FailureList, GuestFailureRecord, ImportAnswer,
-    ModuleLabel, ModuleList, ModuleRecord, NamedPoint, Pause, PauseReport, PauseRequest, Pin,
-    PinnedDecider, Replay, ReplayReport, ResetPoint, ResetReport, ResetRequest, RunCount,
-    RunFailure, RunFailureList, RunFilter, RunImport, RunList, RunLogLine, RunLogList, RunQuery,
-    RunReplay, RunState, RunSummary, RunUpgrade, TaskListInfo, TaskListList, TypeRef,
-    UpgradePolicy, UpgradeQuery, UpgradeReport, export_file_name,
+    ListPauseReport, ListPauseRequest, ModuleLabel, ModuleList, ModuleRecord, NamedPoint, Pause,
+    PauseReport, PauseRequest, Pin, PinnedDecider, Replay, ReplayReport, ResetPoint, ResetReport,
+    ResetRequest, RunCount, RunFailure, RunFailureList, RunFilter, RunImport, RunList, RunLogLine,
+    RunLogList, RunQuery, RunReplay, RunState, RunSummary, RunUpgrade, TaskListInfo, TaskListList,
+    TypeRef, UpgradePolicy, UpgradeQuery, UpgradeReport, export_file_name,
 };
 pub use crate::runtime::{GuestLimits, World};
 use crate::tenancy::sigv4;
@@ -291,10 +291,41 @@ impl Client {
         workflow_id: &str,
         request: &PauseRequest,
     ) -> Result<PauseReport, ClientError> {
-        let body = serde_json::to_vec(request).map_err(|e| self.protocol(e))?;
         let path = routes::fill(route, &[domain, workflow_id]);
+        self.post_json(path, request).await
+    }
+
+    /// POSTs `body` as JSON to `path` and reads the answer.
+    async fn post_json<T: DeserializeOwned>(
+        &self,
+        path: String,
+        body: &impl serde::Serialize,
+    ) -> Result<T, ClientError> {
+        let body = serde_json::to_vec(body).map_err(|e| self.protocol(e))?;
         self.call(Method::POST, path, Some(("application/json", body)))
             .await
+    }
+
+    /// Pauses the task list `name` of `kind`: none of its tasks is handed out until it resumes.
+    pub async fn pause_task_list(
+        &self,
+        domain: &str,
+        (kind, name): (BindingKind, &str),
+        request: &ListPauseRequest,
+    ) -> Result<ListPauseReport, ClientError> {
+        let path = routes::fill(routes::TASK_LIST_PAUSE, &[domain, kind.name(), name]);
+        self.post_json(path, request).await
+    }
+
+    /// Resumes the paused task list `name` of `kind`.
+    pub async fn resume_task_list(
+        &self,
+        domain: &str,
+        (kind, name): (BindingKind, &str),
+        request: &ListPauseRequest,
+    ) -> Result<ListPauseReport, ClientError> {
+        let path = routes::fill(routes::TASK_LIST_RESUME, &[domain, kind.name(), name]);
+        self.post_json(path, request).await
     }
 
     /// Applies `batch.action` to every open run of the domain that `batch.filter` picks.

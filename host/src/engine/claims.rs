@@ -159,6 +159,10 @@ pub(crate) fn claim_for(
     identity: Option<String>,
     history: Option<HistoryAsk>,
 ) -> Result<Option<Claimed>, StoreError> {
+    // A paused list hands out nothing; its tasks stay queued, in order.
+    if eng.setup.controls.is_paused(eng.domain, kind, list) {
+        return Ok(None);
+    }
     while let Some((seq, scheduled)) = eng.tx.pop_task(eng.domain, kind, list)? {
         let Some(mut run) = eng.open_run(seq)? else {
             continue;

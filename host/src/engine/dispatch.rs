@@ -25,8 +25,7 @@ use tokio::sync::oneshot;
 use super::HistoryAsk;
 use crate::model::TaskKind;
 
-/// A task list: (domain id, kind, name).
-pub(crate) type ListKey = (u64, TaskKind, String);
+pub(crate) use crate::model::ListKey;
 
 const WAITING: u8 = 0;
 const RESERVED: u8 = 1;

@@ -13,6 +13,7 @@ mod activities;
 mod alarm;
 mod claims;
 mod close;
+mod controls;
 mod deadlines;
 mod decide;
 pub(crate) mod dispatch;
@@ -44,6 +45,7 @@ pub(crate) use claims::{
 #[cfg(test)]
 pub(crate) use claims::{claim, claim_lambda};
 pub(crate) use close::terminate;
+pub(crate) use controls::ListControls;
 pub(crate) use deadlines::fire_due;
 pub(crate) use decide::{Completion, complete_decision_task};
 pub(crate) use effects::{request_cancel, signal};

@@ -10,6 +10,7 @@ use crate::store::{Counter, Reads, StoreError};
 
 use super::alarm::Alarm;
 use super::claims::Claimed;
+use super::controls::ListControls;
 use super::dispatch::Dispatch;
 use super::heartbeats::Heartbeats;
 
@@ -48,6 +49,8 @@ pub(crate) struct Setup {
     pub(crate) metrics: Arc<Metrics>,
     /// What holds closed runs' purges back until they are written elsewhere, if anything.
     pub(crate) purge_gate: Option<Arc<dyn PurgeGate>>,
+    /// Task lists' controls, as this process knows them.
+    pub(crate) controls: Arc<ListControls>,
 }
 
 impl Setup {
@@ -76,6 +79,7 @@ impl Setup {
             heartbeats: Heartbeats::default(),
             metrics: Arc::default(),
             purge_gate: None,
+            controls: Arc::default(),
         }
     }
 }

@@ -15,6 +15,7 @@ mod rules;
 mod runs;
 pub(crate) mod schedules;
 mod shapes;
+mod task_lists;
 mod tasks;
 pub(crate) mod transfer;
 mod types;
@@ -50,7 +51,9 @@ pub(crate) use shapes::{
     ChildPolicy, CloseStatus, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName,
     WorkflowExecution,
 };
-pub(crate) use tasks::{Queued, TaskKind};
+pub(crate) use task_lists::ListControl;
+pub use task_lists::{ListPauseReport, ListPauseRequest};
+pub(crate) use tasks::{ListKey, Queued, TaskKind};
 pub use transfer::{ExportedHistory, ExportedRun, ImportAnswer, RunImport, export_file_name};
 pub(crate) use types::{
     ActivityKind, ActivityTypeConfiguration, AnyType, Kind, TypeKind, TypeRecord, WorkflowKind,

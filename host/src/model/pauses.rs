@@ -16,7 +16,7 @@ use crate::clock::Timestamp;
 pub(crate) const MAX_PAUSE_REASON: usize = 256;
 
 /// Why and by whom a run is paused.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Pause {
     /// When it was paused.

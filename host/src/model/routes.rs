@@ -40,6 +40,10 @@ pub(crate) const PAUSE: &str = "/v1/domains/{domain}/workflows/{workflow_id}/pau
 pub(crate) const RESUME: &str = "/v1/domains/{domain}/workflows/{workflow_id}/resume";
 /// A domain's task lists.
 pub(crate) const TASK_LISTS: &str = "/v1/domains/{domain}/task-lists";
+/// A task list paused: none of its tasks handed out until it resumes.
+pub(crate) const TASK_LIST_PAUSE: &str = "/v1/domains/{domain}/task-lists/{kind}/{name}/pause";
+/// A paused task list resumed.
+pub(crate) const TASK_LIST_RESUME: &str = "/v1/domains/{domain}/task-lists/{kind}/{name}/resume";
 /// A decider replayed over a domain's recorded histories.
 pub(crate) const REPLAY: &str = "/v1/domains/{domain}/replay";
 /// Runs recorded elsewhere, imported.
@@ -63,7 +67,7 @@ pub(crate) const CLOCK_ADVANCE: &str = "/v1/clock/advance";
 
 /// Every path, for the test that the server serves each.
 #[cfg(test)]
-pub(crate) const ALL: [&str; 28] = [
+pub(crate) const ALL: [&str; 30] = [
     MODULES,
     MODULE,
     BINDINGS,
@@ -82,6 +86,8 @@ pub(crate) const ALL: [&str; 28] = [
     PAUSE,
     RESUME,
     TASK_LISTS,
+    TASK_LIST_PAUSE,
+    TASK_LIST_RESUME,
     REPLAY,
     IMPORTS,
     SCHEDULES,

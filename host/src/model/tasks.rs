@@ -35,6 +35,9 @@ impl TaskKind {
     }
 }
 
+/// A task list: (domain id, kind, name).
+pub(crate) type ListKey = (u64, TaskKind, String);
+
 /// The tasks waiting on one list.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Queued {

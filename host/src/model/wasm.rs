@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::clock::Timestamp;
 use crate::runtime::{GuestLimits, World};
 
-use super::{BindingVersion, UpgradePolicy, UpgradeReport};
+use super::{BindingVersion, Pause, UpgradePolicy, UpgradeReport};
 
 /// An uploaded module. Its code is stored apart, under the same key.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -383,6 +383,9 @@ pub struct TaskListInfo {
     pub pollers: u64,
     /// Whether a module is bound to serve it.
     pub bound: bool,
+    /// Who paused it, when and why, while it is paused (`model::task_lists`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused: Option<Pause>,
 }
 
 /// The answer of `GET /v1/domains/{domain}/task-lists`: every list of the domain with tasks

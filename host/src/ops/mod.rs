@@ -4,6 +4,7 @@
 
 pub(crate) mod activity_tasks;
 pub(crate) mod compiles;
+pub(crate) mod controls;
 pub(crate) mod decision_tasks;
 pub(crate) mod domains;
 pub(crate) mod executions;
@@ -69,6 +70,8 @@ pub(crate) struct Service {
     pub(crate) idle: Arc<crate::skipping::Idle>,
     /// The clock, when it skips time (`--time-skipping`): it may also be moved by hand.
     pub(crate) skipping: Option<Arc<crate::skipping::SkippingClock>>,
+    /// Held while task lists' controls are read again (`controls::refresh_controls`).
+    pub(crate) controls_turn: tokio::sync::Mutex<()>,
 }
 
 impl Service {
@@ -107,6 +110,7 @@ impl Service {
             run_logs: Default::default(),
             idle: Default::default(),
             skipping: None,
+            controls_turn: Default::default(),
         }
     }
 }

@@ -471,8 +471,8 @@ fn with_pinned_runs(
     Ok(binding)
 }
 
-/// The task lists of a domain that have tasks waiting, polls waiting (at this node) or a
-/// binding, by kind then name.
+/// The task lists of a domain that have tasks waiting, polls waiting (at this node), a binding
+/// or a pause, by kind then name.
 pub(crate) async fn task_lists(
     svc: &Service,
     ctx: &Ctx,
@@ -497,6 +497,9 @@ pub(crate) async fn task_lists(
     for (_, binding) in bindings {
         list(&mut lists, binding.kind, binding.name).bound = true;
     }
+    for ((_, kind, name), pause) in svc.engine.controls.paused_in(id) {
+        list(&mut lists, kind.served_by(), name).paused = Some(pause);
+    }
     Ok(lists.into_values().collect())
 }
 
@@ -512,6 +515,7 @@ fn list(
         pending: 0,
         pollers: 0,
         bound: false,
+        paused: None,
     })
 }
 

@@ -50,6 +50,8 @@ pub(crate) enum Signal {
     Deadline(Option<Timestamp>),
     /// Bindings changed: the in-process workers' supervisor looks again.
     Bindings,
+    /// Task lists' controls changed: read them again.
+    Controls,
     /// Signals may have been missed: look at everything.
     Resync,
 }

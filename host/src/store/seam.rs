@@ -65,9 +65,9 @@
 
 use crate::clock::Timestamp;
 use crate::model::{
-    AnyType, Binding, BindingKind, Domain, GuestFailureRecord, ItemKind, Kind, ModuleRecord,
-    Queued, Run, RunId, Schedule, Scope, Slot, TaskKind, TypeKind, TypeName, TypeRecord,
-    WorkflowId,
+    AnyType, Binding, BindingKind, Domain, GuestFailureRecord, ItemKind, Kind, ListControl,
+    ListKey, ModuleRecord, Queued, Run, RunId, Schedule, Scope, Slot, TaskKind, TypeKind, TypeName,
+    TypeRecord, WorkflowId,
 };
 
 use super::StoreError;
@@ -136,9 +136,12 @@ pub(crate) type TypeEntry<C> = (TypeName, TypeRecord<C>);
 
 /// Reads, from a snapshot or inside a write transaction (where they see the transaction's own
 /// changes, and lock what a decision depends on: see the module docs).
-pub(crate) trait Reads: DomainReads + RunReads + WasmReads + ScheduleReads {}
+pub(crate) trait Reads:
+    DomainReads + RunReads + WasmReads + ScheduleReads + ControlReads
+{
+}
 
-impl<T: DomainReads + RunReads + WasmReads + ScheduleReads + ?Sized> Reads for T {}
+impl<T: DomainReads + RunReads + WasmReads + ScheduleReads + ControlReads + ?Sized> Reads for T {}
 
 /// The reads of domains, their counters and their types.
 pub(crate) trait DomainReads {
@@ -359,9 +362,15 @@ pub(crate) trait ScheduleReads {
     ) -> Result<Vec<Schedule>, StoreError>;
 }
 
+/// The reads of task lists' controls (`model::task_lists`).
+pub(crate) trait ControlReads {
+    /// The controls of every task list that has any, with each list's (domain, kind, name).
+    fn list_controls(&self) -> Result<Vec<(ListKey, ListControl)>, StoreError>;
+}
+
 /// The changes of one write transaction. Only the apply step of a write job holds one.
 pub(crate) trait Writes:
-    Reads + DomainWrites + RunWrites + WasmWrites + ScheduleWrites
+    Reads + DomainWrites + RunWrites + WasmWrites + ScheduleWrites + ControlWrites
 {
     /// The time of this transaction: every change in it happens "now".
     fn now(&self) -> Timestamp;
@@ -387,6 +396,12 @@ pub(crate) trait Writes:
 
     /// A number never handed out before (to any process sharing the database).
     fn next_id(&mut self) -> Result<u64, StoreError>;
+}
+
+/// The changes to task lists' controls.
+pub(crate) trait ControlWrites {
+    /// Keeps `control` for the list `key`; an empty one removes its record.
+    fn put_list_control(&mut self, key: &ListKey, control: &ListControl) -> Result<(), StoreError>;
 }
 
 /// The changes to schedules.

@@ -1,10 +1,14 @@
-//! Pausing a run (`/v1/domains/{domain}/workflows/{workflowId}/pause` and `.../resume`) on the
-//! manual clock: its queued tasks wait while pollers poll, timers keep firing into its
-//! history, and a resume hands out what was held, in order; SWF clients see nothing new.
+//! Pausing a run (`/v1/domains/{domain}/workflows/{workflowId}/pause` and `.../resume`) and a
+//! task list (`/v1/domains/{domain}/task-lists/{kind}/{name}/pause` and `.../resume`) on the
+//! manual clock: queued tasks wait while pollers (aws-sdk-swf, boto3) poll, timers keep firing
+//! into the history, and a resume hands out what was held, in order; SWF clients see nothing
+//! new but the wait.
 
 use std::time::Duration;
 
-use weft_host::client::{Client as WeftClient, ClientError, PauseRequest};
+use weft_host::client::{
+    BindingKind, Client as WeftClient, ClientError, ListPauseRequest, PauseRequest,
+};
 use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::Client;
 use weft_tests::guests::weft_client;
@@ -150,5 +154,158 @@ async fn tasks_scheduled_while_paused_are_held_and_a_closed_run_cannot_pause() {
             assert!(message.contains("reason"), "{message}");
         }
         other => panic!("a 257-character reason was taken: {other:?}"),
+    }
+}
+
+fn list_asked(reason: &str) -> ListPauseRequest {
+    ListPauseRequest {
+        reason: Some(reason.into()),
+        identity: Some("operator-7".into()),
+    }
+}
+
+#[tokio::test]
+async fn a_paused_task_list_hands_out_nothing_until_it_resumes() {
+    let (server, swf) = manual_server().await;
+    register_workflow(&swf, "w").await;
+    let weft = weft_client(&server);
+    let deciders = (BindingKind::Decision, DECIDERS);
+    let paused = weft
+        .pause_task_list(D, deciders, &list_asked("maintenance"))
+        .await;
+    let paused = paused.expect("the list pauses");
+    assert!(paused.changed);
+    assert_eq!(paused.paused.map(|p| p.by).as_deref(), Some("operator-7"));
+
+    // Tasks keep being queued on it, and wait there; the listing shows the pause.
+    start(&swf, "queued-1", "w").await;
+    start(&swf, "queued-2", "w").await;
+    no_decision_task(&server, &swf, DECIDERS).await;
+    let lists = weft.task_lists(D).await.expect("the task lists");
+    let list = lists
+        .iter()
+        .find(|l| l.name == DECIDERS)
+        .expect("the paused list");
+    assert_eq!(list.pending, 2);
+    assert_eq!(
+        list.paused.as_ref().and_then(|p| p.reason.as_deref()),
+        Some("maintenance")
+    );
+    // The activity list of the same name is not paused.
+    let other = (BindingKind::Activity, DECIDERS);
+    let resumed = weft
+        .resume_task_list(D, other, &ListPauseRequest::default())
+        .await;
+    assert!(!resumed.expect("a resume of a running list").changed);
+
+    // A poll waiting as the list resumes is handed the first task, then the next poll the
+    // second: in the order they were queued.
+    let waiting = server.polls_waiting();
+    let decider = tokio::spawn({
+        let swf = swf.clone();
+        async move { decision_task(&swf, DECIDERS).await }
+    });
+    server.until_polls_wait(waiting + 1).await;
+    let resumed = weft
+        .resume_task_list(D, deciders, &ListPauseRequest::default())
+        .await;
+    assert!(resumed.expect("the list resumes").changed);
+    let first = decider.await.expect("the decider's poll");
+    let second = decision_task(&swf, DECIDERS).await;
+    let ids = [&first, &second].map(|t| t.workflow_execution().map(|e| e.workflow_id.clone()));
+    assert_eq!(ids, [Some("queued-1".into()), Some("queued-2".into())]);
+    let lists = weft.task_lists(D).await.expect("the task lists");
+    assert!(lists.iter().all(|l| l.paused.is_none()), "{lists:?}");
+}
+
+#[tokio::test]
+async fn a_paused_task_list_holds_a_boto3_poller() {
+    if !weft_tests::clients::enabled() {
+        return;
+    }
+    let (server, swf, weft, _) = run_with_activity_and_timer().await;
+    let workers = (BindingKind::Activity, WORKERS);
+    weft.pause_task_list(D, workers, &list_asked("hold"))
+        .await
+        .expect("the list pauses");
+    let pyenv = weft_tests::clients::pyenv().await;
+    let boto3_poll = || {
+        let mut python = pyenv.script(
+            "poll_once.py",
+            &[&server.endpoint(), D, "activity", WORKERS],
+        );
+        weft_tests::clients::with_credentials(&mut python, "AKIDEXAMPLE", "secret");
+        tokio::spawn(weft_tests::clients::run(python))
+    };
+
+    // boto3's poll waits as on an empty list, and comes back empty at its timeout.
+    let waiting = server.polls_waiting();
+    let poll = boto3_poll();
+    server.until_polls_wait(waiting + 1).await;
+    server.advance(server.poll_timeout()).await;
+    let out = poll.await.expect("boto3 runs");
+    assert_eq!((out.code, out.stdout.trim()), (Some(0), ""), "{out:?}");
+
+    // Resumed while boto3 waits, the list hands it the activity.
+    let poll = boto3_poll();
+    server.until_polls_wait(waiting + 1).await;
+    weft.resume_task_list(D, workers, &ListPauseRequest::default())
+        .await
+        .expect("the list resumes");
+    let out = poll.await.expect("boto3 runs");
+    assert_eq!((out.code, out.stdout.trim()), (Some(0), "a1"), "{out:?}");
+    drop(swf);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_list_paused_on_one_node_holds_the_pollers_of_another() {
+    let (a, swf) = manual_server().await;
+    let Some(b) = a.manual_node_sharing().await else {
+        return;
+    };
+    register_workflow(&swf, "w").await;
+    let weft = weft_client(&a);
+    let deciders = (BindingKind::Decision, DECIDERS);
+    weft.pause_task_list(D, deciders, &list_asked("both nodes"))
+        .await
+        .expect("the list pauses");
+    start(&swf, "across", "w").await;
+
+    // Once the other node has heard of the pause, its poller is handed nothing.
+    until_known_paused(&weft_client(&b), true).await;
+    let on_b = b.client();
+    no_decision_task(&b, &on_b, DECIDERS).await;
+
+    // Resumed at the first node while the second's poller waits: the second hands it out.
+    let waiting = b.polls_waiting();
+    let decider = tokio::spawn(async move { decision_task(&on_b, DECIDERS).await });
+    b.until_polls_wait(waiting + 1).await;
+    weft.resume_task_list(D, deciders, &ListPauseRequest::default())
+        .await
+        .expect("the list resumes");
+    let task = decider.await.expect("the poll at the other node");
+    assert_eq!(
+        task.workflow_execution().map(|e| e.workflow_id.as_str()),
+        Some("across")
+    );
+}
+
+/// Waits until the node `weft` talks to knows the decision list [`DECIDERS`] as `paused` (a
+/// node hears of another's change through the database's notices, a moment after it commits).
+async fn until_known_paused(weft: &WeftClient, paused: bool) {
+    let began = std::time::Instant::now();
+    loop {
+        let lists = weft.task_lists(D).await.expect("the task lists");
+        let known = lists
+            .iter()
+            .any(|l| l.name == DECIDERS && l.kind == BindingKind::Decision && l.paused.is_some());
+        if known == paused {
+            return;
+        }
+        assert!(
+            began.elapsed() < Duration::from_secs(30),
+            "the node does not know the pause"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }

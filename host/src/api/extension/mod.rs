@@ -335,7 +335,7 @@ fn decision_only(kind: &str, what: &str) -> Result<(), Fault> {
     }
 }
 
-fn kind_named(name: &str) -> Result<BindingKind, Fault> {
+pub(super) fn kind_named(name: &str) -> Result<BindingKind, Fault> {
     BindingKind::from_name(name).ok_or_else(|| {
         Fault::Validation(format!(
             "Unknown binding kind: {}; it must be decision, activity or function",

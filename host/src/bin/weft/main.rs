@@ -23,6 +23,7 @@ mod remote;
 mod schedules;
 mod sdk;
 mod show;
+mod task_lists;
 mod transfer;
 mod workflows;
 
@@ -93,6 +94,9 @@ enum RemoteCommand {
     /// Start a workflow on a schedule (every DURATION, or cron), and pause, trigger, backfill,
     /// list or remove schedules.
     Schedule(schedules::ScheduleArgs),
+    /// List a domain's task lists; pause and resume them.
+    #[command(name = "tasklist")]
+    TaskList(task_lists::TaskListArgs),
     /// Show the server's clock; move a --time-skipping server's clock ahead.
     Clock(clock::ClockArgs),
     /// Write a domain's closed runs, each with its whole history, one JSON file per run.
@@ -245,6 +249,7 @@ async fn remote(command: RemoteCommand) -> anyhow::Result<()> {
         RemoteCommand::Type(args) => domains::types(args).await,
         RemoteCommand::Workflow(args) => workflows::run(args).await,
         RemoteCommand::Schedule(args) => schedules::run(args).await,
+        RemoteCommand::TaskList(args) => task_lists::run(args).await,
         RemoteCommand::Clock(args) => clock::run(args).await,
         RemoteCommand::Export(args) => transfer::export(args).await,
         RemoteCommand::Import(args) => transfer::import(args).await,

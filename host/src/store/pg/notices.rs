@@ -40,6 +40,9 @@ const SOME_DEADLINE: &str = "d";
 /// Bindings changed: supervisors look again.
 pub(super) const BINDINGS: &str = "b";
 
+/// Task lists' controls changed: nodes read them again.
+pub(super) const CONTROLS: &str = "l";
+
 /// A domain or a type changed: nodes empty their catalogs.
 pub(super) const CATALOG: &str = "c";
 
@@ -53,6 +56,7 @@ fn signal(payload: &str) -> Option<Signal> {
     match payload {
         SOME_DEADLINE => Some(Signal::Deadline(None)),
         BINDINGS => Some(Signal::Bindings),
+        CONTROLS => Some(Signal::Controls),
         _ if payload.starts_with("d ") => {
             let at = payload[2..].parse().ok()?;
             Some(Signal::Deadline(Some(Timestamp::from_millis(at))))

@@ -114,6 +114,13 @@ CREATE TABLE schedules (
     record bytea NOT NULL,
     UNIQUE (domain, id));
 "#,
+    // Task lists' controls (`model::task_lists`), of the lists that have any.
+    r#"
+CREATE TABLE list_controls (
+    domain bigint NOT NULL, kind smallint NOT NULL, list text COLLATE "C" NOT NULL,
+    record bytea NOT NULL,
+    PRIMARY KEY (domain, kind, list));
+"#,
 ];
 
 /// The schema version this build writes and reads.

@@ -1,6 +1,6 @@
 //! redb's side of the store's interface: the transactions, the tables they open, and the
 //! reads and writes of domains and types. Runs are in `runs.rs`, the Wasm extension in
-//! `wasm.rs`, schedules in `schedules.rs`.
+//! `wasm.rs`, schedules and task lists' controls in `schedules.rs`.
 
 use std::cell::OnceCell;
 use std::ops::{Bound, Deref};
@@ -14,9 +14,9 @@ use crate::model::{AnyType, Domain, Kind, Scope, TypeName};
 
 use super::tables::{
     BINDINGS, BindingKey, Bytes, COUNTERS, DEADLINES, DOMAINS, DeadlineKey, DomainKey, EVENTS,
-    FailureKey, GUEST_FAILURES, ITEM_NAMES, ITEMS, ItemKey, ItemNameKey, META, MODULE_CODE,
-    MODULES, ModuleKey, OPEN_RUNS, RUN_IDS, RUNS, RunIdKey, SCHEDULE_IDS, SCHEDULES, TASKS, TYPES,
-    TaskQueueKey, TypeKey, VISIBILITY, VisibilityKey,
+    FailureKey, GUEST_FAILURES, ITEM_NAMES, ITEMS, ItemKey, ItemNameKey, LIST_CONTROLS,
+    ListControlKey, META, MODULE_CODE, MODULES, ModuleKey, OPEN_RUNS, RUN_IDS, RUNS, RunIdKey,
+    SCHEDULE_IDS, SCHEDULES, TASKS, TYPES, TaskQueueKey, TypeKey, VISIBILITY, VisibilityKey,
 };
 use crate::store::StoreError;
 use crate::store::codec::{decode, decode_type, encode, encode_type};
@@ -158,6 +158,7 @@ tables! {
     guest_failures / guest_failure_table: GUEST_FAILURES<FailureKey, Bytes>;
     schedules / schedule_table: SCHEDULES<u64, Bytes>;
     schedule_ids / schedule_id_table: SCHEDULE_IDS<(u64, &'static str), u64>;
+    list_controls / list_control_table: LIST_CONTROLS<ListControlKey, Bytes>;
 }
 
 impl<T: Tables> DomainReads for T {

@@ -1,11 +1,11 @@
-//! redb's side of the reads and writes of schedules.
+//! redb's side of the reads and writes of schedules, and of task lists' controls.
 
 use redb::ReadableTable;
 
-use crate::model::Schedule;
+use crate::model::{ListControl, ListKey, Schedule, TaskKind};
 use crate::store::StoreError;
 use crate::store::codec::{decode, encode};
-use crate::store::seam::{ScheduleReads, ScheduleWrites};
+use crate::store::seam::{ControlReads, ControlWrites, ScheduleReads, ScheduleWrites};
 
 use super::access::{Tables, WriteTx};
 
@@ -66,6 +66,39 @@ impl ScheduleWrites for WriteTx<'_> {
         self.schedule_ids
             .write()?
             .remove((schedule.domain, schedule.id.as_str()))?;
+        Ok(())
+    }
+}
+
+impl<T: Tables> ControlReads for T {
+    fn list_controls(&self) -> Result<Vec<(ListKey, ListControl)>, StoreError> {
+        let mut controls = Vec::new();
+        for entry in self.list_control_table()?.iter()? {
+            let (key, value) = entry?;
+            let (domain, kind, name) = key.value();
+            let kind = TaskKind::from_key(kind).ok_or_else(|| StoreError::Corrupt {
+                table: "list_controls",
+                detail: format!("task kind {kind}"),
+            })?;
+            let control = decode("list_controls", value.value())?;
+            controls.push(((domain, kind, name.to_owned()), control));
+        }
+        Ok(controls)
+    }
+}
+
+impl ControlWrites for WriteTx<'_> {
+    fn put_list_control(
+        &mut self,
+        (domain, kind, name): &ListKey,
+        control: &ListControl,
+    ) -> Result<(), StoreError> {
+        let key = (*domain, *kind as u8, name.as_str());
+        let table = self.list_controls.write()?;
+        match control.is_empty() {
+            true => table.remove(key).map(drop)?,
+            false => table.insert(key, encode(control).as_slice()).map(drop)?,
+        }
         Ok(())
     }
 }

@@ -125,3 +125,10 @@ pub(crate) const SCHEDULES: TableDefinition<u64, Bytes> = TableDefinition::new("
 /// in id order. Value: the schedule's seq.
 pub(crate) const SCHEDULE_IDS: TableDefinition<(u64, &str), u64> =
     TableDefinition::new("schedule_ids");
+
+/// (domain id, `TaskKind` as u8, task list or function name).
+pub(crate) type ListControlKey = (u64, u8, &'static str);
+
+/// The controls of task lists that have any (`model::task_lists`). Value: `ListControl`.
+pub(crate) const LIST_CONTROLS: TableDefinition<ListControlKey, Bytes> =
+    TableDefinition::new("list_controls");

@@ -4,8 +4,9 @@ use serde_json::Value;
 
 use weft_host::client::swf::attributes;
 use weft_host::client::{
-    Binding, ClockState, GuestFailureRecord, ModuleRecord, Pause, PauseReport, PinnedDecider,
-    ResetReport, RunFailure, RunLogLine, RunReplay, RunUpgrade, Timestamp, UpgradeReport,
+    Binding, ClockState, GuestFailureRecord, ListPauseReport, ModuleRecord, Pause, PauseReport,
+    PinnedDecider, ResetReport, RunFailure, RunLogLine, RunReplay, RunUpgrade, TaskListInfo,
+    Timestamp, UpgradeReport,
 };
 
 mod schedules;
@@ -301,6 +302,36 @@ pub(crate) fn pause_line(pause: &Pause) -> String {
         .as_deref()
         .map_or_else(String::new, |r| format!(": {r}"));
     format!("paused by {} at {}{reason}", pause.by, time(pause.at))
+}
+
+/// A task list: `KIND NAME  N waiting  N polling[  bound][  paused by ...]`.
+pub(crate) fn task_list(list: &TaskListInfo) -> String {
+    let mut line = format!(
+        "{} {}  {} waiting  {} polling",
+        list.kind.name(),
+        list.name,
+        list.pending,
+        list.pollers
+    );
+    if list.bound {
+        line.push_str("  bound");
+    }
+    if let Some(pause) = &list.paused {
+        line.push_str("  ");
+        line.push_str(&pause_line(pause));
+    }
+    line
+}
+
+/// What a task list's pause or resume did: `paused activity list workers`.
+pub(crate) fn list_paused(report: &ListPauseReport) -> String {
+    let list = format!("{} list {}", report.kind.name(), report.name);
+    match (&report.paused, report.changed) {
+        (Some(_), true) => format!("paused {list}"),
+        (Some(pause), false) => format!("{list} was {}", pause_line(pause)),
+        (None, true) => format!("resumed {list}"),
+        (None, false) => format!("{list} is not paused"),
+    }
 }
 
 /// A domain (SWF's `DomainInfo`): `NAME  STATUS  DESCRIPTION`.

@@ -1,0 +1,103 @@
+//! `weft tasklist`: a domain's task lists, what waits on them, and their pauses (Weft's `/v1`
+//! extension; SWF clients see nothing of it but the wait).
+
+use clap::{Args, Subcommand, ValueEnum};
+use weft_host::client::{BindingKind, ListPauseReport, ListPauseRequest};
+
+use crate::project;
+use crate::remote::{Remote, print};
+use crate::show;
+
+/// `weft tasklist ...`.
+#[derive(Args)]
+pub(crate) struct TaskListArgs {
+    #[command(subcommand)]
+    action: Action,
+    /// The domain (default: the project's).
+    #[arg(long, global = true)]
+    domain: Option<String>,
+    #[command(flatten)]
+    remote: Remote,
+}
+
+#[derive(Subcommand)]
+enum Action {
+    /// List the domain's task lists that have tasks or polls waiting, a binding or a pause.
+    List,
+    /// Hold a task list: none of its tasks is handed to any poller (over HTTP or in-process,
+    /// at any node) until it resumes. Tasks keep being queued; started tasks run on.
+    Pause {
+        /// The task list (for functions, the function's name).
+        name: String,
+        /// Its kind (default: both the decision and the activity list of that name).
+        #[arg(long, value_enum)]
+        kind: Option<Kind>,
+        /// Why, shown by list and the console.
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Resume a paused task list: its tasks are handed out again, in order.
+    Resume {
+        /// The task list.
+        name: String,
+        /// Its kind (default: both the decision and the activity list of that name).
+        #[arg(long, value_enum)]
+        kind: Option<Kind>,
+    },
+}
+
+/// A task list's kind, as `--kind` names it.
+#[derive(Clone, Copy, ValueEnum)]
+enum Kind {
+    Decision,
+    Activity,
+    Function,
+}
+
+impl Kind {
+    /// The kinds `kind` names: the one given, else decision and activity.
+    fn named(kind: Option<Kind>) -> Vec<BindingKind> {
+        match kind {
+            Some(Kind::Decision) => vec![BindingKind::Decision],
+            Some(Kind::Activity) => vec![BindingKind::Activity],
+            Some(Kind::Function) => vec![BindingKind::Function],
+            None => vec![BindingKind::Decision, BindingKind::Activity],
+        }
+    }
+}
+
+/// Runs `weft tasklist ...`.
+pub(crate) async fn run(args: TaskListArgs) -> anyhow::Result<()> {
+    let client = args.remote.client()?;
+    let json = args.remote.json;
+    let domain = project::domain(args.domain)?;
+    match args.action {
+        Action::List => {
+            let lists = client.task_lists(&domain).await?;
+            let lines = lists.iter().map(show::task_list);
+            print(json, &serde_json::json!({ "taskLists": lists }), lines);
+        }
+        Action::Pause { name, kind, reason } => {
+            let request = ListPauseRequest {
+                reason,
+                identity: None,
+            };
+            let mut reports: Vec<ListPauseReport> = Vec::new();
+            for kind in Kind::named(kind) {
+                let list = (kind, name.as_str());
+                reports.push(client.pause_task_list(&domain, list, &request).await?);
+            }
+            print(json, &reports, reports.iter().map(show::list_paused));
+        }
+        Action::Resume { name, kind } => {
+            let request = ListPauseRequest::default();
+            let mut reports: Vec<ListPauseReport> = Vec::new();
+            for kind in Kind::named(kind) {
+                let list = (kind, name.as_str());
+                reports.push(client.resume_task_list(&domain, list, &request).await?);
+            }
+            print(json, &reports, reports.iter().map(show::list_paused));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,148 @@
+//! Task lists' controls (`/v1/domains/{domain}/task-lists/{kind}/{name}/pause` and `.../resume`;
+//! see `model::task_lists`): changed in the store, then read again into every node's memory,
+//! where claims consult them.
+
+use crate::engine::offer;
+use crate::fault::Fault;
+use crate::model::{
+    BindingKind, ListControl, ListKey, ListPauseReport, ListPauseRequest, MAX_PAUSE_REASON, Pause,
+    TaskKind,
+};
+use crate::store::{About, Reads, StoreError};
+
+use super::{Ctx, Service, known_domain};
+
+/// Pauses the list `name` of `kind` in `domain`.
+pub(crate) async fn pause_list(
+    svc: &Service,
+    ctx: &Ctx,
+    domain: String,
+    (kind, name): (BindingKind, String),
+    input: ListPauseRequest,
+) -> Result<ListPauseReport, Fault> {
+    if let Some(reason) = &input.reason
+        && reason.chars().count() > MAX_PAUSE_REASON
+    {
+        return Err(Fault::Validation(format!(
+            "reason is longer than {MAX_PAUSE_REASON} characters"
+        )));
+    }
+    let by = input
+        .identity
+        .filter(|i| !i.is_empty())
+        .unwrap_or_else(|| ctx.scope.account.clone());
+    let reason = input.reason;
+    change(svc, ctx, domain, (kind, name), move |control, now| {
+        if control.paused.is_some() {
+            return false;
+        }
+        control.paused = Some(Pause {
+            at: now,
+            by,
+            reason,
+        });
+        true
+    })
+    .await
+}
+
+/// Resumes the list `name` of `kind` in `domain`: polls waiting there are handed its tasks.
+pub(crate) async fn resume_list(
+    svc: &Service,
+    ctx: &Ctx,
+    domain: String,
+    (kind, name): (BindingKind, String),
+    input: ListPauseRequest,
+) -> Result<ListPauseReport, Fault> {
+    if input.reason.is_some() {
+        return Err(Fault::Validation(
+            "reason is kept for a pause only: a resume clears it".into(),
+        ));
+    }
+    change(svc, ctx, domain, (kind, name), |control, _| {
+        control.paused.take().is_some()
+    })
+    .await
+}
+
+/// Applies `edit` (which answers whether it changed anything) to the list's controls, then
+/// reads every list's controls again.
+async fn change(
+    svc: &Service,
+    ctx: &Ctx,
+    domain: String,
+    (kind, name): (BindingKind, String),
+    edit: impl FnOnce(&mut ListControl, crate::clock::Timestamp) -> bool + Clone + Send + 'static,
+) -> Result<ListPauseReport, Fault> {
+    let scope = ctx.scope.clone();
+    let task_kind = TaskKind::from_key(kind as u8).expect("every binding kind is a task kind");
+    let report = svc
+        .store
+        .write(
+            move |tx| {
+                let domain = known_domain(tx, &scope, &domain)?;
+                let key = (domain.id, task_kind, name);
+                let control = control_of(tx, &key)?;
+                Ok::<_, Fault>((key, control))
+            },
+            move |tx, (key, mut control)| {
+                let changed = edit(&mut control, tx.now());
+                if changed {
+                    tx.put_list_control(&key, &control)?;
+                }
+                Ok(ListPauseReport {
+                    kind,
+                    name: key.2,
+                    paused: control.paused,
+                    changed,
+                })
+            },
+        )
+        .await?;
+    if report.changed {
+        refresh_controls(svc).await;
+    }
+    Ok(report)
+}
+
+/// The controls of the list `key`, as stored.
+fn control_of(tx: &dyn Reads, key: &ListKey) -> Result<ListControl, StoreError> {
+    let controls = tx.list_controls()?;
+    let control = controls.into_iter().find(|(k, _)| k == key);
+    Ok(control.map(|(_, c)| c).unwrap_or_default())
+}
+
+/// Reads every list's controls again into this process's memory (after a change here, or one
+/// another node told of), and offers the tasks of the lists no longer paused to the polls
+/// waiting there.
+pub(crate) async fn refresh_controls(svc: &Service) {
+    // One refresh at a time, so that an older read never replaces a newer one.
+    let _turn = svc.controls_turn.lock().await;
+    let read = svc.store.read(|tx| tx.list_controls()).await;
+    let controls = match read {
+        Ok(controls) => controls,
+        Err(error) => {
+            tracing::warn!(%error, "cannot read task lists' controls");
+            return;
+        }
+    };
+    let resumed = svc.engine.controls.replace(controls);
+    for list in resumed {
+        let setup = svc.engine.clone();
+        let about = About::Offer {
+            domain: list.0,
+            kind: list.1,
+            list: list.2.clone(),
+        };
+        let nothing_to_check = |_: &dyn Reads| Ok::<_, StoreError>(());
+        let offered = svc
+            .store
+            .write_about(about, nothing_to_check, move |tx, ()| {
+                offer(tx, &setup, list)
+            })
+            .await;
+        if let Err(error) = offered {
+            tracing::warn!(%error, "cannot offer a resumed list's tasks to waiting polls");
+        }
+    }
+}
