@@ -239,6 +239,7 @@ impl Weft {
             shutdown,
             runtime: Arc::new(runtime),
             bindings_changed: watch::Sender::new(()),
+            runs_resumed: watch::Sender::new(()),
             tenants,
             compiles,
             run_logs: Default::default(),

@@ -167,6 +167,11 @@ pub struct Binding {
     /// `previous_module` takes the rest. Absent once promoted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ramp: Option<u8>,
+    /// After this many failed attempts in a row of its decider on one run's decision task, the
+    /// run is paused (`model::pauses`) until someone resumes it (decision bindings; off when
+    /// absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause_after_failures: Option<u32>,
     /// What binding it to a new module did to open runs pinned to older ones, as `PUT` answers
     /// when its policy moved any; never stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -289,6 +294,10 @@ pub struct Bind {
     /// off by default, or what the binding had).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inherit_pin: Option<bool>,
+    /// Pause a run after this many failed attempts in a row of the decider on its decision
+    /// task, 1 to 1000 (decision bindings only; off when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause_after_failures: Option<u32>,
 }
 
 impl Bind {
@@ -420,6 +429,7 @@ mod tests {
             upgraded: None,
             ramp: Some(share),
             inherit_pin: false,
+            pause_after_failures: None,
         }
     }
 

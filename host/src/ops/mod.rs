@@ -60,6 +60,8 @@ pub(crate) struct Service {
     pub(crate) runtime: Arc<Runtime>,
     /// Told after every committed change to the bindings, so the workers follow them.
     pub(crate) bindings_changed: watch::Sender<()>,
+    /// Told after a paused run is resumed here, so the decision tasks held for it are decided.
+    pub(crate) runs_resumed: watch::Sender<()>,
     /// Who may call, and within which quotas.
     pub(crate) tenants: Tenants,
     /// Turns to compile modules, and the module places uploads have taken.
@@ -105,6 +107,7 @@ impl Service {
             shutdown: watch::channel(false).1,
             runtime: Arc::new(Runtime::new(None).expect("a Wasm runtime")),
             bindings_changed: watch::Sender::new(()),
+            runs_resumed: watch::Sender::new(()),
             tenants: Tenants::new(&crate::Config::new(dir)).expect("no tenants"),
             compiles: compiles::Compiles::new(1, Arc::default()),
             run_logs: Default::default(),

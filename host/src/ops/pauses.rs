@@ -49,11 +49,15 @@ pub(crate) async fn resume(
         ));
     }
     let target = (domain, workflow_id, input.run_id.map(RunId::from));
-    change_open_run(svc, ctx, target, move |eng, run| {
+    let report = change_open_run(svc, ctx, target, move |eng, run| {
         let put_back = resume_run(eng, run)?;
         Ok(report(run, put_back))
     })
-    .await
+    .await?;
+    if report.changed {
+        svc.runs_resumed.send_replace(());
+    }
+    Ok(report)
 }
 
 /// Who asks: the `identity` the caller gave, else its account.

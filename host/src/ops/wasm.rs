@@ -85,6 +85,13 @@ pub(crate) fn check_bind(
                 a(kind.name())
             )));
         }
+        _ if input.pause_after_failures.is_some() && kind != BindingKind::Decision => {
+            return Err(Fault::Validation(format!(
+                "pauseAfterFailures is for decision bindings only: {} binding's guest fails \
+                 its task, not a run's decision task",
+                a(kind.name())
+            )));
+        }
         _ if input.ramp.is_some() && kind != BindingKind::Decision => {
             return Err(Fault::Validation(format!(
                 "ramp is for decision bindings only: {} binding's tasks are not pinned",
@@ -99,6 +106,14 @@ pub(crate) fn check_bind(
             ));
         }
         _ => {}
+    }
+    if input
+        .pause_after_failures
+        .is_some_and(|n| !(1..=1000).contains(&n))
+    {
+        return Err(Fault::Validation(
+            "pauseAfterFailures is the failed attempts in a row that pause a run: 1 to 1000".into(),
+        ));
     }
     if input.ramp.is_some_and(|share| !(1..=99).contains(&share)) {
         return Err(Fault::Validation(
@@ -155,6 +170,7 @@ pub(crate) async fn bind(
                     upgraded: None,
                     ramp: input.ramp,
                     inherit_pin: false,
+                    pause_after_failures: input.pause_after_failures,
                 };
                 let kept = (input.upgrade, input.inherit_pin);
                 let binding = follow(tx, binding, existing.as_ref(), kept)?;

@@ -31,8 +31,8 @@ impl Backoff {
             .map_or(Duration::ZERO, |f| f.until.saturating_duration_since(now))
     }
 
-    /// The decider failed on the run at `now`: pause it longer.
-    pub(super) fn failed(&self, run_id: &str, now: Instant) {
+    /// The decider failed on the run at `now`: pause it longer. Answers its failures in a row.
+    pub(super) fn failed(&self, run_id: &str, now: Instant) -> u32 {
         let mut runs = self.lock();
         // Forget runs that have not failed for a while, so the map stays small.
         runs.retain(|_, f| now < f.until + MAX);
@@ -43,6 +43,7 @@ impl Backoff {
         failing.count = failing.count.saturating_add(1);
         let pause = Duration::from_secs(1u64 << (failing.count - 1).min(16)).min(MAX);
         failing.until = now + pause;
+        failing.count
     }
 
     /// The decider succeeded on the run.

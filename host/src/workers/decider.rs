@@ -5,7 +5,9 @@
 //! pause that doubles with each failure on the run (`backoff`), or at once when the bindings
 //! change (a fixed module bound to the list takes over the held task), for as long as the task's
 //! start-to-close timeout leaves. Nothing of this is in the history, as nothing of a crashed
-//! SWF decider's retries is: the task completes when an attempt succeeds, or times out.
+//! SWF decider's retries is: the task completes when an attempt succeeds, or times out. A
+//! binding may have the run paused after so many failures in a row (`pauseAfterFailures`): the
+//! decider then runs on it again only once it is resumed.
 //!
 //! Each attempt is decided by the module the run is pinned to (`model::pins`), or, on a run not
 //! pinned yet, by the module bound now, which its answer then pins the run to. A run an upgrade
@@ -23,11 +25,14 @@ use crate::api::op::{PollForDecisionTask, RespondDecisionTaskCompleted};
 use crate::clock::Timestamp;
 use crate::fault::Fault;
 use crate::fault::decode;
-use crate::model::WorkflowExecution;
+use crate::model::{MAX_PAUSE_REASON, PauseRequest, WorkflowExecution};
 use crate::ops::decision_tasks::{
     Decided, DecisionTaskOutput, PollInput, RespondInput, respond_completed_by,
 };
+use crate::ops::pauses;
 use crate::ops::pins::task_pin;
+use crate::ops::runs::run_summary;
+use crate::runtime::GuestLine;
 use crate::runtime::Module;
 
 use super::{Worker, bound_module, load_module, refused};
@@ -62,14 +67,13 @@ pub(super) async fn serve_one(
     };
     let run_id = held.execution.run_id.to_string();
     let span = worker.task_span(&held.execution, None);
-    let paused = worker.backoff.paused(&run_id, Instant::now());
-    if paused
-        || matches!(
-            attempt(worker, &held, 1).instrument(span.clone()).await?,
-            Attempt::Failed
-        )
-    {
-        let held = hold(worker.clone(), held);
+    let attempted = match worker.backoff.paused(&run_id, Instant::now()) {
+        true => Attempt::Failed,
+        false => attempt(worker, &held, 1).instrument(span.clone()).await?,
+    };
+    if let Attempt::Failed | Attempt::Paused = attempted {
+        let paused = matches!(attempted, Attempt::Paused);
+        let held = hold(worker.clone(), held, paused);
         tokio::spawn(held.instrument(span));
     }
     Ok(())
@@ -97,6 +101,9 @@ enum Attempt {
     Failed,
     /// The run was moved to another module meanwhile: the task is still held, for it.
     Moved,
+    /// It failed as many times in a row as the binding allows, and the run was paused: the
+    /// task is held until the run resumes.
+    Paused,
 }
 
 /// How many times one attempt decides again for a run moved meanwhile: upgrades are rare.
@@ -116,15 +123,7 @@ async fn attempt(worker: &Worker, held: &Held, number: u32) -> Result<Attempt, F
         };
         let module = match decider(worker, held, pin).await {
             Ok(module) => module,
-            Err(reason) => {
-                worker
-                    .backoff
-                    .failed(held.execution.run_id.as_str(), Instant::now());
-                worker
-                    .failed(&held.execution, held.name.clone(), reason, &[])
-                    .await;
-                return Ok(Attempt::Failed);
-            }
+            Err(reason) => return Ok(failed(worker, held, reason, &[]).await),
         };
         match decide(worker, &module, held).await? {
             Attempt::Moved => continue,
@@ -176,13 +175,7 @@ async fn decide(worker: &Worker, module: &Module, held: &Held) -> Result<Attempt
     worker.keep_lines(&held.execution, &held.name, &lines);
     let response = match decided {
         Ok(response) => response,
-        Err(reason) => {
-            worker.backoff.failed(run_id, Instant::now());
-            worker
-                .failed(&held.execution, held.name.clone(), reason, &lines)
-                .await;
-            return Ok(Attempt::Failed);
-        }
+        Err(reason) => return Ok(failed(worker, held, reason, &lines).await),
     };
     let answered = match api::admit::<RespondDecisionTaskCompleted>(&worker.ctx, response) {
         Ok(input) => {
@@ -207,34 +200,89 @@ async fn decide(worker: &Worker, module: &Module, held: &Held) -> Result<Attempt
         // The task timed out meanwhile: its token is dead, and a new task is scheduled.
         Err(Fault::UnknownResource(_)) => Ok(Attempt::Done),
         Err(fault) => {
-            worker.backoff.failed(run_id, Instant::now());
             metrics.guest_failed(&worker.labels, "invalid");
-            let reason = refused(&fault).to_string();
-            worker
-                .failed(&held.execution, held.name.clone(), reason, &[])
-                .await;
-            Ok(Attempt::Failed)
+            Ok(failed(worker, held, refused(&fault).to_string(), &[]).await)
         }
     }
 }
+
+/// The decider failed on `held` for `reason`, logging `lines`: the failure is kept, the run
+/// waits longer for the next attempt, and, once it has failed as many times in a row as the
+/// binding allows, the run is paused.
+async fn failed(worker: &Worker, held: &Held, reason: String, lines: &[GuestLine]) -> Attempt {
+    let run_id = held.execution.run_id.as_str();
+    let count = worker.backoff.failed(run_id, Instant::now());
+    let pause = (worker.binding.pause_after_failures).is_some_and(|n| count >= n);
+    let why = pause.then(|| format!("its decider failed {count} times in a row: {reason}"));
+    worker
+        .failed(&held.execution, held.name.clone(), reason, lines)
+        .await;
+    let Some(why) = why else {
+        return Attempt::Failed;
+    };
+    let request = PauseRequest {
+        run_id: Some(run_id.to_owned()),
+        reason: Some(why.chars().take(MAX_PAUSE_REASON).collect()),
+        identity: Some(format!("weft (decision binding {})", worker.binding.name)),
+    };
+    let (svc, ctx, domain) = (&worker.svc, &worker.ctx, worker.binding.domain.clone());
+    let workflow_id = held.execution.workflow_id.clone();
+    match pauses::pause(svc, ctx, domain, workflow_id, request).await {
+        Ok(_) => {
+            // The next failures, once resumed, count from none.
+            worker.backoff.succeeded(run_id);
+            Attempt::Paused
+        }
+        Err(fault) => {
+            tracing::warn!(
+                guest = &*worker.call.label,
+                "pausing a failing run: {fault}"
+            );
+            Attempt::Failed
+        }
+    }
+}
+
+/// Whether the run of `held` is paused.
+async fn is_paused(worker: &Worker, held: &Held) -> bool {
+    let (svc, ctx, domain) = (&worker.svc, &worker.ctx, worker.binding.domain.clone());
+    let (workflow_id, run_id) = (&held.execution.workflow_id, &held.execution.run_id);
+    let summary = run_summary(svc, ctx, domain, workflow_id.clone(), run_id.clone()).await;
+    summary.is_ok_and(|run| run.paused.is_some())
+}
+
+/// How often a held task of a run paused for its decider's failures looks whether the run was
+/// resumed at another node (one resumed at this node wakes it at once).
+const PAUSED_LOOK: Duration = Duration::from_secs(60);
 
 /// Holds a task the decider failed on: runs the decider again once the run's pause is over, or
 /// at once when the bindings change (with the module bound to the list then, unless the run is
 /// pinned) or an upgrade moves runs, until an attempt succeeds, the task's timeout comes, or the
 /// list is no longer bound.
-async fn hold(worker: Arc<Worker>, held: Held) {
+async fn hold(worker: Arc<Worker>, held: Held, mut paused: bool) {
     let svc = &worker.svc;
     let mut changed = svc.bindings_changed.subscribe();
     changed.mark_unchanged();
+    let mut resumed = svc.runs_resumed.subscribe();
+    resumed.mark_unchanged();
     let run_id = held.execution.run_id.to_string();
     // The first attempt was made before the task was held.
     let mut tries = 1;
     loop {
-        let pause = worker.backoff.remaining(&run_id, Instant::now());
+        let wait = match paused {
+            // A resume at another node is heard of no sooner.
+            true => PAUSED_LOOK,
+            false => worker.backoff.remaining(&run_id, Instant::now()),
+        };
         tokio::select! {
-            _ = tokio::time::sleep(pause) => {}
+            _ = tokio::time::sleep(wait) => {}
             changed = changed.changed() => {
                 if changed.is_err() || bound_module(&worker).await.is_none() {
+                    return;
+                }
+            }
+            resumed = resumed.changed() => {
+                if resumed.is_err() {
                     return;
                 }
             }
@@ -242,9 +290,16 @@ async fn hold(worker: Arc<Worker>, held: Held) {
         if held.deadline.is_some_and(|at| svc.clock.now() >= at) {
             return;
         }
+        if paused {
+            paused = is_paused(&worker, &held).await;
+            if paused {
+                continue;
+            }
+        }
         tries += 1;
         match attempt(&worker, &held, tries).await {
             Ok(Attempt::Failed | Attempt::Moved) => continue,
+            Ok(Attempt::Paused) => paused = true,
             Ok(Attempt::Done) => return,
             Err(fault) => {
                 tracing::warn!(guest = &*worker.call.label, "in-process worker: {fault}");

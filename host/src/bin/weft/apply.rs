@@ -574,6 +574,7 @@ fn matches(binding: &Binding, spec: &ModuleSpec, digest: &str) -> bool {
         && bind
             .inherit_pin
             .is_none_or(|inherit| inherit == binding.inherit_pin)
+        && bind.pause_after_failures == binding.pause_after_failures
         // A manifest ramps nothing up: applying it promotes a ramp.
         && binding.ramp.is_none()
 }

@@ -152,6 +152,11 @@ pub(crate) struct Tuning {
     /// the binding.
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
     inherit_pin: Option<bool>,
+    /// Pause a run (`weft workflow resume` resumes it) once this decider has failed N times in
+    /// a row on its decision task, so a crashing decider stops using CPU until someone looks.
+    /// Off by default.
+    #[arg(long, value_name = "N")]
+    pause_after_failures: Option<u32>,
 }
 
 /// A share such as `10%` (or `10`): 1 to 99.
@@ -187,6 +192,7 @@ impl Tuning {
             upgrade: spec.upgrade,
             ramp: None,
             inherit_pin: spec.inherit_pin,
+            pause_after_failures: spec.pause_after_failures,
         }
     }
 
@@ -203,6 +209,7 @@ impl Tuning {
             upgrade: self.upgrade,
             ramp: self.ramp,
             inherit_pin: self.inherit_pin,
+            pause_after_failures: self.pause_after_failures,
             ..Bind::module(digest)
         }
     }

@@ -44,6 +44,7 @@ async fn bind(fx: &Fixture, domain: u64, kind: BindingKind, name: &'static str) 
         upgraded: None,
         ramp: None,
         inherit_pin: false,
+        pause_after_failures: None,
     };
     fx.store
         .apply(move |tx| tx.put_binding(domain, &binding))

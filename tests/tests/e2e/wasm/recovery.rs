@@ -150,3 +150,64 @@ async fn a_failing_decider_says_why_per_run_and_a_fixed_one_takes_its_held_task_
         assert_eq!(sample(&text, &series), Some(logged as f64), "{series}");
     }
 }
+
+/// The run's pause, once it is `paused` (within 30 s).
+async fn until_paused(weft: &WeftClient, workflow_id: &str, run: &str, paused: bool) {
+    let began = Instant::now();
+    loop {
+        let summary = weft.run_summary(D, workflow_id, run).await.unwrap();
+        if summary.paused.is_some() == paused {
+            return;
+        }
+        assert!(began.elapsed() < Duration::from_secs(30), "{summary:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_binding_pauses_a_run_its_decider_keeps_failing_on_until_it_is_resumed() {
+    let server = TestServer::start_manual().await;
+    let (c, weft) = (server.client(), guests::weft_client(&server));
+    register_domain(&c, D).await;
+    register_workflow(&c, "w").await;
+    let pausing = Bind {
+        pause_after_failures: Some(2),
+        ..Bind::default()
+    };
+    guests::deploy(
+        &weft,
+        "hostile-decider",
+        D,
+        BindingKind::Decision,
+        DECIDERS,
+        pausing,
+    )
+    .await;
+    let erring = start_with(&c, "erring", "w", |s| s.input("error")).await;
+
+    // Two failures in a row pause the run; the held task is not tried again meanwhile.
+    until_paused(&weft, "erring", &erring, true).await;
+    let summary = weft.run_summary(D, "erring", &erring).await.unwrap();
+    let pause = summary.paused.expect("paused");
+    assert_eq!(pause.by, format!("weft (decision binding {DECIDERS})"));
+    assert_eq!(
+        pause.reason.as_deref(),
+        Some("its decider failed 2 times in a row: weft: the decider failed: asked to fail")
+    );
+    assert_eq!(failures(&weft, "erring", &erring, 2).await.len(), 2);
+    let (ok, out, err) =
+        weft_cli(&server, &["workflow", "describe", "erring", "--domain", D]).await;
+    assert!(ok, "{out}{err}");
+    assert!(
+        out.contains(&format!("paused by weft (decision binding {DECIDERS}) at ")),
+        "{out}"
+    );
+
+    // Resumed, the held task is tried again at once, and two more failures pause it again:
+    // the count starts anew.
+    let resumed = weft.resume(D, "erring", &Default::default()).await.unwrap();
+    assert!(resumed.changed);
+    let failed = failures(&weft, "erring", &erring, 4).await;
+    assert!(failed.len() >= 4, "{failed:?}");
+    until_paused(&weft, "erring", &erring, true).await;
+}

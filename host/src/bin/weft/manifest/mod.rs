@@ -165,6 +165,9 @@ pub(crate) struct ModuleSpec {
     /// Whether continue-as-new and child runs a pinned run starts on the decider's list start
     /// on its module (see `weft bind --inherit-pin`).
     pub(crate) inherit_pin: Option<bool>,
+    /// A decider's failures in a row on one run that pause the run (see `weft bind
+    /// --pause-after-failures`).
+    pub(crate) pause_after_failures: Option<u32>,
 }
 
 impl ModuleSpec {

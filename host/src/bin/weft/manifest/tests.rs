@@ -94,6 +94,9 @@ fn a_manifest_reads_and_says_what_to_fix() {
     let inheriting = text.replace("decisions = ", "inherit-pin = true\ndecisions = ");
     let manifest = Manifest::parse(&inheriting).unwrap();
     assert_eq!(manifest.modules[0].inherit_pin, Some(true));
+    let pausing = text.replace("decisions = ", "pause-after-failures = 5\ndecisions = ");
+    let manifest = Manifest::parse(&pausing).unwrap();
+    assert_eq!(manifest.modules[0].pause_after_failures, Some(5));
     let unknown = text.replace("decisions = ", "upgrade = \"sometimes\"\ndecisions = ");
     let error = Manifest::parse(&unknown).unwrap_err();
     assert!(
