@@ -7,6 +7,7 @@
 //! | `credentials.rs` | keys from flags, the environment and AWS profiles; https endpoints |
 //! | `newcomer.rs` | `weft new` in each language, then its README's commands, against a read-only SDK |
 //! | `paper_cuts.rs` | digest prefixes, `module prune`, help text, busy ports, `demo --quiet` |
+//! | `pauses.rs` | `weft workflow pause/resume`, `weft tasklist list/pause/resume` |
 //! | `schedules.rs` | `weft schedule`: made, paused, triggered, backfilled, changed and removed |
 //! | `worked_example.rs` | the SDK READMEs' worked example in a `weft new` project: tests, signal, timeout, cancel |
 
@@ -14,6 +15,7 @@ mod apply;
 mod credentials;
 mod newcomer;
 mod paper_cuts;
+mod pauses;
 mod schedules;
 mod worked_example;
 mod workflows;
