@@ -95,8 +95,15 @@ fn pending(tx: &dyn Reads) -> Result<Pending, StoreError> {
             schedules.push((domain, s.id, counts));
         }
     }
+    let paused = (tx.list_controls()?.into_iter())
+        .filter(|(_, control)| control.paused.is_some())
+        .map(|(key, _)| key)
+        .collect();
     let pending = Pending::new(domains, tx.queued(None)?, types);
-    Ok(pending.with_pinned(pinned).with_schedules(schedules))
+    Ok(pending
+        .with_pinned(pinned)
+        .with_schedules(schedules)
+        .with_lists_paused(paused))
 }
 
 /// Whether the request may read the metrics.

@@ -27,7 +27,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::model::{Kind, Queued, TypeName};
+use crate::model::{Kind, ListKey, Queued, TypeName};
 
 pub(crate) use self::own::{GuestOutcome, Own};
 pub(crate) use self::swf::{EventTimes, Measure};
@@ -78,6 +78,8 @@ pub(crate) struct Metrics {
     /// Each schedule's counts, read at each scrape: runs started, times skipped by overlap,
     /// times missed, and whether it is paused.
     schedules: [Family<Labels, Gauge>; 4],
+    /// 1 for each paused task list, read at each scrape.
+    lists_paused: Family<Labels, Gauge>,
     /// 1 if the latest scrape read the store, 0 if it could not in time.
     store_up: Gauge,
     /// When the scheduled and started events of open tasks happened, to time them.
@@ -128,6 +130,12 @@ impl Metrics {
         for (family, (name, help)) in schedules.iter().zip(SCHEDULE_METRICS) {
             registry.register(name, help, family.clone());
         }
+        let lists_paused = Family::<Labels, Gauge>::default();
+        registry.register(
+            "weft_task_list_paused",
+            "1 for each paused task list, by domain, kind and list, read at each scrape",
+            lists_paused.clone(),
+        );
         let store_up = Gauge::default();
         registry.register(
             "weft_store_up",
@@ -143,6 +151,7 @@ impl Metrics {
             pending,
             pinned,
             schedules,
+            lists_paused,
             store_up,
             times: EventTimes::default(),
             scrape: tokio::sync::Mutex::new(()),
@@ -182,6 +191,7 @@ impl Metrics {
         self.pending.clear();
         self.pinned.clear();
         self.schedules.iter().for_each(Family::clear);
+        self.lists_paused.clear();
         self.store_up.set(i64::from(pending.is_some()));
         if let Some(stored) = &pending {
             for (domain, schedule, counts) in &stored.schedules {
@@ -192,6 +202,14 @@ impl Metrics {
                         let count = i64::try_from(*count).unwrap_or(i64::MAX);
                         family.get_or_create(&labels).set(count);
                     }
+                }
+            }
+            for (domain, kind, list) in &stored.lists_paused {
+                if let Some((account, name)) = stored.domains.get(domain) {
+                    let mut labels = self.domain_labels(account, name);
+                    labels.push(("kind", kind.served_by().name().to_owned()));
+                    labels.push(("task_list", list.clone()));
+                    self.lists_paused.get_or_create(&labels).set(1);
                 }
             }
             for (domain, binding, version, count) in &stored.pinned {
@@ -236,6 +254,8 @@ pub(crate) struct Pending {
     /// Each schedule's counts, as [`SCHEDULE_METRICS`] names them: domain id, schedule id,
     /// counts.
     schedules: Vec<(u64, String, [u64; 4])>,
+    /// The paused task lists.
+    lists_paused: Vec<ListKey>,
 }
 
 impl Pending {
@@ -252,6 +272,15 @@ impl Pending {
             types,
             pinned: Vec::new(),
             schedules: Vec::new(),
+            lists_paused: Vec::new(),
+        }
+    }
+
+    /// With the paused task lists.
+    pub(crate) fn with_lists_paused(self, lists_paused: Vec<ListKey>) -> Pending {
+        Pending {
+            lists_paused,
+            ..self
         }
     }
 

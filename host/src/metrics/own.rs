@@ -34,6 +34,8 @@ pub(crate) struct Own {
     guest_failures: Family<Labels, Counter>,
     decision_tasks: Family<Labels, Counter>,
     upgrades: Family<Labels, Counter>,
+    run_pauses: Family<Labels, Counter>,
+    run_resumes: Family<Labels, Counter>,
     throttled: Family<Labels, Counter>,
     long_polls: Family<Labels, Gauge>,
     compiles_running: Gauge,
@@ -56,6 +58,8 @@ impl Own {
             guest_failures: Family::default(),
             decision_tasks: Family::default(),
             upgrades: Family::default(),
+            run_pauses: Family::default(),
+            run_resumes: Family::default(),
             throttled: Family::default(),
             long_polls: Family::default(),
             compiles_running: Gauge::default(),
@@ -131,6 +135,17 @@ impl Own {
             self.decision_tasks.clone(),
         );
         registry.register(
+            "weft_runs_paused",
+            "Runs paused at this node, by domain and cause (request: an operator's; failures: \
+             a decision binding's, after its decider failed as often in a row as it allows)",
+            self.run_pauses.clone(),
+        );
+        registry.register(
+            "weft_runs_resumed",
+            "Paused runs resumed at this node, by domain",
+            self.run_resumes.clone(),
+        );
+        registry.register(
             "weft_run_upgrades",
             "Open runs an upgrade moved to a decision binding's current decider (moved), or \
              left on theirs (kept), by binding",
@@ -176,6 +191,18 @@ impl Own {
                 self.guest_limits.get_or_create(&labels).inc();
             }
         }
+    }
+
+    /// A run of the domain `labels` place was paused, for `cause` (`request` or `failures`).
+    pub(crate) fn run_paused(&self, labels: &Labels, cause: &'static str) {
+        let mut labels = labels.clone();
+        labels.push(("cause", cause.to_owned()));
+        self.run_pauses.get_or_create(&labels).inc();
+    }
+
+    /// A paused run of the domain `labels` place was resumed.
+    pub(crate) fn run_resumed(&self, labels: &Labels) {
+        self.run_resumes.get_or_create(labels).inc();
     }
 
     /// The guest of the binding `labels` place failed its task, for `cause`.

@@ -8,13 +8,26 @@ use crate::model::{MAX_PAUSE_REASON, Pause, PauseReport, PauseRequest, Run, RunI
 use super::executions::change_open_run;
 use super::{Ctx, Service};
 
-/// Pauses the open run of `workflow_id` in `domain` that `input` names.
+/// Pauses the open run of `workflow_id` in `domain` that `input` names, at an operator's
+/// request.
 pub(crate) async fn pause(
     svc: &Service,
     ctx: &Ctx,
     domain: String,
     workflow_id: WorkflowId,
     input: PauseRequest,
+) -> Result<PauseReport, Fault> {
+    pause_for(svc, ctx, (domain, workflow_id), input, "request").await
+}
+
+/// Pauses the open run of `workflow_id` in `domain` that `input` names, for `cause` (as the
+/// metrics count it: `request`, or `failures` of its decider).
+pub(crate) async fn pause_for(
+    svc: &Service,
+    ctx: &Ctx,
+    (domain, workflow_id): (String, WorkflowId),
+    input: PauseRequest,
+    cause: &'static str,
 ) -> Result<PauseReport, Fault> {
     if let Some(reason) = &input.reason
         && reason.chars().count() > MAX_PAUSE_REASON
@@ -25,14 +38,22 @@ pub(crate) async fn pause(
     }
     let by = caller(ctx, input.identity);
     let reason = input.reason;
+    let labels = svc
+        .engine
+        .metrics
+        .domain_labels(&ctx.scope.account, &domain);
     let target = (domain, workflow_id, input.run_id.map(RunId::from));
-    change_open_run(svc, ctx, target, move |eng, run| {
+    let report = change_open_run(svc, ctx, target, move |eng, run| {
         let at = eng.tx.now();
         let pause = Pause { at, by, reason };
         let taken = pause_run(eng, run, pause)?;
         Ok(report(run, taken))
     })
-    .await
+    .await?;
+    if report.changed {
+        svc.engine.metrics.own.run_paused(&labels, cause);
+    }
+    Ok(report)
 }
 
 /// Resumes the open run of `workflow_id` in `domain` that `input` names.
@@ -48,6 +69,10 @@ pub(crate) async fn resume(
             "reason is kept for a pause only: a resume clears it".into(),
         ));
     }
+    let labels = svc
+        .engine
+        .metrics
+        .domain_labels(&ctx.scope.account, &domain);
     let target = (domain, workflow_id, input.run_id.map(RunId::from));
     let report = change_open_run(svc, ctx, target, move |eng, run| {
         let put_back = resume_run(eng, run)?;
@@ -55,6 +80,7 @@ pub(crate) async fn resume(
     })
     .await?;
     if report.changed {
+        svc.engine.metrics.own.run_resumed(&labels);
         svc.runs_resumed.send_replace(());
     }
     Ok(report)

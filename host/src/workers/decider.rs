@@ -227,7 +227,7 @@ async fn failed(worker: &Worker, held: &Held, reason: String, lines: &[GuestLine
     };
     let (svc, ctx, domain) = (&worker.svc, &worker.ctx, worker.binding.domain.clone());
     let workflow_id = held.execution.workflow_id.clone();
-    match pauses::pause(svc, ctx, domain, workflow_id, request).await {
+    match pauses::pause_for(svc, ctx, (domain, workflow_id), request, "failures").await {
         Ok(_) => {
             // The next failures, once resumed, count from none.
             worker.backoff.succeeded(run_id);

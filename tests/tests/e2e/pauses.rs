@@ -14,6 +14,7 @@ use weft_tests::aws_sdk_swf::Client;
 use weft_tests::guests::weft_client;
 
 use crate::flow::*;
+use crate::observability::{expect, scrape};
 
 /// A manual-clock server with workflow type `w` and activity type `a`, and a run of `w` whose
 /// first decision scheduled activity `a1` and a 10 s timer `t1`: its run id.
@@ -110,6 +111,17 @@ async fn a_paused_runs_tasks_wait_while_timers_fire_and_resume_hands_them_out_in
     );
     let summary = weft.run_summary(D, "held", &run_id).await.expect("the run");
     assert_eq!(summary.paused, None);
+    let metrics = scrape(&server, None).await;
+    expect(
+        &metrics,
+        &format!("weft_runs_paused_total{{domain=\"{D}\",cause=\"request\"}}"),
+        1.0,
+    );
+    expect(
+        &metrics,
+        &format!("weft_runs_resumed_total{{domain=\"{D}\"}}"),
+        1.0,
+    );
     let twice = weft.resume(D, "held", &PauseRequest::default()).await;
     assert!(!twice.expect("a resume of a running run").changed);
 }
