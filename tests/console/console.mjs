@@ -23,10 +23,13 @@
 // failing by its badge in the list, open it and read why on its failure card; roll its
 // decision list's binding back to the module it ran before; find a workflow
 // id with the search box from the domains page (or find nothing of another tenant's);
-// terminate every open run with a tag at once, told how many first; make a schedule through the
-// `/v1` API (of a workflow type registered here, signed as the tenant) and, in the domain's
-// Schedules tab, see it, pause it with a note, unpause it, trigger it and see the run it
-// started, delete it and see none left; sign out. Then, at a phone's
+// terminate every open run with a tag at once, told how many first; start a run through the API
+// (of a workflow type registered here, on a task list nobody polls), pause it from its page with
+// a reason and see the reason there, resume it and see the pause gone; in the domain's Task lists
+// tab, pause that run's decision list with a reason, see the reason in its row, resume it and see
+// it unpaused; make a schedule through the `/v1` API (of a workflow type registered here, signed
+// as the tenant) and, in the domain's Schedules tab, see it, pause it with a note, unpause it,
+// trigger it and see the run it started, delete it and see none left; sign out. Then, at a phone's
 // width, the executions list must not be wider than the screen. Prints `ok` and exits 0 when
 // every check holds; otherwise saves a full-page screenshot named for the step that failed
 // (`<screenshots>/<step>.png`), prints the error and exits 1.
@@ -236,6 +239,28 @@ const v1Call = (tenant, method, segments, body) =>
     body === undefined ? {} : { 'content-type': 'application/json' },
     body === undefined ? '' : JSON.stringify(body),
   );
+
+/**
+ * Registers workflow type `name` version 1 in `tenant`'s domain (if it is not registered yet),
+ * its runs' decision tasks going to `name-nobody`, a task list nobody polls: its runs wait there
+ * for a decision task that never comes. Answers the type.
+ */
+async function registerIdleType(tenant, name) {
+  const type = { name, version: '1' };
+  try {
+    await swfCall(tenant, 'RegisterWorkflowType', {
+      domain: tenant.domain,
+      ...type,
+      defaultTaskList: { name: `${name}-nobody` },
+      defaultExecutionStartToCloseTimeout: '3600',
+      defaultTaskStartToCloseTimeout: '60',
+      defaultChildPolicy: 'TERMINATE',
+    });
+  } catch (e) {
+    if (e.type !== 'TypeAlreadyExistsFault') throw e;
+  }
+  return type;
+}
 
 // An open server ({"open": {"regions": [{"region", "domain"}, ...]}}): no sign-in; each region
 // chosen in the header shows its own domains, and only those.
@@ -476,22 +501,96 @@ for (const [i, tenant] of config.tenants.entries()) {
     });
   }
 
+  // A run of this script's own, waiting on a task list nobody polls with its first decision task
+  // queued: held while the run is paused, and what keeps the list in the Task lists tab. It is
+  // terminated at the end of the second step.
+  const held = { workflowId: 'console-paused', list: 'console-paused-nobody' };
+  const heldRun = (runId) => ['domains', tenant.domain, 'workflows', held.workflowId, 'runs', runId];
+  /** A time as the console shows it, in a regular expression. */
+  const shownTime = String.raw`\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}`;
+
+  await step(`${t}-pause-run`, async () => {
+    const type = await registerIdleType(tenant, held.workflowId);
+    const { runId } = await swfCall(tenant, 'StartWorkflowExecution', {
+      domain: tenant.domain,
+      workflowId: held.workflowId,
+      workflowType: type,
+    });
+    held.runId = runId;
+    const reason = 'run paused from the console';
+    const row = await openRun(page, tenant.domain, 'open', held.workflowId, runId);
+    await openExecution(page, row);
+    const notice = page.getByTestId('run-paused');
+    check((await notice.count()) === 0, 'the running run is shown paused');
+
+    await page.getByTestId('action-pause').click();
+    await page.getByTestId('dialog').filter({ hasText: held.workflowId }).waitFor();
+    await page.getByTestId('pause-reason').fill(reason);
+    await confirmDialog(page);
+    await notice.filter({ hasText: reason }).waitFor();
+    const said = (await notice.textContent()).trim();
+    check(new RegExp(String.raw`Paused by \S+ at ${shownTime}: ${reason}`).test(said), `the run's pause notice reads ${said}`);
+    await page.getByTestId('action-resume').waitFor();
+    check((await page.getByTestId('action-pause').count()) === 0, 'the paused run still offers to pause it');
+    const paused = await v1Call(tenant, 'GET', heldRun(runId));
+    check(paused.paused?.reason === reason, `the API describes the run's pause as ${JSON.stringify(paused.paused)}`);
+
+    await page.getByTestId('action-resume').click();
+    await page.getByTestId('dialog').filter({ hasText: held.workflowId }).waitFor();
+    await confirmDialog(page);
+    await notice.waitFor({ state: 'detached' });
+    await page.getByTestId('action-pause').waitFor();
+    const resumed = await v1Call(tenant, 'GET', heldRun(runId));
+    check(resumed.paused === undefined, `the API still describes the run's pause: ${JSON.stringify(resumed.paused)}`);
+    check(resumed.status === 'OPEN', `the resumed run is ${resumed.status}`);
+  });
+
+  await step(`${t}-pause-task-list`, async () => {
+    const reason = 'list paused from the console';
+    await openDomain(page, tenant.domain);
+    await page.getByTestId('tab-task-lists').click();
+    await page.getByTestId('tab-task-lists').and(page.locator('[aria-current="page"]')).waitFor();
+    const selector = `[data-testid="task-lists-table"] tr[data-kind="decision"][data-name=${css(held.list)}]`;
+    const rowOf = (paused) => page.locator(`${selector}[data-paused="${paused}"]`);
+    const row = page.locator(selector);
+    const listed = async () =>
+      (await v1Call(tenant, 'GET', ['domains', tenant.domain, 'task-lists'])).taskLists.find(
+        (l) => l.kind === 'decision' && l.name === held.list,
+      );
+    await rowOf(false).waitFor();
+    const before = (await row.getByTestId('task-list-paused').textContent()).trim();
+    check(before === 'no', `the running list's Paused column reads ${before}`);
+
+    await row.getByTestId('task-list-pause').click();
+    await page.getByTestId('dialog').filter({ hasText: held.list }).waitFor();
+    await page.getByTestId('task-list-pause-reason').fill(reason);
+    await confirmDialog(page);
+    await rowOf(true).waitFor();
+    const said = (await row.getByTestId('task-list-paused').textContent()).trim();
+    check(new RegExp(String.raw`^by \S+ at ${shownTime}: ${reason}$`).test(said), `the paused list's Paused column reads ${said}`);
+    const paused = await listed();
+    check(paused?.paused?.reason === reason, `the API describes the list as ${JSON.stringify(paused)}`);
+
+    await row.getByTestId('task-list-resume').click();
+    await rowOf(false).waitFor();
+    const after = (await row.getByTestId('task-list-paused').textContent()).trim();
+    check(after === 'no', `the resumed list's Paused column reads ${after}`);
+    const resumed = await listed();
+    check(resumed !== undefined && resumed.paused === undefined, `the API describes the resumed list as ${JSON.stringify(resumed)}`);
+
+    // Done with the run.
+    await swfCall(tenant, 'TerminateWorkflowExecution', {
+      domain: tenant.domain,
+      workflowId: held.workflowId,
+      runId: held.runId,
+      reason: 'the console test is done with it',
+    });
+  });
+
   await step(`${t}-schedules`, async () => {
     // A type of this script's own, on a task list nobody polls: the run the trigger starts waits
     // for a decision task that never comes, and is terminated at the end.
-    const type = { name: 'console-scheduled', version: '1' };
-    try {
-      await swfCall(tenant, 'RegisterWorkflowType', {
-        domain: tenant.domain,
-        ...type,
-        defaultTaskList: { name: 'console-scheduled-nobody' },
-        defaultExecutionStartToCloseTimeout: '3600',
-        defaultTaskStartToCloseTimeout: '60',
-        defaultChildPolicy: 'TERMINATE',
-      });
-    } catch (e) {
-      if (e.type !== 'TypeAlreadyExistsFault') throw e;
-    }
+    const type = await registerIdleType(tenant, 'console-scheduled');
     const id = 'console-hourly';
     const note = 'paused from the console';
     // allowAll: should the hour strike during the step, the trigger still starts its run.

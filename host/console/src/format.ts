@@ -1,5 +1,7 @@
 // How times, durations, sizes and ids are shown.
 
+import type { Pause } from './api/weft-types';
+
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
 /** Epoch seconds as local `YYYY-MM-DD HH:MM:SS`, with milliseconds when `precise`. */
@@ -76,6 +78,9 @@ export function fromLocalInput(v: string): Date | null {
   // `new Date` rolls 2026-02-30 over to March: such a date was not a date.
   return d.getMonth() === month! - 1 && d.getDate() === day! && hour! < 24 && minute! < 60 && second! < 60 ? d : null;
 }
+
+/** Who paused a run or a task list, when and why: `by 111111111111 at 2026-03-01 10:00:00: bad deploy`. */
+export const pausedWords = (p: Pause) => `by ${p.by} at ${formatTime(p.at)}${p.reason ? `: ${p.reason}` : ''}`;
 
 /** Long text, cut for one line. */
 export const clip = (s: string, n = 80) => (s.length > n ? s.slice(0, n - 1) + '…' : s);

@@ -95,13 +95,43 @@ export interface RunFailure extends GuestFailureRecord {
   binding: string;
 }
 
+/** Who paused a run or a task list, when and why (host/src/model/pauses.rs). */
+export interface Pause {
+  at: number;
+  /** The `identity` the pause was asked with, else the caller's account; for a pause the server made, what made it. */
+  by: string;
+  reason?: string;
+}
+
+/** What `POST /v1/domains/{domain}/workflows/{workflowId}/pause` or `.../resume` did. */
+export interface PauseReport {
+  runId: string;
+  /** Its pause now: absent once resumed. A run paused already keeps its first pause. */
+  paused?: Pause;
+  /** False for a pause of a paused run, or a resume of a running one. */
+  changed: boolean;
+  /** The queued tasks held (pause) or queued again (resume). */
+  tasks: number;
+}
+
 /** A task list (or, kind `function`, a Lambda function's queue) of `GET /v1/domains/{domain}/task-lists`. */
 export interface TaskListState {
-  kind: 'decision' | 'activity' | 'function';
+  kind: BindingKind;
   name: string;
   pending: number;
   pollers: number;
   bound: boolean;
+  /** While it is paused: none of its tasks is handed to a poller. */
+  paused?: Pause;
+}
+
+/** What `POST /v1/domains/{domain}/task-lists/{kind}/{name}/pause` or `.../resume` did. */
+export interface ListPauseReport {
+  kind: BindingKind;
+  name: string;
+  /** Its pause now: absent once resumed. A list paused already keeps its first pause. */
+  paused?: Pause;
+  changed: boolean;
 }
 
 /** A run of `GET /v1/domains/{domain}/runs`: open and closed together. */
@@ -121,6 +151,8 @@ export interface RunSummary {
   imported?: boolean;
   /** The Wasm decider module it is pinned to. */
   decider?: PinnedDecider;
+  /** While it is paused: none of its queued tasks is handed to a poller. */
+  paused?: Pause;
 }
 
 /** What `POST /v1/domains/{domain}/workflows/{workflowId}/reset` did. */

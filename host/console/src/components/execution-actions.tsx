@@ -1,25 +1,28 @@
-// What can be done to a run: signal it, ask it to cancel, terminate it (while it is open), reset
-// it (open or closed). Each behind a confirmation dialog; `onDone` reloads the page so the new
-// events show; a reset goes to the new run's page.
+// What can be done to a run: signal it, ask it to cancel, pause or resume it, terminate it (while
+// it is open), reset it (open or closed). Each behind a confirmation dialog; `onDone` reloads the
+// page so the new events (or the pause) show; a reset goes to the new run's page.
 
 import { useState } from 'preact/hooks';
 import { swf, v1Send } from '../api/client';
 import { CHILD_POLICIES, type WorkflowExecution } from '../api/swf-types';
-import type { ResetReport } from '../api/weft-types';
+import type { Pause, PauseReport, ResetReport } from '../api/weft-types';
 import { links, navigate } from '../router';
 import { ConfirmDialog } from './dialog';
 
-type Action = 'signal' | 'cancel' | 'terminate' | 'reset';
+type Action = 'signal' | 'cancel' | 'pause' | 'resume' | 'terminate' | 'reset';
 
 export function ExecutionActions({
   domain,
   run,
   open,
+  paused,
   onDone,
 }: {
   domain: string;
   run: WorkflowExecution;
   open: boolean;
+  /** Its pause, while the open run is paused. */
+  paused?: Pause;
   onDone: () => void;
 }) {
   const [action, setAction] = useState<Action | null>(null);
@@ -47,6 +50,15 @@ export function ExecutionActions({
       <button type="button" onClick={() => setAction('cancel')} data-testid="action-request-cancel">
         Request cancel
       </button>
+      {paused ? (
+        <button type="button" onClick={() => setAction('resume')} data-testid="action-resume">
+          Resume
+        </button>
+      ) : (
+        <button type="button" onClick={() => setAction('pause')} data-testid="action-pause">
+          Pause
+        </button>
+      )}
       <button type="button" class="danger" onClick={() => setAction('terminate')} data-testid="action-terminate">
         Terminate
       </button>
@@ -64,6 +76,23 @@ export function ExecutionActions({
           <p>
             This records <code>WorkflowExecutionCancelRequested</code> in <strong>{run.workflowId}</strong>; its decider decides
             what to do about it.
+          </p>
+        </ConfirmDialog>
+      )}
+      {action === 'pause' && <PauseDialog target={target} onClose={close} onDone={onDone} />}
+      {action === 'resume' && (
+        <ConfirmDialog
+          title={`Resume ${run.workflowId}`}
+          confirmLabel="Resume"
+          onClose={close}
+          onConfirm={async () => {
+            await v1Send<PauseReport>('POST', ['domains', domain, 'workflows', run.workflowId, 'resume'], { runId: run.runId });
+            onDone();
+          }}
+        >
+          <p>
+            The tasks held for <strong>{run.workflowId}</strong> are queued again in their places, and handed to its pollers in the
+            order they would have been.
           </p>
         </ConfirmDialog>
       )}
@@ -109,6 +138,35 @@ function SignalDialog({ target, onClose, onDone }: DialogProps) {
           Input <span class="muted">(optional)</span>
         </span>
         <textarea rows={4} maxLength={32768} data-testid="signal-input" value={input} onInput={(e) => setInput(e.currentTarget.value)} />
+      </label>
+    </ConfirmDialog>
+  );
+}
+
+function PauseDialog({ target, onClose, onDone }: DialogProps) {
+  const [reason, setReason] = useState('');
+  return (
+    <ConfirmDialog
+      title={`Pause ${target.workflowId}`}
+      confirmLabel="Pause"
+      onClose={onClose}
+      onConfirm={async () => {
+        await v1Send<PauseReport>('POST', ['domains', target.domain, 'workflows', target.workflowId, 'pause'], {
+          runId: target.runId,
+          ...(reason ? { reason } : {}),
+        });
+        onDone();
+      }}
+    >
+      <p>
+        None of its queued tasks is handed to a poller until it is resumed. Tasks already started run on, timers and timeouts keep
+        firing, and signals, cancel requests and terminations are taken as usual.
+      </p>
+      <label>
+        <span>
+          Reason <span class="muted">(optional; shown with the run)</span>
+        </span>
+        <input autofocus maxLength={256} data-testid="pause-reason" value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
       </label>
     </ConfirmDialog>
   );

@@ -1,11 +1,11 @@
 // What a person looks for first on a run's page: what it was given, how it ended (result,
-// failure, cancellation or termination with their reasons), and, while its guests keep failing
-// on it, why it is stuck.
+// failure, cancellation or termination with their reasons), and, while it is paused or its
+// guests keep failing on it, why it is stuck.
 
 import type { ComponentChildren } from 'preact';
 import { attributesOf, type HistoryEvent } from '../api/swf-types';
-import type { RunFailure } from '../api/weft-types';
-import { formatTime } from '../format';
+import type { Pause, RunFailure } from '../api/weft-types';
+import { formatTime, pausedWords } from '../format';
 
 const CLOSES: Record<string, string> = {
   WorkflowExecutionCompleted: 'Result',
@@ -33,13 +33,29 @@ function Payload({ value }: { value: unknown }) {
   return s === '' ? <p class="muted">none</p> : <pre>{s}</pre>;
 }
 
-/** The run's input and, once it closed, how: from its first and last events. */
-export function RunCards({ events, failures, open }: { events: HistoryEvent[]; failures: RunFailure[]; open: boolean }) {
+/** The run's pause and input and, once it closed, how: from its first and last events. */
+export function RunCards({
+  events,
+  failures,
+  open,
+  paused,
+}: {
+  events: HistoryEvent[];
+  failures: RunFailure[];
+  open: boolean;
+  paused?: Pause;
+}) {
   const started = events.find((e) => e.eventType === 'WorkflowExecutionStarted');
   const close = [...events].reverse().find((e) => CLOSES[e.eventType] !== undefined);
   const a = close ? attributesOf(close) : {};
   return (
     <div class="cards">
+      {open && paused && (
+        <Card title="Paused" kind="warn wide" testid="run-paused">
+          <p>Paused {pausedWords(paused)}</p>
+          <p class="muted">None of its queued tasks is handed to a poller until it is resumed; tasks already started run on.</p>
+        </Card>
+      )}
       {open && failures.length > 0 && <Failing failures={failures} />}
       <Card title="Input" testid="input-card">
         <Payload value={started && attributesOf(started).input} />

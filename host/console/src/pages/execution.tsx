@@ -1,10 +1,11 @@
-// One run: its summary and relatives, timeline, pending work, history, and the actions on it.
+// One run: its summary and relatives, its pause, timeline, pending work, history, and the
+// actions on it.
 
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { swf, v1Get } from '../api/client';
 import type { History, HistoryEvent, WorkflowExecutionDetail } from '../api/swf-types';
-import type { PinnedDecider, RunFailure, RunLogLine, RunSummary } from '../api/weft-types';
+import type { Pause, PinnedDecider, RunFailure, RunLogLine, RunSummary } from '../api/weft-types';
 import { Show, useAsync } from '../components/async';
 import { ExecutionActions } from '../components/execution-actions';
 import { GuestLog } from '../components/guest-log';
@@ -24,6 +25,8 @@ interface RunData {
   logs: RunLogLine[];
   /** The Wasm decider module it is pinned to, if one decides it. */
   decider?: PinnedDecider;
+  /** Who paused it, when and why, while it is paused. */
+  paused?: Pause;
   /** When it was loaded: open things are drawn up to here. */
   now: number;
 }
@@ -38,9 +41,7 @@ async function loadRun(domain: string, workflowId: string, runId: string): Promi
   const logs = v1Get<{ lines: RunLogLine[] }>('domains', domain, 'workflows', workflowId, 'runs', runId, 'logs')
     .then((list) => list.lines)
     .catch(() => [] as RunLogLine[]);
-  const decider = v1Get<RunSummary>('domains', domain, 'workflows', workflowId, 'runs', runId)
-    .then((summary) => summary.decider)
-    .catch(() => undefined);
+  const summary = v1Get<RunSummary>('domains', domain, 'workflows', workflowId, 'runs', runId).catch(() => undefined);
   const events: HistoryEvent[] = [];
   let nextPageToken: string | undefined;
   do {
@@ -53,12 +54,14 @@ async function loadRun(domain: string, workflowId: string, runId: string): Promi
     events.push(...page.events);
     nextPageToken = page.nextPageToken;
   } while (nextPageToken);
+  const weft = await summary;
   return {
     detail: await detail,
     events,
     failures: await failures,
     logs: await logs,
-    decider: await decider,
+    decider: weft?.decider,
+    paused: weft?.paused,
     now: Date.now() / 1000,
   };
 }
@@ -110,6 +113,8 @@ function RunView({
   const info = detail.executionInfo;
   const story = useMemo(() => readHistory(events), [events]);
   const open = info.executionStatus === 'OPEN';
+  // A closed run holds nothing, whatever was said of it while it was open.
+  const paused = open ? data.paused : undefined;
   return (
     <>
       <div class="toolbar">
@@ -117,8 +122,9 @@ function RunView({
           {open ? 'OPEN' : `CLOSED · ${info.closeStatus}`}
         </span>
         {info.cancelRequested && <span class="badge warn">cancel requested</span>}
+        {paused && <span class="badge warn">paused</span>}
         <span class="push" />
-        <ExecutionActions domain={domain} run={info.execution} open={open} onDone={onReload} />
+        <ExecutionActions domain={domain} run={info.execution} open={open} paused={paused} onDone={onReload} />
         <button type="button" onClick={onReload} disabled={loading} data-testid="refresh">
           {loading ? 'Refreshing…' : 'Refresh'}
         </button>
@@ -129,7 +135,7 @@ function RunView({
           </label>
         )}
       </div>
-      <RunCards events={events} failures={failures} open={open} />
+      <RunCards events={events} failures={failures} open={open} paused={paused} />
       <Relatives domain={domain} story={story} workflowId={info.execution.workflowId} parent={info.parent} />
       <Summary detail={detail} />
       {decider && <Decider decider={decider} />}

@@ -1,27 +1,54 @@
-// A domain's task lists as Weft sees them (pending tasks, waiting pollers, in-process bindings),
-// and SWF's own CountPending*Tasks for any list by name.
+// A domain's task lists as Weft sees them (pending tasks, waiting pollers, in-process bindings,
+// pauses), pause (with a reason) or resume one, and SWF's own CountPending*Tasks for any list by
+// name.
 
 import { useState } from 'preact/hooks';
-import { swf, v1Get } from '../api/client';
+import { swf, v1Get, v1Send } from '../api/client';
 import type { Count } from '../api/swf-types';
-import type { TaskListState } from '../api/weft-types';
+import type { ListPauseReport, TaskListState } from '../api/weft-types';
 import { ErrorBox, Show, useAsync } from '../components/async';
+import { ConfirmDialog } from '../components/dialog';
+import { pausedWords } from '../format';
+
+/** A list's key among the rows. */
+const key = (t: TaskListState) => `${t.kind}/${t.name}`;
 
 export function TaskListsTab({ domain }: { domain: string }) {
   const lists = useAsync(() => v1Get<{ taskLists: TaskListState[] }>('domains', domain, 'task-lists'), [domain]);
+  const [pausing, setPausing] = useState<TaskListState | null>(null);
+  /** The row whose resume is under way. */
+  const [busy, setBusy] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(undefined);
+
+  const resume = async (t: TaskListState) => {
+    setBusy(key(t));
+    setError(undefined);
+    try {
+      await v1Send<ListPauseReport>('POST', ['domains', domain, 'task-lists', t.kind, t.name, 'resume'], {});
+    } catch (e) {
+      setError(e);
+    }
+    setBusy(null);
+    lists.reload();
+  };
+
   return (
     <div>
       <h2 class="visually-hidden">Task lists</h2>
       <div class="tools">
-        <p class="muted">Every task list with pending tasks, waiting pollers or an in-process binding.</p>
+        <p class="muted">
+          Every task list with pending tasks, waiting pollers, an in-process binding or a pause. A paused list hands none of its tasks
+          to any poller until it is resumed.
+        </p>
         <button type="button" onClick={lists.reload} disabled={lists.loading}>
           Refresh
         </button>
       </div>
+      {error !== undefined && <ErrorBox error={error} />}
       <Show state={lists} what="task lists">
         {({ taskLists }) =>
           taskLists.length === 0 ? (
-            <p class="empty">No task list has pending tasks, pollers or a binding.</p>
+            <p class="empty">No task list has pending tasks, pollers, a binding or a pause.</p>
           ) : (
             <div class="scroll">
               <table data-testid="task-lists-table">
@@ -36,16 +63,30 @@ export function TaskListsTab({ domain }: { domain: string }) {
                       Waiting pollers
                     </th>
                     <th scope="col">In-process binding</th>
+                    <th scope="col">Paused</th>
+                    <th scope="col">Actions</th>
                   </tr>
                 </thead>
                 <tbody>
                   {taskLists.map((t) => (
-                    <tr key={`${t.kind}/${t.name}`} data-kind={t.kind} data-name={t.name}>
+                    <tr key={key(t)} data-kind={t.kind} data-name={t.name} data-paused={t.paused ? 'true' : 'false'}>
                       <td>{t.kind}</td>
                       <td>{t.name}</td>
                       <td class="num">{t.pending}</td>
                       <td class="num">{t.pollers}</td>
                       <td>{t.bound ? 'yes' : 'no'}</td>
+                      <td data-testid="task-list-paused">{t.paused ? pausedWords(t.paused) : 'no'}</td>
+                      <td class="nowrap">
+                        {t.paused ? (
+                          <button type="button" class="small" disabled={busy === key(t)} onClick={() => resume(t)} data-testid="task-list-resume">
+                            Resume
+                          </button>
+                        ) : (
+                          <button type="button" class="small" disabled={busy === key(t)} onClick={() => setPausing(t)} data-testid="task-list-pause">
+                            Pause…
+                          </button>
+                        )}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -54,8 +95,67 @@ export function TaskListsTab({ domain }: { domain: string }) {
           )
         }
       </Show>
+      {pausing && (
+        <PauseDialog
+          domain={domain}
+          list={pausing}
+          onClose={() => setPausing(null)}
+          onDone={() => {
+            setError(undefined);
+            lists.reload();
+          }}
+        />
+      )}
       <CountPending domain={domain} />
     </div>
+  );
+}
+
+const KIND_WORDS: Record<TaskListState['kind'], string> = {
+  decision: 'decision task list',
+  activity: 'activity task list',
+  function: 'Lambda function',
+};
+
+function PauseDialog({
+  domain,
+  list,
+  onClose,
+  onDone,
+}: {
+  domain: string;
+  list: TaskListState;
+  onClose: () => void;
+  onDone: () => void;
+}) {
+  const [reason, setReason] = useState('');
+  return (
+    <ConfirmDialog
+      title={`Pause ${list.name}`}
+      confirmLabel="Pause"
+      onClose={onClose}
+      onConfirm={async () => {
+        await v1Send<ListPauseReport>('POST', ['domains', domain, 'task-lists', list.kind, list.name, 'pause'], reason ? { reason } : {});
+        onDone();
+      }}
+    >
+      <p>
+        The {KIND_WORDS[list.kind]} <strong>{list.name}</strong> hands none of its tasks to any poller until it is resumed: polls on it
+        wait as on an empty list. Tasks keep being queued on it, in order, and tasks already started run on.
+      </p>
+      <label>
+        <span>
+          Reason <span class="muted">(optional; shown with the list)</span>
+        </span>
+        <input
+          autofocus
+          maxLength={256}
+          data-testid="task-list-pause-reason"
+          value={reason}
+          onInput={(e) => setReason(e.currentTarget.value)}
+        />
+      </label>
+    </ConfirmDialog>
   );
 }
 
