@@ -304,6 +304,8 @@ pub struct Limits {
     /// more wait their turn. A compile takes seconds of CPU and hundreds of MB for a large
     /// component. Also the open tenant's `compiles` quota.
     pub max_compiles: usize,
+    /// Runs a batch job acts on per second, at most (and when its request names no rate).
+    pub max_batch_rate: u32,
 }
 
 impl Default for Limits {
@@ -320,6 +322,7 @@ impl Default for Limits {
             max_open_per_run: 1000,
             max_events_per_run: 25_000,
             max_compiles: 2,
+            max_batch_rate: 100,
         }
     }
 }

@@ -13,6 +13,7 @@
 //! the same way ([`Api::admit`]) and answer through `response`. Only this module knows HTTP.
 
 mod auth;
+mod batches;
 mod browsers;
 mod clock;
 mod console;
@@ -103,6 +104,7 @@ pub(crate) fn router(api: Arc<Api>) -> Router {
         .merge(runs::routes())
         .merge(schedules::routes())
         .merge(task_lists::routes())
+        .merge(batches::routes())
         .merge(console::routes())
         .route("/metrics", axum::routing::get(scrape::metrics))
         .fallback(no_route)

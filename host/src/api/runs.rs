@@ -31,11 +31,12 @@ use super::operation::Operation;
 use super::schema::Schema;
 use super::{Api, auth};
 
+use crate::fault::Fault;
 use crate::model::{
     Batch, BatchAction, BatchFailure, BatchOutcome, PauseRequest, ResetRequest, RunCount,
     RunFilter, RunQuery,
 };
-use crate::ops::{pauses, resets, runs};
+use crate::ops::{Ctx, pauses, resets, runs};
 
 /// The routes, to merge into the router.
 pub(super) fn routes() -> Router<Arc<Api>> {
@@ -151,11 +152,14 @@ async fn batch(
         async {
             auth::authorize_domain(&ctx, "BatchRuns", &domain)?;
             let batch: Batch = parse_input(&body)?;
-            let (operation, members) = swf_call(&domain, &batch.action);
+            let call = swf_call(&domain, &batch.action);
             // The members are checked once, on a stand-in run, so that a bad one is refused
             // before any run is acted on.
-            Schema::get().validate(operation.name(), &mut with_run(&members, "-", None))?;
-            let picked = runs::open_runs(&api.service, &ctx, domain, batch.filter).await?;
+            if let Some((operation, members)) = &call {
+                Schema::get().validate(operation.name(), &mut with_run(members, "-", None))?;
+            }
+            let action = batch.action.clone();
+            let picked = runs::open_runs(&api.service, &ctx, domain.clone(), batch.filter).await?;
             let mut outcome = BatchOutcome {
                 matched: picked.len() as u64,
                 ..BatchOutcome::default()
@@ -179,9 +183,9 @@ async fn batch(
                     continue;
                 };
                 tokio::time::sleep(wait).await;
-                let input = with_run(&members, &workflow_id, Some(&run_id));
-                match super::call_json(&api.service, &ctx, operation, input).await {
-                    Ok(_) => outcome.done += 1,
+                let run = (workflow_id.clone(), run_id.clone());
+                match act(&api, &ctx, &domain, (&action, call.as_ref()), run).await {
+                    Ok(()) => outcome.done += 1,
                     Err(fault) => outcome.failures.push(BatchFailure {
                         workflow_id,
                         run_id,
@@ -200,25 +204,64 @@ async fn batch(
 const BATCH_PATIENCE: Duration = Duration::from_secs(5);
 
 /// The SWF operation a batch action makes, and its members but the run.
-fn swf_call(domain: &str, action: &BatchAction) -> (Operation, Value) {
+pub(super) fn swf_call(domain: &str, action: &BatchAction) -> Option<(Operation, Value)> {
     match action {
-        BatchAction::Terminate { reason, details } => (
+        BatchAction::Terminate { reason, details } => Some((
             Operation::TerminateWorkflowExecution,
             json!({"domain": domain, "reason": reason, "details": details}),
-        ),
-        BatchAction::RequestCancel => (
+        )),
+        BatchAction::RequestCancel => Some((
             Operation::RequestCancelWorkflowExecution,
             json!({"domain": domain}),
-        ),
-        BatchAction::Signal { signal_name, input } => (
+        )),
+        BatchAction::Signal { signal_name, input } => Some((
             Operation::SignalWorkflowExecution,
             json!({"domain": domain, "signalName": signal_name, "input": input}),
-        ),
+        )),
+        BatchAction::Pause { .. } | BatchAction::Resume => None,
+    }
+}
+
+/// Acts on the run `workflow_id`/`run_id`: its SWF call, if the action is one, else its pause
+/// or resume.
+async fn act(
+    api: &Api,
+    ctx: &Ctx,
+    domain: &str,
+    (action, call): (&BatchAction, Option<&(Operation, Value)>),
+    (workflow_id, run_id): (String, String),
+) -> Result<(), Fault> {
+    let service = &api.service;
+    if let Some((operation, members)) = call {
+        let input = with_run(members, &workflow_id, Some(&run_id));
+        return super::call_json(service, ctx, *operation, input)
+            .await
+            .map(drop);
+    }
+    let request = PauseRequest {
+        run_id: Some(run_id),
+        reason: match action {
+            BatchAction::Pause { reason } => reason.clone(),
+            _ => None,
+        },
+        identity: None,
+    };
+    let (domain, workflow_id) = (domain.to_owned(), workflow_id.into());
+    let report = match action {
+        BatchAction::Resume => pauses::resume(service, ctx, domain, workflow_id, request).await?,
+        _ => pauses::pause(service, ctx, domain, workflow_id, request).await?,
+    };
+    match report.changed {
+        true => Ok(()),
+        false if report.paused.is_some() => {
+            Err(Fault::Validation("The run is paused already".into()))
+        }
+        false => Err(Fault::Validation("The run is not paused".into())),
     }
 }
 
 /// `members` naming the run `workflow_id`/`run_id`.
-fn with_run(members: &Value, workflow_id: &str, run_id: Option<&str>) -> Value {
+pub(super) fn with_run(members: &Value, workflow_id: &str, run_id: Option<&str>) -> Value {
     let mut input = members.clone();
     input["workflowId"] = workflow_id.into();
     input["runId"] = run_id.into();

@@ -52,14 +52,15 @@ pub use crate::model::{
     ScheduleNote, ScheduleOutcome, ScheduleSpec, ScheduleState, ScheduledRun, StartAction,
 };
 pub use crate::model::{
-    Batch, BatchAction, BatchFailure, BatchOutcome, Bind, BindLimits as Limits, Binding,
-    BindingKind, BindingList, BindingRef, BindingVersion, ClockAdvance, ClockState, Divergence,
-    ExportedHistory, ExportedRun, Failing, FailureList, GuestFailureRecord, ImportAnswer,
-    ListPauseReport, ListPauseRequest, ModuleLabel, ModuleList, ModuleRecord, NamedPoint, Pause,
-    PauseReport, PauseRequest, Pin, PinnedDecider, Replay, ReplayReport, ResetPoint, ResetReport,
-    ResetRequest, RunCount, RunFailure, RunFailureList, RunFilter, RunImport, RunList, RunLogLine,
-    RunLogList, RunQuery, RunReplay, RunState, RunSummary, RunUpgrade, TaskListInfo, TaskListList,
-    TypeRef, UpgradePolicy, UpgradeQuery, UpgradeReport, export_file_name,
+    Batch, BatchAction, BatchFailure, BatchJob, BatchJobList, BatchJobRequest, BatchJobState,
+    BatchOutcome, Bind, BindLimits as Limits, Binding, BindingKind, BindingList, BindingRef,
+    BindingVersion, ClockAdvance, ClockState, Divergence, ExportedHistory, ExportedRun, Failing,
+    FailureList, GuestFailureRecord, ImportAnswer, ListPauseReport, ListPauseRequest, ModuleLabel,
+    ModuleList, ModuleRecord, NamedPoint, Pause, PauseReport, PauseRequest, Pin, PinnedDecider,
+    Replay, ReplayReport, ResetPoint, ResetReport, ResetRequest, RunCount, RunFailure,
+    RunFailureList, RunFilter, RunImport, RunList, RunLogLine, RunLogList, RunQuery, RunReplay,
+    RunState, RunSummary, RunUpgrade, TaskListInfo, TaskListList, TypeRef, UpgradePolicy,
+    UpgradeQuery, UpgradeReport, export_file_name,
 };
 pub use crate::runtime::{GuestLimits, World};
 use crate::tenancy::sigv4;
@@ -326,6 +327,35 @@ impl Client {
     ) -> Result<ListPauseReport, ClientError> {
         let path = routes::fill(routes::TASK_LIST_RESUME, &[domain, kind.name(), name]);
         self.post_json(path, request).await
+    }
+
+    /// Makes a batch job: the server acts on the open runs `request` picks, at its rate.
+    pub async fn create_batch_job(
+        &self,
+        domain: &str,
+        request: &BatchJobRequest,
+    ) -> Result<BatchJob, ClientError> {
+        self.post_json(routes::fill(routes::BATCHES, &[domain]), request)
+            .await
+    }
+
+    /// The domain's batch jobs, newest first.
+    pub async fn batch_jobs(&self, domain: &str) -> Result<Vec<BatchJob>, ClientError> {
+        let path = routes::fill(routes::BATCHES, &[domain]);
+        let list: BatchJobList = self.call(Method::GET, path, None).await?;
+        Ok(list.jobs)
+    }
+
+    /// The batch job `id`: its state and progress.
+    pub async fn batch_job(&self, domain: &str, id: &str) -> Result<BatchJob, ClientError> {
+        let path = routes::fill(routes::BATCH, &[domain, id]);
+        self.call(Method::GET, path, None).await
+    }
+
+    /// Cancels the batch job `id`: the runs it has not acted on are left as they are.
+    pub async fn cancel_batch_job(&self, domain: &str, id: &str) -> Result<BatchJob, ClientError> {
+        let path = routes::fill(routes::BATCH_CANCEL, &[domain, id]);
+        self.post_json(path, &serde_json::json!({})).await
     }
 
     /// Applies `batch.action` to every open run of the domain that `batch.filter` picks.

@@ -1,10 +1,12 @@
 //! What happens when a durable deadline comes: a timer fires (spec §6.8), a timeout expires
-//! (§8.5, in `timeouts.rs`), or a closed run's retention ends (§8.15).
+//! (§8.5, in `timeouts.rs`), a closed run's retention ends (§8.15), a schedule's time comes
+//! (`schedules.rs`) or a batch job's next step (`batches.rs`).
 
 use crate::model::events::attrs;
 use crate::model::{Run, Timer};
 use crate::store::{Deadline, Due, ItemWrites, StoreError, Writes};
 
+use super::batches::fire_batch;
 use super::schedules::fire_schedule;
 use super::timeouts::{activity_timed_out, decision_timed_out, lambda_timed_out, run_timed_out};
 use super::{Engine, Setup};
@@ -17,9 +19,16 @@ pub(crate) fn fire_due(
 ) -> Result<usize, StoreError> {
     let due = tx.take_due(limit)?;
     for &due in &due {
-        if due.kind == Deadline::Schedule {
-            fire_schedule(tx, setup, due.run, due.at)?;
-            continue;
+        match due.kind {
+            Deadline::Schedule => {
+                fire_schedule(tx, setup, due.run, due.at)?;
+                continue;
+            }
+            Deadline::Batch => {
+                fire_batch(tx, setup, due.run)?;
+                continue;
+            }
+            _ => {}
         }
         let Some(domain) = tx.run(due.run)?.map(|run| run.domain) else {
             continue;
@@ -54,7 +63,7 @@ fn fire(eng: &mut Engine<'_, '_>, due: Due) -> Result<(), StoreError> {
         }
         Deadline::LambdaStartToClose => lambda_timed_out(eng, &mut run, event_id, at)?,
         Deadline::RunStartToClose => run_timed_out(eng, &mut run, at)?,
-        Deadline::Purge | Deadline::Schedule => false,
+        Deadline::Purge | Deadline::Schedule | Deadline::Batch => false,
     };
     if changed {
         eng.save(&mut run)?;

@@ -1,6 +1,7 @@
 //! The SWF domain model: wire shapes shared by operations, the rules the model states only in
 //! prose, the records the store keeps, and the wire format of history events and decisions.
 
+mod batches;
 mod clock;
 pub(crate) mod decisions;
 mod domain;
@@ -22,6 +23,8 @@ mod types;
 mod values;
 mod wasm;
 
+pub(crate) use batches::BatchRecord;
+pub use batches::{BatchJob, BatchJobList, BatchJobRequest, BatchJobState};
 pub use clock::{ClockAdvance, ClockState};
 pub(crate) use domain::{Domain, DomainArn};
 pub(crate) use execution::{

@@ -32,6 +32,12 @@ pub(crate) const RUN_FAILURES: &str =
     "/v1/domains/{domain}/workflows/{workflow_id}/runs/{run_id}/failures";
 /// What one run's guests logged lately.
 pub(crate) const RUN_LOGS: &str = "/v1/domains/{domain}/workflows/{workflow_id}/runs/{run_id}/logs";
+/// A domain's batch jobs: make (`POST`), list (`GET`).
+pub(crate) const BATCHES: &str = "/v1/domains/{domain}/batches";
+/// One batch job.
+pub(crate) const BATCH: &str = "/v1/domains/{domain}/batches/{id}";
+/// A batch job canceled.
+pub(crate) const BATCH_CANCEL: &str = "/v1/domains/{domain}/batches/{id}/cancel";
 /// A run of a workflow id started again from one of its decision tasks.
 pub(crate) const RESET: &str = "/v1/domains/{domain}/workflows/{workflow_id}/reset";
 /// A run paused: its queued tasks held until it resumes.
@@ -67,7 +73,7 @@ pub(crate) const CLOCK_ADVANCE: &str = "/v1/clock/advance";
 
 /// Every path, for the test that the server serves each.
 #[cfg(test)]
-pub(crate) const ALL: [&str; 30] = [
+pub(crate) const ALL: [&str; 33] = [
     MODULES,
     MODULE,
     BINDINGS,
@@ -79,6 +85,9 @@ pub(crate) const ALL: [&str; 30] = [
     RUNS,
     RUNS_COUNT,
     RUNS_BATCH,
+    BATCHES,
+    BATCH,
+    BATCH_CANCEL,
     RUN,
     RUN_FAILURES,
     RUN_LOGS,

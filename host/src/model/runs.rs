@@ -195,6 +195,27 @@ pub enum BatchAction {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         input: Option<String>,
     },
+    /// A pause (`model::pauses`).
+    Pause {
+        /// Why.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// A resume of a paused run.
+    Resume,
+}
+
+impl BatchAction {
+    /// Its name in the API: `terminate`, `requestCancel`, `signal`, `pause` or `resume`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            BatchAction::Terminate { .. } => "terminate",
+            BatchAction::RequestCancel => "requestCancel",
+            BatchAction::Signal { .. } => "signal",
+            BatchAction::Pause { .. } => "pause",
+            BatchAction::Resume => "resume",
+        }
+    }
 }
 
 /// What a batch did.

@@ -3,6 +3,7 @@
 //! snapshot or hands a change to the writer.
 
 pub(crate) mod activity_tasks;
+pub(crate) mod batches;
 pub(crate) mod compiles;
 pub(crate) mod controls;
 pub(crate) mod decision_tasks;

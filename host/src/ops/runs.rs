@@ -31,14 +31,15 @@ const MAX_LIMIT: u32 = 1000;
 const TAIL_EVENTS: usize = 64;
 
 /// A [`RunFilter`] checked, as the store reads it.
-struct Plan {
+#[derive(Clone)]
+pub(super) struct Plan {
     listings: &'static [Listing],
     close_status: Option<CloseStatus>,
-    range: (Timestamp, Timestamp),
+    pub(super) range: (Timestamp, Timestamp),
 }
 
 impl Plan {
-    fn new(filter: &RunFilter) -> Result<Plan, Fault> {
+    pub(super) fn new(filter: &RunFilter) -> Result<Plan, Fault> {
         let given = [
             filter.workflow_id.is_some(),
             filter.tag.is_some(),
@@ -129,23 +130,8 @@ impl Plan {
     }
 
     /// The index filter besides time.
-    fn filter<'a>(&self, filter: &'a RunFilter) -> Filter<'a> {
-        if let Some(id) = &filter.workflow_id {
-            Filter::WorkflowId(id)
-        } else if let Some(tag) = &filter.tag {
-            Filter::Tag(tag)
-        } else if let Some(name) = &filter.type_name {
-            match filter.version.as_deref() {
-                Some(version) => Filter::Type(name, version),
-                None => Filter::TypeName(name),
-            }
-        } else if let Some(status) = self.close_status {
-            Filter::CloseStatus(status)
-        } else if let Some(module) = &filter.module {
-            Filter::Module(module)
-        } else {
-            Filter::All
-        }
+    pub(super) fn filter<'a>(&self, filter: &'a RunFilter) -> Filter<'a> {
+        Filter::of(filter, self.close_status)
     }
 }
 
@@ -231,7 +217,11 @@ pub(crate) async fn run_summary(
 
 /// `filter` with its `module`, if given as a prefix of a digest, as the digest of the one
 /// module of the account it names: the index holds whole digests.
-async fn resolve_module(svc: &Service, ctx: &Ctx, filter: &mut RunFilter) -> Result<(), Fault> {
+pub(super) async fn resolve_module(
+    svc: &Service,
+    ctx: &Ctx,
+    filter: &mut RunFilter,
+) -> Result<(), Fault> {
     let Some(given) = filter.module.clone() else {
         return Ok(());
     };

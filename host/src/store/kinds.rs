@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 use crate::clock::Timestamp;
-use crate::model::{CloseStatus, Kind, Run, Scope, TaskKind};
+use crate::model::{CloseStatus, Kind, Run, RunFilter, Scope, TaskKind};
 
 use super::seam::Page;
 
@@ -87,6 +87,27 @@ pub(crate) enum Filter<'a> {
 }
 
 impl<'a> Filter<'a> {
+    /// The index filter `filter` names besides time (at most one of its members is given), or
+    /// `close_status`, as parsed from it.
+    pub(crate) fn of(filter: &'a RunFilter, close_status: Option<CloseStatus>) -> Filter<'a> {
+        if let Some(id) = &filter.workflow_id {
+            Filter::WorkflowId(id)
+        } else if let Some(tag) = &filter.tag {
+            Filter::Tag(tag)
+        } else if let Some(name) = &filter.type_name {
+            match filter.version.as_deref() {
+                Some(version) => Filter::Type(name, version),
+                None => Filter::TypeName(name),
+            }
+        } else if let Some(status) = close_status {
+            Filter::CloseStatus(status)
+        } else if let Some(module) = &filter.module {
+            Filter::Module(module)
+        } else {
+            Filter::All
+        }
+    }
+
     /// The filter's part of an index key: its number (stored: never renumber) and its value.
     pub(crate) fn key(&self) -> (u8, Cow<'a, str>) {
         match *self {
@@ -149,10 +170,12 @@ pub(crate) enum Deadline {
     /// A schedule's next nominal time comes, or a run it started closed; the seq is the
     /// schedule's (not a run's), the event 0.
     Schedule = 10,
+    /// A batch job's next step; the seq is the job's, the event 0.
+    Batch = 11,
 }
 
 impl Deadline {
-    const ALL: [Deadline; 11] = [
+    const ALL: [Deadline; 12] = [
         Deadline::Timer,
         Deadline::ActivityScheduleToClose,
         Deadline::ActivityStartToClose,
@@ -164,6 +187,7 @@ impl Deadline {
         Deadline::Purge,
         Deadline::LambdaStartToClose,
         Deadline::Schedule,
+        Deadline::Batch,
     ];
 
     pub(super) fn from_u8(kind: u8) -> Option<Deadline> {

@@ -65,9 +65,9 @@
 
 use crate::clock::Timestamp;
 use crate::model::{
-    AnyType, Binding, BindingKind, Domain, GuestFailureRecord, ItemKind, Kind, ListControl,
-    ListKey, ModuleRecord, Queued, Run, RunId, Schedule, Scope, Slot, TaskKind, TypeKind, TypeName,
-    TypeRecord, WorkflowId,
+    AnyType, BatchRecord, Binding, BindingKind, Domain, GuestFailureRecord, ItemKind, Kind,
+    ListControl, ListKey, ModuleRecord, Queued, Run, RunId, Schedule, Scope, Slot, TaskKind,
+    TypeKind, TypeName, TypeRecord, WorkflowId,
 };
 
 use super::StoreError;
@@ -137,11 +137,14 @@ pub(crate) type TypeEntry<C> = (TypeName, TypeRecord<C>);
 /// Reads, from a snapshot or inside a write transaction (where they see the transaction's own
 /// changes, and lock what a decision depends on: see the module docs).
 pub(crate) trait Reads:
-    DomainReads + RunReads + WasmReads + ScheduleReads + ControlReads
+    DomainReads + RunReads + WasmReads + ScheduleReads + ControlReads + BatchReads
 {
 }
 
-impl<T: DomainReads + RunReads + WasmReads + ScheduleReads + ControlReads + ?Sized> Reads for T {}
+impl<T: DomainReads + RunReads + WasmReads + ScheduleReads + ControlReads + BatchReads + ?Sized>
+    Reads for T
+{
+}
 
 /// The reads of domains, their counters and their types.
 pub(crate) trait DomainReads {
@@ -281,9 +284,10 @@ pub(crate) trait RunReads {
     fn queued(&self, domain: Option<u64>) -> Result<Vec<Queued>, StoreError>;
 
     /// The earliest deadline; with `purges` false, the earliest that is not a closed run's
-    /// purge nor a schedule's next time (what a time-skipping clock jumps to, so that a test's
-    /// finished runs stay readable until time passes their retention for another reason, and
-    /// a schedule does not make an idle server's time run on without end).
+    /// purge, a schedule's next time nor a batch job's next step (what a time-skipping clock
+    /// jumps to, so that a test's finished runs stay readable until time passes their
+    /// retention for another reason, and a schedule or a batch job does not make an idle
+    /// server's time run on without end).
     fn next_deadline(&self, purges: bool) -> Result<Option<Timestamp>, StoreError>;
 
     /// The seq of every run that has a history, in order (debug builds check them all).
@@ -368,9 +372,18 @@ pub(crate) trait ControlReads {
     fn list_controls(&self) -> Result<Vec<(ListKey, ListControl)>, StoreError>;
 }
 
+/// The reads of batch jobs (`model::batches`).
+pub(crate) trait BatchReads {
+    /// The job `seq` (its deadlines name it), locked in a write transaction.
+    fn batch(&self, seq: u64) -> Result<Option<BatchRecord>, StoreError>;
+
+    /// Up to `limit` jobs of domain `domain`, newest first.
+    fn batches(&self, domain: u64, limit: usize) -> Result<Vec<BatchRecord>, StoreError>;
+}
+
 /// The changes of one write transaction. Only the apply step of a write job holds one.
 pub(crate) trait Writes:
-    Reads + DomainWrites + RunWrites + WasmWrites + ScheduleWrites + ControlWrites
+    Reads + DomainWrites + RunWrites + WasmWrites + ScheduleWrites + ControlWrites + BatchWrites
 {
     /// The time of this transaction: every change in it happens "now".
     fn now(&self) -> Timestamp;
@@ -396,6 +409,12 @@ pub(crate) trait Writes:
 
     /// A number never handed out before (to any process sharing the database).
     fn next_id(&mut self) -> Result<u64, StoreError>;
+}
+
+/// The changes to batch jobs.
+pub(crate) trait BatchWrites {
+    /// Adds `batch`, or replaces the one of its seq.
+    fn put_batch(&mut self, batch: &BatchRecord) -> Result<(), StoreError>;
 }
 
 /// The changes to task lists' controls.

@@ -3,6 +3,7 @@
 
 mod archive;
 mod batched;
+mod batches;
 mod children;
 mod cli;
 mod clients;

@@ -10,6 +10,7 @@ macro_rules! println {
 }
 
 mod apply;
+mod batches;
 mod bindings;
 mod clock;
 #[cfg(test)]
@@ -94,6 +95,8 @@ enum RemoteCommand {
     /// Start a workflow on a schedule (every DURATION, or cron), and pause, trigger, backfill,
     /// list or remove schedules.
     Schedule(schedules::ScheduleArgs),
+    /// List, describe or cancel batch jobs (made by `weft workflow batch`).
+    Batch(batches::BatchArgs),
     /// List a domain's task lists; pause and resume them.
     #[command(name = "tasklist")]
     TaskList(task_lists::TaskListArgs),
@@ -250,6 +253,7 @@ async fn remote(command: RemoteCommand) -> anyhow::Result<()> {
         RemoteCommand::Workflow(args) => workflows::run(args).await,
         RemoteCommand::Schedule(args) => schedules::run(args).await,
         RemoteCommand::TaskList(args) => task_lists::run(args).await,
+        RemoteCommand::Batch(args) => batches::run(args).await,
         RemoteCommand::Clock(args) => clock::run(args).await,
         RemoteCommand::Export(args) => transfer::export(args).await,
         RemoteCommand::Import(args) => transfer::import(args).await,

@@ -28,6 +28,7 @@
 //! TLS to the database is the URL's to ask for (`tls.rs`).
 
 mod ahead;
+mod batches;
 mod catalog;
 mod conn;
 mod counters;

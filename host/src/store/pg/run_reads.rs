@@ -364,11 +364,14 @@ impl<C: Link, M: Mode> RunReads for Session<C, M> {
     }
 
     fn next_deadline(&self, purges: bool) -> Result<Option<Timestamp>, StoreError> {
+        let skipped: Vec<i16> = [Deadline::Purge, Deadline::Schedule, Deadline::Batch]
+            .map(|d| d as i16)
+            .into();
         let row = match purges {
             true => self.row("SELECT at FROM deadlines ORDER BY at LIMIT 1", &[])?,
             false => self.row(
-                "SELECT at FROM deadlines WHERE kind <> $1 AND kind <> $2 ORDER BY at LIMIT 1",
-                &[&(Deadline::Purge as i16), &(Deadline::Schedule as i16)],
+                "SELECT at FROM deadlines WHERE kind <> ALL($1) ORDER BY at LIMIT 1",
+                &[&skipped],
             )?,
         };
         Ok(row.map(|row| Timestamp::from_millis(row.get(0))))

@@ -121,6 +121,12 @@ CREATE TABLE list_controls (
     record bytea NOT NULL,
     PRIMARY KEY (domain, kind, list));
 "#,
+    // Batch jobs (`model::batches`), by seq (their deadlines name it) and by domain.
+    r#"
+CREATE TABLE batches (
+    seq bigint PRIMARY KEY, domain bigint NOT NULL, record bytea NOT NULL);
+CREATE INDEX batches_by_domain ON batches (domain, seq);
+"#,
 ];
 
 /// The schema version this build writes and reads.

@@ -1,6 +1,6 @@
 //! redb's side of the store's interface: the transactions, the tables they open, and the
 //! reads and writes of domains and types. Runs are in `runs.rs`, the Wasm extension in
-//! `wasm.rs`, schedules and task lists' controls in `schedules.rs`.
+//! `wasm.rs`, schedules and task lists' controls in `schedules.rs`, batch jobs in `batches.rs`.
 
 use std::cell::OnceCell;
 use std::ops::{Bound, Deref};
@@ -13,10 +13,11 @@ use crate::clock::Timestamp;
 use crate::model::{AnyType, Domain, Kind, Scope, TypeName};
 
 use super::tables::{
-    BINDINGS, BindingKey, Bytes, COUNTERS, DEADLINES, DOMAINS, DeadlineKey, DomainKey, EVENTS,
-    FailureKey, GUEST_FAILURES, ITEM_NAMES, ITEMS, ItemKey, ItemNameKey, LIST_CONTROLS,
-    ListControlKey, META, MODULE_CODE, MODULES, ModuleKey, OPEN_RUNS, RUN_IDS, RUNS, RunIdKey,
-    SCHEDULE_IDS, SCHEDULES, TASKS, TYPES, TaskQueueKey, TypeKey, VISIBILITY, VisibilityKey,
+    BATCHES, BINDINGS, BindingKey, Bytes, COUNTERS, DEADLINES, DOMAIN_BATCHES, DOMAINS,
+    DeadlineKey, DomainKey, EVENTS, FailureKey, GUEST_FAILURES, ITEM_NAMES, ITEMS, ItemKey,
+    ItemNameKey, LIST_CONTROLS, ListControlKey, META, MODULE_CODE, MODULES, ModuleKey, OPEN_RUNS,
+    RUN_IDS, RUNS, RunIdKey, SCHEDULE_IDS, SCHEDULES, TASKS, TYPES, TaskQueueKey, TypeKey,
+    VISIBILITY, VisibilityKey,
 };
 use crate::store::StoreError;
 use crate::store::codec::{decode, decode_type, encode, encode_type};
@@ -159,6 +160,8 @@ tables! {
     schedules / schedule_table: SCHEDULES<u64, Bytes>;
     schedule_ids / schedule_id_table: SCHEDULE_IDS<(u64, &'static str), u64>;
     list_controls / list_control_table: LIST_CONTROLS<ListControlKey, Bytes>;
+    batches / batch_table: BATCHES<u64, Bytes>;
+    domain_batches / domain_batch_table: DOMAIN_BATCHES<(u64, u64), ()>;
 }
 
 impl<T: Tables> DomainReads for T {

@@ -3,6 +3,7 @@
 //! it. Only this folder knows redb.
 
 mod access;
+mod batches;
 mod runs;
 mod schedules;
 mod tables;

@@ -132,3 +132,12 @@ pub(crate) type ListControlKey = (u64, u8, &'static str);
 /// The controls of task lists that have any (`model::task_lists`). Value: `ListControl`.
 pub(crate) const LIST_CONTROLS: TableDefinition<ListControlKey, Bytes> =
     TableDefinition::new("list_controls");
+
+/// Batch jobs (`model::batches`). Key: the job's seq, which its deadlines name. Value:
+/// `BatchRecord`.
+pub(crate) const BATCHES: TableDefinition<u64, Bytes> = TableDefinition::new("batches");
+
+/// Every batch job by its domain. Key: (domain id, job seq), so a domain's jobs are one range,
+/// newest last.
+pub(crate) const DOMAIN_BATCHES: TableDefinition<(u64, u64), ()> =
+    TableDefinition::new("domain_batches");

@@ -3,6 +3,7 @@
 //! | file | what |
 //! | --- | --- |
 //! | `workflows.rs` | `weft domain`, `type` and `workflow`: a run from start to result without the AWS CLI |
+//! | `batches.rs` | `weft workflow batch`, `weft batch list/describe/cancel` |
 //! | `apply.rs` | `weft apply`: a project's manifest registered, uploaded and bound, then unchanged |
 //! | `credentials.rs` | keys from flags, the environment and AWS profiles; https endpoints |
 //! | `newcomer.rs` | `weft new` in each language, then its README's commands, against a read-only SDK |
@@ -12,6 +13,7 @@
 //! | `worked_example.rs` | the SDK READMEs' worked example in a `weft new` project: tests, signal, timeout, cancel |
 
 mod apply;
+mod batches;
 mod credentials;
 mod newcomer;
 mod paper_cuts;

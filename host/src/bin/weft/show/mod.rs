@@ -4,9 +4,9 @@ use serde_json::Value;
 
 use weft_host::client::swf::attributes;
 use weft_host::client::{
-    Binding, ClockState, GuestFailureRecord, ListPauseReport, ModuleRecord, Pause, PauseReport,
-    PinnedDecider, ResetReport, RunFailure, RunLogLine, RunReplay, RunUpgrade, TaskListInfo,
-    Timestamp, UpgradeReport,
+    BatchJob, Binding, ClockState, GuestFailureRecord, ListPauseReport, ModuleRecord, Pause,
+    PauseReport, PinnedDecider, ResetReport, RunFailure, RunLogLine, RunReplay, RunUpgrade,
+    TaskListInfo, Timestamp, UpgradeReport,
 };
 
 mod schedules;
@@ -332,6 +332,41 @@ pub(crate) fn list_paused(report: &ListPauseReport) -> String {
         (None, true) => format!("resumed {list}"),
         (None, false) => format!("{list} is not paused"),
     }
+}
+
+/// A batch job on one line: `ID  ACTION  STATE  D of M done[, F failed]  R/s`.
+pub(crate) fn batch_job_line(job: &BatchJob) -> String {
+    let failed = match job.failed {
+        0 => String::new(),
+        n => format!(", {n} failed"),
+    };
+    format!(
+        "{}  {}  {}  {} of {} done{failed}  {}/s",
+        job.id,
+        job.action.name(),
+        job.state.name(),
+        job.done,
+        job.matched,
+        job.rate
+    )
+}
+
+/// A batch job described: its line, who made it when, and the runs it could not act on.
+pub(crate) fn batch_job(job: &BatchJob) -> Vec<String> {
+    let mut lines = vec![
+        batch_job_line(job),
+        format!("  made by {} at {}", job.by, time(job.created_at)),
+    ];
+    if let Some(at) = job.finished_at {
+        lines.push(format!("  {} at {}", job.state.name(), time(at)));
+    }
+    for f in &job.failures {
+        lines.push(format!(
+            "  failed {} {}: {}",
+            f.workflow_id, f.run_id, f.message
+        ));
+    }
+    lines
 }
 
 /// A domain (SWF's `DomainInfo`): `NAME  STATUS  DESCRIPTION`.

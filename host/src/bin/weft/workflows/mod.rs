@@ -12,6 +12,7 @@ use weft_host::client::swf::{attributes, execution, is_closing};
 use weft_host::client::{Client, PauseRequest, TypeRef};
 
 use self::reset::Reset;
+use crate::batches::{self, WorkflowBatch};
 use crate::manifest::seconds;
 use crate::modules::type_ref;
 use crate::project;
@@ -106,6 +107,9 @@ enum Action {
     Resume(Run),
     /// List runs, open and closed, newest first.
     List(List),
+    /// Make a batch job: the server terminates, cancels, signals, pauses or resumes every open
+    /// run the filters pick, at a bounded rate; prints the job (`weft batch describe ID`).
+    Batch(Box<WorkflowBatch>),
     /// Start a run again from one of its decision tasks: a new run of the workflow id carries
     /// the run's events up to that task, which is decided again (by the decider bound now),
     /// and the run, if open, is terminated.
@@ -146,30 +150,31 @@ struct Start {
     wait: bool,
 }
 
+/// The filters of `weft workflow list`.
 #[derive(Args)]
-struct List {
+pub(crate) struct List {
     /// Only open runs.
     #[arg(long, conflicts_with = "closed")]
-    open: bool,
+    pub(crate) open: bool,
     /// Only closed runs.
     #[arg(long)]
-    closed: bool,
+    pub(crate) closed: bool,
     /// Only runs of this type (NAME or NAME:VERSION).
     #[arg(long = "type", value_name = "NAME[:VERSION]")]
-    workflow_type: Option<String>,
+    pub(crate) workflow_type: Option<String>,
     /// Only runs with this tag.
     #[arg(long)]
-    tag: Option<String>,
+    pub(crate) tag: Option<String>,
     /// Only runs of this workflow id.
     #[arg(long)]
-    id: Option<String>,
+    pub(crate) id: Option<String>,
     /// Only closed runs that closed so: COMPLETED, FAILED, CANCELED, TERMINATED,
     /// CONTINUED_AS_NEW or TIMED_OUT.
     #[arg(long, conflicts_with = "open")]
-    status: Option<String>,
+    pub(crate) status: Option<String>,
     /// Only runs started in this last while (`30m`, `2h`, `7d`).
     #[arg(long, value_parser = seconds)]
-    since: Option<String>,
+    pub(crate) since: Option<String>,
 }
 
 /// Runs `weft workflow ...`.
@@ -247,6 +252,7 @@ pub(crate) async fn run(args: WorkflowArgs) -> anyhow::Result<()> {
             print(json, &json!({"executionInfos": infos}), lines);
         }
         Action::Reset(reset) => reset::run(&client, &domain, reset, json).await?,
+        Action::Batch(batch) => batches::make(&client, &domain, *batch, json).await?,
     }
     Ok(())
 }
