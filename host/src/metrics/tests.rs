@@ -16,6 +16,7 @@ fn no_pending() -> Option<Pending> {
         types: Vec::new(),
         pinned: Vec::new(),
         schedules: Vec::new(),
+        lists_paused: Vec::new(),
     })
 }
 
@@ -88,6 +89,7 @@ async fn registered_types_show_at_zero_and_types_past_the_cap_count_as_other() {
         ],
         pinned: Vec::new(),
         schedules: Vec::new(),
+        lists_paused: Vec::new(),
     };
     let text = metrics.render(Some(stored)).await;
     for line in [
@@ -155,6 +157,7 @@ async fn pending_lists_past_the_cap_are_summed_as_other() {
         types: Vec::new(),
         pinned: Vec::new(),
         schedules: Vec::new(),
+        lists_paused: Vec::new(),
     };
     let text = metrics.render(Some(pending)).await;
     let series = text
@@ -184,6 +187,7 @@ async fn a_scrape_that_cannot_read_the_store_says_so_and_shows_no_pending_tasks(
         types: Vec::new(),
         pinned: Vec::new(),
         schedules: Vec::new(),
+        lists_paused: Vec::new(),
     };
     assert!(
         metrics

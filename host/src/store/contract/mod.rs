@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 mod batches;
+mod controls;
 mod counters;
 mod lists;
 mod nodes;
