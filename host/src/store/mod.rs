@@ -124,7 +124,6 @@ impl Store {
 
     /// A consistent snapshot taken on the calling thread, for start-up work done before
     /// serving (requests use [`Store::read`]).
-    #[cfg(debug_assertions)]
     pub(crate) fn snapshot(&self) -> Result<Box<dyn Reads>, StoreError> {
         self.backend.snapshot()
     }
