@@ -146,6 +146,26 @@ fn open_store(config: &Config) -> Result<store::Opened, Error> {
     Ok(opened)
 }
 
+/// What every engine of the service needs: `config`'s limits, the `metrics`, what holds purges
+/// back (the `archive`) and the task lists' `controls`; what a shared store needs, with one.
+fn engine_setup(
+    config: &Config,
+    metrics: Arc<metrics::Metrics>,
+    archive: Option<Arc<archive::Archive>>,
+    controls: Arc<engine::ListControls>,
+) -> engine::Setup {
+    let setup = engine::Setup {
+        metrics,
+        purge_gate: archive.map(|a| a as Arc<dyn engine::PurgeGate>),
+        controls,
+        ..engine::Setup::new(&config.limits, config.retention_override)
+    };
+    match config.store {
+        Some(_) => setup.shared(),
+        None => setup,
+    }
+}
+
 /// The task lists' controls the store keeps, read on a thread of its own (the store's blocking
 /// reads must not run on an async runtime's thread, where the caller may be).
 fn read_controls(opened: &store::Opened) -> Result<Arc<engine::ListControls>, Error> {
@@ -220,21 +240,13 @@ impl Weft {
                 failures.clone(),
             ))
         });
-        let setup = engine::Setup {
-            metrics,
-            purge_gate: archive.clone().map(|a| a as Arc<dyn engine::PurgeGate>),
-            controls,
-            ..engine::Setup::new(&config.limits, config.retention_override)
-        };
+        let setup = engine_setup(&config, metrics, archive.clone(), controls);
         let service = Service {
             store: opened.store,
             sealer: Sealer::new(opened.secret),
             limits: config.limits.clone(),
             clock: config.clock,
-            engine: match config.store {
-                Some(_) => setup.shared(),
-                None => setup,
-            },
+            engine: setup,
             poll_timeout: config.poll_timeout,
             shutdown,
             runtime: Arc::new(runtime),

@@ -29,7 +29,11 @@
 // tab, pause that run's decision list with a reason, see the reason in its row, resume it and see
 // it unpaused; make a schedule through the `/v1` API (of a workflow type registered here, signed
 // as the tenant) and, in the domain's Schedules tab, see it, pause it with a note, unpause it,
-// trigger it and see the run it started, delete it and see none left; sign out. Then, at a phone's
+// trigger it and see the run it started, delete it and see none left; start two runs with a tag
+// of the script's own and make a batch job through the `/v1` API that signals them at a run a
+// second, see it in the domain's Batch jobs tab (and no other tenant's job) until it is done with
+// its progress bar full, open its details, see the signal in both runs' histories, and terminate
+// the runs; sign out. Then, at a phone's
 // width, the executions list must not be wider than the screen. Prints `ok` and exits 0 when
 // every check holds; otherwise saves a full-page screenshot named for the step that failed
 // (`<screenshots>/<step>.png`), prints the error and exits 1.
@@ -650,6 +654,78 @@ for (const [i, tenant] of config.tenants.entries()) {
     }
     // The runs it started run on after it is gone: done with them here.
     for (const { workflowId, runId } of info.running) {
+      await swfCall(tenant, 'TerminateWorkflowExecution', { domain: tenant.domain, workflowId, runId, reason: 'the console test is done with it' });
+    }
+  });
+
+  await step(`${t}-batch-job`, async () => {
+    // Two runs of this script's own, of a type on a task list nobody polls, with a tag of its own:
+    // the job signals them (a signal changes nothing else of theirs), and they are terminated at
+    // the end. At a run a second (the server's clock is the real one), the job runs a few seconds.
+    const type = await registerIdleType(tenant, 'console-batched');
+    const tag = 'console-batch-job';
+    const signalName = 'console-batch-ping';
+    const identity = 'console-test';
+    const runs = [];
+    for (const n of [1, 2]) {
+      const workflowId = `console-batched-${n}`;
+      const { runId } = await swfCall(tenant, 'StartWorkflowExecution', {
+        domain: tenant.domain,
+        workflowId,
+        workflowType: type,
+        tagList: [tag],
+      });
+      runs.push({ workflowId, runId });
+    }
+    const job = await v1Call(tenant, 'POST', ['domains', tenant.domain, 'batches'], {
+      filter: { tag },
+      action: 'signal',
+      signalName,
+      input: 'from the console test',
+      rate: 1,
+      identity,
+    });
+    check(job.state === 'running' && job.matched === 2 && job.rate === 1, `the API made the job as ${JSON.stringify(job)}`);
+
+    await openDomain(page, tenant.domain);
+    await page.getByTestId('tab-batches').click();
+    await page.getByTestId('tab-batches').and(page.locator('[aria-current="page"]')).waitFor();
+    const selector = `[data-testid="batch-jobs-table"] tr[data-id=${css(job.id)}]`;
+    const row = page.locator(selector);
+    await row.waitFor();
+    // The tab reads the list again by itself while the job runs: no Refresh is clicked.
+    await page.locator(`${selector}[data-state="done"]`).waitFor({ timeout: 30_000 });
+    const state = (await row.getByTestId('batch-state').textContent()).trim();
+    check(state === 'done', `the done job's state reads ${state}`);
+    const bar = await row.getByTestId('batch-progress').evaluate((p) => ({ value: p.value, max: p.max }));
+    check(bar.value === 2 && bar.max === 2, `the done job's progress bar is at ${bar.value} of ${bar.max}`);
+    const shown = (await row.textContent()).replace(/\s+/g, ' ');
+    for (const words of [`signal ${signalName}`, '2 done, 0 failed of 2', '1/s', `by ${identity}`]) {
+      check(shown.includes(words), `the job's row reads ${shown}, without ${words}`);
+    }
+    check((await row.getByTestId('batch-cancel').count()) === 0, 'the done job still offers to cancel it');
+    const listed = await page.locator('[data-testid="batch-jobs-table"] tbody tr[data-id]').count();
+    check(listed === 1, `the tab lists ${listed} batch jobs, not only this tenant's one`);
+
+    // A click on the row opens its details: which runs, and no failures.
+    await row.locator('td').nth(1).click();
+    const details = page.getByTestId('batch-details');
+    await details.waitFor();
+    const said = (await details.textContent()).replace(/\s+/g, ' ');
+    check(said.includes(`open runs with tag ${tag}`) && said.includes('None.'), `the job's details read ${said}`);
+
+    const described = await v1Call(tenant, 'GET', ['domains', tenant.domain, 'batches', job.id]);
+    check(
+      described.state === 'done' && described.done === 2 && described.failed === 0,
+      `the API describes the job as ${JSON.stringify(described)}`,
+    );
+    for (const execution of runs) {
+      const { events } = await swfCall(tenant, 'GetWorkflowExecutionHistory', { domain: tenant.domain, execution });
+      const signals = events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === signalName);
+      check(signals.length === 1, `${execution.workflowId} received the job's signal ${signals.length} times`);
+    }
+    // Done with the runs.
+    for (const { workflowId, runId } of runs) {
       await swfCall(tenant, 'TerminateWorkflowExecution', { domain: tenant.domain, workflowId, runId, reason: 'the console test is done with it' });
     }
   });

@@ -67,8 +67,13 @@ export const links = {
 
 /** A click anywhere on a table row follows its link, unless it was on a control or text was being selected. */
 export function rowClick(e: MouseEvent, to: string): void {
+  onRowClick(e, () => navigate(to));
+}
+
+/** A click anywhere on a table row does `act`, unless it was on a control or text was being selected. */
+export function onRowClick(e: MouseEvent, act: () => void): void {
   const target = e.target as HTMLElement;
   if (target.closest('a, button, input, select, textarea, summary, label')) return;
   if (getSelection()?.toString()) return;
-  navigate(to);
+  act();
 }

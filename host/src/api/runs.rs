@@ -158,6 +158,9 @@ async fn batch(
             if let Some((operation, members)) = &call {
                 Schema::get().validate(operation.name(), &mut with_run(members, "-", None))?;
             }
+            if let BatchAction::Pause { reason } = &batch.action {
+                pauses::check_reason(reason.as_deref())?;
+            }
             let action = batch.action.clone();
             let picked = runs::open_runs(&api.service, &ctx, domain.clone(), batch.filter).await?;
             let mut outcome = BatchOutcome {

@@ -72,13 +72,19 @@ fn step(eng: &mut Engine<'_, '_>, batch: &mut BatchRecord) -> Result<bool, Store
         .tx
         .listed_runs(batch.domain, Listing::Open, &filter, range, cursor)?;
     let action = job.action.clone();
-    for mut run in page.items {
-        batch.cursor = Some((run.started_at.as_millis(), run.seq));
+    for listed in page.items {
+        batch.cursor = Some((listed.started_at.as_millis(), listed.seq));
         let (workflow_id, run_id) = (
-            run.execution.workflow_id.to_string(),
-            run.execution.run_id.to_string(),
+            listed.execution.workflow_id.to_string(),
+            listed.execution.run_id.to_string(),
         );
-        match act(eng, &mut run, &action, &batch.job.by)? {
+        // Read again, locked (a listing locks nothing): another node may have changed it, or
+        // closed it, since.
+        let why = match eng.open_run(listed.seq)? {
+            Some(mut run) => act(eng, &mut run, &action, &batch.job.by)?,
+            None => Some("The run closed meanwhile"),
+        };
+        match why {
             None => batch.job.done += 1,
             Some(why) => batch.failed(workflow_id, run_id, why.to_owned()),
         }

@@ -36,6 +36,8 @@ pub(crate) fn close(
         status: closing.status,
         open_counts: Some(run.open_counts()),
     });
+    // Its held tasks go with its open items; a closed run is not paused.
+    run.paused = None;
     eng.disarm_all(run)?;
     eng.set_deadline(
         kept_until(eng, run, now),

@@ -6,8 +6,10 @@
 //! A job acts on the open runs the filter picks that started no later than the job was made,
 //! oldest first. Each second (of the server's clock) it takes up to `rate` of them and acts on
 //! each in the transaction that records its progress, so a run is acted on once, whichever node
-//! takes the step and however often the server restarts. A run whose action fails (it closed
-//! meanwhile, a resume of a run not paused) counts as failed, with the reason.
+//! takes the step and however often the server restarts. A run the action does not apply to (a
+//! resume of a run not paused, a run closed while the step read it) counts as failed, with the
+//! reason; a run that closes before the job reaches it is no longer listed, and not counted, so
+//! `done + failed` may end below `matched`. Jobs are kept after they end.
 
 use serde::{Deserialize, Serialize};
 

@@ -3,11 +3,10 @@
 
 use crate::engine::begin_batch;
 use crate::fault::{Fault, echo};
-use crate::model::{
-    BatchAction, BatchJob, BatchJobRequest, BatchJobState, BatchRecord, MAX_PAUSE_REASON, RunState,
-};
+use crate::model::{BatchAction, BatchJob, BatchJobRequest, BatchJobState, BatchRecord, RunState};
 use crate::store::{Listing, Reads};
 
+use super::pauses::{caller, check_reason};
 use super::runs::{Plan, resolve_module};
 use super::{Ctx, Service, known_domain};
 
@@ -23,14 +22,8 @@ pub(crate) async fn create(
     request: BatchJobRequest,
 ) -> Result<BatchJob, Fault> {
     let rate = job_rate(svc, ctx, request.rate)?;
-    if let BatchAction::Pause {
-        reason: Some(reason),
-    } = &request.batch.action
-        && reason.chars().count() > MAX_PAUSE_REASON
-    {
-        return Err(Fault::Validation(format!(
-            "reason is longer than {MAX_PAUSE_REASON} characters"
-        )));
+    if let BatchAction::Pause { reason } = &request.batch.action {
+        check_reason(reason.as_deref())?;
     }
     let mut filter = request.batch.filter;
     if filter.status == Some(RunState::Closed) || filter.close_status.is_some() {
@@ -41,9 +34,7 @@ pub(crate) async fn create(
     filter.status = Some(RunState::Open);
     resolve_module(svc, ctx, &mut filter).await?;
     let plan = Plan::new(&filter)?;
-    let by = (request.identity)
-        .filter(|i| !i.is_empty())
-        .unwrap_or_else(|| ctx.scope.account.clone());
+    let by = caller(ctx, request.identity);
     let (scope, action) = (ctx.scope.clone(), request.batch.action);
     let setup = svc.engine.clone();
     svc.store

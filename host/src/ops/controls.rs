@@ -5,11 +5,11 @@
 use crate::engine::offer;
 use crate::fault::Fault;
 use crate::model::{
-    BindingKind, ListControl, ListKey, ListPauseReport, ListPauseRequest, MAX_PAUSE_REASON, Pause,
-    TaskKind,
+    BindingKind, ListControl, ListKey, ListPauseReport, ListPauseRequest, Pause, TaskKind,
 };
 use crate::store::{About, Reads, StoreError};
 
+use super::pauses::{caller, check_reason, no_reason};
 use super::{Ctx, Service, known_domain};
 
 /// Pauses the list `name` of `kind` in `domain`.
@@ -20,17 +20,8 @@ pub(crate) async fn pause_list(
     (kind, name): (BindingKind, String),
     input: ListPauseRequest,
 ) -> Result<ListPauseReport, Fault> {
-    if let Some(reason) = &input.reason
-        && reason.chars().count() > MAX_PAUSE_REASON
-    {
-        return Err(Fault::Validation(format!(
-            "reason is longer than {MAX_PAUSE_REASON} characters"
-        )));
-    }
-    let by = input
-        .identity
-        .filter(|i| !i.is_empty())
-        .unwrap_or_else(|| ctx.scope.account.clone());
+    check_reason(input.reason.as_deref())?;
+    let by = caller(ctx, input.identity);
     let reason = input.reason;
     change(svc, ctx, domain, (kind, name), move |control, now| {
         if control.paused.is_some() {
@@ -54,11 +45,7 @@ pub(crate) async fn resume_list(
     (kind, name): (BindingKind, String),
     input: ListPauseRequest,
 ) -> Result<ListPauseReport, Fault> {
-    if input.reason.is_some() {
-        return Err(Fault::Validation(
-            "reason is kept for a pause only: a resume clears it".into(),
-        ));
-    }
+    no_reason(input.reason.as_deref())?;
     change(svc, ctx, domain, (kind, name), |control, _| {
         control.paused.take().is_some()
     })
@@ -105,11 +92,9 @@ async fn change(
     Ok(report)
 }
 
-/// The controls of the list `key`, as stored.
+/// The controls of the list `key`, as stored (locked, in the writer's transaction).
 fn control_of(tx: &dyn Reads, key: &ListKey) -> Result<ListControl, StoreError> {
-    let controls = tx.list_controls()?;
-    let control = controls.into_iter().find(|(k, _)| k == key);
-    Ok(control.map(|(_, c)| c).unwrap_or_default())
+    Ok(tx.list_control(key)?.unwrap_or_default())
 }
 
 /// Reads every list's controls again into this process's memory (after a change here, or one

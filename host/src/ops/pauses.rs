@@ -29,13 +29,7 @@ pub(crate) async fn pause_for(
     input: PauseRequest,
     cause: &'static str,
 ) -> Result<PauseReport, Fault> {
-    if let Some(reason) = &input.reason
-        && reason.chars().count() > MAX_PAUSE_REASON
-    {
-        return Err(Fault::Validation(format!(
-            "reason is longer than {MAX_PAUSE_REASON} characters"
-        )));
-    }
+    check_reason(input.reason.as_deref())?;
     let by = caller(ctx, input.identity);
     let reason = input.reason;
     let labels = svc
@@ -64,11 +58,7 @@ pub(crate) async fn resume(
     workflow_id: WorkflowId,
     input: PauseRequest,
 ) -> Result<PauseReport, Fault> {
-    if input.reason.is_some() {
-        return Err(Fault::Validation(
-            "reason is kept for a pause only: a resume clears it".into(),
-        ));
-    }
+    no_reason(input.reason.as_deref())?;
     let labels = svc
         .engine
         .metrics
@@ -86,8 +76,28 @@ pub(crate) async fn resume(
     Ok(report)
 }
 
+/// Refuses a pause's reason longer than SWF takes for a termination's.
+pub(crate) fn check_reason(reason: Option<&str>) -> Result<(), Fault> {
+    match reason {
+        Some(reason) if reason.chars().count() > MAX_PAUSE_REASON => Err(Fault::Validation(
+            format!("reason is longer than {MAX_PAUSE_REASON} characters"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses a reason given to a resume, which keeps none.
+pub(super) fn no_reason(reason: Option<&str>) -> Result<(), Fault> {
+    match reason {
+        Some(_) => Err(Fault::Validation(
+            "reason is kept for a pause only: a resume clears it".into(),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Who asks: the `identity` the caller gave, else its account.
-fn caller(ctx: &Ctx, identity: Option<String>) -> String {
+pub(super) fn caller(ctx: &Ctx, identity: Option<String>) -> String {
     identity
         .filter(|i| !i.is_empty())
         .unwrap_or_else(|| ctx.scope.account.clone())

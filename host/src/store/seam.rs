@@ -370,6 +370,9 @@ pub(crate) trait ScheduleReads {
 pub(crate) trait ControlReads {
     /// The controls of every task list that has any, with each list's (domain, kind, name).
     fn list_controls(&self) -> Result<Vec<(ListKey, ListControl)>, StoreError>;
+
+    /// The controls of the list `key`, if it has any; locked in a write transaction.
+    fn list_control(&self, key: &ListKey) -> Result<Option<ListControl>, StoreError>;
 }
 
 /// The reads of batch jobs (`model::batches`).

@@ -84,46 +84,7 @@ async fn a_paused_runs_tasks_wait_while_timers_fire_and_resume_hands_them_out_in
         Some(1)
     );
 
-    // A worker waiting when the run resumes gets the activity; the decider its task.
-    let waiting = server.polls_waiting();
-    let worker = tokio::spawn({
-        let swf = swf.clone();
-        async move { activity_task(&swf, WORKERS).await }
-    });
-    server.until_polls_wait(waiting + 1).await;
-    let resumed = weft.resume(D, "held", &PauseRequest::default()).await;
-    let resumed = resumed.expect("the paused run resumes");
-    assert_eq!(
-        (resumed.changed, resumed.tasks, resumed.paused),
-        (true, 2, None)
-    );
-    let task = worker.await.expect("the worker's poll");
-    assert_eq!(task.activity_id(), "a1");
-    let decision = decision_task(&swf, DECIDERS).await;
-    assert_eq!(
-        types(decision.events())[types(decision.events()).len() - 4..],
-        [
-            "TimerFired",
-            "DecisionTaskScheduled",
-            "ActivityTaskStarted",
-            "DecisionTaskStarted"
-        ]
-    );
-    let summary = weft.run_summary(D, "held", &run_id).await.expect("the run");
-    assert_eq!(summary.paused, None);
-    let metrics = scrape(&server, None).await;
-    expect(
-        &metrics,
-        &format!("weft_runs_paused_total{{domain=\"{D}\",cause=\"request\"}}"),
-        1.0,
-    );
-    expect(
-        &metrics,
-        &format!("weft_runs_resumed_total{{domain=\"{D}\"}}"),
-        1.0,
-    );
-    let twice = weft.resume(D, "held", &PauseRequest::default()).await;
-    assert!(!twice.expect("a resume of a running run").changed);
+    resume_while_a_worker_waits(&server, &swf, &weft, &run_id).await;
 }
 
 #[tokio::test]
@@ -167,6 +128,56 @@ async fn tasks_scheduled_while_paused_are_held_and_a_closed_run_cannot_pause() {
         }
         other => panic!("a 257-character reason was taken: {other:?}"),
     }
+}
+
+/// Resumes the paused run `held` (`run_id`) while a worker polls: the worker gets its held
+/// activity, the decider its held task, after the timer that fired while it was paused.
+async fn resume_while_a_worker_waits(
+    server: &TestServer,
+    swf: &Client,
+    weft: &WeftClient,
+    run_id: &str,
+) {
+    // A worker waiting when the run resumes gets the activity; the decider its task.
+    let waiting = server.polls_waiting();
+    let worker = tokio::spawn({
+        let swf = swf.clone();
+        async move { activity_task(&swf, WORKERS).await }
+    });
+    server.until_polls_wait(waiting + 1).await;
+    let resumed = weft.resume(D, "held", &PauseRequest::default()).await;
+    let resumed = resumed.expect("the paused run resumes");
+    assert_eq!(
+        (resumed.changed, resumed.tasks, resumed.paused),
+        (true, 2, None)
+    );
+    let task = worker.await.expect("the worker's poll");
+    assert_eq!(task.activity_id(), "a1");
+    let decision = decision_task(&swf, DECIDERS).await;
+    assert_eq!(
+        types(decision.events())[types(decision.events()).len() - 4..],
+        [
+            "TimerFired",
+            "DecisionTaskScheduled",
+            "ActivityTaskStarted",
+            "DecisionTaskStarted"
+        ]
+    );
+    let summary = weft.run_summary(D, "held", run_id).await.expect("the run");
+    assert_eq!(summary.paused, None);
+    let metrics = scrape(&server, None).await;
+    expect(
+        &metrics,
+        &format!("weft_runs_paused_total{{domain=\"{D}\",cause=\"request\"}}"),
+        1.0,
+    );
+    expect(
+        &metrics,
+        &format!("weft_runs_resumed_total{{domain=\"{D}\"}}"),
+        1.0,
+    );
+    let twice = weft.resume(D, "held", &PauseRequest::default()).await;
+    assert!(!twice.expect("a resume of a running run").changed);
 }
 
 fn list_asked(reason: &str) -> ListPauseRequest {

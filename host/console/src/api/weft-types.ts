@@ -1,4 +1,4 @@
-// Bodies of Weft's /v1 API (host/src/model/wasm.rs, schedules.rs; serde camelCase). Times are
+// Bodies of Weft's /v1 API (host/src/model/wasm.rs, schedules.rs, batches.rs; serde camelCase). Times are
 // epoch seconds.
 
 export type BindingKind = 'decision' | 'activity' | 'function';
@@ -178,11 +178,81 @@ export interface RunList {
   nextPageToken?: string;
 }
 
+/** A run a batch could not act on, and why. */
+export interface BatchFailure {
+  workflowId: string;
+  runId: string;
+  message: string;
+}
+
 /** What `POST /v1/domains/{domain}/runs/batch` did. */
 export interface BatchOutcome {
   matched: number;
   done: number;
-  failures?: { workflowId: string; runId: string; message: string }[];
+  failures?: BatchFailure[];
+}
+
+/** The runs a `/v1` listing, count or batch picks (host/src/model/runs.rs `RunFilter`). */
+export interface RunFilter {
+  status?: 'open' | 'closed';
+  workflowId?: string;
+  tag?: string;
+  /** A workflow type's name. */
+  type?: string;
+  /** With `type`: only this version. */
+  version?: string;
+  closeStatus?: string;
+  startedAfter?: number;
+  startedBefore?: number;
+  closedAfter?: number;
+  closedBefore?: number;
+  /** Open runs pinned to this decider module (its digest, or a prefix of 8 or more hex digits). */
+  module?: string;
+}
+
+/** A batch job's action, with that action's members (flattened into the job, as `action`). */
+export type BatchJobAction =
+  | { action: 'terminate'; reason?: string; details?: string }
+  | { action: 'requestCancel' }
+  | { action: 'signal'; signalName: string; input?: string }
+  | { action: 'pause'; reason?: string }
+  | { action: 'resume' };
+
+export type BatchJobState = 'running' | 'done' | 'canceled';
+
+/** A batch job (`GET /v1/domains/{domain}/batches/{id}`), run by the server at `rate` runs a second. */
+export type BatchJob = BatchJobAction & {
+  id: string;
+  /** Which runs: only open ones, started no later than the job was made. */
+  filter: RunFilter;
+  /** Runs acted on per second. */
+  rate: number;
+  state: BatchJobState;
+  /** Who made it: the `identity` it was made with, else the caller's account. */
+  by: string;
+  createdAt: number;
+  /** When it was done or canceled. */
+  finishedAt?: number;
+  /** Open runs the filter picked when it was made. */
+  matched: number;
+  /** Runs acted on. */
+  done: number;
+  /** Runs it could not act on. */
+  failed: number;
+  /** The latest of those, with why (at most 100). */
+  failures?: BatchFailure[];
+};
+
+/** The body of `POST /v1/domains/{domain}/batches`. */
+export type BatchJobRequest = BatchJobAction & {
+  filter: RunFilter;
+  rate?: number;
+  identity?: string;
+};
+
+/** `GET /v1/domains/{domain}/batches`: the domain's jobs, newest first (at most 100). */
+export interface BatchJobList {
+  jobs: BatchJob[];
 }
 
 /** What a nominal time of a schedule does while a run it started is open. */

@@ -5,6 +5,7 @@ import type { DomainDetail } from '../api/swf-types';
 import { ErrorBox, useAsync } from '../components/async';
 import { days } from '../format';
 import { links } from '../router';
+import { BatchesTab } from './batches';
 import { BindingsTab } from './bindings';
 import { ExecutionsTab } from './executions';
 import { SchedulesTab } from './schedules';
@@ -17,6 +18,7 @@ const TABS: [string, string][] = [
   ['types', 'Types'],
   ['task-lists', 'Task lists'],
   ['schedules', 'Schedules'],
+  ['batches', 'Batch jobs'],
   ['bindings', 'Bindings & modules'],
 ];
 
@@ -55,6 +57,7 @@ export function DomainPage({ domain, tab }: { domain: string; tab: string }) {
       {tab === 'types' && <TypesTab domain={domain} />}
       {tab === 'task-lists' && <TaskListsTab domain={domain} />}
       {tab === 'schedules' && <SchedulesTab domain={domain} />}
+      {tab === 'batches' && <BatchesTab domain={domain} />}
       {tab === 'bindings' && <BindingsTab domain={domain} />}
       {tab === 'start' && <StartTab domain={domain} />}
       {!['start', ...TABS.map(([id]) => id)].includes(tab) && <p>No such section.</p>}

@@ -2,7 +2,9 @@
 //! over the open runs a filter picks (Weft's `/v1` extension).
 
 use clap::{Args, Subcommand, ValueEnum};
-use weft_host::client::{Batch, BatchAction, BatchJobRequest, Client, RunFilter, RunState};
+use weft_host::client::{
+    Batch, BatchAction, BatchJobRequest, Client, RunFilter, RunState, Timestamp,
+};
 
 use crate::project;
 use crate::remote::{Remote, print};
@@ -67,7 +69,7 @@ pub(crate) async fn make(
     };
     let request = BatchJobRequest {
         batch: Batch {
-            filter: run_filter(batch.filter)?,
+            filter: run_filter(batch.filter),
             action,
         },
         rate: batch.rate,
@@ -79,14 +81,10 @@ pub(crate) async fn make(
 }
 
 /// The run filter the list filters name.
-fn run_filter(list: List) -> anyhow::Result<RunFilter> {
-    let started_after = match list.since.as_deref() {
-        None | Some("NONE") => None,
-        Some(secs) => {
-            let secs: u64 = secs.parse()?;
-            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?;
-            weft_host::client::Timestamp::from_secs_f64(now.as_secs_f64() - secs as f64)
-        }
+fn run_filter(list: List) -> RunFilter {
+    let started_after = match list.oldest() {
+        0 => None,
+        oldest => Timestamp::from_secs_f64(oldest as f64),
     };
     let (type_name, version) = match list.workflow_type {
         Some(ty) => match ty.split_once(':') {
@@ -95,7 +93,7 @@ fn run_filter(list: List) -> anyhow::Result<RunFilter> {
         },
         None => (None, None),
     };
-    Ok(RunFilter {
+    RunFilter {
         status: match (list.open, list.closed) {
             (_, true) => Some(RunState::Closed),
             _ => None,
@@ -107,7 +105,7 @@ fn run_filter(list: List) -> anyhow::Result<RunFilter> {
         close_status: list.status,
         started_after,
         ..RunFilter::default()
-    })
+    }
 }
 
 /// `weft batch ...`.

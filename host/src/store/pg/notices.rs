@@ -150,6 +150,11 @@ fn relay(conn: &mut Conn, channel: &str, heard: &Heard<'_>) -> Result<(), StoreE
     // Lists found empty before now may have been queued on unheard: only from now on is every
     // notice heard.
     lists.forget();
+    // Task lists' controls were read at start, before this listened: a change committed in
+    // between was heard by nobody here.
+    if signals.send(Signal::Controls).is_err() {
+        return Ok(());
+    }
     let mut quiet = Duration::ZERO;
     while !signals.is_closed() {
         let notices = conn.notifications(TICK)?;

@@ -90,6 +90,20 @@ impl<C: Link, M: Mode> ControlReads for Session<C, M> {
             })
             .collect()
     }
+
+    fn list_control(
+        &self,
+        (domain, kind, list): &ListKey,
+    ) -> Result<Option<ListControl>, StoreError> {
+        let sql = self.pick(
+            "SELECT record FROM list_controls WHERE domain = $1 AND kind = $2 AND list = $3",
+            "SELECT record FROM list_controls WHERE domain = $1 AND kind = $2 AND list = $3 \
+             FOR UPDATE",
+        );
+        let row = self.row(sql, &[&big(*domain), &(*kind as i16), list])?;
+        row.map(|row| decode("list_controls", bytes(&row, 0)))
+            .transpose()
+    }
 }
 
 impl<C: Link> ControlWrites for Session<C, Writing> {

@@ -85,6 +85,17 @@ impl<T: Tables> ControlReads for T {
         }
         Ok(controls)
     }
+
+    fn list_control(
+        &self,
+        (domain, kind, name): &ListKey,
+    ) -> Result<Option<ListControl>, StoreError> {
+        let table = self.list_control_table()?;
+        let value = table.get((*domain, *kind as u8, name.as_str()))?;
+        value
+            .map(|v| decode("list_controls", v.value()))
+            .transpose()
+    }
 }
 
 impl ControlWrites for WriteTx<'_> {

@@ -11,11 +11,8 @@ use crate::flow::{
 };
 
 #[tokio::test]
-async fn runs_and_task_lists_are_paused_and_resumed_from_the_command_line() {
-    let server = TestServer::start_manual().await;
-    let swf = server.client();
-    register_domain(&swf, D).await;
-    register_workflow(&swf, "w").await;
+async fn runs_are_paused_and_resumed_from_the_command_line() {
+    let (server, swf) = server().await;
     register_activity(&swf, "a").await;
     let run_id = start(&swf, "cli-held", "w").await;
     let task = decision_task(&swf, DECIDERS).await;
@@ -60,8 +57,21 @@ async fn runs_and_task_lists_are_paused_and_resumed_from_the_command_line() {
         (&resumed["changed"], &resumed["tasks"]),
         (&true.into(), &1.into())
     );
+}
 
-    // A task list: both kinds of the name unless --kind says one.
+/// A server on the test's clock with domain `D` and workflow type `w`.
+async fn server() -> (TestServer, weft_tests::aws_sdk_swf::Client) {
+    let server = TestServer::start_manual().await;
+    let swf = server.client();
+    register_domain(&swf, D).await;
+    register_workflow(&swf, "w").await;
+    (server, swf)
+}
+
+#[tokio::test]
+async fn task_lists_are_paused_and_resumed_from_the_command_line() {
+    let (server, swf) = server().await;
+    // Both kinds of the name unless --kind says one.
     let paused = weft(
         &server,
         &[

@@ -177,6 +177,19 @@ pub(crate) struct List {
     pub(crate) since: Option<String>,
 }
 
+impl List {
+    /// The earliest start `--since` lets through, in seconds since the epoch; 0 without it.
+    pub(crate) fn oldest(&self) -> u64 {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        match &self.since {
+            Some(secs) if secs != "NONE" => now.saturating_sub(secs.parse().unwrap_or(0)),
+            _ => 0,
+        }
+    }
+}
+
 /// Runs `weft workflow ...`.
 pub(crate) async fn run(args: WorkflowArgs) -> anyhow::Result<()> {
     let client = args.remote.client()?;
@@ -552,14 +565,7 @@ fn describe(answer: &Value) -> Vec<String> {
 
 /// The runs `filter` picks, open then closed as asked, newest first.
 async fn list(client: &Client, domain: &str, filter: List) -> anyhow::Result<Vec<Value>> {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let oldest = match &filter.since {
-        Some(secs) if secs != "NONE" => now.saturating_sub(secs.parse().unwrap_or(0)),
-        _ => 0,
-    };
-    let mut input = json!({"domain": domain, "startTimeFilter": {"oldestDate": oldest}});
+    let mut input = json!({"domain": domain, "startTimeFilter": {"oldestDate": filter.oldest()}});
     if let Some(id) = &filter.id {
         input["executionFilter"] = json!({"workflowId": id});
     }
