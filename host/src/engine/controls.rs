@@ -37,7 +37,7 @@ impl ListControls {
         let resumed = known
             .iter()
             .filter(|(key, c)| {
-                c.paused.is_some() && !now.get(*key).is_some_and(|c| c.paused.is_some())
+                c.paused.is_some() && now.get(*key).is_none_or(|c| c.paused.is_none())
             })
             .map(|(key, _)| key.clone())
             .collect();

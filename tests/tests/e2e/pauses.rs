@@ -153,7 +153,7 @@ async fn resume_while_a_worker_waits(
     );
     let task = worker.await.expect("the worker's poll");
     assert_eq!(task.activity_id(), "a1");
-    let decision = decision_task(&swf, DECIDERS).await;
+    let decision = decision_task(swf, DECIDERS).await;
     assert_eq!(
         types(decision.events())[types(decision.events()).len() - 4..],
         [
@@ -165,7 +165,7 @@ async fn resume_while_a_worker_waits(
     );
     let summary = weft.run_summary(D, "held", run_id).await.expect("the run");
     assert_eq!(summary.paused, None);
-    let metrics = scrape(&server, None).await;
+    let metrics = scrape(server, None).await;
     expect(
         &metrics,
         &format!("weft_runs_paused_total{{domain=\"{D}\",cause=\"request\"}}"),
