@@ -35,7 +35,18 @@ pub(crate) fn fire_batch(tx: &mut dyn Writes, setup: &Setup, seq: u64) -> Result
     }
     let mut eng = Engine::new(tx, batch.domain, setup);
     let now = eng.tx.now();
+    let before = (batch.job.done, batch.job.failed);
     let more = step(&mut eng, &mut batch)?;
+    let metrics = setup.metrics.clone();
+    let labels = metrics.domain_labels(&batch.account, &batch.domain_name);
+    let (action, done, failed) = (
+        batch.job.action.name(),
+        batch.job.done - before.0,
+        batch.job.failed - before.1,
+    );
+    eng.tx.after_commit(Box::new(move || {
+        metrics.own.batch_step(&labels, action, done, failed);
+    }));
     match more {
         true => eng.set_deadline(now.plus_secs(STEP_SECS), seq, 0, Deadline::Batch)?,
         false => {

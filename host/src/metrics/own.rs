@@ -36,6 +36,7 @@ pub(crate) struct Own {
     upgrades: Family<Labels, Counter>,
     run_pauses: Family<Labels, Counter>,
     run_resumes: Family<Labels, Counter>,
+    batch_runs: Family<Labels, Counter>,
     throttled: Family<Labels, Counter>,
     long_polls: Family<Labels, Gauge>,
     compiles_running: Gauge,
@@ -60,6 +61,7 @@ impl Own {
             upgrades: Family::default(),
             run_pauses: Family::default(),
             run_resumes: Family::default(),
+            batch_runs: Family::default(),
             throttled: Family::default(),
             long_polls: Family::default(),
             compiles_running: Gauge::default(),
@@ -146,6 +148,12 @@ impl Own {
             self.run_resumes.clone(),
         );
         registry.register(
+            "weft_batch_job_runs",
+            "Runs batch jobs acted on at this node, by domain, action and outcome (done, or \
+             failed: the action did not apply)",
+            self.batch_runs.clone(),
+        );
+        registry.register(
             "weft_run_upgrades",
             "Open runs an upgrade moved to a decision binding's current decider (moved), or \
              left on theirs (kept), by binding",
@@ -198,6 +206,17 @@ impl Own {
         let mut labels = labels.clone();
         labels.push(("cause", cause.to_owned()));
         self.run_pauses.get_or_create(&labels).inc();
+    }
+
+    /// A batch job's step acted on `done` runs and failed on `failed`, with `action`, in the
+    /// domain `labels` place.
+    pub(crate) fn batch_step(&self, labels: &Labels, action: &'static str, done: u64, failed: u64) {
+        for (outcome, count) in [("done", done), ("failed", failed)] {
+            let mut labels = labels.clone();
+            labels.push(("action", action.to_owned()));
+            labels.push(("outcome", outcome.to_owned()));
+            self.batch_runs.get_or_create(&labels).inc_by(count);
+        }
     }
 
     /// A paused run of the domain `labels` place was resumed.

@@ -15,6 +15,7 @@ use weft_tests::aws_sdk_swf::Client;
 use weft_tests::guests::weft_client;
 
 use crate::flow::*;
+use crate::observability::{expect, scrape};
 
 /// Starts `count` runs of `w` tagged `tag`, as `{tag}-N`, 32 at a time.
 async fn start_tagged(swf: &Client, tag: &str, count: usize) {
@@ -122,6 +123,14 @@ async fn a_batch_job_acts_at_its_rate_a_step_a_second_and_shows_its_progress() {
     let resumed = until_progress(&weft, &resume.expect("made").id, 2).await;
     assert_eq!((resumed.done, resumed.failed), (0, 2));
     assert_eq!(resumed.failures[0].message, "The run is not paused");
+    let metrics = scrape(&server, None).await;
+    let series = |action: &str, outcome: &str| {
+        format!(
+            "weft_batch_job_runs_total{{domain=\"{D}\",action=\"{action}\",outcome=\"{outcome}\"}}"
+        )
+    };
+    expect(&metrics, &series("terminate", "done"), 25.0);
+    expect(&metrics, &series("resume", "failed"), 2.0);
 }
 
 /// The job once it is in `state`, within 30 s.
