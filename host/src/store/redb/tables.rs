@@ -88,8 +88,10 @@ pub(crate) type DeadlineKey = (i64, u64, u64, u8);
 pub(crate) const DEADLINES: TableDefinition<DeadlineKey, ()> = TableDefinition::new("deadlines");
 
 /// The on-disk format this build writes and reads. Format 1 (visibility by time only, in
-/// `listings`) is upgraded at open (`upgrade.rs`).
-pub(crate) const FORMAT_VERSION: u32 = 2;
+/// `listings`) is upgraded at open (`upgrade.rs`); format 2 needs nothing. Format 3 holds what
+/// a format-2 build would misread: schedules, paused runs and task lists, batch jobs, and
+/// their deadlines; so a format-2 build refuses it.
+pub(crate) const FORMAT_VERSION: u32 = 3;
 
 /// (account id, module digest in lowercase hex).
 pub(crate) type ModuleKey = (&'static str, &'static str);

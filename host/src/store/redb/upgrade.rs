@@ -23,6 +23,8 @@ const BATCH: usize = 512;
 pub(super) fn upgrade(txn: &WriteTransaction, from: u32) -> Result<(), StoreError> {
     match from {
         1 => to_2(txn),
+        // Format 3 adds tables (made at every open) and members records read as absent.
+        2 => Ok(()),
         other => Err(OpenError::Config(format!(
             "the database has format {other}, which no build upgrades from"
         ))
