@@ -20,6 +20,12 @@ impl ListControls {
             && (controls.get(&(domain, kind, name.to_owned()))).is_some_and(|c| c.paused.is_some())
     }
 
+    /// Whether a list `name` of `kind` is paused in any domain.
+    pub(crate) fn is_paused_anywhere(&self, kind: TaskKind, name: &str) -> bool {
+        let controls = self.0.read().unwrap_or_else(PoisonError::into_inner);
+        (controls.iter()).any(|((_, k, n), c)| *k == kind && n == name && c.paused.is_some())
+    }
+
     /// The paused lists of domain `domain`, with their pauses.
     pub(crate) fn paused_in(&self, domain: u64) -> Vec<(ListKey, Pause)> {
         let controls = self.0.read().unwrap_or_else(PoisonError::into_inner);

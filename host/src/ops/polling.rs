@@ -45,12 +45,14 @@ pub(super) async fn long_poll(
     let setup = svc.engine.clone();
     let max_pollers = svc.limits.max_pollers_per_list;
     // Claim a queued task, or wait for one in the same writer job: nothing can slip in between.
-    let about = About::Poll {
+    // A backend may take a list's first tasks ahead of the claim: not of a list paused (in
+    // some domain), where the claim would give them back each time.
+    let about = (!svc.engine.controls.is_paused_anywhere(kind, &list)).then(|| About::Poll {
         scope: scope.clone(),
         domain: domain.clone(),
         kind,
         list: list.clone(),
-    };
+    });
     let claimed = svc
         .store
         .write_if_waited(

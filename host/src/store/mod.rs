@@ -202,12 +202,12 @@ impl Store {
             .await
     }
 
-    /// Like [`Store::write_about`], except that the change is skipped if the caller has
-    /// stopped waiting by the time the writer reaches it: a poller that went away must not be
-    /// handed a task.
+    /// Like [`Store::write_about`] (`about` if it is known), except that the change is skipped
+    /// if the caller has stopped waiting by the time the writer reaches it: a poller that went
+    /// away must not be handed a task.
     pub(crate) async fn write_if_waited<P, T, E, C, A>(
         &self,
-        about: About,
+        about: Option<About>,
         check: C,
         apply: A,
     ) -> Result<T, E>
@@ -218,7 +218,7 @@ impl Store {
         T: Send + 'static,
         E: From<StoreError> + Send + 'static,
     {
-        self.submit(check, apply, true, Some(about)).await
+        self.submit(check, apply, true, about).await
     }
 
     async fn submit<P, T, E, C, A>(

@@ -155,7 +155,7 @@ async fn tasks_taken_ahead_for_polls_are_claimed_once_and_the_rest_stay_queued()
         // poller went away, or it failed), and leaves its task taken ahead unclaimed.
         let claimed = concurrently(&nodes, 16, 5, |store, w, _| async move {
             let (about, check) = poll_of_l();
-            let claim = store.write_if_waited(about, check, move |tx, ()| match w % 2 {
+            let claim = store.write_if_waited(Some(about), check, move |tx, ()| match w % 2 {
                 0 => tx.pop_task(1, TaskKind::Activity, "l"),
                 _ => Ok(None),
             });
@@ -211,7 +211,7 @@ async fn a_claim_reads_the_event_that_scheduled_its_task_whoever_queued_it() {
         assert_eq!(alone, Some((1, 2, Some(json(1, 2)))), "{backend}");
         let claimed = concurrently(&nodes, 13, 3, move |store, _, _| async move {
             let (about, check) = poll_of_l();
-            let claim = store.write_if_waited(about, check, move |tx, ()| claim_and_read(tx));
+            let claim = store.write_if_waited(Some(about), check, move |tx, ()| claim_and_read(tx));
             claim.await.expect("claimed")
         })
         .await;
