@@ -16,7 +16,7 @@ const LAYERS: &[&[&str]] = &[
     // HTTP: SWF's target and Weft's `/v1`.
     &["api"],
     // The loops: deadlines fired, archive written, other nodes' commits relayed.
-    &["timers", "relay", "archive"],
+    &["timers", "throttles", "relay", "archive"],
     // The operations.
     &["ops"],
     // Time skipping: the clock that jumps while the server is idle.

@@ -54,6 +54,7 @@ mod seal;
 mod skipping;
 mod store;
 mod tenancy;
+mod throttles;
 mod timers;
 mod tls;
 mod workers;
@@ -337,6 +338,7 @@ impl Weft {
             archive,
             stopping.subscribe(),
         ));
+        let throttles = tokio::spawn(throttles::run(api.service.clone(), stopping.subscribe()));
         let workers = tokio::spawn(workers::supervise(
             api.service.clone(),
             stopping.subscribe(),
@@ -349,6 +351,9 @@ impl Weft {
         tokio::join!(shutdown, serving);
         if timers.await.is_err() {
             tracing::error!("the timer loop panicked");
+        }
+        if throttles.await.is_err() {
+            tracing::error!("the throttle loop panicked");
         }
         if let Some(relay) = relay
             && relay.await.is_err()

@@ -55,12 +55,12 @@ pub use crate::model::{
     Batch, BatchAction, BatchFailure, BatchJob, BatchJobList, BatchJobRequest, BatchJobState,
     BatchOutcome, Bind, BindLimits as Limits, Binding, BindingKind, BindingList, BindingRef,
     BindingVersion, ClockAdvance, ClockState, Divergence, ExportedHistory, ExportedRun, Failing,
-    FailureList, GuestFailureRecord, ImportAnswer, ListPauseReport, ListPauseRequest, ModuleLabel,
-    ModuleList, ModuleRecord, NamedPoint, Pause, PauseReport, PauseRequest, Pin, PinnedDecider,
-    Replay, ReplayReport, ResetPoint, ResetReport, ResetRequest, RunCount, RunFailure,
-    RunFailureList, RunFilter, RunImport, RunList, RunLogLine, RunLogList, RunQuery, RunReplay,
-    RunState, RunSummary, RunUpgrade, TaskListInfo, TaskListList, TypeRef, UpgradePolicy,
-    UpgradeQuery, UpgradeReport, export_file_name,
+    FailureList, GuestFailureRecord, ImportAnswer, ListLimitReport, ListLimitRequest,
+    ListPauseReport, ListPauseRequest, ModuleLabel, ModuleList, ModuleRecord, NamedPoint, Pause,
+    PauseReport, PauseRequest, Pin, PinnedDecider, Replay, ReplayReport, ResetPoint, ResetReport,
+    ResetRequest, RunCount, RunFailure, RunFailureList, RunFilter, RunImport, RunList, RunLogLine,
+    RunLogList, RunQuery, RunReplay, RunState, RunSummary, RunUpgrade, TaskListInfo, TaskListList,
+    TypeRef, UpgradePolicy, UpgradeQuery, UpgradeReport, export_file_name,
 };
 pub use crate::runtime::{GuestLimits, World};
 use crate::tenancy::sigv4;
@@ -327,6 +327,18 @@ impl Client {
     ) -> Result<ListPauseReport, ClientError> {
         let path = routes::fill(routes::TASK_LIST_RESUME, &[domain, kind.name(), name]);
         self.post_json(path, request).await
+    }
+
+    /// Sets the rate of the task list `name` of `kind` (tasks handed out per second, across
+    /// all nodes), or removes it with `None`.
+    pub async fn limit_task_list(
+        &self,
+        domain: &str,
+        (kind, name): (BindingKind, &str),
+        rate: Option<f64>,
+    ) -> Result<ListLimitReport, ClientError> {
+        let path = routes::fill(routes::TASK_LIST_LIMIT, &[domain, kind.name(), name]);
+        self.post_json(path, &ListLimitRequest { rate }).await
     }
 
     /// Makes a batch job: the server acts on the open runs `request` picks, at its rate.

@@ -8,7 +8,8 @@ use serde_json::Value;
 use crate::fault::Fault;
 use crate::model::events::attrs;
 use crate::model::{
-    Activity, DecisionTask, Item, Lambda, Run, TaskKind, TaskState, TypeName, WorkflowExecution,
+    Activity, DecisionTask, Item, Lambda, ListControl, ListKey, Run, TaskKind, TaskState, TypeName,
+    WorkflowExecution,
 };
 use crate::seal::{Purpose, Sealer};
 use crate::store::{Cursor, Deadline, HistoryCell, ItemReads, ItemWrites, Reads, StoreError};
@@ -163,6 +164,9 @@ pub(crate) fn claim_for(
     if eng.setup.controls.is_paused(eng.domain, kind, list) {
         return Ok(None);
     }
+    let Some(mut limit) = rate_allows(eng, kind, list)? else {
+        return Ok(None);
+    };
     while let Some((seq, scheduled)) = eng.tx.pop_task(eng.domain, kind, list)? {
         let Some(mut run) = eng.open_run(seq)? else {
             continue;
@@ -181,6 +185,10 @@ pub(crate) fn claim_for(
         };
         if claimed.is_some() {
             eng.save(&mut run)?;
+            if let Some((key, control)) = &mut limit {
+                control.take_token(eng.tx.now());
+                eng.tx.put_list_control(key, control)?;
+            }
             // Its Started event may have brought the run to the event limit, which closed it.
             if run.is_open() {
                 return Ok(claimed);
@@ -188,6 +196,33 @@ pub(crate) fn claim_for(
         }
     }
     Ok(None)
+}
+
+/// Whether the list's rate lets a task be handed out now: `Some` with the list's controls to
+/// take a token from, if it has a rate (`Some(None)` if it has none); `None` if not now, and
+/// then the throttle loop is told when.
+fn rate_allows(
+    eng: &mut Engine<'_, '_>,
+    kind: TaskKind,
+    list: &str,
+) -> Result<Option<Option<(ListKey, ListControl)>>, StoreError> {
+    if !eng.setup.controls.is_limited(eng.domain, kind, list) {
+        return Ok(Some(None));
+    }
+    let key = (eng.domain, kind, list.to_owned());
+    let control = eng.tx.list_control(&key)?.unwrap_or_default();
+    match control.next_token(eng.tx.now()) {
+        None => Ok(Some(Some((key, control)))),
+        Some(at) => {
+            let throttled = eng.setup.wakers.throttled.clone();
+            let metrics = eng.setup.metrics.clone();
+            eng.tx.after_commit(Box::new(move || {
+                metrics.own.list_throttled(kind, &key.2);
+                throttled.wake_at(key, at);
+            }));
+            Ok(None)
+        }
+    }
 }
 
 fn claim_decision(

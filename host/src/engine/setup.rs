@@ -10,7 +10,7 @@ use crate::store::{Counter, Reads, StoreError};
 
 use super::alarm::Alarm;
 use super::claims::Claimed;
-use super::controls::ListControls;
+use super::controls::{ListControls, Throttled};
 use super::dispatch::Dispatch;
 use super::heartbeats::Heartbeats;
 
@@ -21,6 +21,8 @@ pub(crate) struct Wakers {
     pub(crate) dispatch: Arc<Dispatch<Claimed>>,
     /// The timer loop, when a new deadline may be earlier than the one it sleeps towards.
     pub(crate) timers: Arc<Alarm>,
+    /// The throttle loop, when a list's rate held a poll back.
+    pub(crate) throttled: Arc<Throttled>,
 }
 
 /// What holds a closed run's purge back until the run is written elsewhere (the archive, which

@@ -37,6 +37,7 @@ pub(crate) struct Own {
     run_pauses: Family<Labels, Counter>,
     run_resumes: Family<Labels, Counter>,
     batch_runs: Family<Labels, Counter>,
+    lists_throttled: Family<Labels, Counter>,
     throttled: Family<Labels, Counter>,
     long_polls: Family<Labels, Gauge>,
     compiles_running: Gauge,
@@ -62,6 +63,7 @@ impl Own {
             run_pauses: Family::default(),
             run_resumes: Family::default(),
             batch_runs: Family::default(),
+            lists_throttled: Family::default(),
             throttled: Family::default(),
             long_polls: Family::default(),
             compiles_running: Gauge::default(),
@@ -154,6 +156,12 @@ impl Own {
             self.batch_runs.clone(),
         );
         registry.register(
+            "weft_task_list_throttled",
+            "Claims a task list's rate held back at this node (a poll waited for its next \
+             token), by kind and list, summed over domains",
+            self.lists_throttled.clone(),
+        );
+        registry.register(
             "weft_run_upgrades",
             "Open runs an upgrade moved to a decision binding's current decider (moved), or \
              left on theirs (kept), by binding",
@@ -173,6 +181,15 @@ impl Own {
             "Writes of closed runs to the archive that failed",
             self.archive_failures.clone(),
         );
+    }
+
+    /// The rate of the list `name` of `kind` held a claim back.
+    pub(crate) fn list_throttled(&self, kind: TaskKind, name: &str) {
+        let labels = vec![
+            ("kind", kind.served_by().name().to_owned()),
+            ("task_list", name.to_owned()),
+        ];
+        self.lists_throttled.get_or_create(&labels).inc();
     }
 
     /// A waiting poll for tasks of `kind` was handed one `elapsed` after it was claimed for

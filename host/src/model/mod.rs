@@ -54,8 +54,8 @@ pub(crate) use shapes::{
     ChildPolicy, CloseStatus, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName,
     WorkflowExecution,
 };
-pub(crate) use task_lists::ListControl;
-pub use task_lists::{ListPauseReport, ListPauseRequest};
+pub(crate) use task_lists::{ListControl, MAX_LIST_RATE};
+pub use task_lists::{ListLimitReport, ListLimitRequest, ListPauseReport, ListPauseRequest};
 pub(crate) use tasks::{ListKey, Queued, TaskKind};
 pub use transfer::{ExportedHistory, ExportedRun, ImportAnswer, RunImport, export_file_name};
 pub(crate) use types::{

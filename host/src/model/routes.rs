@@ -50,6 +50,8 @@ pub(crate) const TASK_LISTS: &str = "/v1/domains/{domain}/task-lists";
 pub(crate) const TASK_LIST_PAUSE: &str = "/v1/domains/{domain}/task-lists/{kind}/{name}/pause";
 /// A paused task list resumed.
 pub(crate) const TASK_LIST_RESUME: &str = "/v1/domains/{domain}/task-lists/{kind}/{name}/resume";
+/// A task list's rate set or removed.
+pub(crate) const TASK_LIST_LIMIT: &str = "/v1/domains/{domain}/task-lists/{kind}/{name}/limit";
 /// A decider replayed over a domain's recorded histories.
 pub(crate) const REPLAY: &str = "/v1/domains/{domain}/replay";
 /// Runs recorded elsewhere, imported.
@@ -73,7 +75,7 @@ pub(crate) const CLOCK_ADVANCE: &str = "/v1/clock/advance";
 
 /// Every path, for the test that the server serves each.
 #[cfg(test)]
-pub(crate) const ALL: [&str; 33] = [
+pub(crate) const ALL: [&str; 34] = [
     MODULES,
     MODULE,
     BINDINGS,
@@ -97,6 +99,7 @@ pub(crate) const ALL: [&str; 33] = [
     TASK_LISTS,
     TASK_LIST_PAUSE,
     TASK_LIST_RESUME,
+    TASK_LIST_LIMIT,
     REPLAY,
     IMPORTS,
     SCHEDULES,

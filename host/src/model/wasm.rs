@@ -379,7 +379,7 @@ pub struct RunFailureList {
 }
 
 /// One task list of a domain, as the console shows it: what waits there, who polls it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskListInfo {
     /// Its kind: decision or activity tasks, or a Lambda-style function's calls.
@@ -395,6 +395,9 @@ pub struct TaskListInfo {
     /// Who paused it, when and why, while it is paused (`model::task_lists`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paused: Option<Pause>,
+    /// Tasks it hands out per second at most, if it has a limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
 }
 
 /// The answer of `GET /v1/domains/{domain}/task-lists`: every list of the domain with tasks

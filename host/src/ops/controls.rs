@@ -5,7 +5,8 @@
 use crate::engine::offer;
 use crate::fault::Fault;
 use crate::model::{
-    BindingKind, ListControl, ListKey, ListPauseReport, ListPauseRequest, Pause, TaskKind,
+    BindingKind, ListControl, ListKey, ListLimitReport, ListLimitRequest, ListPauseReport,
+    ListPauseRequest, MAX_LIST_RATE, Pause, TaskKind,
 };
 use crate::store::{About, Reads, StoreError};
 
@@ -23,7 +24,8 @@ pub(crate) async fn pause_list(
     check_reason(input.reason.as_deref())?;
     let by = caller(ctx, input.identity);
     let reason = input.reason;
-    change(svc, ctx, domain, (kind, name), move |control, now| {
+    let list = (kind, name);
+    let (name, control, changed) = change(svc, ctx, domain, list, move |control, now| {
         if control.paused.is_some() {
             return false;
         }
@@ -34,7 +36,57 @@ pub(crate) async fn pause_list(
         });
         true
     })
-    .await
+    .await?;
+    Ok(pause_report(kind, name, control, changed))
+}
+
+fn pause_report(
+    kind: BindingKind,
+    name: String,
+    control: ListControl,
+    changed: bool,
+) -> ListPauseReport {
+    ListPauseReport {
+        kind,
+        name,
+        paused: control.paused,
+        changed,
+    }
+}
+
+/// Sets (or, with none, removes) the rate of the list `name` of `kind` in `domain`: the tasks
+/// it hands out per second at most, across all nodes.
+pub(crate) async fn limit_list(
+    svc: &Service,
+    ctx: &Ctx,
+    domain: String,
+    (kind, name): (BindingKind, String),
+    input: ListLimitRequest,
+) -> Result<ListLimitReport, Fault> {
+    if let Some(rate) = input.rate
+        && !(rate > 0.0 && rate <= MAX_LIST_RATE)
+    {
+        return Err(Fault::Validation(format!(
+            "rate is the tasks the list hands out per second: more than 0, at most \
+             {MAX_LIST_RATE}, or null for no limit"
+        )));
+    }
+    let rate = input.rate;
+    let (name, control, changed) = change(svc, ctx, domain, (kind, name), move |control, _| {
+        if control.rate == rate {
+            return false;
+        }
+        // A new rate starts with a full bucket.
+        (control.rate, control.bucket) = (rate, None);
+        true
+    })
+    .await?;
+    Ok(ListLimitReport {
+        kind,
+        name,
+        rate: control.rate,
+        changed,
+    })
 }
 
 /// Resumes the list `name` of `kind` in `domain`: polls waiting there are handed its tasks.
@@ -46,21 +98,23 @@ pub(crate) async fn resume_list(
     input: ListPauseRequest,
 ) -> Result<ListPauseReport, Fault> {
     no_reason(input.reason.as_deref())?;
-    change(svc, ctx, domain, (kind, name), |control, _| {
+    let (name, control, changed) = change(svc, ctx, domain, (kind, name), |control, _| {
         control.paused.take().is_some()
     })
-    .await
+    .await?;
+    Ok(pause_report(kind, name, control, changed))
 }
 
 /// Applies `edit` (which answers whether it changed anything) to the list's controls, then
-/// reads every list's controls again.
+/// reads every list's controls again; answers the list's name, its controls and whether they
+/// changed.
 async fn change(
     svc: &Service,
     ctx: &Ctx,
     domain: String,
     (kind, name): (BindingKind, String),
     edit: impl FnOnce(&mut ListControl, crate::clock::Timestamp) -> bool + Clone + Send + 'static,
-) -> Result<ListPauseReport, Fault> {
+) -> Result<(String, ListControl, bool), Fault> {
     let scope = ctx.scope.clone();
     let task_kind = TaskKind::from_key(kind as u8).expect("every binding kind is a task kind");
     let report = svc
@@ -77,16 +131,11 @@ async fn change(
                 if changed {
                     tx.put_list_control(&key, &control)?;
                 }
-                Ok(ListPauseReport {
-                    kind,
-                    name: key.2,
-                    paused: control.paused,
-                    changed,
-                })
+                Ok((key.2, control, changed))
             },
         )
         .await?;
-    if report.changed {
+    if report.2 {
         refresh_controls(svc).await;
     }
     Ok(report)

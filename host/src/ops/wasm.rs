@@ -487,8 +487,8 @@ fn with_pinned_runs(
     Ok(binding)
 }
 
-/// The task lists of a domain that have tasks waiting, polls waiting (at this node), a binding
-/// or a pause, by kind then name.
+/// The task lists of a domain that have tasks waiting, polls waiting (at this node), a binding,
+/// a pause or a rate, by kind then name.
 pub(crate) async fn task_lists(
     svc: &Service,
     ctx: &Ctx,
@@ -513,8 +513,9 @@ pub(crate) async fn task_lists(
     for (_, binding) in bindings {
         list(&mut lists, binding.kind, binding.name).bound = true;
     }
-    for ((_, kind, name), pause) in svc.engine.controls.paused_in(id) {
-        list(&mut lists, kind.served_by(), name).paused = Some(pause);
+    for ((_, kind, name), control) in svc.engine.controls.of_domain(id) {
+        let list = list(&mut lists, kind.served_by(), name);
+        (list.paused, list.rate) = (control.paused, control.rate);
     }
     Ok(lists.into_values().collect())
 }
@@ -532,6 +533,7 @@ fn list(
         pollers: 0,
         bound: false,
         paused: None,
+        rate: None,
     })
 }
 

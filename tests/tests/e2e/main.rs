@@ -18,6 +18,7 @@ mod edge;
 mod executions;
 mod fidelity;
 mod flow;
+mod flow_control;
 mod histories;
 mod imports;
 mod limits;

@@ -1,8 +1,8 @@
-//! `weft tasklist`: a domain's task lists, what waits on them, and their pauses (Weft's `/v1`
-//! extension; SWF clients see nothing of it but the wait).
+//! `weft tasklist`: a domain's task lists, what waits on them, their pauses and rates (Weft's
+//! `/v1` extension; SWF clients see nothing of it but the wait).
 
 use clap::{Args, Subcommand, ValueEnum};
-use weft_host::client::{BindingKind, ListPauseReport, ListPauseRequest};
+use weft_host::client::{BindingKind, ListLimitReport, ListPauseReport, ListPauseRequest};
 
 use crate::project;
 use crate::remote::{Remote, print};
@@ -22,7 +22,8 @@ pub(crate) struct TaskListArgs {
 
 #[derive(Subcommand)]
 enum Action {
-    /// List the domain's task lists that have tasks or polls waiting, a binding or a pause.
+    /// List the domain's task lists that have tasks or polls waiting, a binding, a pause or a
+    /// rate.
     List,
     /// Hold a task list: none of its tasks is handed to any poller (over HTTP or in-process,
     /// at any node) until it resumes. Tasks keep being queued; started tasks run on.
@@ -36,6 +37,18 @@ enum Action {
         #[arg(long)]
         reason: Option<String>,
     },
+    /// Limit how fast a task list's tasks are handed out: at most --rate a second, across every
+    /// node and poller (`--rate none` removes the limit).
+    Limit {
+        /// The task list.
+        name: String,
+        /// Its kind (default: both the decision and the activity list of that name).
+        #[arg(long, value_enum)]
+        kind: Option<Kind>,
+        /// Tasks handed out per second (`0.5` is one every 2 s), or `none`.
+        #[arg(long, value_parser = rate)]
+        rate: Rate,
+    },
     /// Resume a paused task list: its tasks are handed out again, in order.
     Resume {
         /// The task list.
@@ -44,6 +57,20 @@ enum Action {
         #[arg(long, value_enum)]
         kind: Option<Kind>,
     },
+}
+
+/// A `--rate`: tasks per second, or none.
+#[derive(Clone, Copy)]
+struct Rate(Option<f64>);
+
+fn rate(text: &str) -> Result<Rate, String> {
+    if text.eq_ignore_ascii_case("none") {
+        return Ok(Rate(None));
+    }
+    match text.parse::<f64>() {
+        Ok(rate) if rate > 0.0 && rate.is_finite() => Ok(Rate(Some(rate))),
+        _ => Err("expected tasks per second (more than 0, such as 20 or 0.5), or none".into()),
+    }
 }
 
 /// A task list's kind, as `--kind` names it.
@@ -88,6 +115,14 @@ pub(crate) async fn run(args: TaskListArgs) -> anyhow::Result<()> {
                 reports.push(client.pause_task_list(&domain, list, &request).await?);
             }
             print(json, &reports, reports.iter().map(show::list_paused));
+        }
+        Action::Limit { name, kind, rate } => {
+            let mut reports: Vec<ListLimitReport> = Vec::new();
+            for kind in Kind::named(kind) {
+                let list = (kind, name.as_str());
+                reports.push(client.limit_task_list(&domain, list, rate.0).await?);
+            }
+            print(json, &reports, reports.iter().map(show::list_limited));
         }
         Action::Resume { name, kind } => {
             let request = ListPauseRequest::default();

@@ -49,6 +49,8 @@ async fn list_controls_are_kept_per_list_and_an_empty_one_keeps_nothing() {
                 by: "me".into(),
                 reason: Some("why".into()),
             }),
+            rate: Some(2.5),
+            ..ListControl::default()
         };
         let key = (1, TaskKind::Activity, "workers".to_owned());
         let other = (1, TaskKind::Decision, "workers".to_owned());

@@ -1,4 +1,4 @@
-//! `weft workflow pause|resume` and `weft tasklist list|pause|resume` through the real binary,
+//! `weft workflow pause|resume` and `weft tasklist list|pause|resume|limit` through the real binary,
 //! on a server whose clock the test moves.
 
 use weft_tests::TestServer;
@@ -119,6 +119,34 @@ async fn task_lists_are_paused_and_resumed_from_the_command_line() {
     assert_eq!(
         task.workflow_execution().map(|e| e.workflow_id.as_str()),
         Some("cli-queued")
+    );
+    let limited = weft(
+        &server,
+        &[
+            "tasklist", "limit", DECIDERS, "--kind", "decision", "--rate", "2", "--domain", D,
+        ],
+    )
+    .await;
+    assert_eq!(
+        limited.out().trim(),
+        format!("decision list {DECIDERS}: at most 2/s")
+    );
+    let listed = weft(&server, &["tasklist", "list", "--domain", D, "--json"]).await;
+    let lists = listed.json();
+    let rated = lists["taskLists"]
+        .as_array()
+        .and_then(|l| l.iter().find(|l| l["rate"] == 2.0));
+    assert!(rated.is_some(), "{listed:?}");
+    let unlimited = weft(
+        &server,
+        &[
+            "tasklist", "limit", DECIDERS, "--kind", "decision", "--rate", "none", "--domain", D,
+        ],
+    )
+    .await;
+    assert_eq!(
+        unlimited.out().trim(),
+        format!("decision list {DECIDERS}: no limit")
     );
     let unknown = weft(
         &server,

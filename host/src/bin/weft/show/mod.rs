@@ -4,9 +4,9 @@ use serde_json::Value;
 
 use weft_host::client::swf::attributes;
 use weft_host::client::{
-    BatchJob, Binding, ClockState, GuestFailureRecord, ListPauseReport, ModuleRecord, Pause,
-    PauseReport, PinnedDecider, ResetReport, RunFailure, RunLogLine, RunReplay, RunUpgrade,
-    TaskListInfo, Timestamp, UpgradeReport,
+    BatchJob, Binding, ClockState, GuestFailureRecord, ListLimitReport, ListPauseReport,
+    ModuleRecord, Pause, PauseReport, PinnedDecider, ResetReport, RunFailure, RunLogLine,
+    RunReplay, RunUpgrade, TaskListInfo, Timestamp, UpgradeReport,
 };
 
 mod schedules;
@@ -316,6 +316,9 @@ pub(crate) fn task_list(list: &TaskListInfo) -> String {
     if list.bound {
         line.push_str("  bound");
     }
+    if let Some(rate) = list.rate {
+        line.push_str(&format!("  at most {rate}/s"));
+    }
     if let Some(pause) = &list.paused {
         line.push_str("  ");
         line.push_str(&pause_line(pause));
@@ -367,6 +370,15 @@ pub(crate) fn batch_job(job: &BatchJob) -> Vec<String> {
         ));
     }
     lines
+}
+
+/// What a task list's limit did: `activity list workers: at most 20/s`.
+pub(crate) fn list_limited(report: &ListLimitReport) -> String {
+    let list = format!("{} list {}", report.kind.name(), report.name);
+    match report.rate {
+        Some(rate) => format!("{list}: at most {rate}/s"),
+        None => format!("{list}: no limit"),
+    }
 }
 
 /// A domain (SWF's `DomainInfo`): `NAME  STATUS  DESCRIPTION`.
