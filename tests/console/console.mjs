@@ -27,8 +27,9 @@
 // (of a workflow type registered here, on a task list nobody polls), pause it from its page with
 // a reason and see the reason there, resume it and see the pause gone; in the domain's Task lists
 // tab, pause that run's decision list with a reason, see the reason in its row, resume it and see
-// it unpaused; make a schedule through the `/v1` API (of a workflow type registered here, signed
-// as the tenant) and, in the domain's Schedules tab, see it, pause it with a note, unpause it,
+// it unpaused, limit it to 5 tasks a second and see the rate in its row and the API, remove the
+// limit and see none; make a schedule through the `/v1` API (of a workflow type registered here,
+// signed as the tenant) and, in the domain's Schedules tab, see it, pause it with a note, unpause it,
 // trigger it and see the run it started, delete it and see none left; start two runs with a tag
 // of the script's own and make a batch job through the `/v1` API that signals them at a run a
 // second, see it in the domain's Batch jobs tab (and no other tenant's job) until it is done with
@@ -581,6 +582,32 @@ for (const [i, tenant] of config.tenants.entries()) {
     check(after === 'no', `the resumed list's Paused column reads ${after}`);
     const resumed = await listed();
     check(resumed !== undefined && resumed.paused === undefined, `the API describes the resumed list as ${JSON.stringify(resumed)}`);
+
+    // A rate on the same list, set and then removed through its Limit… dialog.
+    const rateCell = row.getByTestId('task-list-rate');
+    const rateReads = (words) =>
+      until(async () => (await rateCell.textContent()).trim() === words, `the list's Rate column does not read ${words}`);
+    await rateReads('no limit');
+    await row.getByTestId('task-list-limit').click();
+    await page.getByTestId('dialog').filter({ hasText: held.list }).waitFor();
+    const rateInput = page.getByTestId('task-list-limit-rate');
+    const unset = await rateInput.inputValue();
+    check(unset === '', `the limit dialog of a list without a rate offers ${JSON.stringify(unset)}`);
+    await rateInput.fill('5');
+    await confirmDialog(page);
+    await rateReads('at most 5/s');
+    const limited = await listed();
+    check(limited?.rate === 5, `the API describes the limited list as ${JSON.stringify(limited)}`);
+
+    await row.getByTestId('task-list-limit').click();
+    await page.getByTestId('dialog').filter({ hasText: held.list }).waitFor();
+    const current = await rateInput.inputValue();
+    check(current === '5', `the limit dialog of a list at most 5/s offers ${JSON.stringify(current)}`);
+    await rateInput.fill('');
+    await confirmDialog(page);
+    await rateReads('no limit');
+    const unlimited = await listed();
+    check(unlimited !== undefined && unlimited.rate === undefined, `the API describes the unlimited list as ${JSON.stringify(unlimited)}`);
 
     // Done with the run.
     await swfCall(tenant, 'TerminateWorkflowExecution', {

@@ -82,6 +82,9 @@ export function fromLocalInput(v: string): Date | null {
 /** Who paused a run or a task list, when and why: `by 111111111111 at 2026-03-01 10:00:00: bad deploy`. */
 export const pausedWords = (p: Pause) => `by ${p.by} at ${formatTime(p.at)}${p.reason ? `: ${p.reason}` : ''}`;
 
+/** A task list's rate: `at most 20/s`, or `no limit`. */
+export const rateWords = (rate: number | undefined) => (rate === undefined ? 'no limit' : `at most ${rate}/s`);
+
 /** Long text, cut for one line. */
 export const clip = (s: string, n = 80) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
 

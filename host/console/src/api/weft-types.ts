@@ -123,6 +123,8 @@ export interface TaskListState {
   bound: boolean;
   /** While it is paused: none of its tasks is handed to a poller. */
   paused?: Pause;
+  /** The tasks it hands out per second at most, across every node and poller; absent without a limit. */
+  rate?: number;
 }
 
 /** What `POST /v1/domains/{domain}/task-lists/{kind}/{name}/pause` or `.../resume` did. */
@@ -131,6 +133,16 @@ export interface ListPauseReport {
   name: string;
   /** Its pause now: absent once resumed. A list paused already keeps its first pause. */
   paused?: Pause;
+  changed: boolean;
+}
+
+/** What `POST /v1/domains/{domain}/task-lists/{kind}/{name}/limit` (body `{"rate": number | null}`) did. */
+export interface ListLimitReport {
+  kind: BindingKind;
+  name: string;
+  /** Its rate now, in tasks per second: absent once the limit is removed. */
+  rate?: number;
+  /** False when the list had that rate (or no limit) already. */
   changed: boolean;
 }
 

@@ -1,14 +1,14 @@
 // A domain's task lists as Weft sees them (pending tasks, waiting pollers, in-process bindings,
-// pauses), pause (with a reason) or resume one, and SWF's own CountPending*Tasks for any list by
-// name.
+// pauses, rates), pause (with a reason) or resume one, limit its rate or remove the limit, and
+// SWF's own CountPending*Tasks for any list by name.
 
 import { useState } from 'preact/hooks';
 import { swf, v1Get, v1Send } from '../api/client';
 import type { Count } from '../api/swf-types';
-import type { ListPauseReport, TaskListState } from '../api/weft-types';
+import type { ListLimitReport, ListPauseReport, TaskListState } from '../api/weft-types';
 import { ErrorBox, Show, useAsync } from '../components/async';
 import { ConfirmDialog } from '../components/dialog';
-import { pausedWords } from '../format';
+import { pausedWords, rateWords } from '../format';
 
 /** A list's key among the rows. */
 const key = (t: TaskListState) => `${t.kind}/${t.name}`;
@@ -16,6 +16,7 @@ const key = (t: TaskListState) => `${t.kind}/${t.name}`;
 export function TaskListsTab({ domain }: { domain: string }) {
   const lists = useAsync(() => v1Get<{ taskLists: TaskListState[] }>('domains', domain, 'task-lists'), [domain]);
   const [pausing, setPausing] = useState<TaskListState | null>(null);
+  const [limiting, setLimiting] = useState<TaskListState | null>(null);
   /** The row whose resume is under way. */
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(undefined);
@@ -37,8 +38,9 @@ export function TaskListsTab({ domain }: { domain: string }) {
       <h2 class="visually-hidden">Task lists</h2>
       <div class="tools">
         <p class="muted">
-          Every task list with pending tasks, waiting pollers, an in-process binding or a pause. A paused list hands none of its tasks
-          to any poller until it is resumed.
+          Every task list with pending tasks, waiting pollers, an in-process binding, a pause or a rate. A paused list hands none of
+          its tasks to any poller until it is resumed; a list with a rate hands out at most that many tasks a second, across every
+          node and poller.
         </p>
         <button type="button" onClick={lists.reload} disabled={lists.loading}>
           Refresh
@@ -48,7 +50,7 @@ export function TaskListsTab({ domain }: { domain: string }) {
       <Show state={lists} what="task lists">
         {({ taskLists }) =>
           taskLists.length === 0 ? (
-            <p class="empty">No task list has pending tasks, pollers, a binding or a pause.</p>
+            <p class="empty">No task list has pending tasks, pollers, a binding, a pause or a rate.</p>
           ) : (
             <div class="scroll">
               <table data-testid="task-lists-table">
@@ -64,6 +66,7 @@ export function TaskListsTab({ domain }: { domain: string }) {
                     </th>
                     <th scope="col">In-process binding</th>
                     <th scope="col">Paused</th>
+                    <th scope="col">Rate</th>
                     <th scope="col">Actions</th>
                   </tr>
                 </thead>
@@ -76,6 +79,7 @@ export function TaskListsTab({ domain }: { domain: string }) {
                       <td class="num">{t.pollers}</td>
                       <td>{t.bound ? 'yes' : 'no'}</td>
                       <td data-testid="task-list-paused">{t.paused ? pausedWords(t.paused) : 'no'}</td>
+                      <td class="nowrap" data-testid="task-list-rate">{rateWords(t.rate)}</td>
                       <td class="nowrap">
                         {t.paused ? (
                           <button type="button" class="small" disabled={busy === key(t)} onClick={() => resume(t)} data-testid="task-list-resume">
@@ -85,7 +89,10 @@ export function TaskListsTab({ domain }: { domain: string }) {
                           <button type="button" class="small" disabled={busy === key(t)} onClick={() => setPausing(t)} data-testid="task-list-pause">
                             Pause…
                           </button>
-                        )}
+                        )}{' '}
+                        <button type="button" class="small" disabled={busy === key(t)} onClick={() => setLimiting(t)} data-testid="task-list-limit">
+                          Limit…
+                        </button>
                       </td>
                     </tr>
                   ))}
@@ -100,6 +107,17 @@ export function TaskListsTab({ domain }: { domain: string }) {
           domain={domain}
           list={pausing}
           onClose={() => setPausing(null)}
+          onDone={() => {
+            setError(undefined);
+            lists.reload();
+          }}
+        />
+      )}
+      {limiting && (
+        <LimitDialog
+          domain={domain}
+          list={limiting}
+          onClose={() => setLimiting(null)}
           onDone={() => {
             setError(undefined);
             lists.reload();
@@ -153,6 +171,70 @@ function PauseDialog({
           data-testid="task-list-pause-reason"
           value={reason}
           onInput={(e) => setReason(e.currentTarget.value)}
+        />
+      </label>
+    </ConfirmDialog>
+  );
+}
+
+/** The most a list's rate may be, in tasks a second (the server's `MAX_LIST_RATE`). */
+const MAX_RATE = 1_000_000;
+
+/** Why `text` (a rate input's value; empty for no limit) is not a rate, or `''` if it is one. */
+export function rateProblem(text: string): string {
+  if (text.trim() === '') return '';
+  const rate = Number(text);
+  return Number.isFinite(rate) && rate > 0 && rate <= MAX_RATE ? '' : `A rate is more than 0 tasks a second, at most ${MAX_RATE}.`;
+}
+
+function LimitDialog({
+  domain,
+  list,
+  onClose,
+  onDone,
+}: {
+  domain: string;
+  list: TaskListState;
+  onClose: () => void;
+  onDone: () => void;
+}) {
+  const [rate, setRate] = useState(list.rate === undefined ? '' : String(list.rate));
+  const none = rate.trim() === '';
+  return (
+    <ConfirmDialog
+      title={`Limit ${list.name}`}
+      confirmLabel={none ? 'Remove limit' : 'Limit'}
+      onClose={onClose}
+      onConfirm={async () => {
+        const problem = rateProblem(rate);
+        if (problem) throw new Error(problem);
+        await v1Send<ListLimitReport>('POST', ['domains', domain, 'task-lists', list.kind, list.name, 'limit'], {
+          rate: none ? null : Number(rate),
+        });
+        onDone();
+      }}
+    >
+      <p>
+        With a rate, the {KIND_WORDS[list.kind]} <strong>{list.name}</strong> hands out at most that many tasks a second, across every
+        node and poller: polls it holds back wait as on an empty list. After a quiet while (and when the rate is new) it hands out a
+        second’s worth, at least one task, at once. Tasks keep being queued on it, in order.
+      </p>
+      <label>
+        <span>
+          Tasks per second <span class="muted">(0.5 is one every 2 s; empty for no limit)</span>
+        </span>
+        <input
+          autofocus
+          type="number"
+          step="any"
+          min={0}
+          max={MAX_RATE}
+          data-testid="task-list-limit-rate"
+          value={rate}
+          onInput={(e) => {
+            e.currentTarget.setCustomValidity(rateProblem(e.currentTarget.value));
+            setRate(e.currentTarget.value);
+          }}
         />
       </label>
     </ConfirmDialog>
