@@ -97,7 +97,7 @@ enum RemoteCommand {
     Schedule(schedules::ScheduleArgs),
     /// List, describe or cancel batch jobs (made by `weft workflow batch`).
     Batch(batches::BatchArgs),
-    /// List a domain's task lists; pause and resume them.
+    /// List and describe a domain's task lists; pause, resume and limit them.
     #[command(name = "tasklist")]
     TaskList(task_lists::TaskListArgs),
     /// Show the server's clock; move a --time-skipping server's clock ahead.

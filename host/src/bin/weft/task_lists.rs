@@ -2,7 +2,9 @@
 //! `/v1` extension; SWF clients see nothing of it but the wait).
 
 use clap::{Args, Subcommand, ValueEnum};
-use weft_host::client::{BindingKind, ListLimitReport, ListPauseReport, ListPauseRequest};
+use weft_host::client::{
+    BindingKind, ListLimitReport, ListPauseReport, ListPauseRequest, TaskListInfo,
+};
 
 use crate::project;
 use crate::remote::{Remote, print};
@@ -25,6 +27,14 @@ enum Action {
     /// List the domain's task lists that have tasks or polls waiting, a binding, a pause or a
     /// rate.
     List,
+    /// Show a task list: tasks and polls waiting, its binding, pause and rate.
+    Describe {
+        /// The task list.
+        name: String,
+        /// Its kind (default: both the decision and the activity list of that name).
+        #[arg(long, value_enum)]
+        kind: Option<Kind>,
+    },
     /// Hold a task list: none of its tasks is handed to any poller (over HTTP or in-process,
     /// at any node) until it resumes. Tasks keep being queued; started tasks run on.
     Pause {
@@ -102,6 +112,19 @@ pub(crate) async fn run(args: TaskListArgs) -> anyhow::Result<()> {
         Action::List => {
             let lists = client.task_lists(&domain).await?;
             let lines = lists.iter().map(show::task_list);
+            print(json, &serde_json::json!({ "taskLists": lists }), lines);
+        }
+        Action::Describe { name, kind } => {
+            let kinds = Kind::named(kind);
+            let lists: Vec<TaskListInfo> = (client.task_lists(&domain).await?.into_iter())
+                .filter(|l| l.name == name && kinds.contains(&l.kind))
+                .collect();
+            let lines = match lists.is_empty() {
+                true => vec![format!(
+                    "{name}: nothing waits there, and it has no binding, pause or rate"
+                )],
+                false => lists.iter().map(show::task_list).collect(),
+            };
             print(json, &serde_json::json!({ "taskLists": lists }), lines);
         }
         Action::Pause { name, kind, reason } => {

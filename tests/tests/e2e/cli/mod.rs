@@ -8,7 +8,7 @@
 //! | `credentials.rs` | keys from flags, the environment and AWS profiles; https endpoints |
 //! | `newcomer.rs` | `weft new` in each language, then its README's commands, against a read-only SDK |
 //! | `paper_cuts.rs` | digest prefixes, `module prune`, help text, busy ports, `demo --quiet` |
-//! | `pauses.rs` | `weft workflow pause/resume`, `weft tasklist list/pause/resume` |
+//! | `pauses.rs` | `weft workflow pause/resume`, `weft tasklist list/describe/pause/resume/limit` |
 //! | `schedules.rs` | `weft schedule`: made, paused, triggered, backfilled, changed and removed |
 //! | `worked_example.rs` | the SDK READMEs' worked example in a `weft new` project: tests, signal, timeout, cancel |
 

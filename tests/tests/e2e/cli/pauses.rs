@@ -1,5 +1,5 @@
-//! `weft workflow pause|resume` and `weft tasklist list|pause|resume|limit` through the real binary,
-//! on a server whose clock the test moves.
+//! `weft workflow pause|resume` and `weft tasklist list|describe|pause|resume|limit` through the
+//! real binary, on a server whose clock the test moves.
 
 use weft_tests::TestServer;
 
@@ -137,6 +137,17 @@ async fn task_lists_are_paused_and_resumed_from_the_command_line() {
         .as_array()
         .and_then(|l| l.iter().find(|l| l["rate"] == 2.0));
     assert!(rated.is_some(), "{listed:?}");
+    let described = weft(
+        &server,
+        &[
+            "tasklist", "describe", DECIDERS, "--kind", "decision", "--domain", D,
+        ],
+    )
+    .await;
+    assert_eq!(
+        described.out().trim(),
+        format!("decision {DECIDERS}  0 waiting  0 polling  at most 2/s")
+    );
     let unlimited = weft(
         &server,
         &[
