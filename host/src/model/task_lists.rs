@@ -4,8 +4,8 @@
 //! A paused list hands none of its tasks to any poller (over HTTP or in-process, at any node)
 //! until it resumes; tasks keep being queued on it, polls on it wait as on an empty list, and
 //! tasks already started run on. A list with a rate hands out at most that many tasks a second,
-//! across all nodes (a token bucket kept with its controls, holding one second's worth), polls
-//! waiting meanwhile. SWF's operations see nothing of either but the wait.
+//! across all nodes, one every `1/rate` seconds (a token bucket of one token, kept with its
+//! controls), polls waiting meanwhile. SWF's operations see nothing of either but the wait.
 
 use serde::{Deserialize, Serialize};
 
@@ -27,8 +27,8 @@ pub(crate) struct ListControl {
     pub(crate) bucket: Option<Bucket>,
 }
 
-/// A rate's tokens: each hands out one task; they come back at the rate, up to a second's
-/// worth (at least one).
+/// A rate's token: it hands out one task, and comes back at the rate. The bucket holds one, so
+/// that no second, even after an idle while, hands out more than the rate (and one).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Bucket {
@@ -45,7 +45,7 @@ impl ListControl {
     /// The tokens its rate has at `now`, if it has a rate.
     fn tokens(&self, now: Timestamp) -> Option<(f64, f64)> {
         let rate = self.rate?;
-        let most = rate.max(1.0);
+        let most = 1.0;
         let tokens = match self.bucket {
             None => most,
             Some(b) => {
@@ -144,23 +144,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_rate_hands_out_a_seconds_worth_then_one_task_per_share_of_a_second() {
+    fn a_rate_hands_out_one_task_per_share_of_a_second_and_saves_none_up() {
         let at = |ms| Timestamp::from_millis(ms);
         let mut control = ListControl {
             rate: Some(2.0),
             ..ListControl::default()
         };
-        for _ in 0..2 {
-            assert_eq!(control.next_token(at(0)), None);
-            control.take_token(at(0));
-        }
+        assert_eq!(control.next_token(at(0)), None);
+        control.take_token(at(0));
         assert_eq!(control.next_token(at(0)), Some(at(500)));
         assert_eq!(control.next_token(at(499)), Some(at(500)));
         assert_eq!(control.next_token(at(500)), None);
         control.take_token(at(500));
-        // Idle a long while: a second's worth, no more.
+        // Idle a long while: one task at once, no more.
         let later = at(60_000);
-        control.take_token(later);
+        assert_eq!(control.next_token(later), None);
         control.take_token(later);
         assert_eq!(control.next_token(later), Some(at(60_500)));
         // Below one a second, a task every 1/rate seconds.

@@ -76,7 +76,7 @@ pub(crate) async fn limit_list(
         if control.rate == rate {
             return false;
         }
-        // A new rate starts with a full bucket.
+        // A new rate starts with its token there.
         (control.rate, control.bucket) = (rate, None);
         true
     })

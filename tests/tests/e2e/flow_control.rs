@@ -1,6 +1,6 @@
 //! Flow control per task list (`/v1/domains/{domain}/task-lists/{kind}/{name}/limit`) on the
-//! manual clock: a list with a rate hands out at most a second's worth at once, then one task
-//! per share of a second, to pollers that wait meanwhile; across nodes, the rate is the list's.
+//! manual clock: a list with a rate hands out one task per share of a second, to pollers that
+//! wait meanwhile; across nodes, the rate is the list's.
 
 use std::time::Duration;
 
@@ -34,7 +34,7 @@ async fn waiting_poll(
 }
 
 #[tokio::test]
-async fn a_rate_hands_out_a_seconds_worth_then_one_task_per_share_of_a_second() {
+async fn a_rate_hands_out_one_task_per_share_of_a_second() {
     let (server, swf) = manual_server().await;
     register_workflow(&swf, "w").await;
     queue_decision_tasks(&swf, 4).await;
@@ -44,23 +44,22 @@ async fn a_rate_hands_out_a_seconds_worth_then_one_task_per_share_of_a_second() 
     let limited = limited.expect("the list is limited");
     assert_eq!((limited.rate, limited.changed), (Some(2.0), true));
 
-    // A second's worth at once.
+    // One at once; each next one waits for its token, half a second on.
+    decision_task(&swf, DECIDERS).await;
     for _ in 0..2 {
-        decision_task(&swf, DECIDERS).await;
+        let next = waiting_poll(&server, &swf).await;
+        server.advance(Duration::from_millis(499)).await;
+        assert!(!next.is_finished(), "handed out before its token came");
+        server.advance(Duration::from_millis(1)).await;
+        next.await.expect("the poll");
     }
-    // The third waits for its token: half a second.
-    let third = waiting_poll(&server, &swf).await;
-    server.advance(Duration::from_millis(499)).await;
-    assert!(!third.is_finished(), "handed out before its token came");
-    server.advance(Duration::from_millis(1)).await;
-    third.await.expect("the third poll");
     let lists = weft.task_lists(D).await.expect("the lists");
     let list = lists.iter().find(|l| l.name == DECIDERS).expect("the list");
     assert_eq!((list.rate, list.pending), (Some(2.0), 1));
     let metrics = scrape(&server, None).await;
     let series =
         format!("weft_task_list_throttled_total{{kind=\"decision\",task_list=\"{DECIDERS}\"}}");
-    expect(&metrics, &series, 1.0);
+    expect(&metrics, &series, 2.0);
 
     // Without a limit, the last goes at once.
     let unlimited = weft
@@ -107,7 +106,7 @@ async fn a_rate_holds_across_nodes() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 
-    // One second's worth is one task, whichever node hands it out.
+    // One task at once, whichever node hands it out; the next a second later.
     decision_task(&swf, DECIDERS).await;
     let (swf_b, clock_b) = (b.client(), &b);
     let held = waiting_poll(clock_b, &swf_b).await;
