@@ -187,7 +187,7 @@ pub(crate) fn claim_for(
             eng.save(&mut run)?;
             if let Some((key, control)) = &mut limit {
                 control.take_token(eng.tx.now());
-                eng.tx.put_list_control(key, control)?;
+                eng.tx.put_list_control(key, control, true)?;
             }
             // Its Started event may have brought the run to the event limit, which closed it.
             if run.is_open() {

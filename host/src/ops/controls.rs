@@ -129,7 +129,7 @@ async fn change(
             move |tx, (key, mut control)| {
                 let changed = edit(&mut control, tx.now());
                 if changed {
-                    tx.put_list_control(&key, &control)?;
+                    tx.put_list_control(&key, &control, false)?;
                 }
                 Ok((key.2, control, changed))
             },

@@ -422,8 +422,15 @@ pub(crate) trait BatchWrites {
 
 /// The changes to task lists' controls.
 pub(crate) trait ControlWrites {
-    /// Keeps `control` for the list `key`; an empty one removes its record.
-    fn put_list_control(&mut self, key: &ListKey, control: &ListControl) -> Result<(), StoreError>;
+    /// Keeps `control` for the list `key`; an empty one removes its record. The other nodes
+    /// read the controls again once this commits, unless `quiet`: a claim's token taken from a
+    /// rate changes nothing they keep.
+    fn put_list_control(
+        &mut self,
+        key: &ListKey,
+        control: &ListControl,
+        quiet: bool,
+    ) -> Result<(), StoreError>;
 }
 
 /// The changes to schedules.

@@ -57,7 +57,7 @@ async fn list_controls_are_kept_per_list_and_an_empty_one_keeps_nothing() {
         let (k, control) = (key.clone(), paused.clone());
         let put = nodes
             .node(0)
-            .apply(move |tx| tx.put_list_control(&k, &control));
+            .apply(move |tx| tx.put_list_control(&k, &control, false));
         put.await.unwrap();
         let read = nodes.node(1).read(|tx| tx.list_controls()).await.unwrap();
         assert_eq!(
@@ -69,7 +69,7 @@ async fn list_controls_are_kept_per_list_and_an_empty_one_keeps_nothing() {
 
         let k = key.clone();
         let cleared = nodes.node(1).apply(move |tx| {
-            tx.put_list_control(&k, &ListControl::default())?;
+            tx.put_list_control(&k, &ListControl::default(), false)?;
             tx.list_controls()
         });
         assert_eq!(cleared.await.unwrap(), [], "{backend}: no record left");

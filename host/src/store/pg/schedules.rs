@@ -111,6 +111,7 @@ impl<C: Link> ControlWrites for Session<C, Writing> {
         &mut self,
         (domain, kind, list): &ListKey,
         control: &ListControl,
+        quiet: bool,
     ) -> Result<(), StoreError> {
         let (domain, kind) = (big(*domain), *kind as i16);
         match control.is_empty() {
@@ -124,7 +125,9 @@ impl<C: Link> ControlWrites for Session<C, Writing> {
                 owned![domain, kind, list.clone(), encode(control)],
             ),
         }
-        self.mode.notices.insert(notices::CONTROLS.to_owned());
+        if !quiet {
+            self.mode.notices.insert(notices::CONTROLS.to_owned());
+        }
         Ok(())
     }
 }

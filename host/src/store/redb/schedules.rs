@@ -103,6 +103,7 @@ impl ControlWrites for WriteTx<'_> {
         &mut self,
         (domain, kind, name): &ListKey,
         control: &ListControl,
+        _quiet: bool,
     ) -> Result<(), StoreError> {
         let key = (*domain, *kind as u8, name.as_str());
         let table = self.list_controls.write()?;
