@@ -48,7 +48,11 @@ async fn run() {
     start_named(&nodes, BACKLOG, "limited").await;
     let deciders = (BindingKind::Decision, DECIDERS);
     let weft = weft_client(&nodes[0]);
-    let limited = weft.limit_task_list(DOMAIN, deciders, Some(rate)).await;
+    let request = weft_host::client::ListLimitRequest {
+        rate: Some(Some(rate)),
+        concurrency: None,
+    };
+    let limited = weft.limit_task_list(DOMAIN, deciders, &request).await;
     limited.expect("the list is limited");
     for node in &nodes {
         until_limited(node).await;

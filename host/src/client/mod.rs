@@ -329,16 +329,17 @@ impl Client {
         self.post_json(path, request).await
     }
 
-    /// Sets the rate of the task list `name` of `kind` (tasks handed out per second, across
-    /// all nodes), or removes it with `None`.
+    /// Sets the rate (tasks handed out per second) and the concurrency cap (tasks started and
+    /// not finished) of the task list `name` of `kind`, across all nodes, each as `request`
+    /// gives it.
     pub async fn limit_task_list(
         &self,
         domain: &str,
         (kind, name): (BindingKind, &str),
-        rate: Option<f64>,
+        request: &ListLimitRequest,
     ) -> Result<ListLimitReport, ClientError> {
         let path = routes::fill(routes::TASK_LIST_LIMIT, &[domain, kind.name(), name]);
-        self.post_json(path, &ListLimitRequest { rate }).await
+        self.post_json(path, request).await
     }
 
     /// Makes a batch job: the server acts on the open runs `request` picks, at its rate.

@@ -14,7 +14,7 @@ use crate::model::{
 use crate::seal::{Purpose, Sealer};
 use crate::store::{Cursor, Deadline, HistoryCell, ItemReads, ItemWrites, Reads, StoreError};
 
-use super::Engine;
+use super::{Engine, Gate};
 
 const TOKEN_VERSION: u8 = 1;
 
@@ -127,6 +127,15 @@ pub(crate) enum Claimed {
 }
 
 impl Claimed {
+    /// The start it hands out.
+    pub(crate) fn task(&self) -> TaskRef {
+        match self {
+            Claimed::Decision(c) => c.task,
+            Claimed::Activity(c) => c.task,
+            Claimed::Function(c) => c.task,
+        }
+    }
+
     /// The task a worker outside holds until it answers: a decision or activity task. A
     /// function task is served in-process, whose worker is busy all along.
     pub(crate) fn held_outside(&self) -> Option<TaskRef> {
@@ -160,12 +169,14 @@ pub(crate) fn claim_for(
     identity: Option<String>,
     history: Option<HistoryAsk>,
 ) -> Result<Option<Claimed>, StoreError> {
-    // A paused list hands out nothing; its tasks stay queued, in order.
-    if eng.setup.controls.is_paused(eng.domain, kind, list) {
-        return Ok(None);
-    }
-    let Some(mut limit) = rate_allows(eng, kind, list)? else {
-        return Ok(None);
+    let mut gated = match eng.setup.controls.gate(eng.domain, kind, list) {
+        // A paused list hands out nothing; its tasks stay queued, in order.
+        Gate::Paused => return Ok(None),
+        Gate::Open => None,
+        Gate::Stored => match stored_gate(eng, kind, list)? {
+            Some(gated) => Some(gated),
+            None => return Ok(None),
+        },
     };
     while let Some((seq, scheduled)) = eng.tx.pop_task(eng.domain, kind, list)? {
         let Some(mut run) = eng.open_run(seq)? else {
@@ -183,46 +194,82 @@ pub(crate) fn claim_for(
             TaskKind::Activity => claim_activity(eng, &mut run, scheduled, identity.clone())?,
             TaskKind::Function => claim_function(eng, &mut run, scheduled)?,
         };
-        if claimed.is_some() {
+        if let Some(claimed) = claimed {
             eng.save(&mut run)?;
-            if let Some((key, control)) = &mut limit {
-                control.take_token(eng.tx.now());
+            if let Some((key, control)) = &mut gated {
+                let task = claimed.task();
+                control.handed_out(eng.tx.now(), [task.run, task.scheduled, task.started]);
                 eng.tx.put_list_control(key, control, true)?;
             }
             // Its Started event may have brought the run to the event limit, which closed it.
             if run.is_open() {
-                return Ok(claimed);
+                return Ok(Some(claimed));
             }
         }
     }
     Ok(None)
 }
 
-/// Whether the list's rate lets a task be handed out now: `Some` with the list's controls to
-/// take a token from, if it has a rate (`Some(None)` if it has none); `None` if not now, and
-/// then the throttle loop is told when.
-fn rate_allows(
+/// Whether the list's rate and cap, read from the store, let a task be handed out now: `Some`
+/// with the list's controls, to count the task in; `None` if not now. A rate that holds the
+/// claim back tells the throttle loop when its next token comes; a cap's polls are offered the
+/// list again as its started tasks end ([`Engine::record`]).
+fn stored_gate(
     eng: &mut Engine<'_, '_>,
     kind: TaskKind,
     list: &str,
-) -> Result<Option<Option<(ListKey, ListControl)>>, StoreError> {
-    if !eng.setup.controls.is_limited(eng.domain, kind, list) {
-        return Ok(Some(None));
-    }
+) -> Result<Option<(ListKey, ListControl)>, StoreError> {
     let key = (eng.domain, kind, list.to_owned());
-    let control = eng.tx.list_control(&key)?.unwrap_or_default();
-    match control.next_token(eng.tx.now()) {
-        None => Ok(Some(Some((key, control)))),
-        Some(at) => {
-            let throttled = eng.setup.wakers.throttled.clone();
+    let mut control = eng.tx.list_control(&key)?.unwrap_or_default();
+    if let Some(at) = control.next_token(eng.tx.now()) {
+        let throttled = eng.setup.wakers.throttled.clone();
+        let metrics = eng.setup.metrics.clone();
+        eng.tx.after_commit(Box::new(move || {
+            metrics.own.list_throttled(kind, &key.2, "rate");
+            throttled.wake_at(key, at);
+        }));
+        return Ok(None);
+    }
+    if control.is_full() {
+        // Forget the starts that ended: their tasks completed, failed, timed out or closed.
+        let mut running = Vec::with_capacity(control.running.len());
+        for start in std::mem::take(&mut control.running) {
+            if still_started(eng, kind, start)? {
+                running.push(start);
+            }
+        }
+        control.running = running;
+        if control.is_full() {
             let metrics = eng.setup.metrics.clone();
             eng.tx.after_commit(Box::new(move || {
-                metrics.own.list_throttled(kind, &key.2);
-                throttled.wake_at(key, at);
+                metrics.own.list_throttled(kind, &key.2, "concurrency");
             }));
-            Ok(None)
+            return Ok(None);
         }
     }
+    Ok(Some((key, control)))
+}
+
+/// Whether the task start `[run, scheduled, started]` of `kind` is still its task's current one.
+fn still_started(
+    eng: &Engine<'_, '_>,
+    kind: TaskKind,
+    [seq, scheduled, started]: [u64; 3],
+) -> Result<bool, StoreError> {
+    let Some(run) = eng.open_run(seq)? else {
+        return Ok(false);
+    };
+    Ok(match kind {
+        TaskKind::Decision => matches!(
+            run.decision,
+            DecisionTask::Started { scheduled: s, started: t, .. } if (s, t) == (scheduled, started)
+        ),
+        TaskKind::Activity => (eng.tx.open_item::<Activity>(seq, scheduled)?)
+            .is_some_and(|a| a.state.is_start(started)),
+        TaskKind::Function => {
+            (eng.tx.open_item::<Lambda>(seq, scheduled)?).is_some_and(|l| l.state.is_start(started))
+        }
+    })
 }
 
 fn claim_decision(

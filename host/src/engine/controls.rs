@@ -1,7 +1,8 @@
 //! Task lists' controls as this process knows them ([`ListControls`]): read from the store at
 //! start and again after every change (by any node sharing it), so that a claim consults them
 //! without reading the store (a list with a rate reads its tokens, which change with each
-//! claim); and the lists whose rate holds polls back until a time ([`Throttled`]).
+//! claim, as do a capped list's started tasks); and the lists whose rate holds polls back until
+//! a time ([`Throttled`]).
 
 use std::collections::HashMap;
 use std::sync::{PoisonError, RwLock};
@@ -13,26 +14,33 @@ use crate::model::{ListControl, ListKey, TaskKind};
 pub(crate) struct ListControls(RwLock<HashMap<ListKey, ListControl>>);
 
 impl ListControls {
-    /// Whether the list `name` of `kind` in domain `domain` is paused.
-    pub(crate) fn is_paused(&self, domain: u64, kind: TaskKind, name: &str) -> bool {
+    /// What a claim on the list `name` of `kind` in domain `domain` must heed.
+    pub(crate) fn gate(&self, domain: u64, kind: TaskKind, name: &str) -> Gate {
         let controls = self.0.read().unwrap_or_else(PoisonError::into_inner);
         // Most processes control no list: they look nothing up.
-        !controls.is_empty()
-            && (controls.get(&(domain, kind, name.to_owned()))).is_some_and(|c| c.paused.is_some())
+        if controls.is_empty() {
+            return Gate::Open;
+        }
+        match controls.get(&(domain, kind, name.to_owned())) {
+            Some(c) if c.paused.is_some() => Gate::Paused,
+            Some(c) if c.is_gated() => Gate::Stored,
+            _ => Gate::Open,
+        }
+    }
+
+    /// The lists of `kind` in domain `domain` with a concurrency cap: a task of theirs that
+    /// ends may let a waiting poll have the next.
+    pub(crate) fn capped(&self, domain: u64, kind: TaskKind) -> Vec<String> {
+        let controls = self.0.read().unwrap_or_else(PoisonError::into_inner);
+        let capped = (controls.iter())
+            .filter(|((d, k, _), c)| *d == domain && *k == kind && c.concurrency.is_some());
+        capped.map(|((_, _, name), _)| name.clone()).collect()
     }
 
     /// Whether a list `name` of `kind` is paused in any domain.
     pub(crate) fn is_paused_anywhere(&self, kind: TaskKind, name: &str) -> bool {
         let controls = self.0.read().unwrap_or_else(PoisonError::into_inner);
         (controls.iter()).any(|((_, k, n), c)| *k == kind && n == name && c.paused.is_some())
-    }
-
-    /// Whether the list `name` of `kind` in domain `domain` has a rate: its claims then take
-    /// tokens, kept in the store.
-    pub(crate) fn is_limited(&self, domain: u64, kind: TaskKind, name: &str) -> bool {
-        let controls = self.0.read().unwrap_or_else(PoisonError::into_inner);
-        !controls.is_empty()
-            && (controls.get(&(domain, kind, name.to_owned()))).is_some_and(|c| c.rate.is_some())
     }
 
     /// The controls of the lists of domain `domain` that have any.
@@ -42,21 +50,37 @@ impl ListControls {
         of_domain.map(|(key, c)| (key.clone(), c.clone())).collect()
     }
 
-    /// Replaces what is known with `controls`, as read from the store; answers the lists that
-    /// were paused and no longer are, whose waiting polls may now be handed tasks.
+    /// Replaces what is known with `controls`, as read from the store; answers the lists whose
+    /// pause, rate or cap changed and that are not paused now, whose waiting polls may now be
+    /// handed tasks.
     pub(crate) fn replace(&self, controls: Vec<(ListKey, ListControl)>) -> Vec<ListKey> {
         let mut known = self.0.write().unwrap_or_else(PoisonError::into_inner);
         let now: HashMap<_, _> = controls.into_iter().collect();
-        let resumed = known
-            .iter()
-            .filter(|(key, c)| {
-                c.paused.is_some() && now.get(*key).is_none_or(|c| c.paused.is_none())
+        let limits = |c: &ListControl| (c.paused.is_some(), c.rate, c.concurrency);
+        let nothing = ListControl::default();
+        let keys = known.keys().chain(now.keys());
+        let loosened = keys
+            .filter(|key| {
+                let (before, after) = (known.get(*key), now.get(*key));
+                let (before, after) = (before.unwrap_or(&nothing), after.unwrap_or(&nothing));
+                after.paused.is_none() && limits(before) != limits(after)
             })
-            .map(|(key, _)| key.clone())
-            .collect();
+            .cloned()
+            .collect::<std::collections::BTreeSet<_>>();
         *known = now;
-        resumed
+        loosened.into_iter().collect()
     }
+}
+
+/// What a claim on a list must heed, as this process knows its controls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Gate {
+    /// Nothing: it hands out its first task.
+    Open,
+    /// A pause: it hands out nothing.
+    Paused,
+    /// A rate or a cap, whose state the claim reads from the store (locked) and updates.
+    Stored,
 }
 
 /// The lists whose rate held a poll back here, each with when its next token comes: the

@@ -76,6 +76,7 @@ impl<'a, 't> Engine<'a, 't> {
         if event.event.is_activity_task() {
             run.latest_activity_task_at = Some(event.timestamp);
         }
+        self.started_may_end(event.event.ends_tasks())?;
         let json = serde_json::to_vec(&event).map_err(StoreError::broken)?;
         self.tx.put_event(run.seq, event_id, &json)?;
         let metrics = &self.setup.metrics;
@@ -97,6 +98,18 @@ impl<'a, 't> Engine<'a, 't> {
             }));
         }
         Ok(event_id)
+    }
+
+    /// A started task of one of `kinds` may end with this change: the lists of those kinds
+    /// with a concurrency cap are offered to their waiting polls, here and at every node.
+    fn started_may_end(&mut self, kinds: &[TaskKind]) -> Result<(), StoreError> {
+        for &kind in kinds {
+            for list in self.setup.controls.capped(self.domain, kind) {
+                self.tx.announce(&(self.domain, kind, list.clone()))?;
+                self.queued.push((kind, list));
+            }
+        }
+        Ok(())
     }
 
     /// Open activities, timers, children and Lambda function tasks one run may have, each.

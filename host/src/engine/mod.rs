@@ -47,7 +47,7 @@ pub(crate) use claims::{
 #[cfg(test)]
 pub(crate) use claims::{claim, claim_lambda};
 pub(crate) use close::terminate;
-pub(crate) use controls::ListControls;
+pub(crate) use controls::{Gate, ListControls};
 pub(crate) use deadlines::fire_due;
 pub(crate) use decide::{Completion, complete_decision_task};
 pub(crate) use effects::{request_cancel, signal};

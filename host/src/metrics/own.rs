@@ -157,8 +157,9 @@ impl Own {
         );
         registry.register(
             "weft_task_list_throttled",
-            "Claims a task list's rate held back at this node (a poll waited for its next \
-             token), by kind and list, summed over domains",
+            "Claims a task list's controls held back at this node, by kind, list and cause \
+             (rate: a poll waited for the next token; concurrency: the cap's tasks were all \
+             started), summed over domains",
             self.lists_throttled.clone(),
         );
         registry.register(
@@ -183,11 +184,13 @@ impl Own {
         );
     }
 
-    /// The rate of the list `name` of `kind` held a claim back.
-    pub(crate) fn list_throttled(&self, kind: TaskKind, name: &str) {
+    /// The list `name` of `kind` held a claim back, for `cause`: its `rate` or its
+    /// `concurrency` cap.
+    pub(crate) fn list_throttled(&self, kind: TaskKind, name: &str, cause: &'static str) {
         let labels = vec![
             ("kind", kind.served_by().name().to_owned()),
             ("task_list", name.to_owned()),
+            ("cause", cause.to_owned()),
         ];
         self.lists_throttled.get_or_create(&labels).inc();
     }

@@ -54,7 +54,7 @@ pub(crate) use shapes::{
     ChildPolicy, CloseStatus, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName,
     WorkflowExecution,
 };
-pub(crate) use task_lists::{ListControl, MAX_LIST_RATE};
+pub(crate) use task_lists::{ListControl, MAX_LIST_CONCURRENCY, MAX_LIST_RATE};
 pub use task_lists::{ListLimitReport, ListLimitRequest, ListPauseReport, ListPauseRequest};
 pub(crate) use tasks::{ListKey, Queued, TaskKind};
 pub use transfer::{ExportedHistory, ExportedRun, ImportAnswer, RunImport, export_file_name};

@@ -5,7 +5,9 @@
 //! until it resumes; tasks keep being queued on it, polls on it wait as on an empty list, and
 //! tasks already started run on. A list with a rate hands out at most that many tasks a second,
 //! across all nodes, one every `1/rate` seconds (a token bucket of one token, kept with its
-//! controls), polls waiting meanwhile. SWF's operations see nothing of either but the wait.
+//! controls), polls waiting meanwhile. A list with a concurrency cap hands out a task only while
+//! fewer of its tasks than the cap are started and not finished, across all nodes. SWF's
+//! operations see nothing of these but the wait.
 
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +27,14 @@ pub(crate) struct ListControl {
     /// What the rate has left to hand out, as of when it was last taken from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) bucket: Option<Bucket>,
+    /// Tasks of the list started and not finished at most, across all nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) concurrency: Option<u32>,
+    /// The starts counted against `concurrency`, as `[run, scheduled, started]`. A task that
+    /// ended stays here until a claim finds the list full and looks, so the count is never
+    /// low, and no path that ends a task has to find its list's record.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) running: Vec<[u64; 3]>,
 }
 
 /// A rate's token: it hands out one task, and comes back at the rate. The bucket holds one, so
@@ -39,7 +49,27 @@ pub(crate) struct Bucket {
 impl ListControl {
     /// Whether it controls nothing, so that no record need be kept.
     pub(crate) fn is_empty(&self) -> bool {
-        self.paused.is_none() && self.rate.is_none()
+        self.paused.is_none() && self.rate.is_none() && self.concurrency.is_none()
+    }
+
+    /// Whether a claim must read the list's record from the store: its rate's tokens and its
+    /// started tasks change with each claim, at any node.
+    pub(crate) fn is_gated(&self) -> bool {
+        self.rate.is_some() || self.concurrency.is_some()
+    }
+
+    /// Whether its cap counts as many started tasks as it allows (some may have ended since).
+    pub(crate) fn is_full(&self) -> bool {
+        self.concurrency
+            .is_some_and(|cap| self.running.len() >= cap as usize)
+    }
+
+    /// Counts the start `[run, scheduled, started]` of a task handed out at `now`.
+    pub(crate) fn handed_out(&mut self, now: Timestamp, start: [u64; 3]) {
+        self.take_token(now);
+        if self.concurrency.is_some() {
+            self.running.push(start);
+        }
     }
 
     /// The tokens its rate has at `now`, if it has a rate.
@@ -81,7 +111,11 @@ impl ListControl {
 /// The most a list's rate may be, in tasks a second.
 pub(crate) const MAX_LIST_RATE: f64 = 1_000_000.0;
 
-/// What a task list's limit asks for.
+/// The most a list's concurrency cap may be.
+pub(crate) const MAX_LIST_CONCURRENCY: u32 = 10_000;
+
+/// What a task list's limit asks for: each member given is set (`null` removes it), each one
+/// left out stays as it is.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(
     rename_all = "camelCase",
@@ -90,7 +124,28 @@ pub(crate) const MAX_LIST_RATE: f64 = 1_000_000.0;
 )]
 pub struct ListLimitRequest {
     /// Tasks handed out per second at most, across all nodes; `null` for no limit.
-    pub rate: Option<f64>,
+    #[serde(
+        default,
+        deserialize_with = "given",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rate: Option<Option<f64>>,
+    /// Tasks of the list started and not finished at most, across all nodes; `null` for no cap.
+    #[serde(
+        default,
+        deserialize_with = "given",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub concurrency: Option<Option<u32>>,
+}
+
+/// A member that is there, even as `null`: `Some(None)`, where a missing one is `None`.
+fn given<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
 }
 
 /// What a task list's limit did.
@@ -104,6 +159,9 @@ pub struct ListLimitReport {
     /// Its rate now, if it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<f64>,
+    /// Its concurrency cap now, if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<u32>,
     /// Whether the request changed anything.
     pub changed: bool,
 }
@@ -173,5 +231,44 @@ mod tests {
         assert_eq!(slow.next_token(at(0)), Some(at(2000)));
         let none = ListControl::default();
         assert_eq!(none.next_token(at(0)), None);
+    }
+
+    #[test]
+    fn a_cap_counts_the_starts_handed_out_and_only_with_a_cap() {
+        let now = Timestamp::from_millis(0);
+        let mut capped = ListControl {
+            concurrency: Some(2),
+            ..ListControl::default()
+        };
+        assert!(capped.is_gated() && !capped.is_full());
+        capped.handed_out(now, [1, 5, 6]);
+        assert!(!capped.is_full());
+        capped.handed_out(now, [2, 5, 6]);
+        assert!(capped.is_full());
+        assert_eq!(capped.running, vec![[1, 5, 6], [2, 5, 6]]);
+        let mut rated = ListControl {
+            rate: Some(1.0),
+            ..ListControl::default()
+        };
+        rated.handed_out(now, [1, 5, 6]);
+        assert!(rated.running.is_empty() && !rated.is_full());
+        assert!(!ListControl::default().is_gated());
+    }
+
+    #[test]
+    fn a_limit_request_tells_a_member_left_out_from_one_removed() {
+        let parse = |text| serde_json::from_str::<ListLimitRequest>(text).unwrap();
+        assert_eq!(parse("{}"), ListLimitRequest::default());
+        let removed = parse(r#"{"rate": null, "concurrency": 3}"#);
+        assert_eq!(removed.rate, Some(None));
+        assert_eq!(removed.concurrency, Some(Some(3)));
+        let only = ListLimitRequest {
+            concurrency: Some(None),
+            ..ListLimitRequest::default()
+        };
+        assert_eq!(
+            serde_json::to_string(&only).unwrap(),
+            r#"{"concurrency":null}"#
+        );
     }
 }

@@ -398,6 +398,9 @@ pub struct TaskListInfo {
     /// Tasks it hands out per second at most, if it has a limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<f64>,
+    /// Its tasks started and not finished at most, if it has a cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<u32>,
 }
 
 /// The answer of `GET /v1/domains/{domain}/task-lists`: every list of the domain with tasks

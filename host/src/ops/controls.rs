@@ -1,12 +1,12 @@
-//! Task lists' controls (`/v1/domains/{domain}/task-lists/{kind}/{name}/pause` and `.../resume`;
-//! see `model::task_lists`): changed in the store, then read again into every node's memory,
-//! where claims consult them.
+//! Task lists' controls (`/v1/domains/{domain}/task-lists/{kind}/{name}/pause`, `.../resume`
+//! and `.../limit`; see `model::task_lists`): changed in the store, then read again into every
+//! node's memory, where claims consult them.
 
 use crate::engine::offer;
 use crate::fault::Fault;
 use crate::model::{
     BindingKind, ListControl, ListKey, ListLimitReport, ListLimitRequest, ListPauseReport,
-    ListPauseRequest, MAX_LIST_RATE, Pause, TaskKind,
+    ListPauseRequest, MAX_LIST_CONCURRENCY, MAX_LIST_RATE, Pause, TaskKind,
 };
 use crate::store::{About, Reads, StoreError};
 
@@ -54,8 +54,8 @@ fn pause_report(
     }
 }
 
-/// Sets (or, with none, removes) the rate of the list `name` of `kind` in `domain`: the tasks
-/// it hands out per second at most, across all nodes.
+/// Sets (or, with `null`, removes) the rate and the concurrency cap of the list `name` of
+/// `kind` in `domain`, each as given; a member left out stays as it is.
 pub(crate) async fn limit_list(
     svc: &Service,
     ctx: &Ctx,
@@ -63,7 +63,46 @@ pub(crate) async fn limit_list(
     (kind, name): (BindingKind, String),
     input: ListLimitRequest,
 ) -> Result<ListLimitReport, Fault> {
-    if let Some(rate) = input.rate
+    check_limit(&input)?;
+    let (name, control, changed) = change(svc, ctx, domain, (kind, name), move |control, _| {
+        let mut changed = false;
+        if let Some(rate) = input.rate
+            && control.rate != rate
+        {
+            // A new rate starts with its token there.
+            (control.rate, control.bucket, changed) = (rate, None, true);
+        }
+        if let Some(cap) = input.concurrency
+            && control.concurrency != cap
+        {
+            // The starts already counted stay counted: they are still running.
+            if cap.is_none() {
+                control.running.clear();
+            }
+            (control.concurrency, changed) = (cap, true);
+        }
+        changed
+    })
+    .await?;
+    Ok(ListLimitReport {
+        kind,
+        name,
+        rate: control.rate,
+        concurrency: control.concurrency,
+        changed,
+    })
+}
+
+/// Refuses a limit that sets nothing, or sets something out of range.
+fn check_limit(input: &ListLimitRequest) -> Result<(), Fault> {
+    if input.rate.is_none() && input.concurrency.is_none() {
+        return Err(Fault::Validation(
+            "a limit sets rate (tasks per second), concurrency (tasks started and not \
+             finished) or both; null removes one"
+                .into(),
+        ));
+    }
+    if let Some(Some(rate)) = input.rate
         && !(rate > 0.0 && rate <= MAX_LIST_RATE)
     {
         return Err(Fault::Validation(format!(
@@ -71,22 +110,15 @@ pub(crate) async fn limit_list(
              {MAX_LIST_RATE}, or null for no limit"
         )));
     }
-    let rate = input.rate;
-    let (name, control, changed) = change(svc, ctx, domain, (kind, name), move |control, _| {
-        if control.rate == rate {
-            return false;
-        }
-        // A new rate starts with its token there.
-        (control.rate, control.bucket) = (rate, None);
-        true
-    })
-    .await?;
-    Ok(ListLimitReport {
-        kind,
-        name,
-        rate: control.rate,
-        changed,
-    })
+    if let Some(Some(cap)) = input.concurrency
+        && !(1..=MAX_LIST_CONCURRENCY).contains(&cap)
+    {
+        return Err(Fault::Validation(format!(
+            "concurrency is the list's tasks started and not finished at most: 1 to \
+             {MAX_LIST_CONCURRENCY}, or null for no cap"
+        )));
+    }
+    Ok(())
 }
 
 /// Resumes the list `name` of `kind` in `domain`: polls waiting there are handed its tasks.
@@ -147,8 +179,8 @@ fn control_of(tx: &dyn Reads, key: &ListKey) -> Result<ListControl, StoreError> 
 }
 
 /// Reads every list's controls again into this process's memory (after a change here, or one
-/// another node told of), and offers the tasks of the lists no longer paused to the polls
-/// waiting there.
+/// another node told of), and offers the tasks of the lists whose controls changed (resumed,
+/// or limited differently) to the polls waiting there.
 pub(crate) async fn refresh_controls(svc: &Service) {
     // One refresh at a time, so that an older read never replaces a newer one.
     let _turn = svc.controls_turn.lock().await;
@@ -160,8 +192,8 @@ pub(crate) async fn refresh_controls(svc: &Service) {
             return;
         }
     };
-    let resumed = svc.engine.controls.replace(controls);
-    for list in resumed {
+    let changed = svc.engine.controls.replace(controls);
+    for list in changed {
         let setup = svc.engine.clone();
         let about = About::Offer {
             domain: list.0,
@@ -176,7 +208,7 @@ pub(crate) async fn refresh_controls(svc: &Service) {
             })
             .await;
         if let Err(error) = offered {
-            tracing::warn!(%error, "cannot offer a resumed list's tasks to waiting polls");
+            tracing::warn!(%error, "cannot offer a changed list's tasks to waiting polls");
         }
     }
 }

@@ -488,7 +488,7 @@ fn with_pinned_runs(
 }
 
 /// The task lists of a domain that have tasks waiting, polls waiting (at this node), a binding,
-/// a pause or a rate, by kind then name.
+/// a pause, a rate or a cap, by kind then name.
 pub(crate) async fn task_lists(
     svc: &Service,
     ctx: &Ctx,
@@ -516,6 +516,7 @@ pub(crate) async fn task_lists(
     for ((_, kind, name), control) in svc.engine.controls.of_domain(id) {
         let list = list(&mut lists, kind.served_by(), name);
         (list.paused, list.rate) = (control.paused, control.rate);
+        list.concurrency = control.concurrency;
     }
     Ok(lists.into_values().collect())
 }
@@ -534,6 +535,7 @@ fn list(
         bound: false,
         paused: None,
         rate: None,
+        concurrency: None,
     })
 }
 

@@ -431,6 +431,10 @@ pub(crate) trait ControlWrites {
         control: &ListControl,
         quiet: bool,
     ) -> Result<(), StoreError>;
+
+    /// Tells the other nodes, once this commits, that the list `key` may hand out a task now,
+    /// as a task queued there does: a started task of its concurrency cap ended.
+    fn announce(&mut self, key: &ListKey) -> Result<(), StoreError>;
 }
 
 /// The changes to schedules.

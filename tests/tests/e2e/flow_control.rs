@@ -1,10 +1,11 @@
 //! Flow control per task list (`/v1/domains/{domain}/task-lists/{kind}/{name}/limit`) on the
 //! manual clock: a list with a rate hands out one task per share of a second, to pollers that
-//! wait meanwhile; across nodes, the rate is the list's.
+//! wait meanwhile; a list with a cap hands out a task only while fewer than the cap are started;
+//! across nodes, the rate and the cap are the list's.
 
 use std::time::Duration;
 
-use weft_host::client::BindingKind;
+use weft_host::client::{BindingKind, ListLimitRequest};
 use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::Client;
 use weft_tests::guests::weft_client;
@@ -16,6 +17,22 @@ use crate::observability::{expect, scrape};
 async fn queue_decision_tasks(swf: &Client, count: usize) {
     for n in 0..count {
         start(swf, &format!("limited-{n}"), "w").await;
+    }
+}
+
+/// A limit that sets the rate alone.
+fn rate(rate: Option<f64>) -> ListLimitRequest {
+    ListLimitRequest {
+        rate: Some(rate),
+        concurrency: None,
+    }
+}
+
+/// A limit that sets the cap alone.
+fn cap(cap: Option<u32>) -> ListLimitRequest {
+    ListLimitRequest {
+        rate: None,
+        concurrency: Some(cap),
     }
 }
 
@@ -40,7 +57,7 @@ async fn a_rate_hands_out_one_task_per_share_of_a_second() {
     queue_decision_tasks(&swf, 4).await;
     let weft = weft_client(&server);
     let deciders = (BindingKind::Decision, DECIDERS);
-    let limited = weft.limit_task_list(D, deciders, Some(2.0)).await;
+    let limited = weft.limit_task_list(D, deciders, &rate(Some(2.0))).await;
     let limited = limited.expect("the list is limited");
     assert_eq!((limited.rate, limited.changed), (Some(2.0), true));
 
@@ -57,13 +74,14 @@ async fn a_rate_hands_out_one_task_per_share_of_a_second() {
     let list = lists.iter().find(|l| l.name == DECIDERS).expect("the list");
     assert_eq!((list.rate, list.pending), (Some(2.0), 1));
     let metrics = scrape(&server, None).await;
-    let series =
-        format!("weft_task_list_throttled_total{{kind=\"decision\",task_list=\"{DECIDERS}\"}}");
+    let series = format!(
+        "weft_task_list_throttled_total{{kind=\"decision\",task_list=\"{DECIDERS}\",cause=\"rate\"}}"
+    );
     expect(&metrics, &series, 2.0);
 
     // Without a limit, the last goes at once.
     let unlimited = weft
-        .limit_task_list(D, deciders, None)
+        .limit_task_list(D, deciders, &rate(None))
         .await
         .expect("unlimited");
     assert_eq!((unlimited.rate, unlimited.changed), (None, true));
@@ -72,7 +90,7 @@ async fn a_rate_hands_out_one_task_per_share_of_a_second() {
         fourth.await.is_ok(),
         "the fourth task waited without a limit"
     );
-    let refused = weft.limit_task_list(D, deciders, Some(0.0)).await;
+    let refused = weft.limit_task_list(D, deciders, &rate(Some(0.0))).await;
     assert!(refused.is_err(), "a rate of 0 was taken");
 }
 
@@ -86,7 +104,7 @@ async fn a_rate_holds_across_nodes() {
     queue_decision_tasks(&swf, 4).await;
     let weft = weft_client(&a);
     let deciders = (BindingKind::Decision, DECIDERS);
-    weft.limit_task_list(D, deciders, Some(1.0))
+    weft.limit_task_list(D, deciders, &rate(Some(1.0)))
         .await
         .expect("the list is limited");
     // The other node knows the list has a rate once it heard of the change.
@@ -123,4 +141,106 @@ async fn a_rate_holds_across_nodes() {
         b.advance(Duration::from_millis(1))
     );
     held.await.expect("node b's poll");
+}
+
+#[tokio::test]
+async fn a_cap_hands_out_a_task_only_while_fewer_are_started() {
+    let (server, swf) = manual_server().await;
+    register_workflow(&swf, "w").await;
+    let weft = weft_client(&server);
+    let deciders = (BindingKind::Decision, DECIDERS);
+    let capped = weft.limit_task_list(D, deciders, &cap(Some(2))).await;
+    let capped = capped.expect("the list is capped");
+    assert_eq!(
+        (capped.concurrency, capped.rate, capped.changed),
+        (Some(2), None, true)
+    );
+    queue_decision_tasks(&swf, 4).await;
+
+    // Two started; the third waits until one of them ends.
+    let first = decision_task(&swf, DECIDERS).await;
+    decision_task(&swf, DECIDERS).await;
+    let third = waiting_poll(&server, &swf).await;
+    server.advance(Duration::from_secs(5)).await;
+    assert!(!third.is_finished(), "a third task started past the cap");
+    respond(&swf, first.task_token(), vec![]).await;
+    let third = tokio::time::timeout(Duration::from_secs(10), third).await;
+    let third = third.expect("the third poll waited past an ended task");
+    third.expect("the third poll");
+
+    // A started task that times out frees its place too.
+    let fourth = waiting_poll(&server, &swf).await;
+    let lists = weft.task_lists(D).await.expect("the lists");
+    let list = lists.iter().find(|l| l.name == DECIDERS).expect("the list");
+    assert_eq!((list.concurrency, list.pending), (Some(2), 1));
+    server.advance(Duration::from_secs(600)).await;
+    let fourth = tokio::time::timeout(Duration::from_secs(10), fourth).await;
+    fourth
+        .expect("a timed-out task kept its place")
+        .expect("the fourth poll");
+    let metrics = scrape(&server, None).await;
+    let series = format!(
+        "weft_task_list_throttled_total{{kind=\"decision\",task_list=\"{DECIDERS}\",cause=\"concurrency\"}}"
+    );
+    assert!(
+        metrics.contains(&series),
+        "no claim held back by the cap in\n{metrics}"
+    );
+
+    // Raised, the cap lets a waiting poll have the next task at once.
+    decision_task(&swf, DECIDERS).await;
+    let fifth = waiting_poll(&server, &swf).await;
+    let raised = weft.limit_task_list(D, deciders, &cap(Some(3))).await;
+    assert!(raised.expect("raised").changed);
+    tokio::time::timeout(Duration::from_secs(10), fifth)
+        .await
+        .expect("the raised cap left the poll waiting")
+        .expect("the fifth poll");
+    for refused in [cap(Some(0)), ListLimitRequest::default()] {
+        let answer = weft.limit_task_list(D, deciders, &refused).await;
+        assert!(answer.is_err(), "{refused:?} was taken");
+    }
+    let removed = weft.limit_task_list(D, deciders, &cap(None)).await;
+    assert_eq!(removed.expect("removed").concurrency, None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cap_holds_across_nodes_and_a_task_ending_at_one_frees_a_poll_at_another() {
+    let (a, swf) = manual_server().await;
+    let Some(b) = a.manual_node_sharing().await else {
+        return;
+    };
+    register_workflow(&swf, "w").await;
+    let weft = weft_client(&a);
+    let deciders = (BindingKind::Decision, DECIDERS);
+    let capped = weft.limit_task_list(D, deciders, &cap(Some(1))).await;
+    capped.expect("the list is capped");
+    let on_b = weft_client(&b);
+    let began = std::time::Instant::now();
+    while !(on_b.task_lists(D).await.expect("the lists").iter())
+        .any(|l| l.name == DECIDERS && l.concurrency.is_some())
+    {
+        assert!(
+            began.elapsed() < Duration::from_secs(30),
+            "node b never heard of the cap"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+
+    // Node b's poll takes the first task queued at node a; node a's then waits for it.
+    let swf_b = b.client();
+    let at_b = waiting_poll(&b, &swf_b).await;
+    queue_decision_tasks(&swf, 2).await;
+    let started = at_b.await.expect("node b's poll");
+    let at_a = waiting_poll(&a, &swf).await;
+    tokio::join!(
+        a.advance(Duration::from_secs(5)),
+        b.advance(Duration::from_secs(5))
+    );
+    assert!(!at_a.is_finished(), "node a started a task past the cap");
+    respond(&swf_b, started.task_token(), vec![]).await;
+    tokio::time::timeout(Duration::from_secs(30), at_a)
+        .await
+        .expect("node a's poll never heard the task at node b end")
+        .expect("node a's poll");
 }

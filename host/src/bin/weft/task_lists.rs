@@ -1,9 +1,9 @@
-//! `weft tasklist`: a domain's task lists, what waits on them, their pauses and rates (Weft's
+//! `weft tasklist`: a domain's task lists, what waits on them, their pauses and limits (Weft's
 //! `/v1` extension; SWF clients see nothing of it but the wait).
 
 use clap::{Args, Subcommand, ValueEnum};
 use weft_host::client::{
-    BindingKind, ListLimitReport, ListPauseReport, ListPauseRequest, TaskListInfo,
+    BindingKind, ListLimitReport, ListLimitRequest, ListPauseReport, ListPauseRequest, TaskListInfo,
 };
 
 use crate::project;
@@ -24,10 +24,10 @@ pub(crate) struct TaskListArgs {
 
 #[derive(Subcommand)]
 enum Action {
-    /// List the domain's task lists that have tasks or polls waiting, a binding, a pause or a
-    /// rate.
+    /// List the domain's task lists that have tasks or polls waiting, a binding, a pause, a
+    /// rate or a cap.
     List,
-    /// Show a task list: tasks and polls waiting, its binding, pause and rate.
+    /// Show a task list: tasks and polls waiting, its binding, pause, rate and cap.
     Describe {
         /// The task list.
         name: String,
@@ -47,8 +47,10 @@ enum Action {
         #[arg(long)]
         reason: Option<String>,
     },
-    /// Limit how fast a task list's tasks are handed out: at most --rate a second, across every
-    /// node and poller (`--rate none` removes the limit).
+    /// Limit a task list's tasks, across every node and poller: at most --rate handed out a
+    /// second, at most --concurrency started and not finished (`none` removes either; one left
+    /// out stays as it is).
+    #[command(group = clap::ArgGroup::new("limits").required(true).multiple(true))]
     Limit {
         /// The task list.
         name: String,
@@ -56,8 +58,11 @@ enum Action {
         #[arg(long, value_enum)]
         kind: Option<Kind>,
         /// Tasks handed out per second (`0.5` is one every 2 s), or `none`.
-        #[arg(long, value_parser = rate)]
-        rate: Rate,
+        #[arg(long, value_parser = rate, group = "limits")]
+        rate: Option<Rate>,
+        /// Tasks started and not finished at most (1 to 10000), or `none`.
+        #[arg(long, value_parser = concurrency, group = "limits")]
+        concurrency: Option<Cap>,
     },
     /// Resume a paused task list: its tasks are handed out again, in order.
     Resume {
@@ -80,6 +85,22 @@ fn rate(text: &str) -> Result<Rate, String> {
     match text.parse::<f64>() {
         Ok(rate) if rate > 0.0 && rate.is_finite() => Ok(Rate(Some(rate))),
         _ => Err("expected tasks per second (more than 0, such as 20 or 0.5), or none".into()),
+    }
+}
+
+/// A `--concurrency`: tasks started and not finished at most, or none.
+#[derive(Clone, Copy)]
+struct Cap(Option<u32>);
+
+fn concurrency(text: &str) -> Result<Cap, String> {
+    if text.eq_ignore_ascii_case("none") {
+        return Ok(Cap(None));
+    }
+    match text.parse::<u32>() {
+        Ok(cap) if cap > 0 => Ok(Cap(Some(cap))),
+        _ => {
+            Err("expected the tasks started and not finished at most (such as 10), or none".into())
+        }
     }
 }
 
@@ -121,7 +142,7 @@ pub(crate) async fn run(args: TaskListArgs) -> anyhow::Result<()> {
                 .collect();
             let lines = match lists.is_empty() {
                 true => vec![format!(
-                    "{name}: nothing waits there, and it has no binding, pause or rate"
+                    "{name}: nothing waits there, and it has no binding, pause, rate or cap"
                 )],
                 false => lists.iter().map(show::task_list).collect(),
             };
@@ -139,11 +160,20 @@ pub(crate) async fn run(args: TaskListArgs) -> anyhow::Result<()> {
             }
             print(json, &reports, reports.iter().map(show::list_paused));
         }
-        Action::Limit { name, kind, rate } => {
+        Action::Limit {
+            name,
+            kind,
+            rate,
+            concurrency,
+        } => {
+            let request = ListLimitRequest {
+                rate: rate.map(|r| r.0),
+                concurrency: concurrency.map(|c| c.0),
+            };
             let mut reports: Vec<ListLimitReport> = Vec::new();
             for kind in Kind::named(kind) {
                 let list = (kind, name.as_str());
-                reports.push(client.limit_task_list(&domain, list, rate.0).await?);
+                reports.push(client.limit_task_list(&domain, list, &request).await?);
             }
             print(json, &reports, reports.iter().map(show::list_limited));
         }

@@ -136,6 +136,29 @@ impl Event {
                 | Event::ActivityTaskCanceled(_)
         )
     }
+
+    /// The kinds of task whose started task the event may end: a task's outcome ends its own
+    /// kind, a run's close ends every kind.
+    pub(crate) fn ends_tasks(&self) -> &'static [crate::model::TaskKind] {
+        use crate::model::TaskKind::{Activity, Decision, Function};
+        match self {
+            Event::DecisionTaskCompleted(_) | Event::DecisionTaskTimedOut(_) => &[Decision],
+            Event::ActivityTaskCompleted(_)
+            | Event::ActivityTaskFailed(_)
+            | Event::ActivityTaskTimedOut(_)
+            | Event::ActivityTaskCanceled(_) => &[Activity],
+            Event::LambdaFunctionCompleted(_)
+            | Event::LambdaFunctionFailed(_)
+            | Event::LambdaFunctionTimedOut(_) => &[Function],
+            Event::WorkflowExecutionCompleted(_)
+            | Event::WorkflowExecutionFailed(_)
+            | Event::WorkflowExecutionTimedOut(_)
+            | Event::WorkflowExecutionCanceled(_)
+            | Event::WorkflowExecutionContinuedAsNew(_)
+            | Event::WorkflowExecutionTerminated(_) => &[Decision, Activity, Function],
+            _ => &[],
+        }
+    }
 }
 
 /// One event of a run's history; its wire form (both ways) is in `wire.rs`.

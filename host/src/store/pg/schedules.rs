@@ -130,4 +130,10 @@ impl<C: Link> ControlWrites for Session<C, Writing> {
         }
         Ok(())
     }
+
+    fn announce(&mut self, (domain, kind, list): &ListKey) -> Result<(), StoreError> {
+        let list = (*domain, *kind as i16, list.clone());
+        self.mode.notices.insert(notices::queued(&list));
+        Ok(())
+    }
 }

@@ -113,4 +113,9 @@ impl ControlWrites for WriteTx<'_> {
         }
         Ok(())
     }
+
+    fn announce(&mut self, _key: &ListKey) -> Result<(), StoreError> {
+        // One process: the engine offers the list to its own polls.
+        Ok(())
+    }
 }

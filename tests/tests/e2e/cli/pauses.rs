@@ -148,16 +148,59 @@ async fn task_lists_are_paused_and_resumed_from_the_command_line() {
         described.out().trim(),
         format!("decision {DECIDERS}  0 waiting  0 polling  at most 2/s")
     );
+    // A cap given alone keeps the rate.
+    let capped = weft(
+        &server,
+        &[
+            "tasklist",
+            "limit",
+            DECIDERS,
+            "--kind",
+            "decision",
+            "--concurrency",
+            "3",
+            "--domain",
+            D,
+        ],
+    )
+    .await;
+    assert_eq!(
+        capped.out().trim(),
+        format!("decision list {DECIDERS}: at most 2/s, at most 3 started")
+    );
+    let described = weft(&server, &["tasklist", "describe", DECIDERS, "--domain", D]).await;
+    let first = described.out().lines().next().map(str::to_owned);
+    assert_eq!(
+        first,
+        Some(format!(
+            "decision {DECIDERS}  0 waiting  0 polling  at most 2/s  at most 3 started"
+        ))
+    );
     let unlimited = weft(
         &server,
         &[
-            "tasklist", "limit", DECIDERS, "--kind", "decision", "--rate", "none", "--domain", D,
+            "tasklist",
+            "limit",
+            DECIDERS,
+            "--kind",
+            "decision",
+            "--rate",
+            "none",
+            "--concurrency",
+            "none",
+            "--domain",
+            D,
         ],
     )
     .await;
     assert_eq!(
         unlimited.out().trim(),
         format!("decision list {DECIDERS}: no limit")
+    );
+    let nothing = weft(&server, &["tasklist", "limit", DECIDERS, "--domain", D]).await;
+    assert!(
+        !nothing.ok && nothing.stderr.contains("--rate"),
+        "{nothing:?}"
     );
     let unknown = weft(
         &server,

@@ -45,6 +45,9 @@ pub(crate) fn task_list(list: &TaskListInfo) -> String {
     if let Some(rate) = list.rate {
         line.push_str(&format!("  at most {rate}/s"));
     }
+    if let Some(cap) = list.concurrency {
+        line.push_str(&format!("  at most {cap} started"));
+    }
     if let Some(pause) = &list.paused {
         line.push_str("  ");
         line.push_str(&pause_line(pause));
@@ -98,11 +101,13 @@ pub(crate) fn batch_job(job: &BatchJob) -> Vec<String> {
     lines
 }
 
-/// What a task list's limit did: `activity list workers: at most 20/s`.
+/// What a task list's limit did: `activity list workers: at most 20/s, at most 5 started`.
 pub(crate) fn list_limited(report: &ListLimitReport) -> String {
     let list = format!("{} list {}", report.kind.name(), report.name);
-    match report.rate {
-        Some(rate) => format!("{list}: at most {rate}/s"),
-        None => format!("{list}: no limit"),
+    let rate = report.rate.map(|rate| format!("at most {rate}/s"));
+    let cap = (report.concurrency).map(|cap| format!("at most {cap} started"));
+    match [rate, cap].into_iter().flatten().collect::<Vec<_>>() {
+        limits if limits.is_empty() => format!("{list}: no limit"),
+        limits => format!("{list}: {}", limits.join(", ")),
     }
 }
