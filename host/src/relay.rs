@@ -50,6 +50,8 @@ pub(crate) async fn run(
         let lists = tokio::select! {
             signal = signals.recv() => match signal {
                 Some(Signal::Queued { domain, kind, list }) => {
+                    // A key's queue (`model::keyed_queue`) is its list's: polls wait there.
+                    let list = crate::model::queue_key(&list).0.to_owned();
                     let key = (domain, kind, list);
                     if !dispatch.is_waited_on(&key) {
                         if missed.len() >= MOST_MISSED {

@@ -4,7 +4,7 @@
 //! | --- | --- |
 //! | `POST /v1/domains/{domain}/task-lists/{kind}/{name}/pause` (body: `{"reason"?, "identity"?}`) | `{"kind", "name", "paused"?, "changed"}`: none of its tasks is handed out until it resumes |
 //! | `POST /v1/domains/{domain}/task-lists/{kind}/{name}/resume` (body: `{"identity"?}`) | the same: its tasks handed out again |
-//! | `POST /v1/domains/{domain}/task-lists/{kind}/{name}/limit` (body: `{"rate"?: number \| null, "concurrency"?: number \| null}`) | `{"kind", "name", "rate"?, "concurrency"?, "changed"}`: at most `rate` tasks handed out per second and `concurrency` started and not finished, across all nodes; a member left out stays as it is |
+//! | `POST /v1/domains/{domain}/task-lists/{kind}/{name}/limit` (body: `{"rate"?: number \| null, "concurrency"?: number \| null, "fairness"?: {"tagPrefix", "weights"?, "defaultWeight"?} \| null}`) | `{"kind", "name", "rate"?, "concurrency"?, "fairness"?, "changed"}`: at most `rate` tasks handed out per second and `concurrency` started and not finished, across all nodes, shared between keys by weight; a member left out stays as it is |
 //!
 //! `{kind}` is `decision`, `activity` or `function`. The lists themselves, with their pauses,
 //! are listed by `GET /v1/domains/{domain}/task-lists` (`extension`).

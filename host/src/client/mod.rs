@@ -55,12 +55,13 @@ pub use crate::model::{
     Batch, BatchAction, BatchFailure, BatchJob, BatchJobList, BatchJobRequest, BatchJobState,
     BatchOutcome, Bind, BindLimits as Limits, Binding, BindingKind, BindingList, BindingRef,
     BindingVersion, ClockAdvance, ClockState, Divergence, ExportedHistory, ExportedRun, Failing,
-    FailureList, GuestFailureRecord, ImportAnswer, ListLimitReport, ListLimitRequest,
-    ListPauseReport, ListPauseRequest, ModuleLabel, ModuleList, ModuleRecord, NamedPoint, Pause,
-    PauseReport, PauseRequest, Pin, PinnedDecider, Replay, ReplayReport, ResetPoint, ResetReport,
-    ResetRequest, RunCount, RunFailure, RunFailureList, RunFilter, RunImport, RunList, RunLogLine,
-    RunLogList, RunQuery, RunReplay, RunState, RunSummary, RunUpgrade, TaskListInfo, TaskListList,
-    TypeRef, UpgradePolicy, UpgradeQuery, UpgradeReport, export_file_name,
+    FailureList, Fairness, GuestFailureRecord, ImportAnswer, KeyInfo, ListLimitReport,
+    ListLimitRequest, ListPauseReport, ListPauseRequest, ModuleLabel, ModuleList, ModuleRecord,
+    NamedPoint, Pause, PauseReport, PauseRequest, Pin, PinnedDecider, Replay, ReplayReport,
+    ResetPoint, ResetReport, ResetRequest, RunCount, RunFailure, RunFailureList, RunFilter,
+    RunImport, RunList, RunLogLine, RunLogList, RunQuery, RunReplay, RunState, RunSummary,
+    RunUpgrade, TaskListInfo, TaskListList, TypeRef, UpgradePolicy, UpgradeQuery, UpgradeReport,
+    export_file_name,
 };
 pub use crate::runtime::{GuestLimits, World};
 use crate::tenancy::sigv4;

@@ -9,7 +9,7 @@ use crate::fault::Fault;
 use crate::model::events::attrs;
 use crate::model::{
     Activity, DecisionTask, Item, Lambda, ListControl, ListKey, Run, TaskKind, TaskState, TypeName,
-    WorkflowExecution,
+    WorkflowExecution, keyed_queue,
 };
 use crate::seal::{Purpose, Sealer};
 use crate::store::{Cursor, Deadline, HistoryCell, ItemReads, ItemWrites, Reads, StoreError};
@@ -178,7 +178,40 @@ pub(crate) fn claim_for(
             None => return Ok(None),
         },
     };
-    while let Some((seq, scheduled)) = eng.tx.pop_task(eng.domain, kind, list)? {
+    let read = gated.as_ref().map(|(_, control)| control.clone());
+    let claimed = claim_first(eng, (kind, list), (identity, history), &mut gated)?;
+    if let (Some((key, control)), Some(read)) = (gated, read)
+        && control != read
+    {
+        // The other nodes need not read the controls again for tokens, counts and shares;
+        // only when the list's keyed queues are done with.
+        let quiet = control.is_keyed() == read.is_keyed();
+        eng.tx.put_list_control(&key, &control, quiet)?;
+        if !quiet {
+            let controls = eng.setup.controls.clone();
+            eng.tx
+                .after_commit(Box::new(move || controls.put(key, control)));
+        }
+    }
+    Ok(claimed)
+}
+
+/// Takes the first task of a list its `gated` controls (if it has any) let out, counting it in
+/// them.
+fn claim_first(
+    eng: &mut Engine<'_, '_>,
+    (kind, list): (TaskKind, &str),
+    (identity, history): (Option<String>, Option<HistoryAsk>),
+    gated: &mut Option<(ListKey, ListControl)>,
+) -> Result<Option<Claimed>, StoreError> {
+    loop {
+        let popped = match gated {
+            Some((_, control)) if control.is_keyed() => pop_keyed(eng, kind, list, control)?,
+            _ => eng.tx.pop_task(eng.domain, kind, list)?,
+        };
+        let Some((seq, scheduled)) = popped else {
+            return Ok(None);
+        };
         let Some(mut run) = eng.open_run(seq)? else {
             continue;
         };
@@ -196,16 +229,49 @@ pub(crate) fn claim_for(
         };
         if let Some(claimed) = claimed {
             eng.save(&mut run)?;
-            if let Some((key, control)) = &mut gated {
+            if let Some((_, control)) = gated {
                 let task = claimed.task();
                 control.handed_out(eng.tx.now(), [task.run, task.scheduled, task.started]);
-                eng.tx.put_list_control(key, control, true)?;
             }
             // Its Started event may have brought the run to the event limit, which closed it.
             if run.is_open() {
                 return Ok(Some(claimed));
             }
         }
+    }
+}
+
+/// Takes the first task of the keyed list `list` from the queue of the key whose turn it is
+/// (`model::Shares`); once its fairness is removed and no keyed task is left, the list is
+/// done with keys.
+fn pop_keyed(
+    eng: &mut Engine<'_, '_>,
+    kind: TaskKind,
+    list: &str,
+    control: &mut ListControl,
+) -> Result<Option<(u64, u64)>, StoreError> {
+    let mut keys = eng.tx.keyed_queues(eng.domain, kind, list)?;
+    // The key-less tasks share as one more key.
+    keys.insert(0, String::new());
+    let shares = control.shares.get_or_insert_default();
+    while let Some(key) = shares.next(&keys).map(str::to_owned) {
+        let Some(task) = eng
+            .tx
+            .pop_task(eng.domain, kind, &keyed_queue(list, &key))?
+        else {
+            keys.retain(|k| *k != key);
+            continue;
+        };
+        let weight = control.fairness.as_ref().map_or(1, |f| f.weight(&key));
+        shares.handed_out(&key, weight, &keys);
+        let (metrics, list) = (eng.setup.metrics.clone(), list.to_owned());
+        eng.tx.after_commit(Box::new(move || {
+            metrics.own.key_handed_out(kind, &list, &key);
+        }));
+        return Ok(Some(task));
+    }
+    if control.fairness.is_none() {
+        control.shares = None;
     }
     Ok(None)
 }

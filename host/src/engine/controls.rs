@@ -28,6 +28,15 @@ impl ListControls {
         }
     }
 
+    /// Whether the list `name` of `kind` in domain `domain` has fairness keys: a task queued
+    /// there reads them (locked) to find its key's queue.
+    pub(crate) fn has_fairness(&self, domain: u64, kind: TaskKind, name: &str) -> bool {
+        let controls = self.0.read().unwrap_or_else(PoisonError::into_inner);
+        !controls.is_empty()
+            && (controls.get(&(domain, kind, name.to_owned())))
+                .is_some_and(|c| c.fairness.is_some())
+    }
+
     /// The lists of `kind` in domain `domain` with a concurrency cap: a task of theirs that
     /// ends may let a waiting poll have the next.
     pub(crate) fn capped(&self, domain: u64, kind: TaskKind) -> Vec<String> {
@@ -43,6 +52,15 @@ impl ListControls {
         (controls.iter()).any(|((_, k, n), c)| *k == kind && n == name && c.paused.is_some())
     }
 
+    /// Keeps `control` for the list `key`, as this process just committed it.
+    pub(crate) fn put(&self, key: ListKey, control: ListControl) {
+        let mut known = self.0.write().unwrap_or_else(PoisonError::into_inner);
+        match control.is_empty() {
+            true => known.remove(&key),
+            false => known.insert(key, control),
+        };
+    }
+
     /// The controls of the lists of domain `domain` that have any.
     pub(crate) fn of_domain(&self, domain: u64) -> Vec<(ListKey, ListControl)> {
         let controls = self.0.read().unwrap_or_else(PoisonError::into_inner);
@@ -51,12 +69,15 @@ impl ListControls {
     }
 
     /// Replaces what is known with `controls`, as read from the store; answers the lists whose
-    /// pause, rate or cap changed and that are not paused now, whose waiting polls may now be
-    /// handed tasks.
+    /// pause, rate, cap or keys changed and that are not paused now, whose waiting polls may now
+    /// be handed tasks.
     pub(crate) fn replace(&self, controls: Vec<(ListKey, ListControl)>) -> Vec<ListKey> {
         let mut known = self.0.write().unwrap_or_else(PoisonError::into_inner);
         let now: HashMap<_, _> = controls.into_iter().collect();
-        let limits = |c: &ListControl| (c.paused.is_some(), c.rate, c.concurrency);
+        let limits = |c: &ListControl| {
+            let keyed = (c.fairness.clone(), c.is_keyed());
+            (c.paused.is_some(), c.rate, c.concurrency, keyed)
+        };
         let nothing = ListControl::default();
         let keys = known.keys().chain(now.keys());
         let loosened = keys

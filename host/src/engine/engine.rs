@@ -7,7 +7,10 @@ use std::time::Instant;
 
 use crate::clock::Timestamp;
 use crate::model::events::{Cause, Event, HistoryEvent, attrs};
-use crate::model::{DecisionTask, NextDecision, Priority, Run, Slot, TaskKind, TaskList, Timeout};
+use crate::model::{
+    DecisionTask, NextDecision, Priority, Run, Slot, TaskKind, TaskList, Timeout, keyed_queue,
+    queue_key,
+};
 use crate::store::{Deadline, StoreError, Writes};
 
 use super::dispatch::ListKey;
@@ -221,15 +224,42 @@ impl<'a, 't> Engine<'a, 't> {
         let slot = Slot {
             rank: Slot::rank(priority.map_or(0, |p| p.0)),
             order: self.tx.next_id()?,
-            list,
+            list: self.queue_of(run, kind, list)?,
         };
         // A paused run's task keeps its place but waits off the list until the run resumes.
         if run.paused.is_none() {
-            self.tx
-                .push_task(run.domain, kind, &slot, (run.seq, scheduled))?;
-            self.queued.push((kind, slot.list.clone()));
+            self.push(kind, &slot, (run.seq, scheduled))?;
         }
         Ok(slot)
+    }
+
+    /// The queue of `list` where a task of `run` waits: its key's, if the list has fairness
+    /// keys (`model::task_lists`), read locked so that a claim that finds no keyed task left
+    /// once the keys are removed sees every task queued under one.
+    fn queue_of(&mut self, run: &Run, kind: TaskKind, list: String) -> Result<String, StoreError> {
+        if !(self.setup.controls).has_fairness(self.domain, kind, &list) {
+            return Ok(list);
+        }
+        let key = (self.domain, kind, list);
+        let fairness = self.tx.list_control(&key)?.and_then(|c| c.fairness);
+        Ok(match fairness {
+            Some(fairness) => keyed_queue(&key.2, fairness.key_of(&run.tags)),
+            None => key.2,
+        })
+    }
+
+    /// Puts task `(run, scheduled)` of `kind` in `slot` of its queue, and has the list offered
+    /// to its waiting polls.
+    pub(super) fn push(
+        &mut self,
+        kind: TaskKind,
+        slot: &Slot,
+        task: (u64, u64),
+    ) -> Result<(), StoreError> {
+        self.tx.push_task(self.domain, kind, slot, task)?;
+        let (list, _) = queue_key(&slot.list);
+        self.queued.push((kind, list.to_owned()));
+        Ok(())
     }
 
     /// Sets a durable deadline for event `event_id` of run `seq`, and makes sure the timer loop

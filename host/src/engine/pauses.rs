@@ -2,8 +2,10 @@
 //! back in their places. Tasks queued while it is paused are held at once ([`Engine::queue`]),
 //! and a task a claim finds of a paused run is left held (`claims`).
 
-use crate::model::{Activity, DecisionTask, Lambda, Pause, Run, Slot, TaskKind};
-use crate::store::{ItemReads, StoreError};
+use crate::model::{
+    Activity, DecisionTask, Lambda, Pause, Run, Slot, TaskKind, TaskState, queue_key,
+};
+use crate::store::{ItemReads, ItemWrites, StoreError};
 
 use super::Engine;
 
@@ -37,12 +39,61 @@ pub(crate) fn resume_run(
     }
     let held = queued_tasks(eng, run)?;
     for (kind, slot, scheduled) in &held {
-        eng.tx
-            .push_task(run.domain, *kind, slot, (run.seq, *scheduled))?;
-        eng.queued.push((*kind, slot.list.clone()));
+        let slot = match still_keyed(eng, *kind, slot)? {
+            true => slot.clone(),
+            false => unkeyed(eng, run, *kind, slot, *scheduled)?,
+        };
+        eng.push(*kind, &slot, (run.seq, *scheduled))?;
     }
     eng.save(run)?;
     Ok(Some(held.len()))
+}
+
+/// Whether a held task's place may go back where it was: a key's queue only while its list
+/// still has fairness keys (read locked), so that no task lands in a keyed queue that claims
+/// no longer look at.
+fn still_keyed(eng: &Engine<'_, '_>, kind: TaskKind, slot: &Slot) -> Result<bool, StoreError> {
+    let (list, key) = queue_key(&slot.list);
+    if key.is_empty() {
+        return Ok(true);
+    }
+    let control = eng.tx.list_control(&(eng.domain, kind, list.to_owned()))?;
+    Ok(control.is_some_and(|c| c.fairness.is_some()))
+}
+
+/// Moves the held task `scheduled` of `kind` of `run` from its key's queue to its list's own,
+/// in the same place; answers its new slot.
+fn unkeyed(
+    eng: &mut Engine<'_, '_>,
+    run: &mut Run,
+    kind: TaskKind,
+    slot: &Slot,
+    scheduled: u64,
+) -> Result<Slot, StoreError> {
+    let moved = Slot {
+        list: queue_key(&slot.list).0.to_owned(),
+        ..slot.clone()
+    };
+    match kind {
+        TaskKind::Decision => {
+            if let DecisionTask::Scheduled { slot, .. } = &mut run.decision {
+                *slot = moved.clone();
+            }
+        }
+        TaskKind::Activity => {
+            if let Some(mut activity) = eng.tx.open_item::<Activity>(run.seq, scheduled)? {
+                activity.state = TaskState::Queued(moved.clone());
+                eng.tx.update_item(run, scheduled, &activity)?;
+            }
+        }
+        TaskKind::Function => {
+            if let Some(mut lambda) = eng.tx.open_item::<Lambda>(run.seq, scheduled)? {
+                lambda.state = TaskState::Queued(moved.clone());
+                eng.tx.update_item(run, scheduled, &lambda)?;
+            }
+        }
+    }
+    Ok(moved)
 }
 
 /// The run's tasks waiting for a poller: each with its kind, its place and the event that

@@ -17,7 +17,7 @@ mod own;
 mod process;
 mod swf;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use prometheus_client::collector::Collector;
@@ -27,7 +27,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::model::{Kind, ListKey, Queued, TypeName};
+use crate::model::{Kind, ListKey, Queued, TaskKind, TypeName, queue_key};
 
 pub(crate) use self::own::{GuestOutcome, Own};
 pub(crate) use self::swf::{EventTimes, Measure};
@@ -73,6 +73,9 @@ pub(crate) struct Metrics {
     /// Weft's own metrics, for the parts of the service that observe them.
     pub(crate) own: Own,
     pending: Family<Labels, Gauge>,
+    /// Tasks waiting under each fairness key of the lists with keyed tasks, read at each
+    /// scrape.
+    keys_waiting: Family<Labels, Gauge>,
     /// Open runs pinned to each version of each decision binding, read at each scrape.
     pinned: Family<Labels, Gauge>,
     /// Each schedule's counts, read at each scrape: runs started, times skipped by overlap,
@@ -119,6 +122,13 @@ impl Metrics {
             "Tasks waiting in each task list (CloudWatch PendingTasks), read at each scrape",
             pending.clone(),
         );
+        let keys_waiting = Family::<Labels, Gauge>::default();
+        registry.register(
+            "weft_task_list_waiting",
+            "Tasks waiting in each task list with tasks under fairness keys, by key (\"\" for \
+             the key-less ones), read at each scrape",
+            keys_waiting.clone(),
+        );
         let pinned = Family::<Labels, Gauge>::default();
         registry.register(
             "weft_runs_pinned",
@@ -149,6 +159,7 @@ impl Metrics {
             swf,
             own,
             pending,
+            keys_waiting,
             pinned,
             schedules,
             lists_paused,
@@ -189,6 +200,7 @@ impl Metrics {
     pub(crate) async fn render(&self, pending: Option<Pending>) -> String {
         let _one = self.scrape.lock().await;
         self.pending.clear();
+        self.keys_waiting.clear();
         self.pinned.clear();
         self.schedules.iter().for_each(Family::clear);
         self.lists_paused.clear();
@@ -228,10 +240,12 @@ impl Metrics {
                 }
             }
         }
-        for (labels, count) in pending.map(|p| p.series(self)).unwrap_or_default() {
-            self.pending
-                .get_or_create(&labels)
-                .set(i64::try_from(count).unwrap_or(i64::MAX));
+        let (lists, keys) = pending.map(|p| p.series(self)).unwrap_or_default();
+        for (family, series) in [(&self.pending, lists), (&self.keys_waiting, keys)] {
+            for (labels, count) in series {
+                let count = i64::try_from(count).unwrap_or(i64::MAX);
+                family.get_or_create(&labels).set(count);
+            }
         }
         let mut out = String::new();
         // Writing to a String cannot fail.
@@ -296,29 +310,52 @@ impl Pending {
         Pending { schedules, ..self }
     }
 
-    /// The series to show: one per list, up to [`MAX_LIST_SERIES`], the rest summed per
-    /// domain and kind.
-    fn series(self, metrics: &Metrics) -> Vec<(Labels, u64)> {
-        let mut series: Vec<(Labels, u64)> = Vec::new();
+    /// The series to show: one per list (its keys' queues summed in), up to
+    /// [`MAX_LIST_SERIES`], the rest summed per domain and kind; and, for the lists with
+    /// tasks under fairness keys, one per key, up to as many.
+    fn series(&self, metrics: &Metrics) -> (Vec<Series>, Vec<Series>) {
+        let mut series: Vec<Series> = Vec::new();
         let mut other: HashMap<Labels, u64> = HashMap::new();
-        for q in self.queued {
+        let mut keyed: Vec<Series> = Vec::new();
+        let keyed_lists: HashSet<(u64, TaskKind, &str)> = (self.queued.iter())
+            .filter_map(|q| match queue_key(&q.list) {
+                (_, "") => None,
+                (list, _) => Some((q.domain, q.kind, list)),
+            })
+            .collect();
+        for q in &self.queued {
             let Some((account, name)) = self.domains.get(&q.domain) else {
                 continue;
             };
+            let (list, key) = queue_key(&q.list);
             let mut labels = metrics.domain_labels(account, name);
             labels.push(("kind", q.kind.served_by().name().to_owned()));
-            if series.len() < MAX_LIST_SERIES {
-                labels.push(("task_list", q.list));
-                series.push((labels, q.count));
-            } else {
-                labels.push(("task_list", "(other)".to_owned()));
-                *other.entry(labels).or_default() += q.count;
+            if keyed.len() < MAX_LIST_SERIES && keyed_lists.contains(&(q.domain, q.kind, list)) {
+                let mut labels = labels.clone();
+                labels.push(("task_list", list.to_owned()));
+                labels.push(("key", key.to_owned()));
+                keyed.push((labels, q.count));
+            }
+            labels.push(("task_list", list.to_owned()));
+            // A list's keys' queues come right after its own.
+            let room = series.len() < MAX_LIST_SERIES;
+            match series.last_mut() {
+                Some((last, count)) if *last == labels => *count += q.count,
+                _ if room => series.push((labels, q.count)),
+                _ => {
+                    labels.pop();
+                    labels.push(("task_list", "(other)".to_owned()));
+                    *other.entry(labels).or_default() += q.count;
+                }
             }
         }
         series.extend(other);
-        series
+        (series, keyed)
     }
 }
+
+/// One series of a gauge read at a scrape: its labels and value.
+type Series = (Labels, u64);
 
 /// A histogram of durations from a millisecond to an hour and more.
 pub(crate) fn seconds() -> Histogram {

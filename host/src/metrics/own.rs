@@ -38,6 +38,7 @@ pub(crate) struct Own {
     run_resumes: Family<Labels, Counter>,
     batch_runs: Family<Labels, Counter>,
     lists_throttled: Family<Labels, Counter>,
+    keys_handed_out: Family<Labels, Counter>,
     throttled: Family<Labels, Counter>,
     long_polls: Family<Labels, Gauge>,
     compiles_running: Gauge,
@@ -64,6 +65,7 @@ impl Own {
             run_resumes: Family::default(),
             batch_runs: Family::default(),
             lists_throttled: Family::default(),
+            keys_handed_out: Family::default(),
             throttled: Family::default(),
             long_polls: Family::default(),
             compiles_running: Gauge::default(),
@@ -163,6 +165,12 @@ impl Own {
             self.lists_throttled.clone(),
         );
         registry.register(
+            "weft_task_list_handed_out",
+            "Tasks a list with fairness keys handed out at this node, by kind, list and key (\"\" \
+             for the key-less tasks), summed over domains",
+            self.keys_handed_out.clone(),
+        );
+        registry.register(
             "weft_run_upgrades",
             "Open runs an upgrade moved to a decision binding's current decider (moved), or \
              left on theirs (kept), by binding",
@@ -193,6 +201,16 @@ impl Own {
             ("cause", cause.to_owned()),
         ];
         self.lists_throttled.get_or_create(&labels).inc();
+    }
+
+    /// The list `name` of `kind`, which has fairness keys, handed out a task of `key`.
+    pub(crate) fn key_handed_out(&self, kind: TaskKind, name: &str, key: &str) {
+        let labels = vec![
+            ("kind", kind.served_by().name().to_owned()),
+            ("task_list", name.to_owned()),
+            ("key", key.to_owned()),
+        ];
+        self.keys_handed_out.get_or_create(&labels).inc();
     }
 
     /// A waiting poll for tasks of `kind` was handed one `elapsed` after it was claimed for

@@ -54,8 +54,13 @@ pub(crate) use shapes::{
     ChildPolicy, CloseStatus, Empty, RegistrationStatus, ResourceTag, TaskList, TypeName,
     WorkflowExecution,
 };
-pub(crate) use task_lists::{ListControl, MAX_LIST_CONCURRENCY, MAX_LIST_RATE};
-pub use task_lists::{ListLimitReport, ListLimitRequest, ListPauseReport, ListPauseRequest};
+pub use task_lists::{
+    Fairness, ListLimitReport, ListLimitRequest, ListPauseReport, ListPauseRequest,
+};
+pub(crate) use task_lists::{
+    ListControl, MAX_LIST_CONCURRENCY, MAX_LIST_RATE, MAX_WEIGHT, MAX_WEIGHTED_KEYS, keyed_queue,
+    keyed_queues_end, queue_key,
+};
 pub(crate) use tasks::{ListKey, Queued, TaskKind};
 pub use transfer::{ExportedHistory, ExportedRun, ImportAnswer, RunImport, export_file_name};
 pub(crate) use types::{
@@ -65,7 +70,7 @@ pub(crate) use types::{
 pub(crate) use values::{Priority, RunId, Timeout, WorkflowId};
 pub use wasm::{
     Bind, BindLimits, Binding, BindingKind, BindingList, BindingRef, FailureList,
-    GuestFailureRecord, ModuleLabel, ModuleList, ModuleRecord, RunFailure, RunFailureList,
+    GuestFailureRecord, KeyInfo, ModuleLabel, ModuleList, ModuleRecord, RunFailure, RunFailureList,
     RunLogLine, RunLogList, TaskListInfo, TaskListList,
 };
 

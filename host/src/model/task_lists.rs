@@ -6,8 +6,12 @@
 //! tasks already started run on. A list with a rate hands out at most that many tasks a second,
 //! across all nodes, one every `1/rate` seconds (a token bucket of one token, kept with its
 //! controls), polls waiting meanwhile. A list with a concurrency cap hands out a task only while
-//! fewer of its tasks than the cap are started and not finished, across all nodes. SWF's
-//! operations see nothing of these but the wait.
+//! fewer of its tasks than the cap are started and not finished, across all nodes. A list with
+//! fairness keys queues each task under its run's key (from a tag) and hands out the keys' tasks
+//! in shares by their weights ([`Fairness`]). SWF's operations see nothing of these but the
+//! wait and the order.
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -35,6 +39,129 @@ pub(crate) struct ListControl {
     /// low, and no path that ends a task has to find its list's record.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) running: Vec<[u64; 3]>,
+    /// How tasks are keyed and the keys weighed, if they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) fairness: Option<Fairness>,
+    /// Where the shares stand, while tasks may be queued under keys: from when fairness is set
+    /// until, once it is removed, a claim finds no keyed task left.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) shares: Option<Shares>,
+}
+
+/// Fairness keys: a task's key is the rest of its run's first tag that starts with
+/// `tagPrefix` (none: the key-less tasks, which share as one more key); each key gets a share
+/// of the list's hand-outs in proportion to its weight, so that one key's backlog cannot
+/// starve another's. SWF's task priority keeps its meaning within the hand-outs.
+///
+/// A tag, because every SWF client sets tags at the start, they stay with the run (its
+/// children and continuations carry them if the decider passes them), visibility filters by
+/// them, and reading them costs nothing more: the run is read to queue its task anyway. An
+/// input field would need every input to be JSON and parsed at each queuing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Fairness {
+    /// The tag prefix that names a run's key: `tenant=` makes the tag `tenant=acme` key
+    /// `acme`.
+    pub tag_prefix: String,
+    /// The weight of each key named (1 to 1000).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub weights: BTreeMap<String, u32>,
+    /// The weight of every other key, and of the key-less tasks (1 to 1000; default 1).
+    #[serde(default = "one")]
+    pub default_weight: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// The most a key's weight may be.
+pub(crate) const MAX_WEIGHT: u32 = 1000;
+
+/// The most keys a list's fairness may weigh by name.
+pub(crate) const MAX_WEIGHTED_KEYS: usize = 100;
+
+impl Fairness {
+    /// The key of a run tagged `tags`: `""` for none.
+    pub(crate) fn key_of<'a>(&self, tags: &'a [String]) -> &'a str {
+        (tags.iter())
+            .find_map(|tag| tag.strip_prefix(self.tag_prefix.as_str()))
+            .unwrap_or("")
+    }
+
+    /// The weight of `key`.
+    pub(crate) fn weight(&self, key: &str) -> u32 {
+        self.weights
+            .get(key)
+            .copied()
+            .unwrap_or(self.default_weight)
+    }
+}
+
+/// Where a keyed list's shares stand (stride scheduling): each key's pass grows by
+/// `STRIDE / weight` with each task handed out, and the key with tasks and the lowest pass
+/// goes next, so that over any stretch with backlogs the keys' hand-outs are in proportion
+/// to their weights. A key that had nothing waiting comes back at the pass of the last
+/// hand-out: it saves no shares up while idle.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Shares {
+    /// The pass of the last hand-out.
+    pub(crate) now: u64,
+    /// Each key's pass, for the keys that had tasks at the last hand-out.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) passes: BTreeMap<String, u64>,
+}
+
+/// A weight of 1's step.
+const STRIDE: u64 = 1_000_000;
+
+impl Shares {
+    /// Of `keys` (each with tasks waiting), the one whose turn it is: the lowest pass, the
+    /// first in order on a tie.
+    pub(crate) fn next<'k>(&self, keys: &'k [String]) -> Option<&'k str> {
+        let pass = |key: &str| self.passes.get(key).map_or(self.now, |&p| p.max(self.now));
+        let mut keys = keys.iter().map(String::as_str);
+        let first = keys.next()?;
+        Some(keys.fold(
+            first,
+            |best, key| if pass(key) < pass(best) { key } else { best },
+        ))
+    }
+
+    /// `key`, of weight `weight`, handed out a task; the keys that still have tasks are
+    /// `waiting` (a key left out saves no pass).
+    pub(crate) fn handed_out(&mut self, key: &str, weight: u32, waiting: &[String]) {
+        let pass = self.passes.get(key).map_or(self.now, |&p| p.max(self.now));
+        self.now = pass;
+        self.passes.retain(|k, _| waiting.iter().any(|w| w == k));
+        let step = STRIDE / u64::from(weight.clamp(1, MAX_WEIGHT));
+        self.passes
+            .insert(key.to_owned(), pass.saturating_add(step));
+    }
+}
+
+/// The separator between a list's name and a key in the name of the list's queue for that key
+/// (a control character, which no SWF name may hold).
+const KEY_SEPARATOR: char = '\u{1f}';
+
+/// The queue of the list `list` where tasks of `key` wait; `list` itself for no key.
+pub(crate) fn keyed_queue(list: &str, key: &str) -> String {
+    match key {
+        "" => list.to_owned(),
+        key => format!("{list}{KEY_SEPARATOR}{key}"),
+    }
+}
+
+/// The list and the key of the queue named `queue`.
+pub(crate) fn queue_key(queue: &str) -> (&str, &str) {
+    queue.split_once(KEY_SEPARATOR).unwrap_or((queue, ""))
+}
+
+/// Where a list's keyed queues lie among queue names: after `list`, before this.
+pub(crate) fn keyed_queues_end(list: &str) -> String {
+    // The character after the separator, which no key reaches.
+    format!("{list}\u{20}")
 }
 
 /// A rate's token: it hands out one task, and comes back at the rate. The bucket holds one, so
@@ -49,13 +176,21 @@ pub(crate) struct Bucket {
 impl ListControl {
     /// Whether it controls nothing, so that no record need be kept.
     pub(crate) fn is_empty(&self) -> bool {
-        self.paused.is_none() && self.rate.is_none() && self.concurrency.is_none()
+        self.paused.is_none()
+            && self.rate.is_none()
+            && self.concurrency.is_none()
+            && self.shares.is_none()
     }
 
-    /// Whether a claim must read the list's record from the store: its rate's tokens and its
-    /// started tasks change with each claim, at any node.
+    /// Whether a claim must read the list's record from the store: its rate's tokens, its
+    /// started tasks and its shares change with each claim, at any node.
     pub(crate) fn is_gated(&self) -> bool {
-        self.rate.is_some() || self.concurrency.is_some()
+        self.rate.is_some() || self.concurrency.is_some() || self.is_keyed()
+    }
+
+    /// Whether tasks may wait in the list's keyed queues.
+    pub(crate) fn is_keyed(&self) -> bool {
+        self.shares.is_some()
     }
 
     /// Whether its cap counts as many started tasks as it allows (some may have ended since).
@@ -137,6 +272,13 @@ pub struct ListLimitRequest {
         skip_serializing_if = "Option::is_none"
     )]
     pub concurrency: Option<Option<u32>>,
+    /// How tasks are keyed and the keys weighed (replacing what was); `null` for no keys.
+    #[serde(
+        default,
+        deserialize_with = "given",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub fairness: Option<Option<Fairness>>,
 }
 
 /// A member that is there, even as `null`: `Some(None)`, where a missing one is `None`.
@@ -162,6 +304,9 @@ pub struct ListLimitReport {
     /// Its concurrency cap now, if it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub concurrency: Option<u32>,
+    /// Its fairness keys now, if it has them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fairness: Option<Fairness>,
     /// Whether the request changed anything.
     pub changed: bool,
 }
@@ -253,6 +398,57 @@ mod tests {
         rated.handed_out(now, [1, 5, 6]);
         assert!(rated.running.is_empty() && !rated.is_full());
         assert!(!ListControl::default().is_gated());
+    }
+
+    #[test]
+    fn keys_with_backlogs_get_hand_outs_in_proportion_to_their_weights() {
+        let fairness = Fairness {
+            tag_prefix: "tenant=".into(),
+            weights: BTreeMap::from([("acme".into(), 3)]),
+            default_weight: 1,
+        };
+        let tags = |t: &[&str]| t.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        assert_eq!(fairness.key_of(&tags(&["x", "tenant=acme"])), "acme");
+        assert_eq!(fairness.key_of(&tags(&["x"])), "");
+        let keys = vec!["acme".to_owned(), "globex".to_owned()];
+        let mut shares = Shares::default();
+        let mut handed = BTreeMap::<String, u32>::new();
+        for _ in 0..40 {
+            let key = shares.next(&keys).expect("a key").to_owned();
+            shares.handed_out(&key, fairness.weight(&key), &keys);
+            *handed.entry(key).or_default() += 1;
+        }
+        assert_eq!(handed["acme"], 30);
+        assert_eq!(handed["globex"], 10);
+        // A key back from idle saves nothing up: it takes its turn, not a run of them.
+        let mut idle = Shares::default();
+        let acme = vec!["acme".to_owned()];
+        for _ in 0..100 {
+            idle.handed_out("acme", 3, &acme);
+        }
+        let next: Vec<_> = (0..4)
+            .map(|_| {
+                let key = idle.next(&keys).expect("a key").to_owned();
+                idle.handed_out(&key, fairness.weight(&key), &keys);
+                key
+            })
+            .collect();
+        assert_eq!(
+            next.iter().filter(|k| *k == "globex").count(),
+            1,
+            "{next:?}"
+        );
+    }
+
+    #[test]
+    fn a_keyed_queue_names_its_list_and_key_and_sorts_among_the_lists() {
+        assert_eq!(keyed_queue("orders", ""), "orders");
+        let queue = keyed_queue("orders", "acme");
+        assert_eq!(queue_key(&queue), ("orders", "acme"));
+        assert_eq!(queue_key("orders"), ("orders", ""));
+        let end = keyed_queues_end("orders");
+        assert!("orders" < queue.as_str() && queue < end);
+        assert!(end.as_str() < "orders!" && end.as_str() < "orders-x");
     }
 
     #[test]

@@ -401,6 +401,25 @@ pub struct TaskListInfo {
     /// Its tasks started and not finished at most, if it has a cap.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub concurrency: Option<u32>,
+    /// How its tasks are keyed and the keys weighed, if they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fairness: Option<crate::model::Fairness>,
+    /// The tasks waiting under each key (`""`: the key-less ones), while any is keyed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<KeyInfo>,
+}
+
+/// The tasks waiting in a task list under one fairness key.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyInfo {
+    /// The key; `""` for the tasks of runs without one.
+    pub key: String,
+    /// Tasks waiting under it.
+    pub pending: u64,
+    /// Its weight, while the list has fairness keys.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<u32>,
 }
 
 /// The answer of `GET /v1/domains/{domain}/task-lists`: every list of the domain with tasks

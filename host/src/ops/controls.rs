@@ -5,8 +5,9 @@
 use crate::engine::offer;
 use crate::fault::Fault;
 use crate::model::{
-    BindingKind, ListControl, ListKey, ListLimitReport, ListLimitRequest, ListPauseReport,
-    ListPauseRequest, MAX_LIST_CONCURRENCY, MAX_LIST_RATE, Pause, TaskKind,
+    BindingKind, Fairness, ListControl, ListKey, ListLimitReport, ListLimitRequest,
+    ListPauseReport, ListPauseRequest, MAX_LIST_CONCURRENCY, MAX_LIST_RATE, MAX_WEIGHT,
+    MAX_WEIGHTED_KEYS, Pause, TaskKind, is_control,
 };
 use crate::store::{About, Reads, StoreError};
 
@@ -81,6 +82,16 @@ pub(crate) async fn limit_list(
             }
             (control.concurrency, changed) = (cap, true);
         }
+        if let Some(fairness) = input.fairness
+            && control.fairness != fairness
+        {
+            // Keys set, the list is keyed at once; removed, it stays keyed until a claim finds
+            // no task left in a key's queue.
+            if fairness.is_some() {
+                control.shares.get_or_insert_default();
+            }
+            (control.fairness, changed) = (fairness, true);
+        }
         changed
     })
     .await?;
@@ -89,18 +100,22 @@ pub(crate) async fn limit_list(
         name,
         rate: control.rate,
         concurrency: control.concurrency,
+        fairness: control.fairness,
         changed,
     })
 }
 
 /// Refuses a limit that sets nothing, or sets something out of range.
 fn check_limit(input: &ListLimitRequest) -> Result<(), Fault> {
-    if input.rate.is_none() && input.concurrency.is_none() {
+    if input.rate.is_none() && input.concurrency.is_none() && input.fairness.is_none() {
         return Err(Fault::Validation(
             "a limit sets rate (tasks per second), concurrency (tasks started and not \
-             finished) or both; null removes one"
+             finished), fairness (keys and their weights) or several; null removes one"
                 .into(),
         ));
+    }
+    if let Some(Some(fairness)) = &input.fairness {
+        check_fairness(fairness)?;
     }
     if let Some(Some(rate)) = input.rate
         && !(rate > 0.0 && rate <= MAX_LIST_RATE)
@@ -117,6 +132,34 @@ fn check_limit(input: &ListLimitRequest) -> Result<(), Fault> {
             "concurrency is the list's tasks started and not finished at most: 1 to \
              {MAX_LIST_CONCURRENCY}, or null for no cap"
         )));
+    }
+    Ok(())
+}
+
+/// Refuses fairness keys that name no tag or weigh out of range.
+fn check_fairness(fairness: &Fairness) -> Result<(), Fault> {
+    let prefix = &fairness.tag_prefix;
+    if prefix.is_empty() || prefix.chars().count() > 256 || prefix.chars().any(is_control) {
+        return Err(Fault::Validation(
+            "fairness.tagPrefix names the tag that carries a run's key, such as \"tenant=\": 1 \
+             to 256 characters, no control characters"
+                .into(),
+        ));
+    }
+    if fairness.weights.len() > MAX_WEIGHTED_KEYS {
+        return Err(Fault::Validation(format!(
+            "fairness.weights names at most {MAX_WEIGHTED_KEYS} keys; the others take \
+             defaultWeight"
+        )));
+    }
+    let weights = (fairness.weights.iter()).map(|(key, w)| (format!("the weight of {key:?}"), *w));
+    let default = ("defaultWeight".to_owned(), fairness.default_weight);
+    for (what, weight) in weights.chain([default]) {
+        if !(1..=MAX_WEIGHT).contains(&weight) {
+            return Err(Fault::Validation(format!(
+                "fairness: {what} is {weight}; weights are 1 to {MAX_WEIGHT}"
+            )));
+        }
     }
     Ok(())
 }

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use crate::clock::Timestamp;
 use crate::fault::{Fault, echo};
 use crate::model::{
-    Bind, BindLimits, Binding, BindingKind, BindingVersion, Domain, GuestFailureRecord,
-    ModuleRecord, Scope, TaskListInfo, UpgradePolicy, UpgradeReport,
+    Bind, BindLimits, Binding, BindingKind, BindingVersion, Domain, GuestFailureRecord, KeyInfo,
+    ModuleRecord, Scope, TaskListInfo, UpgradePolicy, UpgradeReport, queue_key,
 };
 use crate::runtime::{self, GuestLimits};
 use crate::store::{Reads, StoreError};
@@ -505,7 +505,14 @@ pub(crate) async fn task_lists(
         .await?;
     let mut lists = BTreeMap::new();
     for q in queued {
-        list(&mut lists, q.kind.served_by(), q.list).pending = q.count;
+        let (name, key) = queue_key(&q.list);
+        let list = list(&mut lists, q.kind.served_by(), name.to_owned());
+        list.pending += q.count;
+        list.keys.push(KeyInfo {
+            key: key.to_owned(),
+            pending: q.count,
+            weight: None,
+        });
     }
     for (kind, name, count) in svc.engine.wakers.dispatch.pollers(id) {
         list(&mut lists, kind.served_by(), name).pollers = count as u64;
@@ -516,7 +523,18 @@ pub(crate) async fn task_lists(
     for ((_, kind, name), control) in svc.engine.controls.of_domain(id) {
         let list = list(&mut lists, kind.served_by(), name);
         (list.paused, list.rate) = (control.paused, control.rate);
-        list.concurrency = control.concurrency;
+        (list.concurrency, list.fairness) = (control.concurrency, control.fairness);
+    }
+    for list in lists.values_mut() {
+        // Keys shown only where some task is keyed, or keys are weighed.
+        if list.fairness.is_none() && list.keys.iter().all(|k| k.key.is_empty()) {
+            list.keys.clear();
+        }
+        if let Some(fairness) = &list.fairness {
+            for key in &mut list.keys {
+                key.weight = Some(fairness.weight(&key.key));
+            }
+        }
     }
     Ok(lists.into_values().collect())
 }
@@ -536,6 +554,8 @@ fn list(
         paused: None,
         rate: None,
         concurrency: None,
+        fairness: None,
+        keys: Vec::new(),
     })
 }
 

@@ -276,7 +276,7 @@ pub(crate) trait RunReads {
         range: (Timestamp, Timestamp),
     ) -> Result<u64, StoreError>;
 
-    /// How many tasks wait in the task list.
+    /// How many tasks wait in the task list, in its own queue and its keys' queues.
     fn pending_tasks(&self, domain: u64, kind: TaskKind, list: &str) -> Result<u64, StoreError>;
 
     /// How many tasks wait on each list of domain `domain` (of every domain if `None`) that
@@ -563,6 +563,15 @@ pub(crate) trait RunWrites {
 
     /// Removes a queued task from its list.
     fn remove_task(&mut self, domain: u64, kind: TaskKind, slot: &Slot) -> Result<(), StoreError>;
+
+    /// The keys whose queues of the list `list` (`model::keyed_queue`) hold tasks, in order,
+    /// as the store holds them (a key whose tasks this transaction took may be among them).
+    fn keyed_queues(
+        &mut self,
+        domain: u64,
+        kind: TaskKind,
+        list: &str,
+    ) -> Result<Vec<String>, StoreError>;
 
     /// Sets a deadline.
     fn set_deadline(

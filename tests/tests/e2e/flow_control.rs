@@ -1,11 +1,14 @@
 //! Flow control per task list (`/v1/domains/{domain}/task-lists/{kind}/{name}/limit`) on the
 //! manual clock: a list with a rate hands out one task per share of a second, to pollers that
 //! wait meanwhile; a list with a cap hands out a task only while fewer than the cap are started;
-//! across nodes, the rate and the cap are the list's.
+//! a list with fairness keys shares its hand-outs between keys by weight; across nodes, the rate,
+//! the cap and the shares are the list's.
 
 use std::time::Duration;
 
-use weft_host::client::{BindingKind, ListLimitRequest};
+use std::collections::BTreeMap;
+
+use weft_host::client::{BindingKind, Fairness, ListLimitRequest, PauseRequest};
 use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::Client;
 use weft_tests::guests::weft_client;
@@ -24,16 +27,49 @@ async fn queue_decision_tasks(swf: &Client, count: usize) {
 fn rate(rate: Option<f64>) -> ListLimitRequest {
     ListLimitRequest {
         rate: Some(rate),
-        concurrency: None,
+        ..ListLimitRequest::default()
     }
 }
 
 /// A limit that sets the cap alone.
 fn cap(cap: Option<u32>) -> ListLimitRequest {
     ListLimitRequest {
-        rate: None,
         concurrency: Some(cap),
+        ..ListLimitRequest::default()
     }
+}
+
+/// A limit that keys runs by their `tenant=` tag, with `weights`.
+fn fair(weights: &[(&str, u32)]) -> ListLimitRequest {
+    let fairness = Fairness {
+        tag_prefix: "tenant=".into(),
+        weights: (weights.iter()).map(|(k, w)| (k.to_string(), *w)).collect(),
+        default_weight: 1,
+    };
+    ListLimitRequest {
+        fairness: Some(Some(fairness)),
+        ..ListLimitRequest::default()
+    }
+}
+
+/// Starts `count` runs of `w` for `tenant` (tagged `tenant=TENANT`), ids `TENANT-N`.
+async fn queue_for(swf: &Client, tenant: &str, count: usize) {
+    for n in 0..count {
+        let tag = format!("tenant={tenant}");
+        start_with(swf, &format!("{tenant}-{n}"), "w", |s| s.tag_list(tag)).await;
+    }
+}
+
+/// Polls `count` decision tasks of [`DECIDERS`]; answers how many each tenant got.
+async fn hand_outs(swf: &Client, count: usize) -> BTreeMap<String, usize> {
+    let mut got = BTreeMap::new();
+    for _ in 0..count {
+        let task = decision_task(swf, DECIDERS).await;
+        let id = task.workflow_execution().expect("a run").workflow_id();
+        let tenant = id.split('-').next().expect("a tenant").to_owned();
+        *got.entry(tenant).or_default() += 1;
+    }
+    got
 }
 
 /// A poll of [`DECIDERS`] spawned, once it waits on `server`.
@@ -243,4 +279,146 @@ async fn a_cap_holds_across_nodes_and_a_task_ending_at_one_frees_a_poll_at_anoth
         .await
         .expect("node a's poll never heard the task at node b end")
         .expect("node a's poll");
+}
+
+#[tokio::test]
+async fn keys_with_backlogs_share_a_list_by_their_weights() {
+    let (server, swf) = manual_server().await;
+    register_workflow(&swf, "w").await;
+    let weft = weft_client(&server);
+    let deciders = (BindingKind::Decision, DECIDERS);
+    let keyed = weft
+        .limit_task_list(D, deciders, &fair(&[("acme", 3)]))
+        .await;
+    let keyed = keyed.expect("the list is keyed");
+    assert!(keyed.changed && keyed.fairness.is_some());
+    // Acme's backlog is queued first, and is larger: globex still gets its share.
+    queue_for(&swf, "acme", 30).await;
+    queue_for(&swf, "globex", 10).await;
+    assert_eq!(pending_decisions(&swf, DECIDERS).await, 40);
+    let got = hand_outs(&swf, 20).await;
+    assert_eq!(got.get("acme"), Some(&15), "{got:?}");
+    assert_eq!(got.get("globex"), Some(&5), "{got:?}");
+
+    // A run without a key waits as one more key of weight 1.
+    start(&swf, "untagged-0", "w").await;
+    let lists = weft.task_lists(D).await.expect("the lists");
+    let list = lists.iter().find(|l| l.name == DECIDERS).expect("the list");
+    let waiting: BTreeMap<_, _> = (list.keys.iter())
+        .map(|k| (k.key.as_str(), (k.pending, k.weight)))
+        .collect();
+    assert_eq!(list.pending, 21);
+    assert_eq!(waiting.get("acme"), Some(&(15, Some(3))), "{:?}", list.keys);
+    assert_eq!(
+        waiting.get("globex"),
+        Some(&(5, Some(1))),
+        "{:?}",
+        list.keys
+    );
+    assert_eq!(waiting.get(""), Some(&(1, Some(1))), "{:?}", list.keys);
+    let metrics = scrape(&server, None).await;
+    let series = |name: &str, key: &str| {
+        format!("{name}{{domain=\"{D}\",kind=\"decision\",task_list=\"{DECIDERS}\",key=\"{key}\"}}")
+    };
+    expect(&metrics, &series("weft_task_list_waiting", "acme"), 15.0);
+    let handed = format!(
+        "weft_task_list_handed_out_total{{kind=\"decision\",task_list=\"{DECIDERS}\",key=\"globex\"}}"
+    );
+    expect(&metrics, &handed, 5.0);
+    let pending =
+        format!("swf_pending_tasks{{domain=\"{D}\",kind=\"decision\",task_list=\"{DECIDERS}\"}}");
+    expect(&metrics, &pending, 21.0);
+
+    // Without keys, what waits under them is still handed out, in order, and nothing is lost.
+    let removed = weft.limit_task_list(D, deciders, &fair(&[])).await;
+    assert!(removed.expect("reweighed").changed);
+    let removed = ListLimitRequest {
+        fairness: Some(None),
+        ..ListLimitRequest::default()
+    };
+    weft.limit_task_list(D, deciders, &removed)
+        .await
+        .expect("unkeyed");
+    start(&swf, "untagged-1", "w").await;
+    let got = hand_outs(&swf, 22).await;
+    assert_eq!(got.values().sum::<usize>(), 22, "{got:?}");
+    no_decision_task(&server, &swf, DECIDERS).await;
+    let refused = weft
+        .limit_task_list(D, deciders, &fair(&[("acme", 0)]))
+        .await;
+    assert!(refused.is_err(), "a weight of 0 was taken");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_queued_under_a_key_at_one_node_reaches_a_poll_at_another() {
+    let (a, swf) = manual_server().await;
+    let Some(b) = a.manual_node_sharing().await else {
+        return;
+    };
+    register_workflow(&swf, "w").await;
+    let weft = weft_client(&a);
+    let deciders = (BindingKind::Decision, DECIDERS);
+    weft.limit_task_list(D, deciders, &fair(&[("acme", 2)]))
+        .await
+        .expect("the list is keyed");
+    let on_b = weft_client(&b);
+    let began = std::time::Instant::now();
+    while !(on_b.task_lists(D).await.expect("the lists").iter())
+        .any(|l| l.name == DECIDERS && l.fairness.is_some())
+    {
+        assert!(
+            began.elapsed() < Duration::from_secs(30),
+            "node b never heard of the keys"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let swf_b = b.client();
+    let at_b = waiting_poll(&b, &swf_b).await;
+    queue_for(&swf, "acme", 1).await;
+    let task = tokio::time::timeout(Duration::from_secs(30), at_b)
+        .await
+        .expect("node b's poll never heard of the keyed task")
+        .expect("node b's poll");
+    let id = task.workflow_execution().map(|e| e.workflow_id.as_str());
+    assert_eq!(id, Some("acme-0"));
+}
+
+#[tokio::test]
+async fn a_run_held_under_a_key_comes_back_to_its_list_once_the_keys_are_gone() {
+    let (server, swf) = manual_server().await;
+    register_workflow(&swf, "w").await;
+    let weft = weft_client(&server);
+    let deciders = (BindingKind::Decision, DECIDERS);
+    weft.limit_task_list(D, deciders, &fair(&[]))
+        .await
+        .expect("the list is keyed");
+    queue_for(&swf, "acme", 2).await;
+    let pause = PauseRequest::default();
+    weft.pause(D, "acme-1", &pause).await.expect("paused");
+    let removed = ListLimitRequest {
+        fairness: Some(None),
+        ..ListLimitRequest::default()
+    };
+    weft.limit_task_list(D, deciders, &removed)
+        .await
+        .expect("unkeyed");
+    // The last keyed task handed out, the list is done with keys.
+    let first = decision_task(&swf, DECIDERS).await;
+    assert_eq!(
+        first.workflow_execution().map(|e| e.workflow_id.as_str()),
+        Some("acme-0")
+    );
+    no_decision_task(&server, &swf, DECIDERS).await;
+    let lists = weft.task_lists(D).await.expect("the lists");
+    assert!(
+        (lists.iter()).all(|l| l.name != DECIDERS || l.keys.is_empty()),
+        "{lists:?}"
+    );
+
+    weft.resume(D, "acme-1", &pause).await.expect("resumed");
+    let held = decision_task(&swf, DECIDERS).await;
+    assert_eq!(
+        held.workflow_execution().map(|e| e.workflow_id.as_str()),
+        Some("acme-1")
+    );
 }

@@ -11,8 +11,8 @@ use clap::Args;
 use serde::Serialize;
 use serde_json::{Value, json};
 use weft_host::client::{
-    Bind, Binding, BindingKind, Client, ClientError, GuestLimits, ModuleLabel, ModuleRecord,
-    ScheduleDefinition, World, module_digest,
+    Bind, Binding, BindingKind, Client, ClientError, GuestLimits, ListLimitRequest, ModuleLabel,
+    ModuleRecord, ScheduleDefinition, World, module_digest,
 };
 
 use crate::manifest::{ActivitySpec, FILE_NAME, Manifest, ModuleSpec, WorkflowSpec};
@@ -111,6 +111,12 @@ enum Change {
         definition: Box<ScheduleDefinition>,
         exists: bool,
     },
+    /// A task list's limits set as declared.
+    Limit {
+        what: String,
+        list: (BindingKind, String),
+        request: ListLimitRequest,
+    },
 }
 
 struct Deploy {
@@ -144,6 +150,7 @@ pub(crate) async fn run(args: ApplyArgs) -> anyhow::Result<()> {
             true => ("change", what.clone()),
             false => ("make", what.clone()),
         },
+        Change::Limit { what, .. } => ("limit", what.clone()),
     };
     if args.dry_run {
         for change in &changes {
@@ -189,6 +196,17 @@ pub(crate) async fn run(args: ApplyArgs) -> anyhow::Result<()> {
                     what,
                 }
             }
+            Change::Limit {
+                what,
+                list: (kind, name),
+                request,
+            } => {
+                let domain = &project.manifest.domain.name;
+                let list = (kind, name.as_str());
+                client.limit_task_list(domain, list, &request).await?;
+                let done = "limited".into();
+                Step { done, what }
+            }
         };
         if !args.remote.json {
             println!("{}  {}", step.done, step.what);
@@ -219,6 +237,8 @@ async fn plan(client: &Client, project: &Project) -> anyhow::Result<(Vec<Change>
     plan.types(client, &project.manifest, domain_exists).await?;
     plan.modules(client, project, domain_exists).await?;
     plan.schedules(client, &project.manifest, domain_exists)
+        .await?;
+    plan.task_lists(client, &project.manifest, domain_exists)
         .await?;
     if !plan.refusals.is_empty() {
         for refusal in &plan.refusals {
@@ -352,6 +372,36 @@ impl Plan {
                     id: entry.id.clone(),
                     definition: Box::new(definition),
                     exists: held.is_some(),
+                }),
+            }
+        }
+        Ok(())
+    }
+
+    /// Plans the task lists' limits: set where they differ from the declared ones. A list the
+    /// manifest no longer declares keeps its limits (`weft tasklist limit` changes them).
+    async fn task_lists(
+        &mut self,
+        client: &Client,
+        manifest: &Manifest,
+        domain_exists: bool,
+    ) -> anyhow::Result<()> {
+        let held = match domain_exists {
+            true => client.task_lists(&manifest.domain.name).await?,
+            false => Vec::new(),
+        };
+        for entry in &manifest.task_lists {
+            // Checked when the manifest was read.
+            let kind = entry.binding_kind().map_err(anyhow::Error::msg)?;
+            let request = entry.request().map_err(anyhow::Error::msg)?;
+            let what = format!("task list {} ({})", entry.name, entry.kind);
+            let list = held.iter().find(|l| l.kind == kind && l.name == entry.name);
+            match entry.matches(list) {
+                true => self.unchanged(what),
+                false => self.changes.push(Change::Limit {
+                    what,
+                    list: (kind, entry.name.clone()),
+                    request,
                 }),
             }
         }

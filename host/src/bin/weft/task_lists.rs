@@ -3,7 +3,8 @@
 
 use clap::{Args, Subcommand, ValueEnum};
 use weft_host::client::{
-    BindingKind, ListLimitReport, ListLimitRequest, ListPauseReport, ListPauseRequest, TaskListInfo,
+    BindingKind, Fairness, ListLimitReport, ListLimitRequest, ListPauseReport, ListPauseRequest,
+    TaskListInfo,
 };
 
 use crate::project;
@@ -48,8 +49,8 @@ enum Action {
         reason: Option<String>,
     },
     /// Limit a task list's tasks, across every node and poller: at most --rate handed out a
-    /// second, at most --concurrency started and not finished (`none` removes either; one left
-    /// out stays as it is).
+    /// second, at most --concurrency started and not finished, and shares by fairness key
+    /// (--fair-by-tag, --weight); `none` removes one, one left out stays as it is.
     #[command(group = clap::ArgGroup::new("limits").required(true).multiple(true))]
     Limit {
         /// The task list.
@@ -63,6 +64,18 @@ enum Action {
         /// Tasks started and not finished at most (1 to 10000), or `none`.
         #[arg(long, value_parser = concurrency, group = "limits")]
         concurrency: Option<Cap>,
+        /// Share the list between keys: a run's key is the rest of its first tag that starts
+        /// with PREFIX (`tenant=` keys the tag `tenant=acme` as `acme`), or `none`.
+        #[arg(long, value_name = "PREFIX", group = "limits")]
+        fair_by_tag: Option<String>,
+        /// A key's weight, as KEY=WEIGHT (1 to 1000; repeat for more keys): its share of the
+        /// hand-outs against the other keys' (with --fair-by-tag).
+        #[arg(long = "weight", value_name = "KEY=WEIGHT", value_parser = weight, requires = "fair_by_tag")]
+        weights: Vec<(String, u32)>,
+        /// The weight of the keys --weight does not name, and of the runs without a key
+        /// (default 1; with --fair-by-tag).
+        #[arg(long, requires = "fair_by_tag")]
+        default_weight: Option<u32>,
     },
     /// Resume a paused task list: its tasks are handed out again, in order.
     Resume {
@@ -104,6 +117,31 @@ fn concurrency(text: &str) -> Result<Cap, String> {
     }
 }
 
+fn weight(text: &str) -> Result<(String, u32), String> {
+    let (key, weight) =
+        (text.rsplit_once('=')).ok_or_else(|| "expected KEY=WEIGHT, such as acme=3".to_owned())?;
+    let weight = (weight.parse::<u32>().ok().filter(|w| *w > 0))
+        .ok_or_else(|| format!("{weight:?} is no weight: expected 1 to 1000"))?;
+    Ok((key.to_owned(), weight))
+}
+
+/// What `--fair-by-tag` and its weights ask for: `None` to leave the keys as they are.
+fn fairness(
+    prefix: Option<String>,
+    weights: Vec<(String, u32)>,
+    default_weight: Option<u32>,
+) -> Option<Option<Fairness>> {
+    let prefix = prefix?;
+    if prefix.eq_ignore_ascii_case("none") {
+        return Some(None);
+    }
+    Some(Some(Fairness {
+        tag_prefix: prefix,
+        weights: weights.into_iter().collect(),
+        default_weight: default_weight.unwrap_or(1),
+    }))
+}
+
 /// A task list's kind, as `--kind` names it.
 #[derive(Clone, Copy, ValueEnum)]
 enum Kind {
@@ -142,9 +180,9 @@ pub(crate) async fn run(args: TaskListArgs) -> anyhow::Result<()> {
                 .collect();
             let lines = match lists.is_empty() {
                 true => vec![format!(
-                    "{name}: nothing waits there, and it has no binding, pause, rate or cap"
+                    "{name}: nothing waits there, and it has no binding, pause, rate, cap or keys"
                 )],
-                false => lists.iter().map(show::task_list).collect(),
+                false => lists.iter().flat_map(show::task_list_described).collect(),
             };
             print(json, &serde_json::json!({ "taskLists": lists }), lines);
         }
@@ -165,10 +203,14 @@ pub(crate) async fn run(args: TaskListArgs) -> anyhow::Result<()> {
             kind,
             rate,
             concurrency,
+            fair_by_tag,
+            weights,
+            default_weight,
         } => {
             let request = ListLimitRequest {
                 rate: rate.map(|r| r.0),
                 concurrency: concurrency.map(|c| c.0),
+                fairness: fairness(fair_by_tag, weights, default_weight),
             };
             let mut reports: Vec<ListLimitReport> = Vec::new();
             for kind in Kind::named(kind) {

@@ -334,9 +334,12 @@ impl<C: Link, M: Mode> RunReads for Session<C, M> {
     }
 
     fn pending_tasks(&self, domain: u64, kind: TaskKind, list: &str) -> Result<u64, StoreError> {
+        // The list's own queue and its keys' queues, which sort right after it.
+        let end = crate::model::keyed_queues_end(list);
         let row = self.row(
-            "SELECT count(*) FROM tasks WHERE domain = $1 AND kind = $2 AND list = $3",
-            &[&big(domain), &(kind as i16), &list],
+            "SELECT count(*) FROM tasks \
+             WHERE domain = $1 AND kind = $2 AND list >= $3 AND list < $4",
+            &[&big(domain), &(kind as i16), &list, &end],
         )?;
         Ok(row.map_or(0, |row| unbig(&row, 0)))
     }

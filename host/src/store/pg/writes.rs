@@ -5,7 +5,7 @@
 
 use crate::clock::Timestamp;
 use crate::model::{AnyType, Domain, ItemKind, Kind, TaskKind};
-use crate::model::{Run, Scope, Slot, TypeName};
+use crate::model::{Run, Scope, Slot, TypeName, keyed_queues_end, queue_key};
 use crate::store::StoreError;
 use crate::store::codec::{decode, encode, encode_type};
 use crate::store::seam::{
@@ -472,6 +472,39 @@ impl<C: Link> RunWrites for Session<C, Writing> {
             self.mode.locked.load(decode("runs", run)?, &items);
         }
         Ok(Some((seq, scheduled)))
+    }
+
+    fn keyed_queues(
+        &mut self,
+        domain: u64,
+        kind: TaskKind,
+        list: &str,
+    ) -> Result<Vec<String>, StoreError> {
+        let end = keyed_queues_end(list);
+        // One index look per queue (a loose index scan), not one per task.
+        let rows = self.rows(
+            "WITH RECURSIVE queue(list) AS ( \
+                 SELECT min(list) FROM tasks \
+                 WHERE domain = $1 AND kind = $2 AND list > $3 AND list < $4 \
+               UNION ALL \
+                 SELECT (SELECT min(t.list) FROM tasks t \
+                         WHERE t.domain = $1 AND t.kind = $2 AND t.list > queue.list \
+                           AND t.list < $4) \
+                 FROM queue WHERE queue.list IS NOT NULL) \
+             SELECT list FROM queue WHERE list IS NOT NULL",
+            &[&big(domain), &(kind as i16), &list, &end],
+        )?;
+        let mut queues: Vec<String> = rows.iter().map(|row| row.get(0)).collect();
+        // Tasks this transaction queued and holds in memory are not in the table yet.
+        let own = (self.mode.lists.queued_on())
+            .filter(|(d, k, q)| (*d, *k) == (domain, kind as i16) && q.as_str() > list && *q < end);
+        queues.extend(own.map(|(_, _, q)| q.clone()));
+        queues.sort();
+        queues.dedup();
+        Ok(queues
+            .iter()
+            .map(|queue| queue_key(queue).1.to_owned())
+            .collect())
     }
 
     fn remove_task(&mut self, domain: u64, kind: TaskKind, slot: &Slot) -> Result<(), StoreError> {

@@ -6,7 +6,9 @@ use std::ops::Bound;
 use redb::{ReadableTable, Table};
 
 use crate::clock::Timestamp;
-use crate::model::{ItemKind, Queued, Run, RunId, Slot, TaskKind, WorkflowId};
+use crate::model::{
+    ItemKind, Queued, Run, RunId, Slot, TaskKind, WorkflowId, keyed_queues_end, queue_key,
+};
 
 use super::access::{Tables, WriteTx, bounds, scan};
 use super::tables::VisibilityKey;
@@ -115,9 +117,14 @@ impl<T: Tables> RunReads for T {
 
     fn pending_tasks(&self, domain: u64, kind: TaskKind, list: &str) -> Result<u64, StoreError> {
         let table = self.task_table()?;
-        let (lo, hi) = list_range(domain, kind, list);
+        // The list's own queue and its keys' queues, which sort right after it.
+        let end = keyed_queues_end(list);
+        let (lo, hi) = (
+            (domain, kind as u8, list, 0, 0),
+            (domain, kind as u8, end.as_str(), 0, 0),
+        );
         let mut count = 0;
-        for entry in table.range(lo..=hi)? {
+        for entry in table.range(lo..hi)? {
             entry?;
             count += 1;
         }
@@ -423,6 +430,31 @@ impl RunWrites for WriteTx<'_> {
             .write()?
             .remove((domain, kind as u8, list, rank, order))?;
         Ok(Some(task))
+    }
+
+    fn keyed_queues(
+        &mut self,
+        domain: u64,
+        kind: TaskKind,
+        list: &str,
+    ) -> Result<Vec<String>, StoreError> {
+        let table = self.tasks.read()?;
+        let end = keyed_queues_end(list);
+        let hi: QueueKey<'_> = (domain, kind as u8, end.as_str(), 0, 0);
+        let mut keys = Vec::new();
+        let mut after = list.to_owned();
+        // One look per queue, skipping over each one's tasks.
+        loop {
+            let lo: QueueKey<'_> = (domain, kind as u8, after.as_str(), u32::MAX, u64::MAX);
+            let range = (Bound::Excluded(lo), Bound::Excluded(hi));
+            let Some(entry) = table.range::<QueueKey<'_>>(range)?.next() else {
+                return Ok(keys);
+            };
+            let (key, _) = entry?;
+            let queue = key.value().2.to_owned();
+            keys.push(queue_key(&queue).1.to_owned());
+            after = queue;
+        }
     }
 
     fn remove_task(&mut self, domain: u64, kind: TaskKind, slot: &Slot) -> Result<(), StoreError> {

@@ -1,13 +1,13 @@
-//! `weft workflow pause|resume` and `weft tasklist list|describe|pause|resume|limit` through the
-//! real binary, on a server whose clock the test moves.
+//! `weft workflow pause|resume`, `weft tasklist list|describe|pause|resume|limit` (rate, cap
+//! and fairness keys) and `[[task-list]]` in `weft apply`, through the real binary.
 
 use weft_tests::TestServer;
 
-use super::weft;
+use super::{Weft, weft, write};
 use crate::common::register_domain;
 use crate::flow::{
     D, DECIDERS, decision_task, no_decision_task, register_activity, register_workflow, respond,
-    schedule_activity, start,
+    schedule_activity, start, start_with,
 };
 
 #[tokio::test]
@@ -202,6 +202,7 @@ async fn task_lists_are_paused_and_resumed_from_the_command_line() {
         !nothing.ok && nothing.stderr.contains("--rate"),
         "{nothing:?}"
     );
+    fairness_from_the_command_line(&server, &swf).await;
     let unknown = weft(
         &server,
         &[
@@ -213,4 +214,101 @@ async fn task_lists_are_paused_and_resumed_from_the_command_line() {
         !unknown.ok && unknown.stderr.contains("sideways"),
         "{unknown:?}"
     );
+}
+
+/// `weft tasklist limit --fair-by-tag`: keys set and shown with their waiting tasks, refused
+/// without a prefix, removed.
+async fn fairness_from_the_command_line(
+    server: &TestServer,
+    swf: &weft_tests::aws_sdk_swf::Client,
+) {
+    let limit = |extra: &[&str]| {
+        let mut args = vec!["tasklist", "limit", DECIDERS, "--kind", "decision"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--domain", D]);
+        args.into_iter().map(str::to_owned).collect::<Vec<_>>()
+    };
+    let args = limit(&["--fair-by-tag", "tenant=", "--weight", "acme=3"]);
+    let keyed = weft(server, &args.iter().map(String::as_str).collect::<Vec<_>>()).await;
+    assert_eq!(
+        keyed.out().trim(),
+        format!("decision list {DECIDERS}: fair by tag tenant= (acme 3, others 1)")
+    );
+    start_with(swf, "cli-acme", "w", |s| s.tag_list("tenant=acme")).await;
+    let described = weft(
+        server,
+        &[
+            "tasklist", "describe", DECIDERS, "--kind", "decision", "--domain", D,
+        ],
+    )
+    .await;
+    assert_eq!(
+        described.out().trim(),
+        format!(
+            "decision {DECIDERS}  1 waiting  0 polling  fair by tag tenant= (acme 3, others 1)\n  \
+             key acme  1 waiting  weight 3"
+        )
+    );
+    let task = decision_task(swf, DECIDERS).await;
+    let id = task.workflow_execution().map(|e| e.workflow_id.as_str());
+    assert_eq!(id, Some("cli-acme"));
+    for bad in [
+        vec!["--weight", "acme=3"],
+        vec!["--fair-by-tag", "t=", "--weight", "acme"],
+    ] {
+        let args = limit(&bad);
+        let refused = weft(server, &args.iter().map(String::as_str).collect::<Vec<_>>()).await;
+        assert!(
+            !refused.ok && refused.stderr.contains("--weight"),
+            "{refused:?}"
+        );
+    }
+    let args = limit(&["--fair-by-tag", "none"]);
+    let removed = weft(server, &args.iter().map(String::as_str).collect::<Vec<_>>()).await;
+    assert_eq!(
+        removed.out().trim(),
+        format!("decision list {DECIDERS}: no limit")
+    );
+}
+
+#[tokio::test]
+async fn apply_sets_a_declared_task_lists_limits_and_removes_what_it_leaves_out() {
+    let server = TestServer::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = |limits: &str| {
+        format!(
+            "[domain]\nname = \"{D}\"\n\n[[task-list]]\nname = \"work\"\nkind = \"activity\"\n\
+             {limits}"
+        )
+    };
+    let apply = || Weft::at(&server).dir(dir.path()).run(&["apply"]);
+    let declared =
+        "rate = 20\nconcurrency = 5\nfair-by-tag = \"tenant=\"\nweights = { acme = 3 }\n";
+    write(dir.path(), "weft-app.toml", &manifest(declared));
+    let first = apply().await;
+    assert!(
+        first.out().contains("limited  task list work (activity)"),
+        "{first:?}"
+    );
+    let again = apply().await;
+    assert!(
+        again.out().contains("unchanged  task list work (activity)"),
+        "{again:?}"
+    );
+    let weft = weft_tests::guests::weft_client(&server);
+    let lists = weft.task_lists(D).await.expect("the lists");
+    let work = lists.iter().find(|l| l.name == "work").expect("the list");
+    assert_eq!((work.rate, work.concurrency), (Some(20.0), Some(5)));
+    assert_eq!(work.fairness.as_ref().map(|f| f.weights["acme"]), Some(3));
+
+    write(dir.path(), "weft-app.toml", &manifest("concurrency = 2\n"));
+    let changed = apply().await;
+    assert!(
+        changed.out().contains("limited  task list work (activity)"),
+        "{changed:?}"
+    );
+    let lists = weft.task_lists(D).await.expect("the lists");
+    let work = lists.iter().find(|l| l.name == "work").expect("the list");
+    assert_eq!((work.rate, work.concurrency), (None, Some(2)));
+    assert!(work.fairness.is_none());
 }

@@ -32,6 +32,13 @@
 //! type = "Greeting:1"
 //! cron = ["0 8 * * *"]
 //! time-zone = "Europe/Berlin"
+//!
+//! [[task-list]]  # limits (docs/flow-control.md)
+//! name = "greeting-activities"
+//! kind = "activity"
+//! rate = 20
+//! fair-by-tag = "tenant="
+//! weights = { acme = 3 }
 //! ```
 //!
 //! `[workflow-defaults]` does for `[[workflow]]` what `[activity-defaults]` does for
@@ -45,7 +52,9 @@ use serde_json::{Value, json};
 use weft_host::client::{UpgradePolicy, check_registration};
 
 mod schedules;
+mod task_lists;
 pub(crate) use schedules::{ScheduleEntry, undefined};
+pub(crate) use task_lists::TaskListEntry;
 
 /// The file name `weft apply` looks for in the current directory.
 pub(crate) const FILE_NAME: &str = "weft-app.toml";
@@ -68,6 +77,9 @@ pub(crate) struct Manifest {
     /// Schedules that start the domain's workflows.
     #[serde(default, rename = "schedule")]
     pub(crate) schedules: Vec<ScheduleEntry>,
+    /// Task lists' limits.
+    #[serde(default, rename = "task-list")]
+    pub(crate) task_lists: Vec<TaskListEntry>,
 }
 
 /// `[domain]`.
@@ -261,6 +273,16 @@ impl Manifest {
             schedule.definition()?;
             if !ids.insert(&schedule.id) {
                 return Err(format!("schedule {} is declared twice", schedule.id));
+            }
+        }
+        let mut lists = std::collections::HashSet::new();
+        for list in &self.task_lists {
+            list.request()?;
+            if !lists.insert((&list.kind, &list.name)) {
+                return Err(format!(
+                    "task-list {} ({}) is declared twice",
+                    list.name, list.kind
+                ));
             }
         }
         self.check_twice()?;

@@ -168,3 +168,55 @@ fn a_schedule_reads_into_its_definition_and_a_bad_one_is_refused_by_name() {
         );
     }
 }
+
+#[test]
+fn a_task_list_entry_sets_what_it_declares_and_removes_the_rest() {
+    let manifest = |entry: &str| {
+        let text = format!("[domain]\nname = \"d\"\n[[task-list]]\nname = \"work\"\n{entry}");
+        Manifest::parse(&text)
+    };
+    let read = manifest(
+        "kind = \"activity\"\nrate = 20\nfair-by-tag = \"tenant=\"\nweights = { acme = 3 }\n",
+    )
+    .unwrap();
+    let entry = &read.task_lists[0];
+    let request = entry.request().unwrap();
+    assert_eq!(request.rate, Some(Some(20.0)));
+    assert_eq!(request.concurrency, Some(None), "left out: removed");
+    let fairness = request.fairness.clone().flatten().expect("keys");
+    assert_eq!(
+        (fairness.tag_prefix.as_str(), fairness.weights["acme"]),
+        ("tenant=", 3)
+    );
+    assert!(!entry.matches(None));
+    let held = weft_host::client::TaskListInfo {
+        kind: weft_host::client::BindingKind::Activity,
+        name: "work".into(),
+        pending: 0,
+        pollers: 0,
+        bound: false,
+        paused: None,
+        rate: Some(20.0),
+        concurrency: None,
+        fairness: Some(fairness),
+        keys: Vec::new(),
+    };
+    assert!(entry.matches(Some(&held)));
+    for (bad, named) in [
+        ("kind = \"sideways\"\n", "sideways"),
+        (
+            "kind = \"activity\"\nweights = { acme = 3 }\n",
+            "fair-by-tag",
+        ),
+        (
+            "kind = \"activity\"\n[[task-list]]\nname = \"work\"\nkind = \"activity\"\n",
+            "twice",
+        ),
+    ] {
+        let refused = manifest(bad).unwrap_err();
+        assert!(
+            refused.contains("task-list work") && refused.contains(named),
+            "{refused}"
+        );
+    }
+}

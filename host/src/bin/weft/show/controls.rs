@@ -1,7 +1,7 @@
 //! How operator controls print: run and task-list pauses, task-list rates, batch jobs.
 
 use weft_host::client::{
-    BatchJob, ListLimitReport, ListPauseReport, Pause, PauseReport, TaskListInfo,
+    BatchJob, Fairness, ListLimitReport, ListPauseReport, Pause, PauseReport, TaskListInfo,
 };
 
 use super::time;
@@ -48,11 +48,43 @@ pub(crate) fn task_list(list: &TaskListInfo) -> String {
     if let Some(cap) = list.concurrency {
         line.push_str(&format!("  at most {cap} started"));
     }
+    if let Some(fairness) = &list.fairness {
+        line.push_str(&format!("  {}", fair_by(fairness)));
+    }
     if let Some(pause) = &list.paused {
         line.push_str("  ");
         line.push_str(&pause_line(pause));
     }
     line
+}
+
+/// A task list described: its line, then the tasks waiting under each key.
+pub(crate) fn task_list_described(list: &TaskListInfo) -> Vec<String> {
+    let mut lines = vec![task_list(list)];
+    for key in &list.keys {
+        let name = match key.key.as_str() {
+            "" => "(no key)".to_owned(),
+            key => format!("key {key}"),
+        };
+        let weight = key
+            .weight
+            .map_or_else(String::new, |w| format!("  weight {w}"));
+        lines.push(format!("  {name}  {} waiting{weight}", key.pending));
+    }
+    lines
+}
+
+/// Fairness keys: `fair by tag tenant= (acme 3, others 1)`.
+fn fair_by(fairness: &Fairness) -> String {
+    let mut weights: Vec<String> = (fairness.weights.iter())
+        .map(|(key, weight)| format!("{key} {weight}"))
+        .collect();
+    weights.push(format!("others {}", fairness.default_weight));
+    format!(
+        "fair by tag {} ({})",
+        fairness.tag_prefix,
+        weights.join(", ")
+    )
 }
 
 /// What a task list's pause or resume did: `paused activity list workers`.
@@ -106,7 +138,8 @@ pub(crate) fn list_limited(report: &ListLimitReport) -> String {
     let list = format!("{} list {}", report.kind.name(), report.name);
     let rate = report.rate.map(|rate| format!("at most {rate}/s"));
     let cap = (report.concurrency).map(|cap| format!("at most {cap} started"));
-    match [rate, cap].into_iter().flatten().collect::<Vec<_>>() {
+    let keys = report.fairness.as_ref().map(fair_by);
+    match [rate, cap, keys].into_iter().flatten().collect::<Vec<_>>() {
         limits if limits.is_empty() => format!("{list}: no limit"),
         limits => format!("{list}: {}", limits.join(", ")),
     }

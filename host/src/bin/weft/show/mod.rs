@@ -13,6 +13,7 @@ mod schedules;
 
 pub(crate) use controls::{
     batch_job, batch_job_line, list_limited, list_paused, pause_line, paused, task_list,
+    task_list_described,
 };
 pub(crate) use schedules::{schedule, schedule_line};
 
