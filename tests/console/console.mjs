@@ -27,10 +27,12 @@
 // (of a workflow type registered here, on a task list nobody polls), pause it from its page with
 // a reason and see the reason there, resume it and see the pause gone; in the domain's Task lists
 // tab, pause that run's decision list with a reason, see the reason in its row, resume it and see
-// it unpaused, limit it to 5 tasks a second and see the rate in its row and the API, remove the
-// limit and see none; make a schedule through the `/v1` API (of a workflow type registered here,
-// signed as the tenant) and, in the domain's Schedules tab, see it, pause it with a note, unpause it,
-// trigger it and see the run it started, delete it and see none left; start two runs with a tag
+// it unpaused; through its Limit… dialog limit it to 5 tasks a second, cap it at 3 tasks started
+// (the rate kept), remove the rate (the cap kept), key it by the tag prefix tenant= with acme
+// weighing 3 and see the tasks waiting under each key (a run tagged tenant=acme started for it),
+// remove the cap and the keys, seeing each in its row and the API; make a schedule through the
+// `/v1` API (of a workflow type registered here, signed as the tenant) and, in the domain's
+// Schedules tab, see it, pause it with a note, unpause it, trigger it and see the run it started, delete it and see none left; start two runs with a tag
 // of the script's own and make a batch job through the `/v1` API that signals them at a run a
 // second, see it in the domain's Batch jobs tab (and no other tenant's job) until it is done with
 // its progress bar full, open its details, see the signal in both runs' histories, and terminate
@@ -508,8 +510,9 @@ for (const [i, tenant] of config.tenants.entries()) {
 
   // A run of this script's own, waiting on a task list nobody polls with its first decision task
   // queued: held while the run is paused, and what keeps the list in the Task lists tab. It is
-  // terminated at the end of the second step.
-  const held = { workflowId: 'console-paused', list: 'console-paused-nobody' };
+  // terminated at the end of the second step, with the run tagged tenant=acme (`keyedWorkflowId`)
+  // that the second step starts on the same list to see a task waiting under a fairness key.
+  const held = { workflowId: 'console-paused', keyedWorkflowId: 'console-keyed', list: 'console-paused-nobody' };
   const heldRun = (runId) => ['domains', tenant.domain, 'workflows', held.workflowId, 'runs', runId];
   /** A time as the console shows it, in a regular expression. */
   const shownTime = String.raw`\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}`;
@@ -583,39 +586,116 @@ for (const [i, tenant] of config.tenants.entries()) {
     const resumed = await listed();
     check(resumed !== undefined && resumed.paused === undefined, `the API describes the resumed list as ${JSON.stringify(resumed)}`);
 
-    // A rate on the same list, set and then removed through its Limit… dialog.
-    const rateCell = row.getByTestId('task-list-rate');
-    const rateReads = (words) =>
-      until(async () => (await rateCell.textContent()).trim() === words, `the list's Rate column does not read ${words}`);
-    await rateReads('no limit');
-    await row.getByTestId('task-list-limit').click();
-    await page.getByTestId('dialog').filter({ hasText: held.list }).waitFor();
-    const rateInput = page.getByTestId('task-list-limit-rate');
-    const unset = await rateInput.inputValue();
-    check(unset === '', `the limit dialog of a list without a rate offers ${JSON.stringify(unset)}`);
-    await rateInput.fill('5');
+    // Limits on the same list, set and then removed through its Limit… dialog, which sends only
+    // what was changed: a rate; a concurrency cap beside it, the rate kept; the rate removed, the
+    // cap kept; fairness keys by the tag prefix tenant=, acme weighing 3, with what waits under
+    // each key (the held run has no key; a run of this script's own is tagged tenant=acme); then
+    // the cap and the keys removed together.
+    const limitsCell = row.getByTestId('task-list-limits');
+    const limitsRead = (lines) =>
+      until(async () => {
+        const shown = lines.length === 0 ? [(await limitsCell.textContent()).trim()] : await limitsCell.locator('div').allTextContents();
+        return JSON.stringify(shown) === JSON.stringify(lines.length === 0 ? ['no limit'] : lines);
+      }, `the list's Limits column does not read ${lines.length === 0 ? 'no limit' : lines.join('; ')}`);
+    const keysCell = row.getByTestId('task-list-keys');
+    const keysRead = (words) =>
+      until(async () => (await keysCell.textContent()).trim() === words, `the list's keys do not read ${words}`);
+    const fields = {
+      rate: page.getByTestId('task-list-limit-rate'),
+      concurrency: page.getByTestId('task-list-limit-concurrency'),
+      tagPrefix: page.getByTestId('task-list-limit-tag-prefix'),
+      weights: page.getByTestId('task-list-limit-weights'),
+      defaultWeight: page.getByTestId('task-list-limit-default-weight'),
+    };
+    /** Opens the list's Limit… dialog and checks that it offers the list's limits as `offers`. */
+    const openLimit = async (offers) => {
+      await row.getByTestId('task-list-limit').click();
+      await page.getByTestId('dialog').filter({ hasText: held.list }).waitFor();
+      for (const [name, input] of Object.entries(fields)) {
+        const value = await input.inputValue();
+        const want = offers[name] ?? '';
+        check(value === want, `the limit dialog offers ${name} ${JSON.stringify(value)}, not ${JSON.stringify(want)}`);
+      }
+    };
+    await limitsRead([]);
+    await openLimit({});
+    check(await fields.weights.isDisabled(), 'the limit dialog takes weights without a tag prefix');
+    await fields.rate.fill('5');
     await confirmDialog(page);
-    await rateReads('at most 5/s');
+    await limitsRead(['at most 5/s']);
     const limited = await listed();
     check(limited?.rate === 5, `the API describes the limited list as ${JSON.stringify(limited)}`);
 
-    await row.getByTestId('task-list-limit').click();
-    await page.getByTestId('dialog').filter({ hasText: held.list }).waitFor();
-    const current = await rateInput.inputValue();
-    check(current === '5', `the limit dialog of a list at most 5/s offers ${JSON.stringify(current)}`);
-    await rateInput.fill('');
+    await openLimit({ rate: '5' });
+    await fields.concurrency.fill('3');
     await confirmDialog(page);
-    await rateReads('no limit');
-    const unlimited = await listed();
-    check(unlimited !== undefined && unlimited.rate === undefined, `the API describes the unlimited list as ${JSON.stringify(unlimited)}`);
+    await limitsRead(['at most 5/s', 'at most 3 started']);
+    const capped = await listed();
+    check(capped?.rate === 5 && capped.concurrency === 3, `the API describes the capped list as ${JSON.stringify(capped)}`);
 
-    // Done with the run.
-    await swfCall(tenant, 'TerminateWorkflowExecution', {
+    await openLimit({ rate: '5', concurrency: '3' });
+    await fields.rate.fill('');
+    await confirmDialog(page);
+    await limitsRead(['at most 3 started']);
+    const unlimited = await listed();
+    check(
+      unlimited !== undefined && unlimited.rate === undefined && unlimited.concurrency === 3,
+      `the API describes the list without a rate as ${JSON.stringify(unlimited)}`,
+    );
+
+    await openLimit({ concurrency: '3' });
+    await fields.tagPrefix.fill('tenant=');
+    await fields.weights.fill('acme=3');
+    await confirmDialog(page);
+    await limitsRead(['at most 3 started', 'fair by tag tenant= (acme 3, others 1)']);
+    const keyed = await listed();
+    const fairness = keyed?.fairness;
+    check(
+      keyed?.concurrency === 3 &&
+        fairness?.tagPrefix === 'tenant=' &&
+        fairness.defaultWeight === 1 &&
+        JSON.stringify(fairness.weights) === JSON.stringify({ acme: 3 }),
+      `the API describes the keyed list as ${JSON.stringify(keyed)}`,
+    );
+    await keysRead('(no key) 1');
+    const type = await registerIdleType(tenant, held.workflowId);
+    const { runId: keyedRunId } = await swfCall(tenant, 'StartWorkflowExecution', {
       domain: tenant.domain,
-      workflowId: held.workflowId,
-      runId: held.runId,
-      reason: 'the console test is done with it',
+      workflowId: held.keyedWorkflowId,
+      workflowType: type,
+      tagList: ['tenant=acme'],
     });
+    held.keyedRunId = keyedRunId;
+    await until(
+      async () => (await listed())?.keys?.some((k) => k.key === 'acme' && k.pending === 1 && k.weight === 3),
+      'the API shows no task waiting under the key acme, of weight 3',
+    );
+    await page.getByTestId('task-lists-refresh').click();
+    await keysRead('acme 1 · (no key) 1');
+
+    await openLimit({ concurrency: '3', tagPrefix: 'tenant=', weights: 'acme=3', defaultWeight: '1' });
+    await fields.concurrency.fill('');
+    await fields.tagPrefix.fill('');
+    await confirmDialog(page);
+    await limitsRead([]);
+    const unkeyed = await listed();
+    check(
+      unkeyed !== undefined && unkeyed.rate === undefined && unkeyed.concurrency === undefined && unkeyed.fairness === undefined,
+      `the API describes the list without limits as ${JSON.stringify(unkeyed)}`,
+    );
+
+    // Done with the runs.
+    for (const [workflowId, runId] of [
+      [held.workflowId, held.runId],
+      [held.keyedWorkflowId, held.keyedRunId],
+    ]) {
+      await swfCall(tenant, 'TerminateWorkflowExecution', {
+        domain: tenant.domain,
+        workflowId,
+        runId,
+        reason: 'the console test is done with it',
+      });
+    }
   });
 
   await step(`${t}-schedules`, async () => {

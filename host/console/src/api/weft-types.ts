@@ -125,6 +125,34 @@ export interface TaskListState {
   paused?: Pause;
   /** The tasks it hands out per second at most, across every node and poller; absent without a limit. */
   rate?: number;
+  /** Its tasks started and not finished at most, across every node and poller; absent without a cap. */
+  concurrency?: number;
+  /** How its tasks are keyed and the keys weighed, if they are. */
+  fairness?: Fairness;
+  /** The tasks waiting under each key, while any task is keyed or the list has fairness keys. */
+  keys?: KeyState[];
+}
+
+/**
+ * A task list's fairness keys: a run's key is the rest of its first tag that starts with
+ * `tagPrefix` (`tenant=` keys the tag `tenant=acme` as `acme`); each key gets a share of the
+ * list's hand-outs in proportion to its weight.
+ */
+export interface Fairness {
+  tagPrefix: string;
+  /** The weight of each key named (1 to 1000). */
+  weights?: Record<string, number>;
+  /** The weight of every other key, and of the runs without one (1 to 1000). */
+  defaultWeight: number;
+}
+
+/** The tasks waiting in a task list under one fairness key. */
+export interface KeyState {
+  /** The key; `""` for the tasks of runs without one. */
+  key: string;
+  pending: number;
+  /** Its weight, while the list has fairness keys. */
+  weight?: number;
 }
 
 /** What `POST /v1/domains/{domain}/task-lists/{kind}/{name}/pause` or `.../resume` did. */
@@ -136,13 +164,30 @@ export interface ListPauseReport {
   changed: boolean;
 }
 
-/** What `POST /v1/domains/{domain}/task-lists/{kind}/{name}/limit` (body `{"rate": number | null}`) did. */
+/**
+ * The body of `POST /v1/domains/{domain}/task-lists/{kind}/{name}/limit`: each member given is set
+ * (`null` removes it), each one left out stays as it is; an empty body is refused.
+ */
+export interface ListLimitRequest {
+  /** Tasks handed out per second at most (more than 0). */
+  rate?: number | null;
+  /** Tasks started and not finished at most (1 to 10000). */
+  concurrency?: number | null;
+  /** The fairness keys, replacing what was; `defaultWeight` is 1 if left out. */
+  fairness?: (Omit<Fairness, 'defaultWeight'> & { defaultWeight?: number }) | null;
+}
+
+/** What `POST /v1/domains/{domain}/task-lists/{kind}/{name}/limit` did. */
 export interface ListLimitReport {
   kind: BindingKind;
   name: string;
-  /** Its rate now, in tasks per second: absent once the limit is removed. */
+  /** Its rate now, in tasks per second: absent without one. */
   rate?: number;
-  /** False when the list had that rate (or no limit) already. */
+  /** Its concurrency cap now: absent without one. */
+  concurrency?: number;
+  /** Its fairness keys now: absent without them. */
+  fairness?: Fairness;
+  /** False when the list had those limits already. */
   changed: boolean;
 }
 
