@@ -33,8 +33,8 @@ use super::{Api, auth};
 
 use crate::fault::Fault;
 use crate::model::{
-    Batch, BatchAction, BatchFailure, BatchOutcome, PauseRequest, ResetRequest, RunCount,
-    RunFilter, RunQuery,
+    Batch, BatchAction, BatchFailure, BatchOutcome, PauseRequest, ResetPoint, ResetRequest,
+    RunCount, RunFilter, RunQuery,
 };
 use crate::ops::{Ctx, pauses, resets, runs};
 
@@ -221,12 +221,12 @@ pub(super) fn swf_call(domain: &str, action: &BatchAction) -> Option<(Operation,
             Operation::SignalWorkflowExecution,
             json!({"domain": domain, "signalName": signal_name, "input": input}),
         )),
-        BatchAction::Pause { .. } | BatchAction::Resume => None,
+        BatchAction::Pause { .. } | BatchAction::Resume | BatchAction::Reset { .. } => None,
     }
 }
 
-/// Acts on the run `workflow_id`/`run_id`: its SWF call, if the action is one, else its pause
-/// or resume.
+/// Acts on the run `workflow_id`/`run_id`: its SWF call, if the action is one, else its pause,
+/// resume or reset (unchecked, as a batch job's).
 async fn act(
     api: &Api,
     ctx: &Ctx,
@@ -240,6 +240,18 @@ async fn act(
         return super::call_json(service, ctx, *operation, input)
             .await
             .map(drop);
+    }
+    if let BatchAction::Reset { to, reason } = action {
+        let request = ResetRequest {
+            run_id: Some(run_id),
+            to: ResetPoint::Named(*to),
+            reason: reason.clone(),
+            force: true,
+            reapply_signals: true,
+        };
+        let (domain, workflow_id) = (domain.to_owned(), workflow_id.into());
+        let reset = resets::reset(service, ctx, domain, workflow_id, request).await;
+        return reset.map(drop);
     }
     let request = PauseRequest {
         run_id: Some(run_id),

@@ -7,7 +7,9 @@ use crate::model::events::Cause;
 use crate::model::{BatchAction, BatchJobState, BatchRecord, Pause, Run};
 use crate::store::{Cursor, Deadline, Filter, Listing, StoreError, Writes};
 
-use super::{Engine, Setup, pause_run, request_cancel, resume_run, signal, terminate};
+use super::{
+    Engine, Setup, pause_run, request_cancel, reset_unchecked, resume_run, signal, terminate,
+};
 
 /// How far apart a job's steps are, in seconds: its rate is runs per step.
 pub(crate) const STEP_SECS: u64 = 1;
@@ -93,11 +95,11 @@ fn step(eng: &mut Engine<'_, '_>, batch: &mut BatchRecord) -> Result<bool, Store
         // closed it, since.
         let why = match eng.open_run(listed.seq)? {
             Some(mut run) => act(eng, &mut run, &action, &batch.job.by)?,
-            None => Some("The run closed meanwhile"),
+            None => Some("The run closed meanwhile".into()),
         };
         match why {
             None => batch.job.done += 1,
-            Some(why) => batch.failed(workflow_id, run_id, why.to_owned()),
+            Some(why) => batch.failed(workflow_id, run_id, why),
         }
     }
     Ok(page.more)
@@ -109,7 +111,7 @@ fn act(
     run: &mut Run,
     action: &BatchAction,
     by: &str,
-) -> Result<Option<&'static str>, StoreError> {
+) -> Result<Option<String>, StoreError> {
     match action.clone() {
         BatchAction::Terminate { reason, details } => {
             let cause = Some(Cause::OperatorInitiated);
@@ -123,14 +125,15 @@ fn act(
             let at = eng.tx.now();
             let by = by.to_owned();
             if pause_run(eng, run, Pause { at, by, reason })?.is_none() {
-                return Ok(Some("The run is paused already"));
+                return Ok(Some("The run is paused already".into()));
             }
         }
         BatchAction::Resume => {
             if resume_run(eng, run)?.is_none() {
-                return Ok(Some("The run is not paused"));
+                return Ok(Some("The run is not paused".into()));
             }
         }
+        BatchAction::Reset { to, reason } => return reset_unchecked(eng, run, to, reason),
     }
     Ok(None)
 }

@@ -11,15 +11,15 @@
 use crate::clock::Timestamp;
 use crate::model::events::{Cause, Event, HistoryEvent, attrs};
 use crate::model::{
-    DecisionTask, ItemKind, NamedPoint, NextDecision, Pin, ResetPoint, Run, RunId, Timer,
-    WorkflowExecution,
+    BindingKind, DecisionTask, ItemKind, NamedPoint, NextDecision, Pin, ResetPoint, Run, RunId,
+    Timer, WorkflowExecution,
 };
 use crate::store::{
     Counter, Deadline, HistoryPages, ItemWrites, Listing, Reads, StoreError, Writes,
 };
 
 use super::import::{Folded, left_open};
-use super::{Engine, pin_run, signal, terminate};
+use super::{Engine, new_run_id, pin_run, signal, terminate};
 
 /// Where a reset cuts a history, and what the carried events leave.
 #[derive(Clone)]
@@ -296,6 +296,44 @@ fn signals_after(
         }
     }
     Ok(signals)
+}
+
+/// Resets the open `run` to the decision task `to` names, unchecked against its decider (a
+/// batch job's reset: the new run is pinned to the decision binding's current module, if the
+/// task's list has one), signals received after that task recorded again; answers why it
+/// cannot, if it cannot.
+pub(crate) fn reset_unchecked(
+    eng: &mut Engine<'_, '_>,
+    run: &mut Run,
+    to: NamedPoint,
+    reason: Option<String>,
+) -> Result<Option<String>, StoreError> {
+    if run.imported {
+        return Ok(Some("An imported run cannot be reset".into()));
+    }
+    if run.parent.is_some() {
+        return Ok(Some("A child run cannot be reset: reset its parent".into()));
+    }
+    let mut events = Vec::new();
+    let mut pages = HistoryPages::since(run.seq, 1);
+    while let Some(page) = pages.next(&*eng.tx)? {
+        for (_, json) in &page {
+            events.push(serde_json::from_slice::<HistoryEvent>(json).map_err(StoreError::broken)?);
+        }
+    }
+    let cut = match cut(&events, ResetPoint::Named(to)) {
+        Ok(cut) => cut,
+        Err(why) => return Ok(Some(why)),
+    };
+    let binding = (eng.tx).binding(eng.domain, BindingKind::Decision, &cut.task.list)?;
+    let how = ResetRun {
+        run_id: new_run_id()?,
+        module: binding.map(|b| b.module),
+        reason,
+        reapply_signals: true,
+    };
+    reset_run(eng, run, &cut, how)?;
+    Ok(None)
 }
 
 #[cfg(test)]

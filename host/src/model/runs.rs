@@ -203,10 +203,20 @@ pub enum BatchAction {
     },
     /// A resume of a paused run.
     Resume,
+    /// A reset (`model::resets`) to the decision task `to` names, unchecked against the
+    /// decider (as with `force`), signals received after it recorded again.
+    Reset {
+        /// The decision task decided again.
+        to: super::NamedPoint,
+        /// Why, recorded as the old run's termination reason.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
 }
 
 impl BatchAction {
-    /// Its name in the API: `terminate`, `requestCancel`, `signal`, `pause` or `resume`.
+    /// Its name in the API: `terminate`, `requestCancel`, `signal`, `pause`, `resume` or
+    /// `reset`.
     pub fn name(&self) -> &'static str {
         match self {
             BatchAction::Terminate { .. } => "terminate",
@@ -214,6 +224,7 @@ impl BatchAction {
             BatchAction::Signal { .. } => "signal",
             BatchAction::Pause { .. } => "pause",
             BatchAction::Resume => "resume",
+            BatchAction::Reset { .. } => "reset",
         }
     }
 }

@@ -22,7 +22,8 @@ pub(crate) async fn create(
     request: BatchJobRequest,
 ) -> Result<BatchJob, Fault> {
     let rate = job_rate(svc, ctx, request.rate)?;
-    if let BatchAction::Pause { reason } = &request.batch.action {
+    if let BatchAction::Pause { reason } | BatchAction::Reset { reason, .. } = &request.batch.action
+    {
         check_reason(reason.as_deref())?;
     }
     let mut filter = request.batch.filter;

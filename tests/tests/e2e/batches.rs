@@ -8,7 +8,7 @@ use futures_util::StreamExt as _;
 
 use weft_host::client::{
     Batch, BatchAction, BatchJob, BatchJobRequest, BatchJobState, Client as WeftClient,
-    ClientError, RunFilter, RunState,
+    ClientError, NamedPoint, RunFilter, RunState,
 };
 use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::Client;
@@ -247,4 +247,52 @@ async fn a_batch_job_over_5000_runs_survives_a_restart_and_acts_on_each_once() {
         .await
         .expect("a count");
     assert_eq!(closed.count(), 5000);
+}
+
+#[tokio::test]
+async fn a_batch_reset_starts_each_run_again_from_its_first_decision() {
+    let (server, swf) = manual_server().await;
+    register_workflow(&swf, "w").await;
+    start_tagged(&swf, "redo", 2).await;
+    let weft = weft_client(&server);
+    // One run decides once; the other's first decision task never started.
+    let task = decision_task(&swf, DECIDERS).await;
+    respond(&swf, task.task_token(), vec![]).await;
+    let decided = task
+        .workflow_execution()
+        .expect("a run")
+        .workflow_id()
+        .to_owned();
+    let other = if decided == "redo-0" {
+        "redo-1"
+    } else {
+        "redo-0"
+    };
+    let before = latest_run(&swf, &decided).await;
+
+    let reset = BatchAction::Reset {
+        to: NamedPoint::First,
+        reason: Some("redo".into()),
+    };
+    let made = weft.create_batch_job(D, &job("redo", reset, 10)).await;
+    let done = until_progress(&weft, &made.expect("made").id, 2).await;
+    assert_eq!((done.done, done.failed), (1, 1), "{done:?}");
+    assert_eq!(done.failures[0].workflow_id, other, "{done:?}");
+    let after = latest_run(&swf, &decided).await;
+    assert_ne!(after, before, "the decided run was not reset");
+    let old = history(&swf, &decided, &before).await;
+    let last = old.last().expect("the old run's events");
+    let terminated = last
+        .workflow_execution_terminated_event_attributes()
+        .expect("the old run was terminated");
+    assert_eq!(terminated.reason(), Some("redo"));
+    // The new run carries the start and decides its first task again.
+    let new = history(&swf, &decided, &after).await;
+    let types: Vec<_> = new.iter().map(|e| e.event_type().as_str()).collect();
+    assert_eq!(
+        types,
+        ["WorkflowExecutionStarted", "DecisionTaskScheduled"],
+        "{types:?}"
+    );
+    drop(server);
 }

@@ -3,7 +3,7 @@
 
 use clap::{Args, Subcommand, ValueEnum};
 use weft_host::client::{
-    Batch, BatchAction, BatchJobRequest, Client, RunFilter, RunState, Timestamp,
+    Batch, BatchAction, BatchJobRequest, Client, NamedPoint, RunFilter, RunState, Timestamp,
 };
 
 use crate::project;
@@ -25,9 +25,13 @@ pub(crate) struct WorkflowBatch {
     /// The signal's input (signal only).
     #[arg(long)]
     input: Option<String>,
-    /// Why (terminate and pause).
+    /// Why (terminate, pause and reset).
     #[arg(long)]
     reason: Option<String>,
+    /// The decision task a reset decides again: the run's first, or the last before its first
+    /// failure (reset only).
+    #[arg(long, value_enum)]
+    to: Option<Point>,
     /// Runs acted on per second (default and most: the server's max_batch_rate).
     #[arg(long, value_name = "N")]
     rate: Option<u32>,
@@ -41,6 +45,15 @@ enum Verb {
     Signal,
     Pause,
     Resume,
+    /// Reset each run to --to, unchecked against its decider.
+    Reset,
+}
+
+/// Where a batch reset cuts each run, as `--to` names it.
+#[derive(Clone, Copy, ValueEnum)]
+enum Point {
+    First,
+    LastGood,
 }
 
 /// Makes the job `batch` asks for in `domain` and prints it (its id first).
@@ -50,6 +63,9 @@ pub(crate) async fn make(
     batch: WorkflowBatch,
     json: bool,
 ) -> anyhow::Result<()> {
+    if batch.to.is_some() && !matches!(batch.action, Verb::Reset) {
+        anyhow::bail!("--to is for the reset action");
+    }
     let action = match (batch.action, batch.signal_name) {
         (Verb::Signal, None) => anyhow::bail!("a signal batch needs --signal NAME"),
         (Verb::Signal, Some(signal_name)) => BatchAction::Signal {
@@ -66,6 +82,14 @@ pub(crate) async fn make(
             reason: batch.reason,
         },
         (Verb::Resume, None) => BatchAction::Resume,
+        (Verb::Reset, None) => BatchAction::Reset {
+            to: match batch.to {
+                Some(Point::First) => NamedPoint::First,
+                Some(Point::LastGood) => NamedPoint::LastGood,
+                None => anyhow::bail!("a reset batch needs --to first|last-good"),
+            },
+            reason: batch.reason,
+        },
     };
     let request = BatchJobRequest {
         batch: Batch {

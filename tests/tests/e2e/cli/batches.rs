@@ -89,16 +89,46 @@ async fn batch_jobs_are_made_followed_and_canceled_from_the_command_line() {
         !refused.ok && refused.stderr.contains("--signal NAME"),
         "{refused:?}"
     );
+    let unpointed = weft(
+        &server,
+        &["workflow", "batch", "reset", "--tag", "old", "--domain", D],
+    )
+    .await;
+    assert!(
+        !unpointed.ok && unpointed.stderr.contains("--to first|last-good"),
+        "{unpointed:?}"
+    );
+    // The runs left have no decision task started: each fails, with why.
+    let reset = weft(
+        &server,
+        &[
+            "workflow", "batch", "reset", "--tag", "old", "--to", "first", "--reason", "redo",
+            "--domain", D,
+        ],
+    )
+    .await;
+    let id = reset
+        .out()
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let json = until_done(&server, &id, 4).await;
+    assert_eq!(
+        (json["action"].as_str(), json["failed"].as_u64()),
+        (Some("reset"), Some(4))
+    );
 }
 
-/// `weft batch describe ID --json` once the job has acted on `count` runs.
+/// `weft batch describe ID --json` once the job has acted on (or failed) `count` runs.
 async fn until_done(server: &TestServer, id: &str, count: u64) -> serde_json::Value {
     let began = std::time::Instant::now();
     loop {
         let json = weft(server, &["batch", "describe", id, "--domain", D, "--json"])
             .await
             .json();
-        if json["done"].as_u64().unwrap_or(0) >= count {
+        let count_of = |member: &str| json[member].as_u64().unwrap_or(0);
+        if count_of("done") + count_of("failed") >= count {
             return json;
         }
         assert!(began.elapsed() < Duration::from_secs(30), "{json}");
