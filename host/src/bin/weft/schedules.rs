@@ -117,6 +117,22 @@ struct Options {
     /// A tag of the runs; repeat for several (at most 5).
     #[arg(long)]
     tag: Vec<String>,
+    /// The time a run may take (default: the type's).
+    #[arg(long, value_parser = duration)]
+    execution_timeout: Option<u64>,
+    /// The time a decision task may take (default: the type's).
+    #[arg(long, value_parser = duration)]
+    task_timeout: Option<u64>,
+    /// What a run's close does to its open children: terminate, request-cancel or abandon
+    /// (default: the type's).
+    #[arg(long, value_parser = child_policy)]
+    child_policy: Option<String>,
+    /// The runs' task priority (default: the type's; higher first).
+    #[arg(long, allow_negative_numbers = true)]
+    priority: Option<i32>,
+    /// The IAM role the runs' Lambda functions are invoked with.
+    #[arg(long, value_name = "ARN")]
+    lambda_role: Option<String>,
     /// A time missed by longer than this (the server was down) is skipped (default: 60s).
     #[arg(long, value_parser = duration)]
     catchup_window: Option<u64>,
@@ -232,6 +248,21 @@ impl Options {
         if !self.tag.is_empty() {
             action.tag_list = self.tag;
         }
+        let secs = |secs: Option<u64>| secs.map(|s| s.to_string());
+        set(
+            &mut action.execution_start_to_close_timeout,
+            secs(self.execution_timeout),
+        );
+        set(
+            &mut action.task_start_to_close_timeout,
+            secs(self.task_timeout),
+        );
+        set(&mut action.child_policy, self.child_policy);
+        set(
+            &mut action.task_priority,
+            self.priority.map(|p| p.to_string()),
+        );
+        set(&mut action.lambda_role, self.lambda_role);
         if let Some(overlap) = self.overlap {
             definition.overlap = overlap;
         }
@@ -257,6 +288,15 @@ fn start_action(ty: weft_host::client::TypeRef) -> StartAction {
         task_start_to_close_timeout: None,
         child_policy: None,
         lambda_role: None,
+    }
+}
+
+/// A child policy by its name (`request-cancel` or `REQUEST_CANCEL`), as SWF spells it.
+fn child_policy(text: &str) -> Result<String, String> {
+    let policy = text.to_ascii_uppercase().replace('-', "_");
+    match policy.as_str() {
+        "TERMINATE" | "REQUEST_CANCEL" | "ABANDON" => Ok(policy),
+        _ => Err("expected terminate, request-cancel or abandon".into()),
     }
 }
 

@@ -98,6 +98,48 @@ async fn a_schedule_is_run_from_the_command_line() {
         ),
         "{changed:?}"
     );
+    // The start request's members; the rest of the schedule stays.
+    let started_as = run(schedule(&[
+        "update",
+        "hourly",
+        "--priority",
+        "-5",
+        "--child-policy",
+        "request-cancel",
+        "--execution-timeout",
+        "5m",
+        "--task-timeout",
+        "20s",
+        "--json",
+    ]))
+    .await
+    .json();
+    let action = &started_as["schedule"]["action"];
+    assert_eq!(
+        (
+            &action["taskPriority"],
+            &action["childPolicy"],
+            &action["executionStartToCloseTimeout"],
+            &action["taskStartToCloseTimeout"],
+            &action["input"],
+        ),
+        (
+            &"-5".into(),
+            &"REQUEST_CANCEL".into(),
+            &"300".into(),
+            &"20".into(),
+            &"go".into()
+        ),
+        "{started_as}"
+    );
+    let policy = run(schedule(&[
+        "update",
+        "hourly",
+        "--child-policy",
+        "sometimes",
+    ]))
+    .await;
+    assert!(policy.err().contains("request-cancel"), "{policy:?}");
     let triggered = run(schedule(&["trigger", "hourly"])).await;
     assert_eq!(
         triggered.out(),

@@ -41,6 +41,10 @@ pub(crate) struct ScheduleEntry {
     /// The runs' tags.
     #[serde(default)]
     pub(crate) tags: Vec<String>,
+    /// The runs' task priority (default: the type's).
+    pub(crate) priority: Option<i32>,
+    /// The IAM role the runs' Lambda functions are invoked with.
+    pub(crate) lambda_role: Option<String>,
     /// How late a time may be acted on after downtime (default 60s).
     pub(crate) catchup_window: Option<String>,
     /// Each run starts up to this much after its time.
@@ -82,14 +86,14 @@ impl ScheduleEntry {
                     version: version.to_owned(),
                 },
                 task_list: self.task_list.clone(),
-                task_priority: None,
+                task_priority: self.priority.map(|p| p.to_string()),
                 input: self.input.clone(),
                 execution_start_to_close_timeout: swf_secs(&self.execution_timeout)
                     .map_err(problem)?,
                 tag_list: self.tags.clone(),
                 task_start_to_close_timeout: swf_secs(&self.task_timeout).map_err(problem)?,
                 child_policy: self.child_policy.clone(),
-                lambda_role: None,
+                lambda_role: self.lambda_role.clone(),
             },
             overlap,
             catchup_window: secs(&self.catchup_window).map_err(problem)?,

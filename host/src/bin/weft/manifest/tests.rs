@@ -145,10 +145,13 @@ fn a_schedule_reads_into_its_definition_and_a_bad_one_is_refused_by_name() {
     };
     let read = manifest(
         "cron = [\"30 2 * * *\"]\ntime-zone = \"Europe/Berlin\"\noverlap = \"buffer-one\"\n\
-         catchup-window = \"5m\"\ntags = [\"reports\"]\n",
+         catchup-window = \"5m\"\ntags = [\"reports\"]\npriority = -7\n\
+         lambda-role = \"arn:aws:iam::123456789012:role/lambda\"\n",
     )
     .unwrap();
     let definition = read.schedules[0].definition().unwrap();
+    assert_eq!(definition.action.task_priority.as_deref(), Some("-7"));
+    assert!(definition.action.lambda_role.is_some());
     assert_eq!(definition.spec.cron, ["30 2 * * *"]);
     assert_eq!(definition.spec.time_zone.as_deref(), Some("Europe/Berlin"));
     assert_eq!(definition.overlap, weft_host::client::Overlap::BufferOne);
