@@ -14,12 +14,23 @@ use super::{
 /// How far apart a job's steps are, in seconds: its rate is runs per step.
 pub(crate) const STEP_SECS: u64 = 1;
 
-/// Stores the new batch job `record` and arms its first step, now.
+/// The finished jobs a domain keeps, newest first: as many as a listing shows.
+pub(crate) const KEPT_JOBS: usize = 100;
+
+/// Stores the new batch job `record` and arms its first step, now; the domain's finished jobs
+/// past the newest [`KEPT_JOBS`] go.
 pub(crate) fn begin_batch(
     tx: &mut dyn Writes,
     setup: &Setup,
     record: &BatchRecord,
 ) -> Result<(), StoreError> {
+    // A few at a time: each new job adds one.
+    let older = tx.batches(record.domain, KEPT_JOBS + 8)?;
+    for old in older.iter().skip(KEPT_JOBS - 1) {
+        if old.job.state != BatchJobState::Running {
+            tx.delete_batch(old)?;
+        }
+    }
     tx.put_batch(record)?;
     let now = tx.now();
     let mut eng = Engine::new(tx, record.domain, setup);

@@ -39,7 +39,7 @@ mod timeouts;
 
 pub(crate) use activities::{ActivityOutcome, close_activity, record_heartbeat};
 pub(crate) use alarm::Heard;
-pub(crate) use batches::begin_batch;
+pub(crate) use batches::{KEPT_JOBS, begin_batch};
 pub(crate) use claims::{
     Claimed, DecisionClaim, FunctionClaim, HistoryAsk, TaskRef, claim_for, started_decision,
     started_task,

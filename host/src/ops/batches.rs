@@ -1,7 +1,7 @@
 //! Batch jobs (`/v1/domains/{domain}/batches`; see `model::batches` for what a job does and
 //! `engine::batches` for its steps): made, listed, described and canceled.
 
-use crate::engine::begin_batch;
+use crate::engine::{KEPT_JOBS, begin_batch};
 use crate::fault::{Fault, echo};
 use crate::model::{BatchAction, BatchJob, BatchJobRequest, BatchJobState, BatchRecord, RunState};
 use crate::store::{Listing, Reads};
@@ -9,9 +9,6 @@ use crate::store::{Listing, Reads};
 use super::pauses::{caller, check_reason};
 use super::runs::{Plan, resolve_module};
 use super::{Ctx, Service, known_domain};
-
-/// The jobs a listing shows at most.
-pub(crate) const LISTED: usize = 100;
 
 /// Makes a batch job acting on the open runs `request` picks in `domain`; its first step comes
 /// at once. The action's members were checked by the caller as the SWF call's would be.
@@ -91,13 +88,14 @@ fn job_rate(svc: &Service, ctx: &Ctx, asked: Option<u32>) -> Result<u32, Fault> 
     Ok(tenant.map_or(rate, |t| rate.min((t.floor() as u32).max(1))))
 }
 
-/// The domain's batch jobs, newest first (at most [`LISTED`]).
+/// The domain's newest batch jobs, newest first (at most [`KEPT_JOBS`]: as many as it keeps
+/// finished ones).
 pub(crate) async fn list(svc: &Service, ctx: &Ctx, domain: String) -> Result<Vec<BatchJob>, Fault> {
     let scope = ctx.scope.clone();
     svc.store
         .read(move |tx| {
             let domain = known_domain(tx, &scope, &domain)?;
-            let jobs = tx.batches(domain.id, LISTED)?;
+            let jobs = tx.batches(domain.id, KEPT_JOBS)?;
             Ok(jobs.into_iter().map(|r| r.job).collect())
         })
         .await

@@ -418,6 +418,9 @@ pub(crate) trait Writes:
 pub(crate) trait BatchWrites {
     /// Adds `batch`, or replaces the one of its seq.
     fn put_batch(&mut self, batch: &BatchRecord) -> Result<(), StoreError>;
+
+    /// Removes the job `batch`.
+    fn delete_batch(&mut self, batch: &BatchRecord) -> Result<(), StoreError>;
 }
 
 /// The changes to task lists' controls.

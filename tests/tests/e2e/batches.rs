@@ -296,3 +296,28 @@ async fn a_batch_reset_starts_each_run_again_from_its_first_decision() {
     );
     drop(server);
 }
+
+#[tokio::test]
+async fn a_domain_keeps_its_newest_hundred_finished_jobs() {
+    let (server, swf) = manual_server().await;
+    register_workflow(&swf, "w").await;
+    let weft = weft_client(&server);
+    let mut ids = Vec::new();
+    for _ in 0..103 {
+        let made = weft
+            .create_batch_job(D, &job("nothing", terminate(), 10))
+            .await;
+        let id = made.expect("made").id;
+        until_state(&weft, &id, BatchJobState::Done).await;
+        ids.push(id);
+    }
+    let listed = weft.batch_jobs(D).await.expect("the jobs");
+    assert_eq!(listed.len(), 100);
+    assert_eq!(listed[0].id, ids[102], "newest first");
+    // The jobs made before the newest hundred finished jobs are gone.
+    for gone in &ids[..3] {
+        let described = weft.batch_job(D, gone).await;
+        assert!(described.is_err(), "job {gone} was kept");
+    }
+    assert!(weft.batch_job(D, &ids[3]).await.is_ok());
+}

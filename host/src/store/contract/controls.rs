@@ -1,6 +1,7 @@
 //! The contract's rules for operator records: task lists' controls (kept per list, an empty one
-//! keeps no record) and batch jobs (read by seq, listed by domain newest first, and locked when
-//! read in a write transaction, so that a node's step and another's cancel take turns).
+//! keeps no record) and batch jobs (read by seq, listed by domain newest first, deleted, and
+//! locked when read in a write transaction, so that a node's step and another's cancel take
+//! turns).
 
 use super::nodes::{backends, concurrently};
 use crate::clock::Timestamp;
@@ -98,6 +99,16 @@ async fn batch_jobs_are_listed_newest_first_and_their_changes_take_turns() {
             [seqs[2], seqs[0]],
             "{backend}: domain 1's, newest first"
         );
+        let newest_seq = seqs[2];
+        let newest = nodes.node(0).apply(move |tx| {
+            let newest = tx.batch(newest_seq)?.expect("the newest");
+            tx.delete_batch(&newest)?;
+            tx.batch(newest_seq)
+        });
+        assert!(newest.await.unwrap().is_none(), "{backend}: deleted");
+        let listed = nodes.node(1).read(|tx| tx.batches(1, 10)).await.unwrap();
+        let listed: Vec<u64> = listed.iter().map(|b| b.seq).collect();
+        assert_eq!(listed, [seqs[0]], "{backend}: deleted, unlisted");
 
         let seq = seqs[0];
         concurrently(&nodes, 8, 10, move |store, _, _| async move {

@@ -40,4 +40,9 @@ impl<C: Link> BatchWrites for Session<C, Writing> {
         );
         Ok(())
     }
+
+    fn delete_batch(&mut self, batch: &BatchRecord) -> Result<(), StoreError> {
+        self.write("DELETE FROM batches WHERE seq = $1", owned![big(batch.seq)]);
+        Ok(())
+    }
 }

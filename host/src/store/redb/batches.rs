@@ -41,4 +41,10 @@ impl BatchWrites for WriteTx<'_> {
             .insert((batch.domain, batch.seq), ())?;
         Ok(())
     }
+
+    fn delete_batch(&mut self, batch: &BatchRecord) -> Result<(), StoreError> {
+        self.batches.write()?.remove(batch.seq)?;
+        (self.domain_batches.write()?).remove((batch.domain, batch.seq))?;
+        Ok(())
+    }
 }
