@@ -36,7 +36,11 @@
 // of the script's own and make a batch job through the `/v1` API that signals them at a run a
 // second, see it in the domain's Batch jobs tab (and no other tenant's job) until it is done with
 // its progress bar full, open its details, see the signal in both runs' histories, and terminate
-// the runs; sign out. Then, at a phone's
+// the runs; start two more runs with a tag of its own, the first's first decision task started
+// by a poll of the script's, and from the executions list filtered by that tag make a batch job
+// that resets them to their first decision task, follow its link to the Batch jobs tab and see it
+// done (action reset, the first run reset, the second failed for want of a started decision task,
+// with why), the old run terminated with the job's reason and a new one open; sign out. Then, at a phone's
 // width, the executions list must not be wider than the screen. Prints `ok` and exits 0 when
 // every check holds; otherwise saves a full-page screenshot named for the step that failed
 // (`<screenshots>/<step>.png`), prints the error and exits 1.
@@ -833,6 +837,106 @@ for (const [i, tenant] of config.tenants.entries()) {
     }
     // Done with the runs.
     for (const { workflowId, runId } of runs) {
+      await swfCall(tenant, 'TerminateWorkflowExecution', { domain: tenant.domain, workflowId, runId, reason: 'the console test is done with it' });
+    }
+  });
+
+  await step(`${t}-batch-reset`, async () => {
+    // Two runs of this script's own with a tag of its own, of a type on a task list nobody polls
+    // but this step, once: the first run's first decision task is started (its poll is not
+    // answered), the second's never is. A reset job made from the Executions list's "Act on
+    // matching runs" resets the first to its first decision task and counts the second as failed.
+    const type = await registerIdleType(tenant, 'console-reset');
+    const tag = 'console-batch-reset';
+    const reason = 'reset from the console';
+    const start = async (workflowId) => {
+      const { runId } = await swfCall(tenant, 'StartWorkflowExecution', { domain: tenant.domain, workflowId, workflowType: type, tagList: [tag] });
+      return { workflowId, runId };
+    };
+    const decided = await start('console-reset-decided');
+    const task = await swfCall(tenant, 'PollForDecisionTask', {
+      domain: tenant.domain,
+      taskList: { name: `${type.name}-nobody` },
+      identity: 'console-test',
+    });
+    check(
+      task.workflowExecution?.runId === decided.runId,
+      `the poll handed out ${JSON.stringify(task.workflowExecution)}, not the decision task of ${decided.workflowId}`,
+    );
+    const undecided = await start('console-reset-undecided');
+
+    await page.goto(`${base}/console/#/domains/${encodeURIComponent(tenant.domain)}/executions`);
+    await page.getByTestId('filter-by').selectOption('tag');
+    await page.getByTestId('filter-tag').fill(tag);
+    await page.getByTestId('filter-apply').click();
+    await until(async () => (await executionRows(page).count()) === 2, `the list filtered by tag ${tag} does not hold 2 rows`);
+    await page.getByTestId('batch-open').click();
+    await page.getByTestId('batch-count').filter({ hasText: '2 open runs' }).waitFor();
+    await page.getByTestId('batch-action').selectOption('reset');
+    await page.getByTestId('batch-reset-to').selectOption('first');
+    await page.getByTestId('batch-reason').fill(reason);
+    await page.getByTestId('batch-as-job').check();
+    await page.getByTestId('batch-rate').fill('1');
+    const label = (await page.getByTestId('dialog-confirm').textContent()).trim();
+    check(label === 'Reset 2 open runs as a batch job', `the confirm button reads ${label}`);
+    await confirmDialog(page);
+    const outcome = page.getByTestId('batch-outcome');
+    await outcome.filter({ hasText: 'Made batch job' }).waitFor();
+    const said = (await outcome.textContent()).replace(/\s+/g, ' ');
+    const made = /Made batch job (\S+) \(reset, 2 open runs, 1\/s\)\./.exec(said);
+    check(made, `the outcome reads ${said}`);
+    const id = made[1];
+
+    // Its link leads to the Batch jobs tab, which reads the list again while the job runs.
+    await outcome.getByTestId('batch-job-link').click();
+    await page.getByTestId('tab-batches').and(page.locator('[aria-current="page"]')).waitFor();
+    const selector = `[data-testid="batch-jobs-table"] tr[data-id=${css(id)}]`;
+    const row = page.locator(selector);
+    await row.waitFor();
+    await page.locator(`${selector}[data-state="done"]`).waitFor({ timeout: 30_000 });
+    const words = (await row.getByTestId('batch-action-words').textContent()).trim();
+    check(words === 'reset', `the reset job's action reads ${words}`);
+    const progress = (await row.getByTestId('batch-progress-words').textContent()).trim();
+    check(progress === '1 done, 1 failed of 2', `the reset job's progress reads ${progress}`);
+    const bar = await row.getByTestId('batch-progress').evaluate((p) => ({ value: p.value, max: p.max }));
+    check(bar.value === 2 && bar.max === 2, `the done reset job's progress bar is at ${bar.value} of ${bar.max}`);
+    // Newest first.
+    const first = await page.locator('[data-testid="batch-jobs-table"] tbody tr[data-id]').first().getAttribute('data-id');
+    check(first === id, `the tab lists job ${first} first, not the newest, ${id}`);
+
+    await row.getByTestId('batch-disclose').click();
+    const details = page.getByTestId('batch-details');
+    await details.waitFor();
+    const shown = (await details.textContent()).replace(/\s+/g, ' ');
+    for (const words of [`open runs with tag ${tag}`, 'the first decision task', reason]) {
+      check(shown.includes(words), `the reset job's details read ${shown}, without ${words}`);
+    }
+    const failure = details.locator(`[data-testid="batch-failures"] tr[data-workflow-id=${css(undecided.workflowId)}]`);
+    await failure.waitFor();
+    const why = (await failure.textContent()).replace(/\s+/g, ' ');
+    check(why.includes('No decision task of the run was started'), `the failure of ${undecided.workflowId} reads ${why}`);
+
+    const described = await v1Call(tenant, 'GET', ['domains', tenant.domain, 'batches', id]);
+    check(
+      described.action === 'reset' && described.to === 'first' && described.reason === reason && described.state === 'done' &&
+        described.done === 1 && described.failed === 1 && described.rate === 1,
+      `the API describes the reset job as ${JSON.stringify(described)}`,
+    );
+    // The decided run was terminated with the job's reason, and a new run of its workflow is open.
+    const old = await swfCall(tenant, 'DescribeWorkflowExecution', { domain: tenant.domain, execution: decided });
+    check(old.executionInfo.closeStatus === 'TERMINATED', `the reset run is ${JSON.stringify(old.executionInfo)}`);
+    const { events } = await swfCall(tenant, 'GetWorkflowExecutionHistory', { domain: tenant.domain, execution: decided, reverseOrder: true });
+    const terminated = events.find((e) => e.workflowExecutionTerminatedEventAttributes)?.workflowExecutionTerminatedEventAttributes;
+    check(terminated?.reason === reason, `the reset run was terminated as ${JSON.stringify(terminated)}`);
+    const open = await swfCall(tenant, 'ListOpenWorkflowExecutions', {
+      domain: tenant.domain,
+      startTimeFilter: { oldestDate: 0 },
+      executionFilter: { workflowId: decided.workflowId },
+    });
+    const newRuns = open.executionInfos.map((i) => i.execution.runId);
+    check(newRuns.length === 1 && newRuns[0] !== decided.runId, `the open runs of ${decided.workflowId} are ${newRuns}`);
+    // Done with the runs.
+    for (const { workflowId, runId } of [{ workflowId: decided.workflowId, runId: newRuns[0] }, undecided]) {
       await swfCall(tenant, 'TerminateWorkflowExecution', { domain: tenant.domain, workflowId, runId, reason: 'the console test is done with it' });
     }
   });

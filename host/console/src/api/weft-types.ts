@@ -273,7 +273,14 @@ export type BatchJobAction =
   | { action: 'requestCancel' }
   | { action: 'signal'; signalName: string; input?: string }
   | { action: 'pause'; reason?: string }
-  | { action: 'resume' };
+  | { action: 'resume' }
+  /** Each run decided again from the decision task `to` names, unchecked against the decider
+   * (as a forced reset), signals received after it recorded again; `reason` is the old run's
+   * termination reason. */
+  | { action: 'reset'; to: ResetTo; reason?: string };
+
+/** The decision task a batch's reset decides again: a run's first, or its last before its first failure. */
+export type ResetTo = 'first' | 'lastGood';
 
 export type BatchJobState = 'running' | 'done' | 'canceled';
 

@@ -7,6 +7,7 @@ describe('a batch job in words', () => {
     expect(actionWords({ action: 'requestCancel' })).toBe('request cancel');
     expect(actionWords({ action: 'signal', signalName: 'wake' })).toBe('signal wake');
     expect(actionWords({ action: 'resume' })).toBe('resume');
+    expect(actionWords({ action: 'reset' })).toBe('reset');
   });
 
   it('says how far it got', () => {

@@ -4,7 +4,7 @@
 
 import { useEffect, useState } from 'preact/hooks';
 import { v1Get, v1Send } from '../api/client';
-import type { BatchJob, BatchJobList, BatchJobState, RunFilter } from '../api/weft-types';
+import type { BatchJob, BatchJobList, BatchJobState, ResetTo, RunFilter } from '../api/weft-types';
 import { Show, useAsync } from '../components/async';
 import { ConfirmDialog } from '../components/dialog';
 import { formatTime, short } from '../format';
@@ -61,10 +61,9 @@ export function BatchesTab({ domain }: { domain: string }) {
       <h2 class="visually-hidden">Batch jobs</h2>
       <div class="tools">
         <p class="muted" data-testid="batches-help">
-          Jobs that terminate, request cancellation of, signal, pause or resume the open runs a filter picks, run by the server a bounded
-          number of runs a second. Make one with <code>weft workflow batch</code> or{' '}
-          <code>POST /v1/domains/{domain}/batches</code>. (<strong>Act on matching runs</strong> in Executions acts on every run at
-          once.)
+          Jobs that terminate, request cancellation of, signal, pause, resume or reset the open runs a filter picks, run by the server a
+          bounded number of runs a second. Make one with <strong>Act on matching runs</strong> in Executions (<em>as a batch job</em>),{' '}
+          <code>weft workflow batch</code> or <code>POST /v1/domains/{domain}/batches</code>.
         </p>
         <div class="row">
           {running && <span class="muted">Refreshing every 2 s while a job runs.</span>}
@@ -194,9 +193,16 @@ function Progress({ job }: { job: BatchJob }) {
   );
 }
 
+/** A reset's decision task in words. */
+export const RESET_TO_WORDS: Record<ResetTo, string> = {
+  first: 'the first decision task',
+  lastGood: 'the last good decision task (before the first failure)',
+};
+
 /** A job's filter, the action's members, its times and the runs it could not act on. */
 function JobDetails({ domain, job }: { domain: string; job: BatchJob }) {
   const defs: [string, string][] = [['Runs', filterWords(job.filter)]];
+  if (job.action === 'reset') defs.push(['Decided again from', RESET_TO_WORDS[job.to] ?? job.to]);
   if ('reason' in job && job.reason) defs.push(['Reason', job.reason]);
   if ('details' in job && job.details) defs.push(['Details', job.details]);
   if (job.action === 'signal') {
