@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use std::collections::BTreeMap;
 
-use weft_host::client::{BindingKind, Fairness, ListLimitRequest, PauseRequest};
+use weft_host::client::{BindingKind, Fairness, ListLimitRequest, PauseRequest, TaskListInfo};
 use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::Client;
 use weft_tests::guests::weft_client;
@@ -70,6 +70,22 @@ async fn hand_outs(swf: &Client, count: usize) -> BTreeMap<String, usize> {
         *got.entry(tenant).or_default() += 1;
     }
     got
+}
+
+/// Waits (30 s at most, real time) until `node` knows the controls of [`DECIDERS`] that
+/// `known` looks for: a node hears of another's change a moment after its commit.
+async fn until_known(node: &TestServer, known: impl Fn(&TaskListInfo) -> bool) {
+    let weft = weft_client(node);
+    let began = std::time::Instant::now();
+    while !(weft.task_lists(D).await.expect("the lists").iter())
+        .any(|l| l.name == DECIDERS && known(l))
+    {
+        assert!(
+            began.elapsed() < Duration::from_secs(30),
+            "the node never heard of the list's controls"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 /// A poll of [`DECIDERS`] spawned, once it waits on `server`.
@@ -144,21 +160,7 @@ async fn a_rate_holds_across_nodes() {
         .await
         .expect("the list is limited");
     // The other node knows the list has a rate once it heard of the change.
-    let on_b = weft_client(&b);
-    let began = std::time::Instant::now();
-    while !on_b
-        .task_lists(D)
-        .await
-        .expect("the lists")
-        .iter()
-        .any(|l| l.name == DECIDERS && l.rate.is_some())
-    {
-        assert!(
-            began.elapsed() < Duration::from_secs(30),
-            "node b never heard of the rate"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    until_known(&b, |l| l.rate.is_some()).await;
 
     // One task at once, whichever node hands it out; the next a second later.
     decision_task(&swf, DECIDERS).await;
@@ -251,17 +253,7 @@ async fn a_cap_holds_across_nodes_and_a_task_ending_at_one_frees_a_poll_at_anoth
     let deciders = (BindingKind::Decision, DECIDERS);
     let capped = weft.limit_task_list(D, deciders, &cap(Some(1))).await;
     capped.expect("the list is capped");
-    let on_b = weft_client(&b);
-    let began = std::time::Instant::now();
-    while !(on_b.task_lists(D).await.expect("the lists").iter())
-        .any(|l| l.name == DECIDERS && l.concurrency.is_some())
-    {
-        assert!(
-            began.elapsed() < Duration::from_secs(30),
-            "node b never heard of the cap"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    until_known(&b, |l| l.concurrency.is_some()).await;
 
     // Node b's poll takes the first task queued at node a; node a's then waits for it.
     let swf_b = b.client();
@@ -361,17 +353,7 @@ async fn a_task_queued_under_a_key_at_one_node_reaches_a_poll_at_another() {
     weft.limit_task_list(D, deciders, &fair(&[("acme", 2)]))
         .await
         .expect("the list is keyed");
-    let on_b = weft_client(&b);
-    let began = std::time::Instant::now();
-    while !(on_b.task_lists(D).await.expect("the lists").iter())
-        .any(|l| l.name == DECIDERS && l.fairness.is_some())
-    {
-        assert!(
-            began.elapsed() < Duration::from_secs(30),
-            "node b never heard of the keys"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    until_known(&b, |l| l.fairness.is_some()).await;
     let swf_b = b.client();
     let at_b = waiting_poll(&b, &swf_b).await;
     queue_for(&swf, "acme", 1).await;
