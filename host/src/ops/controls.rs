@@ -55,8 +55,8 @@ fn pause_report(
     }
 }
 
-/// Sets (or, with `null`, removes) the rate and the concurrency cap of the list `name` of
-/// `kind` in `domain`, each as given; a member left out stays as it is.
+/// Sets (or, with `null`, removes) the rate, the concurrency cap and the fairness keys of the
+/// list `name` of `kind` in `domain`, each as given; a member left out stays as it is.
 pub(crate) async fn limit_list(
     svc: &Service,
     ctx: &Ctx,

@@ -488,7 +488,8 @@ fn with_pinned_runs(
 }
 
 /// The task lists of a domain that have tasks waiting, polls waiting (at this node), a binding,
-/// a pause, a rate or a cap, by kind then name.
+/// a pause or limits, by kind then name; each with the tasks waiting under each fairness key
+/// where any is keyed.
 pub(crate) async fn task_lists(
     svc: &Service,
     ctx: &Ctx,
