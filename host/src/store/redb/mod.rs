@@ -78,7 +78,8 @@ fn open(place: &Place<'_>, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> 
     let secret = initialize(&db)?;
     let db = Arc::new(db);
     let stats = WriterStats::default();
-    let (jobs, thread) = writer::spawn(db.clone(), clock, stats.clone()).map_err(dir_error)?;
+    let (jobs, thread) =
+        writer::spawn(db.clone(), clock, stats.clone(), place.ephemeral).map_err(dir_error)?;
     Ok(Opened {
         store: Store {
             backend: Arc::new(Redb { db, jobs }),
