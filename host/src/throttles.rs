@@ -7,9 +7,8 @@ use std::sync::Arc;
 use tokio::sync::watch;
 
 use crate::clock::Wait;
-use crate::engine;
 use crate::ops::Service;
-use crate::store::{About, Reads, StoreError};
+use crate::ops::controls::offer_list;
 
 /// Runs until `stop` turns true.
 pub(crate) async fn run(svc: Arc<Service>, mut stop: watch::Receiver<bool>) {
@@ -21,7 +20,7 @@ pub(crate) async fn run(svc: Arc<Service>, mut stop: watch::Receiver<bool>) {
         changed.as_mut().enable();
         let (due, next) = throttled.take_due(svc.clock.now());
         for list in due {
-            offer(&svc, list).await;
+            offer_list(&svc, list, "throttled").await;
         }
         let sleep = async {
             match next {
@@ -34,25 +33,5 @@ pub(crate) async fn run(svc: Arc<Service>, mut stop: watch::Receiver<bool>) {
             () = sleep => {}
             _ = stop.wait_for(|stopped| *stopped) => return,
         }
-    }
-}
-
-/// Offers what is queued on `list` to the polls waiting there.
-async fn offer(svc: &Service, list: engine::dispatch::ListKey) {
-    let setup = svc.engine.clone();
-    let about = About::Offer {
-        domain: list.0,
-        kind: list.1,
-        list: list.2.clone(),
-    };
-    let nothing_to_check = |_: &dyn Reads| Ok::<_, StoreError>(());
-    let offered = svc
-        .store
-        .write_about(about, nothing_to_check, move |tx, ()| {
-            engine::offer(tx, &setup, list)
-        })
-        .await;
-    if let Err(error) = offered {
-        tracing::warn!(%error, "cannot offer a throttled list's tasks to waiting polls");
     }
 }

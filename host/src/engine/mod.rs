@@ -24,6 +24,7 @@ mod effects;
     reason = "the engine's own file, named for it"
 )]
 mod engine;
+mod gates;
 mod heartbeats;
 mod import;
 mod lambdas;

@@ -237,21 +237,27 @@ pub(crate) async fn refresh_controls(svc: &Service) {
     };
     let changed = svc.engine.controls.replace(controls);
     for list in changed {
-        let setup = svc.engine.clone();
-        let about = About::Offer {
-            domain: list.0,
-            kind: list.1,
-            list: list.2.clone(),
-        };
-        let nothing_to_check = |_: &dyn Reads| Ok::<_, StoreError>(());
-        let offered = svc
-            .store
-            .write_about(about, nothing_to_check, move |tx, ()| {
-                offer(tx, &setup, list)
-            })
-            .await;
-        if let Err(error) = offered {
-            tracing::warn!(%error, "cannot offer a changed list's tasks to waiting polls");
-        }
+        offer_list(svc, list, "changed").await;
+    }
+}
+
+/// Offers what is queued on `list` to the polls waiting there at this node; a failure is
+/// logged (as the list's `why`: why it was offered), since the polls still wait their time.
+pub(crate) async fn offer_list(svc: &Service, list: ListKey, why: &str) {
+    let setup = svc.engine.clone();
+    let about = About::Offer {
+        domain: list.0,
+        kind: list.1,
+        list: list.2.clone(),
+    };
+    let nothing_to_check = |_: &dyn Reads| Ok::<_, StoreError>(());
+    let offered = svc
+        .store
+        .write_about(about, nothing_to_check, move |tx, ()| {
+            offer(tx, &setup, list)
+        })
+        .await;
+    if let Err(error) = offered {
+        tracing::warn!(%error, "cannot offer a {why} list's tasks to waiting polls");
     }
 }
