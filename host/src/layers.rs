@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 /// The top-level modules of each layer, from the top. `crate` is `lib.rs`.
 const LAYERS: &[&[&str]] = &[
     // What a process is made of, and what drives the server from outside or within.
-    &["crate", "client", "demo", "bench", "workers"],
+    &["crate", "client", "demo", "bench", "workers", "simulation"],
     // HTTP: SWF's target and Weft's `/v1`.
     &["api"],
     // The loops: deadlines fired, archive written, other nodes' commits relayed.

@@ -51,6 +51,8 @@ mod ops;
 mod relay;
 mod runtime;
 mod seal;
+#[cfg(test)]
+mod simulation;
 mod skipping;
 mod store;
 mod tenancy;

@@ -18,6 +18,12 @@ pub(crate) fn fire_due(
     limit: usize,
 ) -> Result<usize, StoreError> {
     let due = tx.take_due(limit)?;
+    #[cfg(test)]
+    if setup.broken == super::Broken::DeadlineTakenTwice {
+        for due in &due {
+            tx.set_deadline(due.at, due.run, due.event_id, due.kind)?;
+        }
+    }
     for &due in &due {
         match due.kind {
             Deadline::Schedule => {

@@ -59,5 +59,7 @@ pub(crate) use pauses::{pause_run, resume_run};
 pub(crate) use pins::pin_run;
 pub(crate) use reset::{Cut, ResetRun, cut, reset_run, reset_unchecked};
 pub(crate) use schedules::{Acting, action_type, spent, start_request};
+#[cfg(test)]
+pub(crate) use setup::Broken;
 pub(crate) use setup::{PurgeGate, Setup};
 pub(crate) use start::{NewRun, StartRequest, new_run_id, resolve_start, start_run};

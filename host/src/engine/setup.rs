@@ -53,6 +53,21 @@ pub(crate) struct Setup {
     pub(crate) purge_gate: Option<Arc<dyn PurgeGate>>,
     /// Task lists' controls, as this process knows them.
     pub(crate) controls: Arc<ListControls>,
+    /// A rule a test turned off, if any.
+    #[cfg(test)]
+    pub(crate) broken: Broken,
+}
+
+/// A rule of the engine's that a test turns off, to show that the simulation notices when it
+/// is broken (`crate::simulation`).
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Broken {
+    /// Every rule holds.
+    #[default]
+    Nothing,
+    /// A deadline that fired stays due, so the next firing takes it again.
+    DeadlineTakenTwice,
 }
 
 impl Setup {
@@ -82,6 +97,8 @@ impl Setup {
             metrics: Arc::default(),
             purge_gate: None,
             controls: Arc::default(),
+            #[cfg(test)]
+            broken: Broken::Nothing,
         }
     }
 }
