@@ -9,7 +9,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::de::{self, Visitor};
@@ -146,6 +146,39 @@ impl Clock for SystemClock {
     fn sleep_until(&self, at: Timestamp, _why: Wait) -> Sleep<'_> {
         // Measured once, then slept on tokio's monotonic clock: a wall clock set back or
         // forward meanwhile does not stretch or cut the wait.
+        let wait = u64::try_from(at.0.saturating_sub(self.now().0)).unwrap_or(0);
+        Box::pin(tokio::time::sleep(Duration::from_millis(wait)))
+    }
+}
+
+/// The clock a server runs on: the system's, unless a test skews it (`test-switches` feature,
+/// `WEFT_TEST_CLOCK_SKEW_MS`: milliseconds ahead, or behind if negative), to stand for a node
+/// whose clock is wrong.
+pub(crate) fn system_clock() -> Arc<dyn Clock> {
+    #[cfg(feature = "test-switches")]
+    if let Some(skew_ms) = std::env::var("WEFT_TEST_CLOCK_SKEW_MS")
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+    {
+        return Arc::new(SkewedClock { skew_ms });
+    }
+    Arc::new(SystemClock)
+}
+
+/// The system's wall clock off by `skew_ms`.
+#[cfg(feature = "test-switches")]
+#[derive(Clone, Copy, Debug)]
+struct SkewedClock {
+    skew_ms: i64,
+}
+
+#[cfg(feature = "test-switches")]
+impl Clock for SkewedClock {
+    fn now(&self) -> Timestamp {
+        Timestamp(SystemClock.now().0.saturating_add(self.skew_ms))
+    }
+
+    fn sleep_until(&self, at: Timestamp, _why: Wait) -> Sleep<'_> {
         let wait = u64::try_from(at.0.saturating_sub(self.now().0)).unwrap_or(0);
         Box::pin(tokio::time::sleep(Duration::from_millis(wait)))
     }

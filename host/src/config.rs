@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::clock::{Clock, SystemClock};
+use crate::clock::Clock;
 
 /// A PostgreSQL connection string, as a URL (`postgres://USER:PASSWORD@HOST/DB`) or as
 /// `key=value` pairs. It may hold a password, so it never prints.
@@ -123,7 +123,7 @@ impl Config {
             poll_timeout: Duration::from_secs(60),
             account_id: DEFAULT_ACCOUNT_ID.to_owned(),
             limits: Limits::default(),
-            clock: Arc::new(SystemClock),
+            clock: crate::clock::system_clock(),
             retention_override: None,
             archive: None,
             tenants: Vec::new(),

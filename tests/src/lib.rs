@@ -23,8 +23,10 @@ pub mod clients;
 pub mod guests;
 pub mod imports;
 pub mod languages;
+pub mod netns;
 pub mod polls;
 pub mod process;
+pub mod proxy;
 mod raw;
 pub mod tenants;
 

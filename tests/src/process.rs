@@ -99,6 +99,14 @@ pub fn cpu_time_of(pid: u32) -> Duration {
     Duration::from_millis(ticks * 10)
 }
 
+/// How to run `weft serve`: the command that runs the binary, and where it listens.
+pub struct Launch<'a> {
+    /// The binary, or a command that runs it.
+    pub command: Command,
+    /// `HOST:PORT` (port 0 for a free one).
+    pub listen: &'a str,
+}
+
 impl Weft {
     /// Starts `weft serve` on `data` (and the database `store` names, if any) with 1 s long
     /// polls, appending its log to `log`, and waits for its start-up line. Blocks: call it off
@@ -128,14 +136,31 @@ impl Weft {
         args: &[&str],
         filter: &str,
     ) -> Weft {
+        let at = Launch {
+            command: Command::new(binary),
+            listen: "127.0.0.1:0",
+        };
+        Weft::start_command(at, data, log, store, args, filter)
+    }
+
+    /// Like [`Weft::start_binary`], as `at` says: a command that runs the binary (inside a
+    /// network namespace, say, with variables of its own) and the address to listen on.
+    pub fn start_command(
+        at: Launch<'_>,
+        data: &Path,
+        log: &Path,
+        store: Option<&str>,
+        args: &[&str],
+        filter: &str,
+    ) -> Weft {
         let log_file = OpenOptions::new()
             .create(true)
             .append(true)
             .open(log)
             .expect("the log file opens");
-        let mut command = Command::new(binary);
+        let mut command = at.command;
         command
-            .args(["serve", "--listen", "127.0.0.1:0", "--data"])
+            .args(["serve", "--listen", at.listen, "--data"])
             .arg(data)
             .args(match args.contains(&"--poll-timeout") {
                 true => &[][..],

@@ -16,12 +16,27 @@
 //! flight. The kill times (and nodes) come from a seed printed at the start; set
 //! `WEFT_CRASH_SEED` to replay them (the rest of the interleaving is up to the scheduler).
 //!
-//! The binary is `target/<profile>/weft`, which `cargo test --workspace` builds; after changing
-//! the host, `cargo test -p weft-tests` alone does not, so build it first
-//! (`cargo build -p weft-host --bin weft`).
+//! The partition test runs the same workload and checks on three PostgreSQL nodes, each in a
+//! network namespace of its own (`wiring.rs`; it needs root, and runs with the PostgreSQL
+//! suite), with the clocks of two nodes 2 s ahead and 1 s behind, while twelve faults come one
+//! after another on nodes chosen at random: the node cut off its database, cut off its
+//! clients, cut off both (its link down), its link slow and dropping packets, or killed.
+//! Clients retry what a node cut off its database answers (503) on the next node. The history
+//! checker holds what matters most here: no run has two decision tasks started at once, no
+//! timer fires twice though the node that armed it was cut off and another took over, and no
+//! event is stamped before the one before it, whatever the clocks. With the binary's test
+//! switch `WEFT_TEST_UNGUARDED_RUNS` set (no lock on runs, no retry of a second event of one
+//! id), it fails: two nodes append the same event id to a history, and a client is answered an
+//! internal failure.
+//!
+//! The binary is `target/<profile>/weft`, which `cargo test --workspace` builds with the
+//! `test-switches` feature the partition test needs (the tests crate asks for it); after
+//! changing the host, `cargo test -p weft-tests` alone does not build it, so build it first
+//! (`cargo build`, at the top of the workspace).
 
 mod actors;
 mod ledger;
+mod wiring;
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -38,6 +53,7 @@ use crate::flow::{D, DECIDERS, WORKERS, since_ever, task_list};
 use actors::{ACTIVITY, Conn, Crew, Mishap, Nodes, WORKFLOW};
 use ledger::Run;
 use weft_tests::process::Weft;
+use wiring::{Fault, Wiring};
 
 /// Workflows started, one every [`START_PAUSE`].
 const WORKFLOWS: usize = 40;
@@ -48,6 +64,8 @@ const WORKERS_RUNNING: usize = 6;
 const PG_NODES: usize = 3;
 /// How many times a node is killed.
 const KILLS: usize = 8;
+/// How many faults the partition test brings.
+const FAULTS: usize = 12;
 /// How long the server runs between a start and the next kill, in ms.
 const UP_MS: (u64, u64) = (500, 1500);
 /// How long after a client starts sending a change an aimed kill comes, at most, in µs.
@@ -56,8 +74,13 @@ const AIM_US: u64 = 8000;
 const DOWN_MS: (u64, u64) = (0, 400);
 /// The decision and activity start-to-close timeouts: how long a task lost in a crash waits.
 const TASK_TIMEOUT: &str = "3";
+/// The same in the partition test: longer than the nodes' clocks differ (a deadline fires by
+/// the clock of the node that takes it, so up to 3 s early there).
+const PARTITION_TASK_TIMEOUT: &str = "8";
 /// How long the whole test may take before it gives up waiting for the workflows.
 const LIMIT: Duration = Duration::from_secs(60);
+/// How long the workflows have to close after the last fault, at least.
+const SETTLE: Duration = Duration::from_secs(30);
 
 /// A small xorshift generator: reproducible from its seed, good enough to pick moments.
 struct XorShift(u64);
@@ -108,33 +131,55 @@ struct Cluster {
     nodes: Vec<Option<Weft>>,
     /// Publishes each node's endpoint when it starts.
     endpoints: Vec<watch::Sender<String>>,
+    /// Each node's network in the partition test; none in the crash test.
+    wiring: Vec<Wiring>,
 }
 
 impl Cluster {
     /// [`PG_NODES`] nodes on a fresh schema when the suite runs on PostgreSQL, else one on redb;
-    /// with the endpoints the clients follow.
-    async fn start() -> (Cluster, Nodes) {
+    /// with the endpoints the clients follow. `partitioned`, each node in a network of its own
+    /// ([`Wiring`]; PostgreSQL only).
+    async fn start(partitioned: bool) -> (Cluster, Nodes) {
         let store = weft_tests::test_postgres().map(|url| {
             let schema = weft_tests::fresh_schema(&url);
             schema.expose().to_owned()
         });
         let count = if store.is_some() { PG_NODES } else { 1 };
         let dir = tempfile::tempdir().expect("temporary directory");
+        let mut wiring = Vec::new();
+        for node in (0..count).filter(|_| partitioned) {
+            wiring.push(Wiring::new(node).await);
+        }
         let mut cluster = Cluster {
             dir,
             store,
             nodes: (0..count).map(|_| None).collect(),
             endpoints: Vec::new(),
+            wiring,
         };
         let mut receivers = Vec::new();
         for node in 0..count {
             let weft = cluster.launch(node).await;
-            let (publish, endpoint) = watch::channel(weft.endpoint());
+            if let Some(wiring) = cluster.wiring.get(node) {
+                wiring.check_skew(&weft).await;
+            }
+            let (publish, endpoint) = watch::channel(cluster.endpoint(node, &weft));
             cluster.nodes[node] = Some(weft);
             cluster.endpoints.push(publish);
             receivers.push(endpoint);
         }
         (cluster, receivers.into())
+    }
+
+    /// Where node `node`, just started as `weft`, is reached by its clients.
+    fn endpoint(&self, node: usize, weft: &Weft) -> String {
+        match self.wiring.get(node) {
+            Some(wiring) => {
+                wiring.serve(weft);
+                wiring.endpoint()
+            }
+            None => weft.endpoint(),
+        }
     }
 
     /// Node `node`'s data directory and log.
@@ -149,8 +194,13 @@ impl Cluster {
     /// Starts node `node` off the async threads.
     async fn launch(&self, node: usize) -> Weft {
         let ((data, log), store) = (self.paths(node), self.store.clone());
-        let starting =
-            tokio::task::spawn_blocking(move || Weft::start(&data, &log, store.as_deref()));
+        let starting = match self.wiring.get(node) {
+            Some(wiring) => {
+                let store = store.expect("the partition test runs on PostgreSQL");
+                tokio::task::spawn_blocking(wiring.launch(&data, &log, &store))
+            }
+            None => tokio::task::spawn_blocking(move || Weft::start(&data, &log, store.as_deref())),
+        };
         tokio::time::timeout(Duration::from_secs(30), starting)
             .await
             .expect("weft starts within 30 s")
@@ -173,8 +223,60 @@ impl Cluster {
     /// Starts node `node` again and tells the clients where it is.
     async fn restart(&mut self, node: usize) {
         let weft = self.launch(node).await;
-        self.endpoints[node].send_replace(weft.endpoint());
+        self.endpoints[node].send_replace(self.endpoint(node, &weft));
         self.nodes[node] = Some(weft);
+    }
+
+    /// Kills a node now and then ([`KILLS`] times), half the kills aimed at a change on its way
+    /// to the node, and starts it again.
+    async fn kills(&mut self, crew: &Crew, rng: &mut XorShift, began: Instant) {
+        let count = self.nodes.len();
+        for kill in 1..=KILLS {
+            tokio::time::sleep(rng.millis(UP_MS.0, UP_MS.1)).await;
+            let node = rng.below(count as u64) as usize;
+            // Every other kill is aimed at a change on its way to the node, being committed or
+            // being answered; the others come at any moment.
+            let aim = if kill % 2 == 0 {
+                let sending = crew.sending[node].notified();
+                let _ = tokio::time::timeout(Duration::from_secs(1), sending).await;
+                Duration::from_micros(rng.below(AIM_US))
+            } else {
+                Duration::ZERO
+            };
+            self.kill(node, aim).await;
+            let killed = began.elapsed();
+            tokio::time::sleep(rng.millis(DOWN_MS.0, DOWN_MS.1)).await;
+            self.restart(node).await;
+            println!(
+                "kill {kill} of node {node} at {killed:.1?}, back at {:.1?}",
+                began.elapsed()
+            );
+        }
+    }
+
+    /// Brings [`FAULTS`] faults, one after another, each on a node at random.
+    async fn storms(&mut self, rng: &mut XorShift, began: Instant) {
+        let count = self.nodes.len();
+        for n in 1..=FAULTS {
+            tokio::time::sleep(rng.millis(UP_MS.0, UP_MS.1)).await;
+            let node = rng.below(count as u64) as usize;
+            let fault = Fault::draw(rng);
+            let length = fault.length(rng);
+            let at = began.elapsed();
+            match fault {
+                Fault::Kill => {
+                    self.kill(node, Duration::ZERO).await;
+                    tokio::time::sleep(length).await;
+                    self.restart(node).await;
+                }
+                _ => {
+                    fault.begin(&self.wiring[node]);
+                    tokio::time::sleep(length).await;
+                    fault.end(&self.wiring[node]);
+                }
+            }
+            println!("fault {n}: {fault:?} of node {node} at {at:.1?} for {length:.1?}");
+        }
     }
 
     /// A running node's address.
@@ -184,20 +286,27 @@ impl Cluster {
     }
 
     /// The errors and panics in the nodes' logs.
+    /// In the partition test, a node cut off its database logs that it is unavailable: not
+    /// counted.
     fn logged_errors(&self) -> Vec<String> {
         let logs = (0..self.nodes.len()).map(|node| self.paths(node).1);
         let text: String = logs
             .map(|log| std::fs::read_to_string(log).unwrap_or_default())
             .collect();
+        let cut_off = |line: &str| {
+            !self.wiring.is_empty()
+                && (line.to_lowercase().contains("unavailable") || line.contains("r2d2"))
+        };
         text.lines()
             .filter(|line| line.contains("ERROR") || line.contains("panicked"))
+            .filter(|line| !cut_off(line))
             .map(|line| format!("weft logged: {line}"))
             .collect()
     }
 }
 
 /// Registers the domain and the types, with short task timeouts.
-async fn register(c: &Client) {
+async fn register(c: &Client, task_timeout: &str) {
     register_domain(c, D).await;
     c.register_workflow_type()
         .domain(D)
@@ -205,7 +314,7 @@ async fn register(c: &Client) {
         .version("1")
         .default_task_list(task_list(DECIDERS))
         .default_execution_start_to_close_timeout("300")
-        .default_task_start_to_close_timeout(TASK_TIMEOUT)
+        .default_task_start_to_close_timeout(task_timeout)
         .default_child_policy(ChildPolicy::Terminate)
         .send()
         .await
@@ -217,7 +326,7 @@ async fn register(c: &Client) {
         .default_task_list(task_list(WORKERS))
         .default_task_schedule_to_close_timeout("NONE")
         .default_task_schedule_to_start_timeout("NONE")
-        .default_task_start_to_close_timeout(TASK_TIMEOUT)
+        .default_task_start_to_close_timeout(task_timeout)
         .default_task_heartbeat_timeout("NONE")
         .send()
         .await
@@ -226,40 +335,48 @@ async fn register(c: &Client) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn acknowledged_work_survives_sigkill() {
+    survives(false).await;
+}
+
+/// The partition test: three nodes on PostgreSQL, each in a network namespace of its own with
+/// a slow, lossy link and a skewed clock, while its database link, its clients' link or its
+/// whole link is cut, its link storms, or it is killed. Needs root (`ip netns`, `tc`); runs
+/// with the PostgreSQL suite.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acknowledged_work_survives_partitions_and_skewed_clocks() {
+    if weft_tests::test_postgres().is_none() || !weft_tests::netns::Netns::available() {
+        eprintln!("skipped: the partition test needs WEFT_TEST_POSTGRES and root");
+        return;
+    }
+    survives(true).await;
+}
+
+/// Runs the workload through kills (and, `partitioned`, the partition test's faults) and
+/// checks what the clients were told against what the nodes stored.
+async fn survives(partitioned: bool) {
     let seed = seed();
-    println!("crash test seed {seed} (replay the kill times with WEFT_CRASH_SEED={seed})");
+    println!("crash test seed {seed} (replay the faults' times with WEFT_CRASH_SEED={seed})");
     let mut rng = XorShift::new(seed);
     let began = Instant::now();
-    let (mut cluster, nodes) = Cluster::start().await;
-    register(&Conn::new(nodes.clone(), 0).client()).await;
+    let (mut cluster, nodes) = Cluster::start(partitioned).await;
+    let task_timeout = match partitioned {
+        true => PARTITION_TASK_TIMEOUT,
+        false => TASK_TIMEOUT,
+    };
+    register(&Conn::new(nodes.clone(), 0).client(), task_timeout).await;
 
     let crew = Crew::new(nodes.len());
     let ids: Vec<String> = (0..WORKFLOWS).map(|i| format!("wf-{i}")).collect();
     let actors = spawn_actors(&nodes, &crew, &ids, &mut rng);
-    for kill in 1..=KILLS {
-        tokio::time::sleep(rng.millis(UP_MS.0, UP_MS.1)).await;
-        let node = rng.below(nodes.len() as u64) as usize;
-        // Every other kill is aimed at a change on its way to the node, being committed or
-        // being answered; the others come at any moment.
-        let aim = if kill % 2 == 0 {
-            let sending = crew.sending[node].notified();
-            let _ = tokio::time::timeout(Duration::from_secs(1), sending).await;
-            Duration::from_micros(rng.below(AIM_US))
-        } else {
-            Duration::ZERO
-        };
-        cluster.kill(node, aim).await;
-        let killed = began.elapsed();
-        tokio::time::sleep(rng.millis(DOWN_MS.0, DOWN_MS.1)).await;
-        cluster.restart(node).await;
-        println!(
-            "kill {kill} of node {node} at {killed:.1?}, back at {:.1?}",
-            began.elapsed()
-        );
+    match partitioned {
+        true => cluster.storms(&mut rng, began).await,
+        false => cluster.kills(&crew, &mut rng, began).await,
     }
 
     let client = Conn::new(nodes.clone(), 0).client();
-    let all_closed = wait_until_closed(&client, began + LIMIT).await;
+    // After the last fault, the tasks it lost come back through their timeouts.
+    let deadline = (began + LIMIT).max(Instant::now() + SETTLE);
+    let all_closed = wait_until_closed(&client, deadline).await;
     println!("all closed: {all_closed} at {:.1?}", began.elapsed());
     crew.stop.store(true, Ordering::Relaxed);
     for actor in actors {

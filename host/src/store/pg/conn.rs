@@ -510,6 +510,7 @@ pub(super) fn is_conflict(error: &StoreError) -> bool {
             SqlState::UNIQUE_VIOLATION,
         ]
         .contains(code)
+            && !(*code == SqlState::UNIQUE_VIOLATION && super::run_items::unguarded_runs())
     })
 }
 

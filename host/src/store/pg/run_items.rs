@@ -14,7 +14,31 @@ use super::reads::from_big;
 use crate::model::{ItemKind, Run};
 
 /// A run, locked.
-pub(super) const LOCK_RUN: &str = "SELECT record FROM runs WHERE seq = $1 FOR UPDATE";
+const LOCK_RUN: &str = "SELECT record FROM runs WHERE seq = $1 FOR UPDATE";
+
+/// [`LOCK_RUN`]; but a run read without its lock under the test switch of [`unguarded_runs`].
+pub(super) fn lock_run() -> &'static str {
+    match unguarded_runs() {
+        true => "SELECT record FROM runs WHERE seq = $1",
+        false => LOCK_RUN,
+    }
+}
+
+/// Whether a test turned off what keeps two nodes from changing one run at once
+/// (`test-switches` feature, `WEFT_TEST_UNGUARDED_RUNS` set), to show that the partition test
+/// notices: runs are read without their locks, and a second event of one id in a history (two
+/// changes of one run, each from the same record) fails its transaction rather than running
+/// it again.
+pub(super) fn unguarded_runs() -> bool {
+    #[cfg(feature = "test-switches")]
+    {
+        static ON: std::sync::LazyLock<bool> =
+            std::sync::LazyLock::new(|| std::env::var_os("WEFT_TEST_UNGUARDED_RUNS").is_some());
+        *ON
+    }
+    #[cfg(not(feature = "test-switches"))]
+    false
+}
 
 /// The items and their names of each run of `$seqs` (an SQL array), as arrays (each `NULL`
 /// if there are none), a row each, in the order [`Locked::load`] takes them, with the run's
@@ -96,11 +120,24 @@ macro_rules! with_ahead {
 
 /// Runs (`$1`, an array, and those [`POP_AHEAD`] took), locked in seq order, so that two
 /// transactions locking several do not deadlock each other.
-pub(super) const LOCK_RUNS: &str = concat!(
+const LOCK_RUNS: &str = concat!(
     "SELECT seq, record FROM runs WHERE seq = ANY(",
     with_ahead!(),
     ") ORDER BY seq FOR UPDATE"
 );
+
+/// [`LOCK_RUNS`], or the runs read without their locks under the test switch of
+/// [`unguarded_runs`].
+pub(super) fn lock_runs() -> &'static str {
+    match unguarded_runs() {
+        true => concat!(
+            "SELECT seq, record FROM runs WHERE seq = ANY(",
+            with_ahead!(),
+            ") ORDER BY seq"
+        ),
+        false => LOCK_RUNS,
+    }
+}
 
 /// The items of the runs [`LOCK_RUNS`] locked, in a statement of its own for the same reason
 /// as [`RUN_ITEMS`].

@@ -60,7 +60,7 @@ impl<C: Link> Session<C, Writing> {
         // The runs named and those of the tasks taken, locked together in one order.
         let lock = !seqs.is_empty() || !polls.is_empty();
         if lock {
-            steps.push(Step::Prepared(run_items::LOCK_RUNS, runs));
+            steps.push(Step::Prepared(run_items::lock_runs(), runs));
             steps.push(Step::Prepared(run_items::RUNS_ITEMS, runs));
         }
         let mut answers = self.send(&steps)?.into_iter();
@@ -148,7 +148,7 @@ impl<C: Link, M: Mode> RunReads for Session<C, M> {
             let seq = big(seq);
             let params: &Params<'_> = &[&seq];
             let steps = [
-                Step::Prepared(run_items::LOCK_RUN, params),
+                Step::Prepared(run_items::lock_run(), params),
                 Step::Prepared(run_items::RUN_ITEMS, params),
             ];
             let mut answers = self.send(&steps)?.into_iter().map(Vec::into_iter);

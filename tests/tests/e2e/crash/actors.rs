@@ -168,15 +168,20 @@ fn client(url: &str) -> Client {
     weft_tests::client_at(url, timeouts)
 }
 
-/// Whether a call got no answer from the server: it was down, or died during the call, so the
-/// call may or may not have taken effect.
-fn unanswered<E, R>(error: &SdkError<E, R>) -> bool {
-    !matches!(error, SdkError::ServiceError(_))
+/// Whether a call got no answer from the server (it was down, or died during the call), or an
+/// answer a client retries (it could not reach its database): the call may or may not have
+/// taken effect.
+fn unanswered<E: ProvideErrorMetadata, R>(error: &SdkError<E, R>) -> bool {
+    let retryable = matches!(
+        error.code(),
+        Some("ServiceUnavailableException" | "ThrottlingException")
+    );
+    retryable || !matches!(error, SdkError::ServiceError(_))
 }
 
 /// Makes the call `call` builds until the server answers it (success or fault), for at most
 /// [`PATIENCE`]; `None` if it never did. Counts the calls that needed more than one attempt.
-async fn until_answered<T, E, R, F, Fut>(
+async fn until_answered<T, E: ProvideErrorMetadata, R, F, Fut>(
     conn: &mut Conn,
     crew: &Crew,
     mut call: F,
