@@ -220,6 +220,11 @@ impl Weft {
         line.trim_end().to_owned()
     }
 
+    /// The process's id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The CPU time the process has used, user and system, over all its threads.
     pub fn cpu_time(&self) -> Duration {
         cpu_time_of(self.child.id())

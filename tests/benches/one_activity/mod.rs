@@ -114,10 +114,16 @@ pub(crate) async fn start_workflows(nodes: &[TestServer], total: usize) {
 
 /// Starts `total` workflows `{prefix}-0`, `{prefix}-1`... as [`start_workflows`] does.
 pub(crate) async fn start_named(nodes: &[TestServer], total: usize, prefix: &str) {
+    let clients: Vec<Client> = nodes.iter().map(TestServer::client).collect();
+    start_named_with(&clients, total, prefix).await;
+}
+
+/// [`start_named`] through `clients` (of several nodes, say), round the list.
+pub(crate) async fn start_named_with(clients: &[Client], total: usize, prefix: &str) {
     let starters = 8;
     let starts: Vec<_> = (0..starters)
         .map(|s| {
-            let client = nodes[s % nodes.len()].client();
+            let client = clients[s % clients.len()].clone();
             let prefix = prefix.to_owned();
             tokio::spawn(async move {
                 for n in (s..total).step_by(starters) {
@@ -201,7 +207,7 @@ impl Meter {
 
 /// The CPU time of the PostgreSQL server's processes on this machine so far (zero if none):
 /// the database's share of a run, when it runs here.
-fn database_cpu() -> Duration {
+pub(crate) fn database_cpu() -> Duration {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Duration::ZERO;
     };
@@ -299,9 +305,41 @@ pub(crate) struct HttpRun {
 /// Runs `total` workflows on `nodes` (set up with [`setup`]; several share one database) with
 /// external deciders and workers, spread across the nodes.
 pub(crate) async fn run_http(nodes: &[TestServer], total: usize) -> HttpRun {
-    let shared = Arc::new(Shared::default());
     let meter = Meter::start(nodes);
-    let client = |i: usize| nodes[i % nodes.len()].client();
+    let clients: Vec<Client> = nodes.iter().map(TestServer::client).collect();
+    let driven = drive(&clients, total, start_workflows(nodes, total)).await;
+    let mut figures = meter.figures(
+        driven.completed,
+        driven.finished.unwrap_or_else(Instant::now),
+    );
+    figures.requests = total + driven.requests;
+    HttpRun {
+        figures,
+        handoffs: driven.handoffs,
+    }
+}
+
+/// What [`drive`] saw.
+pub(crate) struct Driven {
+    /// Workflows completed.
+    pub(crate) completed: usize,
+    /// When the last one completed, if they all did.
+    pub(crate) finished: Option<Instant>,
+    /// SWF requests the loops made, empty polls included (starts not).
+    pub(crate) requests: usize,
+    /// Milliseconds from sending the scheduling call to the worker's poll returning, sorted.
+    pub(crate) handoffs: Vec<f64>,
+}
+
+/// Runs `total` workflows, which `starts` starts, to completion with external deciders and
+/// workers, each loop on the next of `clients` (of several nodes, say) round the list.
+pub(crate) async fn drive(
+    clients: &[Client],
+    total: usize,
+    starts: impl std::future::Future<Output = ()>,
+) -> Driven {
+    let shared = Arc::new(Shared::default());
+    let client = |i: usize| clients[i % clients.len()].clone();
     let mut loops = Vec::new();
     for i in 0..DECIDER_LOOPS {
         loops.push(tokio::spawn(decider(client(i), shared.clone(), total)));
@@ -309,7 +347,7 @@ pub(crate) async fn run_http(nodes: &[TestServer], total: usize) -> HttpRun {
     for i in 0..WORKER_LOOPS {
         loops.push(tokio::spawn(worker(client(i), shared.clone(), total)));
     }
-    start_workflows(nodes, total).await;
+    starts.await;
     let all_done = async {
         for task in &mut loops {
             task.await.expect("decider or worker");
@@ -327,13 +365,6 @@ pub(crate) async fn run_http(nodes: &[TestServer], total: usize) -> HttpRun {
             task.abort();
         }
     }
-    let finished = *shared.finished.lock().expect("lock");
-    let mut figures = meter.figures(
-        shared.completed.load(Ordering::SeqCst),
-        finished.unwrap_or_else(Instant::now),
-    );
-    figures.requests = total + shared.requests.load(Ordering::SeqCst);
-
     let scheduled = shared.scheduled.lock().expect("lock").clone();
     let mut handoffs: Vec<f64> = shared
         .received
@@ -350,7 +381,12 @@ pub(crate) async fn run_http(nodes: &[TestServer], total: usize) -> HttpRun {
         })
         .collect();
     handoffs.sort_unstable_by(f64::total_cmp);
-    HttpRun { figures, handoffs }
+    Driven {
+        completed: shared.completed.load(Ordering::SeqCst),
+        finished: *shared.finished.lock().expect("lock"),
+        requests: shared.requests.load(Ordering::SeqCst),
+        handoffs,
+    }
 }
 
 impl HttpRun {
