@@ -178,6 +178,34 @@ pub struct Binding {
     pub upgraded: Option<UpgradeReport>,
 }
 
+#[cfg(test)]
+impl Binding {
+    /// A binding of `name` as `kind` in domain `d` of the open tenant (`us-east-1`) to a module
+    /// of digest zero, as the Wasm runtime would make it, for tests of what it routes.
+    pub(crate) fn for_tests(kind: BindingKind, name: &str) -> Binding {
+        Binding {
+            account: crate::DEFAULT_ACCOUNT_ID.into(),
+            region: "us-east-1".into(),
+            domain: "d".into(),
+            kind,
+            name: name.into(),
+            module: "0".repeat(64),
+            concurrency: 1,
+            limits: Default::default(),
+            http_hosts: Vec::new(),
+            created_at: crate::clock::Timestamp::from_millis(0),
+            previous_module: None,
+            versions: Vec::new(),
+            last_version: 0,
+            upgrade: Default::default(),
+            upgraded: None,
+            ramp: None,
+            inherit_pin: false,
+            pause_after_failures: None,
+        }
+    }
+}
+
 impl Binding {
     /// The module a new run `run_id` (pinned to none yet) is decided by: the current one, or,
     /// while a ramp gives it only a share of new runs, the previous one for the others. The

@@ -89,6 +89,15 @@ impl Service {
 
 #[cfg(test)]
 impl Service {
+    /// The context of the open tenant (the default account) in `us-east-1`.
+    pub(crate) fn open_ctx(&self) -> Ctx {
+        let tenant = self.tenants.by_account(crate::DEFAULT_ACCOUNT_ID).cloned();
+        Ctx::new(crate::tenancy::Caller {
+            tenant: tenant.expect("the open tenant"),
+            region: "us-east-1".into(),
+        })
+    }
+
     /// A service for tests on `store` (whose token key is `secret`), keeping its files in
     /// `dir`: default limits, no tenants, long polls that wait `poll_timeout`.
     pub(crate) fn for_tests(

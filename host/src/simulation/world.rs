@@ -12,7 +12,6 @@ use crate::engine::{Broken, fire_due};
 use crate::fault::Fault;
 use crate::ops::{Ctx, Service};
 use crate::store::{Faults, Rates, Store, StoreError, Writer};
-use crate::tenancy::Caller;
 
 /// Where the clock starts: 2027-01-15, a day in no time zone's transition.
 const EPOCH: i64 = 1_800_000_000_000;
@@ -73,15 +72,7 @@ impl World {
             Duration::ZERO,
         );
         svc.engine.broken = self.broken;
-        let tenant = svc
-            .tenants
-            .by_account(crate::DEFAULT_ACCOUNT_ID)
-            .cloned()
-            .expect("the open tenant");
-        let ctx = Ctx::new(Caller {
-            tenant,
-            region: "us-east-1".into(),
-        });
+        let ctx = svc.open_ctx();
         self.node = Some(Node {
             svc: Arc::new(svc),
             ctx,
@@ -172,26 +163,7 @@ pub(super) async fn bind_function(world: &World, name: &str) -> Result<u64, Stri
         .and_then(|tx| tx.domain(&scope, "d"))
         .map_err(|e| e.to_string())?
         .ok_or("no domain d")?;
-    let binding = crate::model::Binding {
-        account: scope.account.to_string(),
-        region: scope.region.to_string(),
-        domain: "d".into(),
-        kind: crate::model::BindingKind::Function,
-        name: name.into(),
-        module: "0".repeat(64),
-        concurrency: 1,
-        limits: Default::default(),
-        http_hosts: Vec::new(),
-        created_at: world.now(),
-        previous_module: None,
-        versions: Vec::new(),
-        last_version: 0,
-        upgrade: Default::default(),
-        upgraded: None,
-        ramp: None,
-        inherit_pin: false,
-        pause_after_failures: None,
-    };
+    let binding = crate::model::Binding::for_tests(crate::model::BindingKind::Function, name);
     let id = domain.id;
     world
         .store()

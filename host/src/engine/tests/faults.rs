@@ -15,7 +15,6 @@ use crate::clock::{ManualClock, Timestamp};
 use crate::fault::Fault;
 use crate::ops::{Ctx, Service};
 use crate::store::{Faults, Rates, Store};
-use crate::tenancy::Caller;
 
 use super::super::fire_due;
 
@@ -69,15 +68,7 @@ fn service(dir: &std::path::Path, clock: Arc<ManualClock>, faults: Arc<Faults>) 
     let store = opened.store.with_faults(faults);
     let poll = Duration::from_millis(20);
     let svc = Arc::new(Service::for_tests(dir, clock, store, opened.secret, poll));
-    let tenant = svc
-        .tenants
-        .by_account(crate::DEFAULT_ACCOUNT_ID)
-        .cloned()
-        .expect("the open tenant");
-    let ctx = Ctx::new(Caller {
-        tenant,
-        region: "us-east-1".into(),
-    });
+    let ctx = svc.open_ctx();
     Client {
         svc,
         ctx,

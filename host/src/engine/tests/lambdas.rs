@@ -6,7 +6,6 @@ use serde_json::{Value, json};
 
 use crate::Limits;
 use crate::check::check_history;
-use crate::clock::Timestamp;
 use crate::fault::Fault;
 use crate::model::decisions::{Decision, attrs as d};
 use crate::model::{BindingKind, Lambda, TaskKind, Timeout};
@@ -26,26 +25,7 @@ const FUNCTION: &str = "resize";
 
 /// Binds `name` as `kind` in domain `domain`, as the Wasm runtime will.
 async fn bind(fx: &Fixture, domain: u64, kind: BindingKind, name: &'static str) {
-    let binding = crate::model::Binding {
-        account: "000000000000".into(),
-        region: "us-east-1".into(),
-        domain: "d".into(),
-        kind,
-        name: name.into(),
-        module: "0".repeat(64),
-        concurrency: 1,
-        limits: Default::default(),
-        http_hosts: Vec::new(),
-        created_at: Timestamp::from_millis(0),
-        previous_module: None,
-        versions: Vec::new(),
-        last_version: 0,
-        upgrade: Default::default(),
-        upgraded: None,
-        ramp: None,
-        inherit_pin: false,
-        pause_after_failures: None,
-    };
+    let binding = crate::model::Binding::for_tests(kind, name);
     fx.store
         .apply(move |tx| tx.put_binding(domain, &binding))
         .await
