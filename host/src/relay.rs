@@ -17,11 +17,10 @@ use futures_util::future::join_all;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::sync::watch;
 
-use crate::engine;
 use crate::engine::dispatch::ListKey;
 use crate::ops::Service;
-use crate::ops::controls::refresh_controls;
-use crate::store::{About, Reads, Signal, StoreError};
+use crate::ops::controls::{offer_list, refresh_controls};
+use crate::store::Signal;
 
 /// How often the loop offers to lists whose signal came before their poll. Real time.
 const RECHECK: Duration = Duration::from_secs(1);
@@ -109,24 +108,12 @@ pub(crate) async fn run(
 
 /// Offers what is queued on `lists` to the polls waiting there, a writer job for each list,
 /// submitted together: the writer commits them in one batch, and may take their first tasks
-/// ahead in one round trip ([`About::Offer`]).
+/// ahead in one round trip (`About::Offer`).
 async fn offer(svc: &Service, lists: Vec<ListKey>) {
-    let offers = lists.into_iter().map(|list| {
-        let setup = svc.engine.clone();
-        let about = About::Offer {
-            domain: list.0,
-            kind: list.1,
-            list: list.2.clone(),
-        };
-        let nothing_to_check = |_: &dyn Reads| Ok::<_, StoreError>(());
-        svc.store
-            .write_about(about, nothing_to_check, move |tx, ()| {
-                engine::offer(tx, &setup, list)
-            })
-    });
-    for offered in join_all(offers).await {
-        if let Err(error) = offered {
-            tracing::warn!(%error, "cannot offer queued tasks to waiting polls");
-        }
-    }
+    join_all(
+        lists
+            .into_iter()
+            .map(|list| offer_list(svc, list, "relayed")),
+    )
+    .await;
 }
