@@ -116,10 +116,7 @@ pub async fn pyenv() -> &'static PyEnv {
 }
 
 fn make_pyenv() -> PyEnv {
-    let target = Path::new(CRATE)
-        .parent()
-        .expect("the tests crate is in the workspace")
-        .join("target");
+    let target = crate::languages::target_dir();
     let dir = target.join("pyenv");
     let bin = dir.join("bin");
     let env = PyEnv {

@@ -39,6 +39,17 @@ pub fn root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The build's target directory: `CARGO_TARGET_DIR` when the tests run with one (CI keeps it
+/// outside the clone, as a cache), else the repository's `target`. The tests' own caches (the
+/// Python venv, toolchains, Rust projects' builds) live under it, so they are reused as the
+/// build is.
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .filter(|dir| dir.is_absolute())
+        .unwrap_or_else(|| root().join("target"))
+}
+
 /// The component built from `entry` (a path from the repository's root) as a guest of `world`
 /// (`decider`, `activity-worker` or `function`). Each is built once per process; a failed build
 /// panics with the build's output.
@@ -96,7 +107,7 @@ pub fn build_rust_edited(dir: &str, edit: impl FnOnce(&str) -> String) -> Vec<u8
     );
     std::fs::write(copy.path().join("Cargo.toml"), manifest).unwrap();
     std::fs::copy(root.join("Cargo.lock"), copy.path().join("Cargo.lock")).unwrap();
-    let target = root.join("target/wasm-variants");
+    let target = target_dir().join("wasm-variants");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)
         .args([

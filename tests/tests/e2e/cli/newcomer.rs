@@ -59,7 +59,7 @@ pub(super) fn bash(
     paths.extend(std::env::split_paths(&path));
     let toolchains = std::env::var_os("WEFT_GUEST_TOOLCHAINS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| languages::root().join("target/guest-toolchains"));
+        .unwrap_or_else(|| languages::target_dir().join("guest-toolchains"));
     let mut bash = Command::new("bash");
     match cargo_target {
         Some(target) => bash.env("CARGO_TARGET_DIR", target),
@@ -97,7 +97,7 @@ fn a_newcomer_goes_from_weft_new_to_a_greeting_in_every_language() {
     let endpoint = format!("http://{}", server.addr);
     // Rust projects share one target directory across runs of this test, given as
     // CARGO_TARGET_DIR (which `weft apply` must follow): its dependencies compile once.
-    let rust_target = languages::root().join("target/newcomer-rust");
+    let rust_target = languages::target_dir().join("newcomer-rust");
     std::fs::create_dir_all(&rust_target).unwrap();
 
     let projects = tempfile::tempdir().unwrap();

@@ -48,7 +48,7 @@ fn the_readmes_worked_example_runs_in_every_language() {
         "warn",
     );
     // As `newcomer.rs` does: Rust projects' dependencies compile once across runs.
-    let rust_target = languages::root().join("target/newcomer-rust");
+    let rust_target = languages::target_dir().join("newcomer-rust");
     std::fs::create_dir_all(&rust_target).unwrap();
 
     let projects = tempfile::tempdir().unwrap();
