@@ -5,17 +5,17 @@
 //! while PostgreSQL and this process (the clients) are left unlimited.
 //!
 //! For 1, 2 and 3 nodes on a fresh schema each, in interleaved rounds: one-activity workflows
-//! a second (8 decider and 8 worker loops over HTTP, spread across the nodes), then starts
-//! alone a second (8 starters); per node, the CPU it used and the share of its quota's periods
+//! a second (8 decider and 8 worker loops over HTTP per node, each node's own), then starts
+//! alone a second (8 starters per node): each node is offered what one node is; per node, the CPU it used and the share of its quota's periods
 //! in which it was throttled; the database's CPU per workflow; the round trips per workflow
 //! (each node's `/metrics`). The nodes are the bottleneck when their quotas are throttled most
 //! of the time while the database has CPU to spare.
 //!
 //! Needs root (cgroup v1's `cpu` controller at `/sys/fs/cgroup/cpu`) and PostgreSQL:
 //! `WEFT_TEST_POSTGRES=postgres://USER@HOST:PORT/DB cargo bench -p weft-tests --bench
-//! capacity`. `WEFT_BENCH_NODE_CPU` sets each node's quota in cores (default 0.25),
+//! capacity`. `WEFT_BENCH_NODE_CPU` sets each node's quota in cores (default 0.12),
 //! `WEFT_BENCH_WORKFLOWS` the workflows per run (default 500), `WEFT_BENCH_ROUNDS` the rounds
-//! (default 2). It prints figures and asserts nothing about time.
+//! (default 3). It prints figures and asserts nothing about time.
 
 #[allow(
     dead_code,
@@ -35,6 +35,9 @@ const CGROUP_CPU: &str = "/sys/fs/cgroup/cpu";
 /// The quota's period, in µs.
 const PERIOD_US: u64 = 100_000;
 
+/// Decider loops, worker loops and starters per node: enough to keep a node's quota busy.
+const LOOPS_PER_NODE: usize = 8;
+
 fn main() {
     weft_tests::bench::run(async {
         let Some(url) = weft_tests::test_postgres() else {
@@ -46,9 +49,9 @@ fn main() {
             return;
         }
         build_release();
-        let cores: f64 = weft_tests::bench::setting("WEFT_BENCH_NODE_CPU", 0.25);
+        let cores: f64 = weft_tests::bench::setting("WEFT_BENCH_NODE_CPU", 0.12);
         let total = one_activity::workflows();
-        let rounds: usize = weft_tests::bench::setting("WEFT_BENCH_ROUNDS", 2);
+        let rounds: usize = weft_tests::bench::setting("WEFT_BENCH_ROUNDS", 3);
         println!(
             "each node limited to {cores} cores; {total} workflows and {total} starts a run; \
              {rounds} rounds"
@@ -186,6 +189,10 @@ struct Run {
     database_cpu_us: f64,
     database_cores: f64,
     round_trips: f64,
+    /// Each node's throttled share of its periods during the starts.
+    starts_throttled: Vec<f64>,
+    /// The database's CPU during the starts, in cores.
+    starts_database_cores: f64,
 }
 
 impl Run {
@@ -201,10 +208,14 @@ impl Run {
             .iter()
             .map(|t| format!("{t:.2}"))
             .collect();
+        let starts: Vec<String> = (self.starts_throttled.iter())
+            .map(|t| format!("{:.0}%", t * 100.0))
+            .collect();
         format!(
             "{:.0} workflows/s, {:.0} starts/s; node CPU {:.0} µs/workflow (cores {}, throttled \
              in {} of periods, for {} s a second); database {:.0} µs/workflow ({:.2} cores); \
-             {:.1} round trips per workflow",
+             {:.1} round trips per workflow; starting, nodes throttled in {} of periods, \
+             database {:.2} cores",
             self.workflows_per_s,
             self.starts_per_s,
             self.node_cpu_us,
@@ -214,6 +225,8 @@ impl Run {
             self.database_cpu_us,
             self.database_cores,
             self.round_trips,
+            starts.join(", "),
+            self.starts_database_cores,
         )
     }
 }
@@ -232,16 +245,27 @@ async fn measure(url: &str, count: usize, cores: f64, total: usize) -> Run {
     let round_trips = sum(&nodes, "weft_store_round_trips_total").await;
     let database = one_activity::database_cpu();
     let began = Instant::now();
-    let starts = one_activity::start_named_with(&clients, total, "wf");
-    let driven = one_activity::drive(&clients, total, starts).await;
+    // Each node is offered the same load whatever their number (its own loops and starters),
+    // so that a node's batches, and so its cost per workflow, stay what one node's are.
+    let loops = LOOPS_PER_NODE * count;
+    let starts = one_activity::start_named_by(&clients, loops, total, "wf");
+    let driven = one_activity::drive_by(&clients, (loops, loops), total, starts).await;
     let elapsed = driven.finished.unwrap_or_else(Instant::now) - began;
     let database = one_activity::database_cpu().saturating_sub(database);
     let round_trips = sum(&nodes, "weft_store_round_trips_total").await - round_trips;
     let used: Vec<(Duration, f64, Duration)> = nodes.iter().map(Node::used).collect();
 
+    nodes.iter_mut().for_each(Node::reset);
+    let database_before = one_activity::database_cpu();
     let began = Instant::now();
-    one_activity::start_named_with(&clients, total, "start").await;
-    let starts_per_s = total as f64 / began.elapsed().as_secs_f64();
+    one_activity::start_named_by(&clients, loops, total, "start").await;
+    let starting = began.elapsed().as_secs_f64();
+    let starts_per_s = total as f64 / starting;
+    let starts_throttled = nodes.iter().map(|n| n.used().1).collect();
+    let starts_database_cores = one_activity::database_cpu()
+        .saturating_sub(database_before)
+        .as_secs_f64()
+        / starting;
 
     let done = driven.completed.max(1) as f64;
     let seconds = elapsed.as_secs_f64();
@@ -256,6 +280,8 @@ async fn measure(url: &str, count: usize, cores: f64, total: usize) -> Run {
         database_cpu_us: database.as_secs_f64() * 1e6 / done,
         database_cores: database.as_secs_f64() / seconds,
         round_trips: round_trips / done,
+        starts_throttled,
+        starts_database_cores,
     }
 }
 
@@ -268,14 +294,13 @@ async fn sum(nodes: &[Node], name: &str) -> f64 {
     total
 }
 
-/// The medians of each count of nodes, and their ratios to one node.
+/// The medians of each count of nodes, and of their ratios to one node in the same round:
+/// the machine's speed drifts between rounds, and a ratio within a round cancels the drift.
 fn summary(results: &[Vec<Run>], cores: f64) {
     let median = |mut values: Vec<f64>| {
         values.sort_by(f64::total_cmp);
         values[values.len() / 2]
     };
-    let one = median(results[0].iter().map(|r| r.workflows_per_s).collect());
-    let one_starts = median(results[0].iter().map(|r| r.starts_per_s).collect());
     println!("\nmedians, each node limited to {cores} cores:");
     println!(
         "| nodes | workflows/s | × one node | starts/s | × one node | node CPU per workflow | \
@@ -284,12 +309,17 @@ fn summary(results: &[Vec<Run>], cores: f64) {
     println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
     for runs in results {
         let m = |f: fn(&Run) -> f64| median(runs.iter().map(f).collect());
-        let (wf, starts) = (m(|r| r.workflows_per_s), m(|r| r.starts_per_s));
+        let ratio = |f: fn(&Run) -> f64| {
+            let ratios = runs.iter().zip(&results[0]).map(|(n, one)| f(n) / f(one));
+            median(ratios.collect())
+        };
         println!(
-            "| {} | {wf:.0} | {:.2} | {starts:.0} | {:.2} | {:.2} ms | {:.2} ms | {:.1} |",
+            "| {} | {:.0} | {:.2} | {:.0} | {:.2} | {:.2} ms | {:.2} ms | {:.1} |",
             runs[0].count,
-            wf / one,
-            starts / one_starts,
+            m(|r| r.workflows_per_s),
+            ratio(|r| r.workflows_per_s),
+            m(|r| r.starts_per_s),
+            ratio(|r| r.starts_per_s),
             m(|r| r.node_cpu_us) / 1000.0,
             m(|r| r.database_cpu_us) / 1000.0,
             m(|r| r.round_trips),

@@ -120,7 +120,16 @@ pub(crate) async fn start_named(nodes: &[TestServer], total: usize, prefix: &str
 
 /// [`start_named`] through `clients` (of several nodes, say), round the list.
 pub(crate) async fn start_named_with(clients: &[Client], total: usize, prefix: &str) {
-    let starters = 8;
+    start_named_by(clients, 8, total, prefix).await
+}
+
+/// [`start_named_with`] by `starters` starters at once.
+pub(crate) async fn start_named_by(
+    clients: &[Client],
+    starters: usize,
+    total: usize,
+    prefix: &str,
+) {
     let starts: Vec<_> = (0..starters)
         .map(|s| {
             let client = clients[s % clients.len()].clone();
@@ -338,13 +347,23 @@ pub(crate) async fn drive(
     total: usize,
     starts: impl std::future::Future<Output = ()>,
 ) -> Driven {
+    drive_by(clients, (DECIDER_LOOPS, WORKER_LOOPS), total, starts).await
+}
+
+/// [`drive`] with `(deciders, workers)` loops.
+pub(crate) async fn drive_by(
+    clients: &[Client],
+    (deciders, workers): (usize, usize),
+    total: usize,
+    starts: impl std::future::Future<Output = ()>,
+) -> Driven {
     let shared = Arc::new(Shared::default());
     let client = |i: usize| clients[i % clients.len()].clone();
     let mut loops = Vec::new();
-    for i in 0..DECIDER_LOOPS {
+    for i in 0..deciders {
         loops.push(tokio::spawn(decider(client(i), shared.clone(), total)));
     }
-    for i in 0..WORKER_LOOPS {
+    for i in 0..workers {
         loops.push(tokio::spawn(worker(client(i), shared.clone(), total)));
     }
     starts.await;
