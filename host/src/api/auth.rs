@@ -258,6 +258,7 @@ mod tests {
                 region: "us-east-1".into(),
             },
             tenant,
+            stop: None,
         };
         let input = |domain: &str| {
             json!({

@@ -98,6 +98,7 @@ mod tests {
                 region: region.into(),
             },
             tenant,
+            stop: None,
         }
     }
 

@@ -133,6 +133,11 @@ impl Service {
 pub(crate) struct Ctx {
     pub(crate) scope: Scope,
     pub(crate) tenant: Arc<Tenant>,
+    /// Ends a long poll made in this context once it turns true, answered empty as at its
+    /// timeout: an in-process worker's stop. A poll so ended still delivers a task the writer
+    /// is claiming for it at that moment, where a poll dropped instead would leave the task
+    /// started, with no one to serve it, until its start-to-close timeout.
+    pub(crate) stop: Option<watch::Receiver<bool>>,
 }
 
 impl Ctx {
@@ -144,6 +149,15 @@ impl Ctx {
                 region: caller.region,
             },
             tenant: caller.tenant,
+            stop: None,
+        }
+    }
+
+    /// This context, with its long polls ended once `stop` turns true.
+    pub(crate) fn until(self, stop: watch::Receiver<bool>) -> Ctx {
+        Ctx {
+            stop: Some(stop),
+            ..self
         }
     }
 }

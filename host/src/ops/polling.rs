@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 
 use crate::clock::Wait;
 use crate::engine::dispatch::{Departure, Ticket, Waiter};
@@ -81,11 +81,13 @@ pub(super) async fn long_poll(
         return Ok(held(svc, claimed));
     }
     let mut shutdown = svc.shutdown.clone();
+    let mut stop = ctx.stop.clone();
     let waiting = svc.idle.waiting();
     tokio::select! {
         claimed = &mut answer => return Ok(held(svc, claimed.ok())),
         () = svc.clock.sleep_until(deadline, Wait::LongPoll) => {}
         _ = shutdown.wait_for(|stopping| *stopping) => {}
+        () = stopped(&mut stop) => {}
     }
     drop(waiting);
     // The wait is over, unless the writer is claiming a task for this poll right now: then the
@@ -98,6 +100,17 @@ pub(super) async fn long_poll(
             return Ok(held(svc, claimed.ok()));
         }
     }
+}
+
+/// Resolves once the caller's `stop` turns true; never for a caller without one, or whose
+/// stop can no longer be given.
+async fn stopped(stop: &mut Option<watch::Receiver<bool>>) {
+    if let Some(stop) = stop
+        && stop.wait_for(|stopping| *stopping).await.is_ok()
+    {
+        return;
+    }
+    std::future::pending().await
 }
 
 /// `claimed`, noted as handed out (for time-skipping, which waits for its holder).

@@ -159,6 +159,7 @@ mod tests {
                 region: "us-east-1".into(),
             },
             tenant: crate::tenancy::open_tenant(),
+            stop: None,
         };
         assert!(resolve(&ctx, "arn:aws:swf:us-east-1:000000000000:/domain/d").is_ok());
         for arn in [

@@ -121,7 +121,7 @@ async fn follow(
             key.0,
             &binding,
             module,
-            tenant,
+            (tenant, stopped.clone()),
             seen.clone(),
         ));
         for _ in 0..binding.concurrency {
@@ -156,8 +156,8 @@ async fn load_module(svc: &Service, account: &str, digest: &str) -> Result<Arc<M
         .map_err(|e| e.to_string())
 }
 
-/// The module bound to the worker's list now; none if the list is no longer bound here.
-async fn bound_module(worker: &Worker) -> Option<Arc<Module>> {
+/// The binding of the worker's list now; none if the list is no longer bound here.
+async fn binding_now(worker: &Worker) -> Option<Binding> {
     let (domain, kind, name) = (
         worker.domain_id,
         worker.binding.kind,
@@ -167,7 +167,12 @@ async fn bound_module(worker: &Worker) -> Option<Arc<Module>> {
         .svc
         .store
         .read(move |tx| Ok::<_, Fault>(tx.binding(domain, kind, &name)?));
-    let binding = read.await.ok().flatten()?;
+    read.await.ok().flatten()
+}
+
+/// The module bound to the worker's list now; none if the list is no longer bound here.
+async fn bound_module(worker: &Worker) -> Option<Arc<Module>> {
+    let binding = binding_now(worker).await?;
     if binding.module == worker.binding.module {
         return Some(worker.module.clone());
     }
@@ -206,14 +211,14 @@ struct Worker {
 }
 
 impl Worker {
-    /// The worker of `binding` (of domain `domain_id`), serving `module` for `tenant`; `seen`
-    /// is the bindings' version it was made from.
+    /// The worker of `binding` (of domain `domain_id`), serving `module` for `tenant` until
+    /// `stop` turns true; `seen` is the bindings' version it was made from.
     fn new(
         svc: &Arc<Service>,
         domain_id: u64,
         binding: &Binding,
         module: Arc<Module>,
-        tenant: Arc<Tenant>,
+        (tenant, stop): (Arc<Tenant>, watch::Receiver<bool>),
         seen: watch::Receiver<()>,
     ) -> Worker {
         let label = format!(
@@ -235,7 +240,8 @@ impl Worker {
             ctx: Ctx::new(Caller {
                 tenant,
                 region: binding.region.clone(),
-            }),
+            })
+            .until(stop),
             domain_id,
             labels: binding_labels(svc, binding),
             identity: format!("weft:{}", &binding.module[..12]),
@@ -321,20 +327,21 @@ impl Worker {
         outcome
     }
 
-    /// Long-polls with `O` until it answers (a task, or an empty answer once the poll times
-    /// out), or the worker is told to stop (`None`).
+    /// Long-polls with `O` until it answers: a task, or an empty answer once the poll times
+    /// out or the worker is told to stop (its context's stop ends the poll, which still
+    /// delivers a task claimed for it meanwhile); `None` if the worker was stopped already.
     async fn poll<O: Op>(
         &self,
         input: O::Input,
-        stop: &mut watch::Receiver<bool>,
+        stop: &watch::Receiver<bool>,
     ) -> Result<Option<O::Output>, Fault>
     where
         O::Input: Serialize,
     {
-        tokio::select! {
-            task = self.call::<O>(input) => task.map(Some),
-            _ = stop.wait_for(|s| *s) => Ok(None),
+        if *stop.borrow() {
+            return Ok(None);
         }
+        self.call::<O>(input).await.map(Some)
     }
 
     /// Runs `O` as this binding's domain's account.

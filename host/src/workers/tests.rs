@@ -59,7 +59,15 @@ async fn a_task_taken_after_a_rebind_runs_the_module_bound_now() {
     let binding = bind(&svc, &ctx, "decisions", &first).await;
     let domain_id = current_bindings(&svc).await.unwrap()[0].0;
     let module = load(&svc, &binding).await.unwrap();
-    let worker = Worker::new(&svc, domain_id, &binding, module, tenant, seen);
+    let never_stopped = watch::channel(false).1;
+    let worker = Worker::new(
+        &svc,
+        domain_id,
+        &binding,
+        module,
+        (tenant, never_stopped),
+        seen,
+    );
     worker.seen.lock().unwrap().mark_unchanged();
     assert!(Arc::ptr_eq(&worker.module_now().await, &worker.module));
 
@@ -74,4 +82,46 @@ async fn a_task_taken_after_a_rebind_runs_the_module_bound_now() {
     assert!(!Arc::ptr_eq(&now, &worker.module));
     assert!(!Arc::ptr_eq(&worker.module_now().await, &worker.module));
     drop((worker, now, svc));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_workers_stop_ends_its_long_poll_empty_rather_than_dropping_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let weft = Weft::open(Config::new(dir.path())).unwrap();
+    let svc = weft.service();
+    let (stop, stopped) = watch::channel(false);
+    let ctx = svc.open_ctx().until(stopped);
+    let register = RegisterDomainInput {
+        name: DOMAIN.into(),
+        description: None,
+        workflow_execution_retention_period_in_days: "1".into(),
+        tags: Vec::new(),
+    };
+    api::call::<op::RegisterDomain>(&svc, &ctx, register)
+        .await
+        .unwrap();
+    let input = crate::ops::decision_tasks::PollInput {
+        domain: DOMAIN.into(),
+        task_list: TaskList {
+            name: "decisions".into(),
+        },
+        identity: None,
+        next_page_token: None,
+        maximum_page_size: None,
+        reverse_order: false,
+        start_at_previous_started_event: false,
+    };
+    let poll = {
+        let (svc, ctx) = (svc.clone(), ctx.clone());
+        tokio::spawn(async move { api::call::<op::PollForDecisionTask>(&svc, &ctx, input).await })
+    };
+    // The service's long polls last a minute: the stop, not the poll's timeout, ends it.
+    tokio::task::yield_now().await;
+    stop.send_replace(true);
+    let answered = tokio::time::timeout(Duration::from_secs(10), poll).await;
+    let answer = answered.expect("ended by the stop").unwrap().unwrap();
+    assert!(
+        answer.task_token.is_none(),
+        "an empty answer, as at a timeout"
+    );
 }
