@@ -187,11 +187,7 @@ async fn decide(worker: &Worker, module: &Module, held: &Held) -> Result<Attempt
     match answered {
         Ok(Decided::Applied) => {
             worker.backoff.succeeded(run_id);
-            let version = match worker.binding.version_of(&module.digest) {
-                Some(version) => version.number.to_string(),
-                // Bound after this worker started: its binding does not list it yet.
-                None => module.digest[..12].to_owned(),
-            };
+            let version = version_of(worker, &module.digest).await;
             metrics.decided(&worker.labels, version);
             Ok(Attempt::Done)
         }
@@ -204,6 +200,19 @@ async fn decide(worker: &Worker, module: &Module, held: &Held) -> Result<Attempt
             Ok(failed(worker, held, refused(&fault).to_string(), &[]).await)
         }
     }
+}
+
+/// The version of module `digest` in the worker's binding, or, for a module bound after the
+/// worker was made (a task it took as the supervisor was replacing it), in the binding now;
+/// its digest's prefix if neither lists it.
+async fn version_of(worker: &Worker, digest: &str) -> String {
+    let listed = match worker.binding.version_of(digest) {
+        Some(version) => Some(version.number),
+        None => super::binding_now(worker)
+            .await
+            .and_then(|now| now.version_of(digest).map(|version| version.number)),
+    };
+    listed.map_or_else(|| digest[..12].to_owned(), |number| number.to_string())
 }
 
 /// The decider failed on `held` for `reason`, logging `lines`: the failure is kept, the run
