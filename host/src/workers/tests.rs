@@ -30,6 +30,19 @@ async fn bind(svc: &Service, ctx: &Ctx, list: &str, digest: &str) -> Binding {
         .unwrap()
 }
 
+/// Registers the tests' domain.
+async fn register_domain(svc: &Service, ctx: &Ctx) {
+    let register = RegisterDomainInput {
+        name: DOMAIN.into(),
+        description: None,
+        workflow_execution_retention_period_in_days: "1".into(),
+        tags: Vec::new(),
+    };
+    api::call::<op::RegisterDomain>(svc, ctx, register)
+        .await
+        .unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_task_taken_after_a_rebind_runs_the_module_bound_now() {
     let dir = tempfile::tempdir().unwrap();
@@ -40,15 +53,7 @@ async fn a_task_taken_after_a_rebind_runs_the_module_bound_now() {
         tenant: tenant.clone(),
         region: "us-east-1".into(),
     });
-    let register = RegisterDomainInput {
-        name: DOMAIN.into(),
-        description: None,
-        workflow_execution_retention_period_in_days: "1".into(),
-        tags: Vec::new(),
-    };
-    api::call::<op::RegisterDomain>(&svc, &ctx, register)
-        .await
-        .unwrap();
+    register_domain(&svc, &ctx).await;
     let (first, second) = (
         upload(&svc, &ctx, "order-workflow").await,
         upload(&svc, &ctx, "quote-decider").await,
@@ -91,15 +96,7 @@ async fn a_workers_stop_ends_its_long_poll_empty_rather_than_dropping_it() {
     let svc = weft.service();
     let (stop, stopped) = watch::channel(false);
     let ctx = svc.open_ctx().until(stopped);
-    let register = RegisterDomainInput {
-        name: DOMAIN.into(),
-        description: None,
-        workflow_execution_retention_period_in_days: "1".into(),
-        tags: Vec::new(),
-    };
-    api::call::<op::RegisterDomain>(&svc, &ctx, register)
-        .await
-        .unwrap();
+    register_domain(&svc, &ctx).await;
     let input = crate::ops::decision_tasks::PollInput {
         domain: DOMAIN.into(),
         task_list: TaskList {
