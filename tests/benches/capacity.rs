@@ -6,10 +6,11 @@
 //!
 //! For 1, 2 and 3 nodes on a fresh schema each, in interleaved rounds: one-activity workflows
 //! a second (8 decider and 8 worker loops over HTTP per node, each node's own), then starts
-//! alone a second (8 starters per node): each node is offered what one node is; per node, the CPU it used and the share of its quota's periods
-//! in which it was throttled; the database's CPU per workflow; the round trips per workflow
-//! (each node's `/metrics`). The nodes are the bottleneck when their quotas are throttled most
-//! of the time while the database has CPU to spare.
+//! alone a second (8 starters per node), so that each node is offered what one node is; per
+//! node, the CPU it used and the share of its quota's periods in which it was throttled; the
+//! database's CPU per workflow; the round trips per workflow (each node's `/metrics`). The
+//! nodes are the bottleneck when their quotas are throttled most of the time while the
+//! database has CPU to spare.
 //!
 //! Needs root (cgroup v1's `cpu` controller at `/sys/fs/cgroup/cpu`) and PostgreSQL:
 //! `WEFT_TEST_POSTGRES=postgres://USER@HOST:PORT/DB cargo bench -p weft-tests --bench

@@ -9,10 +9,9 @@ use weft_tests::TestServer;
 use weft_tests::aws_sdk_swf::operation::start_workflow_execution::builders::StartWorkflowExecutionFluentBuilder;
 use weft_tests::guests::{self, WeftClient};
 
-use super::pinning::{
-    DESCRIBE, PATIENCE, deploy, deploy_with, register, wait_pinned, wait_scheduled, work,
-};
+use super::pinning::{DESCRIBE, PATIENCE, deploy, deploy_with, register, wait_pinned};
 use super::rollback::weft_ok;
+use super::steps::{wait_scheduled, work};
 use crate::flow::{D, DECIDERS, start_with};
 
 /// The run of `workflow_id` that continued `run` as new, once it has.

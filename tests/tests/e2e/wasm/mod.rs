@@ -44,6 +44,7 @@ mod replay;
 mod resets;
 mod rollback;
 mod sandbox;
+mod steps;
 pub(crate) mod tls;
 
 use std::time::Duration;

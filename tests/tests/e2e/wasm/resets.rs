@@ -13,9 +13,10 @@ use weft_tests::aws_sdk_swf::Client;
 use weft_tests::aws_sdk_swf::types::{CloseStatus, HistoryEvent};
 use weft_tests::guests::{self, Bind, BindingKind, order};
 
-use super::pinning::{deploy, register, wait_scheduled, work};
+use super::pinning::{deploy, register};
 use super::replay::weft_cli;
 use super::rollback::weft_ok;
+use super::steps::{wait_scheduled, work};
 use super::{CLOSE_WITHIN, server, start_order};
 use crate::flow::{D, activity_task, first, signal, start};
 
