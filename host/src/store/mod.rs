@@ -1,6 +1,7 @@
 //! Durable state: the interface the engine and the operations use (`seam.rs`: [`Reads`],
-//! [`Writes`]), and two backends behind it, each in its own folder: redb, embedded (`redb/`),
-//! and PostgreSQL, shared by several nodes (`pg/`). Both share what is here: the group-commit
+//! [`Writes`]), and three backends behind it, each in its own folder: redb, embedded
+//! (`redb/`), PostgreSQL, shared by several nodes (`pg/`), and ordered maps in memory for
+//! `--ephemeral` (`memory/`). Both share what is here: the group-commit
 //! writer (`writer.rs`, `job.rs`), the records' encoding (`codec.rs`), the errors
 //! (`error.rs`), and the contract every backend must keep (`seam.rs`, tested by `contract/`).
 //!
@@ -19,6 +20,7 @@ mod history_pages;
 mod items;
 mod job;
 mod kinds;
+mod memory;
 mod pg;
 mod redb;
 mod seam;
@@ -65,14 +67,15 @@ pub(crate) struct Store {
     backend: Arc<dyn Backend>,
 }
 
-/// The writer thread. Join it after the last [`Store`] clone is dropped, so that the database is
-/// closed (and its lock released) before the process moves on.
-pub(crate) struct Writer(JoinHandle<()>);
+/// The writer thread, if the backend has one (the ephemeral store applies changes on the
+/// caller's thread). Join it after the last [`Store`] clone is dropped, so that the database
+/// is closed (and its lock released) before the process moves on.
+pub(crate) struct Writer(Option<JoinHandle<()>>);
 
 impl Writer {
     /// Waits for the writer to drain its queue and stop.
     pub(crate) fn join(self) {
-        if self.0.join().is_err() {
+        if self.0.is_some_and(|thread| thread.join().is_err()) {
             tracing::error!("the writer thread panicked");
         }
     }

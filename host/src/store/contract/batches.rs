@@ -1,9 +1,9 @@
 //! The contract's rules for the requests a writer takes together in one batch: none changes
-//! what another is answered. Each test makes its batch with [`in_one_batch`], which holds the
-//! writer while the requests queue.
+//! what another is answered. Each test makes its batch with `Nodes::in_one_batch`, which
+//! holds the writer while the requests queue.
 
 use super::Started;
-use super::nodes::{backends, in_one_batch, run, scope};
+use super::nodes::{backends, run, scope};
 use crate::model::WorkflowId;
 use crate::store::{About, Reads, StoreError};
 
@@ -33,7 +33,9 @@ async fn a_start_refused_never_hides_the_open_run_from_its_batch() {
         let w7 = WorkflowId::from("w7".to_owned());
         let find = move |tx: &dyn Reads| tx.open_run(1, &w7).map(|run| run.map(|run| run.seq));
         let signal = store.write(find, |_, seq| Ok(seq));
-        let (started, found) = in_one_batch(store, async { tokio::join!(start, signal) }).await;
+        let (started, found) = nodes
+            .in_one_batch(async { tokio::join!(start, signal) })
+            .await;
         assert!(
             matches!(started, Err(Started::Already)),
             "{}",
@@ -67,7 +69,7 @@ async fn a_request_whose_change_fails_fails_alone() {
             tx.name_run(&bad)
         });
         let requests = async { tokio::join!(put(10), fails, panics, nul, put(14)) };
-        let (first, fails, panics, nul, last) = in_one_batch(store, requests).await;
+        let (first, fails, panics, nul, last) = nodes.in_one_batch(requests).await;
         let backend = nodes.backend;
         assert!(
             first.is_ok() && last.is_ok(),
@@ -86,7 +88,7 @@ async fn a_request_whose_change_fails_fails_alone() {
         let fails = store.apply(|_| Err::<(), _>(StoreError::broken("on purpose")));
         let panics = store.apply(|_| -> Result<(), StoreError> { panic!("on purpose") });
         let requests = async { tokio::join!(fails, panics, put(15)) };
-        let (fails, panics, good) = in_one_batch(store, requests).await;
+        let (fails, panics, good) = nodes.in_one_batch(requests).await;
         assert!(fails.is_err() && panics.is_err(), "{backend}");
         assert!(good.is_ok(), "{backend}: {good:?}");
         let stored = nodes.node(1).read(|tx| tx.run(15)).await.unwrap();

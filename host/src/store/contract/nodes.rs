@@ -1,5 +1,5 @@
 //! The contract suite's harness: each backend this build can test, opened fresh as two nodes
-//! (or one redb store twice), and the records the tests store.
+//! (or one redb or memory store twice), and the records the tests store.
 
 use std::sync::Arc;
 
@@ -7,7 +7,7 @@ use crate::clock::{Clock, SystemClock};
 use crate::model::{Domain, Run, Scope};
 use crate::store::{Opened, Place, Store, StoreError, Writes};
 
-/// Two handles of one store: two nodes of a shared database, or one redb store twice.
+/// Two handles of one store: two nodes of a shared database, or one embedded store twice.
 pub(super) struct Nodes {
     pub(super) backend: &'static str,
     pub(super) opened: Vec<Opened>,
@@ -16,6 +16,8 @@ pub(super) struct Nodes {
 
 /// Where a test's store is.
 pub(super) enum Where {
+    /// In this process's memory, gone when the store is closed.
+    Memory,
     /// redb's directory, removed when the test ends.
     Dir(tempfile::TempDir),
     /// A PostgreSQL URL whose connections use the test's own schema.
@@ -26,6 +28,7 @@ impl Where {
     /// Opens (another handle of) the store here.
     pub(super) async fn open(&self) -> Result<Opened, StoreError> {
         let place = match self {
+            Where::Memory => return open_memory(),
             Where::Dir(dir) => return Store::open_dir(dir.path(), Arc::new(SystemClock)),
             Where::Postgres(url) => url.clone(),
         };
@@ -43,9 +46,36 @@ impl Where {
     }
 }
 
+/// A new ephemeral store.
+fn open_memory() -> Result<Opened, StoreError> {
+    let dir = std::env::temp_dir();
+    let place = Place {
+        location: None,
+        dir: &dir,
+        cache: 0,
+        ephemeral: true,
+    };
+    Store::open(place, Arc::new(SystemClock))
+}
+
 impl Nodes {
     pub(super) fn node(&self, i: usize) -> &Store {
         &self.opened[i % self.opened.len()].store
+    }
+
+    /// Whether the store opens again as it was once closed: all but the memory store.
+    pub(super) fn keeps_state(&self) -> bool {
+        !matches!(self.at, Where::Memory)
+    }
+
+    /// Awaits `requests`, a future that makes requests of the first node, as one batch
+    /// ([`in_one_batch`]) where the backend makes batches: the memory store applies each
+    /// change alone, at once.
+    pub(super) async fn in_one_batch<F: std::future::Future>(&self, requests: F) -> F::Output {
+        match self.at {
+            Where::Memory => requests.await,
+            _ => in_one_batch(self.node(0), requests).await,
+        }
     }
 
     /// Registers domain 1, "d", through the first node.
@@ -75,11 +105,18 @@ pub(super) async fn close(opened: Opened) {
 /// Every backend this build can test here, freshly made.
 pub(super) async fn backends() -> Vec<Nodes> {
     let dir = Where::Dir(tempfile::tempdir().expect("temporary directory"));
-    let mut all = vec![Nodes {
-        backend: "redb",
-        opened: vec![dir.open().await.expect("redb opens")],
-        at: dir,
-    }];
+    let mut all = vec![
+        Nodes {
+            backend: "redb",
+            opened: vec![dir.open().await.expect("redb opens")],
+            at: dir,
+        },
+        Nodes {
+            backend: "memory",
+            opened: vec![open_memory().expect("the memory store opens")],
+            at: Where::Memory,
+        },
+    ];
     if let Some(url) = postgres_url() {
         let at = Where::Postgres(fresh_schema(&url).await);
         let mut opened = Vec::new();
@@ -165,7 +202,7 @@ pub(crate) fn domain(id: u64, name: &str) -> Domain {
 }
 
 /// An open run `seq` of domain 1, as the engine stores one.
-pub(super) fn run(seq: u64) -> Run {
+pub(crate) fn run(seq: u64) -> Run {
     serde_json::from_value(serde_json::json!({
         "seq": seq, "domain": 1, "account": "000000000000", "domain_name": "d",
         "execution": {"workflowId": format!("w{seq}"), "runId": format!("r{seq}")},
@@ -217,7 +254,7 @@ where
 /// Awaits `requests`, a future that makes requests of `store` (the writes of a `join!`), with
 /// each of them queued while `store`'s writer is held inside another change: they reach the
 /// writer together, as one batch.
-pub(super) async fn in_one_batch<F: std::future::Future>(store: &Store, requests: F) -> F::Output {
+async fn in_one_batch<F: std::future::Future>(store: &Store, requests: F) -> F::Output {
     let (entered, mut inside) = tokio::sync::mpsc::unbounded_channel();
     let (release, held) = std::sync::mpsc::channel::<()>();
     let held = Arc::new(std::sync::Mutex::new(held));
@@ -247,6 +284,7 @@ pub(super) async fn in_one_batch<F: std::future::Future>(store: &Store, requests
 /// Marks the store at `at` as a build one version newer would have left it.
 pub(super) async fn as_if_newer(at: &Where) {
     match at {
+        Where::Memory => unreachable!("a store in memory is not opened again"),
         Where::Dir(dir) => crate::store::redb::as_if_newer(dir.path()),
         Where::Postgres(url) => {
             let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)

@@ -178,7 +178,7 @@ fn open(url: &str, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> {
                 catalog,
             }),
         },
-        writer: Writer(thread),
+        writer: Writer(Some(thread)),
         secret,
         stats,
         signals: Some(receiver),

@@ -21,7 +21,9 @@ use super::tables::{
 };
 use crate::store::StoreError;
 use crate::store::codec::{decode, decode_type, encode, encode_type};
-use crate::store::seam::{Counter, Cursor, DomainReads, DomainWrites, Page, Writes};
+use crate::store::seam::{
+    Counter, Cursor, DomainReads, DomainWrites, Page, Writes, bounds, created,
+};
 
 /// A consistent read-only view of the store.
 pub(crate) struct ReadTx(pub(super) redb::ReadTransaction);
@@ -381,26 +383,6 @@ impl WriteTx<'_> {
         let (kind, bytes) = encode_type(record);
         let key = (domain, kind as u8, ty.name.as_str(), ty.version.as_str());
         Ok(self.types.write()?.insert(key, bytes.as_slice())?.is_none())
-    }
-}
-
-/// A create's outcome: the one writer checked that `name` was new in the same transaction, so
-/// finding it taken is a broken check, which rolls the batch back rather than overwrite.
-pub(super) fn created(table: &str, name: &str, new: bool) -> Result<(), StoreError> {
-    match new {
-        true => Ok(()),
-        false => Err(StoreError::broken(format!(
-            "{table}: {name} exists already"
-        ))),
-    }
-}
-
-/// The range `[lo, hi)`, or the part of it beyond `after` in the reading direction.
-pub(super) fn bounds<T>(lo: T, hi: T, after: Option<T>, reverse: bool) -> (Bound<T>, Bound<T>) {
-    match (after, reverse) {
-        (None, _) => (Bound::Included(lo), Bound::Excluded(hi)),
-        (Some(after), false) => (Bound::Excluded(after), Bound::Excluded(hi)),
-        (Some(after), true) => (Bound::Included(lo), Bound::Excluded(after)),
     }
 }
 

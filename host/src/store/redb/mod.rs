@@ -43,17 +43,18 @@ impl Backend for Redb {
     }
 }
 
-/// Opens the store at `place` if it is redb's: the embedded default, when no location is given.
+/// Opens the store at `place` if it is redb's: the embedded default, when no location is given
+/// (an ephemeral one is the memory store's).
 pub(super) fn open_place(
     place: &Place<'_>,
     clock: Arc<dyn Clock>,
 ) -> Option<Result<Opened, StoreError>> {
-    let local = place.location.is_none();
+    let local = place.location.is_none() && !place.ephemeral;
     local.then(|| open(place, clock))
 }
 
-/// Opens (or creates) the database in the place's directory (or, ephemeral, in memory),
-/// keeping up to its cache's bytes of it in memory, and starts the writer.
+/// Opens (or creates) the database in the place's directory, keeping up to its cache's bytes
+/// of it in memory, and starts the writer.
 fn open(place: &Place<'_>, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> {
     let dir = place.dir;
     let dir_error = |source| {
@@ -64,13 +65,8 @@ fn open(place: &Place<'_>, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> 
     };
     let mut builder = Database::builder();
     builder.set_cache_size(place.cache);
-    let created = if place.ephemeral {
-        builder.create_with_backend(redb::backends::InMemoryBackend::new())
-    } else {
-        std::fs::create_dir_all(dir).map_err(dir_error)?;
-        builder.create(dir.join("weft.redb"))
-    };
-    let db = match created {
+    std::fs::create_dir_all(dir).map_err(dir_error)?;
+    let db = match builder.create(dir.join("weft.redb")) {
         Ok(db) => db,
         Err(DatabaseError::DatabaseAlreadyOpen) => return Err(OpenError::Locked(dir.into()).into()),
         Err(e) => return Err(failed(e.into())),
@@ -78,13 +74,12 @@ fn open(place: &Place<'_>, clock: Arc<dyn Clock>) -> Result<Opened, StoreError> 
     let secret = initialize(&db)?;
     let db = Arc::new(db);
     let stats = WriterStats::default();
-    let (jobs, thread) =
-        writer::spawn(db.clone(), clock, stats.clone(), place.ephemeral).map_err(dir_error)?;
+    let (jobs, thread) = writer::spawn(db.clone(), clock, stats.clone()).map_err(dir_error)?;
     Ok(Opened {
         store: Store {
             backend: Arc::new(Redb { db, jobs }),
         },
-        writer: Writer(thread),
+        writer: Writer(Some(thread)),
         secret,
         stats,
         signals: None,

@@ -10,12 +10,12 @@ use crate::model::{
     ItemKind, Queued, Run, RunId, Slot, TaskKind, WorkflowId, keyed_queues_end, queue_key,
 };
 
-use super::access::{Tables, WriteTx, bounds, scan};
+use super::access::{Tables, WriteTx, scan};
 use super::tables::VisibilityKey;
 use crate::store::StoreError;
 use crate::store::codec::{decode, encode};
 use crate::store::seam::{
-    Cursor, Deadline, Due, Filter, Listing, Page, RunReads, RunWrites, Writes,
+    Cursor, Deadline, Due, Filter, Listing, Page, RunReads, RunWrites, Writes, bounds,
 };
 
 impl<T: Tables> RunReads for T {

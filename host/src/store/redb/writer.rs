@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use redb::{Database, Durability};
+use redb::Database;
 
 use crate::clock::Clock;
 use crate::store::seam::Job;
@@ -15,27 +15,14 @@ use super::access::WriteTx;
 /// The most requests one commit carries, so one batch cannot delay its first reply for long.
 const MAX_BATCH: usize = 1024;
 
-/// How often an in-memory database's commit is a durable one: redb keeps the pages a
-/// non-durable commit frees until the next durable commit, so one now and then bounds them.
-const DURABLE_EVERY: u64 = 64;
-
-/// Starts the writer thread. It runs until every sender of `jobs` is gone. A database in
-/// memory (`ephemeral`) has nothing to make durable: its commits skip the durable commit's
-/// work but for one in [`DURABLE_EVERY`].
+/// Starts the writer thread. It runs until every sender of `jobs` is gone.
 pub(super) fn spawn(
     db: Arc<Database>,
     clock: Arc<dyn Clock>,
     stats: WriterStats,
-    ephemeral: bool,
 ) -> std::io::Result<(Queue, JoinHandle<()>)> {
-    let mut commits = 0u64;
     serve(MAX_BATCH, stats, move |batch| {
-        commits += 1;
-        let durability = match ephemeral && !commits.is_multiple_of(DURABLE_EVERY) {
-            true => Durability::None,
-            false => Durability::Immediate,
-        };
-        commit(&db, (clock.as_ref(), durability), batch)
+        commit(&db, clock.as_ref(), batch)
     })
 }
 
@@ -44,16 +31,16 @@ pub(super) fn spawn(
 /// out, and the rest of the batch runs again without it; should another fail, each runs alone.
 fn commit(
     db: &Database,
-    how: (&dyn Clock, Durability),
+    clock: &dyn Clock,
     batch: &mut Vec<Box<dyn Job>>,
 ) -> Result<(bool, AfterCommit), StoreError> {
     for _ in 0..2 {
-        match attempt(db, how, batch)? {
+        match attempt(db, clock, batch)? {
             Ok(done) => return Ok(done),
             Err(failed) => batch.remove(failed).finish(None),
         }
     }
-    Ok(one_by_one(db, how, batch))
+    Ok(one_by_one(db, clock, batch))
 }
 
 /// Commits each request of `batch` alone: a request that fails is answered and taken out,
@@ -61,7 +48,7 @@ fn commit(
 /// commit answers the rest with its error.
 fn one_by_one(
     db: &Database,
-    how: (&dyn Clock, Durability),
+    clock: &dyn Clock,
     batch: &mut Vec<Box<dyn Job>>,
 ) -> (bool, AfterCommit) {
     let (mut committed, mut after_commit) = (false, Vec::new());
@@ -69,7 +56,7 @@ fn one_by_one(
     let mut jobs = std::mem::take(batch).into_iter();
     while let Some(job) = jobs.next() {
         let mut one = [job];
-        let outcome = attempt(db, how, &mut one);
+        let outcome = attempt(db, clock, &mut one);
         let [job] = one;
         match outcome {
             Ok(Ok((changed, after))) => {
@@ -96,11 +83,10 @@ fn one_by_one(
 /// a copy of its change, which the next attempt needs if one fails.
 fn attempt(
     db: &Database,
-    (clock, durability): (&dyn Clock, Durability),
+    clock: &dyn Clock,
     batch: &mut [Box<dyn Job>],
 ) -> Result<Result<(bool, AfterCommit), usize>, StoreError> {
-    let mut txn = db.begin_write()?;
-    txn.set_durability(durability)?;
+    let txn = db.begin_write()?;
     let again = batch.len() > 1;
     let (changed, after_commit) = {
         let mut tx = WriteTx::new(&txn, clock.now());
@@ -117,34 +103,4 @@ fn attempt(
         txn.abort()?;
     }
     Ok(Ok((changed, after_commit)))
-}
-
-#[cfg(test)]
-mod tests {
-    use std::sync::Arc;
-
-    use super::DURABLE_EVERY;
-    use crate::clock::SystemClock;
-    use crate::store::{Counter, Place, Store};
-
-    #[tokio::test]
-    async fn a_store_in_memory_keeps_every_commit_across_its_non_durable_ones() {
-        let dir = tempfile::tempdir().expect("a directory");
-        let place = Place {
-            location: None,
-            dir: dir.path(),
-            cache: 0,
-            ephemeral: true,
-        };
-        let opened = Store::open(place, Arc::new(SystemClock)).expect("opened");
-        let commits = 3 * DURABLE_EVERY + 1;
-        for _ in 0..commits {
-            let added = opened
-                .store
-                .apply(|tx| tx.add_count(1, Counter::OpenRuns, 1));
-            added.await.expect("committed");
-        }
-        let count = opened.store.read(|tx| tx.count(1, Counter::OpenRuns));
-        assert_eq!(count.await.expect("read"), commits);
-    }
 }
