@@ -51,6 +51,7 @@ pub(crate) async fn run(
         let woken = alarm.notified();
         tokio::pin!(woken);
         woken.as_mut().enable();
+        alarm.arm(None);
         let next = match known.take() {
             Some(next) => next,
             None => next(&svc).await,
@@ -66,6 +67,7 @@ pub(crate) async fn run(
             Next::SleepUntil(at) => Some(at),
             Next::Pause | Next::AwaitDeadline => None,
         };
+        alarm.arm(wake_at);
         let pause = !matches!(next, Next::AwaitDeadline);
         let sleep = async {
             match wake_at {
