@@ -1,12 +1,14 @@
 //! Durable state: the interface the engine and the operations use (`seam.rs`: [`Reads`],
 //! [`Writes`]), and three backends behind it, each in its own folder: redb, embedded
 //! (`redb/`), PostgreSQL, shared by several nodes (`pg/`), and ordered maps in memory for
-//! `--ephemeral` (`memory/`). Both share what is here: the group-commit
-//! writer (`writer.rs`, `job.rs`), the records' encoding (`codec.rs`), the errors
-//! (`error.rs`), and the contract every backend must keep (`seam.rs`, tested by `contract/`).
+//! `--ephemeral` (`memory/`). They share what is here: the jobs changes are made of
+//! (`job.rs`), the errors (`error.rs`), and the contract every backend must keep (`seam.rs`,
+//! tested by `contract/`); the durable two also the group-commit writer (`writer.rs`) and the
+//! records' encoding (`codec.rs`), where the memory store keeps records as values.
 //!
 //! Every change goes through the one writer ([`Store::write`]), which commits concurrent requests
-//! together and answers each only after its change is on disk. A change is a *check*, which reads
+//! together and answers each only after its change is on disk (the memory store applies each
+//! change at once, on the caller's thread). A change is a *check*, which reads
 //! and may refuse, and an *apply*, which writes and cannot refuse: a refused request leaves the
 //! batch untouched, and a partly applied change is impossible by construction. Reads
 //! ([`Store::read`]) use snapshots and never wait for the writer.
