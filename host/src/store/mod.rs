@@ -26,6 +26,7 @@ mod memory;
 mod pg;
 mod redb;
 mod seam;
+mod shared;
 mod stats;
 mod writer;
 

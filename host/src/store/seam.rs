@@ -63,8 +63,6 @@
 //! heartbeat timeout fires. On a database other processes share, whichever process fires the
 //! timeout must see them, so there they are committed like any change.
 
-use std::ops::Bound;
-
 use crate::clock::Timestamp;
 use crate::model::{
     AnyType, BatchRecord, Binding, BindingKind, Domain, GuestFailureRecord, ItemKind, Kind,
@@ -114,26 +112,6 @@ pub(crate) trait Job: Send {
     }
     /// When the change was handed to the writer.
     fn queued(&self) -> std::time::Instant;
-}
-
-/// A create's outcome: the one writer checked that `name` was new in the same transaction, so
-/// finding it taken is a broken check, which rolls the batch back rather than overwrite.
-pub(crate) fn created(table: &str, name: &str, new: bool) -> Result<(), StoreError> {
-    match new {
-        true => Ok(()),
-        false => Err(StoreError::broken(format!(
-            "{table}: {name} exists already"
-        ))),
-    }
-}
-
-/// The range `[lo, hi)`, or the part of it beyond `after` in the reading direction.
-pub(crate) fn bounds<T>(lo: T, hi: T, after: Option<T>, reverse: bool) -> (Bound<T>, Bound<T>) {
-    match (after, reverse) {
-        (None, _) => (Bound::Included(lo), Bound::Excluded(hi)),
-        (Some(after), false) => (Bound::Excluded(after), Bound::Excluded(hi)),
-        (Some(after), true) => (Bound::Included(lo), Bound::Excluded(after)),
-    }
 }
 
 /// One page of a listing.

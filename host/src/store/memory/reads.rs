@@ -11,8 +11,9 @@ use crate::model::{
 use crate::store::StoreError;
 use crate::store::seam::{
     BatchReads, ControlReads, Counter, Cursor, Deadline, DomainReads, Filter, Listing, Page,
-    RunReads, ScheduleReads, WasmReads, bounds,
+    RunReads, ScheduleReads, WasmReads,
 };
+use crate::store::shared::bounds;
 
 use super::{Access, State, between, entries, scan, through};
 

@@ -12,8 +12,9 @@ use crate::model::{
 use crate::store::StoreError;
 use crate::store::seam::{
     BatchWrites, ControlWrites, Counter, Deadline, DomainReads, DomainWrites, Due, FAILURES_KEPT,
-    Filter, Listing, RunWrites, ScheduleWrites, WasmWrites, Writes, created,
+    Filter, Listing, RunWrites, ScheduleWrites, WasmWrites, Writes,
 };
+use crate::store::shared::created;
 
 use super::{Access, TaskKey, Tx, VisibilityKey, entries, through};
 

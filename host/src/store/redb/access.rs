@@ -21,9 +21,8 @@ use super::tables::{
 };
 use crate::store::StoreError;
 use crate::store::codec::{decode, decode_type, encode, encode_type};
-use crate::store::seam::{
-    Counter, Cursor, DomainReads, DomainWrites, Page, Writes, bounds, created,
-};
+use crate::store::seam::{Counter, Cursor, DomainReads, DomainWrites, Page, Writes};
+use crate::store::shared::{bounds, created};
 
 /// A consistent read-only view of the store.
 pub(crate) struct ReadTx(pub(super) redb::ReadTransaction);

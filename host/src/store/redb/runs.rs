@@ -15,8 +15,9 @@ use super::tables::VisibilityKey;
 use crate::store::StoreError;
 use crate::store::codec::{decode, encode};
 use crate::store::seam::{
-    Cursor, Deadline, Due, Filter, Listing, Page, RunReads, RunWrites, Writes, bounds,
+    Cursor, Deadline, Due, Filter, Listing, Page, RunReads, RunWrites, Writes,
 };
+use crate::store::shared::bounds;
 
 impl<T: Tables> RunReads for T {
     fn run(&self, seq: u64) -> Result<Option<Run>, StoreError> {

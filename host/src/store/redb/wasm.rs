@@ -120,7 +120,7 @@ impl WasmWrites for WriteTx<'_> {
             .insert(key, encode(record).as_slice())?
             .is_none();
         self.module_code.write()?.insert(key, code)?;
-        crate::store::seam::created("modules", &record.digest, new)
+        crate::store::shared::created("modules", &record.digest, new)
     }
 
     fn put_module(&mut self, account: &str, record: &ModuleRecord) -> Result<(), StoreError> {
