@@ -119,7 +119,7 @@ impl Api {
                 )),
             });
         };
-        tokio::time::sleep(wait).await;
+        crate::tenancy::wait_out(wait).await;
         Ok(())
     }
 

@@ -185,7 +185,7 @@ async fn batch(
                     });
                     continue;
                 };
-                tokio::time::sleep(wait).await;
+                crate::tenancy::wait_out(wait).await;
                 let run = (workflow_id.clone(), run_id.clone());
                 match act(&api, &ctx, &domain, (&action, call.as_ref()), run).await {
                     Ok(()) => outcome.done += 1,

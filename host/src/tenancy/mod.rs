@@ -126,6 +126,15 @@ impl Tenant {
     }
 }
 
+/// Waits out a wait that [`Tenant::admit_within`] answered; returns at once for none. Tokio's
+/// timers tick in whole milliseconds, so even a zero sleep would hold the caller until the next
+/// tick: about a millisecond added to every request within its rate.
+pub(crate) async fn wait_out(wait: Duration) {
+    if !wait.is_zero() {
+        tokio::time::sleep(wait).await;
+    }
+}
+
 /// Every tenant, by access key and by account.
 pub(crate) struct Tenants {
     /// Whether requests are unsigned: one open tenant, nobody authenticated.
@@ -323,6 +332,24 @@ mod tests {
             quotas: Quotas::default(),
             http_hosts: Vec::new(),
         }
+    }
+
+    /// Whether `future` finishes on its first poll.
+    fn ready_at_once(future: impl Future<Output = ()>) -> bool {
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        std::pin::pin!(future).poll(&mut cx).is_ready()
+    }
+
+    #[tokio::test]
+    async fn a_request_within_the_rate_waits_for_no_timer() {
+        // Without a rate, or with tokens left: nothing to wait for, not even a timer's tick.
+        let mut rated = tenant(&["*"]);
+        rated.quotas.requests_per_second = Some(10.0);
+        for config in [tenant(&["*"]), rated] {
+            let wait = Tenant::new(&config).admit_within(1, Duration::ZERO);
+            assert!(ready_at_once(wait_out(wait.expect("admitted"))));
+        }
+        assert!(!ready_at_once(wait_out(Duration::from_millis(5))));
     }
 
     #[test]
