@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 use one_activity::{DOMAIN, decide, task_list, workflow_type};
 use weft_tests::aws_sdk_swf::Client;
 use weft_tests::aws_sdk_swf::config::timeout::TimeoutConfig;
-use weft_tests::process::{self, Weft};
+use weft_tests::process::{self, Spent, Weft};
 
 /// The fakecloud release measured.
 const FAKECLOUD_VERSION: &str = "0.51.0";
@@ -112,10 +112,10 @@ impl Server {
         }
     }
 
-    fn cpu_time(&self) -> Duration {
+    fn spent(&self) -> Spent {
         match self {
-            Server::Weft(weft) => weft.cpu_time(),
-            Server::Other(child, _) => process::cpu_time_of(child.id()),
+            Server::Weft(weft) => weft.spent(),
+            Server::Other(child, _) => process::spent_by(child.id()),
         }
     }
 }
@@ -230,11 +230,15 @@ async fn run(others: Others) {
     for round in 1..=rounds {
         for (i, &mode) in modes.iter().enumerate() {
             let figures = measure(mode, &others, total).await;
+            let per_workflow = |d: Duration| d.as_secs_f64() * 1e6 / total as f64;
             println!(
-                "  round {round}  {:<40} {:>6.0} µs of server CPU per workflow  {:>5.0} \
-                 workflows/s  ({} empty polls)",
+                "  round {round}  {:<40} {:>6.0} µs of server CPU per workflow ({:.0} user, \
+                 {:.0} system; {:.1} context switches)  {:>5.0} workflows/s  ({} empty polls)",
                 mode.name(),
                 figures.cpu_per_workflow,
+                per_workflow(figures.spent.user),
+                per_workflow(figures.spent.system),
+                figures.spent.switches as f64 / total as f64,
                 figures.per_second,
                 figures.empty_polls,
             );
@@ -252,6 +256,7 @@ async fn run(others: Others) {
 /// What one server's measured run showed.
 struct Figures {
     cpu_per_workflow: f64,
+    spent: Spent,
     per_second: f64,
     empty_polls: usize,
 }
@@ -267,11 +272,13 @@ async fn measure(mode: Mode, others: &Others, total: usize) -> Figures {
     let client = weft_tests::client_at(&server.endpoint(), TimeoutConfig::disabled());
     one_activity::setup(&client).await;
     run_lanes(&client, "warm-up", WARM_UP).await;
-    let (cpu, began) = (server.cpu_time(), Instant::now());
+    let (spent, began) = (server.spent(), Instant::now());
     let empty_polls = run_lanes(&client, "wf", total).await;
-    let (cpu, elapsed) = (server.cpu_time() - cpu, began.elapsed());
+    let (spent, elapsed) = (server.spent() - spent, began.elapsed());
+    let cpu = spent.user + spent.system;
     Figures {
         cpu_per_workflow: cpu.as_secs_f64() * 1e6 / total as f64,
+        spent,
         per_second: total as f64 / elapsed.as_secs_f64(),
         empty_polls,
     }

@@ -86,17 +86,65 @@ pub fn cargo() -> Command {
 /// The CPU time process `pid` has used, user and system, over all its threads, from `/proc`
 /// (in ticks of 10 ms, Linux's `USER_HZ`).
 pub fn cpu_time_of(pid: u32) -> Duration {
+    let spent = spent_by(pid);
+    spent.user + spent.system
+}
+
+/// What a process has spent so far, over all its threads: CPU in user space and in the
+/// kernel, and how often its threads were switched out (waiting, or preempted).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Spent {
+    /// CPU time in user space.
+    pub user: Duration,
+    /// CPU time in the kernel.
+    pub system: Duration,
+    /// Context switches of its live threads, voluntary and not.
+    pub switches: u64,
+}
+
+impl std::ops::Sub for Spent {
+    type Output = Spent;
+
+    fn sub(self, earlier: Spent) -> Spent {
+        Spent {
+            user: self.user.saturating_sub(earlier.user),
+            system: self.system.saturating_sub(earlier.system),
+            switches: self.switches.saturating_sub(earlier.switches),
+        }
+    }
+}
+
+/// What process `pid` has spent so far, from `/proc`: CPU in ticks of 10 ms (Linux's
+/// `USER_HZ`), switches summed over its threads' `status` (a thread that ended takes its
+/// count with it).
+pub fn spent_by(pid: u32) -> Spent {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("the process's stat");
     // Fields after the command name, which is in parentheses and may hold spaces: utime and
     // stime are the 14th and 15th of the line, the 12th and 13th after it.
     let after = &stat[stat.rfind(')').expect("a stat line") + 2..];
-    let ticks: u64 = after
+    let mut ticks = after
         .split(' ')
         .skip(11)
-        .take(2)
-        .map(|n| n.parse::<u64>().expect("ticks"))
-        .sum();
-    Duration::from_millis(ticks * 10)
+        .map(|n| n.parse::<u64>().expect("ticks"));
+    let mut cpu = || Duration::from_millis(ticks.next().expect("utime and stime") * 10);
+    let (user, system) = (cpu(), cpu());
+    let mut switches = 0;
+    let threads = std::fs::read_dir(format!("/proc/{pid}/task")).expect("the process's threads");
+    for thread in threads.flatten() {
+        let Ok(status) = std::fs::read_to_string(thread.path().join("status")) else {
+            continue; // it ended meanwhile
+        };
+        switches += status
+            .lines()
+            .filter_map(|line| line.split_once("ctxt_switches:"))
+            .filter_map(|(_, count)| count.trim().parse::<u64>().ok())
+            .sum::<u64>();
+    }
+    Spent {
+        user,
+        system,
+        switches,
+    }
 }
 
 /// How to run `weft serve`: the command that runs the binary, and where it listens.
@@ -228,6 +276,11 @@ impl Weft {
     /// The CPU time the process has used, user and system, over all its threads.
     pub fn cpu_time(&self) -> Duration {
         cpu_time_of(self.child.id())
+    }
+
+    /// What the process has spent so far (see [`spent_by`]).
+    pub fn spent(&self) -> Spent {
+        spent_by(self.child.id())
     }
 
     /// The bytes of memory the process holds (its resident set), from `/proc`.
