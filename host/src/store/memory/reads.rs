@@ -15,7 +15,7 @@ use crate::store::seam::{
 };
 use crate::store::shared::bounds;
 
-use super::{Access, State, between, entries, scan, through};
+use super::{Access, Listed, State, between, entries, scan, through};
 
 impl<S: Deref<Target = State>> DomainReads for Access<S> {
     fn domain(&self, scope: &Scope, name: &str) -> Result<Option<Domain>, StoreError> {
@@ -115,6 +115,15 @@ impl<S: Deref<Target = State>> DomainReads for Access<S> {
     }
 }
 
+impl<S: Deref<Target = State>> Access<S> {
+    /// The runs listed in `listing` under `filter` in domain `domain`; `None` if none are.
+    fn listed(&self, domain: u64, listing: Listing, filter: &Filter<'_>) -> Option<&Listed> {
+        let (f, value) = filter.key();
+        let partition = (domain, listing as u8, f, value.into_owned());
+        self.0.visibility.get(&partition)
+    }
+}
+
 impl<S: Deref<Target = State>> RunReads for Access<S> {
     fn run(&self, seq: u64) -> Result<Option<Run>, StoreError> {
         Ok(self.0.runs.get(&seq).cloned())
@@ -174,16 +183,20 @@ impl<S: Deref<Target = State>> RunReads for Access<S> {
         (from, to): (Timestamp, Timestamp),
         cursor: Cursor<(i64, u64)>,
     ) -> Result<Page<Run>, StoreError> {
-        let (l, (f, value)) = (listing as u8, filter.key());
-        let key = |time: i64, seq: u64| (domain, l, f, value.clone().into_owned(), time, seq);
+        let Some(listed) = self.listed(domain, listing, filter) else {
+            return Ok(Page {
+                items: Vec::new(),
+                more: false,
+            });
+        };
         let range = bounds(
-            key(from.as_millis(), 0),
-            key(to.as_millis().saturating_add(1), 0),
-            cursor.after.map(|(time, seq)| key(time, seq)),
+            (from.as_millis(), 0),
+            (to.as_millis().saturating_add(1), 0),
+            cursor.after,
             cursor.reverse,
         );
-        let page = scan(&self.0.visibility, range, cursor, |key, ()| {
-            self.0.runs.get(&key.5).cloned()
+        let page = scan(listed, range, cursor, |(_, seq), ()| {
+            self.0.runs.get(seq).cloned()
         });
         Ok(page)
     }
@@ -195,10 +208,11 @@ impl<S: Deref<Target = State>> RunReads for Access<S> {
         filter: &Filter<'_>,
         (from, to): (Timestamp, Timestamp),
     ) -> Result<u64, StoreError> {
-        let (l, (f, value)) = (listing as u8, filter.key());
-        let key = |time: i64| (domain, l, f, value.clone().into_owned(), time, 0);
-        let range = between(key(from.as_millis()), key(to.as_millis().saturating_add(1)));
-        Ok(entries(&self.0.visibility, range).count() as u64)
+        let Some(listed) = self.listed(domain, listing, filter) else {
+            return Ok(0);
+        };
+        let range = between((from.as_millis(), 0), (to.as_millis().saturating_add(1), 0));
+        Ok(entries(listed, range).count() as u64)
     }
 
     fn pending_tasks(&self, domain: u64, kind: TaskKind, list: &str) -> Result<u64, StoreError> {

@@ -127,15 +127,8 @@ impl Access<Tx<'_>> {
 /// The key that lists `run` in `listing` at `time` under `filter`.
 fn visibility_key(run: &Run, listing: Listing, time: Timestamp, filter: &Filter) -> VisibilityKey {
     let (f, value) = filter.key();
-    let (domain, seq) = (run.domain, run.seq);
-    (
-        domain,
-        listing as u8,
-        f,
-        value.into_owned(),
-        time.as_millis(),
-        seq,
-    )
+    let partition = (run.domain, listing as u8, f, value.into_owned());
+    (partition, (time.as_millis(), run.seq))
 }
 
 /// The key of a task in `slot` of a list of kind `kind`.
@@ -234,9 +227,7 @@ impl RunWrites for Access<Tx<'_>> {
     }
 
     fn list_run(&mut self, run: &Run, listing: Listing, time: Timestamp) -> Result<(), StoreError> {
-        self.each_key(run, listing, time, |tx, key| {
-            tx.0.put(|s| &mut s.visibility, key, ());
-        });
+        self.each_key(run, listing, time, |tx, key| tx.0.set_listed(key, true));
         Ok(())
     }
 
@@ -246,9 +237,7 @@ impl RunWrites for Access<Tx<'_>> {
         listing: Listing,
         time: Timestamp,
     ) -> Result<(), StoreError> {
-        self.each_key(run, listing, time, |tx, key| {
-            tx.0.delete(|s| &mut s.visibility, &key);
-        });
+        self.each_key(run, listing, time, |tx, key| tx.0.set_listed(key, false));
         Ok(())
     }
 
@@ -261,10 +250,7 @@ impl RunWrites for Access<Tx<'_>> {
         remove: bool,
     ) -> Result<(), StoreError> {
         let key = visibility_key(run, listing, time, filter);
-        match remove {
-            true => drop(self.0.delete(|s| &mut s.visibility, &key)),
-            false => drop(self.0.put(|s| &mut s.visibility, key, ())),
-        }
+        self.0.set_listed(key, !remove);
         Ok(())
     }
 
