@@ -152,11 +152,11 @@ impl<'s> Tx<'s> {
         }
     }
 
-    /// Lists `run`'s key in the visibility index, or (`listed` false) unlists it.
+    /// Lists the run a visibility key names, or (`listed` false) unlists it.
     fn set_listed(&mut self, (partition, at): VisibilityKey, listed: bool) {
-        if set_listed(&mut self.state.visibility, &partition, at, listed) {
+        if list_in(&mut self.state.visibility, &partition, at, listed) {
             self.undo.push(Box::new(move |state| {
-                set_listed(&mut state.visibility, &partition, at, !listed);
+                list_in(&mut state.visibility, &partition, at, !listed);
             }));
         }
     }
@@ -172,7 +172,7 @@ impl<'s> Tx<'s> {
 
 /// Lists `at` in `partition` of `visibility`, or (`listed` false) unlists it; answers whether
 /// that changed anything. A partition emptied goes: one per workflow id would pile up.
-fn set_listed(
+fn list_in(
     visibility: &mut HashMap<Partition, Listed>,
     partition: &Partition,
     at: (i64, u64),
