@@ -172,6 +172,5 @@ from_redb!(
     redb::TransactionError,
     redb::TableError,
     redb::StorageError,
-    redb::CommitError,
-    redb::SetDurabilityError
+    redb::CommitError
 );
