@@ -1,5 +1,6 @@
-//! The ephemeral store (`--ephemeral`): every table an ordered map in this process's memory,
-//! holding records as values rather than encoded bytes, and lost when the process ends.
+//! The ephemeral store (`--ephemeral`): every table an ordered map in this process's memory
+//! (the visibility index one per partition), holding records as values rather than encoded
+//! bytes, and lost when the process ends.
 //!
 //! There is nothing to make durable, so there is no writer thread and no group commit: a
 //! change is applied on the caller's thread under the state's write lock, and undone from its
